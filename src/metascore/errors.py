@@ -1,0 +1,31 @@
+"""Exceptions raised by metascore.
+
+Every error a user can cause is a :class:`MetascoreError`, a ``ValueError`` whose message
+is one sentence naming what was wrong (file, candidate, judge, key, value) and, where it
+helps, what is allowed. The command line turns them into a one-line message and exit code 1.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+__all__ = ["MetascoreError", "InputError", "ConfigError", "did_you_mean"]
+
+
+class MetascoreError(ValueError):
+    """Base class of every error metascore raises on bad input or configuration."""
+
+
+class InputError(MetascoreError):
+    """Input data (a score file, an export, a score matrix, votes) cannot be used."""
+
+
+class ConfigError(MetascoreError):
+    """A configuration value or bundle definition is invalid."""
+
+
+def did_you_mean(value: str, choices: Iterable[str]) -> str:
+    """Return ``" (did you mean 'x'?)"`` for the closest choice, or ``""``."""
+    close = difflib.get_close_matches(str(value), [str(c) for c in choices], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""

@@ -1,0 +1,401 @@
+"""The score matrix: candidates x judges, each judge with a direction and a weight.
+
+A :class:`ScoreMatrix` is validated once, when it is built; everything downstream can rely
+on it. Missing cells are ``NaN``. Directions are applied once, by :meth:`ScoreMatrix.oriented`
+("higher is better" everywhere after that).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError, did_you_mean
+
+__all__ = ["ScoreMatrix", "MISSING_TOKENS", "parse_score"]
+
+#: Cell contents that mean "missing" (compared case-insensitively, after stripping).
+MISSING_TOKENS = frozenset({"", "nan", "n/a", "na", "null", "none", "-"})
+
+
+def parse_score(value: Any, *, where: str, allow_inf: bool = False) -> float:
+    """Parse one score cell into a float (``nan`` when missing).
+
+    ``where`` names the cell for the error message (e.g. "candidate 'A', judge 'acc'").
+    """
+    if value is None:
+        return math.nan
+    if isinstance(value, (bool, np.bool_)):
+        raise InputError(f"{where}: score {value!r} is a boolean, not a number.")
+    if isinstance(value, str):
+        text = value.strip()
+        if text.lower() in MISSING_TOKENS:
+            return math.nan
+        try:
+            number = float(text)
+        except ValueError:
+            raise InputError(f"{where}: score {value!r} is not a number.") from None
+    else:
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise InputError(f"{where}: score {value!r} is not a number.") from None
+    if math.isinf(number) and not allow_inf:
+        raise InputError(
+            f"{where}: score {value!r} is infinite; fix the score or allow infinite values "
+            "for this judge."
+        )
+    return number
+
+
+def _labels(values: Iterable[Hashable], what: str) -> tuple[str, ...]:
+    labels = tuple(str(v) for v in values)
+    seen: set[str] = set()
+    for label in labels:
+        if label in seen:
+            raise InputError(f"duplicate {what} label {label!r}; {what} labels must be unique.")
+        seen.add(label)
+    return labels
+
+
+def _per_judge(
+    spec: Any, judges: Sequence[str], what: str, default: Any
+) -> list[Any]:
+    """Expand a scalar, a sequence or a mapping keyed by judge into one value per judge."""
+    if spec is None:
+        return [default] * len(judges)
+    if isinstance(spec, Mapping):
+        unknown = [k for k in spec if str(k) not in judges]
+        if unknown:
+            raise InputError(
+                f"{what} names unknown judge {unknown[0]!r}{did_you_mean(unknown[0], judges)}; "
+                f"judges are {list(judges)}."
+            )
+        lookup = {str(k): v for k, v in spec.items()}
+        return [lookup.get(j, default) for j in judges]
+    if isinstance(spec, (str, bytes)) or not isinstance(spec, Iterable):
+        return [spec] * len(judges)
+    values = list(spec)
+    if len(values) != len(judges):
+        raise InputError(f"{what} has {len(values)} entries for {len(judges)} judges.")
+    return values
+
+
+def _timestamp(value: Any, where: str) -> pd.Timestamp | None:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if isinstance(value, str) and value.strip().lower() in MISSING_TOKENS:
+        return None
+    try:
+        stamp = pd.Timestamp(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{where}: submission time {value!r} is not a date/time.") from None
+    if stamp is pd.NaT:
+        return None
+    if stamp.tzinfo is not None:
+        stamp = stamp.tz_convert("UTC").tz_localize(None)
+    return stamp
+
+
+@dataclass(frozen=True, eq=False)
+class ScoreMatrix:
+    """Scores of ``n`` candidates on ``m`` judges (tasks, datasets, metrics, samples).
+
+    Parameters
+    ----------
+    values : array of shape (n, m)
+        Raw scores; ``NaN`` marks a missing cell.
+    candidates, judges : sequences of str
+        Unique labels.
+    higher_is_better : tuple of bool
+        Direction of each judge.
+    weights : array of shape (m,)
+        Positive weight of each judge (a larger weight is always a more important judge).
+    participants, submitted_at, is_baseline : tuples, one entry per candidate
+        Candidate metadata used by tie-breaks, participant selection and baseline filtering.
+
+    Use :meth:`from_array`, :meth:`from_frame` or :meth:`from_long` to build one; they
+    validate the input and raise :class:`~metascore.errors.InputError` naming the
+    offending candidate, judge and value.
+    """
+
+    values: np.ndarray
+    candidates: tuple[str, ...]
+    judges: tuple[str, ...]
+    higher_is_better: tuple[bool, ...]
+    weights: np.ndarray
+    participants: tuple[str | None, ...] = field(default=())
+    submitted_at: tuple[pd.Timestamp | None, ...] = field(default=())
+    is_baseline: tuple[bool, ...] = field(default=())
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_array(
+        cls,
+        values: Any,
+        candidates: Sequence[Hashable] | None = None,
+        judges: Sequence[Hashable] | None = None,
+        *,
+        higher_is_better: bool | Sequence[bool] | Mapping[str, bool] = True,
+        weights: float | Sequence[float] | Mapping[str, float] | None = None,
+        participants: Mapping[str, str] | Sequence[str | None] | None = None,
+        submitted_at: Mapping[str, Any] | Sequence[Any] | None = None,
+        baselines: Collection[str] = (),
+        allow_inf: bool | Collection[str] = False,
+    ) -> ScoreMatrix:
+        """Build a matrix from a 2-D array-like (rows = candidates, columns = judges)."""
+        raw = np.asarray(values, dtype=object if _has_strings(values) else None)
+        if raw.ndim != 2:
+            raise InputError(
+                f"a score matrix must be 2-D (candidates x judges); got {raw.ndim} dimension(s)."
+            )
+        n, m = raw.shape
+        cands = _labels(candidates if candidates is not None else range(n), "candidate")
+        jdgs = _labels(judges if judges is not None else range(m), "judge")
+        if len(cands) != n or len(jdgs) != m:
+            raise InputError(
+                f"the score matrix has shape {raw.shape} but {len(cands)} candidate and "
+                f"{len(jdgs)} judge labels were given."
+            )
+        if n == 0 or m == 0:
+            raise InputError(
+                f"the score matrix is empty ({n} candidates x {m} judges); nothing to rank."
+            )
+        if isinstance(allow_inf, bool):
+            inf_ok = [allow_inf] * m
+        else:
+            inf_ok = [bool(x) for x in _per_judge({j: True for j in allow_inf}, jdgs, "allow_inf", False)]
+        array = _to_float_array(raw, cands, jdgs, inf_ok)
+        directions = [bool(d) for d in _per_judge(higher_is_better, jdgs, "higher_is_better", True)]
+        w = np.array(
+            [float(x) for x in _per_judge(weights, jdgs, "weights", 1.0)], dtype=float
+        )
+        bad = np.flatnonzero(~(np.isfinite(w) & (w > 0)))
+        if bad.size:
+            j = bad[0]
+            raise InputError(f"judge {jdgs[j]!r} has weight {w[j]!r}; weights must be > 0.")
+        parts = _per_candidate(participants, cands, "participants", None)
+        times = [
+            _timestamp(t, f"candidate {c!r}")
+            for c, t in zip(cands, _per_candidate(submitted_at, cands, "submitted_at", None))
+        ]
+        base = set(map(str, baselines))
+        unknown = sorted(base - set(cands))
+        if unknown:
+            raise InputError(
+                f"baseline {unknown[0]!r} is not a candidate{did_you_mean(unknown[0], cands)}."
+            )
+        array.setflags(write=False)
+        w.setflags(write=False)
+        return cls(
+            values=array,
+            candidates=cands,
+            judges=jdgs,
+            higher_is_better=tuple(directions),
+            weights=w,
+            participants=tuple(None if p is None else str(p) for p in parts),
+            submitted_at=tuple(times),
+            is_baseline=tuple(c in base for c in cands),
+        )
+
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame, **kwargs: Any) -> ScoreMatrix:
+        """Build a matrix from a wide DataFrame: index = candidates, columns = judges.
+
+        Keyword arguments are those of :meth:`from_array`.
+        """
+        if not isinstance(frame, pd.DataFrame):
+            raise InputError(f"expected a pandas DataFrame; got {type(frame).__name__}.")
+        return cls.from_array(
+            frame.to_numpy(dtype=object), list(frame.index), list(frame.columns), **kwargs
+        )
+
+    @classmethod
+    def from_long(
+        cls,
+        frame: pd.DataFrame,
+        *,
+        candidate: str = "candidate",
+        judge: str = "judge",
+        value: str = "value",
+        **kwargs: Any,
+    ) -> ScoreMatrix:
+        """Build a matrix from a long DataFrame with one row per (candidate, judge) score.
+
+        Candidates and judges keep their order of first appearance. A (candidate, judge)
+        pair given twice is an error; a pair never given is missing.
+        """
+        for col in (candidate, judge, value):
+            if col not in frame.columns:
+                raise InputError(
+                    f"the long table has no column {col!r}{did_you_mean(col, frame.columns)}; "
+                    f"columns are {list(map(str, frame.columns))}."
+                )
+        cands = pd.unique(frame[candidate].astype(str))
+        jdgs = pd.unique(frame[judge].astype(str))
+        ci = pd.Index(cands).get_indexer(frame[candidate].astype(str))
+        ji = pd.Index(jdgs).get_indexer(frame[judge].astype(str))
+        dup = pd.Series(ci * len(jdgs) + ji).duplicated()
+        if dup.any():
+            row = int(np.flatnonzero(dup.to_numpy())[0])
+            raise InputError(
+                f"candidate {cands[ci[row]]!r} has more than one score for judge "
+                f"{jdgs[ji[row]]!r}."
+            )
+        grid = np.full((len(cands), len(jdgs)), None, dtype=object)
+        grid[ci, ji] = frame[value].to_numpy(dtype=object)
+        return cls.from_array(grid, list(cands), list(jdgs), **kwargs)
+
+    # ------------------------------------------------------------------ views
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.values.shape  # type: ignore[return-value]
+
+    @property
+    def n_candidates(self) -> int:
+        return len(self.candidates)
+
+    @property
+    def n_judges(self) -> int:
+        return len(self.judges)
+
+    @property
+    def signs(self) -> np.ndarray:
+        """+1 for higher-is-better judges, -1 for lower-is-better ones."""
+        return np.where(np.array(self.higher_is_better, dtype=bool), 1.0, -1.0)
+
+    def oriented(self) -> np.ndarray:
+        """Scores with lower-is-better judges negated: higher is better everywhere."""
+        return self.values * self.signs
+
+    def missing(self) -> np.ndarray:
+        """Boolean mask of missing cells."""
+        return np.isnan(self.values)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Raw scores as a wide DataFrame (index = candidates, columns = judges)."""
+        return pd.DataFrame(self.values, index=list(self.candidates), columns=list(self.judges))
+
+    def index_of(self, candidate: str) -> int:
+        try:
+            return self.candidates.index(str(candidate))
+        except ValueError:
+            raise InputError(
+                f"unknown candidate {candidate!r}{did_you_mean(candidate, self.candidates)}."
+            ) from None
+
+    def subset(
+        self,
+        candidates: Sequence[str] | np.ndarray | None = None,
+        judges: Sequence[str] | np.ndarray | None = None,
+    ) -> ScoreMatrix:
+        """A matrix restricted to (and reordered by) the given candidates and judges.
+
+        Labels or integer positions are accepted; positions may repeat (bootstrap
+        resampling), in which case repeated labels get a ``#k`` suffix to stay unique.
+        """
+        ci = self._positions(candidates, self.candidates, "candidate")
+        ji = self._positions(judges, self.judges, "judge")
+        values = self.values[np.ix_(ci, ji)]
+        values.setflags(write=False)
+        w = self.weights[ji]
+        w.setflags(write=False)
+        return ScoreMatrix(
+            values=values,
+            candidates=_unique_labels([self.candidates[i] for i in ci]),
+            judges=_unique_labels([self.judges[j] for j in ji]),
+            higher_is_better=tuple(self.higher_is_better[j] for j in ji),
+            weights=w,
+            participants=tuple(self.participants[i] for i in ci) if self.participants else (),
+            submitted_at=tuple(self.submitted_at[i] for i in ci) if self.submitted_at else (),
+            is_baseline=tuple(self.is_baseline[i] for i in ci) if self.is_baseline else (),
+        )
+
+    @staticmethod
+    def _positions(sel: Any, labels: tuple[str, ...], what: str) -> np.ndarray:
+        if sel is None:
+            return np.arange(len(labels))
+        arr = np.asarray(sel)
+        if arr.dtype.kind in "iu":
+            if arr.size and (arr.min() < -len(labels) or arr.max() >= len(labels)):
+                raise InputError(f"{what} position out of range 0..{len(labels) - 1}.")
+            return arr.astype(np.intp)
+        lookup = {label: i for i, label in enumerate(labels)}
+        out = []
+        for label in map(str, sel):
+            if label not in lookup:
+                raise InputError(f"unknown {what} {label!r}{did_you_mean(label, labels)}.")
+            out.append(lookup[label])
+        return np.array(out, dtype=np.intp)
+
+    def __repr__(self) -> str:
+        return (
+            f"ScoreMatrix({self.n_candidates} candidates x {self.n_judges} judges, "
+            f"{int(self.missing().sum())} missing)"
+        )
+
+
+# ---------------------------------------------------------------------- helpers
+def _has_strings(values: Any) -> bool:
+    if isinstance(values, np.ndarray):
+        return values.dtype.kind in "OUS"
+    return True  # lists and frames may hold anything: parse cell by cell
+
+
+def _to_float_array(
+    raw: np.ndarray, cands: Sequence[str], jdgs: Sequence[str], inf_ok: Sequence[bool]
+) -> np.ndarray:
+    if raw.dtype.kind in "fiu":
+        array = np.array(raw, dtype=float)
+    else:
+        try:
+            array = np.array(raw, dtype=float)
+        except (TypeError, ValueError):
+            array = np.empty(raw.shape, dtype=float)
+            for (i, j), cell in np.ndenumerate(raw):
+                array[i, j] = parse_score(
+                    cell, where=f"candidate {cands[i]!r}, judge {jdgs[j]!r}", allow_inf=True
+                )
+    inf = np.isinf(array) & ~np.asarray(inf_ok, dtype=bool)[None, :]
+    if inf.any():
+        i, j = np.argwhere(inf)[0]
+        raise InputError(
+            f"candidate {cands[i]!r}, judge {jdgs[j]!r}: score {array[i, j]!r} is infinite; "
+            "fix the score or allow infinite values for this judge."
+        )
+    return array
+
+
+def _per_candidate(spec: Any, cands: Sequence[str], what: str, default: Any) -> list[Any]:
+    if spec is None:
+        return [default] * len(cands)
+    if isinstance(spec, Mapping):
+        unknown = [k for k in spec if str(k) not in cands]
+        if unknown:
+            raise InputError(
+                f"{what} names unknown candidate {unknown[0]!r}"
+                f"{did_you_mean(unknown[0], cands)}."
+            )
+        lookup = {str(k): v for k, v in spec.items()}
+        return [lookup.get(c, default) for c in cands]
+    values = list(spec)
+    if len(values) != len(cands):
+        raise InputError(f"{what} has {len(values)} entries for {len(cands)} candidates.")
+    return values
+
+
+def _unique_labels(labels: list[str]) -> tuple[str, ...]:
+    if len(set(labels)) == len(labels):
+        return tuple(labels)
+    seen: dict[str, int] = {}
+    out = []
+    for label in labels:
+        k = seen.get(label, 0)
+        seen[label] = k + 1
+        out.append(label if k == 0 else f"{label}#{k}")
+    return tuple(out)

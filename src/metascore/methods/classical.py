@@ -1,0 +1,236 @@
+"""Classical ranking functions (thesis ch. 5): mean, median, average rank, success rate,
+relative difference, Copeland and random dictator.
+
+Every function here is pure and vectorized: value methods take the oriented matrix ``X``
+(candidates x judges, higher is better; NaN only under the ``pairwise`` missing policy,
+meaning "not present") and the judges' weights ``w``; pairwise methods take
+:class:`~metascore.pairwise.PairwiseCounts`. The registry wrapper does the rest.
+
+The pairwise family (thesis 5.1.2) scores ``f_i = 1/(n-1) sum_{j != i} w(c_i, c_j)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import InputError
+from ..matrix import ScoreMatrix
+from ..pairwise import PairwiseCounts
+from ..registry import MethodOutput, ranking_method
+from ..stats import fractional_ranks
+
+__all__ = [
+    "mean",
+    "median",
+    "average_rank",
+    "success_rate",
+    "relative_difference",
+    "copeland",
+    "random_dictator",
+]
+
+
+def _present_weights(X: np.ndarray, w: np.ndarray) -> np.ndarray:
+    return np.where(np.isnan(X), 0.0, w[None, :])
+
+
+@ranking_method("mean", description="Weighted mean of the oriented scores.")
+def mean(X: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Weighted mean of oriented scores: ``sum_k w_k x_ik / sum_k w_k``.
+
+    Lower-is-better judges enter negated (orientation), so a smaller error raises the mean.
+    """
+    pw = _present_weights(X, w)
+    return np.nansum(X * pw, axis=1) / pw.sum(axis=1)
+
+
+@ranking_method("median", description="Median of the oriented scores (weighted when weights differ).")
+def median(X: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Median of oriented scores; the average of the two middle values when even.
+
+    With unequal weights this is the weighted median: the value where the cumulative
+    weight reaches half the total (the average of the two neighbours when it is exactly
+    half), which is the plain median when all weights are equal.
+    """
+    order = np.argsort(X, axis=1, kind="stable")  # NaN sorts last
+    xs = np.take_along_axis(X, order, axis=1)
+    ws = np.where(np.isnan(xs), 0.0, w[order])
+    cum = np.cumsum(ws, axis=1)
+    half = cum[:, -1:] / 2.0
+    tol = 1e-12 * np.maximum(1.0, half)
+    k = np.argmax(cum >= half - tol, axis=1)
+    rows = np.arange(X.shape[0])
+    lower = xs[rows, k]
+    exact = np.abs(cum[rows, k] - half[:, 0]) <= tol[:, 0]
+    upper = xs[rows, np.minimum(k + 1, X.shape[1] - 1)]
+    return np.where(exact & ~np.isnan(upper), (lower + upper) / 2.0, lower)
+
+
+def _ties(counts: PairwiseCounts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Dense ``(N, C, T)`` with ``T = C - N - N.T`` the tied weight (zero diagonal)."""
+    wins, comp = counts.dense()
+    ties = comp - wins - wins.T
+    np.fill_diagonal(ties, 0.0)
+    return wins, comp, np.maximum(ties, 0.0)
+
+
+@ranking_method(
+    "average_rank",
+    input="pairwise",
+    sparse=True,
+    description="Weighted average of per-judge fractional ranks (Borda); score = -average rank.",
+)
+def average_rank(counts: PairwiseCounts) -> MethodOutput:
+    """Weighted average rank ``sum_j w_j rank_j(i) / sum_j w_j`` (Borda count).
+
+    Computed from pairwise counts, which is exact: a candidate's fractional rank on a judge
+    is ``1 + #{better} + 1/2 #{tied others}``, so its weighted average over the judges that
+    rank it is ``1 + (sum_b N(b, i) + 1/2 sum_b T(i, b)) / C(i, i)``. Missing candidates are
+    ranked by the missing-data policy; under ``pairwise`` each judge ranks only the
+    candidates it scores. The score is minus the average rank; ``details["average_rank"]``
+    holds the positive one. It equals the optimal rank aggregation under Spearman distance.
+    """
+    wins, comp = counts.wins, counts.compared
+    if sp.issparse(wins):
+        lost = np.asarray(wins.sum(axis=0)).ravel()
+        won = np.asarray(wins.sum(axis=1)).ravel()
+        compared = np.asarray(comp.sum(axis=1)).ravel()
+        own = comp.diagonal()
+    else:
+        lost, won = wins.sum(axis=0), wins.sum(axis=1)
+        own = np.diag(comp).copy()
+        compared = comp.sum(axis=1)
+    tied = compared - own - won - lost
+    with np.errstate(invalid="ignore", divide="ignore"):
+        avg = 1.0 + (lost + 0.5 * tied) / own
+    avg = np.where(own > 0, avg, counts.n)  # ranked by no judge: last
+    return MethodOutput(-avg, details={"average_rank": avg})
+
+
+@ranking_method(
+    "success_rate",
+    input="pairwise",
+    description="Average over opponents of the share of judges on which a candidate wins.",
+)
+def success_rate(counts: PairwiseCounts, *, ties: str = "zero") -> MethodOutput:
+    """Pairwise success rate: ``w(u, v) = (1/m) sum_k 1[u_k > v_k]`` (weighted by judges).
+
+    ``ties="zero"`` (default, thesis definition) counts a tie as no success for either;
+    ``ties="half"`` counts it 1/2 for each. Under ``missing="pairwise"`` the share is over
+    the judges scoring both; a pair no judge compares counts as a tie.
+
+    Thesis table 10.1 shows it fails the majority criterion (A and B tie at 2/3), table 10.2
+    that it fails LIIA, and table 10.3/10.5 that it is not clone-proof.
+    """
+    if ties not in ("zero", "half"):
+        raise InputError(f"`ties` must be 'zero' or 'half'; got {ties!r}.")
+    wins, comp, tied = _ties(counts)
+    tie_value = 0.5 if ties == "half" else 0.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(comp > 0, (wins + tie_value * tied) / comp, tie_value)
+    np.fill_diagonal(rate, 0.0)
+    return MethodOutput(rate.sum(axis=1) / (counts.n - 1), details={"pairwise_rate": rate})
+
+
+def _check_relative_difference(matrix: ScoreMatrix, params: dict) -> None:
+    if params.get("on", "values") not in ("values", "ranks"):
+        raise InputError(f"`on` must be 'values' or 'ranks'; got {params.get('on')!r}.")
+    if params.get("on", "values") != "values":
+        return
+    negative = matrix.values < 0
+    if negative.any():
+        i, j = np.argwhere(negative)[0]
+        raise InputError(
+            f"relative difference needs non-negative scores, but candidate "
+            f"{matrix.candidates[i]!r} has {matrix.values[i, j]!r} on judge {matrix.judges[j]!r}; "
+            "use on='ranks' or another method."
+        )
+
+
+@ranking_method(
+    "relative_difference",
+    uses_signs=True,
+    check=_check_relative_difference,
+    description="Average over opponents of the mean signed relative difference (u-v)/(u+v).",
+)
+def relative_difference(
+    X: np.ndarray, w: np.ndarray, *, signs: np.ndarray, on: str = "values"
+) -> MethodOutput:
+    """Relative difference: ``w(u, v) = (1/m) sum_k s_k (u_k - v_k) / (u_k + v_k)``.
+
+    ``s_k = +1`` for a higher-is-better judge and ``-1`` otherwise (the sign flip of thesis
+    8.2.4 for MAE), on the raw, non-negative scores; a term with ``u_k + v_k = 0`` is 0.
+
+    ``on="ranks"`` applies the formula to the per-judge fractional ranks (1 = best, so the
+    sign is flipped), the variant the thesis' experiments computed. The thesis' counter
+    examples for relative difference hold for this variant: on table 10.2, A beats B
+    head to head but adding C makes them tie; on table 10.5, cloning B lifts A above C.
+    On raw values they do not: on table 10.2 restricted to A and B, B wins, and cloning B
+    in table 10.5 never lifts A above C.
+    """
+    if on == "ranks":
+        ranks = fractional_ranks(X, axis=0)
+        base, sgn = ranks, -np.ones(X.shape[1])
+    else:
+        base, sgn = X * signs[None, :], signs  # back to raw values
+    n = X.shape[0]
+    ws = w * sgn
+    total = np.zeros((n, n))
+    weight = np.zeros((n, n))
+    present = ~np.isnan(base)
+    # one candidate against all later ones per step (antisymmetry halves the work)
+    for a in range(n - 1):
+        u, v = base[a], base[a + 1:]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            d = (u - v) / (u + v)
+        d = np.where((u + v) == 0, 0.0, d)
+        both = present[a] & present[a + 1:]
+        d = np.where(both, d, 0.0)
+        s = d @ ws
+        c = both @ w
+        total[a, a + 1:], total[a + 1:, a] = s, -s
+        weight[a, a + 1:] = weight[a + 1:, a] = c
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pair = np.where(weight > 0, total / weight, 0.0)
+    return MethodOutput(pair.sum(axis=1) / (n - 1), details={"pairwise_difference": pair})
+
+
+@ranking_method(
+    "copeland",
+    input="pairwise",
+    condorcet=True,
+    description="Share of opponents beaten head to head (a pairwise tie counts 1/2).",
+)
+def copeland(counts: PairwiseCounts) -> MethodOutput:
+    """Copeland: ``w(u, v) = 1`` if u beats v on more judges than v beats u, ``1/2`` if
+    equally many, ``0`` otherwise (strict per-judge wins only)."""
+    margins = counts.margins()
+    np.fill_diagonal(margins, np.nan)
+    won = (margins > 0).sum(axis=1)
+    tied = (margins == 0).sum(axis=1)
+    lost = (margins < 0).sum(axis=1)
+    score = (won + 0.5 * tied) / (counts.n - 1)
+    return MethodOutput(score, details={"wins": won, "ties": tied, "losses": lost})
+
+
+@ranking_method(
+    "random_dictator",
+    stochastic=True,
+    order_only=True,
+    description="The ranking of one judge drawn at random (weighted), with the seed.",
+)
+def random_dictator(X: np.ndarray, w: np.ndarray, *, rng: np.random.Generator) -> MethodOutput:
+    """The ranking of one judge drawn with probability ``w_j / sum w``.
+
+    The score is minus the candidate's fractional rank on that judge; a candidate the
+    judge does not score (``missing="pairwise"``) is ranked last.
+    ``details["dictator_judge_index"]`` records the judge drawn.
+    """
+    j = int(rng.choice(X.shape[1], p=w / w.sum()))
+    col = X[:, j]
+    ranks = fractional_ranks(col)
+    missing = np.isnan(ranks)
+    if missing.any():
+        ranks = np.where(missing, X.shape[0] - (missing.sum() - 1) / 2.0, ranks)
+    return MethodOutput(-ranks, details={"dictator_judge_index": j})

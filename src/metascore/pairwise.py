@@ -1,0 +1,307 @@
+"""Pairwise counts N(a, b): the one input every pairwise method and Condorcet tool needs.
+
+``N(a, b)`` is the total weight of judges (or votes) that strictly prefer ``a`` to ``b``;
+``C(a, b)`` is the total weight of judges that rank both ``a`` and ``b`` (so the tied
+weight is ``C - N - N.T``), and ``C(a, a)`` the weight of judges that rank ``a`` at all.
+Both a score matrix and a set of votes (orderings with ties, partial, weighted) give one;
+large sparse vote sets stay sparse (``scipy.sparse``), they are never densified into a
+candidates x judges matrix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+from .errors import InputError
+
+__all__ = [
+    "PairwiseCounts",
+    "pairwise_counts",
+    "condorcet_winner",
+    "weak_condorcet_winners",
+    "margin_matrix",
+    "smith_set",
+]
+
+#: Above this many candidates, dense n x n matrices are refused (memory) unless asked for.
+DENSE_LIMIT = 20_000
+
+
+@dataclass(frozen=True, eq=False)
+class PairwiseCounts:
+    """Pairwise preference counts over ``candidates``.
+
+    Attributes
+    ----------
+    candidates : tuple of str
+    wins : ndarray or scipy sparse array, shape (n, n)
+        ``N(a, b)``: weight of judges strictly preferring a to b (zero diagonal).
+    compared : ndarray or scipy sparse array, shape (n, n)
+        ``C(a, b)``: weight of judges ranking both a and b; ``C(a, a)``: weight of judges
+        ranking a.
+    total_weight : float
+        Total weight of all judges or votes.
+    """
+
+    candidates: tuple[str, ...]
+    wins: np.ndarray | sp.csr_array
+    compared: np.ndarray | sp.csr_array
+    total_weight: float
+
+    @property
+    def n(self) -> int:
+        return len(self.candidates)
+
+    @property
+    def is_sparse(self) -> bool:
+        return sp.issparse(self.wins)
+
+    def dense(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(N, C)`` as dense arrays; refuses more than ``DENSE_LIMIT`` candidates."""
+        if not self.is_sparse:
+            return self.wins, self.compared  # type: ignore[return-value]
+        if self.n > DENSE_LIMIT:
+            raise InputError(
+                f"{self.n} candidates are too many for a dense pairwise matrix "
+                f"(limit {DENSE_LIMIT}); use a sparse-capable method such as 'sco' or 'epp'."
+            )
+        return self.wins.toarray(), self.compared.toarray()  # type: ignore[union-attr]
+
+    def margins(self) -> np.ndarray:
+        """``N(a, b) - N(b, a)`` (dense)."""
+        wins, _ = self.dense()
+        return wins - wins.T
+
+    def pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Unordered compared pairs ``(a, b, N(a, b), N(b, a))`` with ``a < b``.
+
+        Only pairs ranked together by at least one judge appear; works on sparse counts.
+        """
+        comp = sp.triu(sp.csr_array(self.compared), k=1).tocoo()
+        a, b = comp.row.astype(np.intp), comp.col.astype(np.intp)
+        if self.is_sparse:
+            wins = sp.csr_array(self.wins)
+            n_ab = np.asarray(wins[a, b]).ravel()
+            n_ba = np.asarray(wins[b, a]).ravel()
+        else:
+            n_ab, n_ba = self.wins[a, b], self.wins[b, a]
+        return a, b, np.asarray(n_ab, dtype=float), np.asarray(n_ba, dtype=float)
+
+    def subset(self, index: Sequence[int]) -> PairwiseCounts:
+        """Counts restricted to the candidates at positions ``index``."""
+        idx = np.asarray(index, dtype=np.intp)
+        if self.is_sparse:
+            wins = sp.csr_array(self.wins)[idx][:, idx]
+            comp = sp.csr_array(self.compared)[idx][:, idx]
+        else:
+            wins = self.wins[np.ix_(idx, idx)]
+            comp = self.compared[np.ix_(idx, idx)]
+        return PairwiseCounts(
+            tuple(self.candidates[i] for i in idx), wins, comp, self.total_weight
+        )
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def from_matrix(cls, values: np.ndarray, weights: np.ndarray | None = None,
+                    candidates: Sequence[str] | None = None) -> PairwiseCounts:
+        """Counts from an oriented score matrix (higher is better; NaN = not ranked)."""
+        values = np.asarray(values, dtype=float)
+        n, m = values.shape
+        w = np.ones(m) if weights is None else np.asarray(weights, dtype=float)
+        wins = _weighted_wins(values, w)
+        present = ~np.isnan(values)
+        if present.all():
+            compared = np.full((n, n), float(w.sum()))
+        else:
+            pw = present * w
+            compared = pw @ present.T.astype(float)
+        labels = tuple(candidates) if candidates is not None else tuple(map(str, range(n)))
+        return cls(labels, wins, compared, float(w.sum()))
+
+    @classmethod
+    def from_votes(
+        cls,
+        votes: Iterable[Sequence[Hashable | Sequence[Hashable]]],
+        weights: Sequence[float] | None = None,
+        candidates: Sequence[Hashable] | None = None,
+        *,
+        sparse: bool | None = None,
+    ) -> PairwiseCounts:
+        """Counts from votes: each vote lists candidates best first.
+
+        An element of a vote is a candidate or a group (list/tuple/set) of tied candidates.
+        Candidates a vote leaves out are not compared by that vote. ``sparse`` defaults to
+        True above 2,000 candidates.
+
+        >>> pc = PairwiseCounts.from_votes([["A", "B", "C"]] * 2 + [["C", "A", "B"]] * 3)
+        >>> pc.wins.tolist()
+        [[0.0, 5.0, 2.0], [0.0, 0.0, 2.0], [3.0, 3.0, 0.0]]
+        """
+        votes = list(votes)
+        w = np.ones(len(votes)) if weights is None else np.asarray(weights, dtype=float)
+        if len(w) != len(votes):
+            raise InputError(f"{len(w)} vote weights were given for {len(votes)} votes.")
+        if np.any(~np.isfinite(w) | (w <= 0)):
+            k = int(np.flatnonzero(~np.isfinite(w) | (w <= 0))[0])
+            raise InputError(f"vote {k + 1} has weight {w[k]!r}; weights must be > 0.")
+        index: dict[str, int] = {}
+        if candidates is not None:
+            for c in candidates:
+                index.setdefault(str(c), len(index))
+        flat_cand: list[int] = []
+        flat_tier: list[int] = []
+        lengths = np.zeros(len(votes), dtype=np.intp)
+        for v, vote in enumerate(votes):
+            seen: set[int] = set()
+            for tier, item in enumerate(vote):
+                group = item if isinstance(item, (list, tuple, set, frozenset)) else [item]
+                for c in group:
+                    key = str(c)
+                    if key not in index:
+                        if candidates is not None:
+                            raise InputError(f"vote {v + 1} names unknown candidate {key!r}.")
+                        index[key] = len(index)
+                    ci = index[key]
+                    if ci in seen:
+                        raise InputError(f"vote {v + 1} lists candidate {key!r} twice.")
+                    seen.add(ci)
+                    flat_cand.append(ci)
+                    flat_tier.append(tier)
+            lengths[v] = len(seen)
+        n = len(index)
+        if n == 0:
+            raise InputError("the votes name no candidate; nothing to rank.")
+        cand = np.asarray(flat_cand, dtype=np.intp)
+        tier = np.asarray(flat_tier, dtype=np.intp)
+        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        rows_w, cols_w, vals_w = [], [], []
+        rows_c, cols_c, vals_c = [], [], []
+        # Group votes by length so each group is a rectangular array: a loop over the few
+        # distinct lengths, vectorized over votes and pairs.
+        for length in np.unique(lengths):
+            sel = np.flatnonzero(lengths == length)
+            if length == 0:
+                continue
+            pos = starts[sel][:, None] + np.arange(length)[None, :]
+            c_arr, t_arr, w_arr = cand[pos], tier[pos], w[sel]
+            rows_c.append(c_arr.ravel())
+            cols_c.append(c_arr.ravel())
+            vals_c.append(np.repeat(w_arr, length))
+            if length < 2:
+                continue
+            i, j = np.triu_indices(length, k=1)
+            a, b = c_arr[:, i], c_arr[:, j]
+            ta, tb = t_arr[:, i], t_arr[:, j]
+            ww = np.broadcast_to(w_arr[:, None], a.shape)
+            rows_c += [a.ravel(), b.ravel()]
+            cols_c += [b.ravel(), a.ravel()]
+            vals_c += [ww.ravel(), ww.ravel()]
+            better, worse = ta < tb, tb < ta
+            rows_w += [a[better], b[worse]]
+            cols_w += [b[better], a[worse]]
+            vals_w += [ww[better], ww[worse]]
+        cat = lambda xs, dt: np.concatenate(xs).astype(dt) if xs else np.zeros(0, dt)  # noqa: E731
+        wins = sp.coo_array(
+            (cat(vals_w, float), (cat(rows_w, np.intp), cat(cols_w, np.intp))), shape=(n, n)
+        ).tocsr()
+        comp = sp.coo_array(
+            (cat(vals_c, float), (cat(rows_c, np.intp), cat(cols_c, np.intp))), shape=(n, n)
+        ).tocsr()
+        wins.sum_duplicates()
+        comp.sum_duplicates()
+        use_sparse = n > 2000 if sparse is None else sparse
+        labels = tuple(index)
+        if use_sparse:
+            return cls(labels, wins, comp, float(w.sum()))
+        return cls(labels, wins.toarray(), comp.toarray(), float(w.sum()))
+
+
+def _weighted_wins(values: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``N[a, b] = sum_k w_k [x_ak > x_bk]`` (NaN compares False), vectorized by blocks.
+
+    The loop runs over blocks of candidates; each step compares a block against all
+    candidates on all judges at once. Judges sharing a weight are counted together with
+    ``count_nonzero``, which is several times faster than a float product.
+    """
+    n, m = values.shape
+    wins = np.zeros((n, n))
+    uniq, inverse = np.unique(w, return_inverse=True)
+    groups = [np.flatnonzero(inverse == g) for g in range(len(uniq))] if len(uniq) <= 8 else None
+    block = max(1, int(4_000_000 // max(1, n * m)))
+    cols = None if groups is None or len(groups) == 1 else [values[:, g] for g in groups]
+    for start in range(0, n, block):
+        stop = min(n, start + block)
+        if groups is None:
+            gt = values[start:stop, None, :] > values[None, :, :]
+            wins[start:stop] = gt @ w
+        elif cols is None:
+            gt = values[start:stop, None, :] > values[None, :, :]
+            wins[start:stop] = np.count_nonzero(gt, axis=2) * uniq[0]
+        else:
+            for weight, sub in zip(uniq, cols):
+                gt = sub[start:stop, None, :] > sub[None, :, :]
+                wins[start:stop] += np.count_nonzero(gt, axis=2) * weight
+    return wins
+
+
+def pairwise_counts(data: object) -> PairwiseCounts:
+    """Pairwise counts of a :class:`~metascore.ScoreMatrix` (missing = not compared) or
+    pass a :class:`PairwiseCounts` through."""
+    from .matrix import ScoreMatrix
+
+    if isinstance(data, PairwiseCounts):
+        return data
+    if isinstance(data, ScoreMatrix):
+        return PairwiseCounts.from_matrix(data.oriented(), data.weights, data.candidates)
+    raise InputError(
+        f"expected a ScoreMatrix or PairwiseCounts; got {type(data).__name__}."
+    )
+
+
+# ---------------------------------------------------------------------- Condorcet tools
+def margin_matrix(data: object) -> np.ndarray:
+    """``N(a, b) - N(b, a)`` for a score matrix or pairwise counts."""
+    return pairwise_counts(data).margins()
+
+
+def condorcet_winner(data: object) -> str | None:
+    """The strong Condorcet winner (beats every other candidate head to head), or None.
+
+    >>> condorcet_winner(PairwiseCounts.from_votes([["A", "B", "C"]] * 2 + [["C", "A", "B"]] * 3))
+    'C'
+    """
+    counts = pairwise_counts(data)
+    margins = counts.margins()
+    np.fill_diagonal(margins, 1.0)
+    winners = np.flatnonzero((margins > 0).all(axis=1))
+    return counts.candidates[winners[0]] if winners.size else None
+
+
+def weak_condorcet_winners(data: object) -> list[str]:
+    """Candidates that no other candidate beats head to head (possibly several, or none)."""
+    counts = pairwise_counts(data)
+    margins = counts.margins()
+    return [counts.candidates[i] for i in np.flatnonzero((margins >= 0).all(axis=1))]
+
+
+def smith_set(data: object) -> list[str]:
+    """The smallest non-empty set of candidates that each beat every candidate outside it.
+
+    It is the top strongly connected component of the "is not beaten by" relation.
+    """
+    counts = pairwise_counts(data)
+    margins = counts.margins()
+    not_beaten = margins >= 0
+    np.fill_diagonal(not_beaten, False)
+    _, labels = connected_components(sp.csr_array(not_beaten), directed=True, connection="strong")
+    # A component is the top one when no outside candidate beats any of its members.
+    beaten_by_outside = (margins < 0) & (labels[:, None] != labels[None, :])
+    bad = np.unique(labels[beaten_by_outside.any(axis=1)])
+    top = np.setdiff1d(np.unique(labels), bad)
+    members = np.flatnonzero(np.isin(labels, top))
+    return [counts.candidates[i] for i in members]

@@ -1,0 +1,234 @@
+"""The result of a ranking method: scores, fractional ranks, positions and provenance."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from .errors import ConfigError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .matrix import ScoreMatrix
+
+__all__ = ["Ranking", "tie_groups", "fractional_rank_of_scores", "TIE_BREAK_KEYS"]
+
+#: Keys accepted in ``tie_break`` (applied in order inside a group of equal scores).
+TIE_BREAK_KEYS = ("submitted_at", "candidate", "participant", "input_order")
+
+#: Relative tolerance under which two scores count as equal (float noise of sums).
+SCORE_RTOL = 1e-10
+
+
+def tie_groups(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sort scores best first and label groups of equal scores.
+
+    Returns ``(order, group)``: ``order`` sorts candidates by decreasing score (stable),
+    ``group[i]`` is the group id (0 = best) of candidate ``i``. Two scores are equal when
+    they differ by at most ``SCORE_RTOL`` relatively (sums of floats in another order).
+    """
+    scores = np.asarray(scores, dtype=float)
+    order = np.argsort(-scores, kind="stable")
+    s = scores[order]
+    gap = np.abs(np.diff(s)) > SCORE_RTOL * np.maximum(1.0, np.maximum(np.abs(s[1:]), np.abs(s[:-1])))
+    group_sorted = np.concatenate([[0], np.cumsum(gap)])
+    group = np.empty_like(group_sorted)
+    group[order] = group_sorted
+    return order, group
+
+
+def fractional_rank_of_scores(scores: np.ndarray) -> np.ndarray:
+    """``rank(score)``: 1 = best, equal scores share the average of their positions."""
+    _, group = tie_groups(scores)
+    sizes = np.bincount(group)
+    first = np.concatenate([[1], 1 + np.cumsum(sizes)[:-1]])
+    return first[group] + (sizes[group] - 1) / 2.0
+
+
+@dataclass(frozen=True, eq=False)
+class Ranking:
+    """A ranking of candidates by one method.
+
+    Attributes
+    ----------
+    method : str
+        Registered method name.
+    params : dict
+        Method parameters actually used (defaults filled in).
+    candidates : tuple of str
+        Ranked candidates, in input order.
+    scores : ndarray
+        One score per candidate, higher is better.
+    ranks : ndarray
+        Fractional ranks of the scores (1 = best, ties share the average).
+    positions : ndarray of int
+        Leaderboard positions: equal scores share a position (1, 2, 2, 4).
+    order : ndarray of int
+        Candidate indices best first; inside a tie, by the tie-break keys.
+    judges : tuple of str
+        Judges used (after the missing-data policy).
+    seed : int or None
+        Seed of the random generator (None when a Generator was passed in).
+    missing : str
+        Missing-data policy applied.
+    excluded_candidates, excluded_judges : dict
+        What the missing-data policy removed, with the reason.
+    notes : tuple of str
+        Anything a reader should know (non-unique optimum, averaging over present judges...).
+    details : dict
+        Method-specific outputs: per-candidate arrays (e.g. ``average_rank``, ``se``) and
+        global values (e.g. ``objective``).
+    version : str
+        metascore version that produced it.
+    matrix : ScoreMatrix or None
+        The score matrix ranked (after the missing-data policy, before filling).
+    """
+
+    method: str
+    params: dict[str, Any]
+    candidates: tuple[str, ...]
+    scores: np.ndarray
+    ranks: np.ndarray
+    positions: np.ndarray
+    order: np.ndarray
+    judges: tuple[str, ...] = ()
+    seed: int | None = None
+    missing: str = "worst"
+    tie_break: tuple[str, ...] = ("submitted_at", "candidate")
+    excluded_candidates: dict[str, str] = field(default_factory=dict)
+    excluded_judges: dict[str, str] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    details: dict[str, Any] = field(default_factory=dict)
+    version: str = ""
+    matrix: ScoreMatrix | None = None
+
+    @property
+    def winner(self) -> str:
+        """The candidate at position 1 (first after the tie-break)."""
+        return self.candidates[int(self.order[0])]
+
+    @property
+    def n(self) -> int:
+        return len(self.candidates)
+
+    def ranked_candidates(self) -> list[str]:
+        """Candidates best first (ties in tie-break order)."""
+        return [self.candidates[i] for i in self.order]
+
+    def score_of(self, candidate: str) -> float:
+        return float(self.scores[self.candidates.index(candidate)])
+
+    def signature(self) -> dict[str, Any]:
+        """Provenance record: how this ranking was made (sacrebleu-style signature)."""
+        return {
+            "method": self.method,
+            "params": _jsonable(self.params),
+            "missing": self.missing,
+            "seed": self.seed,
+            "tie_break": list(self.tie_break),
+            "n_candidates": self.n,
+            "n_judges": len(self.judges),
+            "version": self.version,
+        }
+
+    def per_candidate_details(self) -> dict[str, np.ndarray]:
+        """Details that hold one value per candidate (shown as extra columns)."""
+        out = {}
+        for key, value in self.details.items():
+            arr = np.asarray(value) if isinstance(value, (list, tuple, np.ndarray)) else None
+            if arr is not None and arr.ndim == 1 and arr.shape[0] == self.n:
+                out[key] = arr
+        return out
+
+    def to_frame(self) -> pd.DataFrame:
+        """Leaderboard table, best first: position, rank, score, candidate and details."""
+        idx = self.order
+        data: dict[str, Any] = {
+            "position": self.positions[idx],
+            "rank": self.ranks[idx],
+            "score": self.scores[idx],
+            "candidate": [self.candidates[i] for i in idx],
+        }
+        for key, arr in self.per_candidate_details().items():
+            data[key] = arr[idx]
+        return pd.DataFrame(data)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dictionary (rows best first, plus the signature and notes)."""
+        rows = self.to_frame().to_dict(orient="records")
+        return {
+            "signature": self.signature(),
+            "rows": _jsonable(rows),
+            "excluded_candidates": dict(self.excluded_candidates),
+            "excluded_judges": dict(self.excluded_judges),
+            "notes": list(self.notes),
+            "details": _jsonable(
+                {k: v for k, v in self.details.items() if k not in self.per_candidate_details()}
+            ),
+        }
+
+    def __repr__(self) -> str:
+        head = ", ".join(
+            f"{self.positions[i]}. {self.candidates[i]} ({self.scores[i]:.4g})"
+            for i in self.order[:5]
+        )
+        more = ", ..." if self.n > 5 else ""
+        return f"Ranking(method={self.method!r}: {head}{more})"
+
+
+def positions_and_order(
+    scores: np.ndarray,
+    tie_break: Sequence[str],
+    candidates: Sequence[str],
+    submitted_at: Sequence[Any] = (),
+    participants: Sequence[Any] = (),
+) -> tuple[np.ndarray, np.ndarray]:
+    """Display positions (1, 2, 2, 4) and the best-first order with tie-breaks applied."""
+    unknown = [k for k in tie_break if k not in TIE_BREAK_KEYS]
+    if unknown:
+        raise ConfigError(
+            f"unknown tie-break key {unknown[0]!r}; allowed keys are {list(TIE_BREAK_KEYS)}."
+        )
+    n = len(scores)
+    _, group = tie_groups(scores)
+    keys: list[np.ndarray] = []
+    for key in tie_break:
+        if key == "submitted_at" and submitted_at:
+            # earlier first; unknown times last
+            stamps = np.array(
+                [np.inf if t is None else pd.Timestamp(t).value for t in submitted_at], float
+            )
+            keys.append(stamps)
+        elif key == "candidate":
+            keys.append(pd.Index(list(candidates)).argsort().argsort())
+        elif key == "participant" and participants:
+            labels = ["\uffff" if p is None else str(p) for p in participants]
+            keys.append(pd.Index(labels).argsort().argsort())
+    keys.append(np.arange(n))  # input order as the last resort: always total
+    # np.lexsort sorts by the last key first
+    order = np.lexsort(tuple(reversed(keys)) + (group,))
+    sizes = np.bincount(group)
+    first = np.concatenate([[1], 1 + np.cumsum(sizes)[:-1]])
+    positions = first[group].astype(int)
+    return positions, order
+
+
+def _jsonable(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return _jsonable(obj.tolist())
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (np.floating,)):
+        return float(obj)
+    if isinstance(obj, (np.bool_,)):
+        return bool(obj)
+    if isinstance(obj, pd.Timestamp):
+        return obj.isoformat()
+    return obj

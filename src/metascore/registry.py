@@ -1,0 +1,410 @@
+"""The ranking-method registry: the one core abstraction of metascore.
+
+A ranking method is a pure function registered by name with :func:`ranking_method`. It
+receives either a clean, oriented float array (candidates x judges, higher is better) and
+the judges' weights, or, for methods that declare ``input="pairwise"``, the pairwise counts
+``N(a, b)`` (so votes feed them too). It returns one score per candidate, higher is better,
+optionally wrapped in :class:`MethodOutput` with details and notes.
+
+:func:`rank` does the shared work once: validation, orientation, the missing-data policy,
+the random generator, ranks, positions with tie-breaks and provenance.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from .errors import ConfigError, InputError, did_you_mean
+from .matrix import ScoreMatrix
+from .pairwise import PairwiseCounts
+from .ranking import Ranking, fractional_rank_of_scores, positions_and_order
+
+__all__ = [
+    "DEFAULT_SEED",
+    "MISSING_POLICIES",
+    "MethodOutput",
+    "RankingMethod",
+    "ranking_method",
+    "get_ranking_method",
+    "ranking_method_names",
+    "rank",
+    "prepare",
+]
+
+#: Seed used when none is given; recorded in every output.
+DEFAULT_SEED = 12345
+
+#: Missing-data policies (SPEC 2).
+MISSING_POLICIES = ("worst", "drop_candidates", "drop_judges", "pairwise", "error")
+
+_REGISTRY: dict[str, RankingMethod] = {}
+
+
+@dataclass(frozen=True)
+class MethodOutput:
+    """What a method may return instead of a bare score array."""
+
+    scores: np.ndarray
+    details: dict[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RankingMethod:
+    """A registered ranking method and what it declares about itself.
+
+    Attributes
+    ----------
+    name : str
+    func : callable
+        ``func(X, w, **params)`` for ``input="values"`` (``X`` oriented, NaN only under the
+        ``pairwise`` missing policy) or ``func(counts, **params)`` for ``input="pairwise"``.
+        Stochastic methods also receive ``rng``; ``uses_signs`` methods receive ``signs``.
+    input : {"values", "pairwise"}
+    stochastic : bool
+        Uses the random generator.
+    order_only : bool
+        Invariant to strictly increasing transforms of a judge's scores.
+    pareto : bool
+        A candidate that Pareto-dominates another is never ranked below it.
+    condorcet : bool
+        A Condorcet winner, when one exists, is always ranked first.
+    sparse : bool
+        Accepts sparse pairwise counts (large vote sets).
+    uses_signs : bool
+        Needs the judges' directions (``signs``: +1 higher-is-better, -1 lower-is-better).
+    check : callable or None
+        ``check(matrix, params)`` extra validation on the clean score matrix.
+    description : str
+    """
+
+    name: str
+    func: Callable[..., Any]
+    input: Literal["values", "pairwise"] = "values"
+    stochastic: bool = False
+    order_only: bool = False
+    pareto: bool = True
+    condorcet: bool = False
+    sparse: bool = False
+    uses_signs: bool = False
+    check: Callable[[ScoreMatrix, dict[str, Any]], None] | None = None
+    description: str = ""
+
+    @property
+    def defaults(self) -> dict[str, Any]:
+        """The method's own parameters and their defaults."""
+        sig = inspect.signature(self.func)
+        skip = {"rng", "signs"}
+        return {
+            name: p.default
+            for name, p in list(sig.parameters.items())[1 if self.input == "pairwise" else 2:]
+            if name not in skip and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+        }
+
+    def __call__(self, data: Any, **kwargs: Any) -> Ranking:
+        return rank(data, self.name, **kwargs)
+
+
+def ranking_method(
+    name: str,
+    *,
+    input: Literal["values", "pairwise"] = "values",
+    stochastic: bool = False,
+    order_only: bool | None = None,
+    pareto: bool = True,
+    condorcet: bool = False,
+    sparse: bool = False,
+    uses_signs: bool = False,
+    check: Callable[[ScoreMatrix, dict[str, Any]], None] | None = None,
+    description: str = "",
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register ``func`` as the ranking method ``name`` (decorator).
+
+    Pairwise methods are order-only by construction (``order_only`` defaults to True for
+    them). The decorated function is returned unchanged, so it stays directly testable.
+    """
+    if input not in ("values", "pairwise"):
+        raise ValueError(f"`input` must be 'values' or 'pairwise'; got {input!r}.")
+
+    def register(func: Callable[..., Any]) -> Callable[..., Any]:
+        if name in _REGISTRY:
+            raise ValueError(f"a ranking method named {name!r} is already registered.")
+        doc = description or (inspect.getdoc(func) or "").split("\n\n")[0].replace("\n", " ")
+        _REGISTRY[name] = RankingMethod(
+            name=name,
+            func=func,
+            input=input,
+            stochastic=stochastic,
+            order_only=(input == "pairwise") if order_only is None else order_only,
+            pareto=pareto,
+            condorcet=condorcet,
+            sparse=sparse,
+            uses_signs=uses_signs,
+            check=check,
+            description=doc,
+        )
+        return func
+
+    return register
+
+
+def _load_methods() -> None:
+    from . import methods  # noqa: F401  (importing registers every method)
+
+
+def ranking_method_names() -> list[str]:
+    """Names of all registered ranking methods, sorted."""
+    _load_methods()
+    return sorted(_REGISTRY)
+
+
+def get_ranking_method(name: str) -> RankingMethod:
+    """The registered method ``name``; an unknown name lists the valid ones."""
+    _load_methods()
+    if isinstance(name, RankingMethod):
+        return name
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise ConfigError(
+            f"unknown ranking method {name!r}{did_you_mean(name, _REGISTRY)}; "
+            f"valid methods are {sorted(_REGISTRY)}."
+        ) from None
+
+
+# ---------------------------------------------------------------------- the wrapper
+@dataclass(frozen=True)
+class Prepared:
+    """A score matrix after the missing-data policy, ready for any method."""
+
+    matrix: ScoreMatrix            # kept candidates and judges, raw values, NaN kept
+    oriented: np.ndarray           # oriented values, NaN kept
+    excluded_candidates: dict[str, str]
+    excluded_judges: dict[str, str]
+    missing: str
+
+    def filled(self, values_based: bool) -> np.ndarray:
+        """Oriented values with missing cells filled for the ``worst`` policy.
+
+        Value-based methods get the judge's worst observed value; order-based ones get
+        ``-inf``: below every present candidate and tied with the other missing ones.
+        """
+        x = self.oriented
+        if self.missing != "worst" or not np.isnan(x).any():
+            return x
+        fill = np.nanmin(x, axis=0) if values_based else np.full(x.shape[1], -np.inf)
+        return np.where(np.isnan(x), fill[None, :], x)
+
+
+def prepare(matrix: ScoreMatrix, missing: str = "worst") -> Prepared:
+    """Apply the missing-data policy (SPEC 2) to a score matrix."""
+    if missing not in MISSING_POLICIES:
+        raise ConfigError(
+            f"unknown missing-data policy {missing!r}{did_you_mean(missing, MISSING_POLICIES)}; "
+            f"allowed policies are {list(MISSING_POLICIES)}."
+        )
+    mask = matrix.missing()
+    excluded_c: dict[str, str] = {}
+    excluded_j: dict[str, str] = {}
+    empty = np.flatnonzero(mask.all(axis=0))
+    if empty.size and missing != "drop_judges":
+        raise InputError(
+            f"judge {matrix.judges[empty[0]]!r} has no score for any candidate; remove it or "
+            "use missing='drop_judges'."
+        )
+    if mask.any():
+        if missing == "error":
+            i, j = np.argwhere(mask)[0]
+            raise InputError(
+                f"candidate {matrix.candidates[i]!r} has no score for judge "
+                f"{matrix.judges[j]!r} (missing='error')."
+            )
+        if missing == "drop_candidates":
+            rows = mask.any(axis=1)
+            for i in np.flatnonzero(rows):
+                first = matrix.judges[np.flatnonzero(mask[i])[0]]
+                excluded_c[matrix.candidates[i]] = f"missing score for judge {first!r}"
+            matrix = matrix.subset(candidates=np.flatnonzero(~rows))
+        elif missing == "drop_judges":
+            cols = mask.any(axis=0)
+            for j in np.flatnonzero(cols):
+                first = matrix.candidates[np.flatnonzero(mask[:, j])[0]]
+                excluded_j[matrix.judges[j]] = f"no score for candidate {first!r}"
+            if cols.all():
+                raise InputError(
+                    "every judge has a missing score, so missing='drop_judges' leaves nothing "
+                    "to rank."
+                )
+            matrix = matrix.subset(judges=np.flatnonzero(~cols))
+    return Prepared(matrix, matrix.oriented(), excluded_c, excluded_j, missing)
+
+
+def _rng(seed: int | np.random.Generator | None) -> tuple[np.random.Generator, int | None]:
+    if isinstance(seed, np.random.Generator):
+        return seed, None
+    if seed is None:
+        seed = DEFAULT_SEED
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ConfigError(f"`seed` must be a non-negative integer or a Generator; got {seed!r}.")
+    return np.random.default_rng(int(seed)), int(seed)
+
+
+def _check_params(method: RankingMethod, params: dict[str, Any]) -> dict[str, Any]:
+    defaults = method.defaults
+    unknown = [p for p in params if p not in defaults]
+    if unknown:
+        allowed = sorted(defaults) or "none"
+        raise ConfigError(
+            f"method {method.name!r} has no parameter {unknown[0]!r}"
+            f"{did_you_mean(unknown[0], defaults)}; its parameters are {allowed}."
+        )
+    return {**defaults, **params}
+
+
+def _version() -> str:
+    from . import __version__
+
+    return __version__
+
+
+def rank(
+    data: ScoreMatrix | PairwiseCounts | pd.DataFrame,
+    method: str = "average_rank",
+    *,
+    missing: str = "worst",
+    seed: int | np.random.Generator | None = None,
+    tie_break: Sequence[str] = ("submitted_at", "candidate"),
+    **params: Any,
+) -> Ranking:
+    """Rank the candidates of ``data`` with the registered ``method``.
+
+    Parameters
+    ----------
+    data : ScoreMatrix, PairwiseCounts or DataFrame
+        A score matrix (a DataFrame is read as a wide, higher-is-better matrix), or pairwise
+        counts from votes (pairwise methods only).
+    method : str
+        A name from :func:`ranking_method_names`.
+    missing : {"worst", "drop_candidates", "drop_judges", "pairwise", "error"}
+        Missing-data policy (SPEC 2).
+    seed : int or numpy.random.Generator, optional
+        Randomness of stochastic methods; defaults to ``DEFAULT_SEED`` and is recorded.
+    tie_break : sequence of str
+        Order inside groups of equal scores (positions stay shared).
+    **params
+        Method parameters; unknown names are refused.
+
+    Examples
+    --------
+    >>> import metascore as ms
+    >>> m = ms.ScoreMatrix.from_array([[1, 1, 0], [.8, .8, 1], [.6, .6, .6]], ["A", "B", "C"])
+    >>> ms.rank(m, "copeland").ranked_candidates()
+    ['A', 'B', 'C']
+    """
+    spec = get_ranking_method(method)
+    params = _check_params(spec, params)
+    rng, seed_used = _rng(seed)
+    tie_break = tuple(tie_break)
+
+    if isinstance(data, pd.DataFrame):
+        data = ScoreMatrix.from_frame(data)
+    notes: list[str] = []
+    prepared: Prepared | None = None
+    if isinstance(data, PairwiseCounts):
+        if spec.input != "pairwise":
+            raise InputError(
+                f"method {spec.name!r} needs a score matrix; votes and pairwise counts only "
+                "feed pairwise methods "
+                f"({[n for n in ranking_method_names() if _REGISTRY[n].input == 'pairwise']})."
+            )
+        if data.is_sparse and not spec.sparse:
+            data = PairwiseCounts(data.candidates, *data.dense(), data.total_weight)
+        candidates = data.candidates
+        judges: tuple[str, ...] = ()
+        counts = data
+    elif isinstance(data, ScoreMatrix):
+        prepared = prepare(data, missing)
+        matrix = prepared.matrix
+        candidates, judges = matrix.candidates, matrix.judges
+        if spec.check is not None:
+            spec.check(matrix, params)
+        if missing == "pairwise" and spec.input == "values" and np.isnan(prepared.oriented).any():
+            notes.append(
+                "missing='pairwise': each candidate's score averages over the judges where it "
+                "has a score."
+            )
+    else:
+        raise InputError(
+            f"cannot rank a {type(data).__name__}; give a ScoreMatrix, PairwiseCounts or a "
+            "pandas DataFrame."
+        )
+    if len(candidates) < 2:
+        only = f" ({candidates[0]!r})" if candidates else ""
+        raise InputError(
+            f"ranking needs at least 2 candidates; got {len(candidates)}{only}."
+        )
+
+    kwargs = dict(params)
+    if spec.stochastic:
+        kwargs["rng"] = rng
+    if prepared is not None:
+        if spec.input == "pairwise":
+            x = prepared.filled(values_based=False)
+            counts = PairwiseCounts.from_matrix(x, prepared.matrix.weights, candidates)
+            out = spec.func(counts, **kwargs)
+        else:
+            if spec.uses_signs:
+                kwargs["signs"] = prepared.matrix.signs
+            x = prepared.filled(values_based=not spec.order_only)
+            out = spec.func(x, np.asarray(prepared.matrix.weights), **kwargs)
+    else:
+        out = spec.func(counts, **kwargs)
+
+    if not isinstance(out, MethodOutput):
+        out = MethodOutput(np.asarray(out, dtype=float))
+    scores = np.asarray(out.scores, dtype=float)
+    if scores.shape != (len(candidates),):
+        raise RuntimeError(
+            f"method {spec.name!r} returned {scores.shape} scores for {len(candidates)} candidates."
+        )
+    if not np.isfinite(scores).all():
+        bad = candidates[int(np.flatnonzero(~np.isfinite(scores))[0])]
+        raise RuntimeError(f"method {spec.name!r} produced a non-finite score for {bad!r}.")
+    notes.extend(out.notes)
+    details = dict(out.details)
+    for key in [k for k in details if k.endswith("_judge_index")]:
+        details[key[: -len("_index")]] = judges[int(details[key])] if judges else None
+
+    meta = prepared.matrix if prepared is not None else None
+    positions, order = positions_and_order(
+        scores,
+        tie_break,
+        candidates,
+        meta.submitted_at if meta is not None else (),
+        meta.participants if meta is not None else (),
+    )
+    return Ranking(
+        method=spec.name,
+        params=params,
+        candidates=tuple(candidates),
+        scores=scores,
+        ranks=fractional_rank_of_scores(scores),
+        positions=positions,
+        order=order,
+        judges=tuple(judges),
+        seed=seed_used,
+        missing=missing if prepared is not None else "votes",
+        tie_break=tie_break,
+        excluded_candidates=prepared.excluded_candidates if prepared else {},
+        excluded_judges=prepared.excluded_judges if prepared else {},
+        notes=tuple(notes),
+        details=details,
+        version=_version(),
+        matrix=meta,
+    )
