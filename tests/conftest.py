@@ -1,0 +1,23 @@
+"""Shared fixtures and the deterministic Hypothesis profile."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "metascore",
+    derandomize=True,
+    deadline=None,
+    max_examples=int(os.environ.get("HYPOTHESIS_MAX_EXAMPLES", "40")),
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile("metascore")
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    return np.random.default_rng(12345)
