@@ -178,7 +178,7 @@ class ScoreMatrix:
         bad = np.flatnonzero(~(np.isfinite(w) & (w > 0)))
         if bad.size:
             j = bad[0]
-            raise InputError(f"judge {jdgs[j]!r} has weight {w[j]!r}; weights must be > 0.")
+            raise InputError(f"judge {jdgs[j]!r} has weight {float(w[j])!r}; weights must be > 0.")
         parts = _per_candidate(participants, cands, "participants", None)
         times = [
             _timestamp(t, f"candidate {c!r}")
@@ -365,7 +365,7 @@ def _to_float_array(
     if inf.any():
         i, j = np.argwhere(inf)[0]
         raise InputError(
-            f"candidate {cands[i]!r}, judge {jdgs[j]!r}: score {array[i, j]!r} is infinite; "
+            f"candidate {cands[i]!r}, judge {jdgs[j]!r}: score {float(array[i, j])!r} is infinite; "
             "fix the score or allow infinite values for this judge."
         )
     return array

@@ -148,7 +148,7 @@ class PairwiseCounts:
             raise InputError(f"{len(w)} vote weights were given for {len(votes)} votes.")
         if np.any(~np.isfinite(w) | (w <= 0)):
             k = int(np.flatnonzero(~np.isfinite(w) | (w <= 0))[0])
-            raise InputError(f"vote {k + 1} has weight {w[k]!r}; weights must be > 0.")
+            raise InputError(f"vote {k + 1} has weight {float(w[k])!r}; weights must be > 0.")
         index: dict[str, int] = {}
         if candidates is not None:
             for c in candidates:

@@ -267,6 +267,31 @@ def _check_params(method: RankingMethod, params: dict[str, Any]) -> dict[str, An
     return {**defaults, **params}
 
 
+def _label_order(labels: Sequence[str]) -> np.ndarray:
+    return np.array(sorted(range(len(labels)), key=labels.__getitem__), dtype=np.intp)
+
+
+def _restore_order(out: Any, c_order: np.ndarray, j_order: np.ndarray) -> MethodOutput:
+    """Map a method's output computed on reordered candidates/judges back to input order."""
+    if not isinstance(out, MethodOutput):
+        out = MethodOutput(np.asarray(out, dtype=float))
+    n = len(c_order)
+    if np.array_equal(c_order, np.arange(n)) and np.array_equal(j_order, np.arange(len(j_order))):
+        return out
+    inv = np.empty(n, dtype=np.intp)
+    inv[c_order] = np.arange(n)
+    details: dict[str, Any] = {}
+    for key, value in out.details.items():
+        if key.endswith("_judge_index"):
+            value = int(j_order[int(value)])
+        elif isinstance(value, np.ndarray) and value.ndim == 2 and value.shape == (n, n):
+            value = value[np.ix_(inv, inv)]
+        elif isinstance(value, np.ndarray) and value.ndim >= 1 and value.shape[0] == n:
+            value = value[inv]
+        details[key] = value
+    return MethodOutput(np.asarray(out.scores, dtype=float)[inv], details, out.notes)
+
+
 def _version() -> str:
     from . import __version__
 
@@ -351,23 +376,35 @@ def rank(
         )
 
     kwargs = dict(params)
+    # Stochastic methods see candidates and judges in label order, so that what they draw
+    # does not depend on the input order (SPEC 2); their outputs are mapped back.
+    c_order = _label_order(candidates) if spec.stochastic else np.arange(len(candidates))
     if spec.stochastic:
         kwargs["rng"] = rng
+    j_order = np.arange(len(judges))
     if prepared is not None:
+        weights = np.asarray(prepared.matrix.weights)
         if spec.input == "pairwise":
             x = prepared.filled(values_based=False)
-            counts = PairwiseCounts.from_matrix(x, prepared.matrix.weights, candidates)
+            x = x[c_order] if spec.stochastic else x
+            counts = PairwiseCounts.from_matrix(
+                x, weights, [candidates[i] for i in c_order]
+            )
             out = spec.func(counts, **kwargs)
         else:
+            j_order = _label_order(judges) if spec.stochastic else j_order
             if spec.uses_signs:
-                kwargs["signs"] = prepared.matrix.signs
+                kwargs["signs"] = prepared.matrix.signs[j_order]
             x = prepared.filled(values_based=not spec.order_only)
-            out = spec.func(x, np.asarray(prepared.matrix.weights), **kwargs)
+            if spec.stochastic:
+                x, weights = x[np.ix_(c_order, j_order)], weights[j_order]
+            out = spec.func(x, weights, **kwargs)
     else:
+        if spec.stochastic:
+            counts = counts.subset(c_order)
         out = spec.func(counts, **kwargs)
+    out = _restore_order(out, c_order, j_order)
 
-    if not isinstance(out, MethodOutput):
-        out = MethodOutput(np.asarray(out, dtype=float))
     scores = np.asarray(out.scores, dtype=float)
     if scores.shape != (len(candidates),):
         raise RuntimeError(

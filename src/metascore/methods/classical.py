@@ -41,6 +41,8 @@ def mean(X: np.ndarray, w: np.ndarray) -> np.ndarray:
 
     Lower-is-better judges enter negated (orientation), so a smaller error raises the mean.
     """
+    if not np.isnan(X).any():
+        return X @ (w / w.sum())
     pw = _present_weights(X, w)
     return np.nansum(X * pw, axis=1) / pw.sum(axis=1)
 
@@ -53,6 +55,8 @@ def median(X: np.ndarray, w: np.ndarray) -> np.ndarray:
     weight reaches half the total (the average of the two neighbours when it is exactly
     half), which is the plain median when all weights are equal.
     """
+    if np.all(w == w[0]):
+        return np.nanmedian(X, axis=1) if np.isnan(X).any() else np.median(X, axis=1)
     order = np.argsort(X, axis=1, kind="stable")  # NaN sorts last
     xs = np.take_along_axis(X, order, axis=1)
     ws = np.where(np.isnan(xs), 0.0, w[order])
@@ -143,7 +147,7 @@ def _check_relative_difference(matrix: ScoreMatrix, params: dict) -> None:
         i, j = np.argwhere(negative)[0]
         raise InputError(
             f"relative difference needs non-negative scores, but candidate "
-            f"{matrix.candidates[i]!r} has {matrix.values[i, j]!r} on judge {matrix.judges[j]!r}; "
+            f"{matrix.candidates[i]!r} has {float(matrix.values[i, j])!r} on judge {matrix.judges[j]!r}; "
             "use on='ranks' or another method."
         )
 
@@ -177,20 +181,22 @@ def relative_difference(
     n = X.shape[0]
     ws = w * sgn
     total = np.zeros((n, n))
-    weight = np.zeros((n, n))
+    weight = np.full((n, n), w.sum())
+    missing = np.isnan(base).any()
     present = ~np.isnan(base)
-    # one candidate against all later ones per step (antisymmetry halves the work)
+    # (u - v) / (u + v) = 2 u / (u + v) - 1: one division per cell. A 0/0 term (both zero)
+    # and a missing cell give NaN, replaced by 1/2, which makes the term 0.
+    # One candidate against all later ones per step (antisymmetry halves the work).
     for a in range(n - 1):
-        u, v = base[a], base[a + 1:]
         with np.errstate(invalid="ignore", divide="ignore"):
-            d = (u - v) / (u + v)
-        d = np.where((u + v) == 0, 0.0, d)
-        both = present[a] & present[a + 1:]
-        d = np.where(both, d, 0.0)
-        s = d @ ws
-        c = both @ w
+            ratio = base[a] + base[a + 1:]
+            np.divide(base[a], ratio, out=ratio)
+        np.nan_to_num(ratio, copy=False, nan=0.5)
+        s = 2.0 * (ratio @ ws) - ws.sum()
         total[a, a + 1:], total[a + 1:, a] = s, -s
-        weight[a, a + 1:] = weight[a + 1:, a] = c
+        if missing:
+            c = (present[a] & present[a + 1:]) @ w
+            weight[a, a + 1:] = weight[a + 1:, a] = c
     with np.errstate(invalid="ignore", divide="ignore"):
         pair = np.where(weight > 0, total / weight, 0.0)
     return MethodOutput(pair.sum(axis=1) / (n - 1), details={"pairwise_difference": pair})

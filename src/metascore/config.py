@@ -1,0 +1,372 @@
+"""The competition configuration, ``metascore.yaml``, validated into frozen dataclasses.
+
+The file is read with ``yaml.safe_load`` and every value is checked once, here; an error
+names the key, the allowed values and what was found, and an unknown key gets a
+did-you-mean ("unknown key 'rankng' in metascore.yaml (did you mean 'ranking'?)").
+
+Schema (every section optional; the values shown are the defaults)::
+
+    input: {format: auto, path: .}       # path relative to the input directory, inside it
+    phases: {development: Development, final: Final}   # final: null ranks development only
+    judges:                               # default: every (task, metric) found, higher better
+      - {task: iris, metric: accuracy, direction: higher, weight: 1}
+      # direction: higher | lower (or Codabench's sorting: desc | asc); optional phase: <name>
+    ranking: {method: average_rank, params: {}, missing: worst,
+              tie_break: [submitted_at, candidate], seed: 12345}
+    selection: {development: best, final: last}       # best | last | all
+    baselines: []                         # candidate ids or participant names
+    filter: {rule: beat_baseline, beat: all, k: null, on_empty: warn}
+    output: {scores: {n_qualified: n_qualified, winner_score: winner_score}}
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import yaml
+
+from .errors import ConfigError, did_you_mean
+from .ranking import TIE_BREAK_KEYS
+from .registry import DEFAULT_SEED, MISSING_POLICIES, get_ranking_method, ranking_method_names
+
+__all__ = [
+    "Config",
+    "InputConfig",
+    "PhasesConfig",
+    "JudgeConfig",
+    "RankingConfig",
+    "SelectionConfig",
+    "FilterConfig",
+    "STATISTICS",
+    "SELECTION_POLICIES",
+    "FILTER_RULES",
+    "load_config",
+    "parse_config",
+]
+
+#: Which submission represents a participant in a phase.
+SELECTION_POLICIES = ("best", "last", "all")
+#: Final-phase filter rules (SPEC 5).
+FILTER_RULES = ("beat_baseline", "top_k", "none")
+#: Statistics that ``output.scores`` may map to ``scores.json`` keys.
+STATISTICS = {
+    "n_candidates": "number of final-phase candidates (baselines excluded)",
+    "n_qualified": "number of final-phase candidates that passed the filter",
+    "n_excluded": "number of final-phase candidates the filter excluded",
+    "n_baselines": "number of baselines in the development phase",
+    "n_judges": "number of judges of the final ranking",
+    "winner_score": "score of the winner under the ranking method",
+    "winner_dev_position": "development-phase position of the winner",
+    "winner_is_condorcet": "1 if the winner is the Condorcet winner of the final pool, else 0",
+    "threshold_score": "development score a candidate had to beat (beat_baseline rule)",
+    "k": "number of development candidates admitted by the top_k rule",
+    "dev_final_kendall_tau": "Kendall tau-b between development and final scores (qualified)",
+}
+#: Codabench leaderboard column keys are at most 36 characters.
+MAX_KEY_LENGTH = 36
+_DIRECTIONS = {"higher": True, "lower": False, "desc": True, "asc": False}
+
+
+@dataclass(frozen=True)
+class InputConfig:
+    """Where the scores are: ``format`` (``None`` = detect) and ``path`` inside the input."""
+
+    format: str | None = None
+    path: str = "."
+
+
+@dataclass(frozen=True)
+class PhasesConfig:
+    """Phase names as they appear in the data; ``final=None`` ranks development only."""
+
+    development: str = "Development"
+    final: str | None = "Final"
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    """One judge: a (task, metric) column with a direction and a weight.
+
+    ``phase`` restricts the judge to one phase (``None``: every phase).
+    """
+
+    task: str
+    metric: str = ""
+    higher_is_better: bool = True
+    weight: float = 1.0
+    phase: str | None = None
+
+    @property
+    def key(self) -> str:
+        """``"task/metric"``, or ``"task"`` when the metric is empty."""
+        return judge_key(self.task, self.metric)
+
+
+@dataclass(frozen=True)
+class RankingConfig:
+    """The ranking method, its parameters and the shared conventions (SPEC 2)."""
+
+    method: str = "average_rank"
+    params: Mapping[str, Any] = field(default_factory=dict)
+    missing: str = "worst"
+    tie_break: tuple[str, ...] = ("submitted_at", "candidate")
+    seed: int = DEFAULT_SEED
+
+
+@dataclass(frozen=True)
+class SelectionConfig:
+    """Which submission represents a participant, per phase (``best``, ``last``, ``all``)."""
+
+    development: str = "best"
+    final: str = "last"
+
+
+@dataclass(frozen=True)
+class FilterConfig:
+    """Final-phase filter (SPEC 5).
+
+    ``rule``: ``beat_baseline`` | ``top_k`` | ``none``; ``beat``: ``all`` | ``any``
+    baselines; ``k``: an int or ``"auto"`` (top_k only); ``on_empty``: ``warn`` | ``error``
+    when nobody qualifies.
+    """
+
+    rule: str = "beat_baseline"
+    beat: str = "all"
+    k: int | str | None = None
+    on_empty: str = "warn"
+
+
+@dataclass(frozen=True)
+class Config:
+    """A validated ``metascore.yaml``."""
+
+    input: InputConfig = field(default_factory=InputConfig)
+    phases: PhasesConfig = field(default_factory=PhasesConfig)
+    judges: tuple[JudgeConfig, ...] | None = None
+    ranking: RankingConfig = field(default_factory=RankingConfig)
+    selection: SelectionConfig = field(default_factory=SelectionConfig)
+    baselines: tuple[str, ...] = ()
+    filter: FilterConfig = field(default_factory=FilterConfig)
+    scores: Mapping[str, str] = field(
+        default_factory=lambda: {"n_qualified": "n_qualified", "winner_score": "winner_score"}
+    )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The effective configuration, in the file's schema (JSON/YAML ready)."""
+        d = asdict(self)
+        d["input"]["format"] = self.input.format or "auto"
+        d["judges"] = None if self.judges is None else [
+            {"task": j.task, "metric": j.metric,
+             "direction": "higher" if j.higher_is_better else "lower", "weight": j.weight,
+             **({"phase": j.phase} if j.phase else {})}
+            for j in self.judges
+        ]
+        d["ranking"]["params"] = dict(self.ranking.params)
+        d["ranking"]["tie_break"] = list(self.ranking.tie_break)
+        d["baselines"] = list(self.baselines)
+        d["output"] = {"scores": dict(d.pop("scores"))}
+        return d
+
+
+def judge_key(task: str, metric: str = "") -> str:
+    """The key of the judge ``(task, metric)``: ``"task/metric"`` or ``"task"``."""
+    return f"{task}/{metric}" if metric else str(task)
+
+
+# ---------------------------------------------------------------------- loading
+def load_config(path: str | Path) -> Config:
+    """Read and validate a ``metascore.yaml`` file."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"{path}: configuration file not found.")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(f"{path.name}: not valid YAML{where} ({problem}).") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path.name}: not a UTF-8 text file.") from None
+    return parse_config({} if data is None else data, source=path.name)
+
+
+def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
+    """Validate a mapping (the parsed YAML) into a :class:`Config`."""
+    v = _Validator(source)
+    top = v.mapping(data, "", ("input", "phases", "judges", "ranking", "selection",
+                                "baselines", "filter", "output"))
+    inp = v.mapping(top.get("input", {}), "input", ("format", "path"))
+    phases = v.mapping(top.get("phases", {}), "phases", ("development", "final"))
+    rank_ = v.mapping(top.get("ranking", {}), "ranking",
+                      ("method", "params", "missing", "tie_break", "seed"))
+    sel = v.mapping(top.get("selection", {}), "selection", ("development", "final"))
+    filt = v.mapping(top.get("filter", {}), "filter", ("rule", "beat", "k", "on_empty"))
+    out = v.mapping(top.get("output", {}), "output", ("scores",))
+
+    fmt = v.string(inp.get("format", "auto"), "input.format")
+    path = v.relative_path(inp.get("path", "."), "input.path")
+    dev = v.string(phases.get("development", "Development"), "phases.development")
+    final = phases.get("final", "Final")
+    final = None if final is None else v.string(final, "phases.final")
+    if final == dev:
+        raise v.error("phases.final", f"must differ from phases.development; both are {dev!r}")
+
+    method = v.string(rank_.get("method", "average_rank"), "ranking.method")
+    v.choice(method, "ranking.method", ranking_method_names())
+    params = v.mapping(rank_.get("params", {}), "ranking.params",
+                       tuple(get_ranking_method(method).defaults), what="parameter")
+    tie_break = rank_.get("tie_break", ["submitted_at", "candidate"])
+    tie_break = [tie_break] if isinstance(tie_break, str) else tie_break
+    if not isinstance(tie_break, list):
+        raise v.error("ranking.tie_break", f"must be a list of keys; got {tie_break!r}")
+    for key in tie_break:
+        v.choice(key, "ranking.tie_break", TIE_BREAK_KEYS)
+
+    rule = v.choice(filt.get("rule", "beat_baseline"), "filter.rule", FILTER_RULES)
+    k = filt.get("k")
+    if k is not None and k != "auto" and not (
+        isinstance(k, int) and not isinstance(k, bool) and k >= 1
+    ):
+        raise v.error("filter.k", f"must be a positive integer or 'auto'; got {k!r}")
+    if rule == "top_k" and k is None:
+        raise v.error("filter.k", "is required with rule top_k (a positive integer or 'auto')")
+
+    return Config(
+        input=InputConfig(None if fmt == "auto" else fmt, path),
+        phases=PhasesConfig(dev, final),
+        judges=_judges(v, top.get("judges")),
+        ranking=RankingConfig(
+            method=method,
+            params=dict(params),
+            missing=v.choice(rank_.get("missing", "worst"), "ranking.missing", MISSING_POLICIES),
+            tie_break=tuple(tie_break),
+            seed=v.seed(rank_.get("seed", DEFAULT_SEED), "ranking.seed"),
+        ),
+        selection=SelectionConfig(
+            v.choice(sel.get("development", "best"), "selection.development", SELECTION_POLICIES),
+            v.choice(sel.get("final", "last"), "selection.final", SELECTION_POLICIES),
+        ),
+        baselines=_baselines(v, top.get("baselines", [])),
+        filter=FilterConfig(
+            rule=rule,
+            beat=v.choice(filt.get("beat", "all"), "filter.beat", ("all", "any")),
+            k=k,
+            on_empty=v.choice(filt.get("on_empty", "warn"), "filter.on_empty", ("warn", "error")),
+        ),
+        scores=_scores(v, out.get("scores", {"n_qualified": "n_qualified",
+                                              "winner_score": "winner_score"})),
+    )
+
+
+def _judges(v: _Validator, data: Any) -> tuple[JudgeConfig, ...] | None:
+    if data is None:
+        return None
+    if not isinstance(data, list) or not data:
+        raise v.error("judges", f"must be a non-empty list of judges; got {data!r}")
+    judges: list[JudgeConfig] = []
+    seen: set[tuple[str, str | None]] = set()
+    for i, item in enumerate(data):
+        where = f"judges[{i}]"
+        entry = v.mapping(item, where, ("task", "metric", "direction", "sorting", "weight", "phase"))
+        if "task" not in entry:
+            raise v.error(f"{where}.task", "is required")
+        task = v.string(entry["task"], f"{where}.task")
+        metric = "" if entry.get("metric") is None else v.string(entry["metric"], f"{where}.metric")
+        if "direction" in entry and "sorting" in entry:
+            raise v.error(where, "give either direction or sorting, not both")
+        if "sorting" in entry:
+            higher = _DIRECTIONS[v.choice(entry["sorting"], f"{where}.sorting", ("desc", "asc"))]
+        else:
+            higher = _DIRECTIONS[
+                v.choice(entry.get("direction", "higher"), f"{where}.direction", ("higher", "lower"))
+            ]
+        weight = entry.get("weight", 1)
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not (
+            math.isfinite(weight) and weight > 0
+        ):
+            raise v.error(f"{where}.weight", f"must be a positive number; got {weight!r}")
+        phase = entry.get("phase")
+        phase = None if phase is None else v.string(phase, f"{where}.phase")
+        judge = JudgeConfig(task, metric, higher, float(weight), phase)
+        if (judge.key, phase) in seen:
+            raise v.error(where, f"judge {judge.key!r} is listed twice")
+        seen.add((judge.key, phase))
+        judges.append(judge)
+    return tuple(judges)
+
+
+def _baselines(v: _Validator, data: Any) -> tuple[str, ...]:
+    items = [data] if isinstance(data, str) else data
+    if items is None:
+        return ()
+    if not isinstance(items, list) or not all(isinstance(b, (str, int)) for b in items):
+        raise v.error("baselines", f"must be a list of candidate ids or participant names; got {data!r}")
+    return tuple(str(b) for b in items)
+
+
+def _scores(v: _Validator, data: Any) -> dict[str, str]:
+    if not isinstance(data, Mapping) or not data:
+        raise v.error("output.scores", f"must map scores.json keys to statistics; got {data!r}")
+    out: dict[str, str] = {}
+    for key, stat in data.items():
+        if not isinstance(key, str) or not key or len(key) > MAX_KEY_LENGTH:
+            raise v.error("output.scores", f"keys must be 1 to {MAX_KEY_LENGTH} characters "
+                          f"(Codabench column keys); got {key!r}")
+        out[key] = v.choice(stat, f"output.scores.{key}", tuple(STATISTICS))
+    return out
+
+
+class _Validator:
+    """Small helpers that raise :class:`ConfigError` naming the file and the key."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def error(self, key: str, text: str) -> ConfigError:
+        return ConfigError(f"{self.source}: `{key}` {text}.")
+
+    def mapping(self, data: Any, key: str, allowed: tuple[str, ...], what: str = "key") -> dict:
+        if not isinstance(data, Mapping):
+            name = f"`{key}`" if key else "the top level"
+            raise ConfigError(f"{self.source}: {name} must be a mapping; got {data!r}.")
+        for name in data:
+            if name not in allowed:
+                full = f"{key}.{name}" if key else str(name)
+                hint = did_you_mean(str(name), allowed)
+                valid = f"; valid {what}s are {list(allowed)}" if not hint else ""
+                raise ConfigError(
+                    f"unknown {what} {full!r} in {self.source}{hint}{valid}."
+                )
+        return dict(data)
+
+    def string(self, value: Any, key: str) -> str:
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)) or value == "":
+            raise self.error(key, f"must be a non-empty string; got {value!r}")
+        return str(value)
+
+    def choice(self, value: Any, key: str, allowed: Any) -> str:
+        allowed = list(allowed)
+        if value not in allowed:
+            raise self.error(
+                key, f"must be one of {allowed}; got {value!r}{did_you_mean(str(value), allowed)}"
+            )
+        return value
+
+    def seed(self, value: Any, key: str) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise self.error(key, f"must be a non-negative integer; got {value!r}")
+        return value
+
+    def relative_path(self, value: Any, key: str) -> str:
+        text = self.string(value, key)
+        pure = PurePosixPath(text.replace("\\", "/"))
+        if pure.is_absolute() or ".." in pure.parts or ":" in text.split("/")[0]:
+            raise self.error(
+                key, f"must be a relative path inside the input directory; got {text!r}"
+            )
+        return text

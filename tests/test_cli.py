@@ -1,0 +1,105 @@
+"""The command line: tables, JSON, one-line errors and exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from metascore.cli import main
+
+WIDE = "candidate,acc,mae\nA,0.9,0.2\nB,0.8,0.1\nC,0.7,0.3\n"
+LONG = "candidate,task,metric,value\nA,t1,acc,0.9\nA,t2,mae,0.2\nB,t1,acc,0.8\nB,t2,mae,0.1\n"
+
+
+@pytest.fixture
+def wide(tmp_path):
+    path = tmp_path / "scores.csv"
+    path.write_text(WIDE)
+    return path
+
+
+def test_rank_table(wide, capsys):
+    assert main(["rank", str(wide), "--method", "average_rank", "--lower-is-better", "mae"]) == 0
+    out = capsys.readouterr().out
+    assert "average_rank" in out and "signature:" in out
+    lines = [line.split() for line in out.splitlines()[1:4]]
+    # A and B both average rank 1.5: they share position 1, ordered by candidate id
+    assert [(line[0], line[3]) for line in lines] == [("1", "A"), ("1", "B"), ("3", "C")]
+
+
+def test_rank_json(wide, capsys):
+    assert main(["rank", str(wide), "-m", "copeland", "-l", "mae", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["signature"]["method"] == "copeland"
+    assert payload["signature"]["seed"] == 12345
+    assert [row["candidate"] for row in payload["rows"]][2] == "C"
+
+
+def test_rank_long_csv_with_params_and_weights(tmp_path, capsys):
+    path = tmp_path / "long.csv"
+    path.write_text(LONG)
+    assert main(["rank", str(path), "-m", "success_rate", "-p", "ties=half", "-l", "t2/mae", "-w", "t2/mae=2", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["signature"]["params"] == {"ties": "half"}
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["rank", "missing.csv"], "missing.csv: no such file"),
+        (["rank", "{wide}", "-l", "maee"], r"no judge 'maee' \(did you mean 'mae'\?\)"),
+        (["rank", "{wide}", "-p", "foo=1"], "method 'average_rank' has no parameter 'foo'"),
+        (["rank", "{wide}", "-m", "relative_difference", "-w", "acc=-1"], "weights must be > 0"),
+        (["rank", "{single}"], "ranking needs at least 2 candidates"),
+        (["rank", "{dup}"], "duplicate candidate label 'A'"),
+        (["rank", "{inf}"], "score inf is infinite"),
+        (["rank", "{neg}", "-m", "relative_difference"], "relative difference needs non-negative scores"),
+    ],
+)
+def test_errors_are_one_line_with_exit_1(tmp_path, wide, capsys, args, message):
+    files = {
+        "wide": wide,
+        "single": "candidate,acc\nA,1\n",
+        "dup": "candidate,acc\nA,1\nA,2\n",
+        "inf": "candidate,acc\nA,inf\nB,2\n",
+        "neg": "candidate,acc\nA,-1\nB,2\n",
+    }
+    paths = {}
+    for key, content in files.items():
+        if isinstance(content, str):
+            paths[key] = tmp_path / f"{key}.csv"
+            paths[key].write_text(content)
+        else:
+            paths[key] = content
+    argv = [a.format(**paths) if a.startswith("{") else a for a in args]
+    assert main(argv) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("metascore: error: ")
+    import re
+
+    assert re.search(message, err)
+
+
+def test_unknown_method_is_a_usage_error(wide, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["rank", str(wide), "-m", "borda"])
+    assert exc.value.code == 2
+    assert "invalid choice: 'borda'" in capsys.readouterr().err
+
+
+def test_methods_lists_the_registry(capsys):
+    assert main(["methods"]) == 0
+    out = capsys.readouterr().out
+    assert "copeland" in out and "success_rate" in out and "ties='zero'" in out
+
+
+def test_python_dash_m_entry_point(wide):
+    proc = subprocess.run(
+        [sys.executable, "-m", "metascore", "rank", str(wide), "-m", "mean"],
+        capture_output=True, text=True, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "candidate" in proc.stdout

@@ -1,0 +1,184 @@
+"""Registry-wide properties, parametrized over EVERY registered method.
+
+A method registered later is tested here automatically. What a method declares about
+itself (``order_only``, ``pareto``, ``condorcet``, ``stochastic``) decides which
+properties apply; the declarations are checked too, so none can be forgotten.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import metascore as ms
+
+METHODS = ms.ranking_method_names()
+TOL = dict(rtol=1e-6, atol=1e-6)
+
+
+@st.composite
+def score_matrices(draw, min_n=2, max_n=6, max_m=6):
+    """Small positive matrices with many ties (values drawn from 1..5)."""
+    n = draw(st.integers(min_n, max_n))
+    m = draw(st.integers(1, max_m))
+    values = draw(st.lists(st.integers(1, 5), min_size=n * m, max_size=n * m))
+    return np.array(values, dtype=float).reshape(n, m)
+
+
+def make(values, **kw) -> ms.ScoreMatrix:
+    n, m = values.shape
+    return ms.ScoreMatrix.from_array(
+        values, [f"c{i}" for i in range(n)], [f"j{k}" for k in range(m)], **kw
+    )
+
+
+def test_registry_lists_the_required_methods():
+    required = {
+        "mean", "median", "average_rank", "success_rate", "relative_difference",
+        "copeland", "random_dictator",
+    }
+    assert required <= set(METHODS)
+
+
+@pytest.mark.parametrize("name", METHODS)
+def test_declarations_are_consistent(name):
+    spec = ms.get_ranking_method(name)
+    assert spec.input in ("values", "pairwise")
+    assert spec.description, f"{name} has no description"
+    if spec.input == "pairwise":
+        assert spec.order_only, "pairwise counts only see the order of scores"
+    assert ("rng" in spec.func.__code__.co_varnames) == spec.stochastic
+
+
+def test_unknown_method_lists_valid_names():
+    with pytest.raises(ms.ConfigError, match=r"unknown ranking method 'copland' \(did you mean 'copeland'\?\); valid methods are \["):
+        ms.rank(make(np.eye(3)), "copland")
+
+
+def test_unknown_parameter_is_refused():
+    with pytest.raises(ms.ConfigError, match="method 'success_rate' has no parameter 'tie'.*did you mean 'ties'"):
+        ms.rank(make(np.eye(3)), "success_rate", tie="half")
+
+
+@pytest.mark.parametrize("name", METHODS)
+@given(values=score_matrices(), data=st.data())
+def test_permuting_candidates_permutes_the_result(name, values, data):
+    perm = np.array(data.draw(st.permutations(range(values.shape[0]))))
+    m = make(values)
+    r1 = ms.rank(m, name, seed=3)
+    r2 = ms.rank(m.subset(candidates=perm), name, seed=3)
+    np.testing.assert_allclose(r2.scores, r1.scores[perm], **TOL)
+    np.testing.assert_allclose(r2.ranks, r1.ranks[perm])
+
+
+@pytest.mark.parametrize("name", METHODS)
+@given(values=score_matrices(), data=st.data())
+def test_permuting_judges_changes_nothing(name, values, data):
+    perm = np.array(data.draw(st.permutations(range(values.shape[1]))))
+    m = make(values)
+    r1 = ms.rank(m, name, seed=3)
+    r2 = ms.rank(m.subset(judges=perm), name, seed=3)
+    np.testing.assert_allclose(r2.scores, r1.scores, **TOL)
+
+
+@pytest.mark.parametrize("name", METHODS)
+@given(n=st.integers(2, 7), m=st.integers(1, 5), data=st.data())
+def test_unanimous_judges_give_the_unanimous_order(name, n, m, data):
+    order = np.array(data.draw(st.permutations(range(n))))
+    base = np.empty(n)
+    base[order] = np.arange(n, 0, -1)  # order[0] is best
+    values = np.column_stack([base * (k + 1) for k in range(m)])  # same order, other scales
+    r = ms.rank(make(values), name, seed=1)
+    assert r.ranked_candidates() == [f"c{i}" for i in order]
+    assert len(set(r.positions.tolist())) == n, "a strict unanimous order has no ties"
+
+
+@pytest.mark.parametrize("name", [n for n in METHODS if ms.get_ranking_method(n).pareto])
+@given(values=score_matrices(min_n=2), data=st.data())
+def test_pareto_dominating_candidate_is_never_below(name, values, data):
+    a = data.draw(st.integers(0, values.shape[0] - 1))
+    b = (a + 1) % values.shape[0]
+    values = values.copy()
+    values[a] = np.maximum(values[a], values[b])
+    values[a, data.draw(st.integers(0, values.shape[1] - 1))] = values[b].max() + 1
+    r = ms.rank(make(values), name, seed=5)
+    assert r.scores[a] >= r.scores[b] - 1e-9
+
+
+@pytest.mark.parametrize("name", [n for n in METHODS if n != "relative_difference"])
+@given(values=score_matrices(), data=st.data())
+def test_flipping_a_direction_equals_negating_the_column(name, values, data):
+    k = data.draw(st.integers(0, values.shape[1] - 1))
+    flipped = values.copy()
+    flipped[:, k] = -flipped[:, k]
+    r1 = ms.rank(make(values), name, seed=2)
+    r2 = ms.rank(make(flipped, higher_is_better={f"j{k}": False}), name, seed=2)
+    np.testing.assert_allclose(r2.scores, r1.scores, **TOL)
+
+
+def test_relative_difference_direction_flips_the_sign_of_its_terms():
+    """Negating a column is not allowed (negative scores); the sign flip is checked instead."""
+    values = np.array([[2.0, 1.0], [1.0, 3.0]])
+    up = ms.rank(make(values), "relative_difference")
+    down = ms.rank(make(values, higher_is_better={"j1": False}), "relative_difference")
+    w_up = ((2 - 1) / 3 + (1 - 3) / 4) / 2
+    w_down = ((2 - 1) / 3 - (1 - 3) / 4) / 2
+    np.testing.assert_allclose(up.scores, [w_up, -w_up])
+    np.testing.assert_allclose(down.scores, [w_down, -w_down])
+
+
+@pytest.mark.parametrize("name", METHODS)
+@given(values=score_matrices())
+def test_same_seed_same_output(name, values):
+    m = make(values)
+    r1, r2 = ms.rank(m, name, seed=11), ms.rank(m, name, seed=11)
+    np.testing.assert_array_equal(r1.scores, r2.scores)
+    assert r1.signature() == r2.signature()
+
+
+@pytest.mark.parametrize("name", [n for n in METHODS if ms.get_ranking_method(n).order_only])
+@given(values=score_matrices(), data=st.data())
+def test_order_only_methods_ignore_increasing_transforms(name, values, data):
+    k = data.draw(st.integers(0, values.shape[1] - 1))
+    warped = values.copy()
+    warped[:, k] = np.exp(warped[:, k]) * 10 + warped[:, k] ** 3
+    r1 = ms.rank(make(values), name, seed=4)
+    r2 = ms.rank(make(warped), name, seed=4)
+    np.testing.assert_allclose(r2.scores, r1.scores, **TOL)
+
+
+@pytest.mark.parametrize("name", [n for n in METHODS if ms.get_ranking_method(n).condorcet])
+@given(values=score_matrices(min_n=3, max_m=7))
+def test_condorcet_methods_rank_the_condorcet_winner_first(name, values):
+    m = make(values)
+    winner = ms.condorcet_winner(m)
+    if winner is None:
+        return
+    r = ms.rank(m, name)
+    best = r.positions[r.candidates.index(winner)]
+    assert best == 1 and list(r.positions).count(1) == 1
+
+
+@pytest.mark.parametrize("name", METHODS)
+def test_missing_cells_work_under_every_policy(name):
+    values = np.array([[3, 1, 2], [2, np.nan, 3], [1, 2, 1], [2, 3, np.nan]], dtype=float)
+    m = make(values)
+    for policy in ("worst", "pairwise", "drop_candidates", "drop_judges"):
+        r = ms.rank(m, name, missing=policy)
+        assert np.isfinite(r.scores).all()
+
+
+@pytest.mark.parametrize("name", [n for n in METHODS if ms.get_ranking_method(n).input == "pairwise"])
+def test_pairwise_methods_accept_votes(name):
+    votes = [["A", "B", "C"]] * 2 + [["C", "A", "B"]] * 3
+    r = ms.rank(ms.PairwiseCounts.from_votes(votes), name)
+    assert sorted(r.candidates) == ["A", "B", "C"]
+    assert r.missing == "votes"
+
+
+@pytest.mark.parametrize("name", [n for n in METHODS if ms.get_ranking_method(n).input == "values"])
+def test_value_methods_refuse_votes(name):
+    with pytest.raises(ms.InputError, match="needs a score matrix"):
+        ms.rank(ms.PairwiseCounts.from_votes([["A", "B"]]), name)

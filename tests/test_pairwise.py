@@ -1,0 +1,74 @@
+"""Pairwise counts from score matrices and votes, and the Condorcet tools."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import metascore as ms
+from metascore.pairwise import PairwiseCounts
+
+WARMUP = [["A", "B", "C"]] * 2 + [["C", "A", "B"]] * 3  # SCO paper warm-up profile
+
+
+def test_counts_from_matrix_with_weights_ties_and_missing():
+    x = np.array([[3, 1, 2], [2, np.nan, 2], [1, 2, 2]], dtype=float)
+    pc = PairwiseCounts.from_matrix(x, np.array([1.0, 2.0, 0.5]), ["A", "B", "C"])
+    # A>B on j1 (1); A>C on j1 (1); C>A on j2 (2); B>C on j1 (1); j3 all tied
+    np.testing.assert_array_equal(pc.wins, [[0, 1, 1], [0, 0, 1], [2, 0, 0]])
+    # compared: B is missing on j2 (weight 2)
+    np.testing.assert_array_equal(pc.compared, [[3.5, 1.5, 3.5], [1.5, 1.5, 1.5], [3.5, 1.5, 3.5]])
+
+
+def test_counts_from_votes_with_ties_partial_and_weights():
+    pc = PairwiseCounts.from_votes([["A", ["B", "C"]], ["C", "A"]], weights=[2, 1])
+    assert pc.candidates == ("A", "B", "C")
+    np.testing.assert_array_equal(pc.wins, [[0, 2, 2], [0, 0, 0], [1, 0, 0]])
+    np.testing.assert_array_equal(pc.compared, [[3, 2, 3], [2, 2, 2], [3, 2, 3]])
+    sparse = PairwiseCounts.from_votes([["A", ["B", "C"]], ["C", "A"]], weights=[2, 1], sparse=True)
+    assert sparse.is_sparse
+    np.testing.assert_array_equal(sparse.dense()[0], pc.wins)
+
+
+def test_vote_errors():
+    with pytest.raises(ms.InputError, match="vote 1 lists candidate 'A' twice"):
+        PairwiseCounts.from_votes([["A", "B", "A"]])
+    with pytest.raises(ms.InputError, match="vote 2 has weight 0"):
+        PairwiseCounts.from_votes([["A", "B"], ["B", "A"]], weights=[1, 0])
+    with pytest.raises(ms.InputError, match="vote 1 names unknown candidate 'D'"):
+        PairwiseCounts.from_votes([["A", "D"]], candidates=["A", "B"])
+
+
+def test_matrix_and_votes_give_the_same_counts():
+    x = np.array([[3, 1], [2, 3], [1, 2]], dtype=float)
+    from_matrix = PairwiseCounts.from_matrix(x, None, ["A", "B", "C"])
+    from_votes = PairwiseCounts.from_votes([["A", "B", "C"], ["B", "C", "A"]])
+    np.testing.assert_array_equal(from_matrix.wins, from_votes.wins)
+    np.testing.assert_array_equal(from_matrix.compared, from_votes.compared)
+
+
+def test_condorcet_tools_on_the_warmup_profile():
+    pc = PairwiseCounts.from_votes(WARMUP)
+    assert ms.condorcet_winner(pc) == "C"
+    assert ms.weak_condorcet_winners(pc) == ["C"]
+    assert ms.smith_set(pc) == ["C"]
+    np.testing.assert_array_equal(ms.margin_matrix(pc), [[0, 5, -1], [-5, 0, -1], [1, 1, 0]])
+
+
+def test_condorcet_cycle_has_no_winner_and_a_full_smith_set():
+    pc = PairwiseCounts.from_votes([["A", "B", "C"], ["B", "C", "A"], ["C", "A", "B"], ["A", "B", "C", "D"]])
+    assert ms.condorcet_winner(pc) is None
+    assert ms.smith_set(pc) == ["A", "B", "C"]
+
+
+def test_weak_condorcet_winners_with_a_tie():
+    m = ms.ScoreMatrix.from_array([[2, 1], [1, 2], [0, 0]], ["A", "B", "C"])
+    assert ms.condorcet_winner(m) is None
+    assert ms.weak_condorcet_winners(m) == ["A", "B"]
+    assert ms.smith_set(m) == ["A", "B"]
+
+
+def test_average_rank_from_votes_is_borda_on_partial_votes():
+    r = ms.rank(PairwiseCounts.from_votes([["A", "B", "C"], ["B", "A"]]), "average_rank")
+    # A: ranks 1 and 2; B: 2 and 1; C: 3 (only in vote 1)
+    np.testing.assert_allclose(r.details["average_rank"], [1.5, 1.5, 3.0])
