@@ -179,7 +179,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--missing", default="worst", choices=MISSING_POLICIES,
         help="missing-data policy (default: worst)",
     )
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})")
+    p.add_argument(
+        "--seed", type=int, default=None,
+        help=f"random seed (default {DEFAULT_SEED}; with --config: the config's ranking.seed)",
+    )
     p.add_argument(
         "--param", "-p", nargs="+", type=_parse_param, default=[], metavar="NAME=VALUE",
         help="method parameters, e.g. ties=half",

@@ -6,8 +6,10 @@ did-you-mean ("unknown key 'rankng' in metascore.yaml (did you mean 'ranking'?)"
 
 Schema (every section optional; the values shown are the defaults)::
 
-    input: {format: auto, path: .}       # path relative to the input directory, inside it
-    phases: {development: Development, final: Final}   # final: null ranks development only
+    input: {format: auto, path: .}       # path relative to the input directory, inside it;
+                                          # or one path per phase: {Development: dev.csv, ...}
+    phases: {development: Development, final: Final,   # final: null ranks development only
+             deadlines: {}}               # {phase: ISO time}: later submissions are left out
     judges:                               # default: every (task, metric) found, higher better
       - {task: iris, metric: accuracy, direction: higher, weight: 1}
       # direction: higher | lower (or Codabench's sorting: desc | asc); optional phase: <name>
@@ -27,6 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+import pandas as pd
 import yaml
 
 from .errors import ConfigError, did_you_mean
@@ -73,10 +76,14 @@ _DIRECTIONS = {"higher": True, "lower": False, "desc": True, "asc": False}
 
 @dataclass(frozen=True)
 class InputConfig:
-    """Where the scores are: ``format`` (``None`` = detect) and ``path`` inside the input."""
+    """Where the scores are: ``format`` (``None`` = detect) and ``path`` inside the input.
+
+    ``path`` is one file or directory holding every phase, or a mapping
+    ``{phase: path}`` for exports that hold one phase per file.
+    """
 
     format: str | None = None
-    path: str = "."
+    path: str | Mapping[str, str] = "."
 
 
 @dataclass(frozen=True)
@@ -85,6 +92,7 @@ class PhasesConfig:
 
     development: str = "Development"
     final: str | None = "Final"
+    deadlines: Mapping[str, pd.Timestamp] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -159,6 +167,9 @@ class Config:
         """The effective configuration, in the file's schema (JSON/YAML ready)."""
         d = asdict(self)
         d["input"]["format"] = self.input.format or "auto"
+        d["input"]["path"] = self.input.path if isinstance(self.input.path, str) \
+            else dict(self.input.path)
+        d["phases"]["deadlines"] = {k: t.isoformat() for k, t in self.phases.deadlines.items()}
         d["judges"] = None if self.judges is None else [
             {"task": j.task, "metric": j.metric,
              "direction": "higher" if j.higher_is_better else "lower", "weight": j.weight,
@@ -201,7 +212,7 @@ def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
     top = v.mapping(data, "", ("input", "phases", "judges", "ranking", "selection",
                                 "baselines", "filter", "output"))
     inp = v.mapping(top.get("input", {}), "input", ("format", "path"))
-    phases = v.mapping(top.get("phases", {}), "phases", ("development", "final"))
+    phases = v.mapping(top.get("phases", {}), "phases", ("development", "final", "deadlines"))
     rank_ = v.mapping(top.get("ranking", {}), "ranking",
                       ("method", "params", "missing", "tie_break", "seed"))
     sel = v.mapping(top.get("selection", {}), "selection", ("development", "final"))
@@ -209,7 +220,12 @@ def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
     out = v.mapping(top.get("output", {}), "output", ("scores",))
 
     fmt = v.string(inp.get("format", "auto"), "input.format")
-    path = v.relative_path(inp.get("path", "."), "input.path")
+    path = inp.get("path", ".")
+    if isinstance(path, Mapping):
+        path = {v.string(ph, "input.path"): v.relative_path(p, f"input.path.{ph}")
+                for ph, p in path.items()}
+    else:
+        path = v.relative_path(path, "input.path")
     dev = v.string(phases.get("development", "Development"), "phases.development")
     final = phases.get("final", "Final")
     final = None if final is None else v.string(final, "phases.final")
@@ -238,7 +254,7 @@ def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
 
     return Config(
         input=InputConfig(None if fmt == "auto" else fmt, path),
-        phases=PhasesConfig(dev, final),
+        phases=PhasesConfig(dev, final, _deadlines(v, phases.get("deadlines", {}))),
         judges=_judges(v, top.get("judges")),
         ranking=RankingConfig(
             method=method,
@@ -276,7 +292,8 @@ def _judges(v: _Validator, data: Any) -> tuple[JudgeConfig, ...] | None:
         if "task" not in entry:
             raise v.error(f"{where}.task", "is required")
         task = v.string(entry["task"], f"{where}.task")
-        metric = "" if entry.get("metric") is None else v.string(entry["metric"], f"{where}.metric")
+        metric = entry.get("metric")
+        metric = "" if metric in (None, "") else v.string(metric, f"{where}.metric")
         if "direction" in entry and "sorting" in entry:
             raise v.error(where, "give either direction or sorting, not both")
         if "sorting" in entry:
@@ -298,6 +315,23 @@ def _judges(v: _Validator, data: Any) -> tuple[JudgeConfig, ...] | None:
         seen.add((judge.key, phase))
         judges.append(judge)
     return tuple(judges)
+
+
+def _deadlines(v: _Validator, data: Any) -> dict[str, pd.Timestamp]:
+    if not isinstance(data, Mapping):
+        raise v.error("phases.deadlines", f"must map phase names to dates; got {data!r}")
+    out = {}
+    for phase, when in data.items():
+        try:
+            stamp = pd.Timestamp(str(when))
+        except (TypeError, ValueError):
+            stamp = pd.NaT
+        if stamp is pd.NaT:
+            raise v.error(f"phases.deadlines.{phase}", f"must be an ISO date/time; got {when!r}")
+        if stamp.tzinfo is not None:
+            stamp = stamp.tz_convert("UTC").tz_localize(None)
+        out[str(phase)] = stamp
+    return out
 
 
 def _baselines(v: _Validator, data: Any) -> tuple[str, ...]:

@@ -62,8 +62,7 @@ def select_candidates(
     n = matrix.n_candidates
     baseline = np.array(matrix.is_baseline or [False] * n, dtype=bool)
     keys = np.array([participant_key(matrix, i) for i in range(n)], dtype=object)
-    groups = pd.Series(range(n)).groupby(pd.Series(keys), sort=False)
-    if policy == "all" or (groups.size()[~_any(groups, baseline)] <= 1).all():
+    if policy == "all" or not pd.Series(keys[~baseline]).duplicated().any():
         return Selection(matrix)
 
     times = np.array(
@@ -74,10 +73,11 @@ def select_candidates(
     if policy == "best":
         ranking = rank_fn(matrix)
         # candidates dropped by the missing-data policy come last
-        score = np.full(n, -np.inf)
+        # (fractional ranks treat scores equal up to float noise as tied)
+        rank_of = np.full(n, np.inf)
         for j, cand in enumerate(ranking.candidates):
-            score[matrix.candidates.index(cand)] = ranking.scores[j]
-        sort_keys = (id_order, times, -score)  # lexsort: the last key sorts first
+            rank_of[matrix.candidates.index(cand)] = ranking.ranks[j]
+        sort_keys = (id_order, times, rank_of)  # lexsort: the last key sorts first
         how = "best score among its submissions"
     elif policy == "last":
         sort_keys = (-id_order, -times)
@@ -90,11 +90,8 @@ def select_candidates(
     order = np.lexsort(sort_keys)
     rank_in_order = np.empty(n, dtype=int)
     rank_in_order[order] = np.arange(n)
-    for key, members in groups:
-        idx = np.asarray(members.to_numpy(), dtype=int)
-        idx = idx[~baseline[idx]]
-        if idx.size == 0:
-            continue
+    for key in pd.unique(keys[~baseline]):
+        idx = np.flatnonzero((keys == key) & ~baseline)
         chosen = idx[np.argmin(rank_in_order[idx])]
         keep[chosen] = True
         for i in idx[idx != chosen]:
@@ -104,7 +101,3 @@ def select_candidates(
             )
     return Selection(matrix.subset(candidates=np.flatnonzero(keep)), dropped)
 
-
-def _any(groups: pd.core.groupby.SeriesGroupBy, baseline: np.ndarray) -> pd.Series:
-    """Per participant: True when all its submissions are baselines (never merged)."""
-    return groups.apply(lambda s: bool(baseline[s.to_numpy()].all()))

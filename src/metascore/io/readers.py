@@ -46,11 +46,12 @@ Every parse error is an :class:`~metascore.errors.InputError` naming the file, t
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import math
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from os import PathLike
 from pathlib import Path
 from typing import Any
@@ -405,7 +406,7 @@ class _Rows:
         if phase is not None:
             present = sorted(set(frame["phase"]) - {""})
             if not present:
-                frame["phase"] = str(phase)
+                frame = frame.assign(phase=str(phase))
             elif str(phase) in present:
                 keep = (frame["phase"] == str(phase)).to_numpy()
                 frame, where = frame[keep], where[keep]
@@ -427,10 +428,12 @@ class _Rows:
 
 def _check_unique(frame: pd.DataFrame, where: pd.Series) -> None:
     keys = ["phase", "candidate", "task", "metric"]
-    dup = frame.duplicated(keys, keep=False).to_numpy()
-    if dup.any():
-        first, second = np.flatnonzero(dup)[:2]
-        row = frame.iloc[first]
+    later = np.flatnonzero(frame.duplicated(keys).to_numpy())
+    if later.size:
+        second = later[0]
+        row = frame.iloc[second]
+        same = (frame[keys] == row[keys]).all(axis=1).to_numpy()
+        first = np.flatnonzero(same)[0]
         raise InputError(
             f"candidate {row['candidate']!r} has two scores for phase {row['phase']!r}, task "
             f"{row['task']!r}, metric {row['metric']!r} ({where[first]} and {where[second]})."
@@ -457,8 +460,21 @@ def _check_metadata(frame: pd.DataFrame, where: pd.Series) -> None:
 
 
 # ================================================================ cell parsers
-def _value(cell: Any, where: str) -> float:
-    """A score cell: missing tokens -> NaN; infinities and non-numbers are errors."""
+def _value(cell: Any, where: str | Callable[[], str]) -> float:
+    """A score cell: missing tokens -> NaN; infinities and non-numbers are errors.
+
+    ``where`` may be a function building the location, called only on error.
+    """
+    if isinstance(cell, (str, float, int)) and not isinstance(cell, bool):
+        try:
+            number = float(cell)
+        except ValueError:
+            pass
+        else:
+            if not math.isinf(number):
+                return number
+    if callable(where):
+        where = where()
     number = parse_score(cell, where=where, allow_inf=True)
     if math.isinf(number):
         raise InputError(
@@ -486,7 +502,7 @@ def _optional_text(cell: Any) -> str | None:
     return None if text.lower() in MISSING_TOKENS else text
 
 
-def _flag(cell: Any, where: str) -> bool:
+def _flag(cell: Any, where: str | Callable[[], str]) -> bool:
     if isinstance(cell, (bool, np.bool_)):
         return bool(cell)
     if cell is None:
@@ -498,23 +514,32 @@ def _flag(cell: Any, where: str) -> bool:
         return True
     if text in _FALSE:
         return False
-    raise InputError(f"{where}: {cell!r} is not a true/false value (use true or false).")
+    raise InputError(
+        f"{where() if callable(where) else where}: {cell!r} is not a true/false value (use "
+        "true or false)."
+    )
 
 
-def _time(cell: Any, where: str) -> str | None:
+def _time(cell: Any, where: str | Callable[[], str]) -> str | None:
     text = _optional_text(cell)
     if text is None:
         return None
+    iso = _iso_time(text)
+    if iso is None:
+        raise InputError(
+            f"{where() if callable(where) else where}: submission time {text!r} is not a "
+            "date/time (use ISO 8601, e.g. 2024-03-01T10:00:00Z)."
+        )
+    return iso
+
+
+@functools.lru_cache(maxsize=4096)
+def _iso_time(text: str) -> str | None:
     try:
         stamp = pd.Timestamp(text)
     except (TypeError, ValueError):
-        stamp = pd.NaT
-    if stamp is pd.NaT:
-        raise InputError(
-            f"{where}: submission time {text!r} is not a date/time (use ISO 8601, e.g. "
-            "2024-03-01T10:00:00Z)."
-        )
-    return stamp.isoformat()
+        return None
+    return None if stamp is pd.NaT else stamp.isoformat()
 
 
 # ================================================================ text and CSV helpers
@@ -570,9 +595,6 @@ def _cell(row: list[str], i: int | None) -> str:
 
 
 # ================================================================ long
-_LONG_OPTIONAL = ("phase", "participant", "task", "metric", "submitted_at", "is_baseline")
-
-
 def _read_long_csv(path: Path, rows: _Rows) -> None:
     lines = _csv_rows(path)
     _, header = _header(path, lines)
@@ -614,7 +636,7 @@ def _require(
             )
 
 
-def _add_long(rows: _Rows, record: dict[str, Any], at: Any, where: str) -> None:
+def _add_long(rows: _Rows, record: dict[str, Any], at: Callable[[str], str], where: str) -> None:
     for key in ("candidate", "phase", "task", "metric", "participant"):
         if isinstance(record.get(key), (dict, list)):
             raise InputError(f"{at(key)}: {record[key]!r} is not a plain value.")
@@ -625,9 +647,9 @@ def _add_long(rows: _Rows, record: dict[str, Any], at: Any, where: str) -> None:
         participant=_optional_text(record.get("participant")),
         task=_text(record.get("task")),
         metric=_text(record.get("metric")),
-        value=_value(record.get("value"), at("value")),
-        submitted_at=_time(record.get("submitted_at"), at("submitted_at")),
-        is_baseline=_flag(record.get("is_baseline"), at("is_baseline")),
+        value=_value(record.get("value"), lambda: at("value")),
+        submitted_at=_time(record.get("submitted_at"), lambda: at("submitted_at")),
+        is_baseline=_flag(record.get("is_baseline"), lambda: at("is_baseline")),
     )
 
 
@@ -659,7 +681,7 @@ def _read_wide(path: Path, rows: _Rows) -> None:
         baseline = _flag(_cell(row, meta.get("is_baseline")), f"{at}, column 'is_baseline'")
         candidate = _text(_cell(row, cand))
         for i, judge in judges:
-            value = _value(_cell(row, i), f"{at}, column {judge!r}")
+            value = _value(_cell(row, i), lambda: f"{at}, column {judge!r}")
             rows.add(at, "", candidate, participant, judge, "", value, submitted, baseline)
 
 
@@ -830,18 +852,20 @@ def _read_tree(root: Path, phase: str | None, rows: _Rows) -> None:
                     f"phase(s) {names}."
                 )
             phases = [d for d in phases if d.name == str(phase)]
+        labels = [d.name for d in phases]
         for phase_dir in phases:
             _read_phase_dir(root, phase_dir, phase_dir.name, manifest, rows)
     else:
-        _read_phase_dir(root, root, "" if phase is None else str(phase), manifest, rows)
+        labels = ["" if phase is None else str(phase)]
+        _read_phase_dir(root, root, labels[0], manifest, rows)
+    # a manifest entry (for one phase, or for all when it names none) with no output
     seen = set(zip(rows.columns["phase"], rows.columns["candidate"]))
     seen |= {(f[0], f[1]) for f in rows.failed}
-    seen_any = {c for _, c in seen}
     for (m_phase, candidate), (n, _) in manifest.items():
-        if (m_phase and (m_phase, candidate) not in seen) or (not m_phase and candidate not in seen_any):
-            if phase is None or m_phase in ("", str(phase)):
+        for label in [m_phase] if m_phase else labels:
+            if label in labels and (label, candidate) not in seen:
                 rows.failed.append(
-                    (m_phase, candidate, "", f"listed in {MANIFEST} (line {n}) but has no scoring output")
+                    (label, candidate, "", f"listed in {MANIFEST} (line {n}) but has no scoring output")
                 )
 
 
@@ -1049,7 +1073,7 @@ def _read_codalab_csv(path: Path, rows: _Rows, phase: str) -> None:
     if text.strip().startswith(BLIND_PHASE.rstrip(".")):
         raise InputError(
             f"{path} says {BLIND_PHASE!r}: CodaLab does not export the scores of a blind "
-            "phase; export them after the phase ends, or use the complete results export."
+            "phase; export them once the phase is no longer blind."
         )
     rows.drop_empty_judges = True
     header: list[str] | None = None
@@ -1069,13 +1093,7 @@ def _read_codalab_csv(path: Path, rows: _Rows, phase: str) -> None:
                 f"{path}, line {n}: expected the header 'submission_pk,User,...' first; got {row}."
             )
         if expect_subheader and first == "":
-            subs = [s.strip() for s in row]
-            shift = 1 if len(subs) > 1 and subs[1] else 0  # v1 writes it one cell left
-            judges = []
-            for i, group in enumerate(header[2:], start=2):
-                sub = subs[i - shift] if i - shift < len(subs) else ""
-                if group or sub:
-                    judges.append((i, group if sub else "", sub or group))
+            judges = _codalab_subheader(path, n, header, [s.strip() for s in row])
             expect_subheader = False
             continue
         expect_subheader = False
@@ -1100,6 +1118,45 @@ def _read_codalab_csv(path: Path, rows: _Rows, phase: str) -> None:
             raw = match.group("value") if match else cell
             value = _value(raw, f"{at}, column {header[i]!r}")
             rows.add(at, phase, first, participant, task, metric, value)
+
+
+def _codalab_subheader(
+    path: Path, n: int, header: list[str], subs: list[str]
+) -> list[tuple[int, str, str]]:
+    """``(cell, task, metric)`` per column, from the column-group labels and sub-labels.
+
+    The v1 writer lists sub-labels from the second cell on (one cell left of their
+    columns) and only for grouped columns, and it puts every value of one group in the
+    group's first cell. So its files can be read only when every column is a group with
+    one sub-column; anything else is refused rather than mislabelled.
+    """
+    shifted = len(subs) > 1 and subs[1] != ""
+    labels = subs[1:] if shifted else subs[2:]
+    columns = header[2:]
+    while columns and not columns[-1]:
+        columns.pop()
+    while labels and not labels[-1]:
+        labels.pop()
+    if shifted:
+        if len(labels) != len(columns):
+            raise InputError(
+                f"{path}, line {n}: the sub-header has {len(labels)} labels for {len(columns)} "
+                "columns; CodaLab v1 writes sub-labels only for grouped columns, so a "
+                "leaderboard mixing grouped and ungrouped columns cannot be aligned."
+            )
+        repeated = [a for a, b in zip(columns, columns[1:]) if a == b]
+        if repeated:
+            raise InputError(
+                f"{path}, line {n}: column group {repeated[0]!r} has several sub-columns, "
+                "and CodaLab v1's CSV export writes all of them into one cell, so their "
+                "scores cannot be told apart; export the scores in another form (e.g. the "
+                "scoring results as a tree)."
+            )
+    judges = []
+    for i, group in enumerate(columns, start=2):
+        sub = labels[i - 2] if i - 2 < len(labels) else ""
+        judges.append((i, group if sub else "", sub or group))
+    return judges
 
 
 # ================================================================ PrefLib helpers

@@ -1,3 +1,5 @@
 """Ranking methods. Importing this package registers every method in the registry."""
 
 from . import classical  # noqa: F401
+from . import condorcet  # noqa: F401
+from . import kemeny  # noqa: F401

@@ -1,0 +1,44 @@
+# The metascore image: the meta-scoring program's runtime for Codabench / CodaLab
+# (`docker_image:` in competition.yaml) and for `metascore bundle run --backend docker`.
+#
+#   docker build -t metascore .                                   # python:3.12-slim
+#   docker build --build-arg BASE_IMAGE=python:3.11-slim -t metascore .
+#
+# Inside: python3 (a virtual environment first on PATH) with metascore and its pinned
+# dependencies; working directory /app/program, as the compute worker expects.
+ARG BASE_IMAGE=python:3.12-slim
+
+# --- build stage: a venv with the pinned dependencies and metascore itself ---------------
+FROM ${BASE_IMAGE} AS build
+ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
+RUN python3 -m venv /opt/venv
+COPY requirements-docker.txt /tmp/build/
+# Wheels only (no compiler needed); the libraries' own test suites (~95 MB) are dropped, and
+# so is the setuptools some Python versions seed into a venv (nothing needs it at run time).
+RUN /opt/venv/bin/pip install --no-cache-dir --only-binary=:all: -r /tmp/build/requirements-docker.txt \
+ && /opt/venv/bin/pip uninstall --yes --quiet setuptools \
+ && cd /opt/venv/lib/python3*/site-packages \
+ && find numpy scipy pandas -depth -type d -name tests -exec rm -rf {} +
+COPY pyproject.toml README.md /tmp/build/
+COPY src /tmp/build/src
+RUN /opt/venv/bin/pip install --no-cache-dir --no-deps /tmp/build \
+ && /opt/venv/bin/pip check
+
+# --- runtime stage: the venv only (no sources, build tools or pip cache) ------------------
+FROM ${BASE_IMAGE}
+COPY --from=build /opt/venv /opt/venv
+ENV PATH=/opt/venv/bin:$PATH \
+    VIRTUAL_ENV=/opt/venv \
+    PYTHONUNBUFFERED=1 \
+    PYTHONDONTWRITEBYTECODE=1
+# A non-root account for standalone use (`docker run --user metascore ...`; build with
+# `--build-arg RUN_AS=metascore` to make it the default). The default stays root because
+# the compute worker runs the image's default user with DAC_OVERRIDE/CHOWN/FOWNER/SETUID
+# dropped on job directories it creates root-owned with mode 0755: only the container's
+# root (their owner) can write /app/output there, under docker and rootless podman alike.
+ARG RUN_AS=root
+RUN useradd --uid 1000 --create-home --shell /bin/sh metascore \
+ && python3 -c "import metascore, numpy, pandas, scipy, yaml"
+WORKDIR /app/program
+USER ${RUN_AS}
+CMD ["python3", "-m", "metascore", "--help"]

@@ -1,0 +1,187 @@
+"""Rank uncertainty by bootstrap over the judges (thesis 4.5: error bars on rankings).
+
+For each candidate: an interval of its fractional rank, its probability of being first and
+the group of candidates it cannot be separated from. The result joins the leaderboard by
+candidate (:meth:`RankUncertainty.to_frame`, :meth:`RankUncertainty.row`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ConfigError, InputError, did_you_mean
+from ..matrix import ScoreMatrix
+from . import _engine as E
+
+__all__ = ["rank_uncertainty", "RankUncertainty"]
+
+
+@dataclass(frozen=True)
+class RankUncertainty:
+    """Bootstrap rank intervals of one method's ranking.
+
+    Attributes
+    ----------
+    method : str
+    candidates : tuple of str
+        In input order (after the missing-data policy); every array below is aligned with it.
+    rank : ndarray
+        Fractional rank on the full matrix.
+    position : ndarray of int
+        Leaderboard position on the full matrix.
+    lower, upper : ndarray
+        Rank interval: the ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles of the
+        bootstrap fractional ranks (lower quantile rounded down, upper rounded up to ranks
+        actually observed, so the interval is conservative).
+    mean_rank, std_rank : ndarray
+        Mean and standard deviation (ddof=1) of the bootstrap fractional ranks.
+    p_first : ndarray
+        Probability of being first: the mean over trials of 1/t when the candidate is among
+        the t candidates tied first, 0 otherwise (sums to 1 over candidates).
+    group : ndarray of int
+        Indistinguishability group, 1 = top group (rule in :func:`rank_uncertainty`).
+    level, n_trials, seed, missing, params
+        How it was computed.
+    """
+
+    method: str
+    candidates: tuple[str, ...]
+    rank: np.ndarray
+    position: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    mean_rank: np.ndarray
+    std_rank: np.ndarray
+    p_first: np.ndarray
+    group: np.ndarray
+    level: float
+    n_trials: int
+    seed: int | None
+    missing: str
+    params: dict[str, Any]
+    excluded_candidates: dict[str, str]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per candidate, best first; join with a leaderboard on ``candidate``."""
+        frame = pd.DataFrame(
+            {
+                "candidate": list(self.candidates),
+                "position": self.position,
+                "rank": self.rank,
+                "rank_lower": self.lower,
+                "rank_upper": self.upper,
+                "rank_mean": self.mean_rank,
+                "rank_std": self.std_rank,
+                "p_first": self.p_first,
+                "group": self.group,
+            }
+        )
+        return frame.sort_values(["position", "rank"], kind="stable").reset_index(drop=True)
+
+    def row(self, candidate: str) -> dict[str, Any]:
+        """The row of one candidate as a dict (for a leaderboard join)."""
+        if candidate not in self.candidates:
+            raise InputError(
+                f"unknown candidate {candidate!r}{did_you_mean(candidate, self.candidates)}."
+            )
+        frame = self.to_frame()
+        return E.jsonable(frame[frame["candidate"] == candidate].iloc[0].to_dict())
+
+    def to_dict(self) -> dict[str, Any]:
+        return E.jsonable(
+            {
+                "method": self.method,
+                "level": self.level,
+                "n_trials": self.n_trials,
+                "seed": self.seed,
+                "missing": self.missing,
+                "params": self.params,
+                "excluded_candidates": self.excluded_candidates,
+                "rows": self.to_frame().to_dict(orient="records"),
+            }
+        )
+
+
+def _groups(order: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """Groups along the full-data order: a group opens at its best remaining candidate
+    (the leader) and takes every following candidate whose interval overlaps the leader's
+    (``lower <= upper(leader)``); the first candidate that does not opens the next group."""
+    group = np.zeros(len(order), dtype=int)
+    current, leader_upper = 0, -np.inf
+    for i in order:
+        if lower[i] > leader_upper:
+            current += 1
+            leader_upper = upper[i]
+        group[i] = current
+    return group
+
+
+def rank_uncertainty(
+    matrix: ScoreMatrix,
+    method: str = "average_rank",
+    *,
+    n_trials: int = 1000,
+    level: float = 0.95,
+    seed: int | np.random.Generator | None = 12345,
+    missing: str = "worst",
+    progress: E.Progress = None,
+    **params: Any,
+) -> RankUncertainty:
+    """Bootstrap over the judges: per candidate a rank interval, P(first) and a group.
+
+    Each trial draws m judges with replacement and ranks the candidates with ``method``
+    (through the registry, or its exactly equal fast path). Candidates are then grouped
+    along the full-data ranking: a candidate joins the group of the best candidate above
+    it still opening a group when its rank interval overlaps that leader's interval, so a
+    group is a set of candidates that cannot be separated from its best member at this
+    ``level`` (groups are contiguous in the leaderboard order).
+
+    Examples
+    --------
+    >>> import metascore as ms
+    >>> m = ms.ScoreMatrix.from_array([[9, 9, 9, 9], [5, 6, 5, 6], [6, 5, 6, 5]], ["A", "B", "C"])
+    >>> u = rank_uncertainty(m, n_trials=200)
+    >>> u.to_frame()[["candidate", "p_first", "group"]].values.tolist()
+    [['A', 1.0, 1], ['B', 0.0, 2], ['C', 0.0, 2]]
+    """
+    if isinstance(n_trials, bool) or not isinstance(n_trials, (int, np.integer)) or n_trials < 2:
+        raise ConfigError(f"`n_trials` must be an integer >= 2; got {n_trials!r}.")
+    if not isinstance(level, (int, float)) or not 0 < level < 1:
+        raise ConfigError(f"`level` must be a number strictly between 0 and 1; got {level!r}.")
+    if not isinstance(method, str):
+        raise ConfigError(f"`method` must be one method name; got {method!r}.")
+    s = E.setup(matrix, method, params, missing, seed)
+    rng, seed_used = E.generator(seed)
+    counts = E.judge_counts(rng, s.m, s.m, n_trials)
+    seeds = rng.integers(0, 2**31 - 1, size=n_trials)
+    scores = E.bootstrap_scores(s, counts=counts, seeds=seeds, progress=progress)[method]
+    codes = E.rank_codes(scores)
+    ranks = E.fractional_ranks_rows(codes)
+    alpha = (1.0 - level) / 2.0
+    lower = np.quantile(ranks, alpha, axis=0, method="lower")
+    upper = np.quantile(ranks, 1.0 - alpha, axis=0, method="higher")
+    top = codes == codes.max(axis=1, keepdims=True)
+    p_first = (top / top.sum(axis=1, keepdims=True)).mean(axis=0)
+    full = s.full[method]
+    return RankUncertainty(
+        method=method,
+        candidates=s.matrix.candidates,
+        rank=full.ranks,
+        position=full.positions,
+        lower=lower,
+        upper=upper,
+        mean_rank=ranks.mean(axis=0),
+        std_rank=ranks.std(axis=0, ddof=1),
+        p_first=p_first,
+        group=_groups(full.order, lower, upper),
+        level=float(level),
+        n_trials=int(n_trials),
+        seed=seed_used,
+        missing=missing,
+        params=s.params[method],
+        excluded_candidates=s.excluded_candidates,
+    )

@@ -1,0 +1,346 @@
+"""The Docker backend: run a step in a container, as the compute worker does.
+
+:class:`DockerBackend` talks to a Docker-compatible engine (Docker, or podman's API
+service) through the ``docker`` Python SDK, found with :func:`docker.from_env`, so
+``DOCKER_HOST`` is honoured. Each step becomes one container with the worker's settings
+(``compute_worker.py: _run_program_directory``):
+
+- the command string split with :func:`shlex.split` and run **without a shell**;
+- the step's mounts as bind volumes (``ro`` or ``rw``), its working directory and its
+  environment (``PYTHONUNBUFFERED=1``);
+- the worker's 14 dropped capabilities and ``no-new-privileges`` (plus ``label=disable``
+  under podman, which the worker uses there instead);
+
+and, stricter than the worker's defaults: no network unless ``network=True`` (the worker
+enables it unless ``COMPETITION_CONTAINER_NETWORK_DISABLED=true``) and a memory limit.
+
+Steps given together to :meth:`DockerBackend.run_many` (ingestion and program of one job)
+run concurrently under one shared timer, like the worker's ``asyncio.gather`` under one
+``signal.alarm``. A step still running at the deadline is killed; its result has
+``timed_out=True`` and ``exit_code=None`` (the runner adds the worker's message).
+Containers are always removed, also after errors and time-outs.
+
+File ownership: the container runs as the host user (``uid:gid``) on a rootful engine, and
+as the container's root on a rootless one (which maps to the host user), so whatever the
+step writes into a mount can be read and removed on the host afterwards. On Codabench the
+image's own default user runs instead; pass ``user=None`` to do the same.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ConfigError, MetascoreError
+from .backend import StepResult, StepSpec
+
+__all__ = ["DockerBackend", "STEP_LABEL", "WORKER_CAP_DROP", "connect"]
+
+#: Capabilities the Codabench compute worker drops from every competition container.
+WORKER_CAP_DROP = (
+    "AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "MKNOD",
+    "NET_BIND_SERVICE", "NET_RAW", "SETFCAP", "SETGID", "SETPCAP", "SETUID", "SYS_CHROOT",
+)
+
+#: Label on every container the backend creates (value: the step's name).
+STEP_LABEL = "org.metascore.step"
+
+_HOST_USER = "host"
+
+
+def _engine_address() -> str:
+    return os.environ.get("DOCKER_HOST") or "unset, so the default unix:///var/run/docker.sock"
+
+
+def connect() -> Any:
+    """A ``docker`` client for the engine named by ``DOCKER_HOST``, checked with a ping.
+
+    Raises
+    ------
+    MetascoreError
+        When the ``docker`` SDK is not installed or no engine answers.
+    """
+    try:
+        import docker
+    except ImportError:
+        raise MetascoreError(
+            "the docker backend needs the docker Python SDK: pip install 'metascore[docker]'."
+        ) from None
+    try:
+        client = docker.from_env()
+        client.ping()
+    except Exception as exc:  # DockerException, requests errors: all mean "not reachable"
+        raise MetascoreError(
+            f"no container engine is reachable (DOCKER_HOST={_engine_address()}): "
+            f"{str(exc).strip() or type(exc).__name__}; start Docker or podman's API service "
+            "and set DOCKER_HOST, or use the local backend."
+        ) from None
+    return client
+
+
+class DockerBackend:
+    """Run steps in containers (see the module docstring for the settings).
+
+    Parameters
+    ----------
+    image : str, optional
+        Image for every step; by default each step's ``StepSpec.image``.
+    network : bool
+        Give containers a network (the worker's default); ``False`` (default) runs them
+        with ``network_mode="none"``.
+    memory : str or None
+        Memory limit (``"2g"``, ``"512m"``); ``None`` for none, as on the worker.
+    client : docker.DockerClient, optional
+        An existing client; by default :func:`connect` makes one from ``DOCKER_HOST``.
+    user : str or None
+        ``"host"`` (default): the host user, so the files written in mounts belong to it.
+        ``None``: the image's default user, as on Codabench. Anything else is passed to the
+        engine (``"1000:1000"``, ``"metascore"``).
+    """
+
+    name = "docker"
+
+    def __init__(
+        self,
+        image: str | None = None,
+        network: bool = False,
+        memory: str | None = "2g",
+        client: Any = None,
+        user: str | None = _HOST_USER,
+    ) -> None:
+        self.image = image
+        self.network = network
+        self.memory = memory
+        self.client = client if client is not None else connect()
+        self._user = user
+        self._engine: dict[str, bool] | None = None
+        self._ready_images: set[str] = set()
+        self._lock = threading.Lock()
+
+    # -- engine facts ------------------------------------------------------------------------
+    def _engine_facts(self) -> dict[str, bool]:
+        if self._engine is None:
+            components = self.client.version().get("Components") or []
+            podman = any("podman" in str(c.get("Name", "")).lower() for c in components)
+            options = self.client.info().get("SecurityOptions") or []
+            rootless = any("rootless" in str(o) for o in options)
+            self._engine = {"podman": podman, "rootless": rootless}
+        return self._engine
+
+    @property
+    def user(self) -> str | None:
+        """The ``user`` containers run as (``None``: the image's default)."""
+        if self._user != _HOST_USER:
+            return self._user
+        if self._engine_facts()["rootless"]:
+            return "0:0"  # the container's root is the host user on a rootless engine
+        if not hasattr(os, "getuid"):  # Windows: Docker Desktop maps ownership itself
+            return None
+        return f"{os.getuid()}:{os.getgid()}"
+
+    # -- images ------------------------------------------------------------------------------
+    def image_for(self, step: StepSpec) -> str:
+        """The image a step runs in, pulled if it is not present."""
+        image = self.image or step.image
+        if not image:
+            raise ConfigError(
+                f"{step.name}: no docker image; set docker_image in competition.yaml or "
+                "pass an image to the docker backend."
+            )
+        with self._lock:
+            if image not in self._ready_images:
+                self._ensure_image(image)
+                self._ready_images.add(image)
+        return image
+
+    def _ensure_image(self, image: str) -> None:
+        import docker.errors
+
+        try:
+            self.client.images.get(image)
+            return
+        except docker.errors.ImageNotFound:
+            pass
+        try:
+            self.client.images.pull(image)
+        except docker.errors.APIError as exc:
+            raise MetascoreError(
+                f"docker image {image!r} is not on this engine and cannot be pulled "
+                f"({exc.explanation or exc}); build or pull it first."
+            ) from None
+
+    # -- running -----------------------------------------------------------------------------
+    def run(self, step: StepSpec) -> StepResult:
+        return self.run_many([step], step.time_limit)[0]
+
+    def run_many(self, steps: list[StepSpec], time_limit: float) -> list[StepResult]:
+        """Run the steps concurrently; kill those still running after ``time_limit`` s."""
+        configs = [self._container_config(step) for step in steps]  # errors before starting
+        containers: list[Any] = []
+        try:
+            for step, config in zip(steps, configs):
+                containers.append(_create(self.client, step, config))
+            runs = [_Run(c) for c in containers]
+            deadline = time.monotonic() + time_limit
+            for run in runs:
+                run.start()
+            for run in runs:
+                run.finished.wait(max(0.0, deadline - time.monotonic()))
+            for run in runs:
+                if not run.finished.is_set():
+                    run.kill()
+            return [run.result(self.memory) for run in runs]
+        finally:
+            for container in containers:
+                _remove(container)
+
+    def _container_config(self, step: StepSpec) -> dict[str, Any]:
+        try:
+            command = shlex.split(step.command)
+        except ValueError as exc:
+            raise ConfigError(f"{step.name}: command {step.command!r} cannot be split ({exc}).") from None
+        if not command:
+            raise ConfigError(f"{step.name}: the command is empty.")
+        security = ["no-new-privileges"]
+        if self._engine_facts()["podman"]:
+            security.append("label=disable")
+        config: dict[str, Any] = {
+            "image": self.image_for(step),
+            "command": command,
+            "working_dir": step.working_dir,
+            "environment": dict(step.env),
+            "volumes": {
+                str(m.host_path.resolve()): {"bind": m.container_path, "mode": "ro" if m.read_only else "rw"}
+                for m in step.mounts
+            },
+            "labels": {STEP_LABEL: step.name},
+            "cap_drop": list(WORKER_CAP_DROP),
+            "security_opt": security,
+            "detach": True,
+            "stdin_open": False,
+            "tty": False,
+        }
+        if not self.network:
+            config["network_mode"] = "none"
+        if self.memory:
+            config["mem_limit"] = self.memory
+        if self.user is not None:
+            config["user"] = self.user
+        return config
+
+
+@dataclass
+class _Outcome:
+    exit_code: int | None = None
+    error: str = ""
+    ended: float | None = None
+
+
+class _Run:
+    """One created container, waited for in a thread."""
+
+    def __init__(self, container: Any) -> None:
+        self.container = container
+        self.finished = threading.Event()
+        self.outcome = _Outcome()
+        self.killed = False
+        self.started = 0.0
+        self._thread = threading.Thread(target=self._wait, daemon=True)
+
+    def start(self) -> None:
+        import docker.errors
+
+        self.started = time.monotonic()
+        try:
+            self.container.start()
+        except docker.errors.APIError as exc:  # e.g. the executable is not in the image
+            self.outcome = _Outcome(127, f"cannot start the container: {exc.explanation or exc}", time.monotonic())
+            self.finished.set()
+            return
+        self._thread.start()
+
+    def _wait(self) -> None:
+        try:
+            status = self.container.wait()  # no HTTP time-out: returns when the container exits
+            self.outcome.exit_code = int(status.get("StatusCode", -1))
+            error = status.get("Error") or {}
+            self.outcome.error = error.get("Message", "") if isinstance(error, dict) else str(error)
+        except Exception as exc:  # engine gone, container removed under us
+            self.outcome.error = f"waiting for the container failed: {exc}"
+        finally:
+            self.outcome.ended = time.monotonic()
+            self.finished.set()
+
+    def kill(self) -> None:
+        import docker.errors
+
+        try:
+            self.container.kill()
+            self.killed = True
+        except docker.errors.APIError:  # it exited between the deadline and the kill
+            pass
+        self.finished.wait(10)
+        if self.killed:
+            self.outcome.ended = time.monotonic()
+
+    def result(self, memory: str | None) -> StepResult:
+        stdout = _logs(self.container, stdout=True)
+        stderr = _logs(self.container, stdout=False)
+        if self.outcome.error and not self.killed:
+            stderr = _append_line(stderr, self.outcome.error)
+        elif self.outcome.exit_code == 137 and memory and not self.killed:
+            stderr = _append_line(stderr, _sigkill_message(self.container, memory))
+        ended = self.outcome.ended if self.outcome.ended is not None else time.monotonic()
+        return StepResult(
+            exit_code=None if self.killed else self.outcome.exit_code,
+            timed_out=self.killed,
+            stdout=stdout,
+            stderr=stderr,
+            elapsed=ended - self.started,
+        )
+
+
+def _create(client: Any, step: StepSpec, config: dict[str, Any]) -> Any:
+    import docker.errors
+
+    try:
+        return client.containers.create(**config)
+    except docker.errors.APIError as exc:
+        raise MetascoreError(
+            f"{step.name}: the engine refused to create the container ({exc.explanation or exc})."
+        ) from None
+
+
+def _append_line(text: str, line: str) -> str:
+    return text + ("" if not text or text.endswith("\n") else "\n") + line + "\n"
+
+
+def _sigkill_message(container: Any, memory: str) -> str:
+    """Why a container we did not kill exited with 137 (SIGKILL)."""
+    try:
+        container.reload()
+        oom = bool(container.attrs.get("State", {}).get("OOMKilled"))
+    except Exception:  # gone: say what is likely
+        oom = False
+    if oom:  # Docker reports it; podman with cgroup v1 does not
+        return f"Killed: the program ran out of memory (memory limit {memory})."
+    return f"Killed (SIGKILL, exit 137): most likely the memory limit of {memory} was reached."
+
+
+def _logs(container: Any, *, stdout: bool) -> str:
+    try:
+        data = container.logs(stdout=stdout, stderr=not stdout)
+    except Exception as exc:  # the container vanished: report it rather than crash
+        return f"(logs unavailable: {exc})\n" if not stdout else ""
+    return data.decode("utf-8", errors="replace")
+
+
+def _remove(container: Any) -> None:
+    try:
+        container.remove(force=True)
+    except Exception:  # already gone; nothing left to clean
+        pass

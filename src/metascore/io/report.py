@@ -1,0 +1,376 @@
+"""``detailed_results.html``: a self-contained report an organizer can read.
+
+One HTML file with inline CSS and inline SVG: no script, no network, no external resource
+(Codabench shows it in its detailed-results page, and it must open offline from the
+downloaded ``scoring_result`` zip). Sections: summary and warnings, the final leaderboard
+(baselines flagged, excluded candidates with their reason), the qualification threshold
+and decisions, a per-judge rank heatmap, the pairwise margin matrix with the Condorcet
+winner highlighted, the development leaderboard, and the configuration and signature.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..leaderboard import Board, Leaderboard, Row
+
+__all__ = ["render_report"]
+
+_CSS = """
+:root { --ink:#1f2933; --muted:#66788a; --line:#d9e2ec; --bg:#f5f7fa; --card:#fff;
+  --accent:#2f6fde; --good:#1f7a4d; --good-bg:#e3f6ec; --bad:#a61b1b; --bad-bg:#fdecec;
+  --warn-bg:#fff4d6; --warn:#8a5a00; --base:#5b4bb7; --base-bg:#ece9fb; --gold:#c58b00; }
+* { box-sizing: border-box; }
+body { margin:0; background:var(--bg); color:var(--ink);
+  font: 14px/1.45 -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
+main { max-width: 1180px; margin: 0 auto; padding: 24px 20px 48px; }
+header h1 { font-size: 24px; margin: 0 0 4px; }
+header p { margin: 0; color: var(--muted); }
+section { background: var(--card); border: 1px solid var(--line); border-radius: 10px;
+  padding: 18px 20px; margin-top: 18px; }
+h2 { font-size: 17px; margin: 0 0 10px; }
+h3 { font-size: 14px; margin: 16px 0 6px; color: var(--muted); text-transform: uppercase;
+  letter-spacing: .04em; }
+.cards { display:flex; flex-wrap:wrap; gap:12px; margin-top:16px; }
+.card { background:var(--card); border:1px solid var(--line); border-radius:10px;
+  padding:12px 16px; min-width:150px; flex:1; }
+.card .label { color:var(--muted); font-size:12px; text-transform:uppercase; letter-spacing:.04em; }
+.card .value { font-size:20px; font-weight:600; margin-top:2px; overflow-wrap:anywhere; }
+.msg { background:var(--warn-bg); color:var(--warn); border:1px solid #f0d58c;
+  border-radius:8px; padding:10px 14px; margin-top:12px; }
+.scroll { overflow-x:auto; }
+table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
+th, td { padding: 6px 10px; border-bottom: 1px solid var(--line); text-align: left;
+  vertical-align: top; }
+th { background: #eef2f7; font-weight: 600; font-size: 12.5px; white-space: nowrap; }
+td.num, th.num { text-align: right; white-space: nowrap; }
+td .sub { color: var(--muted); font-size: 11.5px; margin-left: 3px; }
+tr.winner td { background: #fff8e1; }
+tr.baseline td { background: var(--base-bg); }
+tr.excluded td { color: var(--muted); }
+.badge { display:inline-block; font-size:11px; font-weight:600; border-radius:999px;
+  padding:1px 8px; margin-left:6px; vertical-align:1px; }
+.b-base { background:var(--base-bg); color:var(--base); border:1px solid #cfc8f3; }
+.b-ok { background:var(--good-bg); color:var(--good); }
+.b-no { background:var(--bad-bg); color:var(--bad); }
+.b-win { background:#fff1c2; color:var(--gold); }
+.reason { color: var(--muted); font-size: 12.5px; }
+.note { color: var(--muted); font-size: 12.5px; margin: 8px 0 0; }
+pre { background:#0f1720; color:#e6edf3; padding:12px 14px; border-radius:8px;
+  overflow-x:auto; font-size:12.5px; }
+dl.sig { display:grid; grid-template-columns: max-content 1fr; gap:4px 16px; margin:0; }
+dl.sig dt { color:var(--muted); } dl.sig dd { margin:0; font-family: ui-monospace, monospace; }
+svg text { font-family: -apple-system, "Segoe UI", Roboto, Arial, sans-serif; }
+.legend { color: var(--muted); font-size: 12px; margin-top: 6px; }
+footer { color: var(--muted); font-size: 12px; margin-top: 18px; text-align: center; }
+"""
+
+
+def render_report(lb: Leaderboard) -> str:
+    """The whole ``detailed_results.html`` document as a string."""
+    sig = lb.signature
+    final = lb.final
+    title = f"Meta-scoring results: {final.phase}"
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{_e(title)}</title><style>{_CSS}</style></head><body><main>",
+        "<header>",
+        f"<h1>{_e(title)}</h1>",
+        f"<p>Ranked with <b>{_e(sig.get('method'))}</b> over {len(final.judges)} judges; "
+        f"missing scores: {_e(sig.get('missing'))}; seed {_e(sig.get('seed'))}; "
+        f"metascore {_e(sig.get('version'))}.</p>",
+        "</header>",
+        _summary_cards(lb),
+        *(f'<div class="msg">&#9888; {_e(m)}</div>' for m in lb.messages),
+        _final_section(lb),
+    ]
+    if lb.filter is not None:
+        parts.append(_qualification_section(lb))
+    parts.append(_heatmap_section(final))
+    parts.append(_margins_section(lb))
+    if lb.development is not None:
+        parts.append(_board_section(
+            f"Development leaderboard: {lb.development.phase}", lb.development,
+            "All selected development candidates, baselines included: the ranking the "
+            "final-phase filter used.", final=False,
+        ))
+    parts.append(_provenance_section(lb))
+    parts.append("<footer>Generated by metascore. This page is self-contained: no scripts, "
+                 "no external resources.</footer></main></body></html>")
+    return "\n".join(parts) + "\n"
+
+
+# ---------------------------------------------------------------------- sections
+def _summary_cards(lb: Leaderboard) -> str:
+    ranked = lb.final.ranked
+    n_cand = sum(not r.is_baseline for r in lb.final.rows)
+    cards = [("Winner", lb.winner or "none")]
+    if lb.filter is not None:
+        cards.append(("Qualified", f"{len(lb.filter.qualified)} of {n_cand}"))
+    else:
+        cards.append(("Candidates", str(len(ranked))))
+    cards.append(("Judges", str(len(lb.final.judges))))
+    if lb.margins is not None:
+        cards.append(("Condorcet winner", lb.margins.condorcet_winner or "none"))
+    cards.append(("Method", str(lb.signature.get("method"))))
+    return '<div class="cards">' + "".join(
+        f'<div class="card"><div class="label">{_e(k)}</div><div class="value">{_e(v)}</div></div>'
+        for k, v in cards
+    ) + "</div>"
+
+
+def _final_section(lb: Leaderboard) -> str:
+    intro = ("Qualified candidates are ranked; baselines are shown for reference without a "
+             "position; excluded candidates are listed with the reason.")
+    if lb.filter is None:
+        intro = "Baselines are shown for reference without a position."
+    return _board_section(f"Final leaderboard: {lb.final.phase}", lb.final, intro,
+                          show_status=lb.filter is not None)
+
+
+def _board_section(
+    title: str, board: Board, intro: str, show_status: bool = False, final: bool = True
+) -> str:
+    details = sorted({k for r in board.rows for k in r.details})
+    head = ['<th class="num">#</th>', "<th>Candidate</th>", "<th>Participant</th>",
+            '<th class="num">Score</th>']
+    head += [f'<th class="num">{_e(_label(d))}</th>' for d in details]
+    for j, hib in zip(board.judges, board.higher_is_better):
+        arrow = "&#8593;" if hib else "&#8595;"
+        head.append(f'<th class="num" title="{"higher" if hib else "lower"} is better">'
+                    f"{_e(j)} {arrow}</th>")
+    if show_status:
+        head.append("<th>Status</th>")
+    body = []
+    winner = board.ranked[0].candidate if board.ranked and final else None
+    for r in board.rows:
+        cls = "winner" if r.candidate == winner else "baseline" if r.is_baseline else \
+            "excluded" if r.position is None else ""
+        name = _e(r.candidate)
+        if r.is_baseline:
+            name += '<span class="badge b-base">baseline</span>'
+        if r.candidate == winner:
+            name += '<span class="badge b-win">winner</span>'
+        cells = [f'<td class="num">{_e(r.position) if r.position is not None else "&ndash;"}</td>',
+                 f"<td>{name}</td>", f"<td>{_e(r.participant or '')}</td>",
+                 f'<td class="num">{_fmt(r.score)}</td>']
+        cells += [f'<td class="num">{_fmt(r.details.get(d))}</td>' for d in details]
+        for j in board.judges:
+            rk = r.judge_ranks.get(j)
+            sub = f'<span class="sub">({_fmt(rk)})</span>' if rk is not None else ""
+            cells.append(f'<td class="num">{_fmt(r.values.get(j))}{sub}</td>')
+        if show_status:
+            cells.append(f"<td>{_status(r)}</td>")
+        body.append(f'<tr class="{cls}">' + "".join(cells) + "</tr>")
+    table = (f'<div class="scroll"><table class="leaderboard"><thead><tr>{"".join(head)}</tr>'
+             f'</thead><tbody>{"".join(body)}</tbody></table></div>')
+    extra = ""
+    if board.not_selected:
+        items = "".join(f"<li><b>{_e(c)}</b>: {_e(why)}</li>"
+                        for c, why in board.not_selected.items())
+        extra = f"<h3>Submissions not on this board</h3><ul class=\"reason\">{items}</ul>"
+    notes = "".join(f'<p class="note">Note: {_e(n)}</p>' for n in board.notes)
+    return (f"<section><h2>{_e(title)}</h2><p class=\"note\">{_e(intro)} Per-judge values show "
+            f"the judge rank in parentheses.</p>{table}{notes}{extra}</section>")
+
+
+def _status(r: Row) -> str:
+    if r.is_baseline:
+        return f'<span class="reason">{_e(r.reason)}</span>'
+    return f'{_badge(bool(r.qualified))} <span class="reason">{_e(r.reason)}</span>'
+
+
+def _qualification_section(lb: Leaderboard) -> str:
+    f = lb.filter
+    assert f is not None
+    if f.rule == "beat_baseline":
+        which = "every baseline" if f.beat == "all" else "at least one baseline"
+        rule = (f"A candidate enters the final ranking only if its development score is "
+                f"strictly better than that of {which}; a tie does not qualify. Threshold: "
+                f"development score {_fmt(f.threshold)}.")
+    elif f.rule == "top_k":
+        est = (f" (k* = 1 + d/n = {_fmt(f.k_estimate)} with Kendall distance d = "
+               f"{_fmt(f.kendall_distance)})" if f.k_estimate is not None else "")
+        rule = f"The {f.k} best development candidates enter the final ranking{est}."
+    else:
+        rule = "No filter: every final-phase candidate is ranked."
+    parts = [f"<section><h2>Who qualified for the final ranking</h2><p>{_e(rule)}</p>"]
+    if f.baselines:
+        rows = "".join(
+            f'<tr><td>{_e(b.candidate)}<span class="badge b-base">baseline</span></td>'
+            f"<td>{_e(b.participant or '')}</td><td class=\"num\">{_fmt(b.score)}</td>"
+            f'<td class="num">{b.position}</td></tr>' for b in f.baselines)
+        parts.append("<h3>Threshold: baselines in the development phase</h3>"
+                     '<div class="scroll"><table><thead><tr><th>Baseline</th><th>Participant</th>'
+                     '<th class="num">Development score</th><th class="num">Development position'
+                     f"</th></tr></thead><tbody>{rows}</tbody></table></div>")
+    rows = "".join(
+        f"<tr><td>{_e(d.candidate)}</td><td>{_e(d.participant or '')}</td>"
+        f'<td class="num">{_e(d.dev_position) if d.dev_position is not None else "&ndash;"}</td>'
+        f'<td class="num">{_fmt(d.dev_score)}</td>'
+        f"<td>{_badge(d.qualified)}</td>"
+        f'<td class="reason">{_e(d.reason)}</td></tr>'
+        for d in sorted(f.decisions, key=lambda d: (not d.qualified, d.dev_position or math.inf,
+                                                     d.candidate)))
+    parts.append("<h3>Decisions</h3>"
+                 '<div class="scroll"><table><thead><tr><th>Candidate</th><th>Participant</th>'
+                 '<th class="num">Dev. position</th><th class="num">Dev. score</th>'
+                 f"<th>Status</th><th>Reason</th></tr></thead><tbody>{rows}</tbody></table></div>")
+    if f.message:
+        parts.append(f'<div class="msg">&#9888; {_e(f.message)}</div>')
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _heatmap_section(board: Board) -> str:
+    ranked = board.ranked
+    title = "<section><h2>Per-judge ranks of the ranked candidates</h2>"
+    if not ranked or not any(r.judge_ranks.get(j) is not None for r in ranked for j in board.judges):
+        return title + '<p class="note">No ranked candidates, so no heatmap.</p></section>'
+    n = len(ranked)
+    labels = [r.candidate for r in ranked]
+    cell_w, cell_h = 92, 28
+    left = min(260, 14 + 7 * max(len(s) for s in labels))
+    top = 34
+    width = left + cell_w * len(board.judges) + 10
+    height = top + cell_h * n + 6
+    out = [_svg_open(width, height, "Per-judge rank heatmap")]
+    for k, j in enumerate(board.judges):
+        x = left + k * cell_w + cell_w / 2
+        out.append(f'<text x="{x:.1f}" y="{top - 10}" text-anchor="middle" font-size="12" '
+                   f'font-weight="600" fill="#1f2933">{_e(_clip(j, 13))}<title>{_e(j)}</title></text>')
+    for i, r in enumerate(ranked):
+        y = top + i * cell_h
+        out.append(f'<text x="{left - 8}" y="{y + cell_h / 2 + 4:.1f}" text-anchor="end" '
+                   f'font-size="12" fill="#1f2933">{_e(f"{r.position}. {r.candidate}")}</text>')
+        for k, j in enumerate(board.judges):
+            rk = r.judge_ranks.get(j)
+            x = left + k * cell_w
+            fill = "#e5e9ef" if rk is None else _rank_color(rk, n)
+            out.append(f'<rect x="{x + 1}" y="{y + 1}" width="{cell_w - 2}" height="{cell_h - 2}" '
+                       f'rx="4" fill="{fill}"><title>{_e(r.candidate)} on {_e(j)}: rank '
+                       f'{_fmt(rk)}, score {_fmt(r.values.get(j))}</title></rect>')
+            out.append(f'<text x="{x + cell_w / 2:.1f}" y="{y + cell_h / 2 + 4:.1f}" '
+                       f'text-anchor="middle" font-size="12" fill="#1f2933">'
+                       f'{_fmt(rk) if rk is not None else "n/a"}</text>')
+    out.append("</svg>")
+    return (title + '<div class="scroll">' + "".join(out) + "</div>"
+            '<p class="legend">Rank 1 (green) is best on that judge; red is worst. Rows follow '
+            "the final leaderboard. Missing scores rank last under the 'worst' policy.</p></section>")
+
+
+def _margins_section(lb: Leaderboard) -> str:
+    m = lb.margins
+    title = "<section><h2>Pairwise margins</h2>"
+    if m is None:
+        return title + '<p class="note">Fewer than two candidates were ranked.</p></section>'
+    n = len(m.candidates)
+    cw = m.condorcet_winner
+    cell = 44 if n <= 12 else 30
+    left = min(260, 14 + 7 * max(len(c) for c in m.candidates))
+    longest = max(len(_clip(c, 22)) for c in m.candidates)
+    top = 24 + round(5.5 * longest)
+    width, height = left + cell * n + 10 + round(5.5 * longest), top + cell * n + 6
+    peak = float(np.max(np.abs(m.margins))) or 1.0
+    out = [_svg_open(width, height, "Pairwise margin matrix")]
+    for k, c in enumerate(m.candidates):
+        x = left + k * cell + cell / 2
+        weight = ' font-weight="700"' if c == cw else ""
+        out.append(f'<text transform="translate({x + 4:.1f},{top - 8}) rotate(-45)" '
+                   f'font-size="12"{weight} fill="#1f2933">{_e(_clip(c, 22))}</text>')
+    for i, a in enumerate(m.candidates):
+        y = top + i * cell
+        weight = ' font-weight="700"' if a == cw else ""
+        star = " \u2605" if a == cw else ""
+        out.append(f'<text x="{left - 8}" y="{y + cell / 2 + 4:.1f}" text-anchor="end" '
+                   f'font-size="12"{weight} fill="#1f2933">{_e(a + star)}</text>')
+        for k, b in enumerate(m.candidates):
+            x = left + k * cell
+            v = float(m.margins[i, k])
+            fill = "#f0f2f5" if i == k else _margin_color(v / peak)
+            out.append(f'<rect x="{x + 1}" y="{y + 1}" width="{cell - 2}" height="{cell - 2}" '
+                       f'rx="3" fill="{fill}"><title>{_e(a)} vs {_e(b)}: margin {_fmt(v)}'
+                       "</title></rect>")
+            if i != k:
+                out.append(f'<text x="{x + cell / 2:.1f}" y="{y + cell / 2 + 4:.1f}" '
+                           f'text-anchor="middle" font-size="11" fill="#1f2933">{_fmt(v)}</text>')
+        if a == cw:
+            out.append(f'<rect x="{left}" y="{y}" width="{cell * n}" height="{cell}" rx="4" '
+                       'fill="none" stroke="#c58b00" stroke-width="2.5"/>')
+    out.append("</svg>")
+    verdict = (f"Condorcet winner: <b>{_e(cw)}</b> (beats every other candidate head to head; "
+               "its row is outlined)." if cw else "There is no Condorcet winner in the final pool.")
+    return (title + f"<p>{verdict}</p>" + '<div class="scroll">' + "".join(out) + "</div>"
+            '<p class="legend">Cell (row a, column b) = weight of judges preferring a to b minus '
+            "weight preferring b to a. Blue: the row candidate wins the duel; red: it loses."
+            "</p></section>")
+
+
+def _provenance_section(lb: Leaderboard) -> str:
+    sig = "".join(f"<dt>{_e(k)}</dt><dd>{_e(json.dumps(v, default=str))}</dd>"
+                  for k, v in lb.signature.items())
+    return ("<section><h2>Configuration and signature</h2>"
+            f'<h3>Ranking signature</h3><dl class="sig">{sig}</dl>'
+            "<h3>Input</h3>"
+            f"<pre>{_e(json.dumps(lb.input_summary, indent=2, default=str))}</pre>"
+            "<h3>Effective configuration</h3>"
+            f"<pre>{_e(json.dumps(lb.config, indent=2, default=str))}</pre></section>")
+
+
+# ---------------------------------------------------------------------- helpers
+def _e(value: Any) -> str:
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def _fmt(x: float | None) -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "&ndash;"
+    x = float(x)
+    if x.is_integer() and abs(x) < 1e12:
+        return str(int(x))
+    return f"{x:.4f}".rstrip("0").rstrip(".") if abs(x) >= 1e-4 else f"{x:.3g}"
+
+
+def _label(key: str) -> str:
+    return key.replace("_", " ")
+
+
+def _clip(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1] + "\u2026"
+
+
+def _svg_open(width: float, height: float, label: str) -> str:
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
+            f'viewBox="0 0 {width:.0f} {height:.0f}" role="img" aria-label="{_e(label)}">')
+
+
+def _mix(c1: Sequence[int], c2: Sequence[int], t: float) -> str:
+    r, g, b = (round(a + (b - a) * t) for a, b in zip(c1, c2))
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
+_GREEN, _YELLOW, _RED = (99, 190, 123), (255, 235, 132), (248, 105, 107)
+_BLUE, _WHITE = (76, 132, 224), (247, 248, 250)
+
+
+def _rank_color(rank: float, n: int) -> str:
+    t = 0.0 if n <= 1 else min(1.0, max(0.0, (rank - 1) / (n - 1)))
+    return _mix(_GREEN, _YELLOW, t * 2) if t <= 0.5 else _mix(_YELLOW, _RED, (t - 0.5) * 2)
+
+
+def _margin_color(t: float) -> str:
+    return _mix(_WHITE, _BLUE, t) if t >= 0 else _mix(_WHITE, _RED, -t)
+
+
+def _badge(qualified: bool) -> str:
+    if qualified:
+        return '<span class="badge b-ok">qualified</span>'
+    return '<span class="badge b-no">excluded</span>'

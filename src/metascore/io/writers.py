@@ -1,0 +1,270 @@
+"""Writers of the meta-scoring outputs (SPEC 7).
+
+Every file is rendered in memory first, then all are written as temporary files in the
+output directory and moved into place with ``os.replace``: a failure leaves either every
+file or none of them (never a truncated one). Nothing here writes ``metadata``, which the
+platform owns, and ``detailed_results.html`` is the only HTML file written.
+
+- ``scores.json``: flat object of finite numbers (``allow_nan=False``);
+- ``scores.txt``: ``key: value`` lines with a finite decimal literal (Codabench parses it
+  as YAML, CodaLab v1 splits on ``:``; ``0.00001`` rather than ``1e-05``, which YAML 1.1
+  reads as a string);
+- ``leaderboard.csv`` and ``leaderboard.json`` (with the signature);
+- ``detailed_results.html`` (:mod:`metascore.io.report`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import tempfile
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import MetascoreError
+from ..leaderboard import Board, Leaderboard
+from .report import render_report
+
+__all__ = [
+    "OUTPUT_FILES",
+    "render_outputs",
+    "write_outputs",
+    "write_files",
+    "scores_json",
+    "scores_txt",
+    "leaderboard_csv",
+    "leaderboard_json",
+    "long_csv",
+]
+
+OUTPUT_FILES = (
+    "scores.json", "scores.txt", "leaderboard.csv", "leaderboard.json", "detailed_results.html",
+)
+#: Codabench stores scores in a DecimalField(max_digits=20, decimal_places=10).
+MAX_ABS_SCORE = 1e10
+_FORBIDDEN = ("metadata",)
+
+
+def render_outputs(lb: Leaderboard) -> dict[str, str]:
+    """Every output file's text, keyed by file name (nothing is written)."""
+    return {
+        "scores.json": scores_json(lb.scores),
+        "scores.txt": scores_txt(lb.scores),
+        "leaderboard.csv": leaderboard_csv(lb),
+        "leaderboard.json": leaderboard_json(lb),
+        "detailed_results.html": render_report(lb),
+    }
+
+
+def write_outputs(output_dir: str | Path, lb: Leaderboard) -> list[Path]:
+    """Render and write all output files into ``output_dir`` (created if needed)."""
+    return write_files(output_dir, render_outputs(lb))
+
+
+def write_files(output_dir: str | Path, files: Mapping[str, str]) -> list[Path]:
+    """Write ``{name: text}`` atomically and all-or-nothing into ``output_dir``."""
+    out = Path(output_dir)
+    bad = [name for name in files if name in _FORBIDDEN or "/" in name or "\\" in name]
+    if bad:
+        raise MetascoreError(f"refusing to write {bad[0]!r} into the output directory.")
+    out.mkdir(parents=True, exist_ok=True)
+    temps: dict[str, str] = {}
+    try:
+        for name, text in files.items():
+            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out)
+            temps[name] = tmp
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+                fh.write(text)
+        for name, tmp in temps.items():
+            os.replace(tmp, out / name)
+    finally:
+        for tmp in temps.values():
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+    return [out / name for name in files]
+
+
+# ---------------------------------------------------------------------- score files
+def _check_scores(scores: Mapping[str, float]) -> dict[str, float]:
+    clean = {}
+    for key, value in scores.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+            raise MetascoreError(f"score {key!r} is {value!r}, not a number.")
+        x = float(value)
+        if not math.isfinite(x):
+            raise MetascoreError(
+                f"score {key!r} is {x!r}; scores must be finite (the platform would drop the "
+                "whole result)."
+            )
+        if abs(x) >= MAX_ABS_SCORE:
+            raise MetascoreError(
+                f"score {key!r} is {x!r}; the platform stores at most |value| < 1e10."
+            )
+        clean[str(key)] = x
+    return clean
+
+
+def decimal_literal(x: float) -> str:
+    """A finite float as a plain decimal literal: ``2``, ``0.25``, ``0.00001`` (never ``e``)."""
+    if float(x).is_integer():
+        return str(int(x))
+    text = format(Decimal(repr(float(x))), "f")
+    return text
+
+
+def scores_json(scores: Mapping[str, float]) -> str:
+    """``scores.json``: a flat object of finite numbers."""
+    clean = _check_scores(scores)
+    body = {k: int(v) if v.is_integer() else v for k, v in clean.items()}
+    return json.dumps(body, indent=2, allow_nan=False) + "\n"
+
+
+def scores_txt(scores: Mapping[str, float]) -> str:
+    """``scores.txt``: one ``key: value`` line per score."""
+    clean = _check_scores(scores)
+    bad = [k for k in clean if ":" in k or "\n" in k]
+    if bad:
+        raise MetascoreError(f"score key {bad[0]!r} contains ':' or a newline; scores.txt "
+                             "cannot hold it.")
+    return "".join(f"{k}: {decimal_literal(v)}\n" for k, v in clean.items())
+
+
+# ---------------------------------------------------------------------- leaderboards
+def _board_columns(board: Board) -> list[str]:
+    details = sorted({k for r in board.rows for k in r.details})
+    cols = ["position", "rank", "score", "candidate", "participant", "is_baseline", "qualified",
+            "reason", "submitted_at", "dev_position", "dev_score", *details]
+    for j in board.judges:
+        cols += [j, f"{j} rank"]
+    return cols
+
+
+def _board_records(board: Board) -> list[dict[str, Any]]:
+    records = []
+    for r in board.rows:
+        rec: dict[str, Any] = {
+            "position": r.position, "rank": r.rank, "score": r.score, "candidate": r.candidate,
+            "participant": r.participant, "is_baseline": r.is_baseline,
+            "qualified": r.qualified, "reason": r.reason, "submitted_at": r.submitted_at,
+            "dev_position": r.dev_position, "dev_score": r.dev_score, **dict(r.details),
+        }
+        for j in board.judges:
+            rec[j] = r.values.get(j)
+            rec[f"{j} rank"] = r.judge_ranks.get(j)
+        records.append(rec)
+    return records
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return "" if not math.isfinite(value) else repr(value)
+    return str(value)
+
+
+def leaderboard_csv(lb: Leaderboard) -> str:
+    """The final board as CSV: one row per candidate, ranked ones first."""
+    buf = io.StringIO()
+    cols = _board_columns(lb.final)
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(cols)
+    for rec in _board_records(lb.final):
+        writer.writerow([_cell(rec.get(c)) for c in cols])
+    return buf.getvalue()
+
+
+def leaderboard_json(lb: Leaderboard) -> str:
+    """Everything as JSON: signature, config, input summary, boards, filter, margins."""
+    doc = {
+        "signature": lb.signature,
+        "winner": lb.winner,
+        "scores": dict(lb.scores),
+        "statistics": dict(lb.statistics),
+        "messages": list(lb.messages),
+        "final": _board_dict(lb.final),
+        "development": None if lb.development is None else _board_dict(lb.development),
+        "filter": None if lb.filter is None else {
+            **{k: v for k, v in asdict(lb.filter).items() if k != "decisions"},
+            "qualified": list(lb.filter.qualified),
+            "excluded": dict(lb.filter.excluded),
+            "decisions": [asdict(d) for d in lb.filter.decisions],
+        },
+        "margins": None if lb.margins is None else {
+            "candidates": list(lb.margins.candidates),
+            "margins": lb.margins.margins,
+            "condorcet_winner": lb.margins.condorcet_winner,
+        },
+        "config": lb.config,
+        "input": lb.input_summary,
+    }
+    try:
+        return json.dumps(_jsonable(doc), indent=2, allow_nan=False) + "\n"
+    except ValueError as exc:  # a non-finite number slipped through
+        raise MetascoreError(f"leaderboard.json would hold a non-finite number ({exc}).") from None
+
+
+def _board_dict(board: Board) -> dict[str, Any]:
+    return {
+        "phase": board.phase,
+        "judges": [
+            {"key": j, "higher_is_better": h, "weight": w}
+            for j, h, w in zip(board.judges, board.higher_is_better, board.weights)
+        ],
+        "rows": _board_records(board),
+        "not_selected": dict(board.not_selected),
+        "notes": list(board.notes),
+    }
+
+
+def _jsonable(obj: Any) -> Any:
+    if isinstance(obj, Mapping):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return _jsonable(obj.tolist())
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        return float(obj) if math.isfinite(obj) else None
+    if isinstance(obj, pd.Timestamp):
+        return obj.isoformat()
+    return obj
+
+
+# ---------------------------------------------------------------------- canonical table
+def long_csv(frame: pd.DataFrame, columns: Iterable[str]) -> str:
+    """The canonical long table as CSV text (missing values empty, flags true/false)."""
+    cols = list(columns)
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(cols)
+    for rec in frame.to_dict(orient="records"):
+        writer.writerow([_cell(_plain(rec.get(c))) for c in cols])
+    return buf.getvalue()
+
+
+def _plain(value: Any) -> Any:
+    if value is None or value is pd.NaT:
+        return None
+    if isinstance(value, (np.bool_,)):
+        return bool(value)
+    if isinstance(value, (np.floating,)):
+        return float(value)
+    if isinstance(value, pd.Timestamp):
+        return value.isoformat()
+    return value

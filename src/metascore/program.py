@@ -1,0 +1,166 @@
+"""The library side of the Codabench meta-scoring and ingestion programs.
+
+``scoring_program/score.py`` and ``ingestion_program/ingestion.py`` are thin wrappers
+around :func:`score_main` and :func:`ingest_main`. Both print ``[*]`` progress lines on
+stdout and, on a user error, one readable ``metascore: error: ...`` line on stderr and
+return 1 without writing any output file. :func:`run` is the one pipeline shared with
+the ``metascore rank --config`` command.
+
+Layout seen by the scoring program (Codabench v2)::
+
+    <input>/ref/metascore.yaml     the configuration (reference data)
+    <input>/res/...                the organizer's "result submission": an export file or
+                                   an outputs tree (located by ``input.path``), or the
+                                   ``metascore_long.csv`` the ingestion program wrote
+    <output>/                      scores.json, scores.txt, leaderboard.csv/.json,
+                                   detailed_results.html
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from . import __version__
+from .config import Config, load_config
+from .errors import ConfigError, InputError, MetascoreError
+from .io.readers import CANONICAL_COLUMNS, read_scores, resolve_inside
+from .io.writers import long_csv, render_outputs, write_files
+from .leaderboard import Leaderboard, build_leaderboard
+
+__all__ = ["CONFIG_NAME", "LONG_NAME", "load_scores", "run", "score_main", "ingest_main"]
+
+#: Configuration file name in the reference data (and optionally the ingestion input data).
+CONFIG_NAME = "metascore.yaml"
+#: Canonical long table written by the ingestion program and preferred by the scorer.
+LONG_NAME = "metascore_long.csv"
+
+Log = Callable[[str], None]
+
+
+def load_scores(config: Config, root: str | Path) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Read the scores the configuration points at, under ``root``.
+
+    ``root`` is a directory (``input.path`` is resolved inside it and may not leave it;
+    a ``metascore_long.csv`` written by the ingestion program wins) or a single file.
+    Returns the canonical long table and a summary of what was read (relative paths only,
+    so outputs do not depend on where the run happened).
+    """
+    root = Path(root)
+    fmt = config.input.format
+    if root.is_file():
+        frame = read_scores(root, fmt)
+        return frame, _source(frame, root.name)
+    if not root.is_dir():
+        raise InputError(f"{root}: no such file or directory.")
+    if (root / LONG_NAME).is_file():
+        frame = read_scores(root / LONG_NAME, "long")
+        return frame, _source(frame, LONG_NAME)
+    spec = config.input.path
+    if isinstance(spec, str):
+        frame = read_scores(resolve_inside(root, spec), fmt, root=root)
+        return frame, _source(frame, spec)
+    frames = []
+    for phase, rel in spec.items():
+        frames.append(read_scores(resolve_inside(root, rel), fmt, phase=phase, root=root))
+    frame = pd.concat(frames, ignore_index=True)
+    frame.attrs["format"] = ",".join(dict.fromkeys(str(f.attrs.get("format")) for f in frames))
+    frame.attrs["failed"] = [x for f in frames for x in f.attrs.get("failed", [])]
+    return frame, _source(frame, dict(spec))
+
+
+def _source(frame: pd.DataFrame, path: Any) -> dict[str, Any]:
+    failed = [
+        {"phase": p, "candidate": c, "task": t, "reason": r}
+        for p, c, t, r in frame.attrs.get("failed", [])
+    ]
+    return {"path": path, "format": frame.attrs.get("format"), "failed": failed}
+
+
+def run(config: Config, root: str | Path, output_dir: str | Path, *, log: Log = print) -> Leaderboard:
+    """Read, rank, filter and write every output file (all or nothing).
+
+    Shared by :func:`score_main` and ``metascore rank --config``.
+    """
+    log(f"[*] reading scores from {Path(root).name or root}")
+    frame, source = load_scores(config, root)
+    log(f"[*] {len(frame)} scores, format {source['format']}, phases "
+        f"{sorted(set(map(str, frame['phase'])))}")
+    for item in source["failed"]:
+        log(f"[!] failed: phase {item['phase']!r}, candidate {item['candidate']!r}, task "
+            f"{item['task']!r} ({item['reason']})")
+    rc = config.ranking
+    log(f"[*] ranking with {rc.method} (missing={rc.missing}, seed={rc.seed})")
+    lb = build_leaderboard(frame, config, source=source)
+    if lb.filter is not None:
+        log(f"[*] filter {lb.filter.rule}: {len(lb.filter.qualified)} of "
+            f"{len(lb.filter.decisions)} final candidates qualified")
+    for message in lb.messages:
+        log(f"[!] {message}")
+    files = render_outputs(lb)
+    write_files(output_dir, files)
+    log(f"[*] winner: {lb.winner or 'none'}")
+    log(f"[*] wrote {', '.join(files)} to {output_dir}")
+    return lb
+
+
+def score_main(input_dir: str | Path, output_dir: str | Path) -> int:
+    """Entry point of the meta-scoring program; returns the exit code."""
+    print(f"[*] metascore {__version__} scoring program")
+    try:
+        config_path = Path(input_dir) / "ref" / CONFIG_NAME
+        if not config_path.is_file():
+            raise ConfigError(
+                f"no {CONFIG_NAME} in the reference data ({config_path}); the bundle's "
+                "reference data must ship the configuration."
+            )
+        config = load_config(config_path)
+        print(f"[*] configuration {CONFIG_NAME} is valid")
+        res = Path(input_dir) / "res"
+        if not res.is_dir():
+            raise InputError(f"no result submission found ({res} is missing).")
+        run(config, res, output_dir)
+        return 0
+    except (MetascoreError, OSError) as exc:
+        print(f"metascore: error: {exc}", file=sys.stderr)
+        return 1
+
+
+def ingest_main(
+    input_data: str | Path,
+    output_dir: str | Path,
+    program_dir: str | Path,
+    ingested_program: str | Path,
+) -> int:
+    """Entry point of the ingestion program; returns the exit code.
+
+    Validates what the organizer submitted (an export file or an outputs tree at
+    ``ingested_program``) and writes the canonical long table ``metascore_long.csv`` to
+    ``output_dir``. The configuration, if any, is read from ``input_data`` or
+    ``program_dir`` (``metascore.yaml``); when found, the whole pipeline runs as a check
+    (nothing else is written), so errors surface here rather than at scoring.
+    """
+    print(f"[*] metascore {__version__} ingestion program")
+    try:
+        config, found = Config(), None
+        for folder in (input_data, program_dir):
+            path = Path(folder) / CONFIG_NAME
+            if path.is_file():
+                config, found = load_config(path), path
+                break
+        print(f"[*] configuration: {found.name if found else 'defaults (no ' + CONFIG_NAME + ')'}")
+        frame, source = load_scores(config, ingested_program)
+        print(f"[*] read {len(frame)} scores (format {source['format']})")
+        if found is not None:
+            lb = build_leaderboard(frame, config, source=source)
+            print(f"[*] the submission ranks: winner {lb.winner or 'none'}")
+        write_files(output_dir, {LONG_NAME: long_csv(frame, CANONICAL_COLUMNS)})
+        print(f"[*] wrote {LONG_NAME}")
+        return 0
+    except (MetascoreError, OSError) as exc:
+        print(f"metascore: error: {exc}", file=sys.stderr)
+        return 1

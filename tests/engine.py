@@ -1,0 +1,114 @@
+"""Container-engine helpers shared by the tests that need Docker or podman.
+
+- :func:`engine_available` says whether an engine answers at ``DOCKER_HOST`` (and why not).
+- :func:`build_image` builds the repository's ``Dockerfile`` at most once per source change:
+  the image carries a label with a hash of everything that goes into it (Dockerfile,
+  .dockerignore, requirements-docker.txt, pyproject.toml, README.md, src/), and an image
+  whose label matches is reused, in this session and the next ones.
+
+Build settings come from the environment, so one machine's quirks stay out of the code:
+
+- ``METASCORE_BASE_IMAGE``: the ``BASE_IMAGE`` build argument (default: the Dockerfile's,
+  ``python:3.12-slim``);
+- ``METASCORE_BUILD_OPTS``: extra options for the build command, e.g.
+  ``--network=host -v /etc/ssl/certs/ca-certificates.crt:/etc/ssl/certs/ca-certificates.crt:ro``;
+- ``METASCORE_ENGINE_CLI``: ``docker`` or ``podman`` (default: podman when ``DOCKER_HOST``
+  names a podman socket, else whichever is installed, docker first).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+HASH_LABEL = "org.metascore.source-hash"
+_BUILT: dict[str, str] = {}
+
+
+@functools.lru_cache(maxsize=1)
+def engine_available() -> tuple[bool, str]:
+    """``(True, "")`` when a Docker-compatible engine answers, else ``(False, reason)``."""
+    from metascore.bundle.docker_backend import connect
+    from metascore.errors import MetascoreError
+
+    try:
+        connect()
+    except MetascoreError as exc:
+        return False, str(exc)
+    return True, ""
+
+
+def source_hash() -> str:
+    """A hash of every file the image is built from (paths and contents)."""
+    files = [REPO / name for name in ("Dockerfile", ".dockerignore", "requirements-docker.txt",
+                                      "pyproject.toml", "README.md")]
+    files += sorted(
+        p for p in (REPO / "src").rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and not any(s.endswith(".egg-info") for s in p.parts)
+    )
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(str(path.relative_to(REPO)).encode() + b"\0")
+        digest.update(path.read_bytes() if path.exists() else b"<missing>")
+        digest.update(b"\0")
+    return digest.hexdigest()[:16]
+
+
+def engine_cli() -> str:
+    """The command-line tool that builds images for the engine at ``DOCKER_HOST``."""
+    chosen = os.environ.get("METASCORE_ENGINE_CLI")
+    if chosen:
+        return chosen
+    if "podman" in os.environ.get("DOCKER_HOST", "") and shutil.which("podman"):
+        return "podman"
+    for cli in ("docker", "podman"):
+        if shutil.which(cli):
+            return cli
+    raise RuntimeError("neither docker nor podman is installed; cannot build the metascore image.")
+
+
+def _labelled_hash(tag: str) -> str | None:
+    import docker.errors
+
+    from metascore.bundle.docker_backend import connect
+
+    try:
+        image = connect().images.get(tag)
+    except docker.errors.ImageNotFound:
+        return None
+    return (image.labels or {}).get(HASH_LABEL)
+
+
+def build_image(tag: str = "metascore:test") -> str:
+    """Build the repository's image as ``tag`` unless an up-to-date one exists; return ``tag``.
+
+    Raises
+    ------
+    RuntimeError
+        When the build fails, with the end of the build log.
+    """
+    wanted = source_hash()
+    if _BUILT.get(tag) == wanted or _labelled_hash(tag) == wanted:
+        _BUILT[tag] = wanted
+        return tag
+    cmd = [engine_cli(), "build", "-t", tag, "--label", f"{HASH_LABEL}={wanted}"]
+    if os.environ.get("METASCORE_BASE_IMAGE"):
+        cmd += ["--build-arg", f"BASE_IMAGE={os.environ['METASCORE_BASE_IMAGE']}"]
+    cmd += shlex.split(os.environ.get("METASCORE_BUILD_OPTS", ""))
+    cmd.append(str(REPO))
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+    if proc.returncode != 0:
+        log = (proc.stdout + proc.stderr).strip().splitlines()
+        raise RuntimeError(
+            f"building the metascore image failed ({shlex.join(cmd)}, exit {proc.returncode}); "
+            "METASCORE_BASE_IMAGE and METASCORE_BUILD_OPTS set the base image and build options. "
+            "Last lines:\n" + "\n".join(log[-25:])
+        )
+    _BUILT[tag] = wanted
+    return tag

@@ -1,0 +1,180 @@
+"""competition.yaml (v2 and v1): errors name the key and the allowed values; warnings list
+what Codabench silently ignores or gets wrong."""
+
+from __future__ import annotations
+
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+from metascore.bundle.schema import check_bundle, load_competition, path_references
+from metascore.errors import ConfigError
+
+BUNDLES = Path(__file__).parent / "data" / "bundles"
+TEMPLATE = Path(__file__).parents[1] / "bundle_template"
+
+
+@pytest.fixture
+def bundle(tmp_path):
+    """A copy of the v2_results fixture and a function to edit its yaml."""
+    root = tmp_path / "b"
+    shutil.copytree(BUNDLES / "v2_results", root)
+
+    def edit(change):
+        data = yaml.safe_load((root / "competition.yaml").read_text())
+        change(data)
+        (root / "competition.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+        return check_bundle(root)
+
+    edit.root = root
+    return edit
+
+
+def test_template_is_clean():
+    report = check_bundle(TEMPLATE)
+    assert report.errors == [] and report.warnings == []
+    comp = report.competition
+    assert [p.name for p in comp.phases] == ["Development", "Final", "Final ranking"]
+    assert [comp.tasks[i].name for i in comp.phases[0].tasks] == ["blobs", "housing", "churn"]
+    assert comp.leaderboard.keys == ("accuracy", "mae", "brier", "n_qualified", "winner_score")
+    assert [c.sorting for c in comp.leaderboard.columns[:3]] == ["desc", "asc", "asc"]
+    assert comp.phases[0].execution_time_limit == 120
+
+
+def test_fixtures_parse():
+    v1 = load_competition(BUNDLES / "v1_computed")
+    assert v1.version == 1 and [p.name for p in v1.phases] == ["Development"]
+    # v1 columns ordered by rank and re-indexed; sort -> sorting; numeric_format -> precision
+    assert [(c.key, c.index, c.sorting, c.precision) for c in v1.leaderboard.columns] == [
+        ("ave_score", 0, "asc", 2), ("set1_score", 1, "desc", 4), ("set2_score", 2, "desc", 4)]
+    assert load_competition(BUNDLES / "v2_shared").tasks[0].ingestion_only_during_scoring is True
+
+
+def test_sorting_typo_names_key_and_choices(bundle):
+    report = bundle(lambda d: d["leaderboards"][0]["columns"][0].update(sorting="dsc"))
+    assert report.errors == [
+        "competition.yaml: leaderboards[0].columns[0].sorting: 'dsc' is not one of 'desc', 'asc' "
+        "(did you mean 'desc'?)."
+    ]
+    with pytest.raises(ConfigError, match=r"sorting: 'dsc' is not one of 'desc', 'asc'"):
+        load_competition(bundle.root)
+
+
+def test_submission_rule_and_computation_enums(bundle):
+    def change(d):
+        d["leaderboards"][0]["submission_rule"] = "force_last"
+        d["leaderboards"][0]["columns"][1]["computation"] = "mean"
+    errors = bundle(change).errors
+    assert any("submission_rule: 'force_last' is not one of" in e and "did you mean 'Force_Last'" in e
+               for e in errors)
+    assert any("computation: 'mean' is not one of 'avg', 'sum', 'min', 'max', 'avg_rank'" in e for e in errors)
+
+
+def test_singular_leaderboard_is_an_error_in_v2(bundle):
+    report = bundle(lambda d: d.update(leaderboard=d.pop("leaderboards")))
+    assert any("found 'leaderboard:' (singular)" in e for e in report.errors)
+
+
+def test_warnings_for_what_codabench_ignores(bundle):
+    def change(d):
+        cols = d["leaderboards"][0]["columns"]
+        cols[1]["computation_indexes"] = "0"
+        cols.append({"title": "t", "key": "a_very_long_key_that_is_longer_than_36", "index": 7})
+        cols[0]["index"] = 5  # no column at the primary index 0 any more
+        cols[1]["computation_indexes"] = "5"
+        d["leaderboards"].append({"title": "Other", "key": "other", "columns": [dict(cols[0])]})
+        d["leaderboard"] = {"columns": {}}
+        d["tasks"][0]["is_public"] = True
+    report = bundle(change)
+    text = "\n".join(report.warnings)
+    assert report.errors == []
+    assert "Codabench attaches only leaderboards[0] to every phase" in text
+    assert "'5' is a string" in text
+    assert "no column has index 0 (the primary index)" in text
+    assert "more than Codabench's limit of 36" in text
+    assert "leaderboard: ignored by Codabench v2" in text
+    assert "tasks[0].is_public: unknown key" in text
+    assert "'a_very_long_key_that_is_longer_than_36'" in text and "no scoring program" in text
+
+
+def test_missing_path_error_with_did_you_mean(bundle):
+    report = bundle(lambda d: d["tasks"][0].update(scoring_program="scoring_progam/"))
+    assert report.errors == [
+        "competition.yaml: tasks[0].scoring_program: 'scoring_progam/' does not exist in the bundle "
+        "(did you mean 'scoring_program'?) (Codabench would look it up as a dataset key and fail)."
+    ]
+
+
+def test_uuid_reference_is_a_warning(bundle):
+    report = bundle(lambda d: d["tasks"][0].update(reference_data="2d4f4c6e-1b7a-4a55-9a5e-3d1f0b9c8e21"))
+    assert report.errors == []
+    assert any("existing Codabench dataset" in w for w in report.warnings)
+
+
+def test_structure_errors(bundle):
+    def change(d):
+        d["phases"][0]["tasks"] = [0, 9]
+        d["phases"].insert(0, {"name": "Early", "start": "2026-01-01", "end": "2026-02-01", "tasks": [0]})
+        d["phases"][0]["index"] = -1
+        d["tasks"][1]["index"] = 0
+    errors = bundle(change).errors
+    assert any("phases[1].tasks: task index 9 is not defined" in e for e in errors)
+    assert any("tasks[1].index: 0 is used by another task" in e for e in errors)
+    assert any("must start after the previous one ends" in e for e in errors)
+
+
+def test_unknown_version(bundle):
+    assert bundle(lambda d: d.update(version=3)).errors == [
+        "competition.yaml: version: 3 is not one of 2, 1.5 or 1."]
+
+
+def test_program_metadata_checks(bundle):
+    root = bundle.root
+    (root / "scoring_program" / "metadata").write_text("command: [python3 a.py, python3 b.py]\n")
+    assert any("command is a list" in e for e in check_bundle(root).errors)
+    (root / "scoring_program" / "metadata").write_text("command: python3 score.py && echo done\n")
+    report = check_bundle(root)
+    assert report.errors == []
+    assert any("shell syntax" in w for w in report.warnings)
+    (root / "scoring_program" / "metadata").write_text("command: python3 /app/program/missing.py\n")
+    assert any("missing.py does not exist" in w for w in check_bundle(root).warnings)
+
+
+def test_program_zip_with_nested_folder_is_refused(bundle):
+    root = bundle.root
+    with zipfile.ZipFile(root / "scoring.zip", "w") as zf:
+        zf.writestr("scoring_program/metadata", "command: python3 score.py\n")
+        zf.writestr("scoring_program/score.py", "print(1)\n")
+    report = bundle(lambda d: d["tasks"][0].update(scoring_program="scoring.zip"))
+    assert any("not at the root; Codabench does not flatten" in e for e in report.errors)
+
+
+def test_competition_yaml_in_a_subfolder(tmp_path):
+    shutil.copytree(BUNDLES / "v2_results", tmp_path / "outer" / "inner")
+    assert check_bundle(tmp_path / "outer").errors == [f"{tmp_path / 'outer'}: competition.yaml is missing from the bundle root "
+                             "(found in inner/: put its contents, not the folder, at the bundle root)."]
+
+
+def test_v1_errors_and_warnings(tmp_path):
+    root = tmp_path / "v1"
+    shutil.copytree(BUNDLES / "v1_computed", root)
+    data = yaml.safe_load((root / "competition.yaml").read_text())
+    data["leaderboard"]["columns"]["set1_score"]["sort"] = "ascending"
+    del data["html"]["terms"]
+    (root / "competition.yaml").write_text(yaml.safe_dump(data))
+    errors = check_bundle(root).errors
+    assert any("html: Codabench's v1 unpacker needs html.terms" in e for e in errors)
+    assert any("set1_score.sort: 'ascending' is not one of 'desc', 'asc'" in e for e in errors)
+
+
+def test_path_references_v1_and_v2():
+    v2 = yaml.safe_load((TEMPLATE / "competition.yaml").read_text())
+    refs = path_references(v2)
+    assert refs[:3] == ["logo.png", "pages/terms.md", "pages/overview.md"]
+    assert "meta_scoring_program/" in refs and "starting_kit/" in refs
+    v1 = yaml.safe_load((BUNDLES / "v1_computed" / "competition.yaml").read_text())
+    assert path_references(v1) == ["logo.png", "overview.html", "terms.html", "scoring_program/",
+                                   "reference_data/"]

@@ -1,0 +1,116 @@
+"""Validation of metascore.yaml: defaults, accepted forms and pinned error messages."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from metascore.cli import main
+from metascore.config import Config, load_config, parse_config
+from metascore.errors import ConfigError
+
+
+def test_defaults():
+    c = parse_config({})
+    assert c == Config()
+    assert c.phases.development == "Development" and c.phases.final == "Final"
+    assert c.ranking.method == "average_rank" and c.ranking.seed == 12345
+    assert c.ranking.tie_break == ("submitted_at", "candidate")
+    assert c.selection.development == "best" and c.selection.final == "last"
+    assert c.filter.rule == "beat_baseline" and c.filter.beat == "all"
+    assert c.judges is None and c.input.format is None and c.input.path == "."
+    assert dict(c.scores) == {"n_qualified": "n_qualified", "winner_score": "winner_score"}
+
+
+def test_full_config_round_trips():
+    data = {
+        "input": {"format": "codabench_json", "path": "exports/results.json"},
+        "phases": {"development": "Feedback", "final": None,
+                   "deadlines": {"Feedback": "2024-03-15T23:59:59+01:00"}},
+        "judges": [{"task": "iris", "metric": "acc", "sorting": "desc", "weight": 2},
+                   {"task": "wine", "direction": "lower", "phase": "Feedback"}],
+        "ranking": {"method": "success_rate", "params": {"ties": "half"}, "missing": "pairwise",
+                    "tie_break": ["candidate"], "seed": 7},
+        "selection": {"development": "last", "final": "all"},
+        "baselines": "starting_kit",
+        "filter": {"rule": "top_k", "k": "auto", "on_empty": "error"},
+        "output": {"scores": {"nq": "n_qualified", "tau": "dev_final_kendall_tau"}},
+    }
+    c = parse_config(data)
+    assert c.judges[0].key == "iris/acc" and c.judges[0].weight == 2.0
+    assert c.judges[1].key == "wine" and not c.judges[1].higher_is_better
+    assert c.phases.deadlines["Feedback"] == pd.Timestamp("2024-03-15T22:59:59")
+    assert c.baselines == ("starting_kit",)
+    assert c.filter.k == "auto"
+    assert parse_config(c.to_dict()) == c
+
+
+def test_load_config_file(tmp_path):
+    path = tmp_path / "metascore.yaml"
+    path.write_text("ranking:\n  method: copeland\nbaselines: [b1, b2]\n")
+    c = load_config(path)
+    assert c.ranking.method == "copeland" and c.baselines == ("b1", "b2")
+    path.write_text("")
+    assert load_config(path) == Config()
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"rankng": {}}, r"^unknown key 'rankng' in metascore\.yaml \(did you mean 'ranking'\?\)\.$"),
+    ({"zzz": 1}, r"unknown key 'zzz' in metascore\.yaml; valid keys are \['input'"),
+    ({"ranking": {"metod": "mean"}}, r"unknown key 'ranking\.metod' .*did you mean 'method'"),
+    ({"ranking": {"method": "kemeny"}}, r"`ranking\.method` must be one of \[.*'mean'.*\]; got 'kemeny'"),
+    ({"ranking": {"method": "mean", "params": {"ties": "half"}}},
+     r"unknown parameter 'ranking\.params\.ties' in metascore\.yaml; valid parameters are \[\]"),
+    ({"ranking": {"seed": -1}}, r"`ranking\.seed` must be a non-negative integer; got -1"),
+    ({"ranking": {"seed": True}}, r"`ranking\.seed` must be a non-negative integer; got True"),
+    ({"ranking": {"tie_break": ["time"]}}, r"`ranking\.tie_break` must be one of .*got 'time'"),
+    ({"selection": {"final": "first"}}, r"`selection\.final` must be one of \['best', 'last', 'all'\]; got 'first'"),
+    ({"filter": {"rule": "top_k"}}, r"`filter\.k` is required with rule top_k"),
+    ({"filter": {"k": 0}}, r"`filter\.k` must be a positive integer or 'auto'; got 0"),
+    ({"filter": {"beat": "most"}}, r"`filter\.beat` must be one of \['all', 'any'\]; got 'most'"),
+    ({"filter": {"on_empty": "ignore"}}, r"`filter\.on_empty` must be one of \['warn', 'error'\]"),
+    ({"judges": []}, r"`judges` must be a non-empty list"),
+    ({"judges": [{"metric": "acc"}]}, r"`judges\[0\]\.task` is required"),
+    ({"judges": [{"task": "a", "direction": "up"}]},
+     r"`judges\[0\]\.direction` must be one of \['higher', 'lower'\]; got 'up'"),
+    ({"judges": [{"task": "a", "sorting": "dsc"}]},
+     r"`judges\[0\]\.sorting` must be one of \['desc', 'asc'\]; got 'dsc' \(did you mean 'desc'\?\)"),
+    ({"judges": [{"task": "a", "weight": 0}]}, r"`judges\[0\]\.weight` must be a positive number; got 0"),
+    ({"judges": [{"task": "a"}, {"task": "a"}]}, r"judge 'a' is listed twice"),
+    ({"judges": [{"task": "a", "taks": "b"}]}, r"unknown key 'judges\[0\]\.taks'.*did you mean 'task'"),
+    ({"input": {"path": "/etc/passwd"}}, r"`input\.path` must be a relative path inside"),
+    ({"input": {"path": "a/../../b"}}, r"`input\.path` must be a relative path inside"),
+    ({"input": {"path": {"Final": "../x.csv"}}}, r"`input\.path\.Final` must be a relative path"),
+    ({"phases": {"development": "P", "final": "P"}}, r"`phases\.final` must differ"),
+    ({"phases": {"deadlines": {"Final": "soon"}}}, r"`phases\.deadlines\.Final` must be an ISO date"),
+    ({"output": {"scores": {"x" * 37: "k"}}}, r"keys must be 1 to 36 characters"),
+    ({"output": {"scores": {"a": "winner"}}}, r"`output\.scores\.a` must be one of .*got 'winner'"),
+    ({"baselines": {"a": 1}}, r"`baselines` must be a list"),
+    ([1, 2], r"the top level must be a mapping"),
+])
+def test_errors(data, message):
+    with pytest.raises(ConfigError, match=message):
+        parse_config(data)
+
+
+def test_yaml_errors(tmp_path):
+    path = tmp_path / "metascore.yaml"
+    path.write_text("ranking: [\n")
+    with pytest.raises(ConfigError, match=r"metascore\.yaml: not valid YAML at line \d+"):
+        load_config(path)
+    path.write_text("!!python/object:os.system {}\n")  # safe_load refuses
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(path)
+    with pytest.raises(ConfigError, match="configuration file not found"):
+        load_config(tmp_path / "missing.yaml")
+
+
+def test_validate_config_command(tmp_path, capsys):
+    path = tmp_path / "metascore.yaml"
+    path.write_text("ranking: {method: copeland}\nbaselines: [b]\n")
+    assert main(["validate-config", str(path)]) == 0
+    assert "metascore.yaml: OK: method copeland, phases Development -> Final" in capsys.readouterr().out
+    path.write_text("rankng: {}\n")
+    assert main(["validate-config", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err == "metascore: error: unknown key 'rankng' in metascore.yaml (did you mean 'ranking'?).\n"

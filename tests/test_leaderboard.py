@@ -1,0 +1,230 @@
+"""The leaderboard pipeline end to end on the shared competition fixture.
+
+Expected leaderboards are computed by hand below (average rank, fractional ranks per task;
+wine/mae is lower-is-better).
+
+Development phase, participant selection ``best`` (all 7 submissions ranked together):
+alice-101 averages (2+3+3)/3 = 2.67 and alice-102 (3+2+4)/3 = 3, so alice-101 represents
+alice. Development pool (6 candidates), per-task ranks iris / wine / digits:
+
+    dave-105     1   1   2    -> 4/3     position 1
+    alice-101    2   2   3    -> 7/3     position 2
+    baseline_rf  3   4   4    -> 11/3    position 3 (tie)
+    baseline_knn 4   6   1    -> 11/3    position 3 (tie)
+    bob-103      5.5 3   5    -> 13.5/3  position 5
+    carol-104    5.5 5   6    -> 16.5/3  position 6
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from metascore.config import parse_config
+from metascore.errors import InputError
+from metascore.leaderboard import build_leaderboard
+from metascore.program import load_scores
+
+FIXTURE = Path(__file__).resolve().parent / "data" / "competition"
+JUDGES = [
+    {"task": "iris", "metric": "accuracy"},
+    {"task": "wine", "metric": "mae", "direction": "lower"},
+    {"task": "digits", "metric": "f1"},
+]
+
+
+def _config(**over):
+    base = {"input": {"path": "long.csv"}, "judges": JUDGES, "baselines": ["organizers"]}
+    base.update(over)
+    return parse_config(base)
+
+
+def _board(config, path=None):
+    if path is not None:
+        config = parse_config({**config.to_dict(), "input": {"path": path}})
+    frame, source = load_scores(config, FIXTURE)
+    return build_leaderboard(frame, config, source=source)
+
+
+def _table(board):
+    return [(r.position, r.candidate, r.qualified, None if r.score is None else round(r.score, 4))
+            for r in board.rows]
+
+
+def test_beat_any_baseline_final_best():
+    """Final phase, selection ``best`` (7 final submissions ranked together)::
+
+        iris: dave .97(1) alice-101 .96(2) alice-102 .95(3) rf=bob .94(4.5) knn(6) carol(7)
+        wine: dave(1) alice-102(2) alice-101(3) bob(4) rf(5) knn(6) carol missing(7)
+        digits: knn(1) alice-101=dave .9512(2.5) alice-102(4) rf(5) bob(6) carol(7)
+
+    alice-101 averages 2.5 < alice-102's 3. Threshold (beat any): the worst baseline,
+    baseline_knn (tied with baseline_rf at 11/3, later submission). dave (4/3) and alice
+    (7/3) qualify; bob (4.5) and carol (5.5) do not. Final pool {dave, alice-101}: dave
+    wins iris and wine, they tie on digits: dave (1+1+1.5)/3 = 7/6, alice 11/6.
+    """
+    lb = _board(_config(selection={"development": "best", "final": "best"},
+                        filter={"beat": "any"}))
+    assert _table(lb.final) == [
+        (1, "dave-105", True, round(-7 / 6, 4)),
+        (2, "alice-101", True, round(-11 / 6, 4)),
+        (None, "baseline_rf", None, None),
+        (None, "baseline_knn", None, None),
+        (None, "bob-103", False, None),
+        (None, "carol-104", False, None),
+    ]
+    rows = {r.candidate: r for r in lb.final.rows}
+    assert rows["bob-103"].reason == (
+        "development score -4.5 (position 5) does not beat baseline 'baseline_knn' (-3.66667)")
+    assert rows["carol-104"].reason == (
+        "development score -5.5 (position 6) does not beat baseline 'baseline_knn' (-3.66667)")
+    assert rows["dave-105"].reason == (
+        "development score -1.33333 (position 1) beats baseline 'baseline_knn' (-3.66667)")
+    assert rows["baseline_rf"].is_baseline and rows["baseline_rf"].position is None
+    assert rows["dave-105"].judge_ranks == {"iris/accuracy": 1, "wine/mae": 1, "digits/f1": 1.5}
+    assert rows["carol-104"].values["wine/mae"] is None  # the failed task
+    assert rows["alice-101"].details["average_rank"] == pytest.approx(11 / 6)
+    assert lb.final.not_selected == {
+        "alice-102": "participant 'alice' is represented by 'alice-101' "
+                     "(best score among its submissions; selection: best)"}
+    # threshold published: baselines' development scores and positions
+    assert [(b.candidate, round(b.score, 4), b.position) for b in lb.filter.baselines] == [
+        ("baseline_rf", round(-11 / 3, 4), 3), ("baseline_knn", round(-11 / 3, 4), 3)]
+    assert lb.filter.threshold == pytest.approx(-11 / 3)
+    # development board
+    assert [(r.position, r.candidate) for r in lb.development.rows] == [
+        (1, "dave-105"), (2, "alice-101"), (3, "baseline_rf"), (3, "baseline_knn"),
+        (5, "bob-103"), (6, "carol-104")]
+    # margins: dave beats alice on 2 judges, loses on none
+    assert lb.margins.candidates == ("dave-105", "alice-101")
+    np.testing.assert_array_equal(lb.margins.margins, [[0, 2], [-2, 0]])
+    assert lb.margins.condorcet_winner == "dave-105"
+    assert lb.winner == "dave-105"
+    assert lb.statistics["winner_is_condorcet"] == 1.0
+    assert lb.statistics["dev_final_kendall_tau"] == pytest.approx(1.0)
+    assert lb.scores == {"n_qualified": 2.0, "winner_score": pytest.approx(-7 / 6)}
+
+
+def test_beat_all_with_deadlines():
+    """With the 2024-03-15T23:59:59Z deadline, dave-105 (00:30 the next day) is left out.
+
+    Development pool without dave (alice-101 is alice's best: 5/3 vs 6/3): alice 4/3
+    (position 1), baseline_rf 8/3 (2), baseline_knn 3 (3), bob 3.5 (4), carol 4.5 (5). Only
+    alice beats every baseline; selection ``last`` puts alice-102 in the final, where it
+    wins by default (no ranking score with one candidate).
+    """
+    deadline = "2024-03-15T23:59:59+00:00"
+    lb = _board(_config(phases={"deadlines": {"Development": deadline, "Final": deadline}}))
+    assert _table(lb.final) == [
+        (1, "alice-102", True, None),
+        (None, "baseline_rf", None, None),
+        (None, "baseline_knn", None, None),
+        (None, "bob-103", False, None),
+        (None, "carol-104", False, None),
+    ]
+    rows = {r.candidate: r for r in lb.final.rows}
+    assert rows["alice-102"].reason == (
+        "development score -1.33333 (position 1) beats every baseline "
+        "(best: 'baseline_rf', -2.66667)")
+    assert rows["bob-103"].reason == (
+        "development score -3.5 (position 4) does not beat baseline 'baseline_rf' (-2.66667)")
+    assert lb.final.not_selected["dave-105"] == (
+        "submitted at 2024-03-16T00:30:00, after the 'Final' deadline 2024-03-15T23:59:59")
+    assert lb.final.not_selected["alice-101"].startswith(
+        "participant 'alice' is represented by 'alice-102' (latest submission")
+    assert lb.winner == "alice-102"
+    assert lb.scores == {"n_qualified": 1.0}  # winner_score undefined with one candidate
+    assert any("omits 'winner_score'" in m for m in lb.messages)
+
+
+def test_top_k_and_absent_candidates():
+    """top_k with k = 3 admits dave, alice-101 and bob (development positions 1, 2, 5);
+    the final (selection last) ranks dave, alice-102, bob on every task in that order."""
+    lb = _board(_config(filter={"rule": "top_k", "k": 3}))
+    assert _table(lb.final) == [
+        (1, "dave-105", True, -1.0), (2, "alice-102", True, -2.0), (3, "bob-103", True, -3.0),
+        (None, "baseline_rf", None, None), (None, "baseline_knn", None, None),
+        (None, "carol-104", False, None),
+    ]
+    assert lb.final.rows[-1].reason == "development position 6 is outside the top 3"
+
+
+def test_development_only():
+    lb = _board(_config(phases={"final": None}))
+    assert lb.filter is None and lb.development is None
+    assert [(r.position, r.candidate) for r in lb.final.ranked] == [
+        (1, "dave-105"), (2, "alice-101"), (3, "bob-103"), (4, "carol-104")]
+    assert [r.candidate for r in lb.final.rows if r.is_baseline] == ["baseline_knn", "baseline_rf"]
+
+
+def test_nobody_qualifies_warns():
+    frame, _ = load_scores(_config(), FIXTURE)
+    final = frame["phase"] == "Final"
+    frame.loc[final & ~frame["is_baseline"], "participant"] = "newcomer"
+    frame.loc[final & ~frame["is_baseline"], "candidate"] += "-new"
+    lb = build_leaderboard(frame, _config(selection={"final": "all"}))
+    assert lb.winner is None and not lb.final.ranked
+    assert lb.messages[0].startswith("no final-phase candidate qualified: none has a "
+                                     "submission in the 'Development' phase")
+    assert lb.scores == {"n_qualified": 0.0}
+
+
+@pytest.mark.parametrize("path", [
+    "long.csv",
+    "long.json",
+    "tree",
+    "results.json",
+    {"Development": "Results - Development(11).csv", "Final": "Results - Final(12).csv"},
+    {"Development": "codalab_development.csv", "Final": "codalab_final.csv"},
+])
+def test_every_format_gives_the_same_leaderboard(path):
+    """Candidate ids differ between formats (``alice-101``, ``101``); compare by
+    participant, position, score and qualification."""
+    config = _config(selection={"development": "best", "final": "best"}, filter={"beat": "any"})
+    reference, got = _board(config), _board(config, path)
+
+    def key(lb):
+        return sorted(
+            (r.participant, r.position, r.qualified, r.is_baseline,
+             None if r.score is None else round(r.score, 9))
+            for r in lb.final.rows
+        )
+    assert key(got) == key(reference)
+    assert got.scores == reference.scores
+
+
+def test_single_phase_exports_rank_alone():
+    config = _config(phases={"development": "Final", "final": None},
+                     input={"path": "wide_final.csv"},
+                     baselines=["baseline_rf", "baseline_knn"],
+                     judges=[{"task": "iris"}, {"task": "wine", "direction": "lower"},
+                             {"task": "digits"}])
+    lb = _board(config, {"Final": "wide_final.csv"})
+    long_cfg = _config(phases={"development": "Final", "final": None},
+                       selection={"development": "all"})
+    reference = _board(long_cfg)
+    assert [(r.position, r.candidate) for r in lb.final.ranked] == \
+        [(r.position, r.candidate) for r in reference.final.ranked]
+
+
+def test_errors_name_the_problem():
+    frame, _ = load_scores(_config(), FIXTURE)
+    with pytest.raises(InputError, match=r"baseline 'nobody' .*neither a candidate"):
+        build_leaderboard(frame, _config(baselines=["nobody"]))
+    with pytest.raises(InputError, match=r"needs at least one baseline in the 'Development'"):
+        build_leaderboard(frame.assign(is_baseline=False), _config(baselines=[]))
+    with pytest.raises(InputError, match=r"phases\.deadlines names phase 'Dev'"):
+        build_leaderboard(frame, _config(phases={"deadlines": {"Dev": "2024-01-01"}}))
+    with pytest.raises(InputError, match=r"no column 'task'"):
+        build_leaderboard(frame.drop(columns="task"), _config())
+
+
+def test_input_order_does_not_matter():
+    config = _config(selection={"development": "best", "final": "best"}, filter={"beat": "any"})
+    frame, _ = load_scores(config, FIXTURE)
+    a = build_leaderboard(frame, config)
+    b = build_leaderboard(frame.sample(frac=1.0, random_state=3).reset_index(drop=True), config)
+    assert _table(a.final) == _table(b.final)
+    assert a.scores == b.scores

@@ -1,0 +1,105 @@
+"""detailed_results.html: self-contained, escaped, and rendered by headless Chromium."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from metascore.config import parse_config
+from metascore.io.report import render_report
+from metascore.leaderboard import build_leaderboard
+from metascore.program import load_scores
+
+FIXTURE = Path(__file__).resolve().parent / "data" / "competition"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or (
+    "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
+CONFIG = {
+    "input": {"path": "long.csv"},
+    "judges": [{"task": "iris", "metric": "accuracy"},
+               {"task": "wine", "metric": "mae", "direction": "lower"},
+               {"task": "digits", "metric": "f1"}],
+    "baselines": ["organizers"],
+    "selection": {"final": "best"},
+    "filter": {"beat": "any"},
+}
+
+
+def _report(**over) -> str:
+    config = parse_config({**CONFIG, **over})
+    frame, source = load_scores(config, FIXTURE)
+    return render_report(build_leaderboard(frame, config, source=source))
+
+
+def _external_references(page: str) -> list[str]:
+    """Anything that would make a browser fetch something."""
+    refs = re.findall(r"""(?:src|href|action|poster|data)\s*=\s*["']?([^"'\s>]+)""", page, re.I)
+    refs += re.findall(r"url\(\s*([^)]*)\)", page, re.I)
+    refs += re.findall(r"@import[^;]*", page, re.I)
+    return refs
+
+
+def test_report_is_self_contained_and_complete():
+    page = _report()
+    assert _external_references(page) == []
+    assert "<script" not in page.lower()
+    # the only URL is the SVG namespace, which is never fetched
+    assert set(re.findall(r"https?://[^\s\"'<>]+", page)) == {"http://www.w3.org/2000/svg"}
+    for text in ("Final leaderboard: Final", "Who qualified for the final ranking",
+                 "Threshold: baselines in the development phase", "Per-judge ranks",
+                 "Pairwise margins", "Condorcet winner: <b>dave-105</b>",
+                 "Development leaderboard: Development", "Ranking signature",
+                 "Effective configuration", 'class="badge b-base">baseline',
+                 "does not beat baseline &#x27;baseline_knn&#x27;"):
+        assert text in page, text
+
+
+def test_report_escapes_names():
+    config = parse_config({"phases": {"final": None}})
+    frame = pd.DataFrame({
+        "phase": "Development", "candidate": ["<script>alert(1)</script>", "b&b"],
+        "participant": None, "task": '"t"', "metric": "", "value": [0.5, 0.4],
+        "submitted_at": None, "is_baseline": False,
+    })
+    page = render_report(build_leaderboard(frame, config))
+    assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "b&amp;b" in page
+
+
+def test_report_when_nobody_qualifies():
+    page = _report(filter={"rule": "top_k", "k": 1}, selection={"final": "all"},
+                   phases={"deadlines": {"Development": "2024-03-01T09:00:00"}})
+    assert "no final-phase candidate qualified" in page
+    assert "No ranked candidates, so no heatmap." in page
+
+
+def _chromium(args: list[str], profile: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+         "--disable-background-networking", "--disable-component-update", "--no-first-run",
+         f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0", *args],
+        capture_output=True, text=True, timeout=90,
+    )
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed")
+def test_report_renders_in_chromium(tmp_path):
+    page = tmp_path / "detailed_results.html"
+    page.write_text(_report())
+    url = page.as_uri()
+    dom = _chromium(["--dump-dom", url], tmp_path / "profile1")
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert '<table class="leaderboard">' in dom.stdout
+    assert "dave-105" in dom.stdout and "<svg" in dom.stdout
+    shot = tmp_path / "report.png"
+    run = _chromium([f"--screenshot={shot}", "--window-size=1280,2000", url],
+                    tmp_path / "profile2")
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert shot.stat().st_size > 20_000  # a real page, not a blank image
+    for log in (dom.stderr, run.stderr):
+        assert "net::ERR" not in log

@@ -1,0 +1,238 @@
+"""The mock bundle runner: worker semantics, fixture bundles and failure paths."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from bundle_backends import BACKENDS, require
+from metascore.bundle.backend import Mount, StepSpec
+from metascore.bundle.local import LocalBackend, map_container_paths
+from metascore.bundle.runner import (
+    NO_SCORES_MESSAGE,
+    collect_submissions,
+    format_report,
+    get_backend,
+    run_bundle,
+    substitute,
+)
+from metascore.bundle.schema import load_competition
+from metascore.errors import ConfigError
+
+BUNDLES = Path(__file__).parent / "data" / "bundles"
+
+
+def by_candidate(report):
+    return {(r.candidate, r.task): r for r in report.results}
+
+
+# ------------------------------------------------------------------ substitution
+@pytest.mark.parametrize(
+    "command, kind, scoring, only, expected",
+    [
+        ("python $program/score.py $input $output", "program", True, False,
+         "python /app/program/score.py /app/input /app/output"),
+        # kind ingestion: $input is the input data
+        ("python $ingestion_program/i.py $input $output $submission_program", "ingestion", False, False,
+         "python /app/program/i.py /app/input_data /app/output /app/ingested_program"),
+        ("x $hidden $shared $tmp", "program", True, False, "x /app/input/ref /app/shared /app/output"),
+        # $predictions: input/res when scoring, the output otherwise
+        ("x $predictions", "program", True, False, "x /app/input/res"),
+        ("x $predictions", "program", False, False, "x /app/output"),
+        # $program is /app/ingestion_program (never mounted) when ingesting during scoring
+        ("x $program/a", "ingestion", True, True, "x /app/ingestion_program/a"),
+        ("x $program/a", "program", True, True, "x /app/ingestion_program/a"),
+        ("x $program/a", "ingestion", False, True, "x /app/program/a"),
+    ],
+)
+def test_substitute_follows_the_worker_table(command, kind, scoring, only, expected):
+    assert substitute(command, kind, scoring, only) == expected
+
+
+def test_substitute_is_plain_replace_in_order():
+    # "$input" is replaced first, so "$input_data" (not a placeholder) becomes "/app/input_data"
+    # for a program and "/app/input_data_data" for an ingestion program: plain str.replace.
+    assert substitute("$input_data", "program", True) == "/app/input_data"
+    assert substitute("$input_data", "ingestion", False) == "/app/input_data_data"
+
+
+def test_map_container_paths_longest_prefix_and_flags(tmp_path):
+    mounts = (Mount("/app/input", tmp_path / "in"), Mount("/app/input_data", tmp_path / "data"))
+    assert map_container_paths("/app/input_data/x", mounts) == f"{tmp_path}/data/x"
+    assert map_container_paths("--ref=/app/input/ref", mounts) == f"--ref={tmp_path}/in/ref"
+    assert map_container_paths("/app/inputs", mounts) == "/app/inputs"  # not a mount
+    assert map_container_paths("/app/output/x", mounts) == "/app/output/x"  # unmounted: unchanged
+
+
+def test_local_backend_runs_without_shell_in_program_dir(tmp_path):
+    prog = tmp_path / "program"
+    prog.mkdir()
+    (prog / "p.py").write_text(
+        "import os, sys\nprint(os.getcwd()); print(os.environ['PYTHONUNBUFFERED']); "
+        "print(sys.argv[1:]); print(sys.executable)\n"
+    )
+    step = StepSpec("t", "python3 /app/program/p.py '&&' /app/program/x", (Mount("/app/program", prog),))
+    result = LocalBackend().run(step)
+    lines = result.stdout.splitlines()
+    assert result.exit_code == 0 and not result.timed_out
+    assert lines[0] == str(prog) and lines[1] == "1"
+    assert lines[2] == repr(["&&", f"{prog}/x"])  # no shell: '&&' is an argument
+    assert lines[3] == sys.executable
+
+
+def test_local_backend_shared_timer_kills_process_group(tmp_path):
+    prog = tmp_path / "program"
+    prog.mkdir()
+    # the child spawns a grandchild; both must die at the deadline
+    (prog / "slow.py").write_text(
+        "import subprocess, sys, time\n"
+        "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'])\n"
+        "time.sleep(30)\n"
+    )
+    (prog / "fast.py").write_text("print('done')\n")
+    mounts = (Mount("/app/program", prog),)
+    slow = StepSpec("slow", "python3 slow.py", mounts)
+    fast = StepSpec("fast", "python3 fast.py", mounts)
+    results = LocalBackend().run_many([slow, fast], time_limit=1.0)
+    assert results[0].timed_out and results[0].exit_code is None
+    assert 0.9 <= results[0].elapsed < 10
+    assert results[1].exit_code == 0 and results[1].stdout == "done\n" and not results[1].timed_out
+
+
+def test_get_backend_names():
+    assert get_backend("local").name == "local"
+    with pytest.raises(ConfigError, match="unknown backend 'podman'; choose one of local, docker"):
+        get_backend("podman")
+
+
+# ------------------------------------------------------------------ submissions
+def test_folder_submissions_manifest_and_names(tmp_path):
+    comp = load_competition(BUNDLES / "v2_results")
+    folder = tmp_path / "subs"
+    shutil.copytree(BUNDLES / "v2_results" / "sample_submissions", folder)
+    (folder / "submissions.csv").write_text(
+        "file,participant,submitted_at,is_baseline\nbob__half,Bob B.,2026-03-01T00:00:00,true\n"
+    )
+    subs, _ = collect_submissions(comp, folder, cache=tmp_path / "cache")
+    got = {s.candidate: (s.participant, s.submitted_at, s.is_baseline) for s in subs}
+    assert got["bob__half"] == ("Bob B.", "2026-03-01T00:00:00", True)
+    assert got["alice__good"][0] == "alice" and got["alice__good"][2] is False  # from the name
+
+
+# ------------------------------------------------------------------ fixture bundles
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_v2_result_submissions_multi_task(tmp_path, backend):
+    report = run_bundle(BUNDLES / "v2_results", tmp_path / "out", backend=require(backend))
+    res = by_candidate(report)
+    assert res[("alice__good", "task_a")].scores == {"accuracy": 1.0}
+    assert res[("alice__good", "task_b")].scores == {"accuracy": 0.5}
+    assert res[("bob__half", "task_a")].scores == {"accuracy": 0.75}
+    assert res[("bob__half", "task_b")].scores == {"accuracy": 0.25}
+    # unknown keys are ignored, with a warning; computed columns are per row
+    assert "'unknown_key' match no leaderboard column" in res[("bob__half", "task_b")].warnings[0]
+    assert res[("bob__half", "task_b")].computed == {"mean_acc": 0.25}
+    # a result submission is copied to the prediction output, with the platform metadata
+    pred = tmp_path / "out/runs/Feedback/alice__good/task_a/prediction/output"
+    assert (pred / "predictions.txt").is_file()
+    meta = yaml.safe_load((pred / "metadata").read_text())
+    assert meta == {"exitCode": None, "elapsedTime": None, "ingestionExitCode": None,
+                    "ingestionElapsedTime": None}
+    scored = yaml.safe_load((tmp_path / "out/runs/Feedback/alice__good/task_a/scoring/output/metadata").read_text())
+    assert scored["exitCode"] == 0 and scored["elapsedTime"] >= 0
+    # outputs tree + manifest
+    tree = tmp_path / "out" / "outputs"
+    assert json.loads((tree / "Feedback/bob__half/task_a/scores.json").read_text()) == {"accuracy": 0.75}
+    rows = list(csv.DictReader((tree / "submissions.csv").open()))
+    assert [r["candidate"] for r in rows] == ["alice__good", "bob__half"]
+    assert rows[0]["participant"] == "alice" and rows[0]["is_baseline"] == "false"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_ingestion_during_scoring_shared_handshake(tmp_path, backend):
+    report = run_bundle(BUNDLES / "v2_shared", tmp_path / "out", backend=require(backend))
+    (result,) = report.results
+    assert result.status == "Finished", result.reason
+    assert result.scores == {"error": pytest.approx(0.5)}  # predict 2x + 0.5
+    sandbox = tmp_path / "out/runs/Only/carol/doubling/scoring"
+    assert (sandbox / "shared" / "predictions.txt").is_file()
+    assert "handed over" in (sandbox / "ingestion_stdout.txt").read_text()
+    # the submission reached the scoring job through input/res (no metadata: copied)
+    assert (sandbox / "input" / "res" / "model.py").is_file()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_v1_bundle_with_computed_column(tmp_path, backend):
+    report = run_bundle(BUNDLES / "v1_computed", tmp_path / "out", backend=require(backend))
+    (result,) = report.results
+    assert result.phase == "Development" and result.task == "Development"
+    assert result.scores == {"set1_score": 1.0, "set2_score": 0.0}
+    assert any("computed" in w and "dropped by Codabench's v1 unpacker" in w for w in report.warnings)
+    assert any("'ave_score': no finished scoring run wrote this key" in w for w in report.warnings)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_failure_paths_give_worker_statuses_and_real_reasons(tmp_path, backend):
+    report = run_bundle(BUNDLES / "failures", tmp_path / "out", backend=require(backend))
+    res = {r.candidate: r for r in report.results}
+    assert len(res) == 7
+    assert res["good"].status == "Finished" and res["good"].scores == {"score": 1.0}
+
+    crash = res["crash"]  # the prediction failure is reported, and scoring still runs (v2)
+    assert crash.status == "Failed" and crash.status_details == "program_rc=1"
+    assert "no output.txt" in crash.reason
+    assert "RuntimeError: boom: this submission crashes on purpose" in crash.prediction_problems[0]
+
+    slow = res["slow"]
+    assert slow.status == "Failed"
+    assert slow.status_details == "Execution Time Limit exceeded. Limit was 2 seconds"
+    assert 1.9 <= slow.elapsed < 15
+    assert "Execution Time Limit exceeded" in (tmp_path / "out/runs/Stress/slow/echo/prediction/stderr.txt").read_text()
+    assert not (tmp_path / "out/runs/Stress/slow/echo/scoring").exists()  # no scoring job
+
+    assert res["none"].status_details == NO_SCORES_MESSAGE
+    assert "not a finite number" in res["nan"].reason and "nan" in res["nan"].status_details
+    assert "space after the colon" in res["nospace"].reason
+    assert "do not write to this file manually" in res["selfmeta"].status_details
+
+    # only the finished run enters the outputs tree; every candidate is in the manifest
+    tree = tmp_path / "out" / "outputs" / "Stress"
+    assert sorted(p.name for p in tree.iterdir()) == ["good"]
+    assert len(list(csv.DictReader((tmp_path / "out/outputs/submissions.csv").open()))) == 7
+    text = format_report(report)
+    assert "1 of 7 runs finished" in text and "FAILED Stress / slow / echo" in text
+
+
+def test_program_that_is_not_found_fails_with_reason(tmp_path):
+    bundle = tmp_path / "b"
+    shutil.copytree(BUNDLES / "failures", bundle)
+    (bundle / "scoring_program" / "metadata.yaml").write_text("command: python3 /app/program/nope.py\n")
+    subs = tmp_path / "subs"
+    shutil.copytree(BUNDLES / "failures/sample_submissions/good", subs / "good")
+    report = run_bundle(bundle, tmp_path / "out", submissions=subs)
+    (result,) = report.results
+    assert result.status_details == "program_rc=2" and "nope.py" in result.reason
+
+
+def test_runner_writes_only_inside_out(tmp_path):
+    bundle = tmp_path / "bundle"
+    shutil.copytree(BUNDLES / "v2_results", bundle)
+    before = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*"))
+    run_bundle(bundle, tmp_path / "out")
+    after = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")
+                   if not p.is_relative_to(tmp_path / "out"))
+    assert after == before
+
+
+def test_zipped_bundle_runs(tmp_path):
+    from metascore.bundle.archive import zip_directory
+
+    zipped = zip_directory(BUNDLES / "v2_shared", tmp_path / "b.zip")
+    report = run_bundle(zipped, tmp_path / "out")
+    assert [r.status for r in report.results] == ["Finished"]
+    assert (tmp_path / "out" / "bundle" / "competition.yaml").is_file()

@@ -1,0 +1,135 @@
+"""Output writers: score-file formats, atomic all-or-nothing writes, determinism."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import given, strategies as st
+
+from metascore.cli import main
+from metascore.config import parse_config
+from metascore.errors import MetascoreError
+from metascore.io import writers
+from metascore.io.writers import decimal_literal, scores_json, scores_txt, write_files
+from metascore.leaderboard import build_leaderboard
+from metascore.program import load_scores
+
+FIXTURE = Path(__file__).resolve().parent / "data" / "competition"
+CONFIG = {
+    "input": {"path": "long.csv"},
+    "judges": [{"task": "iris", "metric": "accuracy"},
+               {"task": "wine", "metric": "mae", "direction": "lower"},
+               {"task": "digits", "metric": "f1"}],
+    "baselines": ["organizers"],
+    "selection": {"final": "best"},
+    "filter": {"beat": "any"},
+}
+
+
+@pytest.fixture(scope="module")
+def lb():
+    config = parse_config(CONFIG)
+    frame, source = load_scores(config, FIXTURE)
+    return build_leaderboard(frame, config, source=source)
+
+
+def test_scores_files():
+    scores = {"a": 2.0, "b": -1 / 3, "tiny": 1e-5, "big": 12345.5}
+    assert json.loads(scores_json(scores)) == scores
+    txt = scores_txt(scores)
+    assert txt == "a: 2\nb: -0.3333333333333333\ntiny: 0.00001\nbig: 12345.5\n"
+    assert yaml.safe_load(txt) == scores  # Codabench v2 (YAML) reads numbers, not strings
+    assert {k: float(v) for k, v in (line.split(":") for line in txt.splitlines())} == scores
+
+
+@pytest.mark.parametrize("value, message", [
+    (math.nan, r"score 'k' is nan; scores must be finite"),
+    (math.inf, r"score 'k' is inf"),
+    (1e10, r"at most \|value\| < 1e10"),
+    ("0.5", r"not a number"),
+    (True, r"not a number"),
+])
+def test_bad_scores_are_errors(value, message):
+    with pytest.raises(MetascoreError, match=message):
+        scores_json({"k": value})
+    with pytest.raises(MetascoreError, match=message):
+        scores_txt({"k": value})
+
+
+@given(st.floats(-1e9, 1e9, allow_nan=False, allow_infinity=False))
+def test_decimal_literal_round_trips(x):
+    text = decimal_literal(x)
+    assert "e" not in text.lower() and float(text) == x
+    assert yaml.safe_load(f"k: {text}")["k"] == x
+
+
+def test_write_outputs(tmp_path, lb):
+    paths = writers.write_outputs(tmp_path / "out", lb)
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(writers.OUTPUT_FILES)
+    assert [p.name for p in paths] == list(writers.OUTPUT_FILES)
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "out" / "leaderboard.csv").read_text())))
+    assert [(r["position"], r["candidate"], r["qualified"], r["is_baseline"]) for r in rows] == [
+        ("1", "dave-105", "true", "false"), ("2", "alice-101", "true", "false"),
+        ("", "baseline_rf", "", "true"), ("", "baseline_knn", "", "true"),
+        ("", "bob-103", "false", "false"), ("", "carol-104", "false", "false")]
+    assert rows[0]["wine/mae"] == "0.395" and rows[0]["digits/f1 rank"] == "1.5"
+    assert rows[-1]["wine/mae"] == ""  # carol's failed task
+    doc = json.loads((tmp_path / "out" / "leaderboard.json").read_text())
+    assert doc["signature"]["method"] == "average_rank" and doc["signature"]["seed"] == 12345
+    assert doc["winner"] == "dave-105"
+    assert doc["filter"]["qualified"] == ["dave-105", "alice-101"]
+    assert doc["filter"]["excluded"]["bob-103"].startswith("development score -4.5")
+    assert doc["margins"]["condorcet_winner"] == "dave-105"
+    assert doc["input"]["path"] == "long.csv" and doc["input"]["format"] == "long"
+
+
+def test_outputs_are_deterministic(tmp_path, lb):
+    config = parse_config(CONFIG)
+    frame, source = load_scores(config, FIXTURE)
+    again = build_leaderboard(frame.iloc[::-1].reset_index(drop=True), config, source=source)
+    a, b = writers.render_outputs(lb), writers.render_outputs(again)
+    assert a == b
+
+
+def test_all_or_nothing(tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    calls = []
+    real = writers.os.replace
+
+    def flaky(src, dst):
+        calls.append(dst)
+        if len(calls) == 2:
+            raise OSError("disk full")
+        real(src, dst)
+
+    monkeypatch.setattr(writers.os, "replace", flaky)
+    with pytest.raises(OSError, match="disk full"):
+        write_files(out, {"a.txt": "A", "b.txt": "B"})
+    # no temporary file is left behind; the first file may be complete, never truncated
+    assert [p.name for p in out.iterdir() if p.name.startswith(".")] == []
+    with pytest.raises(MetascoreError, match="refusing to write 'metadata'"):
+        write_files(out, {"metadata": "x"})
+
+
+def test_rank_with_config_matches_the_program(tmp_path, capsys):
+    cfg = tmp_path / "metascore.yaml"
+    cfg.write_text(yaml.safe_dump(CONFIG))
+    assert main(["rank", "--config", str(cfg), "--input", str(FIXTURE), "--output",
+                 str(tmp_path / "a")]) == 0
+    assert main(["rank", "--config", str(cfg), "--input", str(FIXTURE / "long.csv"),
+                 "--output", str(tmp_path / "b")]) == 0
+    for name in writers.OUTPUT_FILES:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    assert "[*] winner: dave-105" in capsys.readouterr().out
+    assert main(["rank", "--config", str(cfg), "--input", str(FIXTURE), "--output",
+                 str(tmp_path / "c"), "--seed", "7"]) == 0
+    doc = json.loads((tmp_path / "c" / "leaderboard.json").read_text())
+    assert doc["signature"]["seed"] == 7
+    assert main(["rank", "--config", str(cfg)]) == 1
+    assert "--config needs --input" in capsys.readouterr().err
