@@ -534,3 +534,19 @@ def test_garbage_gives_input_error_not_traceback(tmp_path_factory, name, fmt, te
             assert list(frame.columns) == CANONICAL_COLUMNS and frame["value"].notna().any()
     except InputError:
         pass
+
+
+def test_long_json_list_form_and_errors(tmp_path):
+    path = tmp_path / "scores.json"
+    path.write_text('[{"candidate": "A", "task": "t", "value": 0.5, "is_baseline": 1},'
+                    ' {"candidate": "B", "task": "t", "value": null}]')
+    assert detect_format(path) == "long"
+    frame = read_scores(path)
+    assert frame["is_baseline"].tolist() == [True, False]
+    np.testing.assert_array_equal(frame["value"], [0.5, np.nan])
+    path.write_text('[{"candidate": "A", "task": "t", "value": "high"}]')
+    with pytest.raises(InputError, match=r"record 0, key 'value': score 'high' is not a number"):
+        read_scores(path)
+    path.write_text('[{"candidate": "A", "task": "t", "score": 1}]')
+    with pytest.raises(InputError, match=r"record 0 has no 'value' column"):
+        read_scores(path)

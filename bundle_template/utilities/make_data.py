@@ -1,6 +1,7 @@
 """Generate the template's tiny datasets (seeded: rerunning gives byte-identical files).
 
-Usage, from the bundle folder:  python3 utilities/make_data.py
+Usage, from the bundle folder:  python3 utilities/make_data.py [OUT_DIR]
+(OUT_DIR defaults to the bundle folder; the committed CSVs are this script's output)
 
 Three tasks, each with a training set shared by both phases and a separate evaluation
 set per phase (development = validation rows, final = test rows):
@@ -17,6 +18,7 @@ Layout written (relative to the bundle folder):
 """
 
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -68,20 +70,21 @@ def write_labels(path, y, y_format):
     path.write_text("y\n" + "".join(y_format % v + "\n" for v in y))
 
 
-def main():
+def main(bundle=BUNDLE):
+    bundle = Path(bundle)
     rng = np.random.default_rng(SEED)
     for name, (make, info, ref_info, y_format) in TASKS.items():
         X_train, y_train = make(rng, SIZES["train"])
         for phase, folder in (("development", "dev_phase"), ("final", "final_phase")):
             X, y = make(rng, SIZES[phase])
-            base = BUNDLE / folder / name
+            base = bundle / folder / name
             write_csv(base / "input_data" / "train.csv", X_train, y_train, y_format)
             write_csv(base / "input_data" / "test.csv", X)
             (base / "input_data" / "task.json").write_text(json.dumps({"name": name, **info}) + "\n")
             write_labels(base / "reference_data" / "labels.csv", y, y_format)
             (base / "reference_data" / "task.json").write_text(json.dumps({"name": name, **ref_info}) + "\n")
-    print(f"wrote dev_phase/ and final_phase/ under {BUNDLE} (seed {SEED})")
+    print(f"wrote dev_phase/ and final_phase/ under {bundle} (seed {SEED})")
 
 
 if __name__ == "__main__":
-    main()
+    main(*sys.argv[1:2])

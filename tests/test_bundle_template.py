@@ -1,0 +1,151 @@
+"""The bundle template, end to end: run it as the README says, zip it, check the zip.
+
+Expected final leaderboard, derived by hand from the per-task scores of the committed data
+(also asserted below, so a change in the data or the submissions shows up here first).
+
+Development phase, 6 candidates (rank 1 = best; ties share the average rank):
+
+=================  ================  ===============  ================  ============
+candidate          blobs accuracy    housing mae      churn brier       average rank
+=================  ================  ===============  ================  ============
+bob__knn           0.911111 (1)      1.254407 (2)     0.240889 (3)      6/3 = 2
+carol__linear      0.844444 (4)      0.465837 (1)     0.201851 (1)      6/3 = 2
+alice__centroid    0.888889 (2.5)    1.813962 (3)     0.201911 (2)      7.5/3 = 2.5
+dave__crashes      0.888889 (2.5)    failed (6)       0.247432 (4)      12.5/3 = 4.1667
+baseline           0.333333 (5)      4.057597 (4)     0.251852 (5)      14/3 = 4.6667
+erin__sign_error   0.044444 (6)      11.662933 (5)    0.401111 (6)      17/3 = 5.6667
+=================  ================  ===============  ================  ============
+
+beat_baseline (strictly better average rank than 4.6667): bob, carol, alice, dave qualify;
+erin does not. Final phase, ranked among the 4 qualified only:
+
+=================  ================  ===============  ================  ============
+alice__centroid    0.755556 (1)      1.659381 (3)     0.190260 (1)      5/3
+carol__linear      0.733333 (2)      0.424253 (1)     0.190658 (2)      5/3
+bob__knn           0.688889 (3)      1.277517 (2)     0.217333 (3)      8/3
+dave__crashes      0.644444 (4)      failed (4)       0.226889 (4)      12/3 = 4
+=================  ================  ===============  ================  ============
+
+alice and carol tie (position 1 for both); alice submitted first, so she is listed first.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from metascore.bundle.schema import check_bundle
+from metascore.cli import main
+
+TEMPLATE = Path(__file__).parents[1] / "bundle_template"
+
+DEV = {
+    "baseline_submission": {"blobs": 0.333333, "housing": 4.057597, "churn": 0.251852},
+    "alice__centroid": {"blobs": 0.888889, "housing": 1.813962, "churn": 0.201911},
+    "bob__knn": {"blobs": 0.911111, "housing": 1.254407, "churn": 0.240889},
+    "carol__linear": {"blobs": 0.844444, "housing": 0.465837, "churn": 0.201851},
+    "dave__crashes": {"blobs": 0.888889, "churn": 0.247432},
+    "erin__sign_error": {"blobs": 0.044444, "housing": 11.662933, "churn": 0.401111},
+}
+FINAL = {
+    "alice__centroid": {"blobs": 0.755556, "housing": 1.659381, "churn": 0.19026},
+    "carol__linear": {"blobs": 0.733333, "housing": 0.424253, "churn": 0.190658},
+    "bob__knn": {"blobs": 0.688889, "housing": 1.277517, "churn": 0.217333},
+    "dave__crashes": {"blobs": 0.644444, "churn": 0.226889},
+}
+KEYS = {"blobs": "accuracy", "housing": "mae", "churn": "brier"}
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("template") / "runs"
+    code = main(["bundle", "run", str(TEMPLATE), "--out", str(out), "--quiet"])
+    return code, out
+
+
+def test_run_exits_zero_and_prints_where_results_are(run, capsys):
+    code, out = run
+    assert code == 0
+    summary = json.loads((out / "run_summary.json").read_text())
+    assert summary["leaderboard"].endswith("scoring/output/leaderboard.csv")
+    assert Path(summary["detailed_results"]).is_file()
+
+
+def test_per_task_scores(run):
+    _, out = run
+    results = json.loads((out / "run_summary.json").read_text())["results"]
+    got = {(r["phase"], r["candidate"], r["task"]): r for r in results}
+    for phase, table in (("Development", DEV), ("Final", FINAL)):
+        for cand, scores in table.items():
+            for task, key in KEYS.items():
+                r = got[(phase, cand, task)]
+                if task in scores:
+                    assert r["status"] == "Finished" and r["scores"] == {key: scores[task]}
+                else:  # dave's model raises on regression: the worker's status, the real error
+                    assert r["status"] == "Failed" and r["status_details"] == "program_rc=1"
+                    assert "no predictions.csv" in r["reason"]
+                    assert "NotImplementedError: dave's model does not handle regression yet" in (
+                        r["prediction_problems"][0])
+
+
+def test_outputs_tree_and_manifest(run):
+    _, out = run
+    tree = out / "outputs"
+    assert json.loads((tree / "Final/bob__knn/churn/scores.json").read_text()) == {"brier": 0.217333}
+    assert not (tree / "Development/dave__crashes/housing").exists()
+    rows = list(csv.DictReader((tree / "submissions.csv").open()))
+    assert len(rows) == 12
+    base = [r for r in rows if r["is_baseline"] == "true"]
+    assert {(r["phase"], r["candidate"], r["participant"]) for r in base} == {
+        ("Development", "baseline_submission", "baseline"), ("Final", "baseline_submission", "baseline")}
+
+
+def test_final_leaderboard_matches_hand_derivation(run):
+    _, out = run
+    meta_out = out / "runs" / "Final ranking" / "organizer_results" / "meta-ranking" / "scoring" / "output"
+    rows = list(csv.DictReader((meta_out / "leaderboard.csv").open()))
+    ranked = [(r["position"], r["candidate"]) for r in rows if r["qualified"] == "true"]
+    assert ranked == [("1", "alice__centroid"), ("1", "carol__linear"), ("3", "bob__knn"),
+                      ("4", "dave__crashes")]
+    by = {r["candidate"]: r for r in rows}
+    assert float(by["alice__centroid"]["average_rank"]) == pytest.approx(5 / 3)
+    assert float(by["dave__crashes"]["average_rank"]) == pytest.approx(4.0)
+    assert by["erin__sign_error"]["qualified"] == "false"
+    assert by["baseline_submission"]["is_baseline"] == "true" and by["baseline_submission"]["position"] == ""
+    scores = json.loads((meta_out / "scores.json").read_text())
+    assert scores == {"n_qualified": 4, "winner_score": pytest.approx(-5 / 3)}
+    assert (meta_out / "detailed_results.html").stat().st_size > 1000
+
+
+def test_zip_passes_check_after_unzipping(tmp_path, capsys):
+    dest = tmp_path / "bundle.zip"
+    assert main(["bundle", "zip", str(TEMPLATE), "-o", str(dest)]) == 0
+    names = zipfile.ZipFile(dest).namelist()
+    assert "competition.yaml" in names
+    assert "meta_scoring_program.zip" in names and "scoring_program.zip" in names
+    assert "dev_phase/blobs/input_data.zip" in names and "logo.png" in names
+    meta = zipfile.ZipFile(zipfile.ZipFile(dest).open("meta_scoring_program.zip"))
+    inner = meta.namelist()
+    assert "metadata.yaml" in inner and "score.py" in inner and "metascore/__init__.py" in inner
+    assert not any("__pycache__" in n for n in inner)
+    unzipped = tmp_path / "unzipped"
+    zipfile.ZipFile(dest).extractall(unzipped)
+    report = check_bundle(unzipped, meta_program_available=False)
+    assert report.errors == [] and report.warnings == []
+    assert main(["bundle", "check", str(dest)]) == 0
+    assert "0 error(s), 0 warning(s): OK." in capsys.readouterr().out
+
+
+def test_make_data_reproduces_committed_files(tmp_path):
+    import runpy
+
+    script = runpy.run_path(str(TEMPLATE / "utilities" / "make_data.py"))
+    script["main"](tmp_path)
+    generated = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
+    assert len(generated) == 30
+    for rel in generated:
+        assert (tmp_path / rel).read_bytes() == (TEMPLATE / rel).read_bytes(), rel
