@@ -49,7 +49,7 @@ def main() -> None:
     for r in args.r:
         for name in args.methods:
             res = timed(f"stability {name} (judges, q={args.q}, r={r})", stability, matrix, name, q=args.q, r=r)
-            print(f"{'':8s}W = {res.mean[name]:.4f} +- {res.std[name]:.4f}")
+            print(f"{'':8s}W = {res.mean[name]:.5f} (std over r: {res.std[name]:.1e})")
         timed(f"stability {' + '.join(args.methods)} together (r={r})", stability, matrix, args.methods,
               q=args.q, r=r)
     timed("rank_uncertainty average_rank (1000 trials)", rank_uncertainty, matrix, "average_rank",

@@ -2,13 +2,16 @@
 
 Tests that run bundles take ``backend`` from :data:`BACKENDS` so the same scenarios run on
 both backends; ``docker`` is skipped (with the reason) when
-``metascore.bundle.docker_backend`` is missing or no container engine answers.
+``metascore.bundle.docker_backend`` is missing or no container engine answers. The docker
+runs use the image named by ``METASCORE_TEST_IMAGE`` (default ``metascore``, built from the
+repository's Dockerfile), since the fixtures' ``docker_image`` cannot be pulled offline.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import os
 
 import pytest
 
@@ -40,3 +43,10 @@ def require(backend: str) -> str:
     if backend == "docker" and (why := docker_unavailable()) is not None:
         pytest.skip(why)
     return backend
+
+
+def options(backend: str) -> dict[str, str | None]:
+    """Keyword arguments of :func:`~metascore.bundle.runner.run_bundle` for ``backend``."""
+    require(backend)
+    image = os.environ.get("METASCORE_TEST_IMAGE", "metascore") if backend == "docker" else None
+    return {"backend": backend, "image": image}

@@ -405,3 +405,15 @@ class TestUtilityAndDifficulty:
     def test_difficulty_errors(self):
         with pytest.raises(ConfigError, match="`best_possible` names unknown judge 'ac'"):
             difficulty(matrix([[1.0]], names="A"), best_possible={"ac": 1})
+
+
+# --------------------------------------------------------------------------- summary
+def test_compare_methods_table():
+    from metascore.analysis import compare_methods
+
+    res = compare_methods(unanimous(4, 3), ["mean", "copeland"], n_trials=10, q=3, r=1)
+    table = res.to_frame().set_index("method")
+    assert table.loc["copeland", "condorcet"] and not table.loc["mean", "condorcet"]
+    for col in ("winner_rank", "condorcet_rate", "generalization", "stability_judges", "stability_candidates"):
+        assert table[col].tolist() == pytest.approx([1.0, 1.0])
+    json.dumps(res.to_dict(), allow_nan=False)

@@ -60,6 +60,9 @@ FINAL = {
 KEYS = {"blobs": "accuracy", "housing": "mae", "churn": "brier"}
 
 
+pytestmark = pytest.mark.slow  # one whole-competition run (about 15 s), shared by the tests
+
+
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     out = tmp_path_factory.mktemp("template") / "runs"

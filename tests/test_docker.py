@@ -255,9 +255,11 @@ def test_image_default_user_writes_worker_folders(backend, tmp_path):
     assert result.exit_code == 0, result.stderr
     assert (dirs["output"] / "scores.json").is_file()
     # a non-root default user could not have written there
-    denied = DockerBackend(image=backend.image, user="metascore").run(_scoring_step(dirs))
+    denied = DockerBackend(image=backend.image, user="metascore").run(
+        _step("python3 -c \"open('/app/output/x', 'w')\"", Mount("/app/program", dirs["program"]),
+              Mount("/app/output", dirs["output"])))
     assert denied.exit_code == 1
-    assert "Permission denied" in denied.stderr
+    assert "PermissionError: [Errno 13] Permission denied: '/app/output/x'" in denied.stderr
 
 
 # ----------------------------------------------------------------------------- (b) backend scenarios

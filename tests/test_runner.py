@@ -6,12 +6,13 @@ import csv
 import json
 import shutil
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
 import yaml
 
-from bundle_backends import BACKENDS, require
+from bundle_backends import BACKENDS, options
 from metascore.bundle.backend import Mount, StepSpec
 from metascore.bundle.local import LocalBackend, map_container_paths
 from metascore.bundle.runner import (
@@ -128,7 +129,7 @@ def test_folder_submissions_manifest_and_names(tmp_path):
 # ------------------------------------------------------------------ fixture bundles
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_v2_result_submissions_multi_task(tmp_path, backend):
-    report = run_bundle(BUNDLES / "v2_results", tmp_path / "out", backend=require(backend))
+    report = run_bundle(BUNDLES / "v2_results", tmp_path / "out", **options(backend))
     res = by_candidate(report)
     assert res[("alice__good", "task_a")].scores == {"accuracy": 1.0}
     assert res[("alice__good", "task_b")].scores == {"accuracy": 0.5}
@@ -155,7 +156,7 @@ def test_v2_result_submissions_multi_task(tmp_path, backend):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_ingestion_during_scoring_shared_handshake(tmp_path, backend):
-    report = run_bundle(BUNDLES / "v2_shared", tmp_path / "out", backend=require(backend))
+    report = run_bundle(BUNDLES / "v2_shared", tmp_path / "out", **options(backend))
     (result,) = report.results
     assert result.status == "Finished", result.reason
     assert result.scores == {"error": pytest.approx(0.5)}  # predict 2x + 0.5
@@ -168,7 +169,7 @@ def test_ingestion_during_scoring_shared_handshake(tmp_path, backend):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_v1_bundle_with_computed_column(tmp_path, backend):
-    report = run_bundle(BUNDLES / "v1_computed", tmp_path / "out", backend=require(backend))
+    report = run_bundle(BUNDLES / "v1_computed", tmp_path / "out", **options(backend))
     (result,) = report.results
     assert result.phase == "Development" and result.task == "Development"
     assert result.scores == {"set1_score": 1.0, "set2_score": 0.0}
@@ -178,7 +179,7 @@ def test_v1_bundle_with_computed_column(tmp_path, backend):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_failure_paths_give_worker_statuses_and_real_reasons(tmp_path, backend):
-    report = run_bundle(BUNDLES / "failures", tmp_path / "out", backend=require(backend))
+    report = run_bundle(BUNDLES / "failures", tmp_path / "out", **options(backend))
     res = {r.candidate: r for r in report.results}
     assert len(res) == 7
     assert res["good"].status == "Finished" and res["good"].scores == {"score": 1.0}
@@ -236,3 +237,37 @@ def test_zipped_bundle_runs(tmp_path):
     report = run_bundle(zipped, tmp_path / "out")
     assert [r.status for r in report.results] == ["Finished"]
     assert (tmp_path / "out" / "bundle" / "competition.yaml").is_file()
+
+
+def test_solutions_run_on_their_tasks_and_zipped_submissions(tmp_path):
+    from metascore.bundle.archive import zip_directory
+
+    bundle = tmp_path / "b"
+    shutil.copytree(BUNDLES / "v2_results", bundle)
+    data = yaml.safe_load((bundle / "competition.yaml").read_text())
+    data["solutions"] = [{"index": 0, "tasks": [1], "path": "sample_submissions/alice__good/"}]
+    (bundle / "competition.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    subs = tmp_path / "subs"
+    zip_directory(BUNDLES / "v2_results/sample_submissions/bob__half", subs / "zed__zipped.zip")
+    report = run_bundle(bundle, tmp_path / "out", submissions=subs)
+    got = {(r.candidate, r.task): r.scores for r in report.results}
+    # the solution runs on task index 1 only; --submissions replaces sample_submissions/
+    assert got == {("solution", "task_b"): {"accuracy": 0.5},
+                   ("zed__zipped", "task_a"): {"accuracy": 0.75},
+                   ("zed__zipped", "task_b"): {"accuracy": 0.25}}
+    rows = list(csv.DictReader((tmp_path / "out/outputs/submissions.csv").open()))
+    assert [(r["candidate"], r["participant"]) for r in rows] == [("solution", "organizer"),
+                                                                  ("zed__zipped", "zed")]
+
+
+def test_bundle_zip_of_fixture_runs_with_parallel_jobs(tmp_path):
+    from metascore.bundle.archive import build_bundle_zip
+
+    zipped = build_bundle_zip(BUNDLES / "v2_results", tmp_path / "bundle.zip")
+    # programs and data are zips now, shared by the tasks of concurrent jobs
+    assert "scoring_program.zip" in zipfile.ZipFile(zipped).namelist()
+    subs = tmp_path / "subs"
+    shutil.copytree(BUNDLES / "v2_results" / "sample_submissions", subs)
+    report = run_bundle(zipped, tmp_path / "out", submissions=subs, jobs=4)
+    assert [r.status for r in report.results] == ["Finished"] * 4
+    assert [r.scores["accuracy"] for r in report.results] == [1.0, 0.5, 0.75, 0.25]

@@ -47,6 +47,21 @@ from .stats import (
     spearman,
 )
 from . import methods as _methods  # noqa: F401,E402  (registers the methods)
+from . import analysis  # noqa: E402
+from .analysis import (  # noqa: E402
+    compare_methods,
+    condorcet_rate,
+    crowdsourcing_utility,
+    difficulty,
+    generalization,
+    judge_agreement,
+    k_star,
+    rank_uncertainty,
+    stability,
+    stability_vs_judges,
+    top_k_curves,
+    winner_rank,
+)
 
 __all__ = [
     "__version__",
@@ -75,4 +90,17 @@ __all__ = [
     "kendall_w",
     "mean_spearman_from_w",
     "spearman",
+    "analysis",
+    "compare_methods",
+    "condorcet_rate",
+    "crowdsourcing_utility",
+    "difficulty",
+    "generalization",
+    "judge_agreement",
+    "k_star",
+    "rank_uncertainty",
+    "stability",
+    "stability_vs_judges",
+    "top_k_curves",
+    "winner_rank",
 ]

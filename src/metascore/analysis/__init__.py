@@ -2,7 +2,7 @@
 
 - Criteria to choose a method: :func:`winner_rank`, :func:`condorcet_rate`,
   :func:`generalization`, :func:`stability`, :func:`stability_vs_judges`,
-  :func:`judge_agreement`.
+  :func:`judge_agreement`, and all of them in one table: :func:`compare_methods`.
 - Trust in one ranking: :func:`rank_uncertainty` (rank intervals, P(first), groups).
 - Two-phase competitions: :func:`top_k_curves`, :func:`k_star`.
 - Competition design: :func:`crowdsourcing_utility`, :func:`difficulty`.
@@ -16,8 +16,10 @@ a fast path proven equal to it.
 from .criteria import (
     CriterionResult,
     JudgeAgreement,
+    MethodComparison,
     StabilityCurve,
     StabilityResult,
+    compare_methods,
     condorcet_rate,
     generalization,
     judge_agreement,
@@ -37,6 +39,7 @@ __all__ = [
     "stability",
     "stability_vs_judges",
     "judge_agreement",
+    "compare_methods",
     "kendall_w",
     "rank_uncertainty",
     "top_k_curves",
@@ -48,6 +51,7 @@ __all__ = [
     "StabilityResult",
     "StabilityCurve",
     "JudgeAgreement",
+    "MethodComparison",
     "RankUncertainty",
     "TopKCurves",
     "KStar",

@@ -251,8 +251,11 @@ def pairwise_tallies(ranks: np.ndarray, cw: np.ndarray) -> tuple[np.ndarray, np.
     return won.T, tied.T
 
 
-def _fast_scores(s: Setup, name: str, cw: np.ndarray) -> np.ndarray:
-    """Scores (T x n) of ``name`` on resampled judges with per-trial judge weights ``cw``."""
+def _fast_scores(
+    s: Setup, name: str, cw: np.ndarray, tallies: tuple[np.ndarray, np.ndarray] | None = None
+) -> np.ndarray:
+    """Scores (T x n) of ``name`` on resampled judges with per-trial judge weights ``cw``
+    (``tallies``: the :func:`pairwise_tallies` of ``cw`` if already computed)."""
     ranks = s.filled_ranks
     total = cw.sum(axis=1)[:, None]
     n = s.n
@@ -271,7 +274,7 @@ def _fast_scores(s: Setup, name: str, cw: np.ndarray) -> np.ndarray:
             beaten = worse
         return (cw @ beaten.T) / (total * (n - 1))
     if name == "copeland":
-        won, tied = pairwise_tallies(ranks, cw)
+        won, tied = pairwise_tallies(ranks, cw) if tallies is None else tallies
         return (won + 0.5 * tied) / (n - 1)
     raise AssertionError(name)  # pragma: no cover
 
@@ -287,6 +290,7 @@ def bootstrap_scores(
     done: int = 0,
     total: int | None = None,
     fast: bool = True,
+    tallies: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> dict[str, np.ndarray]:
     """Scores of every method on every trial's resampled matrix.
 
@@ -301,6 +305,8 @@ def bootstrap_scores(
         Seed handed to every method in each trial (the same for all methods).
     fast : bool
         Use the exactly equal fast paths where they apply.
+    tallies : (won, tied), optional
+        :func:`pairwise_tallies` of these counts, when the caller already has them.
 
     Returns
     -------
@@ -315,7 +321,7 @@ def bootstrap_scores(
     for name in s.methods:
         if fast and candidates is None and fast_path_reason(s, name) is None:
             cw = (np.ones((trials, s.m)) if counts is None else counts) * weights[None, :]
-            out[name] = _fast_scores(s, name, cw)
+            out[name] = _fast_scores(s, name, cw, tallies)
         else:
             general.append(name)
             out[name] = np.full((trials, s.n), np.nan)

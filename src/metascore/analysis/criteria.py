@@ -36,6 +36,8 @@ __all__ = [
     "stability",
     "stability_vs_judges",
     "judge_agreement",
+    "compare_methods",
+    "MethodComparison",
     "CriterionResult",
     "StabilityResult",
     "StabilityCurve",
@@ -365,9 +367,10 @@ def condorcet_rate(
     rng, seed_used = E.generator(seed)
     counts = E.judge_counts(rng, s.m, s.m, n_trials)
     seeds = rng.integers(0, 2**31 - 1, size=n_trials)
-    scores = E.bootstrap_scores(s, counts=counts, seeds=seeds, progress=progress)
     cw = counts * np.asarray(s.matrix.weights, dtype=float)[None, :]
-    won, _ = E.pairwise_tallies(s.filled_ranks, cw)
+    tallies = E.pairwise_tallies(s.filled_ranks, cw)  # margins for the Condorcet winners
+    scores = E.bootstrap_scores(s, counts=counts, seeds=seeds, progress=progress, tallies=tallies)
+    won = tallies[0]
     has_cw = (won == s.n - 1).any(axis=1)
     cw_index = np.argmax(won == s.n - 1, axis=1)
     values = {}
@@ -603,3 +606,79 @@ def judge_agreement(matrix: ScoreMatrix, *, missing: str = "worst") -> JudgeAgre
     if not np.isfinite(w):
         notes = ("every judge ties all candidates; W is undefined.",)
     return JudgeAgreement(w, mean_spearman_from_w(w, m), n, m, missing, notes)
+
+
+# ---------------------------------------------------------------------- summary table
+@dataclass(frozen=True)
+class MethodComparison:
+    """Empirical and theoretical properties of several methods (thesis table 5.3)."""
+
+    table: pd.DataFrame
+    seed: int | None
+    n_trials: int
+    q: int
+    r: int
+    missing: str
+    params: dict[str, dict[str, Any]]
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.table.copy()
+
+    def to_dict(self) -> dict[str, Any]:
+        return E.jsonable(
+            {
+                "rows": self.table.to_dict(orient="records"),
+                "seed": self.seed,
+                "n_trials": self.n_trials,
+                "q": self.q,
+                "r": self.r,
+                "missing": self.missing,
+                "params": self.params,
+            }
+        )
+
+
+def compare_methods(
+    matrix: ScoreMatrix,
+    methods: str | Sequence[str],
+    *,
+    n_trials: int = 1000,
+    q: int = 100,
+    r: int = 10,
+    seed: int | np.random.Generator | None = 12345,
+    missing: str = "worst",
+    params: Mapping[str, Any] | None = None,
+) -> MethodComparison:
+    """One row per method: the empirical criteria and the registry's theoretical flags.
+
+    Columns: ``winner_rank`` (on the full matrix), ``condorcet_rate`` and
+    ``generalization`` (``n_trials`` judge resamples), ``stability_judges`` and
+    ``stability_candidates`` (Kendall's W, ``q`` x ``r`` resamples), then the declared
+    properties ``condorcet``, ``pareto`` and ``order_only``. Every criterion uses the same
+    draws for all methods (the same seed is given to each criterion).
+    """
+    if isinstance(seed, np.random.Generator):
+        seed = int(seed.integers(0, 2**31 - 1))
+    s = E.setup(matrix, methods, params, missing, seed)
+    kw = dict(seed=seed, missing=missing, params=s.params)
+    cond = condorcet_rate(matrix, s.methods, n_trials=n_trials, **kw)
+    gen = generalization(matrix, s.methods, n_trials=n_trials, **kw)
+    stab_j = stability(matrix, s.methods, axis="judges", q=q, r=r, **kw)
+    stab_c = stability(matrix, s.methods, axis="candidates", q=q, r=r, **kw)
+    rows = []
+    for name in s.methods:
+        spec = E.get_ranking_method(name)
+        rows.append(
+            {
+                "method": name,
+                "winner_rank": winner_rank(s.matrix, s.full[name]),
+                "condorcet_rate": cond.mean[name],
+                "generalization": gen.mean[name],
+                "stability_judges": stab_j.mean[name],
+                "stability_candidates": stab_c.mean[name],
+                "condorcet": spec.condorcet,
+                "pareto": spec.pareto,
+                "order_only": spec.order_only,
+            }
+        )
+    return MethodComparison(pd.DataFrame(rows), seed, n_trials, q, r, missing, s.params)

@@ -61,11 +61,11 @@ import csv
 import datetime as dt
 import io
 import json
-import math
 import os
 import re
 import shutil
 import tempfile
+import threading
 import zipfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -351,14 +351,18 @@ def _safe_name(name: str) -> str:
     return "_" + clean if clean.startswith(".") else clean
 
 
+_EXTRACT_LOCK = threading.Lock()
+
+
 def _as_dir(path: Path, cache: Path) -> Path:
     """A folder with the contents of ``path`` (a folder, or a zip extracted once into ``cache``)."""
     if path.is_dir():
         return path
-    if not cache.exists():
-        tmp = Path(tempfile.mkdtemp(prefix=".extract-", dir=_mkdir(cache.parent)))
-        safe_extract(path, tmp)
-        os.replace(tmp, cache)
+    with _EXTRACT_LOCK:  # jobs run in threads; extract each zip once
+        if not cache.exists():
+            tmp = Path(tempfile.mkdtemp(prefix=".extract-", dir=_mkdir(cache.parent)))
+            safe_extract(path, tmp)
+            os.replace(tmp, cache)
     return cache
 
 
@@ -386,9 +390,10 @@ class _Runner:
             return None
         if needs_meta_program(path):
             target = self.cache / "meta_scoring_program"
-            if not target.exists():
-                self.log(f"[*] {ref}: filled with metascore's meta-scoring program")
-                assemble_meta_program(target, self.scoring_program)
+            with _EXTRACT_LOCK:
+                if not target.exists():
+                    self.log(f"[*] {ref}: filled with metascore's meta-scoring program")
+                    assemble_meta_program(target, self.scoring_program)
             return target
         if not path.exists():
             return None
@@ -740,23 +745,25 @@ def run_bundle(
     log : called with one progress line per job.
     """
     bundle, out = Path(bundle), Path(out).absolute()
+    if bundle.is_file() and not zipfile.is_zipfile(bundle):
+        raise InputError(f"{bundle}: not a bundle folder or zip file.")
+    if not bundle.exists():
+        raise InputError(f"{bundle}: no such bundle folder or zip file.")
+    engine = get_backend(backend, image=image, network=network)
     out.mkdir(parents=True, exist_ok=True)
     for name in ("runs", "outputs", "cache", "bundle"):
         if (out / name).exists():
             if bundle.resolve().is_relative_to((out / name).resolve()):
-                raise InputError(f"{bundle} is inside {out / name}, which the runner rewrites; choose another --out.")
+                raise InputError(f"{bundle} is inside {out / name}, which the runner rewrites; "
+                                 "choose another --out.")
             shutil.rmtree(out / name)
     if bundle.is_file():
-        if not zipfile.is_zipfile(bundle):
-            raise InputError(f"{bundle}: not a bundle folder or zip file.")
         safe_extract(bundle, out / "bundle")
         bundle = out / "bundle"
-    elif not bundle.is_dir():
-        raise InputError(f"{bundle}: no such bundle folder or zip file.")
     comp = load_competition(bundle)
     if comp.leaderboard is None:
         raise ConfigError(f"{bundle}: the competition has no leaderboard.")
-    runner = _Runner(comp, out, get_backend(backend, image=image, network=network), image=image,
+    runner = _Runner(comp, out, engine, image=image,
                      scoring_program=Path(scoring_program) if scoring_program else None, log=log,
                      jobs=jobs if jobs is not None else min(4, os.cpu_count() or 1))
     report = RunReport(out=out, backend=backend, warnings=list(comp.warnings))
