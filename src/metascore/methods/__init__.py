@@ -4,3 +4,4 @@ from . import classical  # noqa: F401
 from . import condorcet  # noqa: F401
 from . import kemeny  # noqa: F401
 from . import epp  # noqa: F401
+from . import sco  # noqa: F401
