@@ -18,10 +18,12 @@ from pathlib import Path
 import pytest
 import yaml
 
+import metascore
 from engine import build_image, engine_available
 from metascore.bundle import docker_backend
 from metascore.bundle.backend import Mount, StepSpec
 from metascore.bundle.docker_backend import STEP_LABEL, WORKER_CAP_DROP, DockerBackend, connect
+from metascore.bundle.runner import RunReport, run_bundle
 from metascore.errors import ConfigError, MetascoreError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -104,7 +106,8 @@ class FakeClient:
         return {"Components": [{"Name": "Podman Engine" if self._podman else "Engine"}]}
 
     def info(self):
-        return {"SecurityOptions": ["name=seccomp,profile=default"] + (["name=rootless"] if self._rootless else [])}
+        rootless = ["name=rootless"] if self._rootless else []
+        return {"SecurityOptions": ["name=seccomp,profile=default", *rootless]}
 
     class images:  # noqa: N801 - mimics client.images
         @staticmethod
@@ -113,9 +116,9 @@ class FakeClient:
 
 
 def test_container_settings_follow_the_worker(tmp_path):
+    mounts = (Mount("/app/program", tmp_path), Mount("/app/data", tmp_path / "d", read_only=True))
     step = StepSpec(name="scoring", command="python3 /app/program/score.py '/app/input' /app/output",
-                    mounts=(Mount("/app/program", tmp_path), Mount("/app/data", tmp_path / "d", read_only=True)),
-                    image="from/step:1")
+                    mounts=mounts, image="from/step:1")
     config = DockerBackend(client=FakeClient())._container_config(step)
     assert config["command"] == ["python3", "/app/program/score.py", "/app/input", "/app/output"]
     assert config["image"] == "from/step:1"
@@ -134,8 +137,8 @@ def test_container_settings_follow_the_worker(tmp_path):
 
 def test_container_settings_options_and_engines(tmp_path):
     step = StepSpec(name="s", command="true", mounts=(Mount("/app/program", tmp_path),), image="from/step:1")
-    podman = DockerBackend(image="override:2", network=True, memory=None, client=FakeClient(podman=True, rootless=True))
-    config = podman._container_config(step)
+    podman = FakeClient(podman=True, rootless=True)
+    config = DockerBackend(image="override:2", network=True, memory=None, client=podman)._container_config(step)
     assert config["image"] == "override:2"
     assert config["security_opt"] == ["no-new-privileges", "label=disable"]
     assert "network_mode" not in config and "mem_limit" not in config
@@ -157,38 +160,44 @@ def test_bad_steps_are_config_errors(tmp_path):
 
 def test_unreachable_engine_names_docker_host(monkeypatch, tmp_path):
     monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-engine.sock")
-    with pytest.raises(MetascoreError, match=rf"no container engine is reachable \(DOCKER_HOST=unix://{tmp_path}/no-engine.sock\)"):
+    where = rf"DOCKER_HOST=unix://{tmp_path}/no-engine.sock"
+    with pytest.raises(MetascoreError, match=rf"no container engine is reachable \({where}\)"):
         DockerBackend()
 
 
 def test_missing_sdk_says_how_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "docker", None)
-    with pytest.raises(MetascoreError, match=r"needs the docker Python SDK: pip install 'metascore\[docker\]'"):
+    with pytest.raises(MetascoreError, match=r"SDK: pip install 'metascore\[docker\]'\.$"):
         connect()
 
 
 # ----------------------------------------------------------------------------- the image
+PROBE = """\
+import json, os, shutil, subprocess, sys
+import metascore, numpy, pandas, scipy, yaml
+cli = subprocess.run(["python3", "-m", "metascore", "--version"], capture_output=True, text=True)
+print(json.dumps({
+    "python": shutil.which("python3"), "prefix": sys.prefix, "cwd": os.getcwd(), "cli": cli.stdout,
+    "compilers": [c for c in ("gcc", "cc", "make") if shutil.which(c)],
+    "pip_cache": any(os.path.exists(os.path.expanduser(h) + "/.cache/pip") for h in ("~", "~root")),
+    "sources": os.path.exists("/tmp/build"),
+    "versions": [numpy.__version__, scipy.__version__, pandas.__version__, yaml.__version__],
+}))
+"""
+
+
 @pytest.mark.engine
 def test_image_contents(backend, tmp_path):
-    probe = (
-        "import json, os, shutil, subprocess, sys, metascore, numpy, pandas, scipy, yaml; "
-        "print(json.dumps({'python': shutil.which('python3'), 'prefix': sys.prefix, 'cwd': os.getcwd(), "
-        "'cli': subprocess.run(['python3', '-m', 'metascore', '--version'], capture_output=True, text=True).stdout, "
-        "'compilers': [c for c in ('gcc', 'cc', 'make') if shutil.which(c)], "
-        "'pip_cache': os.path.exists(os.path.expanduser('~/.cache/pip')) or os.path.exists('/root/.cache/pip'), "
-        "'sources': os.path.exists('/tmp/build'), 'versions': [numpy.__version__, scipy.__version__, "
-        "pandas.__version__, yaml.__version__]}))"
-    )
-    result = DockerBackend(image=backend.image, user=None).run(
-        _step(f'python3 -c "{probe}"', Mount("/app/program", tmp_path)))
+    (tmp_path / "probe.py").write_text(PROBE)
+    as_image_user = DockerBackend(image=backend.image, user=None)
+    result = as_image_user.run(_step("python3 probe.py", Mount("/app/program", tmp_path)))
     assert result.exit_code == 0, result.stderr
-    facts = json.loads(result.stdout)
     pins = dict(line.split("==") for line in (ROOT / "requirements-docker.txt").read_text().splitlines()
                 if "==" in line)
-    assert facts == {
+    assert json.loads(result.stdout) == {
         "python": "/opt/venv/bin/python3", "prefix": "/opt/venv", "cwd": "/app/program",
-        "cli": f"metascore {__import__('metascore').__version__}\n", "compilers": [], "pip_cache": False,
-        "sources": False, "versions": [pins["numpy"], pins["scipy"], pins["pandas"], pins["pyyaml"]],
+        "cli": f"metascore {metascore.__version__}\n", "compilers": [], "pip_cache": False, "sources": False,
+        "versions": [pins["numpy"], pins["scipy"], pins["pandas"], pins["pyyaml"]],
     }
 
 
@@ -197,7 +206,8 @@ def test_image_users(backend, tmp_path):
     """Root by default (what the worker's permissions need), a non-root account available."""
     attrs = connect().images.get(backend.image).attrs
     assert attrs["Config"].get("User") in ("", "root", None)
-    as_user = DockerBackend(image=backend.image, user="metascore").run(_step("id -un", Mount("/app/program", tmp_path)))
+    as_user = DockerBackend(image=backend.image, user="metascore").run(
+        _step("id -un", Mount("/app/program", tmp_path)))
     assert (as_user.exit_code, as_user.stdout) == (0, "metascore\n")
 
 
@@ -304,10 +314,16 @@ def test_time_limit_kills_and_removes_the_container(backend, tmp_path):
 @pytest.mark.engine
 def test_run_many_runs_steps_concurrently_under_one_timer(backend, tmp_path):
     """Each step waits for the other's file: only concurrent steps can both finish."""
-    shared = Mount("/app/shared", tmp_path)
-    wait_for = "import os, pathlib, time; pathlib.Path('/app/shared/{me}').touch()\nwhile not os.path.exists('/app/shared/{other}'): time.sleep(0.05)\nprint('{me} done')"
-    a = _step(f'python3 -c "{wait_for.format(me="a", other="b")}"', Mount("/app/program", tmp_path), shared)
-    b = _step(f'python3 -c "{wait_for.format(me="b", other="a")}"', Mount("/app/program", tmp_path), shared)
+    (tmp_path / "meet.py").write_text(
+        "import os, pathlib, sys, time\n"
+        "me, other = sys.argv[1:]\n"
+        "pathlib.Path('/app/shared', me).touch()\n"
+        "while not os.path.exists(os.path.join('/app/shared', other)):\n"
+        "    time.sleep(0.05)\n"
+        "print(me, 'done')\n"
+    )
+    mounts = (Mount("/app/program", tmp_path), Mount("/app/shared", tmp_path))
+    a, b = _step("python3 meet.py a b", *mounts), _step("python3 meet.py b a", *mounts)
     ra, rb = backend.run_many([a, b], time_limit=60)
     assert (ra.exit_code, ra.stdout, rb.exit_code, rb.stdout) == (0, "a done\n", 0, "b done\n")
 
@@ -323,9 +339,14 @@ def test_run_many_runs_steps_concurrently_under_one_timer(backend, tmp_path):
 
 @pytest.mark.engine
 def test_network_is_disabled_by_default(backend, tmp_path):
-    probe = ("import os, socket; print(sorted(os.listdir('/sys/class/net')))\n"
-             "try:\n    socket.create_connection(('1.1.1.1', 53), timeout=5)\nexcept OSError as e:\n    print('refused', e.errno)")
-    (tmp_path / "probe.py").write_text(probe)
+    (tmp_path / "probe.py").write_text(
+        "import os, socket\n"
+        "print(sorted(os.listdir('/sys/class/net')))\n"
+        "try:\n"
+        "    socket.create_connection(('1.1.1.1', 53), timeout=5)\n"
+        "except OSError as exc:\n"
+        "    print('refused', exc.errno)\n"
+    )
     result = backend.run(_step("python3 probe.py", Mount("/app/program", tmp_path)))
     assert result.exit_code == 0, result.stderr
     interfaces, outcome = result.stdout.splitlines()
@@ -349,9 +370,9 @@ def test_read_only_mounts_are_enforced(backend, tmp_path):
 def test_files_written_in_mounts_belong_to_the_host_user(backend, tmp_path):
     out = tmp_path / "output"
     out.mkdir()
-    result = backend.run(_step(
-        "python3 -c \"import os; os.makedirs('/app/output/sub/deep'); open('/app/output/sub/deep/f.txt', 'w').write('x')\"",
-        Mount("/app/program", tmp_path), Mount("/app/output", out)))
+    (tmp_path / "write.py").write_text(
+        "import os\nos.makedirs('/app/output/sub/deep')\nopen('/app/output/sub/deep/f.txt', 'w').write('x')\n")
+    result = backend.run(_step("python3 write.py", Mount("/app/program", tmp_path), Mount("/app/output", out)))
     assert result.exit_code == 0, result.stderr
     written = [out / "sub", out / "sub" / "deep", out / "sub" / "deep" / "f.txt"]
     assert [(p.stat().st_uid, p.stat().st_gid) for p in written] == [(os.getuid(), os.getgid())] * 3
@@ -371,7 +392,7 @@ def test_memory_limit_kills_with_a_reason(image, tmp_path):
 
 @pytest.mark.engine
 def test_containers_are_removed_after_an_error(backend, tmp_path, monkeypatch):
-    first, second = _step("true", Mount("/app/program", tmp_path)), _step("true", Mount("/app/program", tmp_path))
+    first, second = (_step("true", Mount("/app/program", tmp_path)) for _ in range(2))
     started = []
 
     def start_then_fail(run):
@@ -391,5 +412,50 @@ def test_missing_image_is_a_clear_error(tmp_path):
     ok, reason = engine_available()
     if not ok:
         pytest.skip(reason)
-    with pytest.raises(MetascoreError, match=r"docker image 'localhost/metascore-missing:none' is not on this engine and cannot be pulled"):
-        DockerBackend(image="localhost/metascore-missing:none").run(_step("true", Mount("/app/program", tmp_path)))
+    missing = DockerBackend(image="localhost/metascore-missing:none")
+    with pytest.raises(MetascoreError, match=r"image 'localhost/metascore-missing:none' is not on this engine "
+                                             r"and cannot be pulled"):
+        missing.run(_step("true", Mount("/app/program", tmp_path)))
+
+
+# ----------------------------------------------------------------------------- (c) runner parity
+BUNDLES = ROOT / "tests" / "data" / "bundles"
+
+
+def _run_summary(report: RunReport) -> dict:
+    """What a run decided, without timings or host paths."""
+    outputs = report.out / "outputs"
+    return {
+        "jobs": sorted((r.phase, r.candidate, r.task, r.status, r.status_details,
+                        json.dumps(r.scores, sort_keys=True), json.dumps(r.computed, sort_keys=True))
+                       for r in report.results),
+        "meta": None if report.meta is None else (report.meta.status, report.meta.scores),
+        "leaderboard": None if report.leaderboard is None else report.leaderboard.read_text(),
+        "outputs": {str(p.relative_to(outputs)): p.read_text()
+                    for p in sorted(outputs.rglob("*")) if p.is_file()},
+    }
+
+
+def _parity(bundle: Path, tmp_path: Path, image: str) -> dict:
+    local = _run_summary(run_bundle(bundle, tmp_path / "local", backend="local"))
+    docker = _run_summary(run_bundle(bundle, tmp_path / "docker", backend="docker", image=image))
+    assert docker == local
+    for path in (tmp_path / "docker").rglob("*"):  # everything the containers wrote is ours
+        assert path.stat().st_uid == os.getuid(), path
+    shutil.rmtree(tmp_path / "docker")
+    return local
+
+
+@pytest.mark.engine
+@pytest.mark.parametrize("name", ["v2_results", "v2_shared", "v1_computed", "failures"])
+def test_runner_scenarios_give_the_same_results_on_both_backends(name, image, tmp_path):
+    summary = _parity(BUNDLES / name, tmp_path, image)
+    assert summary["jobs"]  # the scenario ran something
+
+
+@pytest.mark.engine
+@pytest.mark.slow
+def test_bundle_template_gives_the_same_leaderboard_on_both_backends(image, tmp_path):
+    summary = _parity(ROOT / "bundle_template", tmp_path, image)
+    assert summary["meta"][0] == "Finished"
+    assert summary["leaderboard"].startswith("position,")

@@ -18,6 +18,11 @@ Schema (every section optional; the values shown are the defaults)::
     selection: {development: best, final: last}       # best | last | all
     baselines: []                         # candidate ids or participant names
     filter: {rule: beat_baseline, beat: all, k: null, on_empty: warn}
+    analysis: {bootstrap: 200, level: 0.95, stability: true}
+                                          # bootstrap: judge resamples for the rank intervals
+                                          # (0 disables them); level: interval coverage;
+                                          # stability: Kendall W of 50 judge-resampled rankings
+                                          # (false disables it); the seed is ranking.seed
     output: {scores: {n_qualified: n_qualified, winner_score: winner_score}}
 """
 
@@ -44,6 +49,7 @@ __all__ = [
     "RankingConfig",
     "SelectionConfig",
     "FilterConfig",
+    "AnalysisConfig",
     "STATISTICS",
     "SELECTION_POLICIES",
     "FILTER_RULES",
@@ -68,6 +74,8 @@ STATISTICS = {
     "threshold_score": "development score a candidate had to beat (beat_baseline rule)",
     "k": "number of development candidates admitted by the top_k rule",
     "dev_final_kendall_tau": "Kendall tau-b between development and final scores (qualified)",
+    "kendall_w": "Kendall's W between the judges of the final ranking (agreement, 0 to 1)",
+    "stability": "Kendall's W of the rankings of judge-resampled matrices (stability, 0 to 1)",
 }
 #: Codabench leaderboard column keys are at most 36 characters.
 MAX_KEY_LENGTH = 36
@@ -149,6 +157,27 @@ class FilterConfig:
 
 
 @dataclass(frozen=True)
+class AnalysisConfig:
+    """How much to trust the final ranking (SPEC 4), computed on the final pool.
+
+    ``bootstrap``: number of judge resamples behind the rank intervals, P(first) and the
+    groups of inseparable candidates (0 disables them); ``level``: coverage of the rank
+    intervals; ``stability``: estimate the judge-axis stability (Kendall's W of
+    :data:`STABILITY_Q` rankings of judge-resampled matrices). The seed is ``ranking.seed``.
+    """
+
+    bootstrap: int = 200
+    level: float = 0.95
+    stability: bool = True
+
+
+#: Judge-resampled rankings behind the stability estimate, and repetitions: small enough
+#: for a scoring step under the platform's time limit (the thesis uses q = 100, r = 10).
+STABILITY_Q = 50
+STABILITY_R = 1
+
+
+@dataclass(frozen=True)
 class Config:
     """A validated ``metascore.yaml``."""
 
@@ -159,6 +188,7 @@ class Config:
     selection: SelectionConfig = field(default_factory=SelectionConfig)
     baselines: tuple[str, ...] = ()
     filter: FilterConfig = field(default_factory=FilterConfig)
+    analysis: AnalysisConfig = field(default_factory=AnalysisConfig)
     scores: Mapping[str, str] = field(
         default_factory=lambda: {"n_qualified": "n_qualified", "winner_score": "winner_score"}
     )
@@ -210,13 +240,14 @@ def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
     """Validate a mapping (the parsed YAML) into a :class:`Config`."""
     v = _Validator(source)
     top = v.mapping(data, "", ("input", "phases", "judges", "ranking", "selection",
-                                "baselines", "filter", "output"))
+                                "baselines", "filter", "analysis", "output"))
     inp = v.mapping(top.get("input", {}), "input", ("format", "path"))
     phases = v.mapping(top.get("phases", {}), "phases", ("development", "final", "deadlines"))
     rank_ = v.mapping(top.get("ranking", {}), "ranking",
                       ("method", "params", "missing", "tie_break", "seed"))
     sel = v.mapping(top.get("selection", {}), "selection", ("development", "final"))
     filt = v.mapping(top.get("filter", {}), "filter", ("rule", "beat", "k", "on_empty"))
+    analysis = v.mapping(top.get("analysis", {}), "analysis", ("bootstrap", "level", "stability"))
     out = v.mapping(top.get("output", {}), "output", ("scores",))
 
     fmt = v.string(inp.get("format", "auto"), "input.format")
@@ -274,6 +305,7 @@ def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
             k=k,
             on_empty=v.choice(filt.get("on_empty", "warn"), "filter.on_empty", ("warn", "error")),
         ),
+        analysis=_analysis(v, analysis),
         scores=_scores(v, out.get("scores", {"n_qualified": "n_qualified",
                                               "winner_score": "winner_score"})),
     )
@@ -315,6 +347,22 @@ def _judges(v: _Validator, data: Any) -> tuple[JudgeConfig, ...] | None:
         seen.add((judge.key, phase))
         judges.append(judge)
     return tuple(judges)
+
+
+def _analysis(v: _Validator, data: dict) -> AnalysisConfig:
+    bootstrap = data.get("bootstrap", 200)
+    if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or bootstrap < 0 \
+            or bootstrap == 1:
+        raise v.error("analysis.bootstrap",
+                      f"must be 0 (disabled) or an integer >= 2; got {bootstrap!r}")
+    level = data.get("level", 0.95)
+    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
+        raise v.error("analysis.level",
+                      f"must be a number strictly between 0 and 1 (e.g. 0.95); got {level!r}")
+    stability = data.get("stability", True)
+    if not isinstance(stability, bool):
+        raise v.error("analysis.stability", f"must be true or false; got {stability!r}")
+    return AnalysisConfig(bootstrap, float(level), stability)
 
 
 def _deadlines(v: _Validator, data: Any) -> dict[str, pd.Timestamp]:

@@ -8,8 +8,11 @@ Pure computation (no files, no prints). :func:`build_leaderboard` runs the pipel
 3. the final-phase filter against the development ranking (:mod:`metascore.filtering`);
 4. the final ranking of the qualified candidates only; baselines shown, flagged, without a
    position; excluded candidates shown with their reason;
-5. the pairwise margin matrix and Condorcet winner of the final pool, the statistics that
-   ``scores.json`` publishes, the provenance signature and an input summary.
+5. the pairwise margin matrix and Condorcet winner of the final pool;
+6. how much to trust the final ranking (:class:`Analysis`): rank intervals, P(first) and
+   groups by bootstrap over the judges, the judges' agreement and the ranking's stability;
+7. the statistics that ``scores.json`` publishes, the provenance signature and an input
+   summary.
 
 The result, a frozen :class:`Leaderboard`, is rendered by :mod:`metascore.io.writers` and
 :mod:`metascore.io.report`.
@@ -17,6 +20,7 @@ The result, a frozen :class:`Leaderboard`, is rendered by :mod:`metascore.io.wri
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Callable, Mapping
@@ -26,7 +30,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .config import STATISTICS, Config, JudgeConfig, judge_key
+from .analysis import (
+    JudgeAgreement,
+    RankUncertainty,
+    StabilityResult,
+    judge_agreement,
+    rank_uncertainty,
+    stability,
+)
+from .config import STABILITY_Q, STABILITY_R, STATISTICS, Config, JudgeConfig, judge_key
 from .errors import InputError, MetascoreError, did_you_mean
 from .filtering import Decision, FilterResult, filter_final
 from .matrix import ScoreMatrix
@@ -36,7 +48,12 @@ from .registry import Prepared, _version, prepare, rank
 from .selection import Selection, select_candidates
 from .stats import fractional_ranks, kendall_tau_b
 
-__all__ = ["Row", "Board", "Margins", "Leaderboard", "build_leaderboard", "phase_matrix"]
+__all__ = [
+    "Row", "Board", "Margins", "Analysis", "Leaderboard", "build_leaderboard", "phase_matrix",
+]
+
+#: ``progress(what, done, total)``: called while the bootstrap analyses run.
+Progress = Callable[[str, int, int], None] | None
 
 _TRUE = {"true", "1", "yes", "y", "t"}
 
@@ -49,6 +66,9 @@ class Row:
     (baselines and excluded candidates on the final board). ``qualified`` is None on the
     development board and for baselines. ``values`` are the raw per-judge scores (None =
     missing) and ``judge_ranks`` the fractional per-judge ranks inside the ranked pool.
+    ``rank_low``/``rank_high`` (the bootstrap rank interval), ``p_first`` (probability of
+    being first) and ``group`` (1 = top group of inseparable candidates) are set on ranked
+    rows when the rank uncertainty is computed (:class:`Analysis`), None otherwise.
     """
 
     candidate: str
@@ -65,6 +85,10 @@ class Row:
     details: Mapping[str, float] = field(default_factory=dict)
     dev_position: int | None = None
     dev_score: float | None = None
+    rank_low: float | None = None
+    rank_high: float | None = None
+    p_first: float | None = None
+    group: int | None = None
 
 
 @dataclass(frozen=True)
@@ -94,6 +118,50 @@ class Margins:
 
 
 @dataclass(frozen=True)
+class Analysis:
+    """How much to trust the final ranking, computed on the ranked final pool (SPEC 4).
+
+    Attributes
+    ----------
+    uncertainty : RankUncertainty or None
+        Bootstrap over the judges (``analysis.bootstrap`` resamples, ``ranking.seed``):
+        per candidate a rank interval, P(first) and a group (also copied onto the rows).
+    agreement : JudgeAgreement or None
+        Kendall's W between the judges (tie-corrected) and the mean Spearman rho.
+    stability : StabilityResult or None
+        Kendall's W of ``q`` rankings of judge-resampled matrices, ``r`` repetitions.
+    settings : dict
+        ``bootstrap``, ``level``, ``seed``, ``stability_q``, ``stability_r``.
+    notes : tuple of str
+        Why a part was not computed (disabled, too few candidates or judges, ...).
+    """
+
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    uncertainty: RankUncertainty | None = None
+    agreement: JudgeAgreement | None = None
+    stability: StabilityResult | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def kendall_w(self) -> float | None:
+        return None if self.agreement is None else self.agreement.w
+
+    @property
+    def stability_w(self) -> float | None:
+        if self.stability is None:
+            return None
+        return self.stability.mean[self.stability.methods[0]]
+
+    def why_missing(self, what: str) -> str:
+        """The note explaining why ``what`` (``"rank uncertainty"``, ``"judge agreement"``,
+        ``"stability"``) was not computed."""
+        for note in self.notes:
+            if what in note:
+                return note.rstrip(".")
+        return f"{what} was not computed"
+
+
+@dataclass(frozen=True)
 class Leaderboard:
     """Everything the meta-scoring program publishes.
 
@@ -115,6 +183,8 @@ class Leaderboard:
         Provenance: how the ranking was made, the effective configuration, what was read.
     messages : tuple of str
         Warnings an organizer must see (nobody qualified, omitted score keys, ...).
+    analysis : Analysis
+        Rank uncertainty, judge agreement and stability of the final ranking.
     """
 
     final: Board
@@ -127,6 +197,7 @@ class Leaderboard:
     config: Mapping[str, Any]
     input_summary: Mapping[str, Any]
     messages: tuple[str, ...] = ()
+    analysis: Analysis = field(default_factory=Analysis)
 
     @property
     def winner(self) -> str | None:
@@ -237,9 +308,12 @@ def _truthy(value: Any) -> bool:
 
 # ---------------------------------------------------------------------- building
 def build_leaderboard(
-    frame: pd.DataFrame, config: Config, *, source: Mapping[str, Any] | None = None
+    frame: pd.DataFrame, config: Config, *, source: Mapping[str, Any] | None = None,
+    progress: Progress = None,
 ) -> Leaderboard:
     """Run selection, ranking and filtering on the canonical long table (module docstring).
+
+    ``progress(what, done, total)`` is called while the bootstrap analyses run.
 
     Raises :class:`~metascore.errors.MetascoreError` on unusable data (with one sentence
     naming the phase, task, candidate or key), including when nobody qualifies and
@@ -284,13 +358,16 @@ def build_leaderboard(
             {b.candidate: b.score for b in filt.baselines}, final_sel.dropped, rank_fn,
         )
     margins = _margins(ranking, prepared)
-    stats = _statistics(board, ranking, filt, margins, dev_ranking)
+    analysis = _analysis(config, ranking, final_name or dev_name, progress)
+    if analysis.uncertainty is not None:
+        board = _with_intervals(board, analysis.uncertainty)
+    stats = _statistics(board, ranking, filt, margins, dev_ranking, analysis)
     scores = {}
     for key, stat in config.scores.items():
         value = stats[stat]
         if value is None:
             messages.append(f"scores.json omits {key!r}: statistic {stat!r} is undefined "
-                            f"({_why_undefined(stat, board, filt)}).")
+                            f"({_why_undefined(stat, board, filt, analysis)}).")
             continue
         if not math.isfinite(value):
             raise MetascoreError(
@@ -309,6 +386,7 @@ def build_leaderboard(
         config=config.to_dict(),
         input_summary=_summary(frame, config, source, board, development),
         messages=tuple(messages) + board.notes,
+        analysis=analysis,
     )
 
 
@@ -566,7 +644,7 @@ def _margins(ranking: Ranking | None, prepared: Prepared | None) -> Margins | No
 # ---------------------------------------------------------------------- statistics
 def _statistics(
     board: Board, ranking: Ranking | None, filt: FilterResult | None,
-    margins: Margins | None, dev: Ranking | None,
+    margins: Margins | None, dev: Ranking | None, analysis: Analysis,
 ) -> dict[str, float | None]:
     ranked = board.ranked
     winner = ranked[0] if ranked else None
@@ -592,12 +670,18 @@ def _statistics(
         "threshold_score": None if filt is None else filt.threshold,
         "k": None if filt is None or filt.k is None else float(filt.k),
         "dev_final_kendall_tau": tau,
+        "kendall_w": analysis.kendall_w,
+        "stability": analysis.stability_w,
     }
     assert set(stats) == set(STATISTICS)
     return stats
 
 
-def _why_undefined(stat: str, board: Board, filt: FilterResult | None) -> str:
+def _why_undefined(
+    stat: str, board: Board, filt: FilterResult | None, analysis: Analysis
+) -> str:
+    if stat in ("kendall_w", "stability"):
+        return analysis.why_missing("judge agreement" if stat == "kendall_w" else "stability")
     if not board.ranked:
         return "nobody was ranked"
     if filt is None and stat in ("n_qualified", "n_excluded", "threshold_score", "k",
@@ -610,6 +694,79 @@ def _why_undefined(stat: str, board: Board, filt: FilterResult | None) -> str:
     if len(board.ranked) < 2:
         return "fewer than two candidates were ranked"
     return "the development or final scores are all equal"
+
+
+# ---------------------------------------------------------------------- analysis
+def _analysis(
+    config: Config, ranking: Ranking | None, phase: str, progress: Progress
+) -> Analysis:
+    """Rank uncertainty, judge agreement and stability of the final ranking.
+
+    Computed on the matrix the final ranking used (the qualified pool after the
+    missing-data policy) with the configured method, parameters, missing policy and seed.
+    A part that cannot or should not be computed leaves a note saying why.
+    """
+    ac, rc = config.analysis, config.ranking
+    settings = {"bootstrap": ac.bootstrap, "level": ac.level, "seed": rc.seed,
+                "stability_q": STABILITY_Q if ac.stability else None,
+                "stability_r": STABILITY_R if ac.stability else None}
+    n = 0 if ranking is None else len(ranking.candidates)
+    m = 0 if ranking is None else len(ranking.judges)
+    what = "rank uncertainty, judge agreement and stability were not computed"
+    if n < 2:
+        return Analysis(settings, notes=(
+            f"{what}: they need at least 2 ranked candidates and {n} "
+            f"{'was' if n == 1 else 'were'} ranked.",))
+    if m < 2:
+        return Analysis(settings, notes=(
+            f"{what}: they resample the judges and the final ranking uses only 1 judge.",))
+    pool = ranking.matrix  # the qualified pool after the missing-data policy
+    kw = dict(seed=rc.seed, missing=rc.missing)
+    params = dict(rc.params)
+
+    def report(name: str) -> Callable[[int, int], None] | None:
+        return None if progress is None else functools.partial(progress, name)
+
+    notes: list[str] = []
+    uncertainty = agreement = stab = None
+    try:
+        if ac.bootstrap:
+            uncertainty = rank_uncertainty(
+                pool, rc.method, n_trials=ac.bootstrap, level=ac.level,
+                progress=report("rank uncertainty"), **kw, **params,
+            )
+        else:
+            notes.append("rank uncertainty is disabled (analysis.bootstrap: 0).")
+        if rc.missing == "pairwise":
+            notes.append("judge agreement is not computed under missing: pairwise (Kendall's W "
+                         "needs every judge to rank every candidate).")
+        else:
+            agreement = judge_agreement(pool, missing=rc.missing)
+        if ac.stability:
+            stab = stability(
+                pool, rc.method, axis="judges", q=STABILITY_Q, r=STABILITY_R,
+                concordance="kendall_w", params=params, progress=report("stability"), **kw,
+            )
+        else:
+            notes.append("stability is disabled (analysis.stability: false).")
+    except MetascoreError as exc:
+        raise type(exc)(f"phase {phase!r}: analysis of the final ranking: {exc}") from None
+    return Analysis(settings, uncertainty, agreement, stab, tuple(notes))
+
+
+def _with_intervals(board: Board, u: RankUncertainty) -> Board:
+    """The board with each ranked row's rank interval, P(first) and group."""
+    at = {c: i for i, c in enumerate(u.candidates)}
+    rows = []
+    for r in board.rows:
+        i = at.get(r.candidate) if r.position is not None else None
+        if i is not None:
+            r = dataclasses.replace(
+                r, rank_low=float(u.lower[i]), rank_high=float(u.upper[i]),
+                p_first=float(u.p_first[i]), group=int(u.group[i]),
+            )
+        rows.append(r)
+    return dataclasses.replace(board, rows=tuple(rows))
 
 
 def _signature(config: Config, ranking: Ranking | None) -> dict[str, Any]:

@@ -95,17 +95,31 @@ def run(config: Config, root: str | Path, output_dir: str | Path, *, log: Log = 
             f"{item['task']!r} ({item['reason']})")
     rc = config.ranking
     log(f"[*] ranking with {rc.method} (missing={rc.missing}, seed={rc.seed})")
-    lb = build_leaderboard(frame, config, source=source)
+    ac = config.analysis
+    if ac.bootstrap or ac.stability:
+        log(f"[*] analysis: {ac.bootstrap} judge resamples for rank intervals (level "
+            f"{ac.level}), stability {'on' if ac.stability else 'off'}, seed {rc.seed}")
+    lb = build_leaderboard(frame, config, source=source, progress=_progress(log))
     if lb.filter is not None:
         log(f"[*] filter {lb.filter.rule}: {len(lb.filter.qualified)} of "
             f"{len(lb.filter.decisions)} final candidates qualified")
     for message in lb.messages:
         log(f"[!] {message}")
+    for note in lb.analysis.notes:
+        log(f"[*] {note}")
     files = render_outputs(lb)
     write_files(output_dir, files)
     log(f"[*] winner: {lb.winner or 'none'}")
     log(f"[*] wrote {', '.join(files)} to {output_dir}")
     return lb
+
+
+def _progress(log: Log) -> Callable[[str, int, int], None]:
+    """Log a slow bootstrap analysis (one ranking per resample) at each quarter."""
+    def progress(what: str, done: int, total: int) -> None:
+        if total >= 20 and done < total and done * 4 // total > (done - 1) * 4 // total:
+            log(f"[*] {what}: {done}/{total} resamples")
+    return progress
 
 
 def score_main(input_dir: str | Path, output_dir: str | Path) -> int:

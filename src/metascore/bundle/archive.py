@@ -179,20 +179,18 @@ def _copytree(src: Path, dest: Path) -> None:
 
 # ---------------------------------------------------------------- meta-scoring program
 def default_scoring_program() -> Path:
-    """The repository's ``scoring_program/`` (the meta-scoring program), next to ``src/``.
+    """The meta-scoring program (the repository's ``scoring_program/``).
 
-    Found relative to the installed package (an editable or source install). Raises
-    :class:`~metascore.errors.ConfigError` when it is not there (a wheel install): pass
-    ``--scoring-program`` then.
+    The package ships it as package data (``metascore/_programs/scoring_program``, a link
+    to the repository folder in a source checkout), so it is found in every install.
     """
     import metascore
 
-    repo = Path(metascore.__file__).resolve().parents[2]
-    path = repo / "scoring_program"
+    path = Path(metascore.__file__).resolve().parent / "_programs" / "scoring_program"
     if not (path / "score.py").is_file():
         raise ConfigError(
-            f"the meta-scoring program was not found at {path} (metascore is not installed "
-            "from its source tree); give its folder with --scoring-program."
+            f"the meta-scoring program was not found at {path} (a damaged install?); give its "
+            "folder with --scoring-program."
         )
     return path
 

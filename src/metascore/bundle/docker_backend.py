@@ -258,7 +258,8 @@ class _Run:
         try:
             self.container.start()
         except docker.errors.APIError as exc:  # e.g. the executable is not in the image
-            self.outcome = _Outcome(127, f"cannot start the container: {exc.explanation or exc}", time.monotonic())
+            reason = f"cannot start the container: {exc.explanation or exc}"
+            self.outcome = _Outcome(127, reason, time.monotonic())
             self.finished.set()
             return
         self._thread.start()
@@ -283,9 +284,7 @@ class _Run:
             self.killed = True
         except docker.errors.APIError:  # it exited between the deadline and the kill
             pass
-        self.finished.wait(10)
-        if self.killed:
-            self.outcome.ended = time.monotonic()
+        self.finished.wait(10)  # the waiting thread returns once the container is dead
 
     def result(self, memory: str | None) -> StepResult:
         stdout = _logs(self.container, stdout=True)

@@ -613,6 +613,13 @@ class _Runner:
                 report.results.append(res)
                 report.meta = res
                 output = Path(res.run_dir) / "scoring" / "output"
+                if res.finished and output.is_dir():
+                    # a short, stable place for the final leaderboard files
+                    final = self.out / "final" if len(tasks) == 1 else self.out / "final" / _safe_name(task.name)
+                    if final.exists():
+                        shutil.rmtree(final)
+                    shutil.copytree(output, final, ignore=shutil.ignore_patterns("metadata"))
+                    output = final
                 for attr, name in (("leaderboard", "leaderboard.csv"), ("detailed_results", "detailed_results.html")):
                     if (output / name).is_file():
                         setattr(report, attr, output / name)
@@ -732,7 +739,9 @@ def run_bundle(
     ----------
     bundle : a bundle folder or zip (``competition.yaml`` at its root).
     out : output folder; the runner writes only inside it (``runs/``, ``outputs/``,
-        ``cache/``, ``bundle/`` for a zipped bundle, ``run_summary.json``).
+        ``cache/``, ``bundle/`` for a zipped bundle, ``final/`` (a copy of the
+        meta-scoring outputs: leaderboard files and detailed_results.html),
+        ``run_summary.json``).
     backend : ``"local"`` (subprocesses) or ``"docker"``.
     image : container image for the docker backend (default: the bundle's ``docker_image``).
     submissions : a folder of submission zips/folders (replaces the bundle's
@@ -751,7 +760,7 @@ def run_bundle(
         raise InputError(f"{bundle}: no such bundle folder or zip file.")
     engine = get_backend(backend, image=image, network=network)
     out.mkdir(parents=True, exist_ok=True)
-    for name in ("runs", "outputs", "cache", "bundle"):
+    for name in ("runs", "outputs", "cache", "bundle", "final"):
         if (out / name).exists():
             if bundle.resolve().is_relative_to((out / name).resolve()):
                 raise InputError(f"{bundle} is inside {out / name}, which the runner rewrites; "

@@ -9,7 +9,10 @@ platform owns, and ``detailed_results.html`` is the only HTML file written.
 - ``scores.txt``: ``key: value`` lines with a finite decimal literal (Codabench parses it
   as YAML, CodaLab v1 splits on ``:``; ``0.00001`` rather than ``1e-05``, which YAML 1.1
   reads as a string);
-- ``leaderboard.csv`` and ``leaderboard.json`` (with the signature);
+- ``leaderboard.csv`` and ``leaderboard.json`` (with the signature): one row per
+  candidate, with its rank interval, P(first) and group when the rank uncertainty was
+  computed (empty otherwise); the JSON also summarizes the analysis (judge agreement,
+  stability, how the intervals were computed);
 - ``detailed_results.html`` (:mod:`metascore.io.report`).
 """
 
@@ -31,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import MetascoreError
-from ..leaderboard import Board, Leaderboard
+from ..leaderboard import Analysis, Board, Leaderboard
 from .report import render_report
 
 __all__ = [
@@ -142,7 +145,8 @@ def scores_txt(scores: Mapping[str, float]) -> str:
 def _board_columns(board: Board) -> list[str]:
     details = sorted({k for r in board.rows for k in r.details})
     cols = ["position", "rank", "score", "candidate", "participant", "is_baseline", "qualified",
-            "reason", "submitted_at", "dev_position", "dev_score", *details]
+            "reason", "submitted_at", "dev_position", "dev_score", "rank_low", "rank_high",
+            "p_first", "group", *details]
     for j in board.judges:
         cols += [j, f"{j} rank"]
     return cols
@@ -155,7 +159,9 @@ def _board_records(board: Board) -> list[dict[str, Any]]:
             "position": r.position, "rank": r.rank, "score": r.score, "candidate": r.candidate,
             "participant": r.participant, "is_baseline": r.is_baseline,
             "qualified": r.qualified, "reason": r.reason, "submitted_at": r.submitted_at,
-            "dev_position": r.dev_position, "dev_score": r.dev_score, **dict(r.details),
+            "dev_position": r.dev_position, "dev_score": r.dev_score, "rank_low": r.rank_low,
+            "rank_high": r.rank_high, "p_first": r.p_first, "group": r.group,
+            **dict(r.details),
         }
         for j in board.judges:
             rec[j] = r.values.get(j)
@@ -206,6 +212,7 @@ def leaderboard_json(lb: Leaderboard) -> str:
             "margins": lb.margins.margins,
             "condorcet_winner": lb.margins.condorcet_winner,
         },
+        "analysis": _analysis_dict(lb.analysis),
         "config": lb.config,
         "input": lb.input_summary,
     }
@@ -225,6 +232,28 @@ def _board_dict(board: Board) -> dict[str, Any]:
         "rows": _board_records(board),
         "not_selected": dict(board.not_selected),
         "notes": list(board.notes),
+    }
+
+
+def _analysis_dict(a: Analysis) -> dict[str, Any]:
+    """How much to trust the final ranking: summary values and how they were computed."""
+    u, g, st = a.uncertainty, a.agreement, a.stability
+    return {
+        "settings": dict(a.settings),
+        "rank_uncertainty": None if u is None else {
+            "method": u.method, "n_trials": u.n_trials, "level": u.level, "seed": u.seed,
+            "missing": u.missing, "resampled": "judges",
+            "groups": int(u.group.max()),
+        },
+        "judge_agreement": None if g is None else {
+            "kendall_w": g.w, "mean_spearman": g.mean_spearman,
+            "n_candidates": g.n_candidates, "n_judges": g.n_judges, "notes": list(g.notes),
+        },
+        "stability": None if st is None else {
+            "kendall_w": a.stability_w, "std": st.std[st.methods[0]], "axis": st.axis,
+            "concordance": st.concordance, "q": st.q, "r": st.r, "seed": st.seed,
+        },
+        "notes": list(a.notes),
     }
 
 
