@@ -74,7 +74,8 @@ def test_run_exits_zero_and_prints_where_results_are(run, capsys):
     code, out = run
     assert code == 0
     summary = json.loads((out / "run_summary.json").read_text())
-    assert summary["leaderboard"].endswith("scoring/output/leaderboard.csv")
+    assert summary["leaderboard"] == str(out / "final" / "leaderboard.csv")
+    assert not (out / "final" / "metadata").exists()
     assert Path(summary["detailed_results"]).is_file()
 
 

@@ -5,7 +5,9 @@ One HTML file with inline CSS and inline SVG: no script, no network, no external
 downloaded ``scoring_result`` zip). Sections: summary and warnings, the final leaderboard
 (baselines flagged, excluded candidates with their reason), the qualification threshold
 and decisions, a per-judge rank heatmap, the pairwise margin matrix with the Condorcet
-winner highlighted, the development leaderboard, and the configuration and signature.
+winner highlighted, the rank uncertainty plot (bootstrap rank intervals, P(first), groups),
+the judges' agreement and the ranking's stability, the development leaderboard, and the
+configuration and signature.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..leaderboard import Board, Leaderboard, Row
+from ..leaderboard import Analysis, Board, Leaderboard, Row
 
 __all__ = ["render_report"]
 
@@ -68,6 +70,7 @@ dl.sig { display:grid; grid-template-columns: max-content 1fr; gap:4px 16px; mar
 dl.sig dt { color:var(--muted); } dl.sig dd { margin:0; font-family: ui-monospace, monospace; }
 svg text { font-family: -apple-system, "Segoe UI", Roboto, Arial, sans-serif; }
 .legend { color: var(--muted); font-size: 12px; margin-top: 6px; }
+table.stats { width: auto; } table.stats td.num { font-size: 16px; font-weight: 600; }
 footer { color: var(--muted); font-size: 12px; margin-top: 18px; text-align: center; }
 """
 
@@ -96,6 +99,9 @@ def render_report(lb: Leaderboard) -> str:
         parts.append(_qualification_section(lb))
     parts.append(_heatmap_section(final))
     parts.append(_margins_section(lb))
+    if lb.analysis.uncertainty is not None:
+        parts.append(_uncertainty_section(lb.final, lb.analysis))
+    parts.append(_agreement_section(lb.analysis))
     if lb.development is not None:
         parts.append(_board_section(
             f"Development leaderboard: {lb.development.phase}", lb.development,
@@ -140,8 +146,12 @@ def _board_section(
     title: str, board: Board, intro: str, show_status: bool = False, final: bool = True
 ) -> str:
     details = sorted({k for r in board.rows for k in r.details})
+    intervals = any(r.rank_low is not None for r in board.rows)
     head = ['<th class="num">#</th>', "<th>Candidate</th>", "<th>Participant</th>",
             '<th class="num">Score</th>']
+    if intervals:
+        head.append('<th class="num" title="bootstrap rank interval (see Rank uncertainty)">'
+                    "Rank interval</th>")
     head += [f'<th class="num">{_e(_label(d))}</th>' for d in details]
     for j, hib in zip(board.judges, board.higher_is_better):
         arrow = "&#8593;" if hib else "&#8595;"
@@ -162,6 +172,8 @@ def _board_section(
         cells = [f'<td class="num">{_e(r.position) if r.position is not None else "&ndash;"}</td>',
                  f"<td>{name}</td>", f"<td>{_e(r.participant or '')}</td>",
                  f'<td class="num">{_fmt(r.score)}</td>']
+        if intervals:
+            cells.append(f'<td class="num">{_interval(r)}</td>')
         cells += [f'<td class="num">{_fmt(r.details.get(d))}</td>' for d in details]
         for j in board.judges:
             rk = r.judge_ranks.get(j)
@@ -314,6 +326,127 @@ def _margins_section(lb: Leaderboard) -> str:
             "</p></section>")
 
 
+def _uncertainty_section(board: Board, a: Analysis) -> str:
+    """One row per ranked candidate: its bootstrap rank interval (bar), its observed rank
+    (dot), P(first) and its group; groups are shaded bands."""
+    u = a.uncertainty
+    assert u is not None
+    rows = [r for r in board.ranked if r.rank_low is not None]
+    n = len(u.candidates)
+    row_h, top, plot_w = 30, 44, 560
+    left = min(260, 24 + 7 * max(len(f"{r.position}. {r.candidate}") for r in rows))
+    col_p, col_g = left + plot_w + 46, left + plot_w + 112
+    width, height = col_g + 70, top + row_h * len(rows) + 10
+
+    def x(rank: float) -> float:
+        return left + (rank - 0.5) / n * plot_w
+
+    out = [_svg_open(width, height, "Rank uncertainty: bootstrap rank intervals")]
+    step = max(1, math.ceil(n / 20))
+    ticks = sorted({1, n, *range(1, n + 1, step)})
+    for t in ticks:
+        out.append(f'<line x1="{x(t):.1f}" y1="{top - 6}" x2="{x(t):.1f}" y2="{height - 10}" '
+                   'stroke="#d9e2ec" stroke-width="1"/>')
+        out.append(f'<text x="{x(t):.1f}" y="{top - 12}" text-anchor="middle" font-size="11" '
+                   f'fill="#66788a">{t}</text>')
+    out.append(f'<text x="{left + plot_w / 2:.1f}" y="14" text-anchor="middle" font-size="12" '
+               'font-weight="600" fill="#1f2933">rank (1 = best)</text>')
+    for cx, label in ((col_p, "P(first)"), (col_g, "group")):
+        out.append(f'<text x="{cx}" y="{top - 12}" text-anchor="middle" font-size="12" '
+                   f'font-weight="600" fill="#1f2933">{label}</text>')
+    previous = None
+    for i, r in enumerate(rows):
+        y = top + i * row_h
+        mid = y + row_h / 2
+        shade = "#e8effc" if r.group % 2 else "#f7f1e3"
+        out.append(f'<rect x="4" y="{y}" width="{width - 8}" height="{row_h}" fill="{shade}"/>')
+        if previous is not None and r.group != previous:
+            out.append(f'<line x1="4" y1="{y}" x2="{width - 4}" y2="{y}" stroke="#66788a" '
+                       'stroke-width="1.5"/>')
+        previous = r.group
+        out.append(f'<text x="{left - 10}" y="{mid + 4:.1f}" text-anchor="end" font-size="12" '
+                   f'fill="#1f2933">{_e(f"{r.position}. {r.candidate}")}</text>')
+        x0, x1 = x(r.rank_low), x(r.rank_high)
+        if x1 - x0 < 6:
+            x0, x1 = (x0 + x1) / 2 - 3, (x0 + x1) / 2 + 3
+        tip = (f"{r.candidate}: rank {_fmt(r.rank)}, {_pct(u.level)} interval "
+               f"[{_fmt(r.rank_low)}, {_fmt(r.rank_high)}], P(first) {_pct(r.p_first)}, "
+               f"group {r.group}")
+        out.append(f'<rect x="{x0:.1f}" y="{mid - 5:.1f}" width="{x1 - x0:.1f}" height="10" '
+                   f'rx="5" fill="#2f6fde" fill-opacity="0.45" stroke="#2f6fde">'
+                   f"<title>{_e(tip)}</title></rect>")
+        out.append(f'<circle cx="{x(r.rank):.1f}" cy="{mid:.1f}" r="5.5" fill="#1f2933" '
+                   f'stroke="#fff" stroke-width="1.5"><title>{_e(tip)}</title></circle>')
+        bold = ' font-weight="700"' if r.p_first and r.p_first >= 0.5 else ""
+        out.append(f'<text x="{col_p}" y="{mid + 4:.1f}" text-anchor="middle" font-size="12"'
+                   f'{bold} fill="#1f2933">{_e(_pct(r.p_first))}</text>')
+        out.append(f'<text x="{col_g}" y="{mid + 4:.1f}" text-anchor="middle" font-size="12" '
+                   f'fill="#1f2933">{r.group}</text>')
+    out.append("</svg>")
+    n_groups = int(u.group.max())
+    how = (f"Bootstrap over the judges: {u.n_trials} resamples of the {len(board.judges)} "
+           f"judges, drawn with replacement (seed {u.seed}), each ranked again with "
+           f"{u.method} (missing scores: {u.missing}). Bars span the central {_pct(u.level)} "
+           "of a candidate's resampled ranks; the dot is its rank on all judges; P(first) is "
+           "the share of resamples it wins (ties split).")
+    groups = (f"{n_groups} group{'s' if n_groups != 1 else ''}: shaded bands separated by a "
+              "line; a candidate joins the group of the best candidate above it whose interval "
+              "overlaps its own, so candidates of one group cannot be told apart at this level.")
+    return ("<section><h2>Rank uncertainty</h2>"
+            f'<p>{_e(how)}</p><div class="scroll">{"".join(out)}</div>'
+            f'<p class="legend">{_e(groups)}</p></section>')
+
+
+def _agreement_section(a: Analysis) -> str:
+    """Kendall's W between the judges, mean Spearman rho, stability, with a reading."""
+    rows = []
+    if a.agreement is not None:
+        g = a.agreement
+        rows.append(("Kendall's W between the judges", g.w, _read_agreement(g.w)))
+        rows.append(("Mean Spearman rho between pairs of judges", g.mean_spearman,
+                     f"{g.n_judges} judges over {g.n_candidates} candidates; "
+                     "(m W - 1) / (m - 1)"))
+    if a.stability is not None:
+        st = a.stability
+        rows.append((f"Stability: Kendall's W of {st.q} rankings on resampled judges",
+                     a.stability_w, _read_stability(a.stability_w)))
+    parts = ["<section><h2>Judge agreement and stability</h2>"]
+    if rows:
+        body = "".join(f'<tr><td>{_e(k)}</td><td class="num">{_fmt3(v)}</td>'
+                       f'<td class="reason">{_e(why)}</td></tr>' for k, v, why in rows)
+        parts.append('<div class="scroll"><table class="stats"><thead><tr><th>Measure</th>'
+                     '<th class="num">Value</th><th>Reading</th></tr></thead>'
+                     f"<tbody>{body}</tbody></table></div>")
+        parts.append('<p class="legend">All three range from 0 (no agreement) to 1 (identical '
+                     "rankings); the readings are rules of thumb. Agreement compares the "
+                     "judges with one another; stability resamples the judges with replacement "
+                     f"(seed {_e(a.settings.get('seed'))}) and ranks each resample with the "
+                     "configured method.</p>")
+    parts += [f'<p class="note">Note: {_e(n)}</p>' for n in a.notes]
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _read_agreement(w: float) -> str:
+    if not math.isfinite(w):
+        return "undefined: every judge ties all candidates"
+    if w >= 0.7:
+        return "strong: the judges largely agree on the order of the candidates"
+    if w >= 0.3:
+        return "moderate: the judges partly agree; different judges favour different candidates"
+    return "weak: the judges disagree, so the winner depends on how they are aggregated"
+
+
+def _read_stability(s: float | None) -> str:
+    if s is None or not math.isfinite(s):
+        return "undefined"
+    if s >= 0.9:
+        return "stable: resampling the judges barely changes the ranking"
+    if s >= 0.7:
+        return "fairly stable: some positions change when the judges are resampled"
+    return "unstable: the ranking depends on which judges are included; consider more judges"
+
+
 def _provenance_section(lb: Leaderboard) -> str:
     sig = "".join(f"<dt>{_e(k)}</dt><dd>{_e(json.dumps(v, default=str))}</dd>"
                   for k, v in lb.signature.items())
@@ -337,6 +470,27 @@ def _fmt(x: float | None) -> str:
     if x.is_integer() and abs(x) < 1e12:
         return str(int(x))
     return f"{x:.4f}".rstrip("0").rstrip(".") if abs(x) >= 1e-4 else f"{x:.3g}"
+
+
+def _fmt3(x: float | None) -> str:
+    return "&ndash;" if x is None or not math.isfinite(x) else f"{x:.3f}"
+
+
+def _pct(p: float | None) -> str:
+    """A probability as a percentage: ``98.5%``, ``0%``, ``<0.1%`` (plain text)."""
+    if p is None:
+        return "\u2013"
+    if 0 < p < 0.001:
+        return "<0.1%"
+    return f"{100 * p:.1f}".rstrip("0").rstrip(".") + "%"
+
+
+def _interval(r: Row) -> str:
+    if r.rank_low is None:
+        return ""
+    if r.rank_low == r.rank_high:
+        return _fmt(r.rank_low)
+    return f"{_fmt(r.rank_low)}&ndash;{_fmt(r.rank_high)}"
 
 
 def _label(key: str) -> str:
