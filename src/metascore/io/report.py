@@ -342,11 +342,17 @@ def _uncertainty_section(board: Board, a: Analysis) -> str:
         return left + (rank - 0.5) / n * plot_w
 
     out = [_svg_open(width, height, "Rank uncertainty: bootstrap rank intervals")]
+    for i, r in enumerate(rows):  # group bands first, a line where a new group starts
+        y = top + i * row_h
+        shade = "#e8effc" if r.group % 2 else "#f7f1e3"
+        out.append(f'<rect x="4" y="{y}" width="{width - 8}" height="{row_h}" fill="{shade}"/>')
+        if i and r.group != rows[i - 1].group:
+            out.append(f'<line x1="4" y1="{y}" x2="{width - 4}" y2="{y}" stroke="#66788a" '
+                       'stroke-width="1.5"/>')
     step = max(1, math.ceil(n / 20))
-    ticks = sorted({1, n, *range(1, n + 1, step)})
-    for t in ticks:
+    for t in sorted({1, n, *range(1, n + 1, step)}):
         out.append(f'<line x1="{x(t):.1f}" y1="{top - 6}" x2="{x(t):.1f}" y2="{height - 10}" '
-                   'stroke="#d9e2ec" stroke-width="1"/>')
+                   'stroke="#c3cfdc" stroke-width="1" stroke-dasharray="2 3"/>')
         out.append(f'<text x="{x(t):.1f}" y="{top - 12}" text-anchor="middle" font-size="11" '
                    f'fill="#66788a">{t}</text>')
     out.append(f'<text x="{left + plot_w / 2:.1f}" y="14" text-anchor="middle" font-size="12" '
@@ -354,16 +360,8 @@ def _uncertainty_section(board: Board, a: Analysis) -> str:
     for cx, label in ((col_p, "P(first)"), (col_g, "group")):
         out.append(f'<text x="{cx}" y="{top - 12}" text-anchor="middle" font-size="12" '
                    f'font-weight="600" fill="#1f2933">{label}</text>')
-    previous = None
     for i, r in enumerate(rows):
-        y = top + i * row_h
-        mid = y + row_h / 2
-        shade = "#e8effc" if r.group % 2 else "#f7f1e3"
-        out.append(f'<rect x="4" y="{y}" width="{width - 8}" height="{row_h}" fill="{shade}"/>')
-        if previous is not None and r.group != previous:
-            out.append(f'<line x1="4" y1="{y}" x2="{width - 4}" y2="{y}" stroke="#66788a" '
-                       'stroke-width="1.5"/>')
-        previous = r.group
+        mid = top + i * row_h + row_h / 2
         out.append(f'<text x="{left - 10}" y="{mid + 4:.1f}" text-anchor="end" font-size="12" '
                    f'fill="#1f2933">{_e(f"{r.position}. {r.candidate}")}</text>')
         x0, x1 = x(r.rank_low), x(r.rank_high)
@@ -404,8 +402,8 @@ def _agreement_section(a: Analysis) -> str:
         g = a.agreement
         rows.append(("Kendall's W between the judges", g.w, _read_agreement(g.w)))
         rows.append(("Mean Spearman rho between pairs of judges", g.mean_spearman,
-                     f"{g.n_judges} judges over {g.n_candidates} candidates; "
-                     "(m W - 1) / (m - 1)"))
+                     f"the same information as W, (m W - 1) / (m - 1), for m = {g.n_judges} "
+                     f"judges over {g.n_candidates} candidates"))
     if a.stability is not None:
         st = a.stability
         rows.append((f"Stability: Kendall's W of {st.q} rankings on resampled judges",
@@ -417,11 +415,12 @@ def _agreement_section(a: Analysis) -> str:
         parts.append('<div class="scroll"><table class="stats"><thead><tr><th>Measure</th>'
                      '<th class="num">Value</th><th>Reading</th></tr></thead>'
                      f"<tbody>{body}</tbody></table></div>")
-        parts.append('<p class="legend">All three range from 0 (no agreement) to 1 (identical '
-                     "rankings); the readings are rules of thumb. Agreement compares the "
+        parts.append('<p class="legend">Kendall\'s W and the stability range from 0 (no '
+                     "agreement) to 1 (identical rankings), the mean Spearman rho from "
+                     "-1/(m - 1) to 1; the readings are rules of thumb. Agreement compares the "
                      "judges with one another; stability resamples the judges with replacement "
-                     f"(seed {_e(a.settings.get('seed'))}) and ranks each resample with the "
-                     "configured method.</p>")
+                     f"(seed {_e(a.settings.get('seed'))}), ranks each resample with the "
+                     "configured method and measures how much those rankings agree.</p>")
     parts += [f'<p class="note">Note: {_e(n)}</p>' for n in a.notes]
     parts.append("</section>")
     return "".join(parts)
