@@ -8,36 +8,44 @@
 # dependencies; working directory /app/program, as the compute worker expects.
 ARG BASE_IMAGE=python:3.12-slim
 
-# --- build stage: a venv with the pinned dependencies and metascore itself ---------------
-FROM ${BASE_IMAGE} AS build
+# --- deps: a venv with the pinned dependencies (rebuilt only when they change) ------------
+FROM ${BASE_IMAGE} AS deps
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
 RUN python3 -m venv /opt/venv
-COPY requirements-docker.txt /tmp/build/
+COPY requirements-docker.txt /tmp/
 # Wheels only (no compiler needed); the libraries' own test suites (~95 MB) are dropped, and
 # so is the setuptools some Python versions seed into a venv (nothing needs it at run time).
-RUN /opt/venv/bin/pip install --no-cache-dir --only-binary=:all: -r /tmp/build/requirements-docker.txt \
+RUN /opt/venv/bin/pip install --no-cache-dir --only-binary=:all: -r /tmp/requirements-docker.txt \
  && /opt/venv/bin/pip uninstall --yes --quiet setuptools \
  && cd /opt/venv/lib/python3*/site-packages \
  && find numpy scipy pandas -depth -type d -name tests -exec rm -rf {} +
+
+# --- wheel: metascore built from the sources ----------------------------------------------
+FROM deps AS wheel
 COPY pyproject.toml README.md /tmp/build/
 COPY src /tmp/build/src
-RUN /opt/venv/bin/pip install --no-cache-dir --no-deps /tmp/build \
- && /opt/venv/bin/pip check
+RUN /opt/venv/bin/pip wheel --no-cache-dir --no-deps --wheel-dir /tmp/wheel /tmp/build
 
-# --- runtime stage: the venv only (no sources, build tools or pip cache) ------------------
+# --- runtime: the venv and the installed wheel (no sources, build tools or pip cache) -----
 FROM ${BASE_IMAGE}
-COPY --from=build /opt/venv /opt/venv
 ENV PATH=/opt/venv/bin:$PATH \
     VIRTUAL_ENV=/opt/venv \
     PYTHONUNBUFFERED=1 \
-    PYTHONDONTWRITEBYTECODE=1
+    PYTHONDONTWRITEBYTECODE=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+COPY --from=deps /opt/venv /opt/venv
+COPY --from=wheel /tmp/wheel /tmp/wheel
 # A non-root account for standalone use (`docker run --user metascore ...`; build with
 # `--build-arg RUN_AS=metascore` to make it the default). The default stays root because
 # the compute worker runs the image's default user with DAC_OVERRIDE/CHOWN/FOWNER/SETUID
 # dropped on job directories it creates root-owned with mode 0755: only the container's
 # root (their owner) can write /app/output there, under docker and rootless podman alike.
 ARG RUN_AS=root
-RUN useradd --uid 1000 --create-home --shell /bin/sh metascore \
+RUN pip install --no-deps /tmp/wheel/*.whl \
+ && rm -rf /tmp/wheel \
+ && pip check \
+ && useradd --uid 1000 --create-home --shell /bin/sh metascore \
  && python3 -c "import metascore, numpy, pandas, scipy, yaml"
 WORKDIR /app/program
 USER ${RUN_AS}

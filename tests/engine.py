@@ -73,16 +73,16 @@ def engine_cli() -> str:
     raise RuntimeError("neither docker nor podman is installed; cannot build the metascore image.")
 
 
-def _labelled_hash(tag: str) -> str | None:
+def _current(tag: str):
+    """The image tagged ``tag``, or None."""
     import docker.errors
 
     from metascore.bundle.docker_backend import connect
 
     try:
-        image = connect().images.get(tag)
+        return connect().images.get(tag)
     except docker.errors.ImageNotFound:
         return None
-    return (image.labels or {}).get(HASH_LABEL)
 
 
 def build_image(tag: str = "metascore:test") -> str:
@@ -94,7 +94,10 @@ def build_image(tag: str = "metascore:test") -> str:
         When the build fails, with the end of the build log.
     """
     wanted = source_hash()
-    if _BUILT.get(tag) == wanted or _labelled_hash(tag) == wanted:
+    if _BUILT.get(tag) == wanted:
+        return tag
+    old = _current(tag)
+    if old is not None and (old.labels or {}).get(HASH_LABEL) == wanted:
         _BUILT[tag] = wanted
         return tag
     cmd = [engine_cli(), "build", "-t", tag, "--label", f"{HASH_LABEL}={wanted}"]
@@ -111,4 +114,9 @@ def build_image(tag: str = "metascore:test") -> str:
             "Last lines:\n" + "\n".join(log[-25:])
         )
     _BUILT[tag] = wanted
+    if old is not None:  # the outdated image, now untagged: free its space unless in use
+        try:
+            old.client.images.remove(old.id)
+        except Exception:  # still used by a container or another tag: keep it
+            pass
     return tag

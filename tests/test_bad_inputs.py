@@ -110,6 +110,16 @@ CASES = {
         {"long.csv": LONG},
         r"`ranking\.missing` must be one of \[.*\]; got 'wrost' \(did you mean 'worst'\?\)",
     ),
+    "analysis key typo": (
+        GOOD + "analysis: {bootstap: 100}\n",
+        {"long.csv": LONG},
+        r"unknown key 'analysis\.bootstap' in metascore\.yaml \(did you mean 'bootstrap'\?\)",
+    ),
+    "bad analysis value": (
+        GOOD + "analysis: {level: 95}\n",
+        {"long.csv": LONG},
+        r"`analysis\.level` must be a number strictly between 0 and 1 \(e\.g\. 0\.95\); got 95",
+    ),
     "config is not YAML": (
         "judges: [\n", {"long.csv": LONG}, r"not valid YAML",
     ),

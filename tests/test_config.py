@@ -20,6 +20,7 @@ def test_defaults():
     assert c.filter.rule == "beat_baseline" and c.filter.beat == "all"
     assert c.judges is None and c.input.format is None and c.input.path == "."
     assert dict(c.scores) == {"n_qualified": "n_qualified", "winner_score": "winner_score"}
+    assert c.analysis.bootstrap == 200 and c.analysis.level == 0.95 and c.analysis.stability
 
 
 def test_full_config_round_trips():
@@ -34,9 +35,12 @@ def test_full_config_round_trips():
         "selection": {"development": "last", "final": "all"},
         "baselines": "starting_kit",
         "filter": {"rule": "top_k", "k": "auto", "on_empty": "error"},
-        "output": {"scores": {"nq": "n_qualified", "tau": "dev_final_kendall_tau"}},
+        "analysis": {"bootstrap": 0, "level": 0.9, "stability": False},
+        "output": {"scores": {"nq": "n_qualified", "tau": "dev_final_kendall_tau",
+                              "w": "kendall_w", "stab": "stability"}},
     }
     c = parse_config(data)
+    assert (c.analysis.bootstrap, c.analysis.level, c.analysis.stability) == (0, 0.9, False)
     assert c.judges[0].key == "iris/acc" and c.judges[0].weight == 2.0
     assert c.judges[1].key == "wine" and not c.judges[1].higher_is_better
     assert c.phases.deadlines["Feedback"] == pd.Timestamp("2024-03-15T22:59:59")
@@ -86,6 +90,25 @@ def test_load_config_file(tmp_path):
     ({"output": {"scores": {"x" * 37: "k"}}}, r"keys must be 1 to 36 characters"),
     ({"output": {"scores": {"a": "winner"}}}, r"`output\.scores\.a` must be one of .*got 'winner'"),
     ({"baselines": {"a": 1}}, r"`baselines` must be a list"),
+    ({"analysis": {"bootsrap": 100}},
+     r"^unknown key 'analysis\.bootsrap' in metascore\.yaml \(did you mean 'bootstrap'\?\)\.$"),
+    ({"analysis": {"seed": 1}}, r"unknown key 'analysis\.seed' in metascore\.yaml; valid keys are "
+                                r"\['bootstrap', 'level', 'stability'\]"),
+    ({"analysys": {}}, r"unknown key 'analysys' .*did you mean 'analysis'"),
+    ({"analysis": [200]}, r"`analysis` must be a mapping; got \[200\]"),
+    ({"analysis": {"bootstrap": 1}},
+     r"`analysis\.bootstrap` must be 0 \(disabled\) or an integer >= 2; got 1\.$"),
+    ({"analysis": {"bootstrap": -5}}, r"`analysis\.bootstrap` must be 0 .*; got -5"),
+    ({"analysis": {"bootstrap": 100.5}}, r"`analysis\.bootstrap` must be 0 .*; got 100\.5"),
+    ({"analysis": {"bootstrap": True}}, r"`analysis\.bootstrap` must be 0 .*; got True"),
+    ({"analysis": {"level": 95}},
+     r"`analysis\.level` must be a number strictly between 0 and 1 \(e\.g\. 0\.95\); got 95"),
+    ({"analysis": {"level": 0}}, r"`analysis\.level` must be a number strictly .*; got 0"),
+    ({"analysis": {"level": "high"}}, r"`analysis\.level` must be a number .*; got 'high'"),
+    ({"analysis": {"stability": "yes"}}, r"`analysis\.stability` must be true or false; got 'yes'"),
+    ({"output": {"scores": {"w": "kendal_w"}}},
+     r"`output\.scores\.w` must be one of .*'kendall_w', 'stability'\]; got 'kendal_w' "
+     r"\(did you mean 'kendall_w'\?\)"),
     ([1, 2], r"the top level must be a mapping"),
 ])
 def test_errors(data, message):

@@ -124,8 +124,10 @@ def test_container_settings_follow_the_worker(tmp_path):
     assert config["image"] == "from/step:1"
     assert config["working_dir"] == "/app/program"
     assert config["environment"] == {"PYTHONUNBUFFERED": "1"}
-    assert config["volumes"] == {str(tmp_path.resolve()): {"bind": "/app/program", "mode": "rw"},
-                                 str((tmp_path / "d").resolve()): {"bind": "/app/data", "mode": "ro"}}
+    assert [(m["Target"], m["Source"], m["Type"], m["ReadOnly"]) for m in config["mounts"]] == [
+        ("/app/program", str(tmp_path.resolve()), "bind", False),
+        ("/app/data", str((tmp_path / "d").resolve()), "bind", True),
+    ]
     assert config["cap_drop"] == list(WORKER_CAP_DROP) and len(WORKER_CAP_DROP) == 14
     assert config["security_opt"] == ["no-new-privileges"]
     assert config["network_mode"] == "none"

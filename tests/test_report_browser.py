@@ -54,7 +54,10 @@ def test_report_is_self_contained_and_complete():
                  "Pairwise margins", "Condorcet winner: <b>dave-105</b>",
                  "Development leaderboard: Development", "Ranking signature",
                  "Effective configuration", 'class="badge b-base">baseline',
-                 "does not beat baseline &#x27;baseline_knn&#x27;"):
+                 "does not beat baseline &#x27;baseline_knn&#x27;", "<h2>Rank uncertainty</h2>",
+                 "Bootstrap over the judges: 200 resamples of the 3 judges",
+                 "<h2>Judge agreement and stability</h2>", "Kendall&#x27;s W between the judges",
+                 "Stability: Kendall&#x27;s W of 50 rankings on resampled judges"):
         assert text in page, text
 
 
@@ -96,6 +99,7 @@ def test_report_renders_in_chromium(tmp_path):
     assert dom.returncode == 0, dom.stderr[-2000:]
     assert '<table class="leaderboard">' in dom.stdout
     assert "dave-105" in dom.stdout and "<svg" in dom.stdout
+    assert 'aria-label="Rank uncertainty: bootstrap rank intervals"' in dom.stdout
     shot = tmp_path / "report.png"
     run = _chromium([f"--screenshot={shot}", "--window-size=1280,2000", url],
                     tmp_path / "profile2")

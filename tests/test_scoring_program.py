@@ -41,6 +41,8 @@ output:
     winner_score: winner_score
     condorcet: winner_is_condorcet
     threshold: threshold_score
+    agreement: kendall_w
+    stability: stability
 """
 
 
@@ -94,6 +96,9 @@ def test_scoring_program_on_the_fixture(tmp_path):
     assert scores["condorcet"] == 1
     assert scores["winner_score"] == pytest.approx(-7 / 6)
     assert scores["threshold"] == pytest.approx(-11 / 3)
+    # pool {dave, alice}, ranks 1/2, 1/2, 1.5/1.5: S = 1 + 1, W = 12 S / (9 * 6 - 3 * 6)
+    assert scores["agreement"] == pytest.approx(2 / 3)
+    assert 0 < scores["stability"] <= 1
     # scores.txt: what both platforms parse (YAML for v2, split on ':' for v1)
     txt = (out / "scores.txt").read_text()
     assert yaml.safe_load(txt) == pytest.approx(scores)
@@ -104,6 +109,8 @@ def test_scoring_program_on_the_fixture(tmp_path):
     board = json.loads((out / "leaderboard.json").read_text())
     assert board["signature"]["method"] == "average_rank"
     assert board["signature"]["seed"] == 12345
+    assert board["analysis"]["rank_uncertainty"]["n_trials"] == 200
+    assert board["final"]["rows"][0]["rank_low"] == 1
 
 
 def test_ingestion_then_scoring(tmp_path):

@@ -358,7 +358,7 @@ def build_leaderboard(
             {b.candidate: b.score for b in filt.baselines}, final_sel.dropped, rank_fn,
         )
     margins = _margins(ranking, prepared)
-    analysis = _analysis(config, ranking, final_name or dev_name, progress)
+    analysis = _analysis(config, ranking, len(board.ranked), final_name or dev_name, progress)
     if analysis.uncertainty is not None:
         board = _with_intervals(board, analysis.uncertainty)
     stats = _statistics(board, ranking, filt, margins, dev_ranking, analysis)
@@ -698,7 +698,7 @@ def _why_undefined(
 
 # ---------------------------------------------------------------------- analysis
 def _analysis(
-    config: Config, ranking: Ranking | None, phase: str, progress: Progress
+    config: Config, ranking: Ranking | None, n_ranked: int, phase: str, progress: Progress
 ) -> Analysis:
     """Rank uncertainty, judge agreement and stability of the final ranking.
 
@@ -710,7 +710,7 @@ def _analysis(
     settings = {"bootstrap": ac.bootstrap, "level": ac.level, "seed": rc.seed,
                 "stability_q": STABILITY_Q if ac.stability else None,
                 "stability_r": STABILITY_R if ac.stability else None}
-    n = 0 if ranking is None else len(ranking.candidates)
+    n = n_ranked if ranking is None else len(ranking.candidates)
     m = 0 if ranking is None else len(ranking.judges)
     what = "rank uncertainty, judge agreement and stability were not computed"
     if n < 2:

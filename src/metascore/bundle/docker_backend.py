@@ -199,6 +199,8 @@ class DockerBackend:
                 _remove(container)
 
     def _container_config(self, step: StepSpec) -> dict[str, Any]:
+        import docker.types
+
         try:
             command = shlex.split(step.command)
         except ValueError as exc:
@@ -213,10 +215,10 @@ class DockerBackend:
             "command": command,
             "working_dir": step.working_dir,
             "environment": dict(step.env),
-            "volumes": {
-                str(m.host_path.resolve()): {"bind": m.container_path, "mode": "ro" if m.read_only else "rw"}
+            "mounts": [  # a list: one host folder may be mounted at several places
+                docker.types.Mount(m.container_path, str(m.host_path.resolve()), type="bind", read_only=m.read_only)
                 for m in step.mounts
-            },
+            ],
             "labels": {STEP_LABEL: step.name},
             "cap_drop": list(WORKER_CAP_DROP),
             "security_opt": security,

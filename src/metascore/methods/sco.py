@@ -90,14 +90,21 @@ def _projected_sgd(n: int, win: np.ndarray, lose: np.ndarray, weight: np.ndarray
     if weight.size == 0:
         return theta
     units = _sample_units(weight, (iterations, batch_size), rng)
+    wins, losses = win[units], lose[units]
+    both = np.concatenate([wins, losses], axis=1)
     step = learning_rate / batch_size
+    small = n <= 4096  # dense bincount update; above, scatter into the touched entries only
     for t in range(iterations):
-        w, l = win[units[t]], lose[units[t]]
+        w, l = wins[t], losses[t]
         g = step * gradient(theta, w, l, t)
-        np.subtract.at(theta, w, g)
-        np.add.at(theta, l, g)
-        touched = np.concatenate([w, l])
-        theta[touched] = np.clip(theta[touched], theta_min, theta_max)
+        if small:
+            theta -= np.bincount(both[t], np.concatenate([g, -g]), minlength=n)
+            np.minimum(theta, theta_max, out=theta)
+            np.maximum(theta, theta_min, out=theta)
+        else:
+            np.subtract.at(theta, w, g)
+            np.add.at(theta, l, g)
+            theta[both[t]] = np.clip(theta[both[t]], theta_min, theta_max)
     return theta
 
 
@@ -226,11 +233,12 @@ def sco_fenchel_young(
         raise ConfigError(f"`noise` must be a positive number; got {noise!r}.")
     _check_sgd(learning_rate, iterations, batch_size)
     win, lose, weight = _directed_units(counts)
-    gumbel = rng.gumbel(size=(iterations, batch_size, 2)) * noise if weight.size else None
+    gumbel = rng.gumbel(size=(2, iterations, batch_size)) * noise if weight.size else None
+    threshold = gumbel[1] - gumbel[0] if weight.size else None
 
     def gradient(theta, w, l, t):
-        flipped = theta[w] + gumbel[t, :, 0] < theta[l] + gumbel[t, :, 1]
-        return -flipped.astype(float)  # winner's gradient -1 (rating up), loser's +1
+        # Perturbed order puts the loser above: winner's gradient -1 (rating up), loser's +1.
+        return -((theta[w] - theta[l]) < threshold[t]).astype(float)
 
     theta = _projected_sgd(counts.n, win, lose, weight, gradient, theta_min, theta_max,
                            learning_rate, iterations, batch_size, rng)
