@@ -1,0 +1,148 @@
+"""Exact Kemeny-Young: brute force agreement, ties, partial votes, tie-breaks, size guard."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import metascore as ms
+from metascore.methods import kemeny as K
+
+
+def brute_force(wins: np.ndarray) -> tuple[float, list[tuple[int, ...]]]:
+    """Best agreement over all n! orders and every order reaching it."""
+    n = wins.shape[0]
+    best, optima = -np.inf, []
+    for perm in itertools.permutations(range(n)):
+        pos = np.empty(n, dtype=int)
+        pos[list(perm)] = np.arange(n)
+        value = wins[pos[:, None] < pos[None, :]].sum()
+        if value > best + 1e-9:
+            best, optima = value, [perm]
+        elif value >= best - 1e-9:
+            optima.append(perm)
+    return best, optima
+
+
+def agreement(wins: np.ndarray, order: np.ndarray) -> float:
+    pos = np.empty(len(order), dtype=int)
+    pos[order] = np.arange(len(order))
+    return float(wins[pos[:, None] < pos[None, :]].sum())
+
+
+@st.composite
+def profiles(draw, max_n=7):
+    """Random judges with many ties (values 0..2), some missing (NaN), random weights."""
+    n = draw(st.integers(2, max_n))
+    m = draw(st.integers(1, 6))
+    cells = draw(st.lists(st.sampled_from([0.0, 1.0, 2.0, np.nan]), min_size=n * m, max_size=n * m))
+    weights = draw(st.lists(st.sampled_from([1.0, 2.0, 0.5]), min_size=m, max_size=m))
+    return np.array(cells).reshape(n, m), np.array(weights)
+
+
+@pytest.mark.parametrize("solver", ["dp", "ilp"])
+@given(data=profiles())
+def test_matches_brute_force(solver, data):
+    values, weights = data
+    counts = ms.PairwiseCounts.from_matrix(values, weights)
+    wins = counts.wins
+    best, optima = brute_force(wins)
+    order, unique, n_opt, _ = K.kemeny_order(wins, solver)
+    assert agreement(wins, order) == pytest.approx(best)
+    assert unique == (len(optima) == 1)
+    if solver == "dp":
+        assert n_opt == len(optima)
+    if unique:
+        assert tuple(order) == optima[0]
+
+
+def test_dp_and_ilp_agree_on_larger_random_profiles(rng):
+    for _ in range(3):
+        values = rng.normal(size=(12, 9)) + np.linspace(1, 0, 12)[:, None]
+        wins = ms.PairwiseCounts.from_matrix(values).wins
+        o_dp, u_dp, _, _ = K.kemeny_order(wins, "dp")
+        o_ilp, u_ilp, _, _ = K.kemeny_order(wins, "ilp")
+        assert agreement(wins, o_dp) == pytest.approx(agreement(wins, o_ilp))
+        assert u_dp == u_ilp
+        if u_dp:
+            np.testing.assert_array_equal(o_dp, o_ilp)
+
+
+def test_warmup_profile_objective_and_details():
+    votes = [["A", "B", "C"]] * 2 + [["C", "A", "B"]] * 3
+    r = ms.rank(ms.PairwiseCounts.from_votes(votes), "kemeny_young")
+    assert r.ranked_candidates() == ["C", "A", "B"]
+    # C>A>B: each A>B>C vote disagrees on (A,C) and (B,C): 2 * 2 = 4; the others agree.
+    assert r.details["kendall_distance"] == 4.0
+    assert r.details["agreement"] == 11.0  # N(C,A) + N(C,B) + N(A,B) = 3 + 3 + 5
+    assert r.details["unique"] is True
+    np.testing.assert_array_equal(r.scores, [1.0, 0.0, 2.0])  # n - position
+
+
+def test_condorcet_cycle_is_not_unique_and_tie_break_uses_labels():
+    # A>B>C, B>C>A, C>A>B: the three rotations are optimal (distance 4 each).
+    votes = [["A", "B", "C"], ["B", "C", "A"], ["C", "A", "B"]]
+    r = ms.rank(ms.PairwiseCounts.from_votes(votes), "kemeny_young")
+    assert r.details["unique"] is False
+    assert r.details["optimal_orders"] == 3
+    assert r.details["kendall_distance"] == 4.0
+    # Fewest label inversions: A>B>C (0) beats B>C>A and C>A>B (2 each).
+    assert r.ranked_candidates() == ["A", "B", "C"]
+    assert any("not unique (3 optimal orders)" in note for note in r.notes)
+    relabelled = [[{"A": "Z", "B": "Y", "C": "X"}[c] for c in v] for v in votes]
+    r2 = ms.rank(ms.PairwiseCounts.from_votes(relabelled), "kemeny_young")
+    assert r2.ranked_candidates() == ["X", "Z", "Y"]  # fewest inversions of X<Y<Z
+
+
+def test_permuting_input_rows_permutes_the_result_when_optimum_is_not_unique():
+    values = np.array([[3, 1, 2], [2, 3, 1], [1, 2, 3], [0, 0, 0]], dtype=float)
+    labels = ["a", "b", "c", "d"]
+    m = ms.ScoreMatrix.from_array(values, labels)
+    base = ms.rank(m, "kemeny_young")
+    assert base.details["unique"] is False
+    for perm in itertools.permutations(range(4)):
+        r = ms.rank(m.subset(candidates=list(perm)), "kemeny_young")
+        assert r.ranked_candidates() == base.ranked_candidates()
+
+
+def test_ties_within_judges_cost_nothing():
+    # Judge 1: A = B > C; judge 2: C > A = B. Every order puts C one way: distance 2 * 1.
+    values = np.array([[1, 0], [1, 0], [0, 1]], dtype=float)
+    r = ms.rank(ms.ScoreMatrix.from_array(values, ["A", "B", "C"]), "kemeny_young")
+    assert r.details["kendall_distance"] == 2.0
+    assert r.details["unique"] is False
+
+
+def test_partial_votes():
+    # B is only compared once (B > C); A beats C twice; A and B never meet.
+    votes = [["A", "C"], ["A", "C"], ["B", "C"]]
+    r = ms.rank(ms.PairwiseCounts.from_votes(votes), "kemeny_young")
+    assert r.details["kendall_distance"] == 0.0
+    assert r.ranked_candidates()[-1] == "C"
+    assert r.details["optimal_orders"] == 2  # A and B in either order
+
+
+def test_components_are_solved_independently():
+    # Two 3-cycles, the first beating the second entirely.
+    top = [["a", "b", "c"], ["b", "c", "a"], ["c", "a", "b"]]
+    votes = [t + [x.upper() for x in t] for t in top]
+    r = ms.rank(ms.PairwiseCounts.from_votes(votes), "kemeny_young")
+    assert r.details["components"] == [3, 3]
+    assert set(r.ranked_candidates()[:3]) == {"a", "b", "c"}
+    assert r.details["optimal_orders"] == 9
+
+
+def test_size_guard_points_to_sco(monkeypatch):
+    monkeypatch.setattr(K, "EXACT_LIMIT", 4)
+    votes = [["a", "b", "c", "d", "e"], ["e", "d", "c", "b", "a"]]
+    with pytest.raises(ms.InputError, match=r"exact Kemeny-Young is limited to 4 .*use method 'sco'"):
+        ms.rank(ms.PairwiseCounts.from_votes(votes), "kemeny_young")
+
+
+def test_unknown_solver_is_refused():
+    with pytest.raises(ms.ConfigError, match=r"`solver` must be one of \['auto', 'dp', 'ilp'\]; got 'exact'"):
+        ms.rank(ms.PairwiseCounts.from_votes([["a", "b"]]), "kemeny_young", solver="exact")

@@ -1,0 +1,124 @@
+"""Soft Condorcet Optimization: loss and gradient, solvers, Theorem 5 in practice, sparsity."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import check_grad
+from scipy.special import expit
+
+import metascore as ms
+from metascore.methods.sco import sigmoid_loss
+
+WARMUP = [["A", "B", "C"]] * 2 + [["C", "A", "B"]] * 3
+
+
+def test_sigmoid_loss_is_the_paper_double_sum(rng):
+    counts = ms.PairwiseCounts.from_matrix(rng.integers(0, 4, size=(5, 6)).astype(float))
+    theta = rng.uniform(0, 5, size=5)
+    tau = 0.7
+    N = counts.wins
+    direct = (N * expit((theta[None, :] - theta[:, None]) / tau)).sum()  # N(a,b) s((θb-θa)/τ)
+    value, _ = sigmoid_loss(theta, *counts.pairs(), tau=tau)
+    assert value == pytest.approx(direct)
+
+
+def test_sigmoid_loss_gradient_matches_finite_differences(rng):
+    counts = ms.PairwiseCounts.from_matrix(rng.normal(size=(6, 4)))
+    pairs = counts.pairs()
+    theta = rng.uniform(0, 3, size=6)
+    err = check_grad(lambda t: sigmoid_loss(t, *pairs, tau=1.3)[0],
+                     lambda t: sigmoid_loss(t, *pairs, tau=1.3)[1], theta)
+    assert err < 1e-6
+
+
+def test_warmup_ratings_match_the_paper_example():
+    r = ms.rank(ms.PairwiseCounts.from_votes(WARMUP), "sco")
+    assert r.ranked_candidates() == ["C", "A", "B"]
+    assert r.details["loss"] == pytest.approx(4.0, abs=1e-6)  # the Kemeny distance, smoothed
+    assert r.details["converged"] is True
+    assert ((0 <= r.scores) & (r.scores <= 100)).all()
+
+
+def test_box_and_temperature_are_respected():
+    counts = ms.PairwiseCounts.from_votes(WARMUP)
+    r = ms.rank(counts, "sco", theta_min=-1.0, theta_max=1.0, tau=0.1)
+    assert ((-1 <= r.scores) & (r.scores <= 1)).all()
+    assert r.ranked_candidates() == ["C", "A", "B"]
+
+
+def test_sgd_is_seeded():
+    counts = ms.PairwiseCounts.from_votes(WARMUP)
+    kw = dict(solver="sgd", iterations=300, learning_rate=0.5)
+    r1, r2 = ms.rank(counts, "sco", seed=1, **kw), ms.rank(counts, "sco", seed=1, **kw)
+    r3 = ms.rank(counts, "sco", seed=2, **kw)
+    np.testing.assert_array_equal(r1.scores, r2.scores)
+    assert not np.array_equal(r1.scores, r3.scores)
+    assert r1.seed == 1
+
+
+def test_fenchel_young_ranks_by_win_rate_and_is_seeded():
+    counts = ms.PairwiseCounts.from_votes(WARMUP)
+    r1 = ms.rank(counts, "sco_fenchel_young", seed=4)
+    r2 = ms.rank(counts, "sco_fenchel_young", seed=4)
+    np.testing.assert_array_equal(r1.scores, r2.scores)
+    assert r1.ranked_candidates() == ["A", "C", "B"]  # paper Section 4.1
+
+
+def test_sparse_counts_give_the_dense_result(rng):
+    votes = [list(rng.permutation(list("abcdefg"))[:4]) for _ in range(30)]
+    dense = ms.rank(ms.PairwiseCounts.from_votes(votes), "sco")
+    sparse = ms.rank(ms.PairwiseCounts.from_votes(votes, sparse=True), "sco")
+    np.testing.assert_allclose(sparse.scores, dense.scores, atol=1e-8)
+
+
+def test_uncompared_candidate_stays_in_the_middle():
+    counts = ms.PairwiseCounts.from_votes([["a", "b"], ["c"]])
+    r = ms.rank(counts, "sco")
+    assert r.score_of("c") == 50.0
+    assert r.score_of("a") > 50.0 > r.score_of("b")
+
+
+@settings(max_examples=150)
+@given(values=st.lists(st.integers(0, 3), min_size=4, max_size=70), n=st.integers(3, 7))
+def test_condorcet_winner_is_rated_first_by_sco_and_kemeny(values, n):
+    """Theorem 5 in practice: whenever a Condorcet winner exists, it is alone on top."""
+    m = len(values) // n
+    if m == 0:
+        return
+    x = np.array(values[: n * m], dtype=float).reshape(n, m)
+    matrix = ms.ScoreMatrix.from_array(x, [f"c{i}" for i in range(n)])
+    winner = ms.condorcet_winner(matrix)
+    if winner is None:
+        return
+    for method in ("sco", "kemeny_young"):
+        r = ms.rank(matrix, method)
+        assert r.winner == winner and list(r.positions).count(1) == 1, method
+
+
+def test_sco_approximates_kemeny(rng):
+    """Paper Table 2: small normalized Kendall tau distance to the Kemeny ranking."""
+    distances = []
+    for _ in range(20):
+        values = rng.normal(size=(8, 7)) + rng.normal(size=8)[:, None]
+        matrix = ms.ScoreMatrix.from_array(values, [f"c{i}" for i in range(8)])
+        kem, sco = ms.rank(matrix, "kemeny_young"), ms.rank(matrix, "sco")
+        distances.append(ms.stats.kendall_tau_distance(kem.scores, sco.scores))
+    assert np.mean(distances) < 0.05
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        (dict(theta_min=5.0, theta_max=5.0), "`theta_min` must be below `theta_max`"),
+        (dict(tau=0.0), "`tau` must be a positive number; got 0.0"),
+        (dict(solver="adam"), r"`solver` must be one of \['lbfgs', 'sgd'\]; got 'adam'"),
+        (dict(solver="sgd", batch_size=0), "`batch_size` must be a positive integer; got 0"),
+        (dict(max_iter=1.5), "`max_iter` must be a positive integer; got 1.5"),
+    ],
+)
+def test_bad_parameters_are_refused(params, message):
+    with pytest.raises(ms.ConfigError, match=message):
+        ms.rank(ms.PairwiseCounts.from_votes(WARMUP), "sco", **params)
