@@ -63,27 +63,37 @@ def _labels(values: Iterable[Hashable], what: str) -> tuple[str, ...]:
     return labels
 
 
-def _per_judge(
-    spec: Any, judges: Sequence[str], what: str, default: Any
-) -> list[Any]:
-    """Expand a scalar, a sequence or a mapping keyed by judge into one value per judge."""
+def _expand(spec: Any, labels: Sequence[str], what: str, default: Any, noun: str) -> list[Any]:
+    """Expand a scalar, a sequence or a mapping keyed by label into one value per label.
+
+    ``noun`` ("judge" or "candidate") names the labels in error messages.
+    """
     if spec is None:
-        return [default] * len(judges)
+        return [default] * len(labels)
     if isinstance(spec, Mapping):
-        unknown = [k for k in spec if str(k) not in judges]
+        unknown = [k for k in spec if str(k) not in labels]
         if unknown:
+            known = f"; {noun}s are {list(labels)}" if len(labels) <= 20 else ""
             raise InputError(
-                f"{what} names unknown judge {unknown[0]!r}{did_you_mean(unknown[0], judges)}; "
-                f"judges are {list(judges)}."
+                f"{what} names unknown {noun} {unknown[0]!r}"
+                f"{did_you_mean(unknown[0], labels)}{known}."
             )
         lookup = {str(k): v for k, v in spec.items()}
-        return [lookup.get(j, default) for j in judges]
+        return [lookup.get(label, default) for label in labels]
     if isinstance(spec, (str, bytes)) or not isinstance(spec, Iterable):
-        return [spec] * len(judges)
+        return [spec] * len(labels)
     values = list(spec)
-    if len(values) != len(judges):
-        raise InputError(f"{what} has {len(values)} entries for {len(judges)} judges.")
+    if len(values) != len(labels):
+        raise InputError(f"{what} has {len(values)} entries for {len(labels)} {noun}s.")
     return values
+
+
+def _per_judge(spec: Any, judges: Sequence[str], what: str, default: Any) -> list[Any]:
+    return _expand(spec, judges, what, default, "judge")
+
+
+def _per_candidate(spec: Any, cands: Sequence[str], what: str, default: Any) -> list[Any]:
+    return _expand(spec, cands, what, default, "candidate")
 
 
 def _timestamp(value: Any, where: str) -> pd.Timestamp | None:
@@ -370,23 +380,6 @@ def _to_float_array(
         )
     return array
 
-
-def _per_candidate(spec: Any, cands: Sequence[str], what: str, default: Any) -> list[Any]:
-    if spec is None:
-        return [default] * len(cands)
-    if isinstance(spec, Mapping):
-        unknown = [k for k in spec if str(k) not in cands]
-        if unknown:
-            raise InputError(
-                f"{what} names unknown candidate {unknown[0]!r}"
-                f"{did_you_mean(unknown[0], cands)}."
-            )
-        lookup = {str(k): v for k, v in spec.items()}
-        return [lookup.get(c, default) for c in cands]
-    values = list(spec)
-    if len(values) != len(cands):
-        raise InputError(f"{what} has {len(values)} entries for {len(cands)} candidates.")
-    return values
 
 
 def _unique_labels(labels: list[str]) -> tuple[str, ...]:
