@@ -164,7 +164,7 @@ def fit_bradley_terry(
         term_w = np.where(wins > 0, wins * np.log(wins / (games * p)), 0.0)
         term_l = np.where(losses > 0, losses * np.log(losses / (games * (1.0 - p))), 0.0)
     deviance = float(2.0 * 2.0 * (term_w + term_l).sum())
-    return BradleyTerryFit(beta, se, deviance, int(2 * a.size - n), it, (a, b, wins, games))
+    return BradleyTerryFit(beta, se, deviance, max(0, int(2 * a.size - n)), it, (a, b, wins, games))
 
 
 def _check_level(level: float) -> None:

@@ -88,7 +88,8 @@ def _projected_sgd(n: int, win: np.ndarray, lose: np.ndarray, weight: np.ndarray
     """Algorithm 1: ``theta <- clip(theta - alpha * mean batch gradient)`` from the middle.
 
     ``gradient(theta, w, l, t)`` returns, for the batch of units ``w > l`` at step ``t``,
-    each unit's gradient ``g`` with respect to its winner's rating; the loser's is ``-g``. Indices are drawn all at once; the loop runs over iterations only.
+    each unit's gradient ``g`` with respect to its winner's rating; the loser's is ``-g``.
+    Indices are drawn all at once; the loop runs over iterations only.
     """
     theta = np.full(n, (theta_min + theta_max) / 2.0)
     if weight.size == 0:
@@ -170,7 +171,9 @@ def sco(
     exact minimizer. The method is declared Condorcet-consistent because the default
     solver, started from the symmetric middle point where the Condorcet winner's gradient
     pushes it up against every opponent, ranked the Condorcet winner alone on top in every
-    random profile tested (``tests/test_sco.py``); ``sgd`` with few iterations may not. ``details``: ``loss`` (final sigmoid loss), ``solver``, ``iterations``
+    random profile tested (``tests/test_sco.py``); ``sgd`` with few iterations may not.
+
+    ``details``: ``loss`` (final sigmoid loss), ``solver``, ``iterations``
     and ``converged`` (``lbfgs``: stopped by its tolerance rather than by ``max_iter``).
     """
     if solver not in SOLVERS:
