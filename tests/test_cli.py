@@ -49,13 +49,15 @@ def test_rank_long_csv_with_params_and_weights(tmp_path, capsys):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["rank", "missing.csv"], "missing.csv: no such file"),
+        (["rank", "missing.csv"], "missing.csv does not exist"),
         (["rank", "{wide}", "-l", "maee"], r"no judge 'maee' \(did you mean 'mae'\?\)"),
         (["rank", "{wide}", "-p", "foo=1"], "method 'average_rank' has no parameter 'foo'"),
         (["rank", "{wide}", "-m", "relative_difference", "-w", "acc=-1"], "weights must be > 0"),
         (["rank", "{single}"], "ranking needs at least 2 candidates"),
-        (["rank", "{dup}"], "duplicate candidate label 'A'"),
-        (["rank", "{inf}"], "score inf is infinite"),
+        (["rank", "{dup}"], r"candidate 'A' has two scores .*dup.csv, line 2 and .*dup.csv, line 3"),
+        (["rank", "{inf}"], r"inf.csv, line 2, column 'acc': score 'inf' is infinite"),
+        (["rank", "{long}"], r"holds phases \['dev', 'final'\]; choose one with --phase"),
+        (["rank", "{long}", "--phase", "fnal"], r"no phase 'fnal' \(did you mean 'final'\?\)"),
         (["rank", "{neg}", "-m", "relative_difference"], "relative difference needs non-negative scores"),
     ],
 )
@@ -66,6 +68,7 @@ def test_errors_are_one_line_with_exit_1(tmp_path, wide, capsys, args, message):
         "dup": "candidate,acc\nA,1\nA,2\n",
         "inf": "candidate,acc\nA,inf\nB,2\n",
         "neg": "candidate,acc\nA,-1\nB,2\n",
+        "long": "phase,candidate,task,metric,value\ndev,A,t,acc,1\ndev,B,t,acc,2\nfinal,A,t,acc,1\n",
     }
     paths = {}
     for key, content in files.items():
@@ -88,6 +91,29 @@ def test_unknown_method_is_a_usage_error(wide, capsys):
         main(["rank", str(wide), "-m", "borda"])
     assert exc.value.code == 2
     assert "invalid choice: 'borda'" in capsys.readouterr().err
+
+
+def test_rank_one_phase_of_an_export(capsys):
+    from pathlib import Path
+
+    export = Path(__file__).parent / "data" / "competition" / "results.json"
+    assert main(["rank", str(export), "--phase", "Final", "-m", "copeland",
+                 "-l", "wine/mae", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert len(rows) == 7
+
+
+def test_rank_preflib_votes(tmp_path, capsys):
+    votes = tmp_path / "votes.soc"
+    votes.write_text(
+        "# FILE NAME: votes.soc\n# DATA TYPE: soc\n# NUMBER ALTERNATIVES: 3\n"
+        "# NUMBER VOTERS: 5\n# NUMBER UNIQUE ORDERS: 2\n"
+        "# ALTERNATIVE NAME 1: A\n# ALTERNATIVE NAME 2: B\n# ALTERNATIVE NAME 3: C\n"
+        "2: 1,2,3\n3: 3,1,2\n"
+    )
+    assert main(["rank", str(votes), "-m", "copeland", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert rows[0]["candidate"] == "C"  # the SCO warm-up profile's Condorcet winner
 
 
 def test_methods_lists_the_registry(capsys):

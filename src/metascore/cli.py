@@ -21,7 +21,10 @@ import pandas as pd
 
 from . import __version__
 from .errors import InputError, MetascoreError
+from .config import judge_key
+from .io.readers import FORMATS
 from .matrix import ScoreMatrix
+from .pairwise import PairwiseCounts
 from .registry import DEFAULT_SEED, MISSING_POLICIES, get_ranking_method, rank, ranking_method_names
 
 __all__ = ["main", "build_parser"]
@@ -44,61 +47,48 @@ def _parse_param(text: str) -> tuple[str, object]:
 def read_matrix_file(
     path: Path,
     *,
+    format: str | None = None,
+    phase: str | None = None,
     lower_is_better: Sequence[str] = (),
     weights: Sequence[tuple[str, object]] = (),
-    candidate_column: str | None = None,
 ) -> ScoreMatrix:
-    """Read a wide (candidates x judges) or long (candidate, judge, value) CSV file."""
-    if not path.exists():
-        raise InputError(f"{path}: no such file.")
-    try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
-        raise InputError(f"{path}: not a readable CSV file ({str(exc).strip()}).") from None
-    if frame.empty:
-        raise InputError(f"{path}: no rows; nothing to rank.")
-    cols = [c.strip() for c in frame.columns]
-    frame.columns = cols
-    weight_map = {k: float(v) for k, v in weights}  # type: ignore[arg-type]
-    lower = set(lower_is_better)
-    long_cols = {"candidate", "value"} <= set(cols) and ("judge" in cols or "task" in cols)
-    if long_cols:
-        if "judge" not in cols:
-            frame["judge"] = (
-                frame["task"] + "/" + frame["metric"] if "metric" in cols else frame["task"]
-            )
-        judges = list(pd.unique(frame["judge"]))
-        matrix_kwargs = {}
-        if "participant" in cols:
-            matrix_kwargs["participants"] = dict(zip(frame["candidate"], frame["participant"]))
-        if "submitted_at" in cols:
-            matrix_kwargs["submitted_at"] = dict(zip(frame["candidate"], frame["submitted_at"]))
-        _check_judges(path, judges, lower, weight_map)
-        return ScoreMatrix.from_long(
-            frame,
-            higher_is_better={j: j not in lower for j in judges},
-            weights=weight_map or None,
-            **matrix_kwargs,
-        )
-    key = candidate_column or cols[0]
-    if key not in cols:
-        raise InputError(f"{path}: no column {key!r}; columns are {cols}.")
-    frame = frame.set_index(key)
-    judges = list(frame.columns)
-    _check_judges(path, judges, lower, weight_map)
-    return ScoreMatrix.from_frame(
-        frame, higher_is_better={j: j not in lower for j in judges}, weights=weight_map or None
-    )
+    """One phase of any score file the readers know, as a score matrix.
 
-
-def _check_judges(path: Path, judges: list[str], lower: set[str], weights: dict) -> None:
+    Judges are the (task, metric) pairs found, keyed ``task/metric`` (``task`` when the
+    metric is empty, as in a wide CSV); all higher-is-better unless listed in
+    ``lower_is_better``.
+    """
+    from .config import JudgeConfig
     from .errors import did_you_mean
+    from .io.readers import read_scores
+    from .leaderboard import phase_matrix
 
-    for name in list(lower) + list(weights):
-        if name not in judges:
-            raise InputError(
-                f"{path}: no judge {name!r}{did_you_mean(name, judges)}; judges are {judges}."
-            )
+    frame = read_scores(path, format)
+    phases = list(pd.unique(frame["phase"]))
+    if phase is None:
+        if len(phases) > 1:
+            raise InputError(f"{path} holds phases {phases}; choose one with --phase.")
+        phase = phases[0]
+    elif phase not in phases:
+        raise InputError(f"{path}: no phase {phase!r}{did_you_mean(phase, phases)}; phases are {phases}.")
+    pairs = sorted(set(zip(frame["task"], frame["metric"])), key=lambda tm: judge_key(*tm))
+    keys = [judge_key(t, m) for t, m in pairs]
+    weight_map = {k: float(v) for k, v in weights}  # type: ignore[arg-type]
+    for name in list(lower_is_better) + list(weight_map):
+        if name not in keys:
+            raise InputError(f"{path}: no judge {name!r}{did_you_mean(name, keys)}; judges are {keys}.")
+    judges = tuple(
+        JudgeConfig(t, m, higher_is_better=key not in lower_is_better, weight=weight_map.get(key, 1.0))
+        for (t, m), key in zip(pairs, keys)
+    )
+    return phase_matrix(frame, phase, judges)
+
+
+def _read_votes(path: Path) -> PairwiseCounts:
+    from .io.readers import read_votes
+
+    votes, weights, candidates = read_votes(path)
+    return PairwiseCounts.from_votes(votes, weights, candidates)
 
 
 def _cmd_rank(args: argparse.Namespace) -> int:
@@ -108,15 +98,15 @@ def _cmd_rank(args: argparse.Namespace) -> int:
         return rank_with_config(args)
     if args.scores is None:
         raise InputError("give a scores file, or --config with --input and --output.")
-    matrix = read_matrix_file(
-        Path(args.scores),
-        lower_is_better=args.lower_is_better,
-        weights=args.weight,
-        candidate_column=args.candidate_column,
-    )
-    ranking = rank(
-        matrix, args.method, missing=args.missing, seed=args.seed, **dict(args.param)
-    )
+    path = Path(args.scores)
+    if path.suffix.lower() in (".soc", ".soi", ".toc", ".toi"):
+        data: ScoreMatrix | PairwiseCounts = _read_votes(path)
+    else:
+        data = read_matrix_file(
+            path, format=args.format, phase=args.phase,
+            lower_is_better=args.lower_is_better, weights=args.weight,
+        )
+    ranking = rank(data, args.method, missing=args.missing, seed=args.seed, **dict(args.param))
     if args.json:
         print(json.dumps(ranking.to_dict(), indent=2, allow_nan=False))
     else:
@@ -157,12 +147,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "rank",
         help="rank candidates from a score file (or a competition's scores with --config)",
-        description="Rank candidates. Quick mode: a wide CSV (first column = candidate, one "
-        "column per judge) or a long CSV (candidate, judge or task[, metric], value) in, a "
-        "leaderboard table out. Config mode (--config): read a competition's per-task scores, "
+        description="Rank candidates. Quick mode: a score file in (a wide CSV: first column = "
+        "candidate, one column per judge; a long CSV/JSON: candidate, task, metric, value; a "
+        "Codabench or CodaLab export; a scoring-output tree; PrefLib votes .soc/.soi/.toc/.toi), "
+        "a leaderboard table out. Config mode (--config): read a competition's per-task scores, "
         "rank, apply the final-phase filter and write the leaderboard files.",
     )
-    p.add_argument("scores", nargs="?", help="wide or long CSV file of scores")
+    p.add_argument("scores", nargs="?", help="score file, export, outputs tree or PrefLib votes")
     p.add_argument(
         "--method", "-m", default="average_rank", choices=ranking_method_names(),
         help="ranking method (default: average_rank)",
@@ -187,7 +178,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--param", "-p", nargs="+", type=_parse_param, default=[], metavar="NAME=VALUE",
         help="method parameters, e.g. ties=half",
     )
-    p.add_argument("--candidate-column", help="candidate column of a wide CSV (default: the first)")
+    p.add_argument("--format", choices=FORMATS, help="input format (default: detected)")
+    p.add_argument("--phase", help="phase to rank when the file holds several")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--config", help="competition config (metascore.yaml): config mode")
     p.add_argument("--input", help="config mode: export file or scoring-output tree")
