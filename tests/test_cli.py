@@ -129,3 +129,19 @@ def test_python_dash_m_entry_point(wide):
     )
     assert proc.returncode == 0, proc.stderr
     assert "candidate" in proc.stdout
+
+
+def test_a_bug_gets_a_readable_line_before_the_traceback(wide, capsys, monkeypatch):
+    import metascore.cli as cli
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("boom")
+
+    monkeypatch.setattr(cli, "rank", broken)
+    assert main(["rank", str(wide)]) == 1
+    err = capsys.readouterr().err
+    assert err.splitlines()[0] == (
+        "metascore: internal error: ZeroDivisionError: boom (a bug in metascore; please report "
+        "it with the traceback below)"
+    )
+    assert "Traceback" in err

@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import __version__
-from .errors import InputError, MetascoreError
+from .errors import InputError, MetascoreError, report_internal_error
 from .config import judge_key
 from .io.readers import FORMATS
 from .matrix import ScoreMatrix
@@ -207,6 +207,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except (MetascoreError, OSError) as exc:
         print(f"metascore: error: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # a bug: one readable line first, then the traceback
+        report_internal_error(exc)
         return 1
     except KeyboardInterrupt:
         print("metascore: interrupted", file=sys.stderr)

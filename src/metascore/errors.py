@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-__all__ = ["MetascoreError", "InputError", "ConfigError", "did_you_mean"]
+__all__ = ["MetascoreError", "InputError", "ConfigError", "did_you_mean", "report_internal_error"]
 
 
 class MetascoreError(ValueError):
@@ -29,3 +29,16 @@ def did_you_mean(value: str, choices: Iterable[str]) -> str:
     """Return ``" (did you mean 'x'?)"`` for the closest choice, or ``""``."""
     close = difflib.get_close_matches(str(value), [str(c) for c in choices], n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def report_internal_error(exc: BaseException) -> None:
+    """Print an unexpected exception (a bug) as one readable line, then its traceback."""
+    import sys
+    import traceback
+
+    print(
+        f"metascore: internal error: {type(exc).__name__}: {exc} (a bug in metascore; please "
+        "report it with the traceback below)",
+        file=sys.stderr,
+    )
+    traceback.print_exception(exc, file=sys.stderr)

@@ -27,7 +27,7 @@ import pandas as pd
 
 from . import __version__
 from .config import Config, load_config
-from .errors import ConfigError, InputError, MetascoreError
+from .errors import ConfigError, InputError, MetascoreError, report_internal_error
 from .io.readers import CANONICAL_COLUMNS, read_scores, resolve_inside
 from .io.writers import long_csv, render_outputs, write_files
 from .leaderboard import Leaderboard, build_leaderboard
@@ -142,6 +142,9 @@ def score_main(input_dir: str | Path, output_dir: str | Path) -> int:
     except (MetascoreError, OSError) as exc:
         print(f"metascore: error: {exc}", file=sys.stderr)
         return 1
+    except Exception as exc:  # a bug: one readable line first, then the traceback
+        report_internal_error(exc)
+        return 1
 
 
 def ingest_main(
@@ -177,4 +180,7 @@ def ingest_main(
         return 0
     except (MetascoreError, OSError) as exc:
         print(f"metascore: error: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # a bug: one readable line first, then the traceback
+        report_internal_error(exc)
         return 1
