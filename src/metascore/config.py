@@ -219,9 +219,13 @@ def judge_key(task: str, metric: str = "") -> str:
 
 
 # ---------------------------------------------------------------------- loading
-def load_config(path: str | Path) -> Config:
-    """Read and validate a ``metascore.yaml`` file."""
+def load_config(path: str | Path, *, source: str | None = None) -> Config:
+    """Read and validate a ``metascore.yaml`` file.
+
+    ``source``: the name errors give the file (default: its file name).
+    """
     path = Path(path)
+    name = source or path.name
     if not path.is_file():
         raise ConfigError(f"{path}: configuration file not found.")
     try:
@@ -230,10 +234,10 @@ def load_config(path: str | Path) -> Config:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigError(f"{path.name}: not valid YAML{where} ({problem}).") from None
+        raise ConfigError(f"{name}: not valid YAML{where} ({problem}).") from None
     except UnicodeDecodeError:
-        raise ConfigError(f"{path.name}: not a UTF-8 text file.") from None
-    return parse_config({} if data is None else data, source=path.name)
+        raise ConfigError(f"{name}: not a UTF-8 text file.") from None
+    return parse_config({} if data is None else data, source=name)
 
 
 def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
