@@ -12,21 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from .rows import (
-    CANONICAL_COLUMNS,
-    Rows,
-    cell_at,
-    column_index,
-    csv_header,
-    csv_rows,
-    flag_cell,
-    load_json,
-    optional_text_cell,
-    require_columns,
-    score_cell,
-    text_cell,
-    time_cell,
-)
+from .rows import CANONICAL_COLUMNS, Rows, cell_at, column_index, csv_header, csv_rows, flag_cell
+from .rows import load_json, optional_text_cell, require_columns, score_cell, text_cell, time_cell
 
 __all__ = ["read_long", "read_long_csv", "read_long_json"]
 

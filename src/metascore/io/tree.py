@@ -13,19 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, did_you_mean
-from .rows import (
-    Rows,
-    cell_at,
-    check_inside,
-    column_index,
-    csv_header,
-    csv_rows,
-    flag_cell,
-    optional_text_cell,
-    require_columns,
-    text_cell,
-    time_cell,
-)
+from .rows import Rows, cell_at, check_inside, column_index, csv_header, csv_rows, flag_cell
+from .rows import optional_text_cell, require_columns, text_cell, time_cell
 from .scores_file import SCORE_FILES, read_scores_file
 
 __all__ = ["MANIFEST", "read_tree"]

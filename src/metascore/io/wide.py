@@ -10,18 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import InputError
-from .rows import (
-    Rows,
-    cell_at,
-    column_index,
-    csv_header,
-    csv_rows,
-    flag_cell,
-    optional_text_cell,
-    score_cell,
-    text_cell,
-    time_cell,
-)
+from .rows import Rows, cell_at, column_index, csv_header, csv_rows, flag_cell, optional_text_cell
+from .rows import score_cell, text_cell, time_cell
 
 __all__ = ["read_wide"]
 
