@@ -41,43 +41,16 @@ from typing import Any
 import yaml
 
 from ..errors import ConfigError
-from .model import (  # the model's names stay importable from here
-    COMPETITION_TYPES,
-    COMPUTATIONS,
-    DEFAULT_IMAGE,
-    DEFAULT_TIME_LIMIT,
-    MAX_KEY_LENGTH,
-    PATH_KEYS,
-    SORTINGS,
-    SUBMISSION_RULES,
-    UUID_PATTERN,
-    BundleReport,
-    Column,
-    Competition,
-    Leaderboard,
-    Phase,
-    Solution,
-    Task,
-)
+from . import model
+from .model import *  # noqa: F403 - the model's names stay importable from here
+from .model import PATH_KEYS, UUID_PATTERN, BundleReport, Competition
 from .programs import METADATA_FILES, ProgramChecks, read_metadata
 from .schema_v1 import SchemaV1
 from .schema_v2 import SchemaV2
 
 __all__ = [
-    "Column",
-    "Leaderboard",
-    "Task",
-    "Phase",
-    "Solution",
-    "Competition",
-    "BundleReport",
-    "SORTINGS",
-    "COMPUTATIONS",
-    "SUBMISSION_RULES",
-    "PATH_KEYS",
-    "MAX_KEY_LENGTH",
-    "DEFAULT_IMAGE",
-    "DEFAULT_TIME_LIMIT",
+    *model.__all__,
+    "METADATA_FILES",
     "check_bundle",
     "load_competition",
     "path_references",

@@ -5,7 +5,8 @@ A :class:`SchemaChecker` records errors and warnings into a
 ``competition.yaml:`` and the key path. Its readers check one key each and return a default
 after recording the problem, so that one pass reports every problem: :meth:`~SchemaChecker.get`
 (type), :meth:`~SchemaChecker.choice` (allowed values, with a "did you mean"),
-:meth:`~SchemaChecker.unknown_keys`, :meth:`~SchemaChecker.path` (a file or folder inside
+:meth:`~SchemaChecker.unknown_keys`, :meth:`~SchemaChecker.mappings` (the mappings of a
+list), :meth:`~SchemaChecker.path` (a file or folder inside
 the bundle), :meth:`~SchemaChecker.date` and :meth:`~SchemaChecker.check_columns` (unique
 keys and indexes, computed columns over existing ones).
 """
@@ -13,6 +14,7 @@ keys and indexes, computed columns over existing ones).
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -88,6 +90,18 @@ class SchemaChecker:
                     label,
                     f"unknown key{did_you_mean(str(key), sorted(known))}; Codabench ignores it.",
                 )
+
+    def mappings(
+        self, nodes: list, where: str, expected: str = "a mapping",
+    ) -> Iterator[tuple[int, str, dict]]:
+        """``(i, "where[i]", node)`` for each node of the list that is a mapping; the others
+        are errors."""
+        for i, node in enumerate(nodes):
+            here = f"{where}[{i}]"
+            if not isinstance(node, dict):
+                self.error(here, f"expected {expected}; got {node!r}.")
+                continue
+            yield i, here, node
 
     def path(self, node: dict, key: str, where: str, *, required: bool = False) -> str | None:
         value = self.get(node, key, where, str, required=required)

@@ -86,11 +86,7 @@ class SchemaV2(SchemaChecker):
     def pages_v2(self, data: dict) -> tuple[tuple[str, str], ...]:
         pages = self.get(data, "pages", "", list, required=True, default=[])
         out = []
-        for i, page in enumerate(pages):
-            where = f"pages[{i}]"
-            if not isinstance(page, dict):
-                self.error(where, f"expected {{title, file}}; got {page!r}.")
-                continue
+        for _, where, page in self.mappings(pages, "pages", "{title, file}"):
             title = self.get(page, "title", where, str, required=True, default="")
             ref = self.path(page, "file", where, required=True)
             if ref and (self.root / ref).is_file() and not (self.root / ref).read_text(
@@ -102,11 +98,8 @@ class SchemaV2(SchemaChecker):
 
     def tasks_v2(self, data: dict) -> dict[int, Task]:
         tasks: dict[int, Task] = {}
-        for i, node in enumerate(self.get(data, "tasks", "", list, required=True, default=[])):
-            where = f"tasks[{i}]"
-            if not isinstance(node, dict):
-                self.error(where, f"expected a mapping; got {node!r}.")
-                continue
+        nodes = self.get(data, "tasks", "", list, required=True, default=[])
+        for _, where, node in self.mappings(nodes, "tasks"):
             self.unknown_keys(node, _V2_TASK, where)
             index = self.get(node, "index", where, int, required=True)
             if index is None:
@@ -137,11 +130,8 @@ class SchemaV2(SchemaChecker):
 
     def solutions_v2(self, data: dict, tasks: dict[int, Task]) -> tuple[Solution, ...]:
         out = []
-        for i, node in enumerate(self.get(data, "solutions", "", list, default=[])):
-            where = f"solutions[{i}]"
-            if not isinstance(node, dict):
-                self.error(where, f"expected {{index, tasks, path}}; got {node!r}.")
-                continue
+        nodes = self.get(data, "solutions", "", list, default=[])
+        for i, where, node in self.mappings(nodes, "solutions", "{index, tasks, path}"):
             index = self.get(node, "index", where, int, required=True, default=i)
             task_ids = self.task_list(node, where, tasks)
             if "key" in node:
@@ -252,11 +242,7 @@ class SchemaV2(SchemaChecker):
         if not nodes and "columns" in board:
             self.error(f"{where}.columns", "at least one column is required.")
         raw = []
-        for i, node in enumerate(nodes):
-            here = f"{where}.columns[{i}]"
-            if not isinstance(node, dict):
-                self.error(here, f"expected a mapping; got {node!r}.")
-                continue
+        for _, here, node in self.mappings(nodes, f"{where}.columns"):
             self.unknown_keys(node, _V2_COLUMN, here)
             key = self.get(node, "key", here, str, required=True)
             title = self.get(node, "title", here, str, required=True, default=key or "")
