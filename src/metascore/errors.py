@@ -10,7 +10,14 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-__all__ = ["MetascoreError", "InputError", "ConfigError", "did_you_mean", "report_internal_error"]
+__all__ = [
+    "MetascoreError",
+    "InputError",
+    "ConfigError",
+    "InputWarning",
+    "did_you_mean",
+    "report_internal_error",
+]
 
 
 class MetascoreError(ValueError):
@@ -23,6 +30,14 @@ class InputError(MetascoreError):
 
 class ConfigError(MetascoreError):
     """A configuration value or bundle definition is invalid."""
+
+
+class InputWarning(UserWarning):
+    """Input was read, but part of it was skipped (e.g. PrefLib orders with count 0).
+
+    Emitted with :func:`warnings.warn` (the library never prints); the command line shows
+    each as one ``metascore: note:`` line on stderr.
+    """
 
 
 def did_you_mean(value: str, choices: Iterable[str]) -> str:
