@@ -31,7 +31,7 @@ from pathlib import Path
 from ..config import Config, load_config
 from ..errors import ConfigError, did_you_mean
 from ..program import CONFIG_NAME
-from .schema import Competition, Phase, Task
+from .model import Competition, Phase, Task
 
 __all__ = ["MetaConfig", "find_meta_configs", "check_meta_configs"]
 

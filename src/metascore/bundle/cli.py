@@ -29,8 +29,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "check",
         help="check competition.yaml, the files it references and the programs' metadata",
         description="Check a bundle: the v2 or v1 competition.yaml schema (errors name the key "
-        "and the allowed values), the files it references, and each program's metadata. "
-        "Warnings list what Codabench accepts but silently ignores or gets wrong. Exit code 1 "
+        "and the allowed values), the files it references, each program's metadata, and the "
+        "meta-ranking's metascore.yaml against the competition (method and parameters, "
+        "directions, judges' tasks and columns, baselines, output keys). Warnings list what "
+        "Codabench accepts but silently ignores or gets wrong, including its known traps "
+        "(multi-task phases with Force_Last, migration of multi-task submissions, a meta phase "
+        "under the Add rule, baselines), each with the upstream issue and the fix. Exit code 1 "
         "when there are errors (or warnings with --strict).",
     )
     p.add_argument("bundle", help="bundle folder or zip")
@@ -85,7 +89,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _cmd_check(args: argparse.Namespace) -> int:
     from .archive import safe_extract
-    from .schema import check_bundle
+    from .check import check_bundle
 
     path = Path(args.bundle)
     with tempfile.TemporaryDirectory(prefix="metascore-check-") as tmp:

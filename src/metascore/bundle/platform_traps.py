@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .check_config import MetaConfig
-from .schema import Competition, Phase
+from .model import Competition, Phase
 from .submission_rules import MANUAL_RULES
 
 __all__ = ["EXPORT_FORMATS", "platform_traps"]
@@ -51,21 +51,21 @@ def platform_traps(comp: Competition, metas: Sequence[MetaConfig] = ()) -> list[
         n = len(phase.tasks)
         if n > 1 and rule in ("Force_Last", "Force_Latest_Multiple"):
             warnings.append(
-                f"phase {phase.name!r} has {n} tasks and the leaderboard's submission_rule is "
+                f"competition.yaml: phase {phase.name!r} has {n} tasks and the leaderboard's submission_rule is "
                 f"{rule}: Codabench keeps only the last-scored task of each submission on the "
                 "leaderboard, so the other tasks' columns are empty on the leaderboard and in the "
                 f"results export (codabench issue #2211). Fix: {_SINGLE_TASK_FIX}.")
     for before, phase in _migrations(comp):
         if len(before.tasks) > 1:
             warnings.append(
-                f"phase {phase.name!r} migrates submissions automatically from phase "
+                f"competition.yaml: phase {phase.name!r} migrates submissions automatically from phase "
                 f"{before.name!r}, which has {len(before.tasks)} tasks: Codabench migrates only "
                 "submissions on the leaderboard without a parent, and a multi-task submission's "
                 "parent is never on the leaderboard, so nothing migrates (codabench issue #2247). "
                 f"Fix: {_SINGLE_TASK_FIX}.")
         if len(phase.tasks) > 1:
             warnings.append(
-                f"phase {phase.name!r} has {len(phase.tasks)} tasks and receives migrated "
+                f"competition.yaml: phase {phase.name!r} has {len(phase.tasks)} tasks and receives migrated "
                 "submissions: they become multi-task submissions, which lose task scores under "
                 "Force_Last (codabench issue #2211) and never migrate further (codabench issue "
                 f"#2247). Fix: {_SINGLE_TASK_FIX}.")
@@ -73,7 +73,7 @@ def platform_traps(comp: Competition, metas: Sequence[MetaConfig] = ()) -> list[
     if rule in MANUAL_RULES and exported:
         names = ", ".join(sorted({repr(m.phase.name) for m in exported}))
         warnings.append(
-            f"the leaderboard's submission_rule is {rule} and meta phase {names} reads a results "
+            f"competition.yaml: the leaderboard's submission_rule is {rule} and meta phase {names} reads a results "
             "export: the export holds only submissions on the leaderboard, and under "
             f"{rule} nothing reaches the leaderboard until a participant clicks 'add to "
             "leaderboard' (Codabench leaderboards/strategies.py). Fix: submission_rule: "
@@ -103,4 +103,4 @@ def _migrations(comp: Competition) -> list[tuple[Phase, Phase]]:
     """(previous phase, phase) for each phase with ``auto_migrate_to_this_phase``."""
     by_index = {p.index: p for p in comp.phases}
     return [(by_index[p.index - 1], p) for p in comp.phases
-            if getattr(p, "auto_migrate", False) and p.index - 1 in by_index]
+            if p.auto_migrate and p.index - 1 in by_index]

@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..errors import ConfigError
-from .schema import SUBMISSION_RULES, Column, Leaderboard
+from .model import SUBMISSION_RULES, Column, Leaderboard
 
 __all__ = ["PhaseSubmission", "ExportDecision", "MANUAL_RULES", "export_decisions"]
 
