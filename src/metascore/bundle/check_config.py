@@ -32,6 +32,7 @@ from ..config import Config, load_config
 from ..errors import ConfigError, did_you_mean
 from ..program import CONFIG_NAME
 from .model import Competition, Phase, Task
+from .submissions import Submission
 
 __all__ = ["MetaConfig", "find_meta_configs", "check_meta_configs"]
 
@@ -81,13 +82,13 @@ def _load(ref: Path, where: str) -> Config | None:
 
 
 def check_meta_configs(
-    comp: Competition, metas: Sequence[MetaConfig], submissions: Sequence[object] = (),
+    comp: Competition, metas: Sequence[MetaConfig], submissions: Sequence[Submission] = (),
 ) -> tuple[list[str], list[str]]:
     """Errors and warnings of each meta task's configuration against ``comp``.
 
-    ``submissions``: what a local run would submit (objects with ``candidate``,
-    ``participant`` and ``is_baseline``, e.g. the runner's submissions: starting-kit
-    baselines, solutions, ``sample_submissions/``), to tell whether the baselines exist.
+    ``submissions``: what a local run would submit (starting-kit baselines, solutions,
+    ``sample_submissions/``: :func:`~metascore.bundle.submissions.collect_submissions`), to
+    tell whether the baselines exist.
     """
     errors: list[str] = []
     warnings: list[str] = []
@@ -180,14 +181,14 @@ class _Check:
                           f"{did_you_mean(key, self.columns)}; Codabench drops it. Add a column "
                           f"with key: {key} or remove it.")
 
-    def baselines(self, submissions: Sequence[object]) -> None:
-        names = {str(getattr(s, attr)) for s in submissions for attr in ("candidate", "participant")}
+    def baselines(self, submissions: Sequence[Submission]) -> None:
+        names = {s.candidate for s in submissions} | {s.participant for s in submissions}
         for name in self.config.baselines:
             if name not in names:
                 self.warn(f"baseline {name!r} (`baselines:`) is not a candidate or participant of "
                           "the starting kit, solutions or sample_submissions/: `bundle run` fails "
                           "on it; on Codabench it must be the account that submits the baseline.")
-        flagged = any(getattr(s, "is_baseline", False) for s in submissions)
+        flagged = any(s.is_baseline for s in submissions)
         if self.config.filter.rule == "beat_baseline" and not (self.config.baselines or flagged):
             self.error("filter rule beat_baseline needs a baseline, and there is none: no "
                        "starting-kit submission, no is_baseline in the submissions manifest, no "
