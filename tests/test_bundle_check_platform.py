@@ -213,3 +213,21 @@ def test_a_broken_meta_config_makes_bundle_check_fail(bundle, capsys):
     assert main(["bundle", "check", str(bundle.path)]) == 1
     out = capsys.readouterr().out
     assert "error: final_ranking/reference_data/metascore.yaml:" in out and "not ready to upload" in out
+
+
+def test_judge_title_must_be_the_column_title(bundle):
+    bundle.config(lambda c: c["judges"][0].update(title="Accuracy"))
+    assert bundle.check().errors == [
+        f"{CONFIG}: judges[0] ('datasets/blobs_accuracy'): title 'Accuracy', but leaderboard column "
+        "'blobs_accuracy' has title 'Accuracy (blobs)'; a results export names the column by its "
+        "title, so they must be equal."]
+
+
+def test_judge_without_title_warns_when_the_input_is_an_export(bundle):
+    bundle.config(lambda c: c["judges"][2].pop("title"))
+    warnings = bundle.check().warnings
+    assert warnings == [f"{CONFIG}: judges[2] ('datasets/churn_brier'): a Codabench results export "
+                        "names column 'churn_brier' by its title (datasets(<task id>)-Brier (churn)), "
+                        "so this judge finds no score there; add title: 'Brier (churn)' to it."]
+    bundle.config(lambda c: c.update(input={"format": "tree", "path": "."}))
+    assert bundle.check().warnings == []  # a tree names scores by key

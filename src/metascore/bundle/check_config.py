@@ -10,14 +10,16 @@ errors (the meta phase would fail, or rank something else than the organizer mea
     unknown keys, the ranking method and its parameters through the registry, directions
     ``higher | lower``, ...); ``phases.development`` / ``phases.final`` that are not phases
     of ``competition.yaml``; a judge whose task is not a task of its phase(s), whose metric
-    is not a leaderboard column key, or whose direction contradicts the column's
-    ``sorting``; a ``beat_baseline`` filter with no baseline anywhere (starting kit,
+    is not a leaderboard column key, whose direction contradicts the column's ``sorting``,
+    or whose ``title`` is not the column's title; a ``beat_baseline`` filter with no baseline anywhere (starting kit,
     submissions manifest, ``baselines:``).
 warnings (accepted, but not what was meant)
     an ``output.scores`` key with no leaderboard column (Codabench drops it); no
     ``judges:`` while a leaderboard column is ``sorting: asc`` (every column would be ranked
     higher-is-better); a ``baselines:`` name that no local submission has (``bundle run``
-    fails on it; on Codabench it must be the account that submits the baseline).
+    fails on it; on Codabench it must be the account that submits the baseline); a judge
+    without ``title`` whose column's title differs from its key, when the input is a site
+    export (the export names columns by title).
 """
 
 from __future__ import annotations
@@ -34,7 +36,10 @@ from ..program import CONFIG_NAME
 from .model import Competition, Phase, Task
 from .submissions import Submission
 
-__all__ = ["MetaConfig", "find_meta_configs", "check_meta_configs"]
+__all__ = ["EXPORT_FORMATS", "MetaConfig", "find_meta_configs", "check_meta_configs"]
+
+#: Input formats of a meta configuration that mean "a site export" (None = detect).
+EXPORT_FORMATS = (None, "codabench_json", "codabench_csv", "codalab_csv")
 
 
 @dataclass(frozen=True)
@@ -166,11 +171,21 @@ class _Check:
                 keys = [c.key for c in data_columns]
                 self.error(f"{head}: metric {judge.metric!r} is not a leaderboard column key"
                            f"{did_you_mean(judge.metric, keys)} (keys: {', '.join(map(repr, keys))}).")
-            elif column.higher_is_better != judge.higher_is_better:
+                continue
+            if column.higher_is_better != judge.higher_is_better:
                 said = "higher" if judge.higher_is_better else "lower"
                 self.error(f"{head}: direction {said}, but leaderboard column {column.key!r} has "
                            f"sorting: {column.sorting} ({'higher' if column.higher_is_better else 'lower'}"
                            " is better); make them agree.")
+            if judge.title is not None and judge.title != column.title:
+                self.error(f"{head}: title {judge.title!r}, but leaderboard column {column.key!r} "
+                           f"has title {column.title!r}; a results export names the column by "
+                           "its title, so they must be equal.")
+            elif (judge.title is None and column.title != column.key
+                  and self.config.input.format in EXPORT_FORMATS):
+                self.warn(f"{head}: a Codabench results export names column {column.key!r} by "
+                          f"its title ({judge.task}(<task id>)-{column.title}), so this judge "
+                          f"finds no score there; add title: {column.title!r} to it.")
 
     def scores(self) -> None:
         if not self.columns:

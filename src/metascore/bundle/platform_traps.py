@@ -27,14 +27,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .check_config import MetaConfig
+from .check_config import EXPORT_FORMATS, MetaConfig
 from .model import Competition, Phase
 from .submission_rules import MANUAL_RULES
 
-__all__ = ["EXPORT_FORMATS", "platform_traps"]
-
-#: Input formats of the meta configuration that mean "a site export" (None = detect).
-EXPORT_FORMATS = (None, "codabench_json", "codabench_csv", "codalab_csv")
+__all__ = ["platform_traps"]
 _SINGLE_TASK_FIX = ("use one task per phase whose ingestion and scoring programs cover every "
                     "dataset and write one leaderboard column per dataset (Codabench's "
                     "mini-automl example; metascore's bundle_template)")

@@ -32,7 +32,8 @@ def phase_matrix(
     """The score matrix of every submission of ``phase`` in the canonical long table.
 
     Judges are the configured ones that apply to ``phase`` (each must have at least one
-    score) or, without a config, every (task, metric) found (sorted by key), higher is
+    score; scores named by a judge's column ``title`` count as its metric) or, without a
+    config, every (task, metric) found (sorted by key), higher is
     better. A candidate
     is a baseline when its id or participant is listed in ``baselines`` or any of its rows
     is flagged ``is_baseline``.
@@ -40,6 +41,7 @@ def phase_matrix(
     rows = frame[frame["phase"] == phase]
     if rows.empty:
         raise InputError(f"phase {phase!r} has no scores.")
+    rows = _titles_as_metrics(rows, judges, phase)
     rows = rows.assign(judge=[judge_key(t, m) for t, m in zip(rows["task"], rows["metric"])])
     found = sorted(pd.unique(rows["judge"]))
     if judges is None:
@@ -90,6 +92,19 @@ def phase_matrix(
     except InputError as exc:
         raise InputError(f"phase {phase!r}: {exc}") from None
     return matrix.subset(judges=keys)
+
+
+def _titles_as_metrics(
+    rows: pd.DataFrame, judges: tuple[JudgeConfig, ...] | None, phase: str
+) -> pd.DataFrame:
+    """Scores named by a judge's column ``title`` (a Codabench export) count as its metric."""
+    aliases = [j for j in judges or () if j.title and j.title != j.metric and j.phase in (None, phase)]
+    if not aliases:
+        return rows
+    metric = rows["metric"].copy()
+    for j in aliases:
+        metric[(rows["task"] == j.task) & (rows["metric"] == j.title)] = j.metric
+    return rows.assign(metric=metric)
 
 
 def _unique_or_error(series: pd.Series, cand: str, what: str, phase: str) -> Any:
