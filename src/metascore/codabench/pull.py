@@ -40,7 +40,7 @@ from typing import Any
 
 import yaml
 
-from ..config import Config, InputConfig, JudgeConfig, PhasesConfig, parse_config
+from ..config import Config, FilterConfig, InputConfig, JudgeConfig, PhasesConfig, parse_config
 from ..errors import InputError, did_you_mean
 from ..io.readers import MANIFEST
 from .api import (
@@ -141,8 +141,8 @@ def pull(
             log(f"[!] phase {phase.name!r}: no submission time for {missing} (not in the "
                 "submissions list)")
     judges = _judges(found, boards)
-    config = _complete_config(config, chosen, judges)
     flagged = _baseline_flags(manifest, baselines)
+    config = _complete_config(config, chosen, judges, any(flagged))
     files[MANIFEST] = _manifest_csv(manifest, flagged)
     files[CONFIG_NAME] = (f"# written by metascore codabench pull ({client.site}, competition "
                           f"{comp.id})\n" + yaml.safe_dump(config.to_dict(), sort_keys=False))
@@ -207,10 +207,18 @@ def _judges(found: dict[str, dict[tuple[str, str], bool]], columns: dict[str, di
     return list(judges.values())
 
 
-def _complete_config(config: Config | None, phases: list[PhaseInfo], judges: list[JudgeConfig]) -> Config:
-    """The configuration to rank the pulled tree with (checked by :func:`parse_config`)."""
+def _complete_config(config: Config | None, phases: list[PhaseInfo], judges: list[JudgeConfig],
+                     has_baselines: bool) -> Config:
+    """The configuration to rank the pulled tree with (checked by :func:`parse_config`).
+
+    Without ``config``: the defaults, the pulled phases (development, final) and filter
+    ``beat_baseline`` when baselines were flagged, else ``none``.
+    """
     if config is None:
-        config = Config(phases=PhasesConfig(phases[0].name, phases[1].name if len(phases) > 1 else None))
+        config = Config(
+            phases=PhasesConfig(phases[0].name, phases[1].name if len(phases) > 1 else None),
+            filter=FilterConfig(rule="beat_baseline" if has_baselines else "none"),
+        )
     directions = {(j.task, j.metric): j.higher_is_better for j in judges}
     if config.judges is None:
         if not judges:
