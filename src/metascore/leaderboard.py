@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,12 +40,12 @@ from .analysis import (
 )
 from .config import STABILITY_Q, STABILITY_R, STATISTICS, Config, JudgeConfig, judge_key
 from .errors import InputError, MetascoreError, did_you_mean
-from .filtering import Decision, FilterResult, filter_final
+from .filtering import BaselineScore, Decision, FilterResult, filter_final
 from .matrix import ScoreMatrix
 from .pairwise import PairwiseCounts, condorcet_winner
 from .ranking import Ranking
 from .registry import Prepared, _version, prepare, rank
-from .selection import Selection, select_candidates
+from .selection import Selection, participant_key, select_candidates
 from .stats import fractional_ranks, kendall_tau_b
 
 __all__ = [
@@ -355,7 +355,7 @@ def build_leaderboard(
         decisions = {d.candidate: d for d in filt.decisions}
         board, ranking, prepared = _final_board(
             final_name, final_sel.matrix, list(filt.qualified), decisions,
-            {b.candidate: b.score for b in filt.baselines}, final_sel.dropped, rank_fn,
+            _baseline_dev(final_sel.matrix, filt.baselines), final_sel.dropped, rank_fn,
         )
     margins = _margins(ranking, prepared)
     analysis = _analysis(config, ranking, len(board.ranked), final_name or dev_name, progress)
@@ -480,6 +480,30 @@ def _dev_board(
                            {c: f"excluded by the missing-data policy: {why}"
                             for c, why in ranking.excluded_candidates.items()}, {}, {})
     return _board(phase, matrix, rows, dropped, _notes(ranking))
+
+
+def _baseline_dev(final: ScoreMatrix, baselines: Sequence[BaselineScore]) -> dict[str, float]:
+    """Development score of each baseline, in development order, keyed by its development
+    id and by the final candidate it matches: the same id or, as the filter matches
+    candidates, the same participant when that participant has one baseline (Codabench gives
+    a migrated final-phase submission a new id)."""
+    by_part: dict[str, list[BaselineScore]] = {}
+    for b in baselines:
+        by_part.setdefault(b.participant or b.candidate, []).append(b)
+    ids = {b.candidate for b in baselines}
+    matched: dict[str, list[str]] = {}
+    for i, cand in enumerate(final.candidates):
+        if cand in ids or not (final.is_baseline and final.is_baseline[i]):
+            continue
+        same = by_part.get(participant_key(final, i), [])
+        if len(same) == 1:
+            matched.setdefault(same[0].candidate, []).append(cand)
+    out: dict[str, float] = {}
+    for b in baselines:
+        out.setdefault(b.candidate, b.score)
+        for cand in matched.get(b.candidate, []):
+            out.setdefault(cand, b.score)
+    return out
 
 
 def _final_board(
