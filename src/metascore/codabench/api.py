@@ -289,7 +289,8 @@ def parse_submission(data: Any, what: str) -> SubmissionInfo:
 
 def _submission(f: _Fields, path: str, item: Any) -> SubmissionInfo:
     scores = []
-    for sp, score in f.items(item, path, "scores") if isinstance(item, dict) and "scores" in item else ():
+    listed = f.items(item, path, "scores") if isinstance(item, dict) and "scores" in item else []
+    for sp, score in listed:
         scores.append((f.get(score, sp, "column_key", str),
                        _score(f, f"{sp}.score", f.get(score, sp, "score", (str, int, float)))))
     owner = f.get(item, path, "owner", str, optional=True, default="")
