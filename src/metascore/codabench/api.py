@@ -25,11 +25,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..bundle.schema import Column
 from .client import PlatformError
 
 __all__ = [
     "PayloadError",
-    "Column",
     "LeaderboardInfo",
     "TaskInfo",
     "PhaseInfo",
@@ -51,22 +51,6 @@ _ROW_KEY = re.compile(r"(?P<owner>.+)-(?P<id>\d+)")
 
 class PayloadError(PlatformError):
     """An answer of the platform does not have the shape Codabench sends."""
-
-
-@dataclass(frozen=True)
-class Column:
-    """A leaderboard column: its key (what scoring programs write) and its sorting."""
-
-    key: str
-    title: str
-    index: int
-    sorting: str = "desc"
-    hidden: bool = False
-    computation: str | None = None
-
-    @property
-    def higher_is_better(self) -> bool:
-        return self.sorting == "desc"
 
 
 @dataclass(frozen=True)
@@ -192,8 +176,8 @@ def parse_competition(data: Any, what: str) -> CompetitionInfo:
                 raise f.error(f"{cp}.sorting", f"is {sorting!r}, expected 'asc' or 'desc'")
             columns.append(Column(
                 f.get(col, cp, "key", str), f.get(col, cp, "title", str), f.get(col, cp, "index", int),
-                sorting, f.get(col, cp, "hidden", bool, optional=True, default=False),
-                f.get(col, cp, "computation", str, optional=True),
+                sorting, computation=f.get(col, cp, "computation", str, optional=True),
+                hidden=f.get(col, cp, "hidden", bool, optional=True, default=False),
             ))
         boards.append(LeaderboardInfo(f.get(board, path, "id", int), f.get(board, path, "title", str),
                                       tuple(columns),

@@ -43,8 +43,9 @@ import yaml
 from ..config import Config, FilterConfig, InputConfig, JudgeConfig, PhasesConfig, parse_config
 from ..errors import InputError, did_you_mean
 from ..io.readers import MANIFEST
+from ..bundle.schema import Column
 from .api import (
-    Column, CompetitionInfo, LeaderboardInfo, PhaseInfo, parse_competition, parse_results,
+    CompetitionInfo, LeaderboardInfo, PhaseInfo, parse_competition, parse_results,
     parse_submissions,
 )
 from .client import Client, PlatformError
@@ -65,7 +66,6 @@ class Pulled:
     phases: list[PhaseInfo]
     config: Config
     files: dict[str, str] = field(default_factory=dict)
-    counts: dict[str, int] = field(default_factory=dict)
 
 
 def fetch_competition(client: Client, competition_id: int) -> CompetitionInfo:
@@ -100,7 +100,6 @@ def pull(
     manifest: list[tuple[str, str, str, str | None]] = []
     found: dict[str, dict[tuple[str, str], bool]] = {}  # phase -> (task, column) -> has a score
     boards: dict[str, dict[str, Column]] = {}  # phase -> column key -> column
-    counts: dict[str, int] = {}
     provenance_phases = []
     for phase in chosen:
         what = f"results export of phase {phase.name!r} (id {phase.id})"
@@ -132,7 +131,6 @@ def pull(
                     files[path] = json.dumps(scores, indent=2) + "\n"
             for task_id, key in row.scores:
                 found[phase.name][(folders[task_id], key)] = True
-        counts[phase.name] = len(rows)
         log(f"[*] phase {phase.name!r}: {len(rows)} submissions on leaderboard {board.title!r}, "
             f"tasks {[t.name for t in phase.tasks]}")
         provenance_phases.append(_phase_provenance(phase, board, folders, export_name, len(rows)))
@@ -154,7 +152,7 @@ def pull(
         "baselines": sorted({c for (_, c, _, _), b in zip(manifest, flagged) if b}),
         "judges": config.to_dict()["judges"],
     }, indent=2) + "\n"
-    return Pulled(comp, chosen, config, files, counts)
+    return Pulled(comp, chosen, config, files)
 
 
 def _choose_phases(comp: CompetitionInfo, names: Sequence[str], config: Config | None) -> list[PhaseInfo]:
