@@ -129,3 +129,18 @@ def test_read_token(tmp_path, monkeypatch):
     with pytest.raises(PlatformError, match="set CODABENCH_TOKEN or give --token-file"):
         read_token()
     assert read_token(required=False) is None
+
+
+def test_connection_refused_is_one_line():
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    waits: list[float] = []
+    c = Client(f"http://127.0.0.1:{port}", TOKEN, retries=1, backoff=0.25, sleep=waits.append)
+    with pytest.raises(PlatformError) as err:
+        c.get_json("/api/competitions/1/", what="competition 1")
+    assert str(err.value).startswith(f"competition 1: cannot connect to 127.0.0.1:{port} (")
+    assert str(err.value).endswith("(2 attempts); is --site right, and the site up?")
+    assert waits == [0.25]

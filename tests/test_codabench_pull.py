@@ -184,7 +184,7 @@ def _slow(replay):
 
 
 FAILURES = {
-    "unknown competition": ((), ["--competition", "99"], "competition 99: HTTP 404 (Not found.)"),
+    "unknown competition": ((), ["--competition", "99"], "has no competition 99 that this token can see"),
     "unknown phase": ((), ["--phase", "Finall"], "competition 41 has no phase 'Finall' (did you "
                       "mean 'Final'?); its phases are ['Development', 'Final', 'Final ranking']."),
     "blind phase": ((_blind,), [], "its leaderboard is hidden (a blind phase)"),

@@ -31,7 +31,14 @@ RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
 
 
 class PlatformError(MetascoreError):
-    """The platform refused a request, did not answer, or sent something unexpected."""
+    """The platform refused a request, did not answer, or sent something unexpected.
+
+    ``status`` is the HTTP status of a refused request (``None`` otherwise).
+    """
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 def read_token(token_file: str | os.PathLike[str] | None = None, *, required: bool = True) -> str | None:
@@ -135,9 +142,10 @@ class Client:
                                                 allow_redirects=False, **kwargs)
             except requests.Timeout:
                 failure, retryable = f"no answer within {self.timeout:g} s", method != "POST"
+                hint = "is the site up? Try again later or raise --timeout."
             except requests.ConnectionError as exc:
                 failure = f"cannot connect to {urlsplit(url).netloc} ({_reason(exc)})"
-                retryable = method != "POST"
+                retryable, hint = method != "POST", "is --site right, and the site up?"
             else:
                 if response.status_code < 300:
                     return response
@@ -146,11 +154,10 @@ class Client:
                     response.status_code in RETRY_STATUS and method != "POST")
             last = not retryable or attempt > self.retries
             if last and response is not None:
-                raise PlatformError(_explain(response, what, failure, attempt))
+                raise PlatformError(_explain(response, what, failure, attempt), response.status_code)
             if last:
                 tries = f" ({attempt} attempts)" if attempt > 1 else ""
-                raise PlatformError(f"{what}: {failure}{tries}; is the site up? Try again later "
-                                    "or raise --timeout.")
+                raise PlatformError(f"{what}: {failure}{tries}; {hint}")
             wait = self.backoff * 2 ** (attempt - 1)
             if response is not None and response.status_code == 429:
                 wait = max(wait, min(_retry_after(response), 60.0))

@@ -69,8 +69,17 @@ class Pulled:
 
 
 def fetch_competition(client: Client, competition_id: int) -> CompetitionInfo:
+    """``GET /api/competitions/<id>/``, parsed; a 404 says what it means."""
     what = f"competition {competition_id}"
-    return parse_competition(client.get_json(f"/api/competitions/{competition_id}/", what=what), what)
+    try:
+        data = client.get_json(f"/api/competitions/{competition_id}/", what=what)
+    except PlatformError as exc:
+        if exc.status != 404:
+            raise
+        raise PlatformError(f"{client.site} has no competition {competition_id} that this token "
+                            "can see (check --competition: the number in the competition's "
+                            "address; a private competition needs an organizer's token).", 404) from None
+    return parse_competition(data, what)
 
 
 def pull(
