@@ -140,7 +140,8 @@ def pull(
                     files[path] = json.dumps(scores, indent=2) + "\n"
             for task_id, key in row.scores:
                 found[phase.name][(folders[task_id], key)] = True
-        log(f"[*] phase {phase.name!r}: {len(rows)} submissions on leaderboard {board.title!r}, "
+        log(f"[*] phase {phase.name!r}: {len(rows)} submissions on leaderboard {board.title!r}"
+            f"{' (hidden: a blind phase, read with organizer rights)' if board.hidden else ''}, "
             f"tasks {[t.name for t in phase.tasks]}")
         provenance_phases.append(_phase_provenance(phase, board, folders, export_name, len(rows)))
         missing = [r.key for r in rows if r.submission_id not in subs]
@@ -149,7 +150,13 @@ def pull(
                 "submissions list)")
     judges = _judges(found, boards)
     flagged = _baseline_flags(manifest, baselines)
+    baseline_ids = sorted({c for (_, c, _, _), b in zip(manifest, flagged) if b})
+    source = "the configuration" if config is not None and config.judges is not None \
+        else "the columns' sorting"
     config = _complete_config(config, chosen, judges, any(flagged))
+    log(f"[*] judges (from {source}): " + ", ".join(
+        f"{j.key} {'higher' if j.higher_is_better else 'lower'}" + (f" [{j.phase}]" if j.phase else "")
+        for j in config.judges or ()) + f"; baselines: {', '.join(baseline_ids) or 'none'}")
     files[MANIFEST] = _manifest_csv(manifest, flagged)
     files[CONFIG_NAME] = (f"# written by metascore codabench pull ({client.site}, competition "
                           f"{comp.id})\n" + yaml.safe_dump(config.to_dict(), sort_keys=False))
@@ -158,7 +165,7 @@ def pull(
         "competition": {"id": comp.id, "title": comp.title},
         "pulled_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "phases": provenance_phases,
-        "baselines": sorted({c for (_, c, _, _), b in zip(manifest, flagged) if b}),
+        "baselines": baseline_ids,
         "judges": config.to_dict()["judges"],
     }, indent=2) + "\n"
     return Pulled(comp, chosen, config, files)
