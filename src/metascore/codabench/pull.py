@@ -45,8 +45,8 @@ from ..errors import InputError, did_you_mean
 from ..io.readers import MANIFEST
 from ..bundle.schema import Column
 from .api import (
-    CompetitionInfo, LeaderboardInfo, PhaseInfo, parse_competition, parse_results,
-    parse_submissions,
+    CompetitionInfo, ExportRow, LeaderboardInfo, PhaseInfo, SubmissionInfo, parse_competition,
+    parse_results, parse_submissions,
 )
 from .client import Client, PlatformError
 
@@ -106,48 +106,32 @@ def pull(
             "API token of one of them."
         )
     files: dict[str, str] = {}
-    manifest: list[tuple[str, str, str, str | None]] = []
-    found: dict[str, dict[tuple[str, str], bool]] = {}  # phase -> (task, column) -> has a score
+    manifest: list[tuple[str, str, str, str | None]] = []  # phase, candidate, owner, time
+    found: dict[str, list[tuple[str, str]]] = {}  # phase -> (task folder, column key) scored
     boards: dict[str, dict[str, Column]] = {}  # phase -> column key -> column
     provenance_phases = []
     for phase in chosen:
-        what = f"results export of phase {phase.name!r} (id {phase.id})"
-        data = client.get_json(f"/api/competitions/{comp.id}/results.json", {"phase": phase.id}, what=what)
-        board, rows = parse_results(data, what, phase, comp.leaderboards)
-        rows = [r for r in rows if r.scores]
-        if not rows:
-            raise PlatformError(
-                f"phase {phase.name!r} (id {phase.id}): the results export is empty: no "
-                "submission of this phase is on the leaderboard with a score (has the phase "
-                "run? with submission_rule Add, participants add their submissions by hand)."
-            )
-        what = f"submissions of phase {phase.name!r} (id {phase.id})"
-        subs = parse_submissions(client.get_json("/api/submissions/", {"phase": phase.id}, what=what), what)
-        export_name = f"{board.title} - {phase.name}({phase.id}).json"
-        files[_check_name(export_name, "leaderboard/phase")] = json.dumps(data, indent=4) + "\n"
+        board, rows, subs, export = _download(client, comp, phase)
+        export_name = _check_name(f"{board.title} - {phase.name}({phase.id}).json", "leaderboard/phase")
+        files[export_name] = json.dumps(export, indent=4) + "\n"
         folders = _task_folders(phase)
         boards[phase.name] = {c.key: c for c in board.columns}
-        found[phase.name] = {}
+        order = {tid: n for n, tid in enumerate(folders)}  # the phase's task order
+        scored = {(tid, key) for row in rows for tid, key in row.scores}
+        found[phase.name] = [(folders[tid], key) for tid, key in sorted(
+            scored, key=lambda tk: (order[tk[0]], boards[phase.name][tk[1]].index))]
         for row in rows:
             sub = subs.get(row.submission_id)
             manifest.append((phase.name, row.key, row.owner, sub.created_when if sub else None))
-            _check_name(row.key, "submission")
-            for task in phase.tasks:
-                scores = {c.key: row.scores[(task.id, c.key)] for c in board.columns
-                          if (task.id, c.key) in row.scores}
-                if scores:
-                    path = f"{_check_name(phase.name, 'phase')}/{row.key}/{folders[task.id]}/scores.json"
-                    files[path] = json.dumps(scores, indent=2) + "\n"
-            for task_id, key in row.scores:
-                found[phase.name][(folders[task_id], key)] = True
+            files.update(_scores_files(phase, row, board, folders))
         log(f"[*] phase {phase.name!r}: {len(rows)} submissions on leaderboard {board.title!r}"
             f"{' (hidden: a blind phase, read with organizer rights)' if board.hidden else ''}, "
             f"tasks {[t.name for t in phase.tasks]}")
-        provenance_phases.append(_phase_provenance(phase, board, folders, export_name, len(rows)))
         missing = [r.key for r in rows if r.submission_id not in subs]
         if missing:
             log(f"[!] phase {phase.name!r}: no submission time for {missing} (not in the "
                 "submissions list)")
+        provenance_phases.append(_phase_provenance(phase, board, folders, export_name, len(rows)))
     judges = _judges(found, boards)
     flagged = _baseline_flags(manifest, baselines)
     baseline_ids = sorted({c for (_, c, _, _), b in zip(manifest, flagged) if b})
@@ -169,6 +153,39 @@ def pull(
         "judges": config.to_dict()["judges"],
     }, indent=2) + "\n"
     return Pulled(comp, chosen, config, files)
+
+
+def _download(
+    client: Client, comp: CompetitionInfo, phase: PhaseInfo
+) -> tuple[LeaderboardInfo, list[ExportRow], dict[int, SubmissionInfo], Any]:
+    """A phase's leaderboard, its export rows with a score, its submissions, the raw export."""
+    what = f"results export of phase {phase.name!r} (id {phase.id})"
+    export = client.get_json(f"/api/competitions/{comp.id}/results.json", {"phase": phase.id}, what=what)
+    board, rows = parse_results(export, what, phase, comp.leaderboards)
+    rows = [r for r in rows if r.scores]
+    if not rows:
+        raise PlatformError(
+            f"phase {phase.name!r} (id {phase.id}): the results export is empty: no "
+            "submission of this phase is on the leaderboard with a score (has the phase "
+            "run? with submission_rule Add, participants add their submissions by hand)."
+        )
+    what = f"submissions of phase {phase.name!r} (id {phase.id})"
+    subs = parse_submissions(client.get_json("/api/submissions/", {"phase": phase.id}, what=what), what)
+    return board, rows, subs, export
+
+
+def _scores_files(phase: PhaseInfo, row: ExportRow, board: LeaderboardInfo,
+                  folders: dict[int, str]) -> dict[str, str]:
+    """``<phase>/<candidate>/<task>/scores.json`` for each task the row has scores for."""
+    files = {}
+    for task in phase.tasks:
+        scores = {c.key: row.scores[(task.id, c.key)] for c in board.columns
+                  if (task.id, c.key) in row.scores}
+        if scores:
+            path = f"{_check_name(phase.name, 'phase')}/{_check_name(row.key, 'submission')}/" \
+                   f"{folders[task.id]}/scores.json"
+            files[path] = json.dumps(scores, indent=2) + "\n"
+    return files
 
 
 def _choose_phases(comp: CompetitionInfo, names: Sequence[str], config: Config | None) -> list[PhaseInfo]:
@@ -203,7 +220,7 @@ def _check_name(name: str, what: str) -> str:
     return name
 
 
-def _judges(found: dict[str, dict[tuple[str, str], bool]], columns: dict[str, dict[str, Column]]) -> list[JudgeConfig]:
+def _judges(found: dict[str, list[tuple[str, str]]], columns: dict[str, dict[str, Column]]) -> list[JudgeConfig]:
     """(task, column) pairs with a score, visible and not computed; ``phase`` set when a
     pair is scored in some pulled phases only."""
     per_phase = {
