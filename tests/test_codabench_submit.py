@@ -10,6 +10,7 @@ import pytest
 from codabench_replay import TOKEN, Answer, Replay, serve
 from metascore.cli import main
 from metascore.codabench.client import TOKEN_ENV
+from metascore.program import score_main
 
 KEY = "5f1c3a52-8d0e-4c61-9b7a-2e4f6a8c0d12"  # Data.key is a UUID
 SUBMISSION = {"id": 777, "data": KEY, "phase": 103, "status": "Submitting", "status_details": None,
@@ -59,7 +60,7 @@ def submit(r: Replay, folder, capsys, *extra: str) -> tuple[int, str, str]:
     return rc, out, err
 
 
-def test_request_sequence(site, capsys):
+def test_request_sequence(site, capsys, tmp_path):
     r, folder = site
     r.replace("GET", "/api/submissions/777/", [
         Answer(200, polled("Submitted")), Answer(200, polled("Running")),
@@ -83,8 +84,15 @@ def test_request_sequence(site, capsys):
                       "file_name": "metascore_results.zip", "file_size": len(upload.body)}
     assert "Authorization" not in upload.headers  # the token stays with the API
     assert all(q.headers.get("Authorization") == f"Token {TOKEN}" for q in r.log if q is not upload)
-    names = zipfile.ZipFile(io.BytesIO(upload.body)).namelist()
-    assert "submissions.csv" in names and "Final/alice-611/iris/scores.json" in names
+    archive = zipfile.ZipFile(io.BytesIO(upload.body))
+    assert "submissions.csv" in archive.namelist()
+    assert "Final/alice-611/iris/scores.json" in archive.namelist()
+    # the meta phase's scoring program reads the uploaded zip as the worker unpacks it
+    archive.extractall(tmp_path / "input" / "res")
+    (tmp_path / "input" / "ref").mkdir()
+    (tmp_path / "input" / "ref" / "metascore.yaml").write_bytes((folder / "metascore.yaml").read_bytes())
+    assert score_main(tmp_path / "input", tmp_path / "output") == 0
+    assert (tmp_path / "output" / "leaderboard.csv").is_file()
     assert created.json() == {"data": KEY, "phase": 103, "fact_sheet_answers": None,
                               "tasks": [205], "organization": None, "queue": None}
     assert "submission 777 Finished: scores n_qualified=3, winner_score=-1.5" in out
