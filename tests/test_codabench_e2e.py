@@ -70,6 +70,7 @@ def render_site(replay: Replay, bundle_run) -> tuple[dict[str, str], list[str], 
         pid = 30 + phase.index
         rows = scores[scores["phase"] == phase.name]
         tasks = {comp.tasks[i].name: 70 + i for i in phase.tasks}
+        assert set(rows["task"]) <= set(tasks), (phase.name, set(rows["task"]), tasks)
         export: dict[str, dict] = {}
         subs: list[dict] = []
         for cand, group in rows.groupby("candidate", sort=False):
