@@ -161,6 +161,11 @@ def _forbidden(replay):
                    query="phase=101")
 
 
+def _unauthorized(replay):
+    replay.replace("GET", "/api/competitions/41/",
+                   [Answer(401, {"detail": "Authentication credentials were not provided."})])
+
+
 def _bad_sorting(replay):
     comp = body(replay, "/api/competitions/41/")
     comp["leaderboards"][0]["columns"][1]["sorting"] = "up"
@@ -192,6 +197,8 @@ FAILURES = {
                      "results export is empty"),
     "forbidden": ((_forbidden,), [], "HTTP 403 (You are not a competition admin or superuser): "
                   "the token was refused or lacks the rights"),
+    "unauthorized": ((_unauthorized,), [], "competition 41: HTTP 401 (Authentication credentials "
+                     "were not provided.): the token was refused or lacks the rights"),
     "bad sorting": ((_bad_sorting,), [], "competition 41: field 'leaderboards[0].columns[1]."
                     "sorting' is 'up', expected 'asc' or 'desc'"),
     "bad cell": ((_bad_cell,), [], "field 'Results - Final(102).bob-631.wine(204)-RMSE' is 'n/a', "
