@@ -5,10 +5,9 @@
 - :mod:`~metascore.codabench.pull`: exports -> a scoring-output tree, manifest and config.
 - :mod:`~metascore.codabench.submit`: zip, upload and submit to the meta phase; wait.
 - :mod:`~metascore.codabench.cli`: ``metascore codabench pull | rank | submit``.
+
+Nothing is imported here, so that ``metascore`` starts without loading the HTTP client.
 """
 
-from .client import Client, PlatformError, read_token
-from .pull import Pulled, pull
-from .submit import submit
-
-__all__ = ["Client", "PlatformError", "Pulled", "pull", "read_token", "submit"]
+#: Environment variable holding the API token (Codabench: user settings > API token).
+TOKEN_ENV = "CODABENCH_TOKEN"

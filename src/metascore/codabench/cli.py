@@ -10,15 +10,17 @@ import argparse
 import dataclasses
 from pathlib import Path
 
-from ..config import load_config
-from ..program import run
-from .client import TOKEN_ENV, Client, read_token
-from .pull import CONFIG_NAME, new_directory, pull, write
-from .submit import submit
+from typing import TYPE_CHECKING
+
+from . import TOKEN_ENV
+
+if TYPE_CHECKING:
+    from .client import Client
 
 __all__ = ["register"]
 
 PULLED = "pulled"
+# the commands import their modules when they run: `metascore` starts without `requests`
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -35,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "pull", help="download the phases' results into a folder metascore reads",
         description="Read the competition's phases, tasks and leaderboard columns, download each "
         "phase's results export, and write a scoring-output tree (<phase>/<owner>-<id>/<task>/"
-        f"scores.json), submissions.csv, {CONFIG_NAME} (judges and directions from the columns' "
+        "scores.json), submissions.csv, metascore.yaml (judges and directions from the columns' "
         "sorting when --config lists none) and codabench.json (provenance).",
     )
     _common(p)
@@ -94,11 +96,16 @@ def _pull_options(p: argparse.ArgumentParser) -> None:
 
 
 def _client(args: argparse.Namespace, *, token: bool = True) -> Client:
+    from .client import Client, read_token
+
     return Client(args.site, read_token(args.token_file, required=token), timeout=args.timeout,
                   retries=args.retries, backoff=args.backoff, log=print)
 
 
 def _cmd_pull(args: argparse.Namespace) -> int:
+    from ..config import load_config
+    from .pull import CONFIG_NAME, new_directory, pull, write
+
     config = load_config(args.config) if args.config else None
     client = _client(args)
     pulled = pull(client, args.competition, phases=args.phase, baselines=args.baseline, config=config)
@@ -115,6 +122,10 @@ def _cmd_pull(args: argparse.Namespace) -> int:
 
 
 def _cmd_rank(args: argparse.Namespace) -> int:
+    from ..config import load_config
+    from ..program import run
+    from .pull import new_directory, pull, write
+
     config = load_config(args.config)
     if args.seed is not None:
         config = dataclasses.replace(config, ranking=dataclasses.replace(config.ranking, seed=args.seed))
@@ -132,6 +143,8 @@ def _cmd_rank(args: argparse.Namespace) -> int:
 
 
 def _cmd_submit(args: argparse.Namespace) -> int:
+    from .submit import submit
+
     client = _client(args, token=not args.dry_run)
     submit(client, args.competition, args.phase, Path(args.folder), dry_run=args.dry_run,
            poll_interval=args.poll_interval, max_wait=args.max_wait)

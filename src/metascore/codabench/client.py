@@ -21,11 +21,10 @@ import requests
 
 from .. import __version__
 from ..errors import MetascoreError
+from . import TOKEN_ENV
 
 __all__ = ["PlatformError", "Client", "TOKEN_ENV", "read_token"]
 
-#: Environment variable holding the API token (Codabench: Account > API token).
-TOKEN_ENV = "CODABENCH_TOKEN"
 #: HTTP answers worth another try: rate limit and server-side failures.
 RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
 
