@@ -119,5 +119,6 @@ def test_codabench_rank_equals_bundle_run(bundle_run, tmp_path, monkeypatch, cap
         live = live.replace(key, cand)
     expected = (bundle_run / "final" / "leaderboard.csv").read_text()
     assert live == expected
+    assert (out / "scores.json").read_text() == (bundle_run / "final" / "scores.json").read_text()
     board = pd.read_csv(out / "leaderboard.csv")
     assert board["qualified"].eq(True).sum() >= 2 and board["is_baseline"].any()
