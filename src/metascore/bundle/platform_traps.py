@@ -20,7 +20,7 @@ the platform code) and the fix (research/codabench.md 3.1-3.3):
 
 The fix they share: one task per phase whose ingestion and scoring programs cover every
 dataset and write one leaderboard column per dataset (Codabench's mini-automl example and
-metascore's ``bundle_template``), with ``Force_Last`` (or ``Force_Best``).
+metascore's ``bundle_template``), with ``Force_Last``.
 """
 
 from __future__ import annotations
