@@ -231,3 +231,12 @@ def test_judge_without_title_warns_when_the_input_is_an_export(bundle):
                         "so this judge finds no score there; add title: 'Brier (churn)' to it."]
     bundle.config(lambda c: c.update(input={"format": "tree", "path": "."}))
     assert bundle.check().warnings == []  # a tree names scores by key
+
+
+def test_bundle_zip_refuses_a_broken_meta_config_and_writes_nothing(bundle, capsys, tmp_path):
+    bundle.config(lambda c: c["ranking"].update(method="kemeny"))
+    dest = tmp_path / "out.zip"
+    assert main(["bundle", "zip", str(bundle.path), "-o", str(dest)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "kemeny" in err[0] and "no zip written" in err[0]
+    assert not dest.exists()

@@ -8,7 +8,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import ConfigError, InputError
 from .runner import BACKENDS
 
 __all__ = ["register"]
@@ -152,7 +152,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _cmd_zip(args: argparse.Namespace) -> int:
     from .archive import build_bundle_zip
+    from .check import check_bundle
 
+    if Path(args.bundle).is_dir():  # the full check (metascore.yaml too) before zipping
+        report = check_bundle(Path(args.bundle))
+        if report.errors:
+            raise ConfigError(
+                f"{args.bundle}: {report.errors[0]} ({len(report.errors)} error(s); "
+                f"run `metascore bundle check {args.bundle}`); no zip written."
+            )
     dest = build_bundle_zip(args.bundle, args.output, scoring_program=args.scoring_program,
                             log=lambda line: print(line))
     print(f"wrote {dest} (upload it on Codabench: Benchmarks > Management > Upload)")
