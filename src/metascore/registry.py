@@ -196,7 +196,7 @@ class Prepared:
         ``-inf``: below every present candidate and tied with the other missing ones.
         """
         x = self.oriented
-        if self.missing != "worst" or not np.isnan(x).any():
+        if self.missing != "worst" or not self.matrix.has_missing:
             return x
         fill = np.nanmin(x, axis=0) if values_based else np.full(x.shape[1], -np.inf)
         return np.where(np.isnan(x), fill[None, :], x)
@@ -209,9 +209,11 @@ def prepare(matrix: ScoreMatrix, missing: str = "worst") -> Prepared:
             f"unknown missing-data policy {missing!r}{did_you_mean(missing, MISSING_POLICIES)}; "
             f"allowed policies are {list(MISSING_POLICIES)}."
         )
-    mask = matrix.missing()
     excluded_c: dict[str, str] = {}
     excluded_j: dict[str, str] = {}
+    if not matrix.has_missing:  # nothing for the policy to do
+        return Prepared(matrix, matrix.oriented(), excluded_c, excluded_j, missing)
+    mask = matrix.missing()
     empty = np.flatnonzero(mask.all(axis=0))
     if empty.size and missing != "drop_judges":
         raise InputError(
@@ -271,18 +273,23 @@ def _label_order(labels: Sequence[str]) -> np.ndarray:
     return np.array(sorted(range(len(labels)), key=labels.__getitem__), dtype=np.intp)
 
 
-def _restore_order(out: Any, c_order: np.ndarray, j_order: np.ndarray) -> MethodOutput:
-    """Map a method's output computed on reordered candidates/judges back to input order."""
+def _restore_order(out: Any, c_order: np.ndarray, j_order: np.ndarray | None) -> MethodOutput:
+    """Map a method's output computed on reordered candidates/judges back to input order.
+
+    ``j_order`` is None when the judges were not reordered.
+    """
     if not isinstance(out, MethodOutput):
         out = MethodOutput(np.asarray(out, dtype=float))
     n = len(c_order)
-    if np.array_equal(c_order, np.arange(n)) and np.array_equal(j_order, np.arange(len(j_order))):
+    if np.array_equal(c_order, np.arange(n)) and (
+        j_order is None or np.array_equal(j_order, np.arange(len(j_order)))
+    ):
         return out
     inv = np.empty(n, dtype=np.intp)
     inv[c_order] = np.arange(n)
     details: dict[str, Any] = {}
     for key, value in out.details.items():
-        if key.endswith("_judge_index"):
+        if key.endswith("_judge_index") and j_order is not None:
             value = int(j_order[int(value)])
         elif isinstance(value, np.ndarray) and value.ndim == 2 and value.shape == (n, n):
             value = value[np.ix_(inv, inv)]
@@ -359,7 +366,7 @@ def rank(
         candidates, judges = matrix.candidates, matrix.judges
         if spec.check is not None:
             spec.check(matrix, params)
-        if missing == "pairwise" and spec.input == "values" and np.isnan(prepared.oriented).any():
+        if missing == "pairwise" and spec.input == "values" and matrix.has_missing:
             notes.append(
                 "missing='pairwise': each candidate's score averages over the judges where it "
                 "has a score."
@@ -381,7 +388,7 @@ def rank(
     c_order = _label_order(candidates) if spec.stochastic else np.arange(len(candidates))
     if spec.stochastic:
         kwargs["rng"] = rng
-    j_order = np.arange(len(judges))
+    j_order = None  # judges keep their input order unless a stochastic method sees them
     if prepared is not None:
         weights = np.asarray(prepared.matrix.weights)
         if spec.input == "pairwise":
@@ -392,9 +399,12 @@ def rank(
             )
             out = spec.func(counts, **kwargs)
         else:
-            j_order = _label_order(judges) if spec.stochastic else j_order
+            signs = prepared.matrix.signs
+            if spec.stochastic:
+                j_order = _label_order(judges)
+                signs = signs[j_order]
             if spec.uses_signs:
-                kwargs["signs"] = prepared.matrix.signs[j_order]
+                kwargs["signs"] = signs
             x = prepared.filled(values_based=not spec.order_only)
             if spec.stochastic:
                 x, weights = x[np.ix_(c_order, j_order)], weights[j_order]
@@ -434,7 +444,7 @@ def rank(
         ranks=fractional_rank_of_scores(scores),
         positions=positions,
         order=order,
-        judges=tuple(judges),
+        judges=judges,
         seed=seed_used,
         missing=missing if prepared is not None else "votes",
         tie_break=tie_break,

@@ -41,8 +41,11 @@ def mean(X: np.ndarray, w: np.ndarray) -> np.ndarray:
 
     Lower-is-better judges enter negated (orientation), so a smaller error raises the mean.
     """
-    if not np.isnan(X).any():
-        return X @ (w / w.sum())
+    # Equal weights: numpy's pairwise mean (no BLAS call, whose threads stall on a busy
+    # machine). A NaN cell makes its row NaN, so one pass both reduces and detects gaps.
+    out = X.mean(axis=1) if np.all(w == w[0]) else X @ (w / w.sum())
+    if not np.isnan(out).any():
+        return out
     pw = _present_weights(X, w)
     return np.nansum(X * pw, axis=1) / pw.sum(axis=1)
 
@@ -56,7 +59,8 @@ def median(X: np.ndarray, w: np.ndarray) -> np.ndarray:
     half), which is the plain median when all weights are equal.
     """
     if np.all(w == w[0]):
-        return np.nanmedian(X, axis=1) if np.isnan(X).any() else np.median(X, axis=1)
+        out = np.median(X, axis=1)  # NaN in a row whenever a cell of it is NaN
+        return np.nanmedian(X, axis=1) if np.isnan(out).any() else out
     order = np.argsort(X, axis=1, kind="stable")  # NaN sorts last
     xs = np.take_along_axis(X, order, axis=1)
     ws = np.where(np.isnan(xs), 0.0, w[order])
