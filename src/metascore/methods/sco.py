@@ -14,8 +14,9 @@ Condorcet winner, so at a global minimum the Condorcet winner has ``theta_max``.
 
 from __future__ import annotations
 
+from collections import deque
+
 import numpy as np
-from scipy.optimize import minimize
 from scipy.special import expit
 
 from ..errors import ConfigError
@@ -47,7 +48,7 @@ def sigmoid_loss(theta: np.ndarray, a: np.ndarray, b: np.ndarray, n_ab: np.ndarr
     """
     s = expit((theta[a] - theta[b]) / tau)
     diff = n_ba - n_ab
-    value = float(n_ab.sum() + diff @ s)
+    value = float(n_ab.sum()) + _dot(diff, s)
     g = diff * s * (1.0 - s) / tau
     n = theta.size
     grad = np.bincount(a, g, minlength=n) - np.bincount(b, g, minlength=n)
@@ -73,6 +74,64 @@ def _check_sgd(learning_rate: float, iterations: int, batch_size: int) -> None:
         raise ConfigError(f"`learning_rate` must be a positive number; got {learning_rate!r}.")
     _check_count("iterations", iterations)
     _check_count("batch_size", batch_size)
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> float:
+    # Element-wise product and sum instead of a BLAS call: BLAS threads stall when the
+    # machine's cores are busy, and these vectors are short enough for one pass.
+    return float(np.multiply(a, b).sum())
+
+
+def box_lbfgs(fun, x0: np.ndarray, lower: float, upper: float, *, max_iter: int,
+              memory: int = 10, ftol: float = 1e-12, gtol: float = 1e-10) -> tuple[np.ndarray, int, bool]:
+    """Minimize ``fun`` (returning value and gradient) over the box ``[lower, upper]^n``.
+
+    Projected L-BFGS: the quasi-Newton direction is computed on the free variables (those
+    not held at a bound by a gradient pointing outwards), the step backtracks along the
+    projected path until the Armijo condition holds, and the first step has unit length
+    as in L-BFGS-B. It stops when the projected gradient is below ``gtol`` or the relative
+    decrease of ``fun`` below ``ftol`` (L-BFGS-B's tests), or after ``max_iter`` steps.
+    Pure numpy, no BLAS. Returns ``(x, iterations, converged)``.
+    """
+    x = np.clip(x0, lower, upper)
+    f, g = fun(x)
+    pairs: deque[tuple[np.ndarray, np.ndarray, float]] = deque(maxlen=memory)
+    for it in range(max_iter):
+        if np.abs(x - np.clip(x - g, lower, upper)).max() <= gtol:
+            return x, it, True
+        free = ~(((x <= lower) & (g > 0)) | ((x >= upper) & (g < 0)))
+        q = np.where(free, g, 0.0)
+        alphas = []
+        for s, y, rho in reversed(pairs):  # two-loop recursion
+            a = rho * _dot(s, q)
+            q -= a * y
+            alphas.append(a)
+        if pairs:
+            s, y, rho = pairs[-1]
+            q *= 1.0 / (rho * _dot(y, y))
+        for (s, y, rho), a in zip(pairs, reversed(alphas)):
+            q += (a - rho * _dot(y, q)) * s
+        d = np.where(free, -q, 0.0)
+        slope = _dot(g, d)
+        if slope >= 0:  # not a descent direction: restart from steepest descent
+            pairs.clear()
+            d, slope = np.where(free, -g, 0.0), -_dot(g, np.where(free, g, 0.0))
+        step = 1.0 if pairs else 1.0 / max(np.sqrt(_dot(d, d)), 1e-300)
+        while True:
+            x_new = np.clip(x + step * d, lower, upper)
+            f_new, g_new = fun(x_new)
+            if f_new <= f + 1e-4 * _dot(g, x_new - x) or step < 1e-20:
+                break
+            step *= 0.5
+        s, y = x_new - x, g_new - g
+        sy = _dot(s, y)
+        if sy > 1e-10 * _dot(y, y):
+            pairs.append((s, y, 1.0 / sy))
+        decrease = f - f_new
+        x, f, g = x_new, f_new, g_new
+        if decrease <= ftol * max(abs(f), abs(f + decrease), 1.0):
+            return x, it + 1, True
+    return x, max_iter, False
 
 
 def _sample_units(weight: np.ndarray, shape: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
@@ -187,17 +246,11 @@ def sco(
         active = n_ab != n_ba  # pairs with a zero margin only add a constant
         aa, bb, xa, xb = a[active], b[active], n_ab[active], n_ba[active]
         scale = max(1.0, float(np.abs(xa - xb).sum()))
-        res = minimize(
+        theta, nit, converged = box_lbfgs(
             lambda th: tuple(v / scale for v in sigmoid_loss(th, aa, bb, xa, xb, tau)),
-            np.full(n, (theta_min + theta_max) / 2.0),
-            jac=True,
-            method="L-BFGS-B",
-            bounds=[(theta_min, theta_max)] * n,
-            options={"maxiter": max_iter, "maxfun": 2 * max_iter + 10, "ftol": 1e-12,
-                     "gtol": 1e-10},
+            np.full(n, (theta_min + theta_max) / 2.0), theta_min, theta_max, max_iter=max_iter,
         )
-        theta = np.clip(res.x, theta_min, theta_max)
-        details.update(iterations=int(res.nit), converged=bool(res.nit < max_iter))
+        details.update(iterations=nit, converged=converged)
     else:
         _check_sgd(learning_rate, iterations, batch_size)
         win, lose, weight = _directed_units(counts)

@@ -1,0 +1,629 @@
+"""metascore against the libraries users would pick, measured in one process run.
+
+Usage:
+    pip install -e ".[bench]"            # ranky, pref-voting, open-spiel, choix
+    python benchmarks/compare_peers.py   # full run, rewrites the tables in benchmarks/README.md
+    python benchmarks/compare_peers.py --quick --no-write   # small sizes only, print
+
+For every function metascore shares with a peer, both run on the same seeded data in this
+process. A time is the median of ``--repeat`` runs (one run when the first takes over 5 s)
+and includes converting the data to the library's input type, as a user pays it: for
+metascore, building the :class:`~metascore.ScoreMatrix` (or the pairwise counts of votes)
+and the full :func:`metascore.rank` call (validation, ranks, provenance). A case over
+``--cap`` seconds is interrupted, and the library is skipped at the larger sizes of that
+function. A peer that is not installed is skipped with the reason.
+
+The ratio columns are peer time / metascore time (above 1: metascore is faster). The
+"agrees" marks compare the peer's ranking with metascore's on the same data: ``=`` same
+order and ties, ``~`` same winner(s) only (the peer returns winners), otherwise the
+Kendall tau-b between the two score vectors with a footnote saying why they differ.
+Timing targets live here, never in the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import os
+
+os.environ.setdefault("TQDM_DISABLE", "1")  # ranky's brute force draws a progress bar
+import platform
+import signal
+import sys
+import time
+from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import scipy
+from scipy.stats import kendalltau, rankdata
+
+import metascore as ms
+from metascore.ranking import fractional_rank_of_scores
+
+README = Path(__file__).with_name("README.md")
+BEGIN, END = "<!-- compare_peers: begin -->", "<!-- compare_peers: end -->"
+SIZES = ["10x10", "50x100", "100x1000", "200x10000", "20x471033"]
+QUICK_SIZES = ["10x10", "50x100", "100x1000"]
+TIES = "10x10 ties"  # integer scores 0..3: where tie conventions show
+
+
+# ---------------------------------------------------------------------- peers
+def _peer(module: str, dist: str):
+    try:
+        mod = __import__(module, fromlist=["_"])
+        return mod, importlib.metadata.version(dist)
+    except Exception as exc:  # noqa: BLE001 - any import failure is reported, not fatal
+        return None, f"{type(exc).__name__}: {exc}".splitlines()[0]
+
+
+def load_peers() -> dict[str, tuple[object, str]]:
+    peers = {
+        "ranky": _peer("ranky", "ranky"),
+        "pref_voting": _peer("pref_voting.profiles", "pref-voting"),
+        "open_spiel": _peer("pyspiel", "open-spiel"),
+        "choix": _peer("choix", "choix"),
+    }
+    return peers
+
+
+# ---------------------------------------------------------------------- timing
+class Timeout(Exception):
+    pass
+
+
+@contextmanager
+def cap(seconds: float):
+    """Interrupt the block after ``seconds`` (SIGALRM; C calls finish first)."""
+    def stop(signum, frame):
+        raise Timeout()
+
+    old = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def measure(fn: Callable[[], object], repeat: int, limit: float) -> tuple[float, object]:
+    """Median wall time of ``fn()`` and its last result; raises Timeout past ``limit``."""
+    times, result = [], None
+    with cap(limit):
+        for k in range(repeat):
+            start = time.perf_counter()
+            result = fn()
+            times.append(time.perf_counter() - start)
+            if times[0] > 5.0:
+                break
+    return float(np.median(times)), result
+
+
+# ---------------------------------------------------------------------- data
+def make_matrix(size: str, seed: int = 0) -> np.ndarray:
+    """Candidates x judges, higher is better: sigmoid(quality + N(0, 1.5) judge noise)."""
+    if size == TIES:
+        rng = np.random.default_rng(seed)
+        return rng.integers(0, 4, size=(10, 10)).astype(float)
+    n, m = (int(v) for v in size.split("x"))
+    rng = np.random.default_rng(seed)
+    quality = rng.normal(size=(n, 1))
+    return 1.0 / (1.0 + np.exp(-(quality + rng.normal(scale=1.5, size=(n, m)))))
+
+
+def tournament(n: int, contests: int, k: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Plackett-Luce contests: skill ~ N(0, 1); each contest draws k distinct agents and
+    orders them by skill + Gumbel noise. Returns (skill, votes best first)."""
+    rng = np.random.default_rng(seed)
+    skill = rng.normal(size=n)
+    players = rng.integers(0, n, size=(contests, k))
+    while True:  # redraw the contests that name an agent twice
+        srt = np.sort(players, axis=1)
+        bad = np.flatnonzero((srt[:, 1:] == srt[:, :-1]).any(axis=1))
+        if bad.size == 0:
+            break
+        players[bad] = rng.integers(0, n, size=(bad.size, k))
+    perf = skill[players] + rng.gumbel(size=players.shape)
+    return skill, np.take_along_axis(players, np.argsort(-perf, axis=1), axis=1)
+
+
+def pairwise_wins(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """What a peer user computes first: W[a, b] = #judges a > b, T = #ties (numpy blocks)."""
+    n, m = M.shape
+    W, T = np.zeros((n, n)), np.zeros((n, n))
+    block = max(1, 4_000_000 // (n * m))
+    for s in range(0, n, block):
+        W[s:s + block] = np.count_nonzero(M[s:s + block, None, :] > M[None], axis=2)
+        T[s:s + block] = np.count_nonzero(M[s:s + block, None, :] == M[None], axis=2)
+    np.fill_diagonal(T, 0)
+    return W, T
+
+
+def strict_votes(M: np.ndarray) -> list[list[int]]:
+    """One strict order per judge, best first (ties broken by candidate index)."""
+    return np.argsort(-M, axis=0, kind="stable").T.tolist()
+
+
+# ---------------------------------------------------------------------- metascore calls
+def ms_rank(method: str, **params) -> Callable[[np.ndarray], np.ndarray]:
+    def run(M: np.ndarray) -> np.ndarray:
+        return ms.rank(ms.ScoreMatrix.from_array(M), method, **params).scores
+    return run
+
+
+def by_alternative(ranking, scores, n):
+    out = np.full(n, np.nan)
+    out[np.asarray(ranking, dtype=int)] = scores
+    return out
+
+
+# ---------------------------------------------------------------------- peer calls
+def score_matrix_cases(peers) -> dict[str, list[tuple[str, str, Callable]]]:
+    """function -> [(library, call, fn(M) -> scores, higher is better)]."""
+    rk = peers["ranky"][0]
+    cases: dict[str, list] = {
+        "mean": [("numpy", "M.mean(axis=1)", lambda M: M.mean(axis=1))],
+        "median": [("numpy", "np.median(M, axis=1)", lambda M: np.median(M, axis=1))],
+        "average_rank": [("numpy", "-rankdata(-M, axis=0).mean(1)",
+                          lambda M: -rankdata(-M, axis=0).mean(axis=1))],
+        "success_rate": [], "relative_difference": [], "copeland": [], "schulze": [],
+        "ranked_pairs": [], "bradley_terry": [], "kendall_w": [],
+    }
+    if rk is not None:
+        cases["mean"].append(("ranky", "rk.score(M)", lambda M: np.asarray(rk.score(M))))
+        cases["median"].append(("ranky", "rk.majority(M)", lambda M: np.asarray(rk.majority(M))))
+        cases["average_rank"].append(("ranky", "rk.borda(M) [mean rank]",
+                                      lambda M: -np.asarray(rk.borda(M))))
+        cases["success_rate"].append(("ranky", "rk.pairwise(M, wins=rk.success_rate)",
+                                      lambda M: np.asarray(rk.pairwise(M, wins=rk.success_rate))))
+        cases["relative_difference"].append((
+            "ranky", "rk.pairwise(M, wins=rk.relative_difference)",
+            lambda M: np.asarray(rk.pairwise(M, wins=rk.relative_difference))))
+        cases["copeland"].append(("ranky", "rk.copeland(M)", lambda M: np.asarray(rk.copeland(M))))
+        cases["kendall_w"].append(("ranky", "rk.kendall_w(M, axis=1, ties=True)",
+                                   lambda M: np.array([rk.kendall_w(M, axis=1, ties=True)])))
+    if peers["pref_voting"][0] is not None:
+        from pref_voting import voting_methods as vm
+        from pref_voting.profiles import Profile
+
+        def pv(M):
+            return Profile(strict_votes(M))
+
+        def winners(fn):
+            def run(M):
+                out = np.zeros(M.shape[0])
+                out[fn(pv(M))] = 1.0
+                return out
+            return run
+
+        cases["average_rank"].append(("pref_voting", "Profile(votes).borda_scores()",
+                                      lambda M: _dict_scores(pv(M).borda_scores(), M.shape[0])))
+        cases["copeland"].append(("pref_voting", "Profile(votes).copeland_scores()",
+                                  lambda M: _dict_scores(pv(M).copeland_scores(), M.shape[0])))
+        cases["schulze"].append(("pref_voting", "beat_path(Profile(votes)) [winners]",
+                                 winners(vm.beat_path)))
+        cases["ranked_pairs"].append(("pref_voting", "ranked_pairs_tb(Profile(votes)) [winners]",
+                                      winners(vm.ranked_pairs_tb)))
+    if peers["open_spiel"][0] is not None:
+        from open_spiel.python.voting import base, borda, copeland, elo, ranked_pairs, schulze
+
+        def osp(method):
+            def run(M):
+                profile = base.PreferenceProfile(votes=strict_votes(M),
+                                                 alternatives=list(range(M.shape[0])))
+                out = method().run_election(profile)
+                # position in the returned order (its scores are not monotone for every method)
+                return by_alternative(out.ranking, -np.arange(M.shape[0], dtype=float), M.shape[0])
+            return run
+
+        cases["average_rank"].append(("open_spiel", "BordaVoting [strict votes]", osp(borda.BordaVoting)))
+        cases["copeland"].append(("open_spiel", "CopelandVoting [strict votes]", osp(copeland.CopelandVoting)))
+        cases["schulze"].append(("open_spiel", "SchulzeVoting [strict votes]", osp(schulze.SchulzeVoting)))
+        cases["ranked_pairs"].append(("open_spiel", "RankedPairsVoting [strict votes]",
+                                      osp(ranked_pairs.RankedPairsVoting)))
+        cases["bradley_terry"].append(("open_spiel", "EloVoting (C++ MM) [strict votes]", osp(elo.EloVoting)))
+    if peers["choix"][0] is not None:
+        choix = peers["choix"][0]
+
+        def bt(M):
+            W, T = pairwise_wins(M)
+            return choix.ilsr_pairwise_dense(W + 0.5 * T, alpha=1e-6)
+
+        cases["bradley_terry"].append(("choix", "ilsr_pairwise_dense(W + T/2)", bt))
+    return cases
+
+
+def _dict_scores(d: dict, n: int) -> np.ndarray:
+    return np.array([float(d[i]) for i in range(n)])
+
+
+METASCORE = {
+    "mean": ("rank(ScoreMatrix.from_array(M), 'mean')", ms_rank("mean")),
+    "median": ("rank(..., 'median')", ms_rank("median")),
+    "average_rank": ("rank(..., 'average_rank')", ms_rank("average_rank")),
+    "success_rate": ("rank(..., 'success_rate')", ms_rank("success_rate")),
+    "relative_difference": ("rank(..., 'relative_difference')", ms_rank("relative_difference")),
+    "copeland": ("rank(..., 'copeland')", ms_rank("copeland")),
+    "schulze": ("rank(..., 'schulze')", ms_rank("schulze")),
+    "ranked_pairs": ("rank(..., 'ranked_pairs')", ms_rank("ranked_pairs")),
+    "bradley_terry": ("rank(..., 'epp') [ridge 0.01]", ms_rank("epp")),
+    "kendall_w": ("kendall_w(M)", lambda M: np.array([ms.kendall_w(M)])),
+}
+
+#: Why a peer's ranking can differ from metascore's (shown only when it does).
+REASONS = {
+    ("average_rank", "pref_voting"): "strict votes: a judge's tie is broken by candidate index",
+    ("average_rank", "open_spiel"): "strict votes: a judge's tie is broken by candidate index",
+    ("copeland", "pref_voting"): "strict votes: a judge's tie becomes a win for the lower index",
+    ("copeland", "open_spiel"): "strict votes: a judge's tie becomes a win for the lower index",
+    ("schulze", "open_spiel"): "strict votes; and equal path strengths are ordered by a "
+                               "comparator that is not a total order",
+    ("schulze", "pref_voting"): "strict votes: a judge's tie becomes a win for the lower index",
+    ("ranked_pairs", "open_spiel"): "strict votes; equal margins are locked in another order "
+                                    "(metascore: larger margin first, then candidate order)",
+    ("ranked_pairs", "pref_voting"): "strict votes; equal margins broken by candidate order",
+    ("bradley_terry", "open_spiel"): "strict votes, smoothing 0.01 added to every cell "
+                                     "(metascore: ties count 1/2, ridge 0.01 on the ratings)",
+    ("bradley_terry", "choix"): "prior 1e-6 (metascore: ridge 0.01 shrinks ratings of "
+                                "close candidates differently)",
+    ("median", "numpy"): "",
+}
+
+
+# ---------------------------------------------------------------------- agreement
+def agreement(ref: np.ndarray, other: np.ndarray, winners_only: bool = False) -> str:
+    if ref.size == 1:  # a statistic, not a ranking
+        return "=" if np.isclose(ref[0], other[0], rtol=1e-9) else f"{other[0]:.4g} vs {ref[0]:.4g}"
+    if winners_only:
+        top = np.flatnonzero(fractional_rank_of_scores(ref) == fractional_rank_of_scores(ref).min())
+        return "~" if set(top) == set(np.flatnonzero(other == other.max())) else "winner differs"
+    if np.array_equal(fractional_rank_of_scores(ref), fractional_rank_of_scores(other)):
+        return "="
+    tau = kendalltau(ref, other).statistic
+    return f"tau {tau:.3f}"
+
+
+@dataclass
+class Table:
+    title: str
+    columns: list[str]
+    rows: list[list[str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def markdown(self) -> str:
+        out = [f"### {self.title}", "", "| " + " | ".join(self.columns) + " |",
+               "|" + "---|" * len(self.columns)]
+        out += ["| " + " | ".join(r) + " |" for r in self.rows]
+        if self.notes:
+            out += [""] + [f"- {n}" for n in self.notes]
+        return "\n".join(out) + "\n"
+
+
+def fmt(seconds: float) -> str:
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.0f} us"
+    if seconds < 1:
+        return f"{seconds * 1e3:.3g} ms"
+    return f"{seconds:.3g} s"
+
+
+# ---------------------------------------------------------------------- sections
+def score_matrix_section(peers, sizes, repeat, limit, log) -> tuple[list[Table], list[list[str]]]:
+    cases = score_matrix_cases(peers)
+    data = {s: make_matrix(s) for s in [TIES] + sizes}
+    tables, summary = [], []
+    for func, impls in cases.items():
+        label, fn = METASCORE[func]
+        cols = ["library", "call"] + [s.replace("x", " x ") for s in [TIES] + sizes]
+        table = Table(func, cols)
+        ms_times: dict[str, float] = {}
+        ms_scores: dict[str, np.ndarray] = {}
+        row = ["**metascore**", f"`{label}`"]
+        for s in [TIES] + sizes:
+            t, scores = measure(lambda: fn(data[s]), repeat, 10 * limit)
+            ms_times[s], ms_scores[s] = t, np.asarray(scores, dtype=float)
+            row.append(fmt(t))
+            log(f"{func:20s} metascore  {s:10s} {fmt(t)}")
+        table.rows.append(row)
+        best_peer: dict[str, tuple[float, str]] = {}
+        numpy_times: dict[str, float] = {}
+        for lib, call, peer_fn in impls:
+            row, stop = [lib, f"`{call}`"], None
+            for s in [TIES] + sizes:
+                if stop:
+                    row.append(stop)
+                    continue
+                try:
+                    t, scores = measure(lambda: peer_fn(data[s]), repeat, limit)
+                except Timeout:
+                    row.append(f"over {limit:.0f} s")
+                    stop = f"skipped (over {limit:.0f} s at {s})"
+                    log(f"{func:20s} {lib:10s} {s:10s} timeout")
+                    continue
+                except Exception as exc:  # noqa: BLE001 - a peer's failure is a result
+                    row.append(f"error: {type(exc).__name__}")
+                    log(f"{func:20s} {lib:10s} {s:10s} error {exc!r}"[:200])
+                    continue
+                scores = np.asarray(scores, dtype=float)
+                agree = agreement(ms_scores[s], scores, winners_only="[winners]" in call)
+                if agree not in ("=", "~"):
+                    reason = REASONS.get((func, lib)) or "see notes"
+                    table.notes.append(f"{lib} at {s}: {agree}; {reason}.")
+                ratio = t / ms_times[s]
+                row.append(f"{fmt(t)} (x{ratio:.2g}) {agree if agree in '=~' else '≠'}")
+                if lib == "numpy":
+                    numpy_times[s] = t
+                elif s not in best_peer or t < best_peer[s][0]:
+                    best_peer[s] = (t, lib)
+                log(f"{func:20s} {lib:10s} {s:10s} {fmt(t)} x{ratio:.2g} {agree}")
+            table.rows.append(row)
+        for s in sizes[-2:]:
+            if s in best_peer:
+                t, lib = best_peer[s]
+                summary.append([func, s, fmt(ms_times[s]), f"{lib} {fmt(t)}", f"{t / ms_times[s]:.2g}"])
+            if s in numpy_times and func in ("mean", "median"):
+                t = numpy_times[s]
+                summary.append([func, s, fmt(ms_times[s]), f"bare numpy {fmt(t)}",
+                                f"{t / ms_times[s]:.2g}"])
+        tables.append(table)
+    return tables, summary
+
+
+def kemeny_section(peers, sizes, repeat, limit, log) -> Table:
+    """Exact Kemeny-Young, 50 judges, n candidates (noisy skills)."""
+    cols = ["library", "call"] + [f"n={n}" for n in sizes]
+    table = Table("Kemeny-Young (exact), 50 judges", cols)
+    impls = []
+    rk = peers["ranky"][0]
+    if peers["pref_voting"][0] is not None:
+        from pref_voting import voting_methods as vm
+        from pref_voting.profiles import Profile
+
+        def pv(M):
+            out = np.zeros(M.shape[0])
+            out[vm.kemeny_young(Profile(strict_votes(M)))] = 1.0
+            return out
+        impls.append(("pref_voting", "kemeny_young(Profile(votes)) [winners]", pv))
+    if peers["open_spiel"][0] is not None:
+        from open_spiel.python.voting import base, kemeny_young
+
+        def osp(M):
+            profile = base.PreferenceProfile(votes=strict_votes(M), alternatives=list(range(M.shape[0])))
+            out = kemeny_young.KemenyYoungVoting().run_election(profile)
+            return by_alternative(out.ranking, -np.arange(M.shape[0], dtype=float), M.shape[0])
+        impls.append(("open_spiel", "KemenyYoungVoting [n! orders]", osp))
+    if rk is not None:
+        impls.append(("ranky", "rk.brute_force(M, axis=0, method='kendall')",
+                      lambda M: -np.asarray(rk.brute_force(M, axis=0, method="kendall"), dtype=float)))
+    data = {}
+    for n in sizes:
+        rng = np.random.default_rng(n)
+        data[n] = rng.normal(size=(n, 1)) + rng.normal(size=(n, 50))
+    ms_scores, ms_times, row = {}, {}, ["**metascore**", "`rank(..., 'kemeny_young')`"]
+    for n in sizes:
+        t, r = measure(lambda: ms.rank(ms.ScoreMatrix.from_array(data[n]), "kemeny_young"), repeat, 10 * limit)
+        ms_times[n], ms_scores[n] = t, r.scores
+        row.append(fmt(t) + ("" if r.details.get("unique", True) else " (several optima)"))
+        log(f"kemeny metascore n={n} {fmt(t)}")
+    table.rows.append(row)
+    for lib, call, fn in impls:
+        row, stop = [lib, f"`{call}`"], None
+        for n in sizes:
+            if stop:
+                row.append(stop)
+                continue
+            try:
+                t, scores = measure(lambda: fn(data[n]), repeat, limit)
+            except Timeout:
+                row.append(f"over {limit:.0f} s")
+                stop = f"skipped (over {limit:.0f} s at n={n})"
+                log(f"kemeny {lib} n={n} timeout")
+                continue
+            agree = agreement(ms_scores[n], np.asarray(scores, float), winners_only="[winners]" in call)
+            if agree not in ("=", "~"):
+                objective = _kemeny_agreement(data[n], np.asarray(scores, float))
+                best = _kemeny_agreement(data[n], ms_scores[n])
+                table.notes.append(f"{lib} at n={n}: {agree}; Kemeny agreement {objective:g} vs "
+                                   f"metascore's {best:g} ({'co-optimal' if objective == best else 'not optimal'}).")
+            row.append(f"{fmt(t)} (x{t / ms_times[n]:.2g}) {agree if agree in '=~' else '≠'}")
+            log(f"kemeny {lib} n={n} {fmt(t)} {agree}")
+        table.rows.append(row)
+    return table
+
+
+def _kemeny_agreement(M: np.ndarray, scores: np.ndarray) -> float:
+    """Number of (judge, pair) agreements of the order given by ``scores`` (higher first)."""
+    W, _ = pairwise_wins(M)
+    above = scores[:, None] > scores[None, :]
+    return float(W[above].sum())
+
+
+def tournament_section(peers, repeat, limit, log, quick: bool) -> Table:
+    """SCO, EPP/Elo and Plackett-Luce on multi-player contests; Kendall tau to true skills."""
+    cases = [("20 agents x 2,000 contests of 4", 20, 2000, 4)]
+    if not quick:
+        cases.append(("50,000 agents x 30,000 contests of 7", 50_000, 30_000, 7))
+    cols = ["library", "method"] + [c[0] for c in cases]
+    table = Table("Multi-player contests: time (s) and Kendall tau-b to the true skills", cols)
+    impls = [
+        ("**metascore**", "`sco` (default solver)", lambda n, v: _ms_votes(n, v, "sco")),
+        ("**metascore**", "`sco`, solver='sgd' (10k x 32, lr 0.01)",
+         lambda n, v: _ms_votes(n, v, "sco", solver="sgd")),
+        ("**metascore**", "`epp` (Bradley-Terry, ridge 0.01)", lambda n, v: _ms_votes(n, v, "epp")),
+    ]
+    if peers["open_spiel"][0] is not None:
+        pyspiel = peers["open_spiel"][0]
+
+        def sco_cpp(n, votes, cls=pyspiel.sco.SoftCondorcetOptimizer, **extra):
+            names = [str(i) for i in range(n)]
+            opt = cls([(1, [names[a] for a in v]) for v in votes.tolist()], -100.0, 100.0, 32, **extra)
+            opt.run_solver(10_000, 0.01)
+            r = opt.ratings()
+            return np.array([r.get(x, 0.0) for x in names])
+
+        impls.append(("open_spiel", "C++ SoftCondorcetOptimizer (10k x 32, lr 0.01, T=1)", sco_cpp))
+        impls.append(("open_spiel", "C++ FenchelYoungOptimizer (10k x 32, lr 0.01, sigma 100)",
+                      lambda n, v: sco_cpp(n, v, pyspiel.sco.FenchelYoungOptimizer, sigma=100.0)))
+
+        def elo_cpp(n, votes):
+            if n > 5000:
+                raise MemoryError(f"dense {n} x {n} win matrix")
+            win = np.zeros((n, n), dtype=int)
+            i, j = np.triu_indices(votes.shape[1], 1)
+            np.add.at(win, (votes[:, i].ravel(), votes[:, j].ravel()), 1)
+            return np.array(pyspiel.elo.compute_ratings_from_matrices(win.tolist()))
+
+        impls.append(("open_spiel", "C++ Elo (MM on a dense win matrix)", elo_cpp))
+    if peers["choix"][0] is not None:
+        choix = peers["choix"][0]
+
+        def pl(n, votes):
+            if n > 5000:
+                raise MemoryError(f"dense {n} x {n} Markov chain")
+            return choix.ilsr_rankings(n, votes, alpha=0.01)
+        impls.append(("choix", "ilsr_rankings (Plackett-Luce, alpha 0.01)", pl))
+    data = [(tournament(n, c, k), n) for _, n, c, k in cases]
+    for lib, call, fn in impls:
+        row = [lib, call]
+        for (skill, votes), n in data:
+            played = np.zeros(n, bool)
+            played[votes.ravel()] = True
+            try:
+                t, scores = measure(lambda: fn(n, votes), 1 if n > 1000 else repeat, limit)
+            except Timeout:
+                row.append(f"over {limit:.0f} s")
+                continue
+            except MemoryError as exc:
+                row.append(f"not attempted ({exc} ≈ {8 * n * n / 2**30:.0f} GiB)")
+                continue
+            except Exception as exc:  # noqa: BLE001 - a peer's failure is a result
+                row.append(f"error: {type(exc).__name__}")
+                log(f"tournament {lib} {call[:30]} error {exc!r}"[:300])
+                continue
+            tau = kendalltau(np.asarray(scores)[played], skill[played]).statistic
+            row.append(f"{fmt(t)}, tau {tau:.3f}")
+            log(f"tournament {lib} {call[:30]} n={n} {fmt(t)} tau {tau:.3f}")
+        table.rows.append(row)
+    table.notes.append("metascore's time includes `PairwiseCounts.from_votes(votes)` on the "
+                       "(contests x k) array of agent indices; open_spiel's includes building its "
+                       "list of (weight, names) votes, and the C++ Elo's the dense win matrix.")
+    return table
+
+
+def _ms_votes(n: int, votes: np.ndarray, method: str, **params) -> np.ndarray:
+    counts = ms.PairwiseCounts.from_votes(votes, candidates=range(n))
+    return ms.rank(counts, method, **params).scores
+
+
+def bootstrap_section(peers, sizes, trials, limit, log) -> Table:
+    """Kendall W of the average-rank rankings over bootstrap resamples of the judges."""
+    cols = ["library", "call"] + [f"{s.replace('x', ' x ')}, {q} trials" for s in sizes for q in trials]
+    table = Table("Bootstrap stability of average rank (Kendall W over resampled judges)", cols)
+    rk = peers["ranky"][0]
+    data = {s: make_matrix(s) for s in sizes}
+    row = ["**metascore**", "`stability(matrix, 'average_rank', q=q, r=1)`"]
+    ms_w = {}
+    for s in sizes:
+        for q in trials:
+            t, res = measure(lambda: ms.stability(ms.ScoreMatrix.from_array(data[s]), "average_rank",
+                                                  q=q, r=1).mean["average_rank"], 1, 10 * limit)
+            ms_w[s, q] = (t, res)
+            row.append(f"{fmt(t)}, W {res:.4f}")
+            log(f"bootstrap metascore {s} q={q} {fmt(t)} W={res:.4f}")
+    table.rows.append(row)
+    if rk is not None:
+        row, stop = ["ranky", "`rk.kendall_w([rk.borda(rk.bootstrap(M, axis=1)) ...], ties=True)`"], None
+        for s in sizes:
+            for q in trials:
+                if stop:
+                    row.append(stop)
+                    continue
+                def run():
+                    ranks = np.column_stack([rk.borda(rk.bootstrap(data[s], axis=1)) for _ in range(q)])
+                    return rk.kendall_w(ranks, axis=1, ties=True)
+                try:
+                    t, w = measure(run, 1, limit)
+                except Timeout:
+                    row.append(f"over {limit:.0f} s")
+                    stop = f"skipped (over {limit:.0f} s at {s}, {q} trials)"
+                    continue
+                row.append(f"{fmt(t)} (x{t / ms_w[s, q][0]:.2g}), W {w:.4f}")
+                log(f"bootstrap ranky {s} q={q} {fmt(t)} W={w:.4f}")
+        table.rows.append(row)
+    table.notes.append("Different random resamples: W agrees to its sampling error, not exactly. "
+                       "metascore ranks every judge once and turns each resample into judge weights.")
+    return table
+
+
+# ---------------------------------------------------------------------- report
+def machine_note(peers) -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    load = os.getloadavg()
+    versions = ", ".join(
+        f"{name} {info[1]}" if info[0] is not None else f"{name}: skipped ({info[1]})"
+        for name, info in peers.items()
+    )
+    return (f"Machine: {cpu}, {os.cpu_count()} cores, load average {load[0]:.1f} at the start "
+            f"(other jobs running); Python {platform.python_version()}, numpy {np.__version__}, "
+            f"scipy {scipy.__version__}, metascore {ms.__version__}; peers: {versions}.")
+
+
+def write_readme(text: str) -> None:
+    old = README.read_text() if README.exists() else f"{BEGIN}\n{END}\n"
+    head, rest = old.split(BEGIN, 1)
+    tail = rest.split(END, 1)[1]
+    README.write_text(f"{head}{BEGIN}\n{text}{END}{tail}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes only")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--cap", type=float, default=30.0, help="seconds per peer case")
+    parser.add_argument("--sections", nargs="+", default=["matrix", "kemeny", "contests", "bootstrap"])
+    parser.add_argument("--no-write", action="store_true", help="print only")
+    args = parser.parse_args(argv)
+    peers = load_peers()
+    log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
+    note = machine_note(peers)
+    log(note)
+    started = time.perf_counter()
+    parts, summary = [], []
+    sizes = QUICK_SIZES if args.quick else SIZES
+    if "matrix" in args.sections:
+        tables, summary = score_matrix_section(peers, sizes, args.repeat, args.cap, log)
+        parts += tables
+    if "kemeny" in args.sections:
+        parts.append(kemeny_section(peers, [6, 8] if args.quick else [6, 8, 10, 12, 15, 20],
+                                    args.repeat, args.cap, log))
+    if "contests" in args.sections:
+        parts.append(tournament_section(peers, args.repeat, args.cap, log, args.quick))
+    if "bootstrap" in args.sections:
+        parts.append(bootstrap_section(peers, ["50x100"] if args.quick else ["100x1000", "200x10000"],
+                                       [100, 1000], args.cap, log))
+    text = [note, f"Run: `python benchmarks/compare_peers.py {' '.join(argv or sys.argv[1:])}`"
+            f" ({time.perf_counter() - started:.0f} s, load average {os.getloadavg()[0]:.1f} at the end).", ""]
+    if summary:
+        key = Table("Key ratios at the large sizes (peer or numpy time / metascore time; above 1: "
+                    "metascore is faster)", ["function", "size", "metascore", "fastest peer", "ratio"],
+                    summary)
+        text.append(key.markdown())
+    text += [t.markdown() for t in parts]
+    out = "\n".join(text)
+    print(out)
+    if not args.no_write:
+        write_readme(out)
+
+
+if __name__ == "__main__":
+    main()
