@@ -311,8 +311,9 @@ def fmt(seconds: float) -> str:
 
 
 # ---------------------------------------------------------------------- sections
-def score_matrix_section(peers, sizes, repeat, limit, log) -> tuple[list[Table], list[list[str]]]:
-    cases = score_matrix_cases(peers)
+def score_matrix_section(peers, sizes, repeat, limit, log, functions=None
+                         ) -> tuple[list[Table], list[list[str]]]:
+    cases = {f: c for f, c in score_matrix_cases(peers).items() if not functions or f in functions}
     data = {s: make_matrix(s) for s in [TIES] + sizes}
     tables, summary = [], []
     for func, impls in cases.items():
@@ -591,6 +592,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--cap", type=float, default=30.0, help="seconds per peer case")
     parser.add_argument("--sections", nargs="+", default=["matrix", "kemeny", "contests", "bootstrap"])
+    parser.add_argument("--functions", nargs="+", help="score-matrix functions to run (default: all)")
+    parser.add_argument("--sizes", nargs="+", help=f"score-matrix sizes (default: {' '.join(SIZES)})")
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args(argv)
     peers = load_peers()
@@ -599,9 +602,9 @@ def main(argv: list[str] | None = None) -> None:
     log(note)
     started = time.perf_counter()
     parts, summary = [], []
-    sizes = QUICK_SIZES if args.quick else SIZES
+    sizes = args.sizes or (QUICK_SIZES if args.quick else SIZES)
     if "matrix" in args.sections:
-        tables, summary = score_matrix_section(peers, sizes, args.repeat, args.cap, log)
+        tables, summary = score_matrix_section(peers, sizes, args.repeat, args.cap, log, args.functions)
         parts += tables
     if "kemeny" in args.sections:
         parts.append(kemeny_section(peers, [6, 8] if args.quick else [6, 8, 10, 12, 15, 20],

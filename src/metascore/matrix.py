@@ -256,14 +256,14 @@ class ScoreMatrix:
         array, complete = _to_float_array(raw, cands, jdgs, inf_ok)
         if isinstance(higher_is_better, (bool, np.bool_)):
             directions = (bool(higher_is_better),) * m
-            signs = np.full(m, 1.0 if higher_is_better else -1.0)
+            signs = _constant(1.0 if higher_is_better else -1.0, m)
         else:
             directions = tuple(
                 bool(d) for d in _per_judge(higher_is_better, jdgs, "higher_is_better", True)
             )
             signs = np.where(np.array(directions, dtype=bool), 1.0, -1.0)
         if weights is None or isinstance(weights, (int, float, np.number)):
-            w = np.full(m, 1.0 if weights is None else float(weights))
+            w = _constant(1.0 if weights is None else float(weights), m)
         else:
             w = np.array(
                 [float(x) for x in _per_judge(weights, jdgs, "weights", 1.0)], dtype=float
@@ -284,7 +284,8 @@ class ScoreMatrix:
                 f"baseline {unknown[0]!r} is not a candidate{did_you_mean(unknown[0], cands)}."
             )
         array.setflags(write=False)
-        w.setflags(write=False)
+        if w.flags.writeable:
+            w.setflags(write=False)
         matrix = cls(
             values=array,
             candidates=cands,
@@ -296,7 +297,8 @@ class ScoreMatrix:
             is_baseline=tuple(c in base for c in cands),
         )
         # Seed the cached properties with what validation already computed.
-        signs.setflags(write=False)
+        if signs.flags.writeable:
+            signs.setflags(write=False)
         matrix.__dict__["signs"] = signs
         if complete:
             matrix.__dict__["has_missing"] = False
@@ -386,7 +388,8 @@ class ScoreMatrix:
 
         When every judge is higher-is-better this is the (read-only) values array itself.
         """
-        if self.signs.min() > 0:
+        signs = self.signs
+        if (signs[0] if signs.strides == (0,) else signs.min()) > 0:  # all +1
             return self.values
         return self.values * self.signs
 
@@ -462,6 +465,11 @@ def _has_strings(values: Any) -> bool:
     if isinstance(values, np.ndarray):
         return values.dtype.kind in "OUS"
     return True  # lists and frames may hold anything: parse cell by cell
+
+
+def _constant(value: float, m: int) -> np.ndarray:
+    """``m`` copies of ``value`` as a read-only view of one number (no allocation)."""
+    return np.broadcast_to(np.float64(value), (m,))
 
 
 def _has_nan(array: np.ndarray) -> bool:

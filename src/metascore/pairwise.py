@@ -30,6 +30,8 @@ __all__ = [
 
 #: Above this many candidates, dense n x n matrices are refused (memory) unless asked for.
 DENSE_LIMIT = 20_000
+#: From this many judges (all of one weight), pairwise wins are counted pair by pair.
+PAIR_LOOP_JUDGES = 20_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -291,6 +293,17 @@ def _weighted_wins(values: np.ndarray, w: np.ndarray) -> np.ndarray:
     n, m = values.shape
     wins = np.zeros((n, n))
     uniq, inverse = np.unique(w, return_inverse=True)
+    if len(uniq) == 1 and m >= PAIR_LOOP_JUDGES:
+        # Many judges: one pass per unordered pair on contiguous rows, counting both
+        # directions from one difference (for floats, x - y > 0 exactly when x > y; a NaN
+        # or inf - inf compares False both ways, as x > y does).
+        diff = np.empty(m)
+        for a in range(n - 1):
+            for b in range(a + 1, n):
+                np.subtract(values[a], values[b], out=diff)
+                wins[a, b] = np.count_nonzero(diff > 0)
+                wins[b, a] = np.count_nonzero(diff < 0)
+        return wins * uniq[0]
     groups = [np.flatnonzero(inverse == g) for g in range(len(uniq))] if len(uniq) <= 8 else None
     block = max(1, int(4_000_000 // max(1, n * m)))
     cols = None if groups is None or len(groups) == 1 else [values[:, g] for g in groups]

@@ -203,10 +203,9 @@ def positions_and_order(
             )
             keys.append(stamps)
         elif key == "candidate":
-            keys.append(pd.Index(list(candidates)).argsort().argsort())
+            keys.append(_sort_positions(list(candidates)))
         elif key == "participant" and participants:
-            labels = ["\uffff" if p is None else str(p) for p in participants]
-            keys.append(pd.Index(labels).argsort().argsort())
+            keys.append(_sort_positions(["\uffff" if p is None else str(p) for p in participants]))
     keys.append(np.arange(n))  # input order as the last resort: always total
     # np.lexsort sorts by the last key first
     order = np.lexsort(tuple(reversed(keys)) + (group,))
@@ -214,6 +213,12 @@ def positions_and_order(
     first = np.concatenate([[1], 1 + np.cumsum(sizes)[:-1]])
     positions = first[group].astype(int)
     return positions, order
+
+
+def _sort_positions(labels: list[str]) -> np.ndarray:
+    """Rank of each label among the sorted distinct labels (equal labels share it)."""
+    rank = {label: k for k, label in enumerate(sorted(set(labels)))}
+    return np.array([rank[label] for label in labels], dtype=np.intp)
 
 
 def _jsonable(obj: Any) -> Any:

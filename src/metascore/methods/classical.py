@@ -31,6 +31,12 @@ __all__ = [
 ]
 
 
+def _equal(w: np.ndarray) -> bool:
+    """All judges weigh the same: a zero-stride (broadcast) array of one number, or two
+    reductions without a temporary array."""
+    return w.strides == (0,) or bool(w.min() == w.max())
+
+
 def _present_weights(X: np.ndarray, w: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(X), 0.0, w[None, :])
 
@@ -43,7 +49,7 @@ def mean(X: np.ndarray, w: np.ndarray) -> np.ndarray:
     """
     # Equal weights: numpy's pairwise mean (no BLAS call, whose threads stall on a busy
     # machine). A NaN cell makes its row NaN, so one pass both reduces and detects gaps.
-    out = X.mean(axis=1) if np.all(w == w[0]) else X @ (w / w.sum())
+    out = X.mean(axis=1) if _equal(w) else X @ (w / w.sum())
     if not np.isnan(out).any():
         return out
     pw = _present_weights(X, w)
@@ -58,7 +64,7 @@ def median(X: np.ndarray, w: np.ndarray) -> np.ndarray:
     weight reaches half the total (the average of the two neighbours when it is exactly
     half), which is the plain median when all weights are equal.
     """
-    if np.all(w == w[0]):
+    if _equal(w):
         out = np.median(X, axis=1)  # NaN in a row whenever a cell of it is NaN
         return np.nanmedian(X, axis=1) if np.isnan(out).any() else out
     order = np.argsort(X, axis=1, kind="stable")  # NaN sorts last
