@@ -474,7 +474,9 @@ def _constant(value: float, m: int) -> np.ndarray:
 
 def _has_nan(array: np.ndarray) -> bool:
     # A finite sum proves there is no NaN (nor inf) in one pass, without a boolean copy.
-    return not np.isfinite(array.sum()) and bool(np.isnan(array).any())
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = array.sum()
+    return not np.isfinite(total) and bool(np.isnan(array).any())
 
 
 def _to_float_array(
@@ -498,7 +500,9 @@ def _to_float_array(
                 array[i, j] = parse_score(
                     cell, where=f"candidate {cands[i]!r}, judge {jdgs[j]!r}", allow_inf=True
                 )
-    if np.isfinite(array.sum()):
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = array.sum()
+    if np.isfinite(total):
         return array, True
     inf = np.isinf(array) & ~np.broadcast_to(inf_ok, (len(jdgs),))[None, :]
     if inf.any():

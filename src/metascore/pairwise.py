@@ -300,7 +300,8 @@ def _weighted_wins(values: np.ndarray, w: np.ndarray) -> np.ndarray:
         diff = np.empty(m)
         for a in range(n - 1):
             for b in range(a + 1, n):
-                np.subtract(values[a], values[b], out=diff)
+                with np.errstate(invalid="ignore"):  # -inf - -inf: a tie, as it should be
+                    np.subtract(values[a], values[b], out=diff)
                 wins[a, b] = np.count_nonzero(diff > 0)
                 wins[b, a] = np.count_nonzero(diff < 0)
         return wins * uniq[0]
