@@ -298,12 +298,12 @@ def _weighted_wins(values: np.ndarray, w: np.ndarray) -> np.ndarray:
         # directions from one difference (for floats, x - y > 0 exactly when x > y; a NaN
         # or inf - inf compares False both ways, as x > y does).
         diff = np.empty(m)
-        for a in range(n - 1):
-            for b in range(a + 1, n):
-                with np.errstate(invalid="ignore"):  # -inf - -inf: a tie, as it should be
+        with np.errstate(invalid="ignore"):  # -inf - -inf is NaN: a tie, as it should be
+            for a in range(n - 1):
+                for b in range(a + 1, n):
                     np.subtract(values[a], values[b], out=diff)
-                wins[a, b] = np.count_nonzero(diff > 0)
-                wins[b, a] = np.count_nonzero(diff < 0)
+                    wins[a, b] = np.count_nonzero(diff > 0)
+                    wins[b, a] = np.count_nonzero(diff < 0)
         return wins * uniq[0]
     groups = [np.flatnonzero(inverse == g) for g in range(len(uniq))] if len(uniq) <= 8 else None
     block = max(1, int(4_000_000 // max(1, n * m)))

@@ -23,7 +23,7 @@ from ..errors import ConfigError
 from ..pairwise import PairwiseCounts
 from ..registry import MethodOutput, ranking_method
 
-__all__ = ["sco", "sco_fenchel_young", "sigmoid_loss"]
+__all__ = ["sco", "sco_fenchel_young", "sigmoid_loss", "sigmoid_objective", "box_lbfgs"]
 
 SOLVERS = ("lbfgs", "sgd")
 
@@ -46,13 +46,37 @@ def sigmoid_loss(theta: np.ndarray, a: np.ndarray, b: np.ndarray, n_ab: np.ndarr
     ``d = (theta_a - theta_b) / tau`` and ``s`` the logistic function, so
     ``dL/dtheta_a = (N_ba - N_ab) s(d) (1 - s(d)) / tau = -dL/dtheta_b``.
     """
-    s = expit((theta[a] - theta[b]) / tau)
-    diff = n_ba - n_ab
-    value = float(n_ab.sum()) + _dot(diff, s)
-    g = diff * s * (1.0 - s) / tau
-    n = theta.size
-    grad = np.bincount(a, g, minlength=n) - np.bincount(b, g, minlength=n)
-    return value, grad
+    return sigmoid_objective(a, b, n_ab, n_ba, tau, theta.size)(theta)
+
+
+def sigmoid_objective(a: np.ndarray, b: np.ndarray, n_ab: np.ndarray, n_ba: np.ndarray,
+                      tau: float, n: int, scale: float = 1.0):
+    """``theta -> (L / scale, grad / scale)`` for :func:`sigmoid_loss`, for repeated calls.
+
+    The per-pair constants are computed once and the pair-sized work reuses two buffers,
+    so a call makes a few passes over the pairs and allocates only the gradient.
+    """
+    const = float(n_ab.sum()) / scale
+    diff = (n_ba - n_ab) / scale
+    coef = diff / tau
+    d, t = np.empty(a.size), np.empty(a.size)
+
+    def fun(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        np.take(theta, a, out=d)
+        np.take(theta, b, out=t)
+        np.subtract(d, t, out=d)
+        if tau != 1.0:
+            np.divide(d, tau, out=d)
+        expit(d, out=d)  # s
+        value = const + _dot(diff, d)
+        np.subtract(1.0, d, out=t)
+        np.multiply(d, t, out=d)
+        np.multiply(d, coef, out=d)  # the gradient of each pair with respect to theta_a
+        grad = np.bincount(a, d, minlength=n)
+        grad -= np.bincount(b, d, minlength=n)
+        return value, grad
+
+    return fun
 
 
 def _check_box(theta_min: float, theta_max: float, tau: float) -> None:
@@ -247,7 +271,7 @@ def sco(
         aa, bb, xa, xb = a[active], b[active], n_ab[active], n_ba[active]
         scale = max(1.0, float(np.abs(xa - xb).sum()))
         theta, nit, converged = box_lbfgs(
-            lambda th: tuple(v / scale for v in sigmoid_loss(th, aa, bb, xa, xb, tau)),
+            sigmoid_objective(aa, bb, xa, xb, tau, n, scale),
             np.full(n, (theta_min + theta_max) / 2.0), theta_min, theta_max, max_iter=max_iter,
         )
         details.update(iterations=nit, converged=converged)
