@@ -15,6 +15,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 
 import numpy as np
@@ -23,7 +24,7 @@ import pandas as pd
 from .errors import ConfigError, InputError, did_you_mean
 from .matrix import ScoreMatrix
 from .pairwise import PairwiseCounts
-from .ranking import Ranking, fractional_rank_of_scores, positions_and_order
+from .ranking import Ranking, fractional_rank_of_scores, positions_and_order, tie_groups
 
 __all__ = [
     "DEFAULT_SEED",
@@ -99,6 +100,10 @@ class RankingMethod:
     @property
     def defaults(self) -> dict[str, Any]:
         """The method's own parameters and their defaults."""
+        return dict(self._defaults)
+
+    @cached_property
+    def _defaults(self) -> dict[str, Any]:
         sig = inspect.signature(self.func)
         skip = {"rng", "signs"}
         return {
@@ -247,14 +252,22 @@ def prepare(matrix: ScoreMatrix, missing: str = "worst") -> Prepared:
     return Prepared(matrix, matrix.oriented(), excluded_c, excluded_j, missing)
 
 
-def _rng(seed: int | np.random.Generator | None) -> tuple[np.random.Generator, int | None]:
+def _seed_value(seed: int | np.random.Generator | None) -> int | None:
+    """The seed to record (None for a Generator), after checking it."""
     if isinstance(seed, np.random.Generator):
-        return seed, None
+        return None
     if seed is None:
-        seed = DEFAULT_SEED
+        return DEFAULT_SEED
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ConfigError(f"`seed` must be a non-negative integer or a Generator; got {seed!r}.")
-    return np.random.default_rng(int(seed)), int(seed)
+    return int(seed)
+
+
+def _rng(seed: int | np.random.Generator | None) -> tuple[np.random.Generator, int | None]:
+    value = _seed_value(seed)
+    if isinstance(seed, np.random.Generator):
+        return seed, None
+    return np.random.default_rng(value), value
 
 
 def _check_params(method: RankingMethod, params: dict[str, Any]) -> dict[str, Any]:
@@ -341,7 +354,7 @@ def rank(
     """
     spec = get_ranking_method(method)
     params = _check_params(spec, params)
-    rng, seed_used = _rng(seed)
+    seed_used = _seed_value(seed)  # a generator is made only for a stochastic method
     tie_break = tuple(tie_break)
 
     if isinstance(data, pd.DataFrame):
@@ -387,7 +400,7 @@ def rank(
     # does not depend on the input order (SPEC 2); their outputs are mapped back.
     c_order = _label_order(candidates) if spec.stochastic else np.arange(len(candidates))
     if spec.stochastic:
-        kwargs["rng"] = rng
+        kwargs["rng"], _ = _rng(seed)
     j_order = None  # judges keep their input order unless a stochastic method sees them
     if prepared is not None:
         weights = np.asarray(prepared.matrix.weights)
@@ -429,19 +442,21 @@ def rank(
         details[key[: -len("_index")]] = judges[int(details[key])] if judges else None
 
     meta = prepared.matrix if prepared is not None else None
+    _, group = tie_groups(scores)
     positions, order = positions_and_order(
         scores,
         tie_break,
         candidates,
         meta.submitted_at if meta is not None else (),
         meta.participants if meta is not None else (),
+        group,
     )
     return Ranking(
         method=spec.name,
         params=params,
         candidates=tuple(candidates),
         scores=scores,
-        ranks=fractional_rank_of_scores(scores),
+        ranks=fractional_rank_of_scores(scores, group),
         positions=positions,
         order=order,
         judges=judges,
