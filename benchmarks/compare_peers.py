@@ -27,6 +27,10 @@ import importlib.metadata
 import os
 
 os.environ.setdefault("TQDM_DISABLE", "1")  # ranky's brute force draws a progress bar
+# One BLAS thread for every library: on a shared 2-core machine, BLAS threads that wait for
+# a busy core turn a 2 ms LAPACK call into 100+ ms at random. Override by setting the variable.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 import platform
 import signal
 import sys
@@ -451,6 +455,8 @@ def tournament_section(peers, repeat, limit, log, quick: bool) -> Table:
     table = Table("Multi-player contests: time (s) and Kendall tau-b to the true skills", cols)
     impls = [
         ("**metascore**", "`sco` (default solver)", lambda n, v: _ms_votes(n, v, "sco")),
+        ("**metascore**", "`sco`, max_iter=3 (early stopping)",
+         lambda n, v: _ms_votes(n, v, "sco", max_iter=3)),
         ("**metascore**", "`sco`, solver='sgd' (10k x 32, lr 0.01)",
          lambda n, v: _ms_votes(n, v, "sco", solver="sgd")),
         ("**metascore**", "`epp` (Bradley-Terry, ridge 0.01)", lambda n, v: _ms_votes(n, v, "epp")),
@@ -505,13 +511,21 @@ def tournament_section(peers, repeat, limit, log, quick: bool) -> Table:
                 log(f"tournament {lib} {call[:30]} error {exc!r}"[:300])
                 continue
             tau = kendalltau(np.asarray(scores)[played], skill[played]).statistic
-            row.append(f"{fmt(t)}, tau {tau:.3f}")
+            loss = f", SCO loss {_sco_loss(n, votes, np.asarray(scores)):.4g}" if "sco`" in call or "Condorcet" in call else ""
+            row.append(f"{fmt(t)}, tau {tau:.3f}{loss}")
             log(f"tournament {lib} {call[:30]} n={n} {fmt(t)} tau {tau:.3f}")
         table.rows.append(row)
     table.notes.append("metascore's time includes `PairwiseCounts.from_votes(votes)` on the "
                        "(contests x k) array of agent indices; open_spiel's includes building its "
                        "list of (weight, names) votes, and the C++ Elo's the dense win matrix.")
     return table
+
+
+def _sco_loss(n: int, votes: np.ndarray, theta: np.ndarray) -> float:
+    """The sigmoid loss (T = 1) of ratings, the objective every SCO row minimizes."""
+    from metascore.methods.sco import sigmoid_loss
+
+    return sigmoid_loss(theta, *ms.PairwiseCounts.from_votes(votes, candidates=range(n)).pairs())[0]
 
 
 def _ms_votes(n: int, votes: np.ndarray, method: str, **params) -> np.ndarray:
