@@ -106,6 +106,33 @@ def measure(fn: Callable[[], object], repeat: int, limit: float) -> tuple[float,
     return float(np.median(times)), result
 
 
+def peer_runs(fn, keys, label, repeat, limit, log, tag):
+    """``(key, seconds, result)`` for each key in turn, or ``(key, text, None)`` when the
+    case failed, went over ``limit`` seconds, or is skipped after a case over the limit."""
+    stop = None
+    try:  # untimed first call: JIT compilation (pref_voting's numba) and caches
+        with cap(limit):
+            fn(keys[0])
+    except Exception:  # noqa: BLE001 - the timed call below reports it
+        pass
+    for key in keys:
+        if stop:
+            yield key, stop, None
+            continue
+        try:
+            t, result = measure(lambda: fn(key), repeat, limit)
+        except Timeout:
+            stop = f"skipped (over {limit:.0f} s at {label(key)})"
+            log(f"{tag} {label(key)} timeout")
+            yield key, f"over {limit:.0f} s", None
+            continue
+        except Exception as exc:  # noqa: BLE001 - a peer's failure is a result
+            log(f"{tag} {label(key)} error {exc!r}"[:300])
+            yield key, f"error: {type(exc).__name__}", None
+            continue
+        yield key, t, result
+
+
 # ---------------------------------------------------------------------- data
 def make_matrix(size: str, seed: int = 0) -> np.ndarray:
     """Candidates x judges, higher is better: sigmoid(quality + N(0, 1.5) judge noise)."""
@@ -214,17 +241,19 @@ def score_matrix_cases(peers) -> dict[str, list[tuple[str, str, Callable]]]:
     if peers["open_spiel"][0] is not None:
         from open_spiel.python.voting import base, borda, copeland, elo, ranked_pairs, schulze
 
-        def osp(method):
+        def osp(method, use_scores=False):
             def run(M):
                 profile = base.PreferenceProfile(votes=strict_votes(M),
                                                  alternatives=list(range(M.shape[0])))
                 out = method().run_election(profile)
-                # position in the returned order (its scores are not monotone for every method)
-                return by_alternative(out.ranking, -np.arange(M.shape[0], dtype=float), M.shape[0])
+                # Borda and Copeland scores rank like the returned order and keep its ties;
+                # other methods' scores are not monotone in it: use positions there.
+                scores = out.scores if use_scores else -np.arange(M.shape[0], dtype=float)
+                return by_alternative(out.ranking, scores, M.shape[0])
             return run
 
-        cases["average_rank"].append(("open_spiel", "BordaVoting [strict votes]", osp(borda.BordaVoting)))
-        cases["copeland"].append(("open_spiel", "CopelandVoting [strict votes]", osp(copeland.CopelandVoting)))
+        cases["average_rank"].append(("open_spiel", "BordaVoting [strict votes]", osp(borda.BordaVoting, True)))
+        cases["copeland"].append(("open_spiel", "CopelandVoting [strict votes]", osp(copeland.CopelandVoting, True)))
         cases["schulze"].append(("open_spiel", "SchulzeVoting [strict votes]", osp(schulze.SchulzeVoting)))
         cases["ranked_pairs"].append(("open_spiel", "RankedPairsVoting [strict votes]",
                                       osp(ranked_pairs.RankedPairsVoting)))
@@ -277,6 +306,14 @@ REASONS = {
 }
 
 
+#: What "≈" means for a library that returns a strict order.
+TIE_NOTES = {
+    "open_spiel": "open_spiel returns a strict order (RankOutcome.ranking) where metascore "
+                  "reports equal scores",
+    "pref_voting": "pref_voting orders what metascore reports as equal",
+}
+
+
 # ---------------------------------------------------------------------- agreement
 def agreement(ref: np.ndarray, other: np.ndarray, winners_only: bool = False) -> str:
     if ref.size == 1:  # a statistic, not a ranking
@@ -284,8 +321,12 @@ def agreement(ref: np.ndarray, other: np.ndarray, winners_only: bool = False) ->
     if winners_only:
         top = np.flatnonzero(fractional_rank_of_scores(ref) == fractional_rank_of_scores(ref).min())
         return "~" if set(top) == set(np.flatnonzero(other == other.max())) else "winner differs"
-    if np.array_equal(fractional_rank_of_scores(ref), fractional_rank_of_scores(other)):
+    r_ref, r_other = fractional_rank_of_scores(ref), fractional_rank_of_scores(other)
+    if np.array_equal(r_ref, r_other):
         return "="
+    i, j = np.triu_indices(ref.size, 1)
+    if not np.any(np.sign(r_ref[i] - r_ref[j]) * np.sign(r_other[i] - r_other[j]) < 0):
+        return "≈"  # no pair in opposite orders: one side orders what the other leaves tied
     tau = kendalltau(ref, other).statistic
     return f"tau {tau:.3f}"
 
@@ -336,29 +377,23 @@ def score_matrix_section(peers, sizes, repeat, limit, log, functions=None
         best_peer: dict[str, tuple[float, str]] = {}
         numpy_times: dict[str, float] = {}
         for lib, call, peer_fn in impls:
-            row, stop = [lib, f"`{call}`"], None
-            for s in [TIES] + sizes:
-                if stop:
-                    row.append(stop)
-                    continue
-                try:
-                    t, scores = measure(lambda: peer_fn(data[s]), repeat, limit)
-                except Timeout:
-                    row.append(f"over {limit:.0f} s")
-                    stop = f"skipped (over {limit:.0f} s at {s})"
-                    log(f"{func:20s} {lib:10s} {s:10s} timeout")
-                    continue
-                except Exception as exc:  # noqa: BLE001 - a peer's failure is a result
-                    row.append(f"error: {type(exc).__name__}")
-                    log(f"{func:20s} {lib:10s} {s:10s} error {exc!r}"[:200])
+            row = [lib, f"`{call}`"]
+            runs = peer_runs(lambda s: peer_fn(data[s]), [TIES] + sizes, str, repeat, limit, log,
+                             f"{func:20s} {lib:10s}")
+            for s, t, scores in runs:
+                if isinstance(t, str):
+                    row.append(t)
                     continue
                 scores = np.asarray(scores, dtype=float)
                 agree = agreement(ms_scores[s], scores, winners_only="[winners]" in call)
-                if agree not in ("=", "~"):
+                if agree == "≈":
+                    table.notes.append(f"{lib} at {s}: ≈ no pair in opposite orders; "
+                                       f"{TIE_NOTES.get(lib, 'one side breaks ties the other keeps')}.")
+                elif agree not in ("=", "~"):
                     reason = REASONS.get((func, lib)) or "see notes"
                     table.notes.append(f"{lib} at {s}: {agree}; {reason}.")
                 ratio = t / ms_times[s]
-                row.append(f"{fmt(t)} (x{ratio:.2g}) {agree if agree in '=~' else '≠'}")
+                row.append(f"{fmt(t)} (x{ratio:.2g}) {agree if agree in '=~≈' else '≠'}")
                 if lib == "numpy":
                     numpy_times[s] = t
                 elif s not in best_peer or t < best_peer[s][0]:
@@ -415,25 +450,20 @@ def kemeny_section(peers, sizes, repeat, limit, log) -> Table:
         log(f"kemeny metascore n={n} {fmt(t)}")
     table.rows.append(row)
     for lib, call, fn in impls:
-        row, stop = [lib, f"`{call}`"], None
-        for n in sizes:
-            if stop:
-                row.append(stop)
-                continue
-            try:
-                t, scores = measure(lambda: fn(data[n]), repeat, limit)
-            except Timeout:
-                row.append(f"over {limit:.0f} s")
-                stop = f"skipped (over {limit:.0f} s at n={n})"
-                log(f"kemeny {lib} n={n} timeout")
+        row = [lib, f"`{call}`"]
+        runs = peer_runs(lambda n: fn(data[n]), sizes, lambda n: f"n={n}", repeat, limit, log,
+                         f"kemeny {lib}")
+        for n, t, scores in runs:
+            if isinstance(t, str):
+                row.append(t)
                 continue
             agree = agreement(ms_scores[n], np.asarray(scores, float), winners_only="[winners]" in call)
-            if agree not in ("=", "~"):
+            if agree not in ("=", "~", "≈"):
                 objective = _kemeny_agreement(data[n], np.asarray(scores, float))
                 best = _kemeny_agreement(data[n], ms_scores[n])
                 table.notes.append(f"{lib} at n={n}: {agree}; Kemeny agreement {objective:g} vs "
                                    f"metascore's {best:g} ({'co-optimal' if objective == best else 'not optimal'}).")
-            row.append(f"{fmt(t)} (x{t / ms_times[n]:.2g}) {agree if agree in '=~' else '≠'}")
+            row.append(f"{fmt(t)} (x{t / ms_times[n]:.2g}) {agree if agree in '=~≈' else '≠'}")
             log(f"kemeny {lib} n={n} {fmt(t)} {agree}")
         table.rows.append(row)
     return table
