@@ -288,3 +288,22 @@ def test_missing_cells_take_the_nan_aware_path(method, rng):
     r = ms.rank(ms.ScoreMatrix.from_array(values), method, missing="pairwise")
     reference = np.nanmean(values, axis=1) if method == "mean" else np.nanmedian(values, axis=1)
     np.testing.assert_allclose(r.scores, reference, rtol=1e-12)
+
+
+@pytest.mark.parametrize("missing", ["worst", "pairwise", "error"])
+def test_average_rank_by_ranks_equals_average_rank_by_pairwise_counts(missing, monkeypatch, rng):
+    from metascore.methods import classical
+
+    values = rng.integers(0, 5, size=(40, 30)).astype(float)  # ties on every judge
+    values[:, 3] = 1.0
+    if missing != "error":  # "error": a complete matrix
+        values[rng.random(values.shape) < 0.05] = np.nan
+        values[7] = np.nan  # a candidate no judge scores
+    w = rng.uniform(0.5, 2.0, size=30)
+    m = ms.ScoreMatrix.from_array(values, weights=w, higher_is_better=[True] * 29 + [False])
+    monkeypatch.setattr(classical, "RANKS_FROM_CANDIDATES", 2)
+    by_ranks = ms.rank(m, "average_rank", missing=missing)
+    monkeypatch.setattr(classical, "RANKS_FROM_CANDIDATES", 10**9)
+    by_counts = ms.rank(m, "average_rank", missing=missing)
+    np.testing.assert_allclose(by_ranks.scores, by_counts.scores, rtol=1e-12)
+    assert by_ranks.ranked_candidates() == by_counts.ranked_candidates()

@@ -82,6 +82,11 @@ class RankingMethod:
         Needs the judges' directions (``signs``: +1 higher-is-better, -1 lower-is-better).
     check : callable or None
         ``check(matrix, params)`` extra validation on the clean score matrix.
+    values : callable or None
+        For a pairwise method, the same scores computed from the oriented score matrix,
+        ``values(X, w, **params)``, used instead of building pairwise counts when the input
+        is a score matrix (a cheaper route, e.g. per-judge ranks); it must agree with
+        ``func(PairwiseCounts.from_matrix(X, w), **params)``.
     description : str
     """
 
@@ -95,6 +100,7 @@ class RankingMethod:
     sparse: bool = False
     uses_signs: bool = False
     check: Callable[[ScoreMatrix, dict[str, Any]], None] | None = None
+    values: Callable[..., Any] | None = None
     description: str = ""
 
     @property
@@ -127,6 +133,7 @@ def ranking_method(
     sparse: bool = False,
     uses_signs: bool = False,
     check: Callable[[ScoreMatrix, dict[str, Any]], None] | None = None,
+    values: Callable[..., Any] | None = None,
     description: str = "",
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register ``func`` as the ranking method ``name`` (decorator).
@@ -152,6 +159,7 @@ def ranking_method(
             sparse=sparse,
             uses_signs=uses_signs,
             check=check,
+            values=values,
             description=doc,
         )
         return func
@@ -407,10 +415,13 @@ def rank(
         if spec.input == "pairwise":
             x = prepared.filled(values_based=False)
             x = x[c_order] if spec.stochastic else x
-            counts = PairwiseCounts.from_matrix(
-                x, weights, [candidates[i] for i in c_order]
-            )
-            out = spec.func(counts, **kwargs)
+            if spec.values is not None:
+                out = spec.values(x, weights, **kwargs)
+            else:
+                counts = PairwiseCounts.from_matrix(
+                    x, weights, [candidates[i] for i in c_order]
+                )
+                out = spec.func(counts, **kwargs)
         else:
             signs = prepared.matrix.signs
             if spec.stochastic:
