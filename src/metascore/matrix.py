@@ -272,11 +272,14 @@ class ScoreMatrix:
         if bad.size:
             j = bad[0]
             raise InputError(f"judge {jdgs[j]!r} has weight {float(w[j])!r}; weights must be > 0.")
-        parts = _per_candidate(participants, cands, "participants", None)
-        times = [
+        parts = (None,) * n if participants is None else tuple(
+            None if p is None else str(p)
+            for p in _per_candidate(participants, cands, "participants", None)
+        )
+        times = (None,) * n if submitted_at is None else tuple(
             _timestamp(t, f"candidate {c!r}")
             for c, t in zip(cands, _per_candidate(submitted_at, cands, "submitted_at", None))
-        ]
+        )
         base = set(map(str, baselines))
         unknown = sorted(base - set(cands))
         if unknown:
@@ -292,8 +295,8 @@ class ScoreMatrix:
             judges=jdgs,
             higher_is_better=directions,
             weights=w,
-            participants=tuple(None if p is None else str(p) for p in parts),
-            submitted_at=tuple(times),
+            participants=parts,
+            submitted_at=times,
             is_baseline=tuple(c in base for c in cands),
         )
         # Seed the cached properties with what validation already computed.
