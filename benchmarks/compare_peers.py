@@ -444,7 +444,7 @@ def kemeny_section(peers, sizes, repeat, limit, log) -> Table:
         impls.append(("open_spiel", "KemenyYoungVoting [n! orders]", osp))
     if rk is not None:
         impls.append(("ranky", "rk.brute_force(M, axis=0, method='kendall')",
-                      lambda M: -np.asarray(rk.brute_force(M, axis=0, method="kendall"), dtype=float)))
+                      lambda M: np.asarray(rk.brute_force(M, axis=0, method="kendall"), dtype=float)))
     data = {}
     for n in sizes:
         rng = np.random.default_rng(n)
