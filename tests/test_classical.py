@@ -268,3 +268,42 @@ class TestMissingPolicies:
     def test_zero_is_a_real_score(self):
         r = ms.rank(matrix([[0.0, 0.0], [np.nan, np.nan], [0.1, 0.1]]), "mean", missing="drop_candidates")
         assert r.candidates == ("A", "C") and r.scores[0] == 0.0
+
+
+# ---------------------------------------------------------------- fast paths equal slow paths
+@pytest.mark.parametrize("method", ["mean", "median"])
+def test_constant_weights_and_explicit_equal_weights_give_identical_scores(method, rng):
+    values = rng.random((6, 9))
+    fast = ms.rank(ms.ScoreMatrix.from_array(values), method).scores  # broadcast weights
+    explicit = ms.rank(ms.ScoreMatrix.from_array(values, weights=[1.0] * 9), method).scores
+    np.testing.assert_array_equal(fast, explicit)
+    reference = values.mean(axis=1) if method == "mean" else np.median(values, axis=1)
+    np.testing.assert_allclose(fast, reference, rtol=1e-15)
+
+
+@pytest.mark.parametrize("method", ["mean", "median"])
+def test_missing_cells_take_the_nan_aware_path(method, rng):
+    values = rng.random((5, 8))
+    values[1, 3] = values[4, 0] = np.nan
+    r = ms.rank(ms.ScoreMatrix.from_array(values), method, missing="pairwise")
+    reference = np.nanmean(values, axis=1) if method == "mean" else np.nanmedian(values, axis=1)
+    np.testing.assert_allclose(r.scores, reference, rtol=1e-12)
+
+
+@pytest.mark.parametrize("missing", ["worst", "pairwise", "error"])
+def test_average_rank_by_ranks_equals_average_rank_by_pairwise_counts(missing, monkeypatch, rng):
+    from metascore.methods import classical
+
+    values = rng.integers(0, 5, size=(40, 30)).astype(float)  # ties on every judge
+    values[:, 3] = 1.0
+    if missing != "error":  # "error": a complete matrix
+        values[rng.random(values.shape) < 0.05] = np.nan
+        values[7] = np.nan  # a candidate no judge scores
+    w = rng.uniform(0.5, 2.0, size=30)
+    m = ms.ScoreMatrix.from_array(values, weights=w, higher_is_better=[True] * 29 + [False])
+    monkeypatch.setattr(classical, "RANKS_FROM_CANDIDATES", 2)
+    by_ranks = ms.rank(m, "average_rank", missing=missing)
+    monkeypatch.setattr(classical, "RANKS_FROM_CANDIDATES", 10**9)
+    by_counts = ms.rank(m, "average_rank", missing=missing)
+    np.testing.assert_allclose(by_ranks.scores, by_counts.scores, rtol=1e-12)
+    assert by_ranks.ranked_candidates() == by_counts.ranked_candidates()

@@ -111,3 +111,59 @@ def test_tie_break_by_submission_time_then_id():
     np.testing.assert_allclose(r.ranks, [2, 2, 2, 4])
     r = ms.rank(m, "mean", tie_break=["candidate"])
     assert r.ranked_candidates() == ["a", "b", "c", "z"]
+
+
+# ---------------------------------------------------------------- fast construction paths
+def test_default_judge_labels_behave_like_the_tuple_of_strings():
+    labels = ms.ScoreMatrix.from_array(np.zeros((2, 12))).judges
+    plain = tuple(str(k) for k in range(12))
+    assert labels == plain and plain == labels and list(labels) == list(plain)
+    assert len(labels) == 12 and labels[0] == "0" and labels[-1] == "11" and labels[np.int64(3)] == "3"
+    assert labels[2:5] == plain[2:5] and labels + ("x",) == plain + ("x",)
+    assert "11" in labels and "12" not in labels and "01" not in labels and 3 not in labels
+    assert labels.index("7") == 7 and hash(labels) == hash(plain)
+    with pytest.raises(ValueError):
+        labels.index("12")
+    with pytest.raises(IndexError):
+        labels[12]
+
+
+def test_a_float_array_is_viewed_read_only_not_copied():
+    values = np.random.default_rng(0).random((3, 4))
+    m = ms.ScoreMatrix.from_array(values)
+    assert np.shares_memory(m.values, values) and not m.values.flags.writeable
+    assert values.flags.writeable  # the caller's array is left alone
+    ints = ms.ScoreMatrix.from_array(np.arange(6).reshape(2, 3))
+    assert ints.values.dtype == float and ints.values.tolist() == [[0, 1, 2], [3, 4, 5]]
+
+
+def test_one_pass_validation_agrees_with_cell_checks():
+    big = np.full((2, 3), 1e308)  # finite cells whose sum overflows: still valid
+    m = ms.ScoreMatrix.from_array(big)
+    assert not m.has_missing and np.isfinite(m.values).all()
+    gap = np.array([[1.0, np.nan], [2.0, 3.0]])
+    assert ms.ScoreMatrix.from_array(gap).has_missing
+    assert not ms.ScoreMatrix.from_array(np.ones((2, 2))).has_missing
+    with pytest.raises(ms.InputError, match=r"candidate '1', judge '0': score -inf is infinite"):
+        ms.ScoreMatrix.from_array(np.array([[1.0, np.nan], [-np.inf, 3.0]]))
+    with pytest.raises(ms.InputError, match="unknown judge 'z'"):  # checked even when finite
+        ms.ScoreMatrix.from_array(np.ones((2, 2)), judges=["x", "y"], allow_inf=["z"])
+
+
+def test_numeric_frames_take_the_float_path_with_the_same_result():
+    frame = pd.DataFrame(np.random.default_rng(1).random((3, 4)), index=list("abc"))
+    fast = ms.ScoreMatrix.from_frame(frame)
+    slow = ms.ScoreMatrix.from_array(frame.to_numpy(dtype=object), list("abc"), list(range(4)))
+    np.testing.assert_array_equal(fast.values, slow.values)
+    assert fast.judges == slow.judges == ("0", "1", "2", "3") and fast.candidates == ("a", "b", "c")
+
+
+def test_orientation_reuses_the_values_only_when_every_judge_is_higher_is_better():
+    values = np.array([[1.0, 2.0], [3.0, 4.0]])
+    up = ms.ScoreMatrix.from_array(values)
+    assert up.oriented() is up.values
+    mixed = ms.ScoreMatrix.from_array(values, higher_is_better=[True, False])
+    np.testing.assert_array_equal(mixed.oriented(), [[1.0, -2.0], [3.0, -4.0]])
+    down = ms.ScoreMatrix.from_array(values, higher_is_better=False)
+    np.testing.assert_array_equal(down.oriented(), -values)
+    assert down.higher_is_better == (False, False) and down.weights.tolist() == [1.0, 1.0]

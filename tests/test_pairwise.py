@@ -72,3 +72,39 @@ def test_average_rank_from_votes_is_borda_on_partial_votes():
     r = ms.rank(PairwiseCounts.from_votes([["A", "B", "C"], ["B", "A"]]), "average_rank")
     # A: ranks 1 and 2; B: 2 and 1; C: 3 (only in vote 1)
     np.testing.assert_allclose(r.details["average_rank"], [1.5, 1.5, 3.0])
+
+
+# ---------------------------------------------------------------- fast paths equal slow paths
+@pytest.mark.parametrize("candidates", [None, range(12), [str(k) for k in reversed(range(12))]])
+def test_votes_as_an_integer_array_equal_votes_as_lists(candidates, rng):
+    votes = np.array([rng.permutation(12)[:4] for _ in range(40)])
+    weights = rng.uniform(0.5, 2.0, size=40)
+    fast = PairwiseCounts.from_votes(votes, weights, candidates=candidates)
+    slow = PairwiseCounts.from_votes(votes.tolist(), weights, candidates=candidates)
+    assert fast.candidates == slow.candidates
+    np.testing.assert_array_equal(fast.wins, slow.wins)
+    np.testing.assert_array_equal(fast.compared, slow.compared)
+
+
+def test_integer_array_vote_errors():
+    with pytest.raises(ms.InputError, match="vote 2 lists candidate '3' twice"):
+        PairwiseCounts.from_votes(np.array([[0, 1, 2], [3, 1, 3]]))
+    with pytest.raises(ms.InputError, match="vote 2 names unknown candidate '5'"):
+        PairwiseCounts.from_votes(np.array([[0, 1], [5, 1]]), candidates=range(3))
+    with pytest.raises(ms.InputError, match="vote 1 names unknown candidate '9'"):
+        PairwiseCounts.from_votes(np.array([[9, 1]]), candidates=["1", "0"])
+
+
+def test_pair_by_pair_wins_equal_the_block_count(monkeypatch, rng):
+    import metascore.pairwise as pairwise
+
+    values = rng.integers(0, 3, size=(7, 50)).astype(float)  # many ties
+    values[2, 4] = np.nan
+    values[3, :3] = -np.inf
+    values[5, :3] = -np.inf
+    w = np.ones(50)
+    monkeypatch.setattr(pairwise, "PAIR_LOOP_JUDGES", 1)
+    looped = pairwise.PairwiseCounts.from_matrix(values, w).wins
+    monkeypatch.setattr(pairwise, "PAIR_LOOP_JUDGES", 10**9)
+    blocks = pairwise.PairwiseCounts.from_matrix(values, w).wins
+    np.testing.assert_array_equal(looped, blocks)

@@ -122,3 +122,24 @@ def test_sco_approximates_kemeny(rng):
 def test_bad_parameters_are_refused(params, message):
     with pytest.raises(ms.ConfigError, match=message):
         ms.rank(ms.PairwiseCounts.from_votes(WARMUP), "sco", **params)
+
+
+def test_box_lbfgs_reaches_the_scipy_l_bfgs_b_minimum(rng):
+    from scipy.optimize import minimize
+
+    from metascore.methods.sco import box_lbfgs
+
+    counts = ms.PairwiseCounts.from_matrix(rng.normal(size=(9, 6)) + rng.normal(size=(9, 1)))
+    pairs = counts.pairs()
+    fun = lambda th: sigmoid_loss(th, *pairs, tau=2.0)  # noqa: E731
+    x, nit, converged = box_lbfgs(fun, np.full(9, 2.0), 0.0, 4.0, max_iter=200)
+    ref = minimize(fun, np.full(9, 2.0), jac=True, method="L-BFGS-B", bounds=[(0.0, 4.0)] * 9,
+                   options={"ftol": 1e-14, "gtol": 1e-12, "maxiter": 500})
+    assert converged and nit < 200 and ((0 <= x) & (x <= 4)).all()
+    assert fun(x)[0] == pytest.approx(ref.fun, rel=1e-7)
+    # a box-constrained quadratic with a known solution: clip of the free minimum
+    target = np.array([-3.0, 0.5, 7.0])
+    x, _, converged = box_lbfgs(lambda t: (((t - target) ** 2).sum(), 2 * (t - target)),
+                                np.zeros(3), 0.0, 1.0, max_iter=50)
+    assert converged
+    np.testing.assert_allclose(x, [0.0, 0.5, 1.0], atol=1e-8)

@@ -8,8 +8,10 @@ on it. Missing cells are ``NaN``. Directions are applied once, by :meth:`ScoreMa
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
+import operator
+from collections.abc import Collection, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -17,7 +19,7 @@ import pandas as pd
 
 from .errors import InputError, did_you_mean
 
-__all__ = ["ScoreMatrix", "MISSING_TOKENS", "parse_score"]
+__all__ = ["ScoreMatrix", "IndexLabels", "MISSING_TOKENS", "parse_score"]
 
 #: Cell contents that mean "missing" (compared case-insensitively, after stripping).
 MISSING_TOKENS = frozenset({"", "nan", "n/a", "na", "null", "none", "-"})
@@ -53,13 +55,78 @@ def parse_score(value: Any, *, where: str, allow_inf: bool = False) -> float:
     return number
 
 
+class IndexLabels(Sequence[str]):
+    """The default labels ``("0", "1", ..., "n-1")``, made on demand.
+
+    Behaves like the tuple of those strings (indexing, ``len``, ``in``, ``index``,
+    iteration, ``==`` with a tuple) without building ``n`` strings: a matrix of 471,033
+    unnamed judges would otherwise spend longer labelling them than ranking.
+    """
+
+    __slots__ = ("_n",)
+
+    def __init__(self, n: int) -> None:
+        self._n = int(n)
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return tuple(map(str, range(self._n)[i]))
+        return str(range(self._n)[operator.index(i)])
+
+    def __iter__(self) -> Iterator[str]:
+        return map(str, range(self._n))
+
+    def _position(self, label: Any) -> int | None:
+        if not (isinstance(label, str) and label.isascii() and label.isdigit()):
+            return None
+        k = int(label)
+        return k if k < self._n and str(k) == label else None
+
+    def __contains__(self, label: object) -> bool:
+        return self._position(label) is not None
+
+    def index(self, label: Any, *args: Any) -> int:
+        k = self._position(label)
+        if k is None or (args and k not in range(self._n)[slice(*args)]):
+            raise ValueError(f"{label!r} is not in the labels")
+        return k
+
+    def count(self, label: Any) -> int:
+        return int(label in self)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, IndexLabels):
+            return self._n == other._n
+        if isinstance(other, tuple):
+            return len(other) == self._n and tuple(self) == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __add__(self, other: Any) -> tuple[str, ...]:
+        return tuple(self) + tuple(other)
+
+    def __radd__(self, other: Any) -> tuple[str, ...]:
+        return tuple(other) + tuple(self)
+
+    def __repr__(self) -> str:
+        return f"IndexLabels({self._n})"
+
+
 def _labels(values: Iterable[Hashable], what: str) -> tuple[str, ...]:
-    labels = tuple(str(v) for v in values)
-    seen: set[str] = set()
-    for label in labels:
-        if label in seen:
-            raise InputError(f"duplicate {what} label {label!r}; {what} labels must be unique.")
-        seen.add(label)
+    labels = tuple(map(str, values))
+    if len(set(labels)) != len(labels):
+        seen: set[str] = set()
+        for label in labels:
+            if label in seen:
+                raise InputError(
+                    f"duplicate {what} label {label!r}; {what} labels must be unique."
+                )
+            seen.add(label)
     return labels
 
 
@@ -158,7 +225,12 @@ class ScoreMatrix:
         baselines: Collection[str] = (),
         allow_inf: bool | Collection[str] = False,
     ) -> ScoreMatrix:
-        """Build a matrix from a 2-D array-like (rows = candidates, columns = judges)."""
+        """Build a matrix from a 2-D array-like (rows = candidates, columns = judges).
+
+        A float64 numpy array is not copied: the matrix keeps a read-only view of it, so
+        do not write into the array afterwards. Judges without labels are named
+        ``"0", "1", ...`` (an :class:`IndexLabels`, built on demand).
+        """
         raw = np.asarray(values, dtype=object if _has_strings(values) else None)
         if raw.ndim != 2:
             raise InputError(
@@ -166,7 +238,7 @@ class ScoreMatrix:
             )
         n, m = raw.shape
         cands = _labels(candidates if candidates is not None else range(n), "candidate")
-        jdgs = _labels(judges if judges is not None else range(m), "judge")
+        jdgs = IndexLabels(m) if judges is None else _labels(judges, "judge")
         if len(cands) != n or len(jdgs) != m:
             raise InputError(
                 f"the score matrix has shape {raw.shape} but {len(cands)} candidate and "
@@ -177,23 +249,37 @@ class ScoreMatrix:
                 f"the score matrix is empty ({n} candidates x {m} judges); nothing to rank."
             )
         if isinstance(allow_inf, bool):
-            inf_ok = [allow_inf] * m
+            inf_ok: bool | np.ndarray = allow_inf
         else:
-            inf_ok = [bool(x) for x in _per_judge({j: True for j in allow_inf}, jdgs, "allow_inf", False)]
-        array = _to_float_array(raw, cands, jdgs, inf_ok)
-        directions = [bool(d) for d in _per_judge(higher_is_better, jdgs, "higher_is_better", True)]
-        w = np.array(
-            [float(x) for x in _per_judge(weights, jdgs, "weights", 1.0)], dtype=float
-        )
+            spec = {j: True for j in allow_inf}
+            inf_ok = np.array([bool(x) for x in _per_judge(spec, jdgs, "allow_inf", False)])
+        array, complete = _to_float_array(raw, cands, jdgs, inf_ok)
+        if isinstance(higher_is_better, (bool, np.bool_)):
+            directions = (bool(higher_is_better),) * m
+            signs = _constant(1.0 if higher_is_better else -1.0, m)
+        else:
+            directions = tuple(
+                bool(d) for d in _per_judge(higher_is_better, jdgs, "higher_is_better", True)
+            )
+            signs = np.where(np.array(directions, dtype=bool), 1.0, -1.0)
+        if weights is None or isinstance(weights, (int, float, np.number)):
+            w = _constant(1.0 if weights is None else float(weights), m)
+        else:
+            w = np.array(
+                [float(x) for x in _per_judge(weights, jdgs, "weights", 1.0)], dtype=float
+            )
         bad = np.flatnonzero(~(np.isfinite(w) & (w > 0)))
         if bad.size:
             j = bad[0]
             raise InputError(f"judge {jdgs[j]!r} has weight {float(w[j])!r}; weights must be > 0.")
-        parts = _per_candidate(participants, cands, "participants", None)
-        times = [
+        parts = (None,) * n if participants is None else tuple(
+            None if p is None else str(p)
+            for p in _per_candidate(participants, cands, "participants", None)
+        )
+        times = (None,) * n if submitted_at is None else tuple(
             _timestamp(t, f"candidate {c!r}")
             for c, t in zip(cands, _per_candidate(submitted_at, cands, "submitted_at", None))
-        ]
+        )
         base = set(map(str, baselines))
         unknown = sorted(base - set(cands))
         if unknown:
@@ -201,17 +287,25 @@ class ScoreMatrix:
                 f"baseline {unknown[0]!r} is not a candidate{did_you_mean(unknown[0], cands)}."
             )
         array.setflags(write=False)
-        w.setflags(write=False)
-        return cls(
+        if w.flags.writeable:
+            w.setflags(write=False)
+        matrix = cls(
             values=array,
             candidates=cands,
             judges=jdgs,
-            higher_is_better=tuple(directions),
+            higher_is_better=directions,
             weights=w,
-            participants=tuple(None if p is None else str(p) for p in parts),
-            submitted_at=tuple(times),
+            participants=parts,
+            submitted_at=times,
             is_baseline=tuple(c in base for c in cands),
         )
+        # Seed the cached properties with what validation already computed.
+        if signs.flags.writeable:
+            signs.setflags(write=False)
+        matrix.__dict__["signs"] = signs
+        if complete:
+            matrix.__dict__["has_missing"] = False
+        return matrix
 
     @classmethod
     def from_frame(cls, frame: pd.DataFrame, **kwargs: Any) -> ScoreMatrix:
@@ -221,8 +315,14 @@ class ScoreMatrix:
         """
         if not isinstance(frame, pd.DataFrame):
             raise InputError(f"expected a pandas DataFrame; got {type(frame).__name__}.")
+        numeric = all(isinstance(d, np.dtype) and d.kind in "fiu" for d in frame.dtypes)
+        columns = frame.columns
+        default = isinstance(columns, pd.RangeIndex) and columns.start == 0 and columns.step == 1
         return cls.from_array(
-            frame.to_numpy(dtype=object), list(frame.index), list(frame.columns), **kwargs
+            frame.to_numpy(dtype=float if numeric else object),
+            list(frame.index),
+            None if default else list(columns),
+            **kwargs,
         )
 
     @classmethod
@@ -274,13 +374,26 @@ class ScoreMatrix:
     def n_judges(self) -> int:
         return len(self.judges)
 
-    @property
+    @cached_property
     def signs(self) -> np.ndarray:
-        """+1 for higher-is-better judges, -1 for lower-is-better ones."""
-        return np.where(np.array(self.higher_is_better, dtype=bool), 1.0, -1.0)
+        """+1 for higher-is-better judges, -1 for lower-is-better ones (read-only)."""
+        signs = np.where(np.array(self.higher_is_better, dtype=bool), 1.0, -1.0)
+        signs.setflags(write=False)
+        return signs
+
+    @cached_property
+    def has_missing(self) -> bool:
+        """Whether any cell is missing (computed once)."""
+        return _has_nan(self.values)
 
     def oriented(self) -> np.ndarray:
-        """Scores with lower-is-better judges negated: higher is better everywhere."""
+        """Scores with lower-is-better judges negated: higher is better everywhere.
+
+        When every judge is higher-is-better this is the (read-only) values array itself.
+        """
+        signs = self.signs
+        if (signs[0] if signs.strides == (0,) else signs.min()) > 0:  # all +1
+            return self.values
         return self.values * self.signs
 
     def missing(self) -> np.ndarray:
@@ -357,10 +470,29 @@ def _has_strings(values: Any) -> bool:
     return True  # lists and frames may hold anything: parse cell by cell
 
 
+def _constant(value: float, m: int) -> np.ndarray:
+    """``m`` copies of ``value`` as a read-only view of one number (no allocation)."""
+    return np.broadcast_to(np.float64(value), (m,))
+
+
+def _has_nan(array: np.ndarray) -> bool:
+    # A finite sum proves there is no NaN (nor inf) in one pass, without a boolean copy.
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = array.sum()
+    return not np.isfinite(total) and bool(np.isnan(array).any())
+
+
 def _to_float_array(
-    raw: np.ndarray, cands: Sequence[str], jdgs: Sequence[str], inf_ok: Sequence[bool]
-) -> np.ndarray:
-    if raw.dtype.kind in "fiu":
+    raw: np.ndarray, cands: Sequence[str], jdgs: Sequence[str], inf_ok: bool | np.ndarray
+) -> tuple[np.ndarray, bool]:
+    """The float array (a view when ``raw`` is already float64) and whether it is complete.
+
+    One pass (a sum) validates a complete finite matrix; only a non-finite sum pays for
+    the cell-by-cell checks of infinite values.
+    """
+    if raw.dtype == np.float64:
+        array = raw.view()
+    elif raw.dtype.kind in "fiu":
         array = np.array(raw, dtype=float)
     else:
         try:
@@ -371,15 +503,18 @@ def _to_float_array(
                 array[i, j] = parse_score(
                     cell, where=f"candidate {cands[i]!r}, judge {jdgs[j]!r}", allow_inf=True
                 )
-    inf = np.isinf(array) & ~np.asarray(inf_ok, dtype=bool)[None, :]
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = array.sum()
+    if np.isfinite(total):
+        return array, True
+    inf = np.isinf(array) & ~np.broadcast_to(inf_ok, (len(jdgs),))[None, :]
     if inf.any():
         i, j = np.argwhere(inf)[0]
         raise InputError(
             f"candidate {cands[i]!r}, judge {jdgs[j]!r}: score {float(array[i, j])!r} is infinite; "
             "fix the score or allow infinite values for this judge."
         )
-    return array
-
+    return array, False
 
 
 def _unique_labels(labels: list[str]) -> tuple[str, ...]:

@@ -30,6 +30,8 @@ __all__ = [
 
 #: Above this many candidates, dense n x n matrices are refused (memory) unless asked for.
 DENSE_LIMIT = 20_000
+#: From this many judges (all of one weight), pairwise wins are counted pair by pair.
+PAIR_LOOP_JUDGES = 20_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -136,48 +138,23 @@ class PairwiseCounts:
 
         An element of a vote is a candidate or a group (list/tuple/set) of tied candidates.
         Candidates a vote leaves out are not compared by that vote. ``sparse`` defaults to
-        True above 2,000 candidates.
+        True above 2,000 candidates. Strict votes of equal length may come as a (votes x k)
+        integer array (labels ``str(value)``), which is read without a Python loop.
 
         >>> pc = PairwiseCounts.from_votes([["A", "B", "C"]] * 2 + [["C", "A", "B"]] * 3)
         >>> pc.wins.tolist()
         [[0.0, 5.0, 2.0], [0.0, 0.0, 2.0], [3.0, 3.0, 0.0]]
         """
-        votes = list(votes)
-        w = np.ones(len(votes)) if weights is None else np.asarray(weights, dtype=float)
-        if len(w) != len(votes):
-            raise InputError(f"{len(w)} vote weights were given for {len(votes)} votes.")
-        if np.any(~np.isfinite(w) | (w <= 0)):
-            k = int(np.flatnonzero(~np.isfinite(w) | (w <= 0))[0])
-            raise InputError(f"vote {k + 1} has weight {float(w[k])!r}; weights must be > 0.")
-        index: dict[str, int] = {}
-        if candidates is not None:
-            for c in candidates:
-                index.setdefault(str(c), len(index))
-        flat_cand: list[int] = []
-        flat_tier: list[int] = []
-        lengths = np.zeros(len(votes), dtype=np.intp)
-        for v, vote in enumerate(votes):
-            seen: set[int] = set()
-            for tier, item in enumerate(vote):
-                group = item if isinstance(item, (list, tuple, set, frozenset)) else [item]
-                for c in group:
-                    key = str(c)
-                    if key not in index:
-                        if candidates is not None:
-                            raise InputError(f"vote {v + 1} names unknown candidate {key!r}.")
-                        index[key] = len(index)
-                    ci = index[key]
-                    if ci in seen:
-                        raise InputError(f"vote {v + 1} lists candidate {key!r} twice.")
-                    seen.add(ci)
-                    flat_cand.append(ci)
-                    flat_tier.append(tier)
-            lengths[v] = len(seen)
+        if isinstance(votes, np.ndarray) and votes.ndim == 2 and votes.dtype.kind in "iu":
+            w = _vote_weights(weights, len(votes))
+            cand, tier, lengths, index = _array_votes(votes, candidates)
+        else:
+            votes = list(votes)
+            w = _vote_weights(weights, len(votes))
+            cand, tier, lengths, index = _listed_votes(votes, candidates)
         n = len(index)
         if n == 0:
             raise InputError("the votes name no candidate; nothing to rank.")
-        cand = np.asarray(flat_cand, dtype=np.intp)
-        tier = np.asarray(flat_tier, dtype=np.intp)
         starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
         rows_w, cols_w, vals_w = [], [], []
         rows_c, cols_c, vals_c = [], [], []
@@ -221,6 +198,91 @@ class PairwiseCounts:
         return cls(labels, wins.toarray(), comp.toarray(), float(w.sum()))
 
 
+def _vote_weights(weights: Sequence[float] | None, count: int) -> np.ndarray:
+    w = np.ones(count) if weights is None else np.asarray(weights, dtype=float)
+    if len(w) != count:
+        raise InputError(f"{len(w)} vote weights were given for {count} votes.")
+    if np.any(~np.isfinite(w) | (w <= 0)):
+        k = int(np.flatnonzero(~np.isfinite(w) | (w <= 0))[0])
+        raise InputError(f"vote {k + 1} has weight {float(w[k])!r}; weights must be > 0.")
+    return w
+
+
+def _listed_votes(votes: list, candidates: Sequence[Hashable] | None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, int]]:
+    """Flatten votes given as sequences: (candidate, tier) per entry, lengths, label index."""
+    index: dict[str, int] = {}
+    if candidates is not None:
+        for c in candidates:
+            index.setdefault(str(c), len(index))
+    flat_cand: list[int] = []
+    flat_tier: list[int] = []
+    lengths = np.zeros(len(votes), dtype=np.intp)
+    for v, vote in enumerate(votes):
+        seen: set[int] = set()
+        for tier, item in enumerate(vote):
+            group = item if isinstance(item, (list, tuple, set, frozenset)) else [item]
+            for c in group:
+                key = str(c)
+                if key not in index:
+                    if candidates is not None:
+                        raise InputError(f"vote {v + 1} names unknown candidate {key!r}.")
+                    index[key] = len(index)
+                ci = index[key]
+                if ci in seen:
+                    raise InputError(f"vote {v + 1} lists candidate {key!r} twice.")
+                seen.add(ci)
+                flat_cand.append(ci)
+                flat_tier.append(tier)
+        lengths[v] = len(seen)
+    return (np.asarray(flat_cand, dtype=np.intp), np.asarray(flat_tier, dtype=np.intp),
+            lengths, index)
+
+
+def _array_votes(votes: np.ndarray, candidates: Sequence[Hashable] | None
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, int]]:
+    """The same for strict votes given as a (votes x k) integer array, vectorized.
+
+    Labels are ``str(value)``; without ``candidates`` they are indexed in order of first
+    appearance, as for listed votes.
+    """
+    count, k = votes.shape
+    flat = votes.ravel()
+    uniq, first = np.unique(flat, return_index=True)
+    if isinstance(candidates, range) and candidates.start == 0 and candidates.step == 1:
+        index = {str(c): c for c in candidates}  # labels "0".."n-1": a value is its position
+        outside = np.flatnonzero((uniq < 0) | (uniq >= len(candidates)))
+        if outside.size:
+            u = int(outside[0])
+            raise InputError(f"vote {int(first[u]) // k + 1} names unknown candidate {str(uniq[u])!r}.")
+        position = uniq.astype(np.intp)
+    elif candidates is not None:
+        index = {}
+        for c in candidates:
+            index.setdefault(str(c), len(index))
+        position = np.empty(uniq.size, dtype=np.intp)
+        for u, value in enumerate(uniq.tolist()):
+            if str(value) not in index:
+                raise InputError(
+                    f"vote {int(first[u]) // k + 1} names unknown candidate {str(value)!r}."
+                )
+            position[u] = index[str(value)]
+    else:
+        appearance = np.argsort(first, kind="stable")
+        index = {str(v): i for i, v in enumerate(uniq[appearance].tolist())}
+        position = np.empty(uniq.size, dtype=np.intp)
+        position[appearance] = np.arange(uniq.size)
+    cand = position[np.searchsorted(uniq, flat)]
+    srt = np.sort(votes, axis=1)
+    twice = np.flatnonzero((srt[:, 1:] == srt[:, :-1]).any(axis=1))
+    if twice.size:
+        v = int(twice[0])
+        dup = srt[v, 1:][srt[v, 1:] == srt[v, :-1]][0]
+        raise InputError(f"vote {v + 1} lists candidate {str(dup)!r} twice.")
+    tier = np.tile(np.arange(k, dtype=np.intp), count)
+    return cand.astype(np.intp), tier, np.full(count, k, dtype=np.intp), index
+
+
 def _weighted_wins(values: np.ndarray, w: np.ndarray) -> np.ndarray:
     """``N[a, b] = sum_k w_k [x_ak > x_bk]`` (NaN compares False), vectorized by blocks.
 
@@ -231,6 +293,18 @@ def _weighted_wins(values: np.ndarray, w: np.ndarray) -> np.ndarray:
     n, m = values.shape
     wins = np.zeros((n, n))
     uniq, inverse = np.unique(w, return_inverse=True)
+    if len(uniq) == 1 and m >= PAIR_LOOP_JUDGES:
+        # Many judges: one pass per unordered pair on contiguous rows, counting both
+        # directions from one difference (for floats, x - y > 0 exactly when x > y; a NaN
+        # or inf - inf compares False both ways, as x > y does).
+        diff = np.empty(m)
+        with np.errstate(invalid="ignore"):  # -inf - -inf is NaN: a tie, as it should be
+            for a in range(n - 1):
+                for b in range(a + 1, n):
+                    np.subtract(values[a], values[b], out=diff)
+                    wins[a, b] = np.count_nonzero(diff > 0)
+                    wins[b, a] = np.count_nonzero(diff < 0)
+        return wins * uniq[0]
     groups = [np.flatnonzero(inverse == g) for g in range(len(uniq))] if len(uniq) <= 8 else None
     block = max(1, int(4_000_000 // max(1, n * m)))
     cols = None if groups is None or len(groups) == 1 else [values[:, g] for g in groups]

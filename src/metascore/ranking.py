@@ -40,9 +40,13 @@ def tie_groups(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return order, group
 
 
-def fractional_rank_of_scores(scores: np.ndarray) -> np.ndarray:
-    """``rank(score)``: 1 = best, equal scores share the average of their positions."""
-    _, group = tie_groups(scores)
+def fractional_rank_of_scores(scores: np.ndarray, group: np.ndarray | None = None) -> np.ndarray:
+    """``rank(score)``: 1 = best, equal scores share the average of their positions.
+
+    ``group`` is the second output of :func:`tie_groups` when already computed.
+    """
+    if group is None:
+        _, group = tie_groups(scores)
     sizes = np.bincount(group)
     first = np.concatenate([[1], 1 + np.cumsum(sizes)[:-1]])
     return first[group] + (sizes[group] - 1) / 2.0
@@ -185,15 +189,20 @@ def positions_and_order(
     candidates: Sequence[str],
     submitted_at: Sequence[Any] = (),
     participants: Sequence[Any] = (),
+    group: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Display positions (1, 2, 2, 4) and the best-first order with tie-breaks applied."""
+    """Display positions (1, 2, 2, 4) and the best-first order with tie-breaks applied.
+
+    ``group`` is the second output of :func:`tie_groups` when already computed.
+    """
     unknown = [k for k in tie_break if k not in TIE_BREAK_KEYS]
     if unknown:
         raise ConfigError(
             f"unknown tie-break key {unknown[0]!r}; allowed keys are {list(TIE_BREAK_KEYS)}."
         )
     n = len(scores)
-    _, group = tie_groups(scores)
+    if group is None:
+        _, group = tie_groups(scores)
     keys: list[np.ndarray] = []
     for key in tie_break:
         if key == "submitted_at" and submitted_at:
@@ -203,10 +212,9 @@ def positions_and_order(
             )
             keys.append(stamps)
         elif key == "candidate":
-            keys.append(pd.Index(list(candidates)).argsort().argsort())
+            keys.append(_sort_positions(list(candidates)))
         elif key == "participant" and participants:
-            labels = ["\uffff" if p is None else str(p) for p in participants]
-            keys.append(pd.Index(labels).argsort().argsort())
+            keys.append(_sort_positions(["\uffff" if p is None else str(p) for p in participants]))
     keys.append(np.arange(n))  # input order as the last resort: always total
     # np.lexsort sorts by the last key first
     order = np.lexsort(tuple(reversed(keys)) + (group,))
@@ -214,6 +222,12 @@ def positions_and_order(
     first = np.concatenate([[1], 1 + np.cumsum(sizes)[:-1]])
     positions = first[group].astype(int)
     return positions, order
+
+
+def _sort_positions(labels: list[str]) -> np.ndarray:
+    """Rank of each label among the sorted distinct labels (equal labels share it)."""
+    rank = {label: k for k, label in enumerate(sorted(set(labels)))}
+    return np.array([rank[label] for label in labels], dtype=np.intp)
 
 
 def _jsonable(obj: Any) -> Any:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 
 import numpy as np
@@ -23,7 +24,7 @@ import pandas as pd
 from .errors import ConfigError, InputError, did_you_mean
 from .matrix import ScoreMatrix
 from .pairwise import PairwiseCounts
-from .ranking import Ranking, fractional_rank_of_scores, positions_and_order
+from .ranking import Ranking, fractional_rank_of_scores, positions_and_order, tie_groups
 
 __all__ = [
     "DEFAULT_SEED",
@@ -81,6 +82,11 @@ class RankingMethod:
         Needs the judges' directions (``signs``: +1 higher-is-better, -1 lower-is-better).
     check : callable or None
         ``check(matrix, params)`` extra validation on the clean score matrix.
+    values : callable or None
+        For a pairwise method, the same scores computed from the oriented score matrix,
+        ``values(X, w, **params)``, used instead of building pairwise counts when the input
+        is a score matrix (a cheaper route, e.g. per-judge ranks); it must agree with
+        ``func(PairwiseCounts.from_matrix(X, w), **params)``.
     description : str
     """
 
@@ -94,11 +100,16 @@ class RankingMethod:
     sparse: bool = False
     uses_signs: bool = False
     check: Callable[[ScoreMatrix, dict[str, Any]], None] | None = None
+    values: Callable[..., Any] | None = None
     description: str = ""
 
     @property
     def defaults(self) -> dict[str, Any]:
         """The method's own parameters and their defaults."""
+        return dict(self._defaults)
+
+    @cached_property
+    def _defaults(self) -> dict[str, Any]:
         sig = inspect.signature(self.func)
         skip = {"rng", "signs"}
         return {
@@ -122,6 +133,7 @@ def ranking_method(
     sparse: bool = False,
     uses_signs: bool = False,
     check: Callable[[ScoreMatrix, dict[str, Any]], None] | None = None,
+    values: Callable[..., Any] | None = None,
     description: str = "",
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register ``func`` as the ranking method ``name`` (decorator).
@@ -147,6 +159,7 @@ def ranking_method(
             sparse=sparse,
             uses_signs=uses_signs,
             check=check,
+            values=values,
             description=doc,
         )
         return func
@@ -196,7 +209,7 @@ class Prepared:
         ``-inf``: below every present candidate and tied with the other missing ones.
         """
         x = self.oriented
-        if self.missing != "worst" or not np.isnan(x).any():
+        if self.missing != "worst" or not self.matrix.has_missing:
             return x
         fill = np.nanmin(x, axis=0) if values_based else np.full(x.shape[1], -np.inf)
         return np.where(np.isnan(x), fill[None, :], x)
@@ -209,9 +222,11 @@ def prepare(matrix: ScoreMatrix, missing: str = "worst") -> Prepared:
             f"unknown missing-data policy {missing!r}{did_you_mean(missing, MISSING_POLICIES)}; "
             f"allowed policies are {list(MISSING_POLICIES)}."
         )
-    mask = matrix.missing()
     excluded_c: dict[str, str] = {}
     excluded_j: dict[str, str] = {}
+    if not matrix.has_missing:  # nothing for the policy to do
+        return Prepared(matrix, matrix.oriented(), excluded_c, excluded_j, missing)
+    mask = matrix.missing()
     empty = np.flatnonzero(mask.all(axis=0))
     if empty.size and missing != "drop_judges":
         raise InputError(
@@ -245,14 +260,22 @@ def prepare(matrix: ScoreMatrix, missing: str = "worst") -> Prepared:
     return Prepared(matrix, matrix.oriented(), excluded_c, excluded_j, missing)
 
 
-def _rng(seed: int | np.random.Generator | None) -> tuple[np.random.Generator, int | None]:
+def _seed_value(seed: int | np.random.Generator | None) -> int | None:
+    """The seed to record (None for a Generator), after checking it."""
     if isinstance(seed, np.random.Generator):
-        return seed, None
+        return None
     if seed is None:
-        seed = DEFAULT_SEED
+        return DEFAULT_SEED
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ConfigError(f"`seed` must be a non-negative integer or a Generator; got {seed!r}.")
-    return np.random.default_rng(int(seed)), int(seed)
+    return int(seed)
+
+
+def _rng(seed: int | np.random.Generator | None) -> tuple[np.random.Generator, int | None]:
+    value = _seed_value(seed)
+    if isinstance(seed, np.random.Generator):
+        return seed, None
+    return np.random.default_rng(value), value
 
 
 def _check_params(method: RankingMethod, params: dict[str, Any]) -> dict[str, Any]:
@@ -271,18 +294,23 @@ def _label_order(labels: Sequence[str]) -> np.ndarray:
     return np.array(sorted(range(len(labels)), key=labels.__getitem__), dtype=np.intp)
 
 
-def _restore_order(out: Any, c_order: np.ndarray, j_order: np.ndarray) -> MethodOutput:
-    """Map a method's output computed on reordered candidates/judges back to input order."""
+def _restore_order(out: Any, c_order: np.ndarray, j_order: np.ndarray | None) -> MethodOutput:
+    """Map a method's output computed on reordered candidates/judges back to input order.
+
+    ``j_order`` is None when the judges were not reordered.
+    """
     if not isinstance(out, MethodOutput):
         out = MethodOutput(np.asarray(out, dtype=float))
     n = len(c_order)
-    if np.array_equal(c_order, np.arange(n)) and np.array_equal(j_order, np.arange(len(j_order))):
+    if np.array_equal(c_order, np.arange(n)) and (
+        j_order is None or np.array_equal(j_order, np.arange(len(j_order)))
+    ):
         return out
     inv = np.empty(n, dtype=np.intp)
     inv[c_order] = np.arange(n)
     details: dict[str, Any] = {}
     for key, value in out.details.items():
-        if key.endswith("_judge_index"):
+        if key.endswith("_judge_index") and j_order is not None:
             value = int(j_order[int(value)])
         elif isinstance(value, np.ndarray) and value.ndim == 2 and value.shape == (n, n):
             value = value[np.ix_(inv, inv)]
@@ -334,7 +362,7 @@ def rank(
     """
     spec = get_ranking_method(method)
     params = _check_params(spec, params)
-    rng, seed_used = _rng(seed)
+    seed_used = _seed_value(seed)  # a generator is made only for a stochastic method
     tie_break = tuple(tie_break)
 
     if isinstance(data, pd.DataFrame):
@@ -359,7 +387,7 @@ def rank(
         candidates, judges = matrix.candidates, matrix.judges
         if spec.check is not None:
             spec.check(matrix, params)
-        if missing == "pairwise" and spec.input == "values" and np.isnan(prepared.oriented).any():
+        if missing == "pairwise" and spec.input == "values" and matrix.has_missing:
             notes.append(
                 "missing='pairwise': each candidate's score averages over the judges where it "
                 "has a score."
@@ -380,21 +408,27 @@ def rank(
     # does not depend on the input order (SPEC 2); their outputs are mapped back.
     c_order = _label_order(candidates) if spec.stochastic else np.arange(len(candidates))
     if spec.stochastic:
-        kwargs["rng"] = rng
-    j_order = np.arange(len(judges))
+        kwargs["rng"], _ = _rng(seed)
+    j_order = None  # judges keep their input order unless a stochastic method sees them
     if prepared is not None:
         weights = np.asarray(prepared.matrix.weights)
         if spec.input == "pairwise":
             x = prepared.filled(values_based=False)
             x = x[c_order] if spec.stochastic else x
-            counts = PairwiseCounts.from_matrix(
-                x, weights, [candidates[i] for i in c_order]
-            )
-            out = spec.func(counts, **kwargs)
+            if spec.values is not None:
+                out = spec.values(x, weights, **kwargs)
+            else:
+                counts = PairwiseCounts.from_matrix(
+                    x, weights, [candidates[i] for i in c_order]
+                )
+                out = spec.func(counts, **kwargs)
         else:
-            j_order = _label_order(judges) if spec.stochastic else j_order
+            signs = prepared.matrix.signs
+            if spec.stochastic:
+                j_order = _label_order(judges)
+                signs = signs[j_order]
             if spec.uses_signs:
-                kwargs["signs"] = prepared.matrix.signs[j_order]
+                kwargs["signs"] = signs
             x = prepared.filled(values_based=not spec.order_only)
             if spec.stochastic:
                 x, weights = x[np.ix_(c_order, j_order)], weights[j_order]
@@ -419,22 +453,24 @@ def rank(
         details[key[: -len("_index")]] = judges[int(details[key])] if judges else None
 
     meta = prepared.matrix if prepared is not None else None
+    _, group = tie_groups(scores)
     positions, order = positions_and_order(
         scores,
         tie_break,
         candidates,
         meta.submitted_at if meta is not None else (),
         meta.participants if meta is not None else (),
+        group,
     )
     return Ranking(
         method=spec.name,
         params=params,
         candidates=tuple(candidates),
         scores=scores,
-        ranks=fractional_rank_of_scores(scores),
+        ranks=fractional_rank_of_scores(scores, group),
         positions=positions,
         order=order,
-        judges=tuple(judges),
+        judges=judges,
         seed=seed_used,
         missing=missing if prepared is not None else "votes",
         tie_break=tie_break,

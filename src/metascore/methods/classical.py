@@ -16,7 +16,7 @@ import scipy.sparse as sp
 
 from ..errors import InputError
 from ..matrix import ScoreMatrix
-from ..pairwise import PairwiseCounts
+from ..pairwise import PAIR_LOOP_JUDGES, PairwiseCounts
 from ..registry import MethodOutput, ranking_method
 from ..stats import fractional_ranks
 
@@ -31,6 +31,12 @@ __all__ = [
 ]
 
 
+def _equal(w: np.ndarray) -> bool:
+    """All judges weigh the same: a zero-stride (broadcast) array of one number, or two
+    reductions without a temporary array."""
+    return w.strides == (0,) or bool(w.min() == w.max())
+
+
 def _present_weights(X: np.ndarray, w: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(X), 0.0, w[None, :])
 
@@ -41,8 +47,11 @@ def mean(X: np.ndarray, w: np.ndarray) -> np.ndarray:
 
     Lower-is-better judges enter negated (orientation), so a smaller error raises the mean.
     """
-    if not np.isnan(X).any():
-        return X @ (w / w.sum())
+    # Equal weights: numpy's pairwise mean (no BLAS call, whose threads stall on a busy
+    # machine). A NaN cell makes its row NaN, so one pass both reduces and detects gaps.
+    out = X.mean(axis=1) if _equal(w) else X @ (w / w.sum())
+    if not np.isnan(out).any():
+        return out
     pw = _present_weights(X, w)
     return np.nansum(X * pw, axis=1) / pw.sum(axis=1)
 
@@ -55,8 +64,9 @@ def median(X: np.ndarray, w: np.ndarray) -> np.ndarray:
     weight reaches half the total (the average of the two neighbours when it is exactly
     half), which is the plain median when all weights are equal.
     """
-    if np.all(w == w[0]):
-        return np.nanmedian(X, axis=1) if np.isnan(X).any() else np.median(X, axis=1)
+    if _equal(w):
+        out = np.median(X, axis=1)  # NaN in a row whenever a cell of it is NaN
+        return np.nanmedian(X, axis=1) if np.isnan(out).any() else out
     order = np.argsort(X, axis=1, kind="stable")  # NaN sorts last
     xs = np.take_along_axis(X, order, axis=1)
     ws = np.where(np.isnan(xs), 0.0, w[order])
@@ -79,10 +89,38 @@ def _ties(counts: PairwiseCounts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return wins, comp, np.maximum(ties, 0.0)
 
 
+#: From this many candidates, average rank on a score matrix ranks each judge
+#: (O(n m log n)) instead of counting pairwise wins (O(n^2 m)); below, or with many judges
+#: (where the pairwise count runs pair by pair on contiguous rows), the counts are cheaper.
+RANKS_FROM_CANDIDATES = 32
+RANKS_FROM_CANDIDATES_MANY_JUDGES = 128
+
+
+def _average_rank_of_matrix(X: np.ndarray, w: np.ndarray) -> MethodOutput:
+    """:func:`average_rank` of an oriented score matrix, by per-judge fractional ranks.
+
+    A NaN cell (``missing="pairwise"``) is not ranked: each judge ranks the candidates it
+    scores, and a candidate's average is over the judges that score it.
+    """
+    n, m = X.shape
+    limit = RANKS_FROM_CANDIDATES if m < PAIR_LOOP_JUDGES else RANKS_FROM_CANDIDATES_MANY_JUDGES
+    if n < limit:
+        return average_rank(PairwiseCounts.from_matrix(X, w))
+    ranks = fractional_ranks(X, axis=0)
+    present = ~np.isnan(ranks)
+    # einsum, not a BLAS product: BLAS threads stall on a busy machine
+    own = np.einsum("ij,j->i", present.astype(float), w) if not present.all() else np.full(n, w.sum())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        avg = np.einsum("ij,j->i", np.where(present, ranks, 0.0), w) / own
+    avg = np.where(own > 0, avg, n)  # ranked by no judge: last
+    return MethodOutput(-avg, details={"average_rank": avg})
+
+
 @ranking_method(
     "average_rank",
     input="pairwise",
     sparse=True,
+    values=_average_rank_of_matrix,
     description="Weighted average of per-judge fractional ranks (Borda); score = -average rank.",
 )
 def average_rank(counts: PairwiseCounts) -> MethodOutput:
