@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import metascore as ms
@@ -182,3 +182,36 @@ def test_pairwise_methods_accept_votes(name):
 def test_value_methods_refuse_votes(name):
     with pytest.raises(ms.InputError, match="needs a score matrix"):
         ms.rank(ms.PairwiseCounts.from_votes([["A", "B"]]), name)
+
+
+class _Copies:  # hypothesis' data.draw stand-in for the explicit example
+    def draw(self, strategy):
+        return [1, 2, 3]
+
+
+@pytest.mark.parametrize("name", [n for n in METHODS if n != "random_dictator"])
+@given(values=score_matrices(max_m=4), data=st.data())
+@example(values=np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 1.0]]), data=_Copies())
+def test_an_integer_weight_k_equals_k_copies_of_the_judge(name, values, data):
+    """Only relative weights matter: weight k, weight k/10 and k copies give one ranking.
+
+    The first example is the exact tie 0.1 + 0.2 = 0.3 that float sums break.
+
+    ``random_dictator`` draws a judge's index, so copies change the draw (not its law).
+    The Bradley-Terry fits (``epp``, ``elo``) count judge weight as games against a ridge
+    prior worth ``ridge`` games, so only integer weights are compared for them.
+    """
+    copies = np.array(data.draw(st.lists(st.integers(1, 3), min_size=values.shape[1],
+                                         max_size=values.shape[1])))
+    repeated = make(np.repeat(values, copies, axis=1))
+    expected = ms.rank(repeated, name)
+    # L-BFGS stops where the loss is flat to its tolerance; float noise moves that point,
+    # so sco's ratings agree to that tolerance and equal ratings may split by ~1e-8.
+    iterative = name == "sco"
+    for scale in (1,) if name in ("epp", "elo") else (1, 10):
+        r = ms.rank(make(values, weights=copies / scale), name)
+        if iterative:
+            np.testing.assert_allclose(r.scores, expected.scores, rtol=1e-4, atol=1e-2)
+            continue
+        np.testing.assert_allclose(r.scores, expected.scores, **TOL)
+        assert r.positions.tolist() == expected.positions.tolist(), scale

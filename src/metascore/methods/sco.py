@@ -19,7 +19,7 @@ from scipy.optimize import minimize
 from scipy.special import expit
 
 from ..errors import ConfigError
-from ..pairwise import PairwiseCounts
+from ..pairwise import PairwiseCounts, snap_margins
 from ..registry import MethodOutput, ranking_method
 
 __all__ = ["sco", "sco_fenchel_young", "sigmoid_loss"]
@@ -184,9 +184,10 @@ def sco(
     details: dict = {"solver": solver}
     if solver == "lbfgs":
         _check_count("max_iter", max_iter)
-        active = n_ab != n_ba  # pairs with a zero margin only add a constant
+        margin = snap_margins(n_ab - n_ba, counts.total_weight)
+        active = margin != 0  # pairs with a zero margin only add a constant
         aa, bb, xa, xb = a[active], b[active], n_ab[active], n_ba[active]
-        scale = max(1.0, float(np.abs(xa - xb).sum()))
+        scale = float(np.abs(margin).sum()) or 1.0  # relative weights only
         res = minimize(
             lambda th: tuple(v / scale for v in sigmoid_loss(th, aa, bb, xa, xb, tau)),
             np.full(n, (theta_min + theta_max) / 2.0),
