@@ -215,3 +215,17 @@ def test_an_integer_weight_k_equals_k_copies_of_the_judge(name, values, data):
             continue
         np.testing.assert_allclose(r.scores, expected.scores, **TOL)
         assert r.positions.tolist() == expected.positions.tolist(), scale
+
+
+@pytest.mark.parametrize("name", METHODS)
+def test_every_parameter_declares_its_allowed_values(name):
+    """Declared in the registry, so config, CLI and analysis refuse a bad value up front."""
+    spec = ms.get_ranking_method(name)
+    assert set(spec.constraints) == set(spec.defaults)
+    for param, default in spec.defaults.items():
+        assert spec.constraints[param].problem(default) is None
+        for bad in ("not-a-valid-value", [1, 2], -1, float("nan")):
+            if spec.constraints[param].problem(bad) is None:
+                continue  # e.g. -1 is a valid theta_min
+            with pytest.raises(ms.ConfigError, match=rf"method '{name}': `{param}` must be"):
+                ms.rank(make(np.eye(3)), name, **{param: bad})

@@ -265,8 +265,13 @@ def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
 
     method = v.string(rank_.get("method", "average_rank"), "ranking.method")
     v.choice(method, "ranking.method", ranking_method_names())
-    params = v.mapping(rank_.get("params", {}), "ranking.params",
-                       tuple(get_ranking_method(method).defaults), what="parameter")
+    spec = get_ranking_method(method)
+    params = v.mapping(rank_.get("params", {}), "ranking.params", tuple(spec.defaults),
+                       what="parameter")
+    for name, value in params.items():
+        problem = spec.constraints[name].problem(value)
+        if problem is not None:
+            raise v.error(f"ranking.params.{name}", problem)
     tie_break = rank_.get("tie_break", ["submitted_at", "candidate"])
     tie_break = [tie_break] if isinstance(tie_break, str) else tie_break
     if not isinstance(tie_break, list):

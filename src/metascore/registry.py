@@ -20,6 +20,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from .constraints import Constraint
 from .errors import ConfigError, InputError, did_you_mean
 from .matrix import ScoreMatrix
 from .pairwise import PairwiseCounts
@@ -33,6 +34,7 @@ __all__ = [
     "ranking_method",
     "get_ranking_method",
     "ranking_method_names",
+    "check_params",
     "rank",
     "prepare",
 ]
@@ -81,6 +83,9 @@ class RankingMethod:
         Needs the judges' directions (``signs``: +1 higher-is-better, -1 lower-is-better).
     check : callable or None
         ``check(matrix, params)`` extra validation on the clean score matrix.
+    constraints : mapping
+        ``{parameter: Constraint}``: the allowed values of each parameter
+        (:mod:`metascore.constraints`), checked by :func:`check_params`.
     description : str
     """
 
@@ -94,6 +99,7 @@ class RankingMethod:
     sparse: bool = False
     uses_signs: bool = False
     check: Callable[[ScoreMatrix, dict[str, Any]], None] | None = None
+    constraints: dict[str, Constraint] = field(default_factory=dict)
     description: str = ""
 
     @property
@@ -122,12 +128,15 @@ def ranking_method(
     sparse: bool = False,
     uses_signs: bool = False,
     check: Callable[[ScoreMatrix, dict[str, Any]], None] | None = None,
+    params: dict[str, Constraint] | None = None,
     description: str = "",
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register ``func`` as the ranking method ``name`` (decorator).
 
-    Pairwise methods are order-only by construction (``order_only`` defaults to True for
-    them). The decorated function is returned unchanged, so it stays directly testable.
+    ``params`` declares the allowed values of each parameter (``{name: Constraint}``);
+    every parameter must be declared and its default must be allowed. Pairwise methods
+    are order-only by construction (``order_only`` defaults to True for them). The
+    decorated function is returned unchanged, so it stays directly testable.
     """
     if input not in ("values", "pairwise"):
         raise ValueError(f"`input` must be 'values' or 'pairwise'; got {input!r}.")
@@ -136,7 +145,7 @@ def ranking_method(
         if name in _REGISTRY:
             raise ValueError(f"a ranking method named {name!r} is already registered.")
         doc = description or (inspect.getdoc(func) or "").split("\n\n")[0].replace("\n", " ")
-        _REGISTRY[name] = RankingMethod(
+        spec = RankingMethod(
             name=name,
             func=func,
             input=input,
@@ -147,8 +156,19 @@ def ranking_method(
             sparse=sparse,
             uses_signs=uses_signs,
             check=check,
+            constraints=dict(params or {}),
             description=doc,
         )
+        undeclared = set(spec.defaults) ^ set(spec.constraints)
+        if undeclared:
+            raise ValueError(
+                f"method {name!r}: declare the allowed values of every parameter in `params` "
+                f"(and only those); mismatch: {sorted(undeclared)}."
+            )
+        for param, default in spec.defaults.items():
+            if spec.constraints[param].problem(default) is not None:
+                raise ValueError(f"method {name!r}: the default of {param!r} is not allowed.")
+        _REGISTRY[name] = spec
         return func
 
     return register
@@ -255,15 +275,20 @@ def _rng(seed: int | np.random.Generator | None) -> tuple[np.random.Generator, i
     return np.random.default_rng(int(seed)), int(seed)
 
 
-def _check_params(method: RankingMethod, params: dict[str, Any]) -> dict[str, Any]:
-    defaults = method.defaults
-    unknown = [p for p in params if p not in defaults]
-    if unknown:
-        allowed = sorted(defaults) or "none"
-        raise ConfigError(
-            f"method {method.name!r} has no parameter {unknown[0]!r}"
-            f"{did_you_mean(unknown[0], defaults)}; its parameters are {allowed}."
-        )
+def check_params(method: str | RankingMethod, params: dict[str, Any]) -> dict[str, Any]:
+    """Check parameter names and values against the method's declared constraints;
+    return the parameters with the defaults filled in. Raises :class:`ConfigError`."""
+    spec = get_ranking_method(method)
+    defaults = spec.defaults
+    for name, value in params.items():
+        if name not in defaults:
+            raise ConfigError(
+                f"method {spec.name!r} has no parameter {name!r}{did_you_mean(name, defaults)}; "
+                f"its parameters are {sorted(defaults) or 'none'}."
+            )
+        problem = spec.constraints[name].problem(value)
+        if problem is not None:
+            raise ConfigError(f"method {spec.name!r}: `{name}` {problem}.")
     return {**defaults, **params}
 
 
@@ -333,7 +358,7 @@ def rank(
     ['A', 'B', 'C']
     """
     spec = get_ranking_method(method)
-    params = _check_params(spec, params)
+    params = check_params(spec, params)
     rng, seed_used = _rng(seed)
     tie_break = tuple(tie_break)
 

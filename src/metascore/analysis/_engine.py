@@ -19,7 +19,7 @@ from scipy import stats as _st
 from ..errors import ConfigError, InputError, did_you_mean
 from ..matrix import ScoreMatrix
 from ..ranking import Ranking, _jsonable, tie_groups
-from ..registry import DEFAULT_SEED, _rng, get_ranking_method, prepare, rank, ranking_method_names
+from ..registry import DEFAULT_SEED, _rng, check_params, get_ranking_method, prepare, rank, ranking_method_names
 from ..stats import kendall_w
 
 Progress = Callable[[int, int], None] | None
@@ -99,15 +99,14 @@ def _methods(methods: str | Sequence[str]) -> tuple[str, ...]:
 
 
 def _params(methods: tuple[str, ...], params: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
-    """Per-method parameters: ``{method: {param: value}}``.
+    """Per-method parameters: ``{method: {param: value}}``, checked against each method's
+    declared constraints before any ranking runs.
 
     With a single method, a flat ``{param: value}`` mapping is accepted too.
     """
-    if not params:
-        return {name: {} for name in methods}
-    params = dict(params)
-    if len(methods) == 1 and not all(isinstance(v, Mapping) for v in params.values()):
-        return {methods[0]: params}
+    params = dict(params or {})
+    if len(methods) == 1 and params and not all(isinstance(v, Mapping) for v in params.values()):
+        params = {methods[0]: params}
     unknown = [k for k in params if k not in methods]
     if unknown:
         raise ConfigError(
@@ -119,7 +118,10 @@ def _params(methods: tuple[str, ...], params: Mapping[str, Any] | None) -> dict[
             raise ConfigError(
                 f"`params[{key!r}]` must be a mapping of parameter names to values; got {value!r}."
             )
-    return {name: dict(params.get(name, {})) for name in methods}
+    out = {name: dict(params.get(name, {})) for name in methods}
+    for name, values in out.items():
+        check_params(name, values)
+    return out
 
 
 def generator(seed: int | np.random.Generator | None) -> tuple[np.random.Generator, int | None]:

@@ -28,6 +28,7 @@ import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse.csgraph import connected_components
 
+from ..constraints import Options
 from ..errors import ConfigError, InputError
 from ..pairwise import PairwiseCounts
 from ..registry import MethodOutput, ranking_method
@@ -205,6 +206,7 @@ def kemeny_order(
     "kemeny_young",
     input="pairwise",
     condorcet=True,
+    params={"solver": Options(*SOLVERS)},
     description="Exact Kemeny-Young ranking: the order with the least total Kendall tau distance to the judges.",
 )
 def kemeny_young(counts: PairwiseCounts, *, solver: str = "auto") -> MethodOutput:
@@ -231,8 +233,6 @@ def kemeny_young(counts: PairwiseCounts, *, solver: str = "auto") -> MethodOutpu
     only dynamic programming was used, else None), ``order`` (labels best first),
     ``solver``, ``components`` (sizes of the independent cycles).
     """
-    if solver not in SOLVERS:
-        raise ConfigError(f"`solver` must be one of {list(SOLVERS)}; got {solver!r}.")
     wins, _ = counts.dense()
     labels = counts.candidates
     by_label = np.array(sorted(range(counts.n), key=labels.__getitem__), dtype=np.intp)

@@ -18,6 +18,7 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit
 
+from ..constraints import Interval, Options
 from ..errors import ConfigError
 from ..pairwise import PairwiseCounts, snap_margins
 from ..registry import MethodOutput, ranking_method
@@ -25,6 +26,8 @@ from ..registry import MethodOutput, ranking_method
 __all__ = ["sco", "sco_fenchel_young", "sigmoid_loss"]
 
 SOLVERS = ("lbfgs", "sgd")
+POSITIVE = Interval(0.0, None, closed="neither")
+COUNT = Interval(1, None, integer=True)
 
 
 def _directed_units(counts: PairwiseCounts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -119,6 +122,11 @@ def _projected_sgd(n: int, win: np.ndarray, lose: np.ndarray, weight: np.ndarray
     stochastic=True,
     sparse=True,
     condorcet=True,
+    params={
+        "solver": Options(*SOLVERS), "theta_min": Interval(), "theta_max": Interval(),
+        "tau": POSITIVE, "learning_rate": POSITIVE, "iterations": COUNT,
+        "batch_size": COUNT, "max_iter": COUNT,
+    },
     description="Soft Condorcet Optimization: bounded ratings minimizing a smooth Kendall tau distance to the judges.",
 )
 def sco(
@@ -220,6 +228,10 @@ def sco(
     stochastic=True,
     sparse=True,
     pareto=False,
+    params={
+        "theta_min": Interval(), "theta_max": Interval(), "noise": POSITIVE,
+        "learning_rate": POSITIVE, "iterations": COUNT, "batch_size": COUNT,
+    },
     description="SCO ratings by projected SGD on the Fenchel-Young perturbed-ranking gradient (Gumbel noise).",
 )
 def sco_fenchel_young(
