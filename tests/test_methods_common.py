@@ -229,3 +229,15 @@ def test_every_parameter_declares_its_allowed_values(name):
                 continue  # e.g. -1 is a valid theta_min
             with pytest.raises(ms.ConfigError, match=rf"method '{name}': `{param}` must be"):
                 ms.rank(make(np.eye(3)), name, **{param: bad})
+
+
+@pytest.mark.parametrize("name", METHODS)
+def test_pairwise_policy_ranks_a_candidate_with_no_score_at_all(name):
+    """missing='pairwise' has no judge to average over for it: it is treated as 'worst'."""
+    values = np.array([[1, 2], [3, 4], [np.nan, np.nan]], dtype=float)
+    r = ms.rank(make(values), name, missing="pairwise", seed=1)
+    worst = ms.rank(make(values), name, missing="worst", seed=1)
+    assert np.isfinite(r.scores).all()
+    assert r.positions[2] == r.positions.max()  # last (value methods: tied with c0's worsts)
+    assert r.positions.tolist() == worst.positions.tolist()
+    assert any("'c2' has no score on any judge" in note for note in r.notes)

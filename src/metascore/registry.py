@@ -209,17 +209,29 @@ class Prepared:
     excluded_judges: dict[str, str]
     missing: str
 
+    @property
+    def unscored(self) -> np.ndarray:
+        """Candidates with no score on any judge (boolean mask)."""
+        return np.isnan(self.oriented).all(axis=1)
+
     def filled(self, values_based: bool) -> np.ndarray:
         """Oriented values with missing cells filled for the ``worst`` policy.
 
         Value-based methods get the judge's worst observed value; order-based ones get
         ``-inf``: below every present candidate and tied with the other missing ones.
+        Under ``pairwise``, a candidate with no score at all has nothing to average over:
+        its row is filled the same way (as ``worst`` would).
         """
         x = self.oriented
-        if self.missing != "worst" or not np.isnan(x).any():
+        if self.missing not in ("worst", "pairwise") or not np.isnan(x).any():
             return x
+        cells = np.isnan(x)
+        if self.missing == "pairwise":
+            cells &= self.unscored[:, None]
+            if not cells.any():
+                return x
         fill = np.nanmin(x, axis=0) if values_based else np.full(x.shape[1], -np.inf)
-        return np.where(np.isnan(x), fill[None, :], x)
+        return np.where(cells, fill[None, :], x)
 
 
 def prepare(matrix: ScoreMatrix, missing: str = "worst") -> Prepared:
@@ -389,6 +401,12 @@ def rank(
                 "missing='pairwise': each candidate's score averages over the judges where it "
                 "has a score."
             )
+        if missing == "pairwise" and prepared.unscored.any():
+            for c in np.flatnonzero(prepared.unscored):
+                notes.append(
+                    f"missing='pairwise': candidate {candidates[c]!r} has no score on any judge; "
+                    "it is ranked as missing='worst' would (the worst value on every judge)."
+                )
     else:
         raise InputError(
             f"cannot rank a {type(data).__name__}; give a ScoreMatrix, PairwiseCounts or a "
