@@ -159,3 +159,16 @@ def test_invalid_parameter_values_are_refused_by_validate_config(tmp_path, capsy
     path.write_text(yaml.safe_dump({"ranking": ranking}))
     assert main(["validate-config", str(path)]) == 1
     assert "OK" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("ranking: {method: mean}\nbaselines: [b]\nranking: {method: copeland}\n",
+     r"metascore\.yaml: key 'ranking' appears twice \(lines 1 and 3\); keep one\."),
+    ("judges:\n  - task: iris\n    weight: 1\n    weight: 2\n",
+     r"metascore\.yaml: key 'weight' appears twice \(lines 3 and 4\); keep one\."),
+])
+def test_duplicate_yaml_keys_are_refused_with_their_lines(tmp_path, text, message):
+    path = tmp_path / "metascore.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=message):
+        load_config(path)

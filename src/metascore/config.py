@@ -1,6 +1,7 @@
 """The competition configuration, ``metascore.yaml``, validated into frozen dataclasses.
 
-The file is read with ``yaml.safe_load`` and every value is checked once, here; an error
+The file is read with :func:`metascore.io.yaml_loader.read_yaml` (safe, duplicate keys
+refused) and every value is checked once, here; an error
 names the key, the allowed values and what was found, and an unknown key gets a
 did-you-mean ("unknown key 'rankng' in metascore.yaml (did you mean 'ranking'?)").
 
@@ -35,9 +36,9 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 import pandas as pd
-import yaml
 
 from .errors import ConfigError, did_you_mean
+from .io.yaml_loader import read_yaml
 from .ranking import TIE_BREAK_KEYS
 from .registry import DEFAULT_SEED, MISSING_POLICIES, get_ranking_method, ranking_method_names
 
@@ -224,15 +225,7 @@ def load_config(path: str | Path) -> Config:
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"{path}: configuration file not found.")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigError(f"{path.name}: not valid YAML{where} ({problem}).") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path.name}: not a UTF-8 text file.") from None
+    data = read_yaml(path)
     return parse_config({} if data is None else data, source=path.name)
 
 
