@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -44,13 +45,29 @@ def _parse_param(text: str) -> tuple[str, object]:
     return key.strip(), parsed
 
 
+def _parse_weight(text: str) -> tuple[str, float]:
+    """``JUDGE=W`` with W a finite number (``true``, ``abc``, ``nan`` are usage errors)."""
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"expected JUDGE=WEIGHT, got {text!r}")
+    key, value = text.split("=", 1)
+    try:
+        weight = float(value)
+    except ValueError:
+        weight = math.nan
+    if not math.isfinite(weight):
+        raise argparse.ArgumentTypeError(
+            f"the weight of {key.strip()!r} must be a finite number; got {value!r}"
+        )
+    return key.strip(), weight
+
+
 def read_matrix_file(
     path: Path,
     *,
     format: str | None = None,
     phase: str | None = None,
     lower_is_better: Sequence[str] = (),
-    weights: Sequence[tuple[str, object]] = (),
+    weights: Sequence[tuple[str, float]] = (),
 ) -> ScoreMatrix:
     """One phase of any score file the readers know, as a score matrix.
 
@@ -73,7 +90,7 @@ def read_matrix_file(
         raise InputError(f"{path}: no phase {phase!r}{did_you_mean(phase, phases)}; phases are {phases}.")
     pairs = sorted(set(zip(frame["task"], frame["metric"])), key=lambda tm: judge_key(*tm))
     keys = [judge_key(t, m) for t, m in pairs]
-    weight_map = {k: float(v) for k, v in weights}  # type: ignore[arg-type]
+    weight_map = dict(weights)
     for name in list(lower_is_better) + list(weight_map):
         if name not in keys:
             raise InputError(f"{path}: no judge {name!r}{did_you_mean(name, keys)}; judges are {keys}.")
@@ -163,7 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="judges (columns) where a lower score is better",
     )
     p.add_argument(
-        "--weight", "-w", nargs="+", type=_parse_param, default=[], metavar="JUDGE=W",
+        "--weight", "-w", nargs="+", type=_parse_weight, default=[], metavar="JUDGE=W",
         help="judge weights (default 1)",
     )
     p.add_argument(
