@@ -1,8 +1,9 @@
 """The ``metascore`` command line.
 
 ``main(argv) -> int`` parses arguments and dispatches to small per-command functions.
-Library errors (:class:`~metascore.errors.MetascoreError`, ``OSError``) are caught here,
-in one place, and printed as one line on stderr with exit code 1; usage errors exit 2.
+Library errors (:class:`~metascore.errors.MetascoreError`, ``OSError``) become one line on
+stderr and exit code 1 through :func:`metascore.errors.exit_code`, shared with the
+programs; usage errors exit 2.
 
 Other modules add their own subcommands through a ``register(subparsers)`` function
 listed in ``_COMMAND_MODULES``.
@@ -21,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import __version__
-from .errors import InputError, MetascoreError, report_internal_error
+from .errors import InputError, exit_code
 from .config import judge_key
 from .io.readers import FORMATS
 from .matrix import ScoreMatrix
@@ -220,17 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        return int(args.func(args) or 0)
-    except (MetascoreError, OSError) as exc:
-        print(f"metascore: error: {exc}", file=sys.stderr)
-        return 1
-    except Exception as exc:  # a bug: one readable line first, then the traceback
-        report_internal_error(exc)
-        return 1
-    except KeyboardInterrupt:
-        print("metascore: interrupted", file=sys.stderr)
-        return 130
+    return exit_code(lambda: args.func(args))
 
 
 if __name__ == "__main__":  # pragma: no cover

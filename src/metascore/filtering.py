@@ -21,7 +21,6 @@ scores and positions) is part of the result.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -31,7 +30,7 @@ from .errors import InputError
 from .matrix import ScoreMatrix
 from .ranking import Ranking
 from .selection import participant_key
-from .stats import kendall_tau_distance
+from .analysis.topk import k_star
 
 __all__ = ["BaselineScore", "Decision", "FilterResult", "filter_final"]
 
@@ -229,7 +228,8 @@ def _auto_k(
     dev: Ranking, final: ScoreMatrix, match: dict[int, int | None],
     rank_fn: Callable[[ScoreMatrix], Ranking] | None,
 ) -> tuple[int, float, float]:
-    """``ceil(1 + d / n)`` over the candidates present in both phases."""
+    """``ceil(1 + d / n)`` over the candidates present in both phases
+    (:func:`metascore.analysis.k_star`)."""
     common = [(i, j) for i, j in match.items() if j is not None]
     if len(common) < 2:
         return 1, 1.0, 0.0
@@ -240,11 +240,10 @@ def _auto_k(
     common = [(i, j) for i, j in common if final.candidates[i] in final_rank.candidates]
     if len(common) < 2:
         return 1, 1.0, 0.0
-    final_scores = np.array([final_rank.score_of(final.candidates[i]) for i, _ in common])
-    dev_scores = np.array([dev.scores[j] for _, j in common])
-    d = kendall_tau_distance(dev_scores, final_scores, normalize=False)
-    k_star = 1.0 + d / len(common)
-    return int(math.ceil(k_star - 1e-12)), k_star, d
+    # keyed by the final candidate: its development counterpart may have another id
+    ks = k_star({final.candidates[i]: dev.scores[j] for i, j in common},
+                {final.candidates[i]: final_rank.score_of(final.candidates[i]) for i, _ in common})
+    return ks.k, ks.value, ks.d
 
 
 def _nobody_message(result: FilterResult, dev_phase: str) -> str:

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import ConfigError
+from .jsonable import jsonable
 
 if TYPE_CHECKING:  # pragma: no cover
     from .matrix import ScoreMatrix
@@ -125,7 +126,7 @@ class Ranking:
         """Provenance record: how this ranking was made (sacrebleu-style signature)."""
         return {
             "method": self.method,
-            "params": _jsonable(self.params),
+            "params": jsonable(self.params),
             "missing": self.missing,
             "seed": self.seed,
             "tie_break": list(self.tie_break),
@@ -161,11 +162,11 @@ class Ranking:
         rows = self.to_frame().to_dict(orient="records")
         return {
             "signature": self.signature(),
-            "rows": _jsonable(rows),
+            "rows": jsonable(rows),
             "excluded_candidates": dict(self.excluded_candidates),
             "excluded_judges": dict(self.excluded_judges),
             "notes": list(self.notes),
-            "details": _jsonable(
+            "details": jsonable(
                 {k: v for k, v in self.details.items() if k not in self.per_candidate_details()}
             ),
         }
@@ -214,21 +215,3 @@ def positions_and_order(
     first = np.concatenate([[1], 1 + np.cumsum(sizes)[:-1]])
     positions = first[group].astype(int)
     return positions, order
-
-
-def _jsonable(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return _jsonable(obj.tolist())
-    if isinstance(obj, (np.integer,)):
-        return int(obj)
-    if isinstance(obj, (np.floating,)):
-        return float(obj)
-    if isinstance(obj, (np.bool_,)):
-        return bool(obj)
-    if isinstance(obj, pd.Timestamp):
-        return obj.isoformat()
-    return obj

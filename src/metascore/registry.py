@@ -35,6 +35,7 @@ __all__ = [
     "get_ranking_method",
     "ranking_method_names",
     "check_params",
+    "generator",
     "rank",
     "prepare",
 ]
@@ -277,7 +278,9 @@ def prepare(matrix: ScoreMatrix, missing: str = "worst") -> Prepared:
     return Prepared(matrix, matrix.oriented(), excluded_c, excluded_j, missing)
 
 
-def _rng(seed: int | np.random.Generator | None) -> tuple[np.random.Generator, int | None]:
+def generator(seed: int | np.random.Generator | None) -> tuple[np.random.Generator, int | None]:
+    """The random generator of ``seed`` and the seed to record (None for a Generator;
+    ``DEFAULT_SEED`` when ``seed`` is None)."""
     if isinstance(seed, np.random.Generator):
         return seed, None
     if seed is None:
@@ -371,7 +374,7 @@ def rank(
     """
     spec = get_ranking_method(method)
     params = check_params(spec, params)
-    rng, seed_used = _rng(seed)
+    rng, seed_used = generator(seed)
     tie_break = tuple(tie_break)
 
     if isinstance(data, pd.DataFrame):

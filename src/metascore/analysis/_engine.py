@@ -18,8 +18,8 @@ from scipy import stats as _st
 
 from ..errors import ConfigError, InputError, did_you_mean
 from ..matrix import ScoreMatrix
-from ..ranking import Ranking, _jsonable, tie_groups
-from ..registry import DEFAULT_SEED, _rng, check_params, get_ranking_method, prepare, rank, ranking_method_names
+from ..ranking import Ranking, tie_groups
+from ..registry import DEFAULT_SEED, check_params, generator, get_ranking_method, prepare, rank, ranking_method_names
 from ..stats import kendall_w
 
 Progress = Callable[[int, int], None] | None
@@ -41,21 +41,7 @@ __all__ = [
     "concordance",
     "judge_ranks",
     "pairwise_tallies",
-    "jsonable",
 ]
-
-def jsonable(obj: Any) -> Any:
-    """JSON-ready copy of ``obj``: numpy types to Python ones, NaN/inf to None (JSON has
-    no NaN; an undefined value is null, never a silent number)."""
-    obj = _jsonable(obj)
-    if isinstance(obj, dict):
-        return {k: jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [jsonable(v) for v in obj]
-    if isinstance(obj, float) and not np.isfinite(obj):
-        return None
-    return obj
-
 
 # ---------------------------------------------------------------------- inputs
 @dataclass(frozen=True, eq=False)
@@ -122,11 +108,6 @@ def _params(methods: tuple[str, ...], params: Mapping[str, Any] | None) -> dict[
     for name, values in out.items():
         check_params(name, values)
     return out
-
-
-def generator(seed: int | np.random.Generator | None) -> tuple[np.random.Generator, int | None]:
-    """The generator used for the draws and the seed to record (None for a Generator)."""
-    return _rng(seed)
 
 
 def judge_ranks(oriented: np.ndarray, missing: str) -> np.ndarray:
