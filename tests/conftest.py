@@ -27,3 +27,12 @@ settings.load_profile("metascore")
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(12345)
+
+
+@pytest.fixture
+def umask():
+    """``umask(mask)`` sets the process umask for the test; the old one is restored after."""
+    old = os.umask(0o022)
+    os.umask(old)
+    yield os.umask
+    os.umask(old)

@@ -103,3 +103,40 @@ def test_meta_program_pointer_and_assembly(tmp_path):
     assert not list(dest.rglob("__pycache__"))
     with pytest.raises(ConfigError, match="not a meta-scoring program folder"):
         assemble_meta_program(tmp_path / "x", tmp_path / "nowhere")
+
+
+def _bundle_imports() -> dict[str, set[str]]:
+    """Module -> the bundle modules it imports (also inside functions), from the sources."""
+    import ast
+
+    import metascore.bundle
+
+    package = Path(metascore.bundle.__file__).parent
+    graph: dict[str, set[str]] = {}
+    for path in sorted(package.glob("*.py")):
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                names = [node.module] if node.module else [a.name for a in node.names]
+                deps.update(n.split(".")[0] for n in names)
+                assert not [a.name for a in node.names if a.name.startswith("_")], (
+                    f"{path.name} imports a private name from .{node.module}"
+                )
+        graph[path.stem] = deps - {"__init__"}
+    return graph
+
+
+def test_bundle_modules_import_no_cycle_and_no_private_name():
+    graph = _bundle_imports()
+    assert {"archive", "schema", "runner"} <= set(graph)
+    done: set[str] = set()
+
+    def visit(module: str, path: tuple[str, ...]) -> None:
+        assert module not in path, "import cycle: " + " -> ".join(path + (module,))
+        if module not in done:
+            for dep in sorted(graph.get(module, ())):
+                visit(dep, path + (module,))
+            done.add(module)
+
+    for module in graph:
+        visit(module, ())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -114,6 +115,38 @@ def test_rank_preflib_votes(tmp_path, capsys):
     assert main(["rank", str(votes), "-m", "copeland", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["rows"]
     assert rows[0]["candidate"] == "C"  # the SCO warm-up profile's Condorcet winner
+
+
+def test_rank_preflib_zero_count_orders_one_note(tmp_path, capsys):
+    """Orders with count 0 (PrefLib's Netflix files) are skipped, with one note on stderr."""
+    source = Path(__file__).parent / "data" / "readers" / "zero_counts.soc"
+    assert main(["rank", str(source), "-m", "copeland", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert err.splitlines() == [
+        f"metascore: note: {source}: ignored 3 order(s) with vote count 0 (line 15 and 2 more); "
+        "they carry no vote."
+    ]
+    rows = json.loads(out)["rows"]
+    assert rows[0]["candidate"] == "Alien"
+    # the same ranking as the file without those lines
+    kept = [line for line in source.read_text().splitlines() if not line.startswith("0:")]
+    clean = tmp_path / "clean.soc"
+    clean.write_text("\n".join(kept).replace("UNIQUE ORDERS: 7", "UNIQUE ORDERS: 4") + "\n")
+    assert main(["rank", str(clean), "-m", "copeland", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert json.loads(out)["rows"] == rows
+
+
+def test_rank_preflib_negative_count_is_one_line_error(tmp_path, capsys):
+    votes = tmp_path / "neg.soc"
+    votes.write_text("# NUMBER ALTERNATIVES: 2\n3: 1,2\n-1: 2,1\n")
+    assert main(["rank", str(votes), "-m", "copeland"]) == 1
+    err = capsys.readouterr().err
+    assert err.splitlines() == [
+        f"metascore: error: {votes}, line 3: vote count '-1' must be a whole number >= 0 (the "
+        "number of voters who cast this order)."
+    ]
 
 
 def test_methods_lists_the_registry(capsys):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from metascore.errors import InputError
+from metascore.errors import InputError, InputWarning
 from metascore.io import (
     CANONICAL_COLUMNS,
     FORMATS,
@@ -355,6 +356,9 @@ def test_read_votes():
         ("# NUMBER ALTERNATIVES: 2\n# NUMBER VOTERS: 5\n2: 1,2\n", r"add up to 2 but .*NUMBER VOTERS: 5"),
         ("2\n1,alpha\n", r"line 1: '2' is not a '<count>: <order>' line"),
         ("# NUMBER ALTERNATIVES: 2\nx: 1,2\n", r"line 2: vote count 'x' is not a number"),
+        ("# NUMBER ALTERNATIVES: 2\n-1: 1,2\n", r"bad\.soi, line 2: vote count '-1' must be a whole number >= 0"),
+        ("# NUMBER ALTERNATIVES: 2\n2.5: 1,2\n", r"bad\.soi, line 2: vote count '2\.5' must be a whole number"),
+        ("# NUMBER ALTERNATIVES: 2\n0: 1,2\n0: 2,1\n", r"no votes found in .*bad\.soi"),
     ],
 )
 def test_read_votes_errors(tmp_path, body, match):
@@ -362,6 +366,44 @@ def test_read_votes_errors(tmp_path, body, match):
     path.write_text(body)
     with pytest.raises(InputError, match=match):
         read_votes(path)
+
+
+def test_read_votes_skips_zero_count_orders_with_one_warning(capsys):
+    """PrefLib lists orders nobody cast with count 0 (e.g. its Netflix .soc files)."""
+    path = READERS / "zero_counts.soc"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        votes, weights, names = read_votes(path)
+    assert [str(w.message) for w in caught] == [
+        f"{path}: ignored 3 order(s) with vote count 0 (line 15 and 2 more); they carry no vote."
+    ]
+    assert caught[0].category is InputWarning
+    assert capsys.readouterr() == ("", "")  # the library never prints
+    assert names == ["Heat", "Ran", "Alien", "Up"]
+    assert weights == [4.0, 3.0, 2.0, 1.0]
+    assert votes == [[["Alien"], ["Heat"], ["Ran"], ["Up"]], [["Heat"], ["Alien"], ["Ran"], ["Up"]],
+                     [["Ran"], ["Alien"], ["Heat"], ["Up"]], [["Alien"], ["Ran"], ["Up"], ["Heat"]]]
+
+
+@pytest.mark.parametrize("unique", [7, 4])
+def test_read_votes_zero_counts_header_counts_either_way(tmp_path, unique):
+    """NUMBER UNIQUE ORDERS may count the zero-count lines (as PrefLib's tools do) or not."""
+    text = (READERS / "zero_counts.soc").read_text().replace(
+        "# NUMBER UNIQUE ORDERS: 7", f"# NUMBER UNIQUE ORDERS: {unique}"
+    )
+    path = tmp_path / "z.soc"
+    path.write_text(text)
+    with pytest.warns(InputWarning, match=r"ignored 3 order\(s\) with vote count 0"):
+        assert read_votes(path)[1] == [4.0, 3.0, 2.0, 1.0]
+    path.write_text(text.replace(f"ORDERS: {unique}", "ORDERS: 5"))
+    with pytest.raises(InputError, match=r"7 order lines but the header says NUMBER UNIQUE ORDERS: 5"):
+        read_votes(path)
+
+
+def test_read_votes_without_zero_counts_warns_nothing():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        read_votes(READERS / "votes.toc")
 
 
 # ------------------------------------------------------------------ roots

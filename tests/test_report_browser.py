@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -14,10 +13,9 @@ from metascore.config import parse_config
 from metascore.io.report import render_report
 from metascore.leaderboard import build_leaderboard
 from metascore.program import load_scores
+from requirements import require_chromium
 
 FIXTURE = Path(__file__).resolve().parent / "data" / "competition"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or (
-    "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
 CONFIG = {
     "input": {"path": "long.csv"},
     "judges": [{"task": "iris", "metric": "accuracy"},
@@ -82,7 +80,7 @@ def test_report_when_nobody_qualifies():
 
 def _chromium(args: list[str], profile: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+        [require_chromium(), "--headless", "--no-sandbox", "--disable-gpu",
          "--disable-background-networking", "--disable-component-update", "--no-first-run",
          f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0", *args],
         capture_output=True, text=True, timeout=90,
@@ -90,8 +88,8 @@ def _chromium(args: list[str], profile: Path) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed")
 def test_report_renders_in_chromium(tmp_path):
+    require_chromium()
     page = tmp_path / "detailed_results.html"
     page.write_text(_report())
     url = page.as_uri()

@@ -78,16 +78,20 @@ def _run(program: Path, mounts: dict[str, Path]) -> subprocess.CompletedProcess:
     )
 
 
-def test_scoring_program_on_the_fixture(tmp_path):
+def test_scoring_program_on_the_fixture(tmp_path, umask):
     m = _app(tmp_path, SCORING)
     (m["/app/input"] / "ref" / "metascore.yaml").write_text(CONFIG)
     shutil.copy(FIXTURE / "long.csv", m["/app/input"] / "res" / "long.csv")
+    umask(0o022)  # the program inherits it
     proc = _run(SCORING, m)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
     assert "[*] winner: dave-105" in proc.stdout
     out = m["/app/output"]
     assert {p.name for p in out.iterdir()} == OUTPUTS  # no metadata, one HTML file
+    # readable by a web server or a colleague, like any file open() creates
+    assert {p.name: oct(p.stat().st_mode & 0o777) for p in out.iterdir()} == {
+        name: "0o644" for name in OUTPUTS}
     scores = json.loads((out / "scores.json").read_text())
     config = yaml.safe_load(CONFIG)
     # the keys a bundle's competition.yaml columns must declare
@@ -113,15 +117,17 @@ def test_scoring_program_on_the_fixture(tmp_path):
     assert board["final"]["rows"][0]["rank_low"] == 1
 
 
-def test_ingestion_then_scoring(tmp_path):
+def test_ingestion_then_scoring(tmp_path, umask):
     """Ingestion reads the submitted outputs tree; scoring reads its canonical table."""
     m = _app(tmp_path, INGESTION)
     shutil.copytree(FIXTURE / "tree", m["/app/ingested_program"], dirs_exist_ok=True)
     (m["/app/input_data"] / "metascore.yaml").write_text(CONFIG.replace("long.csv", "."))
+    umask(0o022)
     proc = _run(INGESTION, m)
     assert proc.returncode == 0, proc.stderr
     long_csv = m["/app/output"] / "metascore_long.csv"
     assert long_csv.is_file()
+    assert long_csv.stat().st_mode & 0o777 == 0o644
     assert [p.name for p in m["/app/output"].iterdir()] == ["metascore_long.csv"]
 
     s = _app(tmp_path / "scoring", SCORING)

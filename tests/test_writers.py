@@ -117,6 +117,36 @@ def test_all_or_nothing(tmp_path, monkeypatch):
         write_files(out, {"metadata": "x"})
 
 
+@pytest.mark.parametrize("mask, mode", [(0o022, 0o644), (0o027, 0o640), (0o077, 0o600)],
+                         ids=["umask022", "umask027", "umask077"])
+def test_output_files_get_the_umask_mode(tmp_path, umask, mask, mode):
+    # like open(): 0666 less the umask, not the temporary file's 0600
+    umask(mask)
+    cfg = tmp_path / "metascore.yaml"
+    cfg.write_text(yaml.safe_dump(CONFIG))
+    assert main(["rank", "--config", str(cfg), "--input", str(FIXTURE), "--output",
+                 str(tmp_path / "out")]) == 0
+    written = sorted((tmp_path / "out").iterdir())
+    assert [p.name for p in written] == sorted(writers.OUTPUT_FILES)
+    assert {p.name: oct(p.stat().st_mode & 0o777) for p in written} == {
+        p.name: oct(mode) for p in written}
+    write_files(tmp_path / "out", {"scores.txt": "a: 1\n"})  # replacing keeps the rule
+    assert (tmp_path / "out" / "scores.txt").stat().st_mode & 0o777 == mode
+
+
+def test_file_mode_without_proc(tmp_path, umask, monkeypatch):
+    # where /proc/self/status is missing (macOS), the umask is read by setting it back
+    umask(0o027)
+
+    def no_proc(*args, **kwargs):
+        raise FileNotFoundError("/proc/self/status")
+
+    monkeypatch.setattr(writers, "open", no_proc, raising=False)
+    write_files(tmp_path, {"scores.txt": "a: 1\n"})
+    assert (tmp_path / "scores.txt").stat().st_mode & 0o777 == 0o640
+    assert writers.os.umask(0o027) == 0o027  # and left unchanged
+
+
 def test_rank_with_config_matches_the_program(tmp_path, capsys):
     cfg = tmp_path / "metascore.yaml"
     cfg.write_text(yaml.safe_dump(CONFIG))

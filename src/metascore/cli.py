@@ -16,15 +16,16 @@ import importlib
 import json
 import math
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
 
 from . import __version__
-from .errors import InputError, exit_code
+from .errors import InputError, InputWarning, exit_code
 from .config import judge_key
-from .io.readers import FORMATS
+from .io.readers import FORMATS, PREFLIB_SUFFIXES
 from .matrix import ScoreMatrix
 from .pairwise import PairwiseCounts
 from .registry import DEFAULT_SEED, MISSING_POLICIES, get_ranking_method, rank, ranking_method_names
@@ -103,9 +104,17 @@ def read_matrix_file(
 
 
 def _read_votes(path: Path) -> PairwiseCounts:
+    """PrefLib votes as pairwise counts; what the reader skipped is one note on stderr."""
     from .io.readers import read_votes
 
-    votes, weights, candidates = read_votes(path)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", InputWarning)
+        votes, weights, candidates = read_votes(path)
+    for warning in caught:
+        if issubclass(warning.category, InputWarning):
+            print(f"metascore: note: {warning.message}", file=sys.stderr)
+        else:
+            warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
     return PairwiseCounts.from_votes(votes, weights, candidates)
 
 
@@ -117,7 +126,7 @@ def _cmd_rank(args: argparse.Namespace) -> int:
     if args.scores is None:
         raise InputError("give a scores file, or --config with --input and --output.")
     path = Path(args.scores)
-    if path.suffix.lower() in (".soc", ".soi", ".toc", ".toi"):
+    if path.suffix.lower() in PREFLIB_SUFFIXES:
         data: ScoreMatrix | PairwiseCounts = _read_votes(path)
     else:
         data = read_matrix_file(

@@ -14,6 +14,7 @@ __all__ = [
     "MetascoreError",
     "InputError",
     "ConfigError",
+    "InputWarning",
     "did_you_mean",
     "report_internal_error",
     "exit_code",
@@ -30,6 +31,14 @@ class InputError(MetascoreError):
 
 class ConfigError(MetascoreError):
     """A configuration value or bundle definition is invalid."""
+
+
+class InputWarning(UserWarning):
+    """Input was read, but part of it was skipped (e.g. PrefLib orders with count 0).
+
+    Emitted with :func:`warnings.warn` (the library never prints); the command line shows
+    each as one ``metascore: note:`` line on stderr.
+    """
 
 
 def did_you_mean(value: str, choices: Iterable[str]) -> str:

@@ -1,17 +1,26 @@
 """Codabench/CodaLab bundles: check ``competition.yaml``, run a whole competition locally
 as a compute worker would, and zip a bundle for upload.
 
-- :mod:`~metascore.bundle.schema`: v2 and v1 ``competition.yaml`` parsing, errors and warnings.
-- :mod:`~metascore.bundle.runner`: the mock bundle runner (every phase x submission x task,
-  then the meta-scoring phase).
-- :mod:`~metascore.bundle.backend`: the runner <-> backend contract;
+- :mod:`~metascore.bundle.schema`: ``check_bundle`` / ``load_competition``, the entry points;
+  :mod:`~metascore.bundle.model` (Competition, Phase, Task, Leaderboard, Column, ...),
+  :mod:`~metascore.bundle.schema_v2` and :mod:`~metascore.bundle.schema_v1` (the rules of
+  each version), :mod:`~metascore.bundle.programs` (metadata and command checks), on the
+  shared readers of :mod:`~metascore.bundle.schema_base`.
+- :mod:`~metascore.bundle.runner`: the mock bundle runner (``run_bundle``, the report);
+  :mod:`~metascore.bundle.site` (which submission runs in which phase, the columns kept, the
+  outputs tree and the meta phase), :mod:`~metascore.bundle.submissions` (starting kits,
+  solutions, submission folders) and :mod:`~metascore.bundle.worker` (one job: sandbox,
+  mounts, placeholders, time limit, ``metadata``, scores file).
+- :mod:`~metascore.bundle.backend`: the worker <-> backend contract;
   :mod:`~metascore.bundle.local` (subprocesses) and ``docker_backend`` (containers).
-- :mod:`~metascore.bundle.archive`: safe zip extraction and bundle zipping.
+- :mod:`~metascore.bundle.archive`: safe zip extraction and bundle zipping;
+  :mod:`~metascore.bundle.meta_program` (the meta-scoring program assembled from
+  metascore's own) and :mod:`~metascore.bundle.files` (noise, clean copies, atomic writes).
 - :mod:`~metascore.bundle.cli`: ``metascore bundle check | run | zip``.
 """
 
 from .archive import build_bundle_zip, safe_extract
-from .runner import RunReport, run_bundle  # noqa: E402
+from .runner import RunReport, run_bundle
 from .schema import BundleReport, Competition, check_bundle, load_competition
 
 __all__ = [

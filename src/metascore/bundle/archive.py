@@ -13,10 +13,12 @@ Zipping (:func:`zip_directory`, :func:`build_bundle_zip`) follows what Codabench
 every program or data directory zipped on its own with its files at the archive root (the
 platform does not flatten a single top-level folder).
 
-The meta-scoring program of a bundle (a task's ``scoring_program: meta_scoring_program/``)
-is assembled by :func:`assemble_meta_program` from the repository's ``scoring_program/``
-plus a vendored copy of the ``metascore`` package next to ``score.py``, so it runs in a
-stock image (e.g. ``codalab/codalab-legacy:py312``) that does not have metascore installed.
+:func:`as_folder` gives a folder for a bundle item or submission that may be a zip, extracting
+each zip once into a cache (safe from several runner threads).
+
+The meta-scoring program (:mod:`metascore.bundle.meta_program`) and the noise rules
+(:mod:`metascore.bundle.files`) live in their own modules; their names are importable from
+here too.
 """
 
 from __future__ import annotations
@@ -24,11 +26,23 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import tempfile
+import threading
 import zipfile
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
+import yaml
+
 from ..errors import ConfigError, InputError
+from .files import is_excluded, is_noise
+from .meta_program import (
+    META_PROGRAM_NAME,
+    assemble_meta_program,
+    default_scoring_program,
+    needs_meta_program,
+)
+from .schema import check_bundle, path_references
 
 __all__ = [
     "MAX_MEMBERS",
@@ -36,6 +50,7 @@ __all__ = [
     "META_PROGRAM_NAME",
     "is_noise",
     "safe_extract",
+    "as_folder",
     "zip_directory",
     "default_scoring_program",
     "needs_meta_program",
@@ -46,19 +61,8 @@ __all__ = [
 #: Default limits of :func:`safe_extract`: 20,000 members, 4 GiB uncompressed.
 MAX_MEMBERS = 20_000
 MAX_TOTAL_SIZE = 4 * 1024**3
-#: The directory name that marks a task's scoring program as metascore's meta-scoring program.
-META_PROGRAM_NAME = "meta_scoring_program"
-#: Never put into a zip: caches, VCS data and OS noise.
-_EXCLUDED_NAMES = {"__pycache__", ".git", ".hg", ".svn", ".pytest_cache", ".mypy_cache", ".DS_Store"}
 _CHUNK = 1 << 20
-
-
-def is_noise(name: str) -> bool:
-    """True for macOS zip noise: ``__MACOSX/...``, ``.DS_Store`` and ``._*`` files."""
-    parts = PurePosixPath(name.replace("\\", "/")).parts
-    return bool(parts) and (
-        parts[0] == "__MACOSX" or parts[-1] == ".DS_Store" or parts[-1].startswith("._")
-    )
+_EXTRACT_LOCK = threading.Lock()
 
 
 def safe_extract(
@@ -144,8 +148,18 @@ def _check_member_name(archive: Path, name: str) -> None:
         )
 
 
-def _excluded(path: Path) -> bool:
-    return path.name in _EXCLUDED_NAMES or path.suffix in (".pyc", ".pyo") or is_noise(path.name)
+def as_folder(path: Path, cache: Path) -> Path:
+    """A folder with the contents of ``path``: ``path`` itself, or the zip extracted once into
+    ``cache`` (several threads may ask for the same zip; it is extracted once)."""
+    if path.is_dir():
+        return path
+    with _EXTRACT_LOCK:
+        if not cache.exists():
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(prefix=".extract-", dir=cache.parent))
+            safe_extract(path, tmp)
+            os.replace(tmp, cache)
+    return cache
 
 
 def zip_directory(src: str | os.PathLike[str], dest_zip: str | os.PathLike[str]) -> Path:
@@ -161,72 +175,13 @@ def zip_directory(src: str | os.PathLike[str], dest_zip: str | os.PathLike[str])
     tmp = dest_zip.with_name(dest_zip.name + ".tmp")
     with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for dirpath, dirnames, filenames in os.walk(src):
-            dirnames[:] = sorted(d for d in dirnames if not _excluded(Path(d)))
+            dirnames[:] = sorted(d for d in dirnames if not is_excluded(Path(d)))
             for fname in sorted(filenames):
                 path = Path(dirpath) / fname
-                if not _excluded(path):
+                if not is_excluded(path):
                     zf.write(path, path.relative_to(src).as_posix())
     os.replace(tmp, dest_zip)
     return dest_zip
-
-
-def _copytree(src: Path, dest: Path) -> None:
-    shutil.copytree(
-        src, dest, dirs_exist_ok=True,
-        ignore=lambda d, names: [n for n in names if _excluded(Path(d) / n)],
-    )
-
-
-# ---------------------------------------------------------------- meta-scoring program
-def default_scoring_program() -> Path:
-    """The meta-scoring program (the repository's ``scoring_program/``).
-
-    The package ships it as package data (``metascore/_programs/scoring_program``, a link
-    to the repository folder in a source checkout), so it is found in every install.
-    """
-    import metascore
-
-    path = Path(metascore.__file__).resolve().parent / "_programs" / "scoring_program"
-    if not (path / "score.py").is_file():
-        raise ConfigError(
-            f"the meta-scoring program was not found at {path} (a damaged install?); give its "
-            "folder with --scoring-program."
-        )
-    return path
-
-
-def needs_meta_program(path: Path) -> bool:
-    """True if ``path`` is a ``meta_scoring_program`` folder to fill from the repository.
-
-    That is when the folder is named ``meta_scoring_program`` and is absent or holds only
-    README files (the pointer the bundle template ships).
-    """
-    path = Path(path)
-    if path.name.removesuffix(".zip") != META_PROGRAM_NAME:
-        return False
-    if not path.exists():
-        return True
-    return path.is_dir() and all(
-        p.name.upper().startswith("README") or is_noise(p.name) for p in path.iterdir()
-    )
-
-
-def assemble_meta_program(dest: str | os.PathLike[str], source: str | os.PathLike[str] | None = None) -> Path:
-    """Write the meta-scoring program into ``dest``: ``source`` (default: the repository's
-    ``scoring_program/``) plus the ``metascore`` package copied next to ``score.py``."""
-    import metascore
-
-    dest = Path(dest)
-    source = default_scoring_program() if source is None else Path(source)
-    if not (source / "score.py").is_file():
-        raise ConfigError(f"{source}: not a meta-scoring program folder (no score.py in it).")
-    if not any((source / m).is_file() for m in ("metadata.yaml", "metadata")):
-        raise ConfigError(f"{source}: no metadata.yaml; the compute worker would not run it.")
-    if dest.exists():
-        shutil.rmtree(dest)
-    _copytree(source, dest)
-    _copytree(Path(metascore.__file__).resolve().parent, dest / "metascore")
-    return dest
 
 
 # ---------------------------------------------------------------------- bundle zip
@@ -246,12 +201,6 @@ def build_bundle_zip(
     holds only a README is filled by :func:`assemble_meta_program` first. The bundle must
     pass :func:`~metascore.bundle.schema.check_bundle` without errors.
     """
-    import tempfile
-
-    import yaml
-
-    from .schema import check_bundle, path_references
-
     bundle, dest_zip = Path(bundle), Path(dest_zip)
     if not bundle.is_dir():
         raise InputError(f"{bundle}: not a bundle directory (zip a folder holding competition.yaml).")

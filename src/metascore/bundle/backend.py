@@ -1,9 +1,9 @@
 """The contract between the mock bundle runner and its execution backends.
 
-The runner prepares, for each program it runs, a :class:`StepSpec`: the command as the
-compute worker would run it (placeholders already replaced by ``/app/...`` paths), the
-host directories mounted at the worker's container paths, the working directory, the
-environment and the time limit. A backend runs it and returns a :class:`StepResult`.
+The worker emulation (:mod:`metascore.bundle.worker`) prepares, for each program it runs, a
+:class:`StepSpec`: the command as the compute worker would run it (placeholders already
+replaced by ``/app/...`` paths), the host directories mounted at the worker's container
+paths, the working directory, the environment and the time limit. A backend runs it and returns a :class:`StepResult`.
 
 - ``local`` (:mod:`metascore.bundle.local`): a subprocess on this machine, ``/app/...``
   paths in the command rewritten to the mounted host directories.

@@ -17,7 +17,7 @@ enables it unless ``COMPETITION_CONTAINER_NETWORK_DISABLED=true``) and a memory 
 Steps given together to :meth:`DockerBackend.run_many` (ingestion and program of one job)
 run concurrently under one shared timer, like the worker's ``asyncio.gather`` under one
 ``signal.alarm``. A step still running at the deadline is killed; its result has
-``timed_out=True`` and ``exit_code=None`` (the runner adds the worker's message).
+``timed_out=True`` and ``exit_code=None`` (the worker emulation adds the platform's message).
 Containers are always removed, also after errors and time-outs.
 
 File ownership: the container runs as the host user (``uid:gid``) on a rootful engine, and

@@ -2,7 +2,8 @@
 
 Every file is rendered in memory first, then all are written as temporary files in the
 output directory and moved into place with ``os.replace``: a failure leaves either every
-file or none of them (never a truncated one). Nothing here writes ``metadata``, which the
+file or none of them (never a truncated one). Each gets the mode ``open()`` would give it
+(``0o666`` less the umask), not the temporary file's ``0o600``. Nothing here writes ``metadata``, which the
 platform owns, and ``detailed_results.html`` is the only HTML file written.
 
 - ``scores.json``: flat object of finite numbers (``allow_nan=False``);
@@ -80,6 +81,7 @@ def write_files(output_dir: str | Path, files: Mapping[str, str]) -> list[Path]:
     if bad:
         raise MetascoreError(f"refusing to write {bad[0]!r} into the output directory.")
     out.mkdir(parents=True, exist_ok=True)
+    mode = _file_mode()
     temps: dict[str, str] = {}
     try:
         for name, text in files.items():
@@ -87,6 +89,7 @@ def write_files(output_dir: str | Path, files: Mapping[str, str]) -> list[Path]:
             temps[name] = tmp
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
                 fh.write(text)
+            os.chmod(tmp, mode)  # mkstemp makes 0600; a web server or colleague must read it
         for name, tmp in temps.items():
             os.replace(tmp, out / name)
     finally:
@@ -94,6 +97,17 @@ def write_files(output_dir: str | Path, files: Mapping[str, str]) -> list[Path]:
             if os.path.exists(tmp):
                 os.unlink(tmp)
     return [out / name for name in files]
+
+
+def _file_mode() -> int:
+    """The mode ``open()`` gives a new file: ``0o666`` less the process umask."""
+    try:  # Linux says it without changing it (other threads may be creating files)
+        with open("/proc/self/status", encoding="ascii") as fh:
+            umask = next(int(line.split()[1], 8) for line in fh if line.startswith("Umask:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        umask = os.umask(0o022)  # elsewhere reading the umask means setting it
+        os.umask(umask)
+    return 0o666 & ~umask
 
 
 # ---------------------------------------------------------------------- score files

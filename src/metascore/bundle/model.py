@@ -1,0 +1,159 @@
+"""The parsed competition: what a ``competition.yaml`` (v2, or v1 mapped to v2) describes.
+
+Plain frozen dataclasses, as Codabench's models hold them after unpacking: a
+:class:`Competition` has tasks (programs and data), phases (dates, time limit, task
+indexes), the one :class:`Leaderboard` Codabench attaches to every phase and its
+:class:`Column` s, and the organizer's :class:`Solution` s. :class:`BundleReport` is what
+:func:`~metascore.bundle.schema.check_bundle` returns. The rules that build them live in
+:mod:`~metascore.bundle.schema_v2`, :mod:`~metascore.bundle.schema_v1` and
+:mod:`~metascore.bundle.programs`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = [
+    "Column",
+    "Leaderboard",
+    "Task",
+    "Phase",
+    "Solution",
+    "Competition",
+    "BundleReport",
+    "SORTINGS",
+    "COMPUTATIONS",
+    "SUBMISSION_RULES",
+    "COMPETITION_TYPES",
+    "PATH_KEYS",
+    "MAX_KEY_LENGTH",
+    "DEFAULT_IMAGE",
+    "DEFAULT_TIME_LIMIT",
+    "UUID_PATTERN",
+]
+
+SORTINGS = ("desc", "asc")
+COMPUTATIONS = ("avg", "sum", "min", "max", "avg_rank")
+SUBMISSION_RULES = (
+    "Add", "Add_And_Delete", "Add_And_Delete_Multiple", "Force_Last", "Force_Latest_Multiple",
+    "Force_Best",
+)
+COMPETITION_TYPES = ("competition", "benchmark")
+#: Keys whose value is a path inside the bundle (v2 and v1).
+PATH_KEYS = (
+    "image", "terms", "file", "path", "scoring_program", "ingestion_program", "input_data",
+    "reference_data", "starting_kit", "public_data",
+)
+MAX_KEY_LENGTH = 36
+DEFAULT_IMAGE = "codalab/codalab-legacy:py37"
+DEFAULT_TIME_LIMIT = 600
+#: A dataset or task key of an existing Codabench object (not a path in the bundle).
+UUID_PATTERN = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+
+
+@dataclass(frozen=True)
+class Column:
+    """A leaderboard column: the ``scores.json`` key it shows and its direction."""
+
+    key: str
+    title: str
+    index: int
+    sorting: str = "desc"
+    computation: str | None = None
+    computation_indexes: tuple[int, ...] = ()
+    precision: int = 2
+    hidden: bool = False
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.sorting == "desc"
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """``leaderboards[0]``: the one leaderboard Codabench attaches to every phase."""
+
+    title: str
+    key: str
+    columns: tuple[Column, ...]
+    primary_index: int = 0
+    submission_rule: str = "Add"
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(c.key for c in self.columns)
+
+
+@dataclass(frozen=True)
+class Task:
+    """A task: paths are as written in the yaml (relative to the bundle root), or ``None``."""
+
+    index: int
+    name: str
+    scoring_program: str | None = None
+    ingestion_program: str | None = None
+    input_data: str | None = None
+    reference_data: str | None = None
+    ingestion_only_during_scoring: bool = False
+    key: str | None = None  # an existing Codabench task (not runnable offline)
+
+
+@dataclass(frozen=True)
+class Phase:
+    index: int
+    name: str
+    tasks: tuple[int, ...]
+    execution_time_limit: int = DEFAULT_TIME_LIMIT
+    starting_kit: str | None = None
+    public_data: str | None = None
+    start: dt.datetime | None = None
+    end: dt.datetime | None = None
+
+
+@dataclass(frozen=True)
+class Solution:
+    index: int
+    tasks: tuple[int, ...]
+    path: str | None = None
+
+
+@dataclass(frozen=True)
+class Competition:
+    """A parsed bundle, v1 bundles mapped to the v2 model as Codabench maps them."""
+
+    root: Path
+    version: int
+    title: str
+    docker_image: str
+    tasks: dict[int, Task]
+    phases: tuple[Phase, ...]
+    leaderboard: Leaderboard | None
+    solutions: tuple[Solution, ...] = ()
+    pages: tuple[tuple[str, str], ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    def path(self, ref: str | None) -> Path | None:
+        """The bundle file or folder ``ref`` points to (a ``.zip`` or a folder), or ``None``."""
+        if not ref or UUID_PATTERN.match(ref):
+            return None
+        return self.root / ref.rstrip("/")
+
+    def phase_tasks(self, phase: Phase) -> list[Task]:
+        return [self.tasks[i] for i in phase.tasks]
+
+
+@dataclass
+class BundleReport:
+    """What :func:`check_bundle` found."""
+
+    root: Path
+    competition: Competition | None
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors

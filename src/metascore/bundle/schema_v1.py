@@ -1,0 +1,129 @@
+"""CodaLab's v1 ``competition.yaml`` (``version: 1``, ``1.5`` or none), as Codabench maps it.
+
+Codabench's v1 unpacker turns each phase into a phase with exactly one task (``label`` ->
+name), orders phases by ``phasenumber``, reads ``html`` pages (``terms`` required), the
+first leaderboard (by ``rank``) and its columns (``label`` -> ``title``, ``sort`` ->
+``sorting``, ``numeric_format`` -> ``precision``, ordered by ``rank``). It drops
+``computed:`` columns to plain columns, ``is_scoring_only`` and the parent of v1.8 parallel
+phases; each of these is a warning here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import did_you_mean
+from .model import DEFAULT_IMAGE, DEFAULT_TIME_LIMIT, SORTINGS, Column, Competition, Leaderboard, Phase, Task
+from .schema_base import SchemaChecker
+
+__all__ = ["SchemaV1"]
+
+
+class SchemaV1(SchemaChecker):
+    """Parse a v1 ``competition.yaml`` mapping into the v2 model, recording every problem."""
+
+    def parse(self, data: dict) -> Competition | None:
+        title = self.get(data, "title", "", str, required=True, default="")
+        self.path(data, "image", "")
+        html = self.get(data, "html", "", dict, default={})
+        if "terms" not in html:
+            self.error("html", "Codabench's v1 unpacker needs html.terms (the terms page).")
+        pages = []
+        for key in html:
+            ref = self.path(html, key, "html")
+            pages.append((str(key), ref or ""))
+        image = self.get(data, "competition_docker_image", "", str, default=DEFAULT_IMAGE)
+        nodes = self.get(data, "phases", "", dict, required=True, default={})
+        tasks: dict[int, Task] = {}
+        phases: list[Phase] = []
+        ordered = sorted(nodes.items(), key=lambda kv: _phase_number(kv))
+        for order, (number, node) in enumerate(ordered):
+            where = f"phases.{number}"
+            if not isinstance(node, dict):
+                self.error(where, f"expected a mapping; got {node!r}.")
+                continue
+            if node.get("is_parallel_parent") or "parent_phasenumber" in node:
+                self.warn(where, "v1.8 parallel phases: Codabench drops the parent phase and makes "
+                          "each child its own phase.")
+            if node.get("is_scoring_only"):
+                self.warn(f"{where}.is_scoring_only", "dropped by Codabench's v1 unpacker.")
+            if "datasets" in node:
+                self.warn(f"{where}.datasets", "dataset keys cannot be run offline.")
+            name = str(self.get(node, "label", where, str, default=f"Phase {number}"))
+            tasks[order] = Task(
+                index=order, name=name,
+                scoring_program=self.path(node, "scoring_program", where, required=True),
+                ingestion_program=self.path(node, "ingestion_program", where),
+                input_data=self.path(node, "input_data", where),
+                reference_data=self.path(node, "reference_data", where),
+                ingestion_only_during_scoring=bool(self.get(
+                    node, "ingestion_program_only_during_scoring", where, bool, default=False)),
+            )
+            phases.append(Phase(
+                index=order, name=name, tasks=(order,),
+                execution_time_limit=self.get(node, "execution_time_limit", where, int,
+                                              default=DEFAULT_TIME_LIMIT),
+                starting_kit=self.path(node, "starting_kit", where),
+                public_data=self.path(node, "public_data", where),
+                start=self.date(node, "start_date", where, required=True),
+            ))
+        if not phases and "phases" in data:
+            self.error("phases", "at least one phase is required.")
+        leaderboard = self.leaderboard_v1(data)
+        if not phases or leaderboard is None:
+            return None
+        return Competition(
+            root=self.root, version=1, title=title, docker_image=image, tasks=tasks,
+            phases=tuple(phases), leaderboard=leaderboard, pages=tuple(pages),
+        )
+
+    def leaderboard_v1(self, data: dict) -> Leaderboard | None:
+        node = self.get(data, "leaderboard", "", dict, required=True)
+        if node is None:
+            return None
+        boards = self.get(node, "leaderboards", "leaderboard", dict, required=True, default={})
+        if not boards:
+            return None
+        ranked = sorted(boards.items(), key=lambda kv: (kv[1] or {}).get("rank", 1))
+        first_key, first = ranked[0]
+        first = first or {}
+        if len(ranked) > 1:
+            self.warn("leaderboard.leaderboards", "several leaderboards; Codabench attaches only "
+                      "the first to the phases.")
+        label = str(first.get("label", first_key))
+        raw = []
+        columns = self.get(node, "columns", "leaderboard", dict, required=True, default={})
+        ordered = sorted(columns.items(), key=lambda kv: (kv[1] or {}).get("rank", 1))
+        index = 0
+        for key, col in ordered:
+            where = f"leaderboard.columns.{key}"
+            col = col or {}
+            board = col.get("leaderboard") or {}
+            if str(board.get("label", "")).lower() != label.lower():
+                continue
+            if "computed" in col:
+                comp = col["computed"] or {}
+                self.warn(f"{where}.computed", (
+                    f"operation {comp.get('operation')!r} over {comp.get('fields')!r} is dropped by "
+                    "Codabench's v1 unpacker: the column becomes a plain column that no scoring "
+                    "program fills, so it shows n/a. CodaLab v1 computed the average of the "
+                    "fields' ranks; on Codabench rank with a metascore meta phase instead."))
+            sort = col.get("sort", "desc")
+            if sort not in SORTINGS:
+                self.error(f"{where}.sort", f"{sort!r} is not one of 'desc', 'asc'{did_you_mean(str(sort), SORTINGS)}.")
+                sort = "desc"
+            raw.append((where, Column(
+                key=str(key), title=str(col.get("label", key)), index=index, sorting=sort,
+                precision=int(col.get("numeric_format", 2) or 2), hidden=bool(col.get("hidden", False)),
+            )))
+            index += 1
+        return Leaderboard(title=label, key=str(first_key), columns=self.check_columns(raw))
+
+
+def _phase_number(item: tuple[Any, Any]) -> tuple[int, str]:
+    number, node = item
+    value = node.get("phasenumber", number) if isinstance(node, dict) else number
+    try:
+        return int(value), str(number)
+    except (TypeError, ValueError):
+        return 0, str(number)

@@ -1,0 +1,169 @@
+"""Which submissions a bundle run uses, and where each comes from.
+
+:func:`collect_submissions` gathers, in this order: each phase's starting-kit submissions
+(baselines), the competition's ``solutions`` (each on its own tasks), and a folder of
+submissions (the bundle's ``sample_submissions/`` or the one given), with their
+participant and submission time from a ``submissions.yaml`` / ``.csv`` manifest or from
+the file names. Candidate names are made unique and safe as folder names
+(:func:`safe_name`).
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..errors import InputError
+from .archive import as_folder
+from .model import Competition
+from .programs import read_metadata
+
+__all__ = ["Submission", "collect_submissions", "safe_name"]
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One submission to run: a folder or zip, who made it, when, and whether it is a baseline.
+
+    ``tasks``: the task indexes it runs on (``None``: every task; solutions list theirs).
+    """
+
+    candidate: str
+    source: Path
+    participant: str
+    submitted_at: str | None = None
+    is_baseline: bool = False
+    tasks: tuple[int, ...] | None = None
+    origin: str = ""
+
+
+
+def collect_submissions(
+    comp: Competition, submissions_dir: Path | None = None, *, cache: Path,
+) -> tuple[list[Submission], list[str]]:
+    """Submissions to run, and warnings.
+
+    From the bundle: each phase's ``starting_kit`` (the kit itself when it has a
+    ``metadata`` file at its root, else each sub-folder or zip whose name contains
+    "submission"), flagged as baselines; each ``solutions`` entry (on its tasks); and the
+    bundle's ``sample_submissions/`` folder unless ``submissions_dir`` is given. A
+    submissions folder holds zips or folders; see :func:`_folder_submissions`.
+    """
+    subs: list[Submission] = []
+    warnings: list[str] = []
+    first_start = next((p.start for p in comp.phases if p.start), None)
+    when = first_start.replace(tzinfo=dt.timezone.utc).isoformat() if first_start else None
+    seen: set[str] = set()
+    for phase in comp.phases:
+        kit = comp.path(phase.starting_kit)
+        if kit is None or phase.starting_kit in seen or not kit.exists():
+            continue
+        seen.add(phase.starting_kit)
+        kit_dir = as_folder(kit, cache / "starting_kits" / kit.name)
+        if read_metadata(kit_dir)[0] is not None:
+            found = [kit_dir]
+        else:
+            found = sorted(p for p in kit_dir.iterdir()
+                           if "submission" in p.name.lower() and (p.is_dir() or p.suffix == ".zip"))
+        if not found:
+            warnings.append(f"starting kit {phase.starting_kit}: no submission found in it (a folder "
+                            "or zip whose name contains 'submission'); no baseline will be run.")
+        for path in found:
+            subs.append(Submission(_stem(path), path, "baseline", when, True, None, "starting kit"))
+    for sol in comp.solutions:
+        path = comp.path(sol.path)
+        if path is not None and path.exists():
+            subs.append(Submission(f"solution_{sol.index}" if len(comp.solutions) > 1 else "solution",
+                                   path, "organizer", when, False, sol.tasks, "solutions"))
+    folder = submissions_dir
+    if folder is None and (comp.root / "sample_submissions").is_dir():
+        folder = comp.root / "sample_submissions"
+    if folder is not None:
+        subs.extend(_folder_submissions(Path(folder)))
+    return _unique_ids(subs), warnings
+
+
+def _folder_submissions(folder: Path) -> list[Submission]:
+    """Zips and folders in ``folder``; metadata from ``submissions.yaml`` / ``.csv`` if present.
+
+    Manifest rows: ``file`` (required, the zip or folder name), ``participant``,
+    ``submitted_at``, ``is_baseline``, ``candidate``. Without a row: the participant is the
+    part of the name before ``__`` (``alice__v2.zip`` -> ``alice``), else the whole stem,
+    and the submission time is the file's modification time.
+    """
+    if not folder.is_dir():
+        raise InputError(f"{folder}: not a folder of submissions.")
+    manifest = _read_manifest(folder)
+    entries = sorted(p for p in folder.iterdir() if (p.is_dir() and not p.name.startswith(("_", ".")))
+                     or p.suffix == ".zip")
+    names = {p.name for p in entries} | {p.stem for p in entries}
+    for name in manifest:
+        if name not in names:
+            raise InputError(f"{folder}: the submissions manifest lists {name!r}, which is not in the folder.")
+    subs = []
+    for path in entries:
+        row = manifest.get(path.name) or manifest.get(path.stem) or {}
+        stem = _stem(path)
+        participant = str(row.get("participant") or (stem.split("__", 1)[0] if "__" in stem else stem))
+        when = row.get("submitted_at")
+        if isinstance(when, (dt.datetime, dt.date)):
+            when = when.isoformat()
+        if when is None:
+            when = dt.datetime.fromtimestamp(path.stat().st_mtime, dt.timezone.utc).isoformat(timespec="seconds")
+        baseline = str(row.get("is_baseline", False)).strip().lower() in ("true", "1", "yes")
+        subs.append(Submission(str(row.get("candidate") or stem), path, participant, str(when),
+                               baseline, None, str(folder)))
+    return subs
+
+
+def _read_manifest(folder: Path) -> dict[str, dict[str, Any]]:
+    for name in ("submissions.yaml", "submissions.yml", "submissions.csv"):
+        path = folder / name
+        if not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8")
+        if path.suffix == ".csv":
+            rows = list(csv.DictReader(io.StringIO(text)))
+        else:
+            try:
+                data = yaml.safe_load(text) or []
+            except yaml.YAMLError as exc:
+                raise InputError(f"{path}: not valid YAML ({exc}).") from None
+            rows = data if isinstance(data, list) else [{"file": k, **(v or {})} for k, v in data.items()]
+        out = {}
+        for i, row in enumerate(rows, 1):
+            if not isinstance(row, dict) or not row.get("file"):
+                raise InputError(f"{path}: entry {i} has no 'file' (the submission's zip or folder name).")
+            out[str(row["file"])] = row
+        return out
+    return {}
+
+
+def _stem(path: Path) -> str:
+    return path.name[:-4] if path.name.endswith(".zip") else path.name
+
+
+def _unique_ids(subs: list[Submission]) -> list[Submission]:
+    out, used = [], set()
+    for sub in subs:
+        cid, n = safe_name(sub.candidate), 2
+        while cid in used:
+            cid, n = f"{safe_name(sub.candidate)}-{n}", n + 1
+        used.add(cid)
+        out.append(Submission(cid, sub.source, sub.participant, sub.submitted_at, sub.is_baseline,
+                              sub.tasks, sub.origin))
+    return out
+
+
+def safe_name(name: str) -> str:
+    """A folder name for a phase, candidate or task (no separators, no leading dot)."""
+    clean = re.sub(r"[/\\\x00]", "_", str(name)).strip() or "_"
+    return "_" + clean if clean.startswith(".") else clean
+

@@ -1,0 +1,393 @@
+"""The compute worker emulated for one job: one (phase, submission, task), both worker jobs.
+
+:func:`run_job` receives a :class:`Job` (folders on this machine, already chosen by the
+site: :mod:`metascore.bundle.site`) and runs the two jobs of the v2 worker
+(research/codabench.md 1.1), each in its own sandbox ``<run_dir>/{prediction,scoring}/``
+holding ``program/``, ``ingestion_program/``, ``input_data/``, ``input/ref``, ``input/res``,
+``output/`` and ``shared/``:
+
+1. **Prediction job**: the submission is ``program/``. With a ``metadata[.yaml]`` holding a
+   ``command`` it runs; without metadata (a *result submission*) it is copied to
+   ``output/``; metadata without ``command`` runs nothing (a code submission an ingestion
+   program imports). The task's ingestion program runs at the same time, with the
+   submission mounted at ``/app/ingested_program``. Exit codes are not checked (v2 goes on
+   to scoring whatever happens), but the runner reports them.
+2. **Scoring job**: the scoring program is ``program/``, ``input/ref`` the reference data,
+   ``input/res`` the prediction output (with the platform's ``metadata``). With
+   ``ingestion_only_during_scoring`` the ingestion program runs here instead, next to the
+   scoring program, with ``input/res`` as ``/app/ingested_program`` and ``/app/shared``
+   between them.
+
+
+Each program's ``command`` gets the worker's placeholder substitution (:func:`substitute`,
+same order and values as ``replace_legacy_metadata_command``), runs in ``/app/program``
+with ``PYTHONUNBUFFERED=1`` on a :class:`~metascore.bundle.backend.Backend`, and both
+programs of a job share one timer: the phase's ``execution_time_limit``. Their
+stdout/stderr go to ``stdout.txt``, ``stderr.txt``, ``ingestion_stdout.txt``,
+``ingestion_stderr.txt`` in the sandbox. The platform's ``metadata`` file (``exitCode``,
+``elapsedTime``, ``ingestionExitCode``, ``ingestionElapsedTime``) is written into each
+output; a program that wrote ``metadata`` itself fails the job, as on the worker.
+
+Statuses are the worker's ``Finished`` / ``Failed`` with its messages
+(``Execution Time Limit exceeded. Limit was N seconds``, ``Could not find scores file, did
+the scoring program output it?``, ``program_rc=N``), plus the real reason (the tail of the
+program's stderr). Scores are read as the worker reads them (:func:`read_scores`:
+``scores.json``, else ``scores.txt`` parsed as YAML) and checked as the server would store
+them; which keys the leaderboard keeps is the site's business.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..errors import ConfigError, InputError
+from .backend import Backend, Mount, StepResult, StepSpec
+from .files import write_text
+from .model import DEFAULT_TIME_LIMIT
+from .programs import read_metadata
+
+__all__ = [
+    "Job",
+    "JobResult",
+    "run_job",
+    "substitute",
+    "read_scores",
+    "scores_file",
+    "JobFailed",
+    "TIME_LIMIT_MESSAGE",
+    "NO_SCORES_MESSAGE",
+    "METADATA_EXISTS_MESSAGE",
+    "MISSING_METADATA_MESSAGE",
+]
+
+TIME_LIMIT_MESSAGE = "Execution Time Limit exceeded. Limit was {limit} seconds"
+NO_SCORES_MESSAGE = "Could not find scores file, did the scoring program output it?"
+METADATA_EXISTS_MESSAGE = (
+    "Error, the output directory already contains a metadata file. This file is used to "
+    "store exitCode and other data, do not write to this file manually."
+)
+MISSING_METADATA_MESSAGE = "Program directory missing 'metadata.yaml/metadata'"
+_MAX_SCORE = Decimal(10) ** 10  # DecimalField(max_digits=20, decimal_places=10)
+_TAIL_LINES = 15
+
+
+@dataclass(frozen=True)
+class Job:
+    """One (phase, submission, task) as the worker receives it: folders on this machine.
+
+    ``phase``, ``candidate`` and ``task`` label the result; ``run_dir`` is created (both
+    sandboxes inside it); the program and data folders are only read (copied into the
+    sandboxes). ``scoring_program`` is ``None`` when the task's program is not in the bundle.
+    """
+
+    phase: str
+    candidate: str
+    task: str
+    run_dir: Path
+    submission: Path
+    scoring_program: Path | None
+    ingestion_program: Path | None = None
+    input_data: Path | None = None
+    reference_data: Path | None = None
+    ingestion_only_during_scoring: bool = False
+    time_limit: int = DEFAULT_TIME_LIMIT
+    image: str | None = None       # docker image (ignored by the local backend)
+
+
+@dataclass
+class JobResult:
+    """The outcome of one (phase, submission, task): both jobs, as the platform reports it."""
+
+    phase: str
+    candidate: str
+    task: str
+    status: str = "Failed"            # "Finished" | "Failed"
+    status_details: str = ""          # the platform's message
+    reason: str = ""                  # the real error text (stderr tail, bad value)
+    scores: dict[str, float] = field(default_factory=dict)
+    computed: dict[str, float] = field(default_factory=dict)
+    elapsed: float = 0.0
+    run_dir: str = ""
+    warnings: list[str] = field(default_factory=list)
+    prediction_problems: list[str] = field(default_factory=list)
+
+    @property
+    def finished(self) -> bool:
+        return self.status == "Finished"
+
+    @property
+    def scoring_output(self) -> Path:
+        """The scoring job's ``output/`` (scores file, the meta-scoring program's files)."""
+        return Path(self.run_dir) / "scoring" / "output"
+
+
+def substitute(command: str, kind: str, is_scoring: bool, ingestion_only_during_scoring: bool = False) -> str:
+    """The v2 worker's placeholder substitution: plain ``str.replace``, in this order.
+
+    ``kind`` is ``"program"`` (submission or scoring program) or ``"ingestion"``.
+
+    >>> substitute("python $program/score.py $input $output", "program", True)
+    'python /app/program/score.py /app/input /app/output'
+    >>> substitute("python $program/ingest.py $input $output $submission_program", "ingestion", False)
+    'python /app/program/ingest.py /app/input_data /app/output /app/ingested_program'
+    """
+    pairs = (
+        ("$input", "/app/input_data" if kind == "ingestion" else "/app/input"),
+        ("$output", "/app/output"),
+        ("$program", "/app/ingestion_program" if ingestion_only_during_scoring and is_scoring else "/app/program"),
+        ("$ingestion_program", "/app/program"),
+        ("$hidden", "/app/input/ref"),
+        ("$shared", "/app/shared"),
+        ("$submission_program", "/app/ingested_program"),
+        ("$tmp", "/app/output"),
+        ("$predictions", "/app/input/res" if is_scoring else "/app/output"),
+    )
+    for placeholder, value in pairs:
+        command = command.replace(placeholder, value)
+    return command
+
+
+def _mounts(sandbox: Path, kind: str, is_scoring: bool, ingestion_only: bool, input_data: bool) -> tuple[Mount, ...]:
+    """The worker's volumes for one program (research/codabench.md 1.1, mounts table)."""
+    program = sandbox / ("program" if kind == "program" else "ingestion_program")
+    mounts = [Mount("/app/program", program), Mount("/app/output", sandbox / "output")]
+    if kind == "ingestion":
+        ingested = sandbox / "input" / "res" if (is_scoring and ingestion_only) else sandbox / "program"
+        mounts.append(Mount("/app/ingested_program", ingested))
+    if is_scoring:
+        mounts += [Mount("/app/input", sandbox / "input"), Mount("/app/shared", sandbox / "shared")]
+    if input_data:
+        mounts.append(Mount("/app/input_data", sandbox / "input_data"))
+    return tuple(mounts)
+
+
+class JobFailed(Exception):
+    """The job failed: ``details`` is the platform's message, ``reason`` the real error text."""
+
+    def __init__(self, details: str, reason: str = "") -> None:
+        super().__init__(details)
+        self.details, self.reason = details, reason or details
+
+
+# ===================================================================== one job
+def run_job(job: Job, backend: Backend) -> JobResult:
+    """Run the prediction job then the scoring job of ``job``; never raises for a program's fault.
+
+    The result is ``Finished`` with every score of the scores file, or ``Failed`` with the
+    platform's message (``status_details``) and the real error text (``reason``).
+    """
+    base = job.run_dir
+    result = JobResult(job.phase, job.candidate, job.task, run_dir=str(base))
+    limit = job.time_limit
+    submission, scoring_program = job.submission, job.scoring_program
+    ingestion, input_data, reference = job.ingestion_program, job.input_data, job.reference_data
+    try:
+        if scoring_program is None:
+            raise JobFailed("the task's scoring program is not in the bundle (a dataset or "
+                             "task key cannot be run offline)")
+        # ---- prediction job
+        pred = _sandbox(base / "prediction")
+        _copy(submission, pred / "program")
+        only_scoring = job.ingestion_only_during_scoring
+        if input_data is not None:
+            _copy(input_data, pred / "input_data")
+        if ingestion is not None and not only_scoring:
+            _copy(ingestion, pred / "ingestion_program")
+        runs = _run_programs(backend, job.image, pred, is_scoring=False, ingestion_only=only_scoring,
+                             limit=limit, has_input_data=input_data is not None,
+                             with_ingestion=ingestion is not None and not only_scoring, result=result)
+        for kind, run in runs.items():
+            if run.exit_code not in (0, None):
+                label = "submission" if kind == "program" else "ingestion program"
+                result.prediction_problems.append(
+                    f"prediction step: the {label} exited with code {run.exit_code}: {_tail(run.stderr)}"
+                )
+        # ---- scoring job
+        score = _sandbox(base / "scoring")
+        _copy(scoring_program, score / "program")
+        if reference is not None:
+            _copy(reference, score / "input" / "ref")
+        _copy(pred / "output", score / "input" / "res")
+        if only_scoring:
+            if input_data is not None:
+                _copy(input_data, score / "input_data")
+            if ingestion is not None:
+                _copy(ingestion, score / "ingestion_program")
+        runs = _run_programs(backend, job.image, score, is_scoring=True, ingestion_only=only_scoring,
+                             limit=limit, has_input_data=only_scoring and input_data is not None,
+                             with_ingestion=only_scoring and ingestion is not None, result=result)
+        program = runs.get("program")
+        if "ingestion" in runs and runs["ingestion"].exit_code not in (0, None):
+            result.warnings.append(
+                f"scoring step: the ingestion program exited with code "
+                f"{runs['ingestion'].exit_code} (the worker does not check it): {_tail(runs['ingestion'].stderr)}"
+            )
+        if program is not None and program.exit_code not in (0, None):
+            raise JobFailed(f"program_rc={program.exit_code}",
+                             f"the scoring program exited with code {program.exit_code}: {_tail(program.stderr)}")
+        result.scores = read_scores(score / "output", result)
+        result.status, result.status_details = "Finished", ""
+    except JobFailed as exc:
+        result.status, result.status_details, result.reason = "Failed", exc.details, exc.reason
+    except (InputError, ConfigError, OSError) as exc:
+        result.status, result.status_details, result.reason = "Failed", str(exc), str(exc)
+    return result
+
+
+def _run_programs(
+    backend: Backend, image: str | None, sandbox: Path, *, is_scoring: bool, ingestion_only: bool,
+    limit: int, has_input_data: bool, with_ingestion: bool, result: JobResult,
+) -> dict[str, StepResult]:
+    """Run one worker job (prediction or scoring): program + ingestion under one timer."""
+    step = "scoring" if is_scoring else "prediction"
+    specs: dict[str, StepSpec] = {}
+    for kind, folder in (("program", sandbox / "program"), ("ingestion", sandbox / "ingestion_program")):
+        if kind == "ingestion" and not with_ingestion:
+            continue
+        meta, _ = read_metadata(folder)
+        command = None if meta is None else meta.get("command")
+        if kind == "ingestion" and (meta is None or not command):
+            raise JobFailed(MISSING_METADATA_MESSAGE,
+                             f"{step} step: the ingestion program has no metadata.yaml/metadata with a command")
+        if meta is None:  # a result submission (or a scoring program without metadata)
+            shutil.copytree(folder, sandbox / "output", dirs_exist_ok=True)
+            continue
+        if not command:
+            result.warnings.append(f"{step} step: {'submission' if not is_scoring else 'scoring program'} "
+                                   "metadata has no 'command'; nothing was run for it.")
+            continue
+        if not isinstance(command, str):
+            raise JobFailed("'command' must be a string",
+                             f"{step} step: metadata 'command' is {type(command).__name__} {command!r}; "
+                             "Codabench v2 needs one string")
+        mounts = _mounts(sandbox, kind, is_scoring, ingestion_only, has_input_data)
+        final = substitute(command, kind, is_scoring, ingestion_only)
+        mounted = {m.container_path for m in mounts}
+        for path in set(re.findall(r"/app/\w+", final)):
+            if path not in mounted and not any(path.startswith(m + "/") for m in mounted):
+                result.warnings.append(f"{step} step: the {kind} command uses {path}, which the worker "
+                                       "does not mount in this step.")
+        specs[kind] = StepSpec(name=f"{step}-{kind}", command=final, mounts=mounts,
+                               time_limit=float(limit), image=image)
+    kinds = list(specs)
+    runs = dict(zip(kinds, backend.run_many([specs[k] for k in kinds], float(limit)))) if kinds else {}
+    result.elapsed += max((r.elapsed for r in runs.values()), default=0.0)
+    for kind, run in runs.items():
+        prefix = "" if kind == "program" else "ingestion_"
+        stderr = run.stderr
+        if run.timed_out:
+            stderr += f"\n{TIME_LIMIT_MESSAGE.format(limit=limit)}\n"
+        write_text(sandbox / f"{prefix}stdout.txt", run.stdout)
+        write_text(sandbox / f"{prefix}stderr.txt", stderr)
+    if any(r.timed_out for r in runs.values()):
+        slow = ", ".join("submission" if k == "program" and not is_scoring else
+                         "scoring program" if k == "program" else "ingestion program"
+                         for k, r in runs.items() if r.timed_out)
+        raise JobFailed(TIME_LIMIT_MESSAGE.format(limit=limit),
+                         f"{step} step: killed after {limit} s ({slow} still running)")
+    metadata = sandbox / "output" / "metadata"
+    if metadata.exists():
+        raise JobFailed(METADATA_EXISTS_MESSAGE,
+                         f"{step} step: a program wrote output/metadata, which the platform owns")
+    program, ingestion = runs.get("program"), runs.get("ingestion")
+    write_text(metadata, yaml.dump({
+        "exitCode": program.exit_code if program else None,
+        "elapsedTime": round(program.elapsed, 3) if program else None,
+        "ingestionExitCode": ingestion.exit_code if ingestion else None,
+        "ingestionElapsedTime": round(ingestion.elapsed, 3) if ingestion else None,
+    }))
+    return runs
+
+
+# ===================================================================== scores
+def scores_file(output: Path) -> str | None:
+    """The scores file the worker reads in ``output``: ``scores.json``, else ``scores.txt``."""
+    for name in ("scores.json", "scores.txt"):
+        if (output / name).is_file():
+            return name
+    return None
+
+
+def read_scores(output: Path, result: JobResult) -> dict[str, float]:
+    """Read the scores as the worker does, then check them as the server would store them.
+
+    Raises the job's failure for a missing or unreadable scores file or a value the platform
+    cannot store; a boolean becomes 0/1 with a warning in ``result``.
+    """
+    name = scores_file(output)
+    if name == "scores.json":
+        try:
+            raw = json.loads((output / name).read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise JobFailed("scores.json is not valid JSON", f"scores.json: {exc}") from None
+    elif name == "scores.txt":
+        text = (output / name).read_text(encoding="utf-8", errors="replace")
+        try:
+            raw = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise JobFailed("scores.txt is not valid YAML", f"scores.txt: {exc}") from None
+        if not isinstance(raw, dict):
+            hint = (" Write 'key: value' with a space after the colon; 'key:value' is one string "
+                    "to a YAML parser" if re.search(r"^\s*[^:\s]+:\S", text, re.M) else "")
+            raise JobFailed("scores.txt is not a mapping (Codabench would lose these scores)",
+                             f"scores.txt parses as {raw!r}, not as key: value pairs.{hint}")
+    else:
+        raise JobFailed(NO_SCORES_MESSAGE, f"no scores.json or scores.txt in {output.name}/")
+    if not isinstance(raw, dict):
+        raise JobFailed(f"{name} is not a flat object", f"{name} holds {type(raw).__name__} {raw!r}")
+    scores: dict[str, float] = {}
+    for key, value in raw.items():
+        scores[str(key)] = _score_value(name, key, value, result)
+    return scores
+
+
+def _score_value(name: str, key: Any, value: Any, result: JobResult) -> float:
+    where = f"{name}: key {key!r}"
+    if isinstance(value, bool):
+        result.warnings.append(f"{where}: {value!r} is stored as {int(value)} by Codabench.")
+        return float(value)
+    if isinstance(value, (dict, list)):
+        raise JobFailed(f"{name} must be a flat object of numbers",
+                         f"{where}: {value!r} is not a number (nested values are not supported)")
+    try:
+        number = Decimal(str(value).strip()) if isinstance(value, str) else Decimal(repr(float(value)))
+    except (InvalidOperation, ValueError, TypeError):
+        raise JobFailed(f"{name}: {key!r} is not a number",
+                         f"{where}: {value!r} is not a number") from None
+    if not number.is_finite():
+        raise JobFailed(
+            f"{name}: {key!r} is {value!r}",
+            f"{where}: {value!r} is not a finite number; the worker cannot send NaN or Infinity and "
+            "the platform would lose every score of this submission (write a finite value or leave "
+            "the key out)")
+    if abs(number) >= _MAX_SCORE:
+        raise JobFailed(f"{name}: {key!r} is too large",
+                         f"{where}: {value!r} does not fit Codabench's score field (abs < 1e10)")
+    return float(number)
+
+
+def _sandbox(path: Path) -> Path:
+    if path.exists():
+        shutil.rmtree(path)
+    for sub in ("program", "output", "input/ref", "input/res", "shared"):
+        (path / sub).mkdir(parents=True)
+    return path
+
+
+def _copy(src: Path, dest: Path) -> None:
+    shutil.copytree(src, dest, dirs_exist_ok=True, symlinks=True,
+                    ignore=shutil.ignore_patterns("__MACOSX", ".DS_Store", "__pycache__"))
+
+
+def _tail(text: str, lines: int = _TAIL_LINES) -> str:
+    kept = [line for line in text.strip().splitlines() if line.strip()][-lines:]
+    return "\n".join(kept) if kept else "(no output on stderr)"
+

@@ -1,0 +1,125 @@
+"""Formats ``codabench_json`` and ``codabench_csv``: Codabench leaderboard result exports.
+
+``results.json?phase=<id>`` maps ``"<leaderboard> - <phase>(<phase id>)"`` to
+``{"<owner>-<submission id>": {"<task>(<task id>)-<column>": score, ...}}``;
+``results.csv?phase=<id>`` (saved as ``<leaderboard> - <phase>(<id>).csv``) has a
+``Username`` column holding ``<owner>-<submission id>`` and one column per
+``<task>(<task id>)-<column>``. The candidate is the submission, its participant the
+owner; ``fact_sheet_answers`` is not a score. A (task, column) pair nobody has a score in
+is dropped (a leaderboard column that task does not fill).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from ..errors import InputError
+from .rows import Rows, cell_at, csv_header, csv_rows, load_json, score_cell
+
+__all__ = ["is_leaderboard_title", "is_submission_key", "read_codabench_csv", "read_codabench_json"]
+
+# "<leaderboard title> - <phase name>(<phase id>)"; the title part is optional here.
+_CODABENCH_TITLE = re.compile(r"(?:(?P<board>.*?) - )?(?P<phase>.*?)(?:\((?P<id>\d+)\))?")
+# "<task name>(<task id>)-<column title>"
+_CODABENCH_COLUMN = re.compile(r"(?P<task>.*?)\((?P<tid>\d+)\)-(?P<metric>.*)")
+# "<owner>-<submission id>": the owner is everything before the last "-<digits>".
+_CODABENCH_ROW = re.compile(r"(?P<owner>.+)-(?P<id>\d+)")
+_FACT_SHEET = "fact_sheet_answers"
+
+
+def is_leaderboard_title(key: str) -> bool:
+    """Whether ``key`` reads ``<leaderboard> - <phase>(<phase id>)`` (a results.json key)."""
+    match = _CODABENCH_TITLE.fullmatch(key)
+    return bool(match and match.group("board") is not None and match.group("id"))
+
+
+def is_submission_key(key: str) -> bool:
+    """Whether ``key`` reads ``<owner>-<submission id>`` (a results.json row key)."""
+    return _CODABENCH_ROW.fullmatch(key) is not None
+
+
+def _codabench_phase(title: str) -> str:
+    match = _CODABENCH_TITLE.fullmatch(title.strip())
+    return (match.group("phase") if match else title).strip()
+
+
+def _codabench_owner(key: str) -> str:
+    match = _CODABENCH_ROW.fullmatch(key)
+    return match.group("owner") if match else key
+
+
+def _codabench_judges(columns: Iterable[str]) -> dict[str, tuple[str, str]]:
+    """``column -> (task, metric)``; a task name used by two task ids keeps its id."""
+    parsed: dict[str, tuple[str, str, str]] = {}
+    for col in columns:
+        if col == _FACT_SHEET or col in parsed:
+            continue
+        match = _CODABENCH_COLUMN.fullmatch(col)
+        if match:
+            parsed[col] = (match.group("task").strip(), match.group("tid"), match.group("metric").strip())
+        else:
+            parsed[col] = ("", "", col.strip())
+    ids: dict[str, set[str]] = {}
+    for task, tid, _ in parsed.values():
+        ids.setdefault(task, set()).add(tid)
+    return {
+        col: (f"{task}({tid})" if len(ids[task]) > 1 else task, metric)
+        for col, (task, tid, metric) in parsed.items()
+    }
+
+
+def read_codabench_json(path: Path, rows: Rows) -> None:
+    """Add the rows of a Codabench ``results.json`` export (every phase in it) to ``rows``."""
+    data = load_json(path)
+    if not isinstance(data, dict):
+        raise InputError(
+            f"{path}: a Codabench results export is an object keyed by leaderboard title; got "
+            f"{type(data).__name__}."
+        )
+    rows.drop_empty_judges = True
+    columns = [c for board in data.values() if isinstance(board, dict)
+               for row in board.values() if isinstance(row, dict) for c in row]
+    judges = _codabench_judges(columns)
+    for title, board in data.items():
+        if not isinstance(board, dict):
+            raise InputError(f"{path}, key {title!r}: expected an object of submissions, got {board!r}.")
+        phase = _codabench_phase(title)
+        for key, row in board.items():
+            if not isinstance(row, dict):
+                raise InputError(f"{path}, key {title!r} > {key!r}: expected an object, got {row!r}.")
+            owner = _codabench_owner(key)
+            for col, cell in row.items():
+                if col == _FACT_SHEET:
+                    continue
+                at = f"{path}, key {title!r} > {key!r} > {col!r}"
+                task, metric = judges[col]
+                rows.add(at, phase, key, owner, task, metric, score_cell(cell, at))
+
+
+def read_codabench_csv(path: Path, rows: Rows) -> None:
+    """Add the rows of a Codabench ``results.csv`` export (one phase, named by the file) to ``rows``."""
+    match = re.fullmatch(r"(?P<title>.+ - .*\(\d+\))\.csv", path.name, re.I)
+    phase = _codabench_phase(match.group("title")) if match else ""
+    lines = csv_rows(path)
+    _, header = csv_header(path, lines)
+    if not header or header[0] != "Username":
+        raise InputError(
+            f"{path}: a Codabench results CSV starts with a 'Username' column; the header is {header}."
+        )
+    rows.drop_empty_judges = True
+    judges = _codabench_judges(header[1:])
+    used = [(i, h) for i, h in enumerate(header) if i > 0 and h != _FACT_SHEET]
+    seen: set[str] = set()
+    for _, h in used:
+        if h in seen:
+            raise InputError(f"{path}: column {h!r} appears twice in the header.")
+        seen.add(h)
+    for n, row in lines:
+        key = row[0].strip()
+        owner = _codabench_owner(key)
+        for i, col in used:
+            at = f"{path}, line {n}, column {col!r}"
+            task, metric = judges[col]
+            rows.add(f"{path}, line {n}", phase, key, owner, task, metric, score_cell(cell_at(row, i), at))

@@ -1,0 +1,332 @@
+"""Shared pieces of the score readers: the canonical rows, cell parsers, file loading.
+
+- :class:`Rows` collects canonical long-table rows (:data:`CANONICAL_COLUMNS`) with where
+  each came from, and turns them into the checked frame every reader returns.
+- ``*_cell`` functions parse one cell (score, text, flag, submission time).
+- :func:`read_text`, :func:`csv_rows`, :func:`load_json` load a file, turning decoding and
+  syntax errors into :class:`~metascore.errors.InputError` naming file and line.
+- :func:`check_inside` refuses a path that leaves its root.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import io
+import json
+import math
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError, did_you_mean
+from ..matrix import MISSING_TOKENS, parse_score
+
+CANONICAL_COLUMNS = [
+    "phase",
+    "candidate",
+    "participant",
+    "task",
+    "metric",
+    "value",
+    "submitted_at",
+    "is_baseline",
+]
+__all__ = [
+    "CANONICAL_COLUMNS",
+    "Rows",
+    "score_cell",
+    "text_cell",
+    "optional_text_cell",
+    "flag_cell",
+    "time_cell",
+    "cell_at",
+    "read_text",
+    "csv_rows",
+    "csv_header",
+    "column_index",
+    "require_columns",
+    "load_json",
+    "check_inside",
+]
+
+_TRUE = frozenset({"true", "1", "yes", "y", "t"})
+_FALSE = frozenset({"false", "0", "no", "n", "f", ""}) | MISSING_TOKENS
+
+
+# ================================================================ rows
+class Rows:
+    """Collects canonical rows plus where each came from (for error messages)."""
+
+    def __init__(self) -> None:
+        self.columns: dict[str, list[Any]] = {c: [] for c in CANONICAL_COLUMNS}
+        self.where: list[str] = []
+        self.failed: list[tuple[str, str, str, str]] = []
+        self.drop_empty_judges = False
+
+    def add(
+        self,
+        where: str,
+        phase: str,
+        candidate: str,
+        participant: str | None,
+        task: str,
+        metric: str,
+        value: float,
+        submitted_at: str | None = None,
+        is_baseline: bool = False,
+    ) -> None:
+        if candidate == "":
+            raise InputError(f"{where}: the candidate is empty.")
+        for col, val in zip(
+            CANONICAL_COLUMNS,
+            (phase, candidate, participant, task, metric, value, submitted_at, is_baseline),
+        ):
+            self.columns[col].append(val)
+        self.where.append(where)
+
+    def frame(self, path: Path, fmt: str, phase: str | None) -> pd.DataFrame:
+        """The canonical table, after phase selection and consistency checks."""
+        frame = pd.DataFrame(self.columns, columns=CANONICAL_COLUMNS)
+        frame["value"] = frame["value"].astype(float)
+        frame["is_baseline"] = frame["is_baseline"].astype(bool)
+        for col in ("participant", "submitted_at"):
+            frame[col] = frame[col].astype(object)
+        where = pd.Series(self.where, dtype=object)
+        if self.drop_empty_judges and len(frame):
+            # an export lists every (task, column) pair; a pair nobody has a score in is
+            # a leaderboard column that task does not fill, not a judge
+            scored = frame["value"].notna().groupby([frame["task"], frame["metric"]]).transform("any")
+            frame, where = frame[scored.to_numpy()], where[scored.to_numpy()]
+        failed = list(self.failed)
+        if phase is not None:
+            present = sorted(set(frame["phase"]) - {""})
+            if not present:
+                frame = frame.assign(phase=str(phase))
+            elif str(phase) in present:
+                keep = (frame["phase"] == str(phase)).to_numpy()
+                frame, where = frame[keep], where[keep]
+                failed = [f for f in failed if f[0] == str(phase)]
+            else:
+                raise InputError(
+                    f"phase {phase!r} is not in {path}{did_you_mean(phase, present)}; it holds "
+                    f"phase(s) {present}."
+                )
+        if not frame["value"].notna().any():
+            raise InputError(f"no scores found in {path}.")
+        frame = frame.reset_index(drop=True)
+        where = where.reset_index(drop=True)
+        _check_unique(frame, where)
+        _check_metadata(frame, where)
+        frame.attrs.update(format=fmt, source=str(path), failed=failed)
+        return frame
+
+
+def _check_unique(frame: pd.DataFrame, where: pd.Series) -> None:
+    keys = ["phase", "candidate", "task", "metric"]
+    later = np.flatnonzero(frame.duplicated(keys).to_numpy())
+    if later.size:
+        second = later[0]
+        row = frame.iloc[second]
+        same = (frame[keys] == row[keys]).all(axis=1).to_numpy()
+        first = np.flatnonzero(same)[0]
+        raise InputError(
+            f"candidate {row['candidate']!r} has two scores for phase {row['phase']!r}, task "
+            f"{row['task']!r}, metric {row['metric']!r} ({where[first]} and {where[second]})."
+        )
+
+
+def _check_metadata(frame: pd.DataFrame, where: pd.Series) -> None:
+    """One participant / submission time / baseline flag per (phase, candidate)."""
+    for col in ("participant", "submitted_at", "is_baseline"):
+        filled = frame[col].astype(object).where(frame[col].notna(), "\0none")
+        counts = filled.groupby([frame["phase"], frame["candidate"]]).transform("nunique")
+        bad = np.flatnonzero(counts.to_numpy() > 1)
+        if bad.size:
+            row = frame.iloc[bad[0]]
+            same = np.flatnonzero(
+                ((frame["phase"] == row["phase"]) & (frame["candidate"] == row["candidate"])).to_numpy()
+            )
+            other = next(i for i in same if filled.iloc[i] != filled.iloc[same[0]])
+            raise InputError(
+                f"candidate {row['candidate']!r} has two different {col} values: "
+                f"{frame[col].iloc[same[0]]!r} ({where[same[0]]}) and {frame[col].iloc[other]!r} "
+                f"({where[other]})."
+            )
+
+
+# ================================================================ cells
+def score_cell(cell: Any, where: str | Callable[[], str]) -> float:
+    """A score cell: missing tokens -> NaN; infinities and non-numbers are errors.
+
+    ``where`` may be a function building the location, called only on error.
+    """
+    if isinstance(cell, (str, float, int)) and not isinstance(cell, bool):
+        try:
+            number = float(cell)
+        except ValueError:
+            pass
+        else:
+            if not math.isinf(number):
+                return number
+    if callable(where):
+        where = where()
+    number = parse_score(cell, where=where, allow_inf=True)
+    if math.isinf(number):
+        raise InputError(
+            f"{where}: score {cell!r} is infinite; a score must be a finite number (leave "
+            "the cell empty when the score is missing)."
+        )
+    return number
+
+
+def text_cell(cell: Any) -> str:
+    """A text cell, stripped; ``None``/NaN -> ``""``."""
+    if cell is None or (isinstance(cell, float) and math.isnan(cell)):
+        return ""
+    return str(cell).strip()
+
+
+def optional_text_cell(cell: Any) -> str | None:
+    """A text cell, or ``None`` when it holds a missing-value token."""
+    text = text_cell(cell)
+    return None if text.lower() in MISSING_TOKENS else text
+
+
+def flag_cell(cell: Any, where: str | Callable[[], str]) -> bool:
+    """A true/false cell (empty -> ``False``); anything else is an error at ``where``."""
+    if isinstance(cell, (bool, np.bool_)):
+        return bool(cell)
+    if cell is None:
+        return False
+    if isinstance(cell, (int, float)) and not isinstance(cell, bool) and cell in (0, 1):
+        return bool(cell)
+    text = text_cell(cell).lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise InputError(
+        f"{where() if callable(where) else where}: {cell!r} is not a true/false value (use "
+        "true or false)."
+    )
+
+
+def time_cell(cell: Any, where: str | Callable[[], str]) -> str | None:
+    """A submission-time cell as ISO 8601, or ``None`` when empty."""
+    text = optional_text_cell(cell)
+    if text is None:
+        return None
+    iso = _iso_time(text)
+    if iso is None:
+        raise InputError(
+            f"{where() if callable(where) else where}: submission time {text!r} is not a "
+            "date/time (use ISO 8601, e.g. 2024-03-01T10:00:00Z)."
+        )
+    return iso
+
+
+@functools.lru_cache(maxsize=4096)
+def _iso_time(text: str) -> str | None:
+    try:
+        stamp = pd.Timestamp(text)
+    except (TypeError, ValueError):
+        return None
+    return None if stamp is pd.NaT else stamp.isoformat()
+
+
+# ================================================================ files
+def read_text(path: Path) -> str:
+    """The file's text (UTF-8, a BOM dropped); undecodable bytes are an error."""
+    try:
+        data = path.read_bytes()
+    except IsADirectoryError:
+        raise InputError(f"{path} is a directory, not a file.") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"{path}: byte {exc.start} is not valid UTF-8; save the file as UTF-8."
+        ) from None
+
+
+def csv_rows(path: Path) -> Iterator[tuple[int, list[str]]]:
+    """``(line number, cells)`` for every non-blank CSV row."""
+    reader = csv.reader(io.StringIO(read_text(path), newline=""))
+    start = 1
+    try:
+        for row in reader:
+            if any(cell.strip() for cell in row):
+                yield start, row
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        raise InputError(f"{path}, line {reader.line_num}: malformed CSV ({exc}).") from None
+
+
+def csv_header(path: Path, rows: Iterator[tuple[int, list[str]]]) -> tuple[int, list[str]]:
+    """The first row of ``rows`` (line number, stripped names); an empty file is an error."""
+    try:
+        n, header = next(rows)
+    except StopIteration:
+        raise InputError(f"no scores found in {path} (the file is empty).") from None
+    return n, [h.strip() for h in header]
+
+
+def column_index(header: list[str], names: Iterable[str]) -> dict[str, int]:
+    """Positions of the wanted columns (case-insensitive); repeated names are an error."""
+    wanted = set(names)
+    found: dict[str, int] = {}
+    for i, h in enumerate(header):
+        key = h.lower()
+        if key in wanted:
+            if key in found:
+                raise InputError(f"column {h!r} appears twice in the header.")
+            found[key] = i
+    return found
+
+
+def cell_at(row: list[str], i: int | None) -> str:
+    """Cell ``i`` of a CSV row; ``""`` when the column is absent or the row short."""
+    return row[i] if i is not None and i < len(row) else ""
+
+
+def require_columns(
+    present: Iterable[str], names: Iterable[str], path: Path, header: list[str], where: str | None = None
+) -> None:
+    """Refuse a table lacking one of ``names`` (naming the closest column)."""
+    have = set(present)
+    for name in names:
+        if name not in have:
+            raise InputError(
+                f"{where or path} has no {name!r} column{did_you_mean(name, header)}; "
+                f"columns are {header}."
+            )
+
+
+def load_json(path: Path, **kwargs: Any) -> Any:
+    """Parse a JSON file (``kwargs`` go to :func:`json.loads`); syntax errors name line and column."""
+    text = read_text(path)
+    if not text.strip():
+        raise InputError(f"no scores found in {path} (the file is empty).")
+    try:
+        return json.loads(text, **kwargs)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})."
+        ) from None
+
+
+# ================================================================ paths
+def check_inside(root: Path, path: Path, shown: str) -> Path:
+    """``path`` resolved, refused when it leaves ``root`` (``shown`` names it in the error)."""
+    base = root.resolve()
+    target = path.resolve()
+    if target != base and not target.is_relative_to(base):
+        raise InputError(
+            f"path {shown!r} leads outside {str(root)!r} (to {str(target)!r}); paths must stay "
+            "inside it (no '..', absolute paths or symbolic links pointing out)."
+        )
+    return target

@@ -1,0 +1,157 @@
+"""Format ``tree``: a directory of scoring outputs, plus its ``submissions.csv`` manifest.
+
+Layout ``<root>/<phase>/<candidate>/<task>/scores.json`` (or ``scores.txt``, read by
+:mod:`metascore.io.scores_file`); without the phase level,
+``<root>/<candidate>/<task>/scores.json``. The optional ``<root>/submissions.csv`` gives
+each candidate's ``participant``, ``submitted_at`` and ``is_baseline`` (per ``phase`` when
+it has that column). Links leaving the root are refused.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError, did_you_mean
+from .rows import Rows, cell_at, check_inside, column_index, csv_header, csv_rows, flag_cell
+from .rows import optional_text_cell, require_columns, text_cell, time_cell
+from .scores_file import SCORE_FILES, read_scores_file
+
+__all__ = ["MANIFEST", "read_tree"]
+
+MANIFEST = "submissions.csv"
+
+
+def _subdirs(root: Path, folder: Path) -> list[Path]:
+    """Sorted sub-directories of ``folder``, refusing links that leave ``root``."""
+    out = []
+    for child in sorted(folder.iterdir(), key=lambda c: c.name):
+        if child.name.startswith(".") or child.name == "__MACOSX":
+            continue
+        check_inside(root, child, shown=str(child.relative_to(root)))
+        if child.is_dir():
+            out.append(child)
+    return out
+
+
+def _scores_file(root: Path, folder: Path) -> Path | None:
+    for name in SCORE_FILES:
+        candidate = folder / name
+        if candidate.is_symlink() or candidate.exists():
+            check_inside(root, candidate, shown=str(candidate.relative_to(root)))
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def read_tree(root: Path, phase: str | None, rows: Rows) -> None:
+    """Add the scores of a scoring-output tree to ``rows`` (``phase`` as in ``read_scores``).
+
+    A submission without scores for a task, or listed in the manifest without any
+    output, goes to ``rows.failed``.
+    """
+    deep = [f for name in SCORE_FILES for f in root.glob(f"*/*/*/{name}")]
+    shallow = [f for name in SCORE_FILES for f in root.glob(f"*/*/{name}")]
+    if deep and shallow:
+        raise InputError(
+            f"{root} mixes <phase>/<candidate>/<task>/scores.json (e.g. "
+            f"{deep[0].relative_to(root)}) and <candidate>/<task>/scores.json (e.g. "
+            f"{shallow[0].relative_to(root)}); use one layout."
+        )
+    if not deep and not shallow:
+        raise InputError(
+            f"no scores found in {root} (expected <phase>/<candidate>/<task>/scores.json or "
+            "scores.txt)."
+        )
+    manifest = _read_manifest(root)
+    if deep:
+        phases = _subdirs(root, root)
+        if phase is not None:
+            names = [d.name for d in phases]
+            if str(phase) not in names:
+                raise InputError(
+                    f"phase {phase!r} is not in {root}{did_you_mean(phase, names)}; it holds "
+                    f"phase(s) {names}."
+                )
+            phases = [d for d in phases if d.name == str(phase)]
+        labels = [d.name for d in phases]
+        for phase_dir in phases:
+            _read_phase_dir(root, phase_dir, phase_dir.name, manifest, rows)
+    else:
+        labels = ["" if phase is None else str(phase)]
+        _read_phase_dir(root, root, labels[0], manifest, rows)
+    # a manifest entry (for one phase, or for all when it names none) with no output
+    seen = set(zip(rows.columns["phase"], rows.columns["candidate"]))
+    seen |= {(f[0], f[1]) for f in rows.failed}
+    for (m_phase, candidate), (n, _) in manifest.items():
+        for label in [m_phase] if m_phase else labels:
+            if label in labels and (label, candidate) not in seen:
+                rows.failed.append(
+                    (label, candidate, "", f"listed in {MANIFEST} (line {n}) but has no scoring output")
+                )
+
+
+def _read_phase_dir(
+    root: Path, folder: Path, phase: str, manifest: dict[tuple[str, str], tuple[int, dict[str, Any]]], rows: Rows
+) -> None:
+    for cand_dir in _subdirs(root, folder):
+        candidate = cand_dir.name
+        _, meta = manifest.get((phase, candidate)) or manifest.get(("", candidate)) or (0, {})
+        participant = meta.get("participant") or candidate
+        tasks = _subdirs(root, cand_dir)
+        if not tasks:
+            rows.failed.append((phase, candidate, "", "no task directories"))
+        for task_dir in tasks:
+            scores_path = _scores_file(root, task_dir)
+            if scores_path is None:
+                rows.failed.append((phase, candidate, task_dir.name, "no scores.json or scores.txt"))
+                continue
+            scores = read_scores_file(scores_path)
+            if not scores:
+                rows.failed.append((phase, candidate, task_dir.name, f"{scores_path.name} holds no scores"))
+            for metric, value in scores.items():
+                rows.add(
+                    str(scores_path),
+                    phase,
+                    candidate,
+                    participant,
+                    task_dir.name,
+                    metric,
+                    value,
+                    meta.get("submitted_at"),
+                    bool(meta.get("is_baseline", False)),
+                )
+
+
+def _read_manifest(root: Path) -> dict[tuple[str, str], tuple[int, dict[str, Any]]]:
+    """``<root>/submissions.csv``: ``(phase, candidate) -> (line, metadata)``."""
+    path = root / MANIFEST
+    if not (path.exists() or path.is_symlink()):
+        return {}
+    path = check_inside(root, path, shown=MANIFEST)
+    lines = csv_rows(path)
+    _, header = csv_header(path, lines)
+    try:
+        cols = column_index(header, ("phase", "candidate", "participant", "submitted_at", "is_baseline"))
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
+    require_columns(cols, ("candidate",), path, header)
+    manifest: dict[tuple[str, str], tuple[int, dict[str, Any]]] = {}
+    for n, row in lines:
+        at = f"{path}, line {n}"
+        key = (text_cell(cell_at(row, cols.get("phase"))), text_cell(cell_at(row, cols["candidate"])))
+        if not key[1]:
+            raise InputError(f"{at}: the candidate is empty.")
+        if key in manifest:
+            raise InputError(
+                f"{at}: candidate {key[1]!r} is listed twice (first at line {manifest[key][0]})."
+            )
+        manifest[key] = (
+            n,
+            {
+                "participant": optional_text_cell(cell_at(row, cols.get("participant"))),
+                "submitted_at": time_cell(cell_at(row, cols.get("submitted_at")), f"{at}, column 'submitted_at'"),
+                "is_baseline": flag_cell(cell_at(row, cols.get("is_baseline")), f"{at}, column 'is_baseline'"),
+            },
+        )
+    return manifest

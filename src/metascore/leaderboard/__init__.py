@@ -1,0 +1,34 @@
+"""The leaderboard: from the canonical long table and a config to the published result.
+
+Pure computation (no files, no prints). :func:`build_leaderboard` runs the pipeline once:
+
+1. judges: one per (task, metric) of the config (or every one found, higher is better);
+2. per phase: the score matrix of every submission, participant selection
+   (:mod:`metascore.selection`), and the ranking with the configured method;
+3. the final-phase filter against the development ranking (:mod:`metascore.filtering`);
+4. the final ranking of the qualified candidates only; baselines shown, flagged, without a
+   position; excluded candidates shown with their reason;
+5. the pairwise margin matrix and Condorcet winner of the final pool;
+6. how much to trust the final ranking (:class:`Analysis`): rank intervals, P(first) and
+   groups by bootstrap over the judges, the judges' agreement and the ranking's stability;
+7. the statistics that ``scores.json`` publishes, the provenance signature and an input
+   summary.
+
+The result, a frozen :class:`Leaderboard`, is rendered by :mod:`metascore.io.writers` and
+:mod:`metascore.io.report`.
+
+Modules: :mod:`.model` (the frozen result: Row, Board, Margins, Analysis, Leaderboard),
+:mod:`.phases` (a phase's score matrix, input checks, deadlines and selection),
+:mod:`.boards` (the development and final boards and the margins),
+:mod:`.statistics` (the published statistics and the analysis of the final ranking),
+:mod:`.build` (:func:`build_leaderboard`, the signature and the input summary).
+"""
+
+from .build import build_leaderboard
+from .model import Analysis, Board, Leaderboard, Margins, Progress, Row
+from .phases import phase_matrix
+
+__all__ = [
+    "Row", "Board", "Margins", "Analysis", "Leaderboard", "build_leaderboard", "phase_matrix",
+    "Progress",
+]

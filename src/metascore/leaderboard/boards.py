@@ -1,0 +1,193 @@
+"""The boards of a leaderboard: development and final rows, and the final pool's margins.
+
+:func:`dev_board` shows every development candidate in ranking order; :func:`final_board`
+ranks the qualified candidates only and shows baselines and excluded candidates, unranked,
+with their reason; :func:`pool_margins` is the pairwise margin matrix of the ranked pool.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from ..filtering import Decision
+from ..matrix import ScoreMatrix
+from ..pairwise import PairwiseCounts, condorcet_winner
+from ..ranking import Ranking
+from ..registry import Prepared, prepare
+from ..stats import fractional_ranks
+from .model import Board, Margins, Row
+from .phases import in_phase
+
+
+def dev_board(
+    phase: str, matrix: ScoreMatrix, ranking: Ranking, missing: str, dropped: Mapping[str, str]
+) -> Board:
+    prepared = prepare(matrix, missing)
+    rows = _ranked_rows(matrix, ranking, prepared, qualified=None)
+    rows += _unranked_rows(matrix, [c for c in matrix.candidates if c not in ranking.candidates],
+                           {c: f"excluded by the missing-data policy: {why}"
+                            for c, why in ranking.excluded_candidates.items()}, {}, {})
+    return _board(phase, matrix, rows, dropped, _notes(ranking))
+
+
+def final_board(
+    phase: str,
+    matrix: ScoreMatrix,
+    qualified: list[str],
+    decisions: Mapping[str, Decision],
+    baseline_dev: Mapping[str, float],
+    dropped: Mapping[str, str],
+    rank_fn: Callable[[ScoreMatrix], Ranking],
+) -> tuple[Board, Ranking | None, Prepared | None]:
+    ranking = prepared = None
+    notes: tuple[str, ...] = ()
+    rows: list[Row] = []
+    if len(qualified) >= 2:
+        pool = matrix.subset(candidates=qualified)
+        ranking = in_phase(rank_fn, phase)(pool)
+        prepared = prepare(pool, ranking.missing)
+        rows = _ranked_rows(pool, ranking, prepared, qualified=True, decisions=decisions)
+        notes = _notes(ranking)
+    elif len(qualified) == 1:
+        i = matrix.candidates.index(qualified[0])
+        rows = [_row(matrix, i, position=1, rank=1.0, score=None, qualified=True,
+                     reason=_reason(decisions, qualified[0], "only candidate; wins by default"),
+                     decision=decisions.get(qualified[0]))]
+        notes = (f"only one candidate qualified ({qualified[0]!r}): it wins by default and "
+                 "has no ranking score.",)
+    reasons = {c: f"excluded by the missing-data policy: {why}"
+               for c, why in (ranking.excluded_candidates.items() if ranking else ())}
+    shown = {r.candidate for r in rows}
+    base = [c for c, b in zip(matrix.candidates, matrix.is_baseline) if b and c not in shown]
+    dev_order = {c: k for k, c in enumerate(baseline_dev)}  # development order
+    base.sort(key=lambda c: (dev_order.get(c, math.inf), c))
+    rest = sorted((c for c in matrix.candidates if c not in shown and c not in base),
+                  key=lambda c: (c in reasons, _dev_pos(decisions.get(c)), c))
+    for c in base:
+        dev = baseline_dev.get(c)
+        reasons[c] = "baseline, shown for reference (not ranked)" + (
+            f"; development score {dev:.6g}" if dev is not None else "")
+    rows += _unranked_rows(matrix, base + rest, reasons, decisions, baseline_dev)
+    return _board(phase, matrix, rows, dropped, notes), ranking, prepared
+
+
+def _dev_pos(decision: Decision | None) -> float:
+    return math.inf if decision is None or decision.dev_position is None else decision.dev_position
+
+
+def _reason(decisions: Mapping[str, Decision], cand: str, default: str) -> str:
+    d = decisions.get(cand)
+    return d.reason if d is not None else default
+
+
+def _ranked_rows(
+    pool: ScoreMatrix, ranking: Ranking, prepared: Prepared, *, qualified: bool | None,
+    decisions: Mapping[str, Decision] | None = None,
+) -> list[Row]:
+    decisions = decisions or {}
+    jr = fractional_ranks(prepared.filled(values_based=False), axis=0)
+    kept = prepared.matrix
+    details = ranking.per_candidate_details()
+    rows = []
+    for i in ranking.order:
+        cand = ranking.candidates[i]
+        k = kept.candidates.index(cand)
+        ranks = {j: _num(jr[k, kept.judges.index(j)]) if j in kept.judges else None
+                 for j in pool.judges}
+        reason = "baseline" if pool.is_baseline[pool.candidates.index(cand)] else ""
+        rows.append(_row(
+            pool, pool.candidates.index(cand), position=int(ranking.positions[i]),
+            rank=float(ranking.ranks[i]), score=float(ranking.scores[i]),
+            qualified=qualified, reason=_reason(decisions, cand, reason), judge_ranks=ranks,
+            details={key: float(arr[i]) for key, arr in details.items()
+                     if np.issubdtype(np.asarray(arr).dtype, np.number)},
+            decision=decisions.get(cand),
+        ))
+    return rows
+
+
+def _unranked_rows(
+    matrix: ScoreMatrix, candidates: list[str], reasons: Mapping[str, str],
+    decisions: Mapping[str, Decision], baseline_dev: Mapping[str, float],
+) -> list[Row]:
+    rows = []
+    for cand in candidates:
+        i = matrix.candidates.index(cand)
+        d = decisions.get(cand)
+        is_base = bool(matrix.is_baseline and matrix.is_baseline[i])
+        rows.append(_row(
+            matrix, i, position=None, rank=None, score=None,
+            qualified=None if is_base else (d.qualified if d is not None else False),
+            reason=reasons.get(cand) or (d.reason if d is not None else ""),
+            decision=d, dev_score=baseline_dev.get(cand),
+        ))
+    return rows
+
+
+def _row(
+    matrix: ScoreMatrix, i: int, *, position: int | None, rank: float | None,
+    score: float | None, qualified: bool | None, reason: str,
+    judge_ranks: Mapping[str, float | None] | None = None,
+    details: Mapping[str, float] | None = None, decision: Decision | None = None,
+    dev_score: float | None = None,
+) -> Row:
+    stamp = matrix.submitted_at[i] if matrix.submitted_at else None
+    return Row(
+        candidate=matrix.candidates[i],
+        participant=matrix.participants[i] if matrix.participants else None,
+        is_baseline=bool(matrix.is_baseline and matrix.is_baseline[i]),
+        position=position,
+        rank=rank,
+        score=score,
+        qualified=qualified,
+        reason=reason,
+        submitted_at=None if stamp is None else pd.Timestamp(stamp).isoformat(),
+        values={j: _num(matrix.values[i, k]) for k, j in enumerate(matrix.judges)},
+        judge_ranks=judge_ranks or {j: None for j in matrix.judges},
+        details=details or {},
+        dev_position=decision.dev_position if decision else None,
+        dev_score=decision.dev_score if decision and decision.dev_score is not None else dev_score,
+    )
+
+
+def _num(x: float) -> float | None:
+    return None if x is None or not np.isfinite(x) else float(x)
+
+
+def _board(
+    phase: str, matrix: ScoreMatrix, rows: list[Row], dropped: Mapping[str, str],
+    notes: tuple[str, ...],
+) -> Board:
+    return Board(
+        phase=phase,
+        judges=matrix.judges,
+        higher_is_better=matrix.higher_is_better,
+        weights=tuple(float(w) for w in matrix.weights),
+        rows=tuple(rows),
+        not_selected=dict(dropped),
+        notes=notes,
+    )
+
+
+def _notes(ranking: Ranking) -> tuple[str, ...]:
+    return tuple(ranking.notes) + tuple(
+        f"judge {j!r} excluded by the missing-data policy: {why}"
+        for j, why in ranking.excluded_judges.items()
+    )
+
+
+def pool_margins(ranking: Ranking | None, prepared: Prepared | None) -> Margins | None:
+    if ranking is None or prepared is None:
+        return None
+    kept = prepared.matrix
+    counts = PairwiseCounts.from_matrix(
+        prepared.filled(values_based=False), np.asarray(kept.weights), kept.candidates
+    )
+    idx = [kept.candidates.index(ranking.candidates[i]) for i in ranking.order
+           if ranking.candidates[i] in kept.candidates]
+    counts = counts.subset(idx)
+    return Margins(counts.candidates, counts.margins(), condorcet_winner(counts))

@@ -1,0 +1,144 @@
+"""Assembly of the leaderboard: :func:`build_leaderboard` runs the pipeline once.
+
+The steps are listed in :mod:`metascore.leaderboard`; each lives in its own module
+(:mod:`.phases`, :mod:`.boards`, :mod:`.statistics`). Here: the order of the steps, the
+``scores.json`` values, the provenance signature and the input summary.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from .. import __version__
+from ..config import Config
+from ..errors import InputError, MetascoreError
+from ..filtering import filter_final
+from ..ranking import Ranking
+from ..registry import rank
+from .boards import dev_board, final_board, pool_margins
+from .model import Board, Leaderboard, Progress
+from .phases import check_baselines, check_phases, in_phase, normalize_frame, select_phase
+from .statistics import compute_statistics, final_analysis, why_undefined, with_intervals
+
+
+def build_leaderboard(
+    frame: pd.DataFrame, config: Config, *, source: Mapping[str, Any] | None = None,
+    progress: Progress = None,
+) -> Leaderboard:
+    """Run selection, ranking and filtering on the canonical long table (see :mod:`metascore.leaderboard`).
+
+    ``progress(what, done, total)`` is called while the bootstrap analyses run.
+
+    Raises :class:`~metascore.errors.MetascoreError` on unusable data (with one sentence
+    naming the phase, task, candidate or key), including when nobody qualifies and
+    ``filter.on_empty`` is ``error``.
+    """
+    frame = normalize_frame(frame)
+    check_phases(frame, config)
+    check_baselines(frame, config.baselines)
+    rc = config.ranking
+    rank_fn = functools.partial(
+        rank, method=rc.method, missing=rc.missing, seed=rc.seed, tie_break=rc.tie_break,
+        **dict(rc.params),
+    )
+    dev_name, final_name = config.phases.development, config.phases.final
+    messages: list[str] = []
+
+    dev_sel = select_phase(frame, dev_name, config, config.selection.development, rank_fn)
+    if final_name is None:
+        pool = dev_sel.matrix
+        keep = [c for c, b in zip(pool.candidates, pool.is_baseline) if not b]
+        board, ranking, prepared = final_board(
+            dev_name, pool, keep, {}, {}, dev_sel.dropped, rank_fn
+        )
+        development = filt = None
+        dev_ranking = None
+    else:
+        dev_ranking = in_phase(rank_fn, dev_name)(dev_sel.matrix)
+        development = dev_board(dev_name, dev_sel.matrix, dev_ranking, rc.missing, dev_sel.dropped)
+        final_sel = select_phase(frame, final_name, config, config.selection.final, rank_fn)
+        fc = config.filter
+        filt = filter_final(
+            dev_ranking, final_sel.matrix, rule=fc.rule, beat=fc.beat, k=fc.k,
+            rank_fn=in_phase(rank_fn, final_name), dev_phase=dev_name,
+        )
+        if filt.message:
+            if fc.on_empty == "error":
+                raise InputError(f"{filt.message.rstrip('.')} (filter.on_empty: error).")
+            messages.append(filt.message)
+        decisions = {d.candidate: d for d in filt.decisions}
+        board, ranking, prepared = final_board(
+            final_name, final_sel.matrix, list(filt.qualified), decisions,
+            {b.candidate: b.score for b in filt.baselines}, final_sel.dropped, rank_fn,
+        )
+    margins = pool_margins(ranking, prepared)
+    analysis = final_analysis(config, ranking, len(board.ranked), final_name or dev_name, progress)
+    if analysis.uncertainty is not None:
+        board = with_intervals(board, analysis.uncertainty)
+    stats = compute_statistics(board, ranking, filt, margins, dev_ranking, analysis)
+    scores = {}
+    for key, stat in config.scores.items():
+        value = stats[stat]
+        if value is None:
+            messages.append(f"scores.json omits {key!r}: statistic {stat!r} is undefined "
+                            f"({why_undefined(stat, board, filt, analysis)}).")
+            continue
+        if not math.isfinite(value):
+            raise MetascoreError(
+                f"scores.json key {key!r}: statistic {stat!r} is {value!r}, not a finite "
+                "number; refusing to write it."
+            )
+        scores[key] = float(value)
+    return Leaderboard(
+        final=board,
+        development=development,
+        filter=filt,
+        margins=margins,
+        statistics=stats,
+        scores=scores,
+        signature=_signature(config, ranking),
+        config=config.to_dict(),
+        input_summary=_summary(frame, config, source, board, development),
+        messages=tuple(messages) + board.notes,
+        analysis=analysis,
+    )
+
+
+def _signature(config: Config, ranking: Ranking | None) -> dict[str, Any]:
+    rc = config.ranking
+    sig = ranking.signature() if ranking is not None else {
+        "method": rc.method, "params": dict(rc.params), "missing": rc.missing, "seed": rc.seed,
+        "tie_break": list(rc.tie_break), "n_candidates": 0, "n_judges": 0, "version": __version__,
+    }
+    sig = dict(sig)
+    sig["phases"] = {"development": config.phases.development, "final": config.phases.final}
+    sig["selection"] = {"development": config.selection.development,
+                        "final": config.selection.final}
+    sig["filter"] = {"rule": config.filter.rule, "beat": config.filter.beat, "k": config.filter.k}
+    return sig
+
+
+def _summary(
+    frame: pd.DataFrame, config: Config, source: Mapping[str, Any] | None, board: Board,
+    development: Board | None,
+) -> dict[str, Any]:
+    phases = {}
+    for b in (development, board):
+        if b is not None:
+            phases[b.phase] = {
+                "candidates": len(b.rows),
+                "baselines": sum(r.is_baseline for r in b.rows),
+                "not_selected": len(b.not_selected),
+                "judges": list(b.judges),
+            }
+    return {
+        **dict(source or {}),
+        "rows": int(len(frame)),
+        "phases_found": sorted(str(p) for p in pd.unique(frame["phase"])),
+        "phases": phases,
+    }

@@ -1,0 +1,168 @@
+"""The leaderboard model: the frozen result the meta-scoring program publishes.
+
+A :class:`Leaderboard` holds the final :class:`Board` (and the development one), the
+pairwise :class:`Margins` of the final pool, the :class:`Analysis` of the final ranking,
+the published statistics and the provenance. :func:`metascore.leaderboard.build_leaderboard`
+builds it; :mod:`metascore.io.writers` and :mod:`metascore.io.report` render it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..analysis import JudgeAgreement, RankUncertainty, StabilityResult
+from ..filtering import FilterResult
+
+#: ``progress(what, done, total)``: called while the bootstrap analyses run.
+Progress = Callable[[str, int, int], None] | None
+
+
+@dataclass(frozen=True)
+class Row:
+    """One candidate on a board.
+
+    ``position``/``rank``/``score`` are None for candidates that are shown but not ranked
+    (baselines and excluded candidates on the final board). ``qualified`` is None on the
+    development board and for baselines. ``values`` are the raw per-judge scores (None =
+    missing) and ``judge_ranks`` the fractional per-judge ranks inside the ranked pool.
+    ``rank_low``/``rank_high`` (the bootstrap rank interval), ``p_first`` (probability of
+    being first) and ``group`` (1 = top group of inseparable candidates) are set on ranked
+    rows when the rank uncertainty is computed (:class:`Analysis`), None otherwise.
+    """
+
+    candidate: str
+    participant: str | None
+    is_baseline: bool
+    position: int | None
+    rank: float | None
+    score: float | None
+    qualified: bool | None
+    reason: str
+    submitted_at: str | None
+    values: Mapping[str, float | None]
+    judge_ranks: Mapping[str, float | None]
+    details: Mapping[str, float] = field(default_factory=dict)
+    dev_position: int | None = None
+    dev_score: float | None = None
+    rank_low: float | None = None
+    rank_high: float | None = None
+    p_first: float | None = None
+    group: int | None = None
+
+
+@dataclass(frozen=True)
+class Board:
+    """The leaderboard of one phase: rows best first, then unranked rows."""
+
+    phase: str
+    judges: tuple[str, ...]
+    higher_is_better: tuple[bool, ...]
+    weights: tuple[float, ...]
+    rows: tuple[Row, ...]
+    not_selected: Mapping[str, str] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    @property
+    def ranked(self) -> tuple[Row, ...]:
+        return tuple(r for r in self.rows if r.position is not None)
+
+
+@dataclass(frozen=True)
+class Margins:
+    """Pairwise margins ``N(a, b) - N(b, a)`` of the ranked final pool (ranking order)."""
+
+    candidates: tuple[str, ...]
+    margins: np.ndarray
+    condorcet_winner: str | None
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """How much to trust the final ranking, computed on the ranked final pool (SPEC 4).
+
+    Attributes
+    ----------
+    uncertainty : RankUncertainty or None
+        Bootstrap over the judges (``analysis.bootstrap`` resamples, ``ranking.seed``):
+        per candidate a rank interval, P(first) and a group (also copied onto the rows).
+    agreement : JudgeAgreement or None
+        Kendall's W between the judges (tie-corrected) and the mean Spearman rho.
+    stability : StabilityResult or None
+        Kendall's W of ``q`` rankings of judge-resampled matrices, ``r`` repetitions.
+    settings : dict
+        ``bootstrap``, ``level``, ``seed``, ``stability_q``, ``stability_r``.
+    notes : tuple of str
+        Why a part was not computed (disabled, too few candidates or judges, ...).
+    """
+
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    uncertainty: RankUncertainty | None = None
+    agreement: JudgeAgreement | None = None
+    stability: StabilityResult | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def kendall_w(self) -> float | None:
+        return None if self.agreement is None else self.agreement.w
+
+    @property
+    def stability_w(self) -> float | None:
+        if self.stability is None:
+            return None
+        return self.stability.mean[self.stability.methods[0]]
+
+    def why_missing(self, what: str) -> str:
+        """The note explaining why ``what`` (``"rank uncertainty"``, ``"judge agreement"``,
+        ``"stability"``) was not computed."""
+        for note in self.notes:
+            if what in note:
+                return note.rstrip(".")
+        return f"{what} was not computed"
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """Everything the meta-scoring program publishes.
+
+    Attributes
+    ----------
+    final : Board
+        The ranked board: the final phase, or the development phase when no final phase
+        is configured.
+    development : Board or None
+        The development board used by the filter (None without a final phase).
+    filter : FilterResult or None
+    margins : Margins or None
+        None when fewer than two candidates are ranked.
+    statistics : dict
+        Every statistic of :data:`metascore.config.STATISTICS`; None when undefined.
+    scores : dict
+        ``scores.json`` content: config key -> finite number (undefined ones omitted).
+    signature, config, input_summary : dict
+        Provenance: how the ranking was made, the effective configuration, what was read.
+    messages : tuple of str
+        Warnings an organizer must see (nobody qualified, omitted score keys, ...).
+    analysis : Analysis
+        Rank uncertainty, judge agreement and stability of the final ranking.
+    """
+
+    final: Board
+    development: Board | None
+    filter: FilterResult | None
+    margins: Margins | None
+    statistics: Mapping[str, float | None]
+    scores: Mapping[str, float]
+    signature: Mapping[str, Any]
+    config: Mapping[str, Any]
+    input_summary: Mapping[str, Any]
+    messages: tuple[str, ...] = ()
+    analysis: Analysis = field(default_factory=Analysis)
+
+    @property
+    def winner(self) -> str | None:
+        ranked = self.final.ranked
+        return ranked[0].candidate if ranked else None

@@ -1,0 +1,204 @@
+"""A phase of the canonical long table: checks, its score matrix, deadlines and selection.
+
+:func:`normalize_frame`, :func:`check_phases` and :func:`check_baselines` validate the
+table against the config once; :func:`phase_matrix` turns one phase into a
+:class:`~metascore.matrix.ScoreMatrix` (judges, baselines, participants, submission times);
+:func:`select_phase` drops late submissions and applies participant selection.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+
+from ..config import Config, JudgeConfig, judge_key
+from ..errors import InputError, MetascoreError, did_you_mean
+from ..matrix import ScoreMatrix
+from ..ranking import Ranking
+from ..selection import Selection, select_candidates
+
+_TRUE = {"true", "1", "yes", "y", "t"}
+
+
+def phase_matrix(
+    frame: pd.DataFrame,
+    phase: str,
+    judges: tuple[JudgeConfig, ...] | None,
+    baselines: tuple[str, ...] = (),
+) -> ScoreMatrix:
+    """The score matrix of every submission of ``phase`` in the canonical long table.
+
+    Judges are the configured ones that apply to ``phase`` (each must have at least one
+    score) or, without a config, every (task, metric) found (sorted by key), higher is
+    better. A candidate
+    is a baseline when its id or participant is listed in ``baselines`` or any of its rows
+    is flagged ``is_baseline``.
+    """
+    rows = frame[frame["phase"] == phase]
+    if rows.empty:
+        raise InputError(f"phase {phase!r} has no scores.")
+    rows = rows.assign(judge=[judge_key(t, m) for t, m in zip(rows["task"], rows["metric"])])
+    found = sorted(pd.unique(rows["judge"]))
+    if judges is None:
+        keys, higher, weights = found, [True] * len(found), [1.0] * len(found)
+    else:
+        mine = [j for j in judges if j.phase in (None, phase)]
+        if not mine:
+            raise InputError(f"no configured judge applies to phase {phase!r}.")
+        for j in mine:
+            if j.key not in found:
+                tasks = sorted(set(rows["task"]))
+                raise InputError(
+                    f"judge {j.key!r}: task {j.task!r}"
+                    + (f" with metric {j.metric!r}" if j.metric else "")
+                    + f" has no score in phase {phase!r}{did_you_mean(j.key, found)}; "
+                    f"judges found are {found} (tasks {tasks})."
+                )
+        keys = [j.key for j in mine]
+        higher = [j.higher_is_better for j in mine]
+        weights = [j.weight for j in mine]
+        rows = rows[rows["judge"].isin(keys)]
+    values = pd.to_numeric(rows["value"], errors="coerce")
+    present = rows.loc[values.notna().to_numpy(), "judge"]
+    for key in keys:
+        if key not in set(present):
+            task = rows.loc[rows["judge"] == key, "task"].iloc[0]
+            raise InputError(
+                f"task {task!r} (judge {key!r}) has no score for any candidate in phase {phase!r}."
+            )
+
+    participants, times, base = {}, {}, []
+    listed = set(baselines)
+    for cand, group in rows.groupby("candidate", sort=False):
+        part = _unique_or_error(group["participant"], cand, "participant", phase)
+        participants[cand] = part
+        times[cand] = _unique_or_error(group["submitted_at"], cand, "submitted_at", phase)
+        if cand in listed or part in listed or any(_truthy(v) for v in group["is_baseline"]):
+            base.append(cand)
+    try:
+        matrix = ScoreMatrix.from_long(
+            rows,
+            higher_is_better=dict(zip(keys, higher)),
+            weights=dict(zip(keys, weights)),
+            participants=participants,
+            submitted_at=times,
+            baselines=base,
+        )
+    except InputError as exc:
+        raise InputError(f"phase {phase!r}: {exc}") from None
+    return matrix.subset(judges=keys)
+
+
+def _unique_or_error(series: pd.Series, cand: str, what: str, phase: str) -> Any:
+    values = [v for v in series if not _is_missing(v)]
+    distinct = list(dict.fromkeys(str(v) for v in values))
+    if len(distinct) > 1:
+        raise InputError(
+            f"phase {phase!r}: candidate {cand!r} has several {what} values {distinct}; "
+            "candidate ids must be unique within a phase."
+        )
+    if not values:
+        return None
+    return str(values[0]) if what == "participant" else values[0]
+
+
+def _is_missing(value: Any) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, float) and math.isnan(value):
+        return True
+    if value is pd.NaT:
+        return True
+    return isinstance(value, str) and value.strip() == ""
+
+
+def _truthy(value: Any) -> bool:
+    if _is_missing(value):
+        return False
+    if isinstance(value, str):
+        return value.strip().lower() in _TRUE
+    return bool(value)
+
+
+def select_phase(
+    frame: pd.DataFrame, phase: str, config: Config, policy: str,
+    rank_fn: Callable[[ScoreMatrix], Ranking],
+) -> Selection:
+    """The phase's matrix without late submissions, then participant selection."""
+    matrix = phase_matrix(frame, phase, config.judges, config.baselines)
+    late: dict[str, str] = {}
+    deadline = config.phases.deadlines.get(phase)
+    if deadline is not None and matrix.submitted_at:
+        for cand, t in zip(matrix.candidates, matrix.submitted_at):
+            if t is not None and t > deadline:
+                late[cand] = (f"submitted at {t.isoformat()}, after the {phase!r} deadline "
+                              f"{deadline.isoformat()}")
+        if len(late) == matrix.n_candidates:
+            raise InputError(f"every submission of phase {phase!r} is after its deadline "
+                             f"{deadline.isoformat()}.")
+        if late:
+            matrix = matrix.subset(
+                candidates=[c for c in matrix.candidates if c not in late])
+    sel = select_candidates(matrix, policy, in_phase(rank_fn, phase))
+    dropped = {**late, **sel.dropped}
+    return Selection(sel.matrix, {c: dropped[c] for c in sorted(dropped)})
+
+
+def normalize_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    required = ("phase", "candidate", "task", "value")
+    missing = [c for c in required if c not in frame.columns]
+    if missing:
+        raise InputError(
+            f"the score table has no column {missing[0]!r}; columns are {list(frame.columns)}."
+        )
+    if frame.empty:
+        raise InputError("the input holds no scores; nothing to rank.")
+    out = frame.copy()
+    for col in ("participant", "submitted_at", "is_baseline"):
+        if col not in out.columns:
+            out[col] = None
+    out["metric"] = out["metric"].map(lambda m: "" if _is_missing(m) else str(m)) \
+        if "metric" in out.columns else ""
+    for col in ("phase", "candidate", "task"):
+        out[col] = out[col].astype(str)
+    out["participant"] = out["participant"].map(lambda p: None if _is_missing(p) else str(p))
+    return out
+
+
+def check_phases(frame: pd.DataFrame, config: Config) -> None:
+    found = list(pd.unique(frame["phase"]))
+    for name in config.phases.deadlines:
+        if name not in found:
+            raise InputError(f"phases.deadlines names phase {name!r}, which is not in the "
+                             f"scores{did_you_mean(name, found)}; phases found are {found}.")
+    for key, name in (("development", config.phases.development), ("final", config.phases.final)):
+        if name is not None and name not in found:
+            hint = " (set phases.final: null to rank the development phase only)" \
+                if key == "final" else ""
+            raise InputError(
+                f"phase {name!r} (phases.{key}) is not in the scores{did_you_mean(name, found)}; "
+                f"phases found are {found}{hint}."
+            )
+
+
+def check_baselines(frame: pd.DataFrame, baselines: tuple[str, ...]) -> None:
+    names = set(frame["candidate"]) | {p for p in frame["participant"] if p is not None}
+    for b in baselines:
+        if b not in names:
+            raise InputError(
+                f"baseline {b!r} (from `baselines`) is neither a candidate nor a participant in "
+                f"the scores{did_you_mean(b, sorted(names))}."
+            )
+
+
+def in_phase(rank_fn: Callable[[ScoreMatrix], Ranking], phase: str) -> Callable[[ScoreMatrix], Ranking]:
+    """``rank_fn`` whose errors name the phase."""
+    def ranked(matrix: ScoreMatrix) -> Ranking:
+        try:
+            return rank_fn(matrix)
+        except MetascoreError as exc:
+            raise type(exc)(f"phase {phase!r}: {exc}") from None
+    return ranked

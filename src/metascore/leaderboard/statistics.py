@@ -1,0 +1,151 @@
+"""What the leaderboard publishes about its final ranking: statistics and analysis.
+
+:func:`final_analysis` computes how much to trust the final ranking (rank uncertainty,
+judge agreement, stability; :class:`~metascore.leaderboard.model.Analysis`) and
+:func:`with_intervals` copies the rank intervals onto the board; :func:`compute_statistics`
+gives every statistic of :data:`metascore.config.STATISTICS` and :func:`why_undefined` says
+why one is undefined.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable
+
+import numpy as np
+
+from ..analysis import RankUncertainty, judge_agreement, rank_uncertainty, stability
+from ..config import STABILITY_Q, STABILITY_R, STATISTICS, Config
+from ..errors import MetascoreError
+from ..filtering import FilterResult
+from ..ranking import Ranking
+from ..stats import kendall_tau_b
+from .model import Analysis, Board, Margins, Progress
+
+
+def compute_statistics(
+    board: Board, ranking: Ranking | None, filt: FilterResult | None,
+    margins: Margins | None, dev: Ranking | None, analysis: Analysis,
+) -> dict[str, float | None]:
+    ranked = board.ranked
+    winner = ranked[0] if ranked else None
+    tau = None
+    if filt is not None and ranking is not None:
+        pairs = [(r.dev_score, r.score) for r in ranked if r.dev_score is not None]
+        if len(pairs) >= 2:
+            x, y = np.array(pairs, dtype=float).T
+            if np.ptp(x) > 0 and np.ptp(y) > 0:
+                tau = kendall_tau_b(x, y)
+    stats: dict[str, float | None] = {
+        "n_candidates": float(sum(not r.is_baseline for r in board.rows)),
+        "n_qualified": None if filt is None else float(len(filt.qualified)),
+        "n_excluded": None if filt is None else float(len(filt.excluded)),
+        "n_baselines": float(len(filt.baselines)) if filt is not None
+        else float(sum(r.is_baseline for r in board.rows)),
+        "n_judges": float(len(board.judges)),
+        "winner_score": None if winner is None else winner.score,
+        "winner_dev_position": None if winner is None or winner.dev_position is None
+        else float(winner.dev_position),
+        "winner_is_condorcet": None if margins is None or winner is None
+        else float(margins.condorcet_winner == winner.candidate),
+        "threshold_score": None if filt is None else filt.threshold,
+        "k": None if filt is None or filt.k is None else float(filt.k),
+        "dev_final_kendall_tau": tau,
+        "kendall_w": analysis.kendall_w,
+        "stability": analysis.stability_w,
+    }
+    assert set(stats) == set(STATISTICS)
+    return stats
+
+
+def why_undefined(
+    stat: str, board: Board, filt: FilterResult | None, analysis: Analysis
+) -> str:
+    if stat in ("kendall_w", "stability"):
+        return analysis.why_missing("judge agreement" if stat == "kendall_w" else "stability")
+    if not board.ranked:
+        return "nobody was ranked"
+    if filt is None and stat in ("n_qualified", "n_excluded", "threshold_score", "k",
+                                 "winner_dev_position", "dev_final_kendall_tau"):
+        return "no final phase is configured"
+    if stat == "threshold_score":
+        return f"filter rule is {filt.rule!r}" if filt else "no filter"
+    if stat == "k":
+        return "filter rule is not top_k"
+    if len(board.ranked) < 2:
+        return "fewer than two candidates were ranked"
+    return "the development or final scores are all equal"
+
+
+# ---------------------------------------------------------------------- analysis
+def final_analysis(
+    config: Config, ranking: Ranking | None, n_ranked: int, phase: str, progress: Progress
+) -> Analysis:
+    """Rank uncertainty, judge agreement and stability of the final ranking.
+
+    Computed on the matrix the final ranking used (the qualified pool after the
+    missing-data policy) with the configured method, parameters, missing policy and seed.
+    A part that cannot or should not be computed leaves a note saying why.
+    """
+    ac, rc = config.analysis, config.ranking
+    settings = {"bootstrap": ac.bootstrap, "level": ac.level, "seed": rc.seed,
+                "stability_q": STABILITY_Q if ac.stability else None,
+                "stability_r": STABILITY_R if ac.stability else None}
+    n = n_ranked if ranking is None else len(ranking.candidates)
+    m = 0 if ranking is None else len(ranking.judges)
+    what = "rank uncertainty, judge agreement and stability were not computed"
+    if n < 2:
+        return Analysis(settings, notes=(
+            f"{what}: they need at least 2 ranked candidates and {n} "
+            f"{'was' if n == 1 else 'were'} ranked.",))
+    if m < 2:
+        return Analysis(settings, notes=(
+            f"{what}: they resample the judges and the final ranking uses only 1 judge.",))
+    pool = ranking.matrix  # the qualified pool after the missing-data policy
+    kw = dict(seed=rc.seed, missing=rc.missing)
+    params = dict(rc.params)
+
+    def report(name: str) -> Callable[[int, int], None] | None:
+        return None if progress is None else functools.partial(progress, name)
+
+    notes: list[str] = []
+    uncertainty = agreement = stab = None
+    try:
+        if ac.bootstrap:
+            uncertainty = rank_uncertainty(
+                pool, rc.method, n_trials=ac.bootstrap, level=ac.level,
+                progress=report("rank uncertainty"), **kw, **params,
+            )
+        else:
+            notes.append("rank uncertainty is disabled (analysis.bootstrap: 0).")
+        if rc.missing == "pairwise":
+            notes.append("judge agreement is not computed under missing: pairwise (Kendall's W "
+                         "needs every judge to rank every candidate).")
+        else:
+            agreement = judge_agreement(pool, missing=rc.missing)
+        if ac.stability:
+            stab = stability(
+                pool, rc.method, axis="judges", q=STABILITY_Q, r=STABILITY_R,
+                concordance="kendall_w", params=params, progress=report("stability"), **kw,
+            )
+        else:
+            notes.append("stability is disabled (analysis.stability: false).")
+    except MetascoreError as exc:
+        raise type(exc)(f"phase {phase!r}: analysis of the final ranking: {exc}") from None
+    return Analysis(settings, uncertainty, agreement, stab, tuple(notes))
+
+
+def with_intervals(board: Board, u: RankUncertainty) -> Board:
+    """The board with each ranked row's rank interval, P(first) and group."""
+    at = {c: i for i, c in enumerate(u.candidates)}
+    rows = []
+    for r in board.rows:
+        i = at.get(r.candidate) if r.position is not None else None
+        if i is not None:
+            r = dataclasses.replace(
+                r, rank_low=float(u.lower[i]), rank_high=float(u.upper[i]),
+                p_first=float(u.p_first[i]), group=int(u.group[i]),
+            )
+        rows.append(r)
+    return dataclasses.replace(board, rows=tuple(rows))
