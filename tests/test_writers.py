@@ -97,24 +97,47 @@ def test_outputs_are_deterministic(tmp_path, lb):
     assert a == b
 
 
-def test_all_or_nothing(tmp_path, monkeypatch):
+NEW = {"scores.json": "{}", "scores.txt": "", "a.csv": "new a", "b.csv": "new b",
+       "c.html": "new c"}
+
+
+@pytest.mark.parametrize("fail_at", [1, 2, 4, 5])
+def test_all_or_nothing(tmp_path, monkeypatch, fail_at):
+    """A failure while publishing leaves every previous file as it was and no new one."""
     out = tmp_path / "out"
-    calls = []
+    out.mkdir()
+    before = {"scores.json": '{"old": 1}', "a.csv": "old a", "b.csv": "old b"}
+    for name, text in before.items():
+        (out / name).write_text(text)
+    published = []
     real = writers.os.replace
 
     def flaky(src, dst):
-        calls.append(dst)
-        if len(calls) == 2:
-            raise OSError("disk full")
+        if Path(dst).parent == out and Path(src).parent != out:
+            published.append(Path(dst).name)
+            if len(published) == fail_at:
+                raise OSError("disk full")
         real(src, dst)
 
     monkeypatch.setattr(writers.os, "replace", flaky)
     with pytest.raises(OSError, match="disk full"):
-        write_files(out, {"a.txt": "A", "b.txt": "B"})
-    # no temporary file is left behind; the first file may be complete, never truncated
-    assert [p.name for p in out.iterdir() if p.name.startswith(".")] == []
+        write_files(out, NEW)
+    assert {p.name: p.read_text() for p in out.iterdir()} == before  # nothing new, no temp
+
+
+def test_scores_json_is_published_last(tmp_path, monkeypatch):
+    published = []
+    real = writers.os.replace
+    monkeypatch.setattr(writers.os, "replace",
+                        lambda src, dst: (published.append(Path(dst).name), real(src, dst)))
+    write_files(tmp_path / "out", NEW)
+    assert published[-1] == "scores.json" and sorted(published) == sorted(NEW)
+    assert {p.name: p.read_text() for p in (tmp_path / "out").iterdir()} == NEW
+
+
+def test_the_platform_metadata_file_is_never_written(tmp_path):
     with pytest.raises(MetascoreError, match="refusing to write 'metadata'"):
-        write_files(out, {"metadata": "x"})
+        write_files(tmp_path, {"metadata": "x"})
 
 
 @pytest.mark.parametrize("mask, mode", [(0o022, 0o644), (0o027, 0o640), (0o077, 0o600)],

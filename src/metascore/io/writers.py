@@ -1,8 +1,9 @@
 """Writers of the meta-scoring outputs (SPEC 7).
 
-Every file is rendered in memory first, then all are written as temporary files in the
-output directory and moved into place with ``os.replace``: a failure leaves either every
-file or none of them (never a truncated one). Each gets the mode ``open()`` would give it
+Every file is rendered in memory first, then written into a staging directory inside the
+output directory and published with ``os.replace``, ``scores.json`` last; a failure while
+publishing restores the previous files, so the directory holds the old set or the new one
+(never a mix, never a truncated file). Each gets the mode ``open()`` would give it
 (``0o666`` less the umask), not the temporary file's ``0o600``. Nothing here writes ``metadata``, which the
 platform owns, and ``detailed_results.html`` is the only HTML file written.
 
@@ -24,6 +25,7 @@ import io
 import json
 import math
 import os
+import shutil
 import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict
@@ -75,28 +77,53 @@ def write_outputs(output_dir: str | Path, lb: Leaderboard) -> list[Path]:
 
 
 def write_files(output_dir: str | Path, files: Mapping[str, str]) -> list[Path]:
-    """Write ``{name: text}`` atomically and all-or-nothing into ``output_dir``."""
+    """Write ``{name: text}`` into ``output_dir``, all or nothing.
+
+    Every file is first written into a staging directory inside ``output_dir`` (same file
+    system), then published by ``os.replace``, ``scores.json`` last: the platform reads
+    it as "the results are complete". If publishing fails half-way, the files already
+    replaced get their previous version back (kept as hard links, or copies) and new ones
+    are removed, so the directory holds the old set or the new one, never a mix.
+    """
     out = Path(output_dir)
     bad = [name for name in files if name in _FORBIDDEN or "/" in name or "\\" in name]
     if bad:
         raise MetascoreError(f"refusing to write {bad[0]!r} into the output directory.")
     out.mkdir(parents=True, exist_ok=True)
     mode = _file_mode()
-    temps: dict[str, str] = {}
+    stage = Path(tempfile.mkdtemp(prefix=".metascore-staging-", dir=out))
     try:
         for name, text in files.items():
-            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out)
-            temps[name] = tmp
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-                fh.write(text)
-            os.chmod(tmp, mode)  # mkstemp makes 0600; a web server or colleague must read it
-        for name, tmp in temps.items():
-            os.replace(tmp, out / name)
+            (stage / name).write_text(text, encoding="utf-8", newline="")
+            os.chmod(stage / name, mode)
+        _publish(stage, out, sorted(files, key=lambda name: name == "scores.json"))
     finally:
-        for tmp in temps.values():
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        shutil.rmtree(stage, ignore_errors=True)
     return [out / name for name in files]
+
+
+def _publish(stage: Path, out: Path, names: list[str]) -> None:
+    """Move ``stage/name`` over ``out/name`` in order; on failure, restore what was there."""
+    backup = stage / ".previous"
+    backup.mkdir()
+    attempted: list[str] = []
+    try:
+        for name in names:
+            target = out / name
+            if target.exists():
+                try:
+                    os.link(target, backup / name)
+                except OSError:  # no hard links here: a copy keeps the old content too
+                    shutil.copy2(target, backup / name)
+            attempted.append(name)
+            os.replace(stage / name, target)
+    except BaseException:
+        for name in reversed(attempted):
+            if (backup / name).exists():
+                os.replace(backup / name, out / name)
+            elif not (stage / name).exists():  # a new file was published: withdraw it
+                (out / name).unlink(missing_ok=True)
+        raise
 
 
 def _file_mode() -> int:
