@@ -41,6 +41,7 @@ __all__ = [
     "concordance",
     "judge_ranks",
     "pairwise_tallies",
+    "pearson_rows",
 ]
 
 # ---------------------------------------------------------------------- inputs
@@ -356,7 +357,7 @@ def fractional_ranks_rows(codes: np.ndarray) -> np.ndarray:
     return _st.rankdata(-codes, method="average", axis=1)
 
 
-def _pearson_rows(x: np.ndarray, y: np.ndarray, mask: np.ndarray) -> np.ndarray:
+def pearson_rows(x: np.ndarray, y: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Pearson correlation of x and y along the last axis over ``mask``.
 
     Undefined correlations follow the concordance convention: 1 when both vectors are
@@ -384,7 +385,7 @@ def _mean_pairwise_spearman(codes: np.ndarray) -> float:
     iu = np.triu_indices(q, k=1)
     if present.all():
         ranks = fractional_ranks_rows(codes)
-        rho = _pearson_rows(ranks[iu[0]], ranks[iu[1]], np.ones((len(iu[0]), n), bool))
+        rho = pearson_rows(ranks[iu[0]], ranks[iu[1]], np.ones((len(iu[0]), n), bool))
         return float(np.nanmean(rho)) if np.isfinite(rho).any() else float("nan")
     # within[i, j] = ranks of row i restricted to the candidates rows i and j share
     within = np.full((q, q, n), np.nan)
@@ -398,7 +399,7 @@ def _mean_pairwise_spearman(codes: np.ndarray) -> float:
         within[i] = np.where(shared, rk, np.nan)
     mask = present[iu[0]] & present[iu[1]]
     x, y = within[iu[0], iu[1]], within[iu[1], iu[0]]
-    rho = _pearson_rows(np.nan_to_num(x), np.nan_to_num(y), mask)
+    rho = pearson_rows(np.nan_to_num(x), np.nan_to_num(y), mask)
     return float(np.nanmean(rho)) if np.isfinite(rho).any() else float("nan")
 
 

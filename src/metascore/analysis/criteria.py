@@ -431,7 +431,7 @@ def generalization(
         for j in np.flatnonzero(~complete & informative):           # missing='pairwise' only
             keep = ~np.isnan(judge[:, j])
             rho[:, j] = [
-                E._pearson_rows(
+                E.pearson_rows(
                     E.fractional_ranks_rows(E.rank_codes(r[keep]))[0], judge[keep, j],
                     np.ones(keep.sum(), bool),
                 )

@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import MetascoreError
+from ..jsonable import jsonable
 from ..leaderboard import Analysis, Board, Leaderboard
 from .report import render_report
 
@@ -258,7 +259,7 @@ def leaderboard_json(lb: Leaderboard) -> str:
         "input": lb.input_summary,
     }
     try:
-        return json.dumps(_jsonable(doc), indent=2, allow_nan=False) + "\n"
+        return json.dumps(jsonable(doc), indent=2, allow_nan=False) + "\n"
     except ValueError as exc:  # a non-finite number slipped through
         raise MetascoreError(f"leaderboard.json would hold a non-finite number ({exc}).") from None
 
@@ -296,24 +297,6 @@ def _analysis_dict(a: Analysis) -> dict[str, Any]:
         },
         "notes": list(a.notes),
     }
-
-
-def _jsonable(obj: Any) -> Any:
-    if isinstance(obj, Mapping):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return _jsonable(obj.tolist())
-    if isinstance(obj, (bool, np.bool_)):
-        return bool(obj)
-    if isinstance(obj, (np.integer,)):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        return float(obj) if math.isfinite(obj) else None
-    if isinstance(obj, pd.Timestamp):
-        return obj.isoformat()
-    return obj
 
 
 # ---------------------------------------------------------------------- canonical table
