@@ -21,7 +21,7 @@ scores and positions) is part of the result.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -113,6 +113,7 @@ def filter_final(
     k: int | str | None = None,
     rank_fn: Callable[[ScoreMatrix], Ranking] | None = None,
     dev_phase: str = "development",
+    dropped_baselines: Mapping[str, str] | None = None,
 ) -> FilterResult:
     """Decide which final-phase candidates enter the final ranking (module docstring).
 
@@ -129,6 +130,9 @@ def filter_final(
         Ranks a score matrix with the configured method; needed for ``k="auto"``.
     dev_phase : str
         Name of the development phase, for messages.
+    dropped_baselines : mapping, optional
+        Baselines the missing-data policy removed from the development ranking, with the
+        reason (``Ranking.excluded_candidates``), named when no baseline is left.
     """
     dm = dev.matrix
     n_dev = dev.n
@@ -141,6 +145,15 @@ def filter_final(
                       int(dev.positions[i]))
         for i in order if is_base[i]
     )
+    if rule == "beat_baseline" and not baselines and dropped_baselines:
+        name, why = next(iter(dropped_baselines.items()))
+        others = f" (and {len(dropped_baselines) - 1} more)" if len(dropped_baselines) > 1 else ""
+        raise InputError(
+            f"filter rule 'beat_baseline' needs at least one baseline in the {dev_phase!r} "
+            f"phase, but baseline {name!r}{others} was dropped by "
+            f"missing={dev.missing!r} ({why}); give the baselines every score, or use "
+            "another missing-data policy (e.g. 'worst')."
+        )
     if rule == "beat_baseline" and not baselines:
         raise InputError(
             f"filter rule 'beat_baseline' needs at least one baseline in the {dev_phase!r} "
