@@ -78,8 +78,8 @@ def test_write_outputs(tmp_path, lb):
         ("1", "dave-105", "true", "false"), ("2", "alice-101", "true", "false"),
         ("", "baseline_rf", "", "true"), ("", "baseline_knn", "", "true"),
         ("", "bob-103", "false", "false"), ("", "carol-104", "false", "false")]
-    assert rows[0]["wine/mae"] == "0.395" and rows[0]["digits/f1 rank"] == "1.5"
-    assert rows[-1]["wine/mae"] == ""  # carol's failed task
+    assert rows[0]["judge:wine/mae"] == "0.395" and rows[0]["judge_rank:digits/f1"] == "1.5"
+    assert rows[-1]["judge:wine/mae"] == ""  # carol's failed task
     doc = json.loads((tmp_path / "out" / "leaderboard.json").read_text())
     assert doc["signature"]["method"] == "average_rank" and doc["signature"]["seed"] == 12345
     assert doc["winner"] == "dave-105"
@@ -186,3 +186,26 @@ def test_rank_with_config_matches_the_program(tmp_path, capsys):
     assert doc["signature"]["seed"] == 7
     assert main(["rank", "--config", str(cfg)]) == 1
     assert "--config needs --input" in capsys.readouterr().err
+
+
+def test_judges_named_like_output_columns_get_their_own_namespace(tmp_path):
+    """Judges 'score', 'rank', 'reason' never overwrite the published columns."""
+    values = {"A": (1, 9, 2), "B": (3, 1, 1), "C": (2, 2, 2)}  # means 4, 5/3, 2
+    lines = ["phase,candidate,task,metric,value"] + [
+        f"Development,{c},{task},,{v}" for c, row in values.items()
+        for task, v in zip(("score", "rank", "reason"), row)]
+    (tmp_path / "l.csv").write_text("\n".join(lines) + "\n")
+    config = parse_config({"input": {"path": "l.csv"}, "phases": {"final": None},
+                           "ranking": {"method": "mean"}, "analysis": {"bootstrap": 0}})
+    frame, source = load_scores(config, tmp_path)
+    files = writers.render_outputs(build_leaderboard(frame, config, source=source))
+    header = next(csv.reader(io.StringIO(files["leaderboard.csv"])))
+    assert len(header) == len(set(header))
+    rows = list(csv.DictReader(io.StringIO(files["leaderboard.csv"])))
+    assert [(r["candidate"], float(r["score"]), r["judge:score"]) for r in rows] == [
+        ("A", 4.0, "1.0"), ("C", 2.0, "2.0"), ("B", pytest.approx(5 / 3), "3.0")]
+    assert rows[0]["judge_rank:rank"] == "1.0" and rows[0]["rank"] == "1.0"
+    doc = json.loads(files["leaderboard.json"])
+    row = doc["final"]["rows"][0]
+    assert row["score"] == 4.0 and row["judges"] == {"score": 1.0, "rank": 9.0, "reason": 2.0}
+    assert row["judge_ranks"]["rank"] == 1.0

@@ -13,7 +13,9 @@ platform owns, and ``detailed_results.html`` is the only HTML file written.
   reads as a string);
 - ``leaderboard.csv`` and ``leaderboard.json`` (with the signature): one row per
   candidate, with its rank interval, P(first) and group when the rank uncertainty was
-  computed (empty otherwise); the JSON also summarizes the analysis (judge agreement,
+  computed (empty otherwise); per-judge values and ranks are the CSV columns
+  ``judge:<judge>`` and ``judge_rank:<judge>``, and the JSON row's ``judges`` and
+  ``judge_ranks`` objects; the JSON also summarizes the analysis (judge agreement,
   stability, how the intervals were computed);
 - ``detailed_results.html`` (:mod:`metascore.io.report`).
 """
@@ -56,6 +58,10 @@ __all__ = [
 OUTPUT_FILES = (
     "scores.json", "scores.txt", "leaderboard.csv", "leaderboard.json", "detailed_results.html",
 )
+#: Per-judge columns of ``leaderboard.csv`` have their own namespace, so a judge named
+#: ``score`` or ``candidate`` never overwrites a column (the JSON nests them instead).
+JUDGE_PREFIX = "judge:"
+JUDGE_RANK_PREFIX = "judge_rank:"
 #: Codabench stores scores in a DecimalField(max_digits=20, decimal_places=10).
 MAX_ABS_SCORE = 1e10
 _FORBIDDEN = ("metadata",)
@@ -190,7 +196,7 @@ def _board_columns(board: Board) -> list[str]:
             "reason", "submitted_at", "dev_position", "dev_score", "rank_low", "rank_high",
             "p_first", "group", *details]
     for j in board.judges:
-        cols += [j, f"{j} rank"]
+        cols += [f"{JUDGE_PREFIX}{j}", f"{JUDGE_RANK_PREFIX}{j}"]
     return cols
 
 
@@ -205,11 +211,18 @@ def _board_records(board: Board) -> list[dict[str, Any]]:
             "rank_high": r.rank_high, "p_first": r.p_first, "group": r.group,
             **dict(r.details),
         }
-        for j in board.judges:
-            rec[j] = r.values.get(j)
-            rec[f"{j} rank"] = r.judge_ranks.get(j)
+        rec["judges"] = {j: r.values.get(j) for j in board.judges}
+        rec["judge_ranks"] = {j: r.judge_ranks.get(j) for j in board.judges}
         records.append(rec)
     return records
+
+
+def _flat_record(rec: dict[str, Any]) -> dict[str, Any]:
+    """A board record with its per-judge mappings as prefixed CSV columns."""
+    flat = {k: v for k, v in rec.items() if k not in ("judges", "judge_ranks")}
+    flat.update({f"{JUDGE_PREFIX}{j}": v for j, v in rec["judges"].items()})
+    flat.update({f"{JUDGE_RANK_PREFIX}{j}": v for j, v in rec["judge_ranks"].items()})
+    return flat
 
 
 def _cell(value: Any) -> str:
@@ -228,7 +241,7 @@ def leaderboard_csv(lb: Leaderboard) -> str:
     cols = _board_columns(lb.final)
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(cols)
-    for rec in _board_records(lb.final):
+    for rec in map(_flat_record, _board_records(lb.final)):
         writer.writerow([_cell(rec.get(c)) for c in cols])
     return buf.getvalue()
 
