@@ -209,3 +209,16 @@ def test_judges_named_like_output_columns_get_their_own_namespace(tmp_path):
     row = doc["final"]["rows"][0]
     assert row["score"] == 4.0 and row["judges"] == {"score": 1.0, "rank": 9.0, "reason": 2.0}
     assert row["judge_ranks"]["rank"] == 1.0
+
+
+def test_margins_of_a_large_pool_are_capped_to_the_best_ranked(lb, monkeypatch):
+    """The margin matrix grows with the square of the pool: outputs keep the top of it."""
+    from metascore.io import report
+
+    monkeypatch.setattr(writers, "MARGINS_LIMIT", 1)
+    monkeypatch.setattr(report, "MARGINS_SHOWN", 1)
+    files = writers.render_outputs(lb)
+    margins = json.loads(files["leaderboard.json"])["margins"]
+    assert margins["candidates"] == [lb.final.ranked[0].candidate] and margins["margins"] == [[0.0]]
+    assert margins["n_candidates"] == len(lb.margins.candidates) == 2
+    assert "The 1 best-ranked of the 2 candidates are shown" in files["detailed_results.html"]

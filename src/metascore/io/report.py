@@ -12,6 +12,7 @@ configuration and signature.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import math
@@ -23,6 +24,10 @@ import numpy as np
 from ..leaderboard import Analysis, Board, Leaderboard, Row
 
 __all__ = ["render_report"]
+
+#: The margin matrix draws at most this many candidates (the best-ranked ones): a larger
+#: grid is unreadable and its SVG grows with the square of the pool.
+MARGINS_SHOWN = 30
 
 _CSS = """
 :root { --ink:#1f2933; --muted:#66788a; --line:#d9e2ec; --bg:#f5f7fa; --card:#fff;
@@ -284,8 +289,15 @@ def _margins_section(lb: Leaderboard) -> str:
     title = "<section><h2>Pairwise margins</h2>"
     if m is None:
         return title + '<p class="note">Fewer than two candidates were ranked.</p></section>'
+    total = len(m.candidates)
+    shown = ""
+    if total > MARGINS_SHOWN:  # the candidates are in ranking order: keep the best
+        m = dataclasses.replace(m, candidates=m.candidates[:MARGINS_SHOWN],
+                                margins=m.margins[:MARGINS_SHOWN, :MARGINS_SHOWN])
+        shown = (f" The {MARGINS_SHOWN} best-ranked of the {total} candidates are shown "
+                 "(leaderboard.json holds more).")
     n = len(m.candidates)
-    cw = m.condorcet_winner
+    cw = lb.margins.condorcet_winner
     cell = 44 if n <= 12 else 30
     left = min(260, 14 + 7 * max(len(c) for c in m.candidates))
     longest = max(len(_clip(c, 22)) for c in m.candidates)
@@ -323,7 +335,7 @@ def _margins_section(lb: Leaderboard) -> str:
     return (title + f"<p>{verdict}</p>" + '<div class="scroll">' + "".join(out) + "</div>"
             '<p class="legend">Cell (row a, column b) = weight of judges preferring a to b minus '
             "weight preferring b to a. Blue: the row candidate wins the duel; red: it loses."
-            "</p></section>")
+            f"{shown}</p></section>")
 
 
 def _uncertainty_section(board: Board, a: Analysis) -> str:

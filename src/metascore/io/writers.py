@@ -62,6 +62,10 @@ OUTPUT_FILES = (
 #: ``score`` or ``candidate`` never overwrites a column (the JSON nests them instead).
 JUDGE_PREFIX = "judge:"
 JUDGE_RANK_PREFIX = "judge_rank:"
+#: ``leaderboard.json`` holds the pairwise margins of at most this many candidates (the
+#: best-ranked; ``n_candidates`` says how many were ranked): the matrix grows with the
+#: square of the pool (2,000 candidates: 4 million numbers).
+MARGINS_LIMIT = 200
 #: Codabench stores scores in a DecimalField(max_digits=20, decimal_places=10).
 MAX_ABS_SCORE = 1e10
 _FORBIDDEN = ("metadata",)
@@ -263,8 +267,9 @@ def leaderboard_json(lb: Leaderboard) -> str:
             "decisions": [asdict(d) for d in lb.filter.decisions],
         },
         "margins": None if lb.margins is None else {
-            "candidates": list(lb.margins.candidates),
-            "margins": lb.margins.margins,
+            "candidates": list(lb.margins.candidates[:MARGINS_LIMIT]),
+            "margins": lb.margins.margins[:MARGINS_LIMIT, :MARGINS_LIMIT],
+            "n_candidates": len(lb.margins.candidates),
             "condorcet_winner": lb.margins.condorcet_winner,
         },
         "analysis": _analysis_dict(lb.analysis),
