@@ -211,13 +211,16 @@ def test_judges_named_like_output_columns_get_their_own_namespace(tmp_path):
     assert row["judge_ranks"]["rank"] == 1.0
 
 
-def test_margins_of_a_large_pool_are_capped_to_the_best_ranked(lb, monkeypatch):
-    """The margin matrix grows with the square of the pool: outputs keep the top of it."""
+def test_margins_and_heatmap_of_a_large_pool_are_capped(lb, monkeypatch):
+    """The margin matrix grows with the square of the pool, the heatmap with pool x judges:
+    the outputs keep the best-ranked candidates and the first judges."""
     from metascore.io import report
 
     monkeypatch.setattr(writers, "MARGINS_LIMIT", 1)
     monkeypatch.setattr(report, "MARGINS_SHOWN", 1)
+    monkeypatch.setattr(report, "HEATMAP_JUDGES", 1)
     files = writers.render_outputs(lb)
+    assert "The first 1 of the 3 judges are shown" in files["detailed_results.html"]
     margins = json.loads(files["leaderboard.json"])["margins"]
     assert margins["candidates"] == [lb.final.ranked[0].candidate] and margins["margins"] == [[0.0]]
     assert margins["n_candidates"] == len(lb.margins.candidates) == 2

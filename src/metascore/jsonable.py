@@ -11,6 +11,9 @@ import pandas as pd
 
 __all__ = ["jsonable"]
 
+#: Values already JSON-ready, passed through without a call (large boards hold millions).
+_PLAIN = frozenset({str, int, bool, type(None)})
+
 
 def jsonable(obj: Any) -> Any:
     """JSON-ready copy of ``obj``.
@@ -19,10 +22,13 @@ def jsonable(obj: Any) -> Any:
     timestamps ISO 8601 text, and NaN or infinite floats ``None`` (JSON has no NaN; an
     undefined value is null, never a silent number).
     """
+    if type(obj) is float:  # the common case first (ABC checks below are slow)
+        return obj if math.isfinite(obj) else None
     if isinstance(obj, Mapping):
-        return {str(k): jsonable(v) for k, v in obj.items()}
+        return {k if type(k) is str else str(k): v if type(v) in _PLAIN else jsonable(v)
+                for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [jsonable(v) for v in obj]
+        return [v if type(v) in _PLAIN else jsonable(v) for v in obj]
     if isinstance(obj, np.ndarray):
         return jsonable(obj.tolist())
     if isinstance(obj, (bool, np.bool_)):

@@ -28,6 +28,8 @@ __all__ = ["render_report"]
 #: The margin matrix draws at most this many candidates (the best-ranked ones): a larger
 #: grid is unreadable and its SVG grows with the square of the pool.
 MARGINS_SHOWN = 30
+#: The rank heatmap draws at most this many judges (columns), in the board's order.
+HEATMAP_JUDGES = 60
 
 _CSS = """
 :root { --ink:#1f2933; --muted:#66788a; --line:#d9e2ec; --bg:#f5f7fa; --card:#fff;
@@ -253,14 +255,17 @@ def _heatmap_section(board: Board) -> str:
     if not ranked or not any(r.judge_ranks.get(j) is not None for r in ranked for j in board.judges):
         return title + '<p class="note">No ranked candidates, so no heatmap.</p></section>'
     n = len(ranked)
+    judges = board.judges[:HEATMAP_JUDGES]
+    shown = (f" The first {HEATMAP_JUDGES} of the {len(board.judges)} judges are shown "
+             "(leaderboard.csv holds them all)." if len(board.judges) > HEATMAP_JUDGES else "")
     labels = [r.candidate for r in ranked]
     cell_w, cell_h = 92, 28
     left = min(260, 14 + 7 * max(len(s) for s in labels))
     top = 34
-    width = left + cell_w * len(board.judges) + 10
+    width = left + cell_w * len(judges) + 10
     height = top + cell_h * n + 6
     out = [_svg_open(width, height, "Per-judge rank heatmap")]
-    for k, j in enumerate(board.judges):
+    for k, j in enumerate(judges):
         x = left + k * cell_w + cell_w / 2
         out.append(f'<text x="{x:.1f}" y="{top - 10}" text-anchor="middle" font-size="12" '
                    f'font-weight="600" fill="#1f2933">{_e(_clip(j, 13))}<title>{_e(j)}</title></text>')
@@ -268,7 +273,7 @@ def _heatmap_section(board: Board) -> str:
         y = top + i * cell_h
         out.append(f'<text x="{left - 8}" y="{y + cell_h / 2 + 4:.1f}" text-anchor="end" '
                    f'font-size="12" fill="#1f2933">{_e(f"{r.position}. {r.candidate}")}</text>')
-        for k, j in enumerate(board.judges):
+        for k, j in enumerate(judges):
             rk = r.judge_ranks.get(j)
             x = left + k * cell_w
             fill = "#e5e9ef" if rk is None else _rank_color(rk, n)
@@ -281,7 +286,8 @@ def _heatmap_section(board: Board) -> str:
     out.append("</svg>")
     return (title + '<div class="scroll">' + "".join(out) + "</div>"
             '<p class="legend">Rank 1 (green) is best on that judge; red is worst. Rows follow '
-            "the final leaderboard. Missing scores rank last under the 'worst' policy.</p></section>")
+            "the final leaderboard. Missing scores rank last under the 'worst' policy."
+            f"{shown}</p></section>")
 
 
 def _margins_section(lb: Leaderboard) -> str:
