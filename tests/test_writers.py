@@ -218,7 +218,7 @@ def test_margins_and_heatmap_of_a_large_pool_are_capped(lb, monkeypatch):
 
     monkeypatch.setattr(writers, "MARGINS_LIMIT", 1)
     monkeypatch.setattr(report, "MARGINS_SHOWN", 1)
-    monkeypatch.setattr(report, "HEATMAP_JUDGES", 1)
+    monkeypatch.setattr(report, "REPORT_JUDGES", 1)
     files = writers.render_outputs(lb)
     assert "The first 1 of the 3 judges are shown" in files["detailed_results.html"]
     margins = json.loads(files["leaderboard.json"])["margins"]

@@ -28,8 +28,9 @@ __all__ = ["render_report"]
 #: The margin matrix draws at most this many candidates (the best-ranked ones): a larger
 #: grid is unreadable and its SVG grows with the square of the pool.
 MARGINS_SHOWN = 30
-#: The rank heatmap draws at most this many judges (columns), in the board's order.
-HEATMAP_JUDGES = 60
+#: Tables and the rank heatmap show at most this many judges (columns), in the board's
+#: order; leaderboard.csv and .json hold them all.
+REPORT_JUDGES = 60
 
 _CSS = """
 :root { --ink:#1f2933; --muted:#66788a; --line:#d9e2ec; --bg:#f5f7fa; --card:#fff;
@@ -160,7 +161,7 @@ def _board_section(
         head.append('<th class="num" title="bootstrap rank interval (see Rank uncertainty)">'
                     "Rank interval</th>")
     head += [f'<th class="num">{_e(_label(d))}</th>' for d in details]
-    for j, hib in zip(board.judges, board.higher_is_better):
+    for j, hib in zip(board.judges[:REPORT_JUDGES], board.higher_is_better):
         arrow = "&#8593;" if hib else "&#8595;"
         head.append(f'<th class="num" title="{"higher" if hib else "lower"} is better">'
                     f"{_e(j)} {arrow}</th>")
@@ -182,7 +183,7 @@ def _board_section(
         if intervals:
             cells.append(f'<td class="num">{_interval(r)}</td>')
         cells += [f'<td class="num">{_fmt(r.details.get(d))}</td>' for d in details]
-        for j in board.judges:
+        for j in board.judges[:REPORT_JUDGES]:
             rk = r.judge_ranks.get(j)
             sub = f'<span class="sub">({_fmt(rk)})</span>' if rk is not None else ""
             cells.append(f'<td class="num">{_fmt(r.values.get(j))}{sub}</td>')
@@ -198,7 +199,16 @@ def _board_section(
         extra = f"<h3>Submissions not on this board</h3><ul class=\"reason\">{items}</ul>"
     notes = "".join(f'<p class="note">Note: {_e(n)}</p>' for n in board.notes)
     return (f"<section><h2>{_e(title)}</h2><p class=\"note\">{_e(intro)} Per-judge values show "
-            f"the judge rank in parentheses.</p>{table}{notes}{extra}</section>")
+            f"the judge rank in parentheses.{_judges_shown(board)}</p>{table}{notes}{extra}"
+            "</section>")
+
+
+def _judges_shown(board: Board) -> str:
+    """The note saying that only the first judges are drawn, when there are more."""
+    if len(board.judges) <= REPORT_JUDGES:
+        return ""
+    return (f" The first {REPORT_JUDGES} of the {len(board.judges)} judges are shown "
+            "(leaderboard.csv holds them all).")
 
 
 def _status(r: Row) -> str:
@@ -255,9 +265,8 @@ def _heatmap_section(board: Board) -> str:
     if not ranked or not any(r.judge_ranks.get(j) is not None for r in ranked for j in board.judges):
         return title + '<p class="note">No ranked candidates, so no heatmap.</p></section>'
     n = len(ranked)
-    judges = board.judges[:HEATMAP_JUDGES]
-    shown = (f" The first {HEATMAP_JUDGES} of the {len(board.judges)} judges are shown "
-             "(leaderboard.csv holds them all)." if len(board.judges) > HEATMAP_JUDGES else "")
+    judges = board.judges[:REPORT_JUDGES]
+    shown = _judges_shown(board)
     labels = [r.candidate for r in ranked]
     cell_w, cell_h = 92, 28
     left = min(260, 14 + 7 * max(len(s) for s in labels))
