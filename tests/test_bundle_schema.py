@@ -38,8 +38,10 @@ def test_template_is_clean():
     assert report.errors == [] and report.warnings == []
     comp = report.competition
     assert [p.name for p in comp.phases] == ["Development", "Final", "Final ranking"]
-    assert [comp.tasks[i].name for i in comp.phases[0].tasks] == ["blobs", "housing", "churn"]
-    assert comp.leaderboard.keys == ("accuracy", "mae", "brier", "n_qualified", "winner_score")
+    assert [[comp.tasks[i].name for i in p.tasks] for p in comp.phases] == [
+        ["datasets"], ["datasets"], ["meta-ranking"]]
+    assert comp.leaderboard.keys == ("blobs_accuracy", "housing_mae", "churn_brier", "n_qualified",
+                                     "winner_score")
     assert [c.sorting for c in comp.leaderboard.columns[:3]] == ["desc", "asc", "asc"]
     assert comp.phases[0].execution_time_limit == 120
 

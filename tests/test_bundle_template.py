@@ -1,7 +1,10 @@
 """The bundle template, end to end: run it as the README says, zip it, check the zip.
 
-Expected final leaderboard, derived by hand from the per-task scores of the committed data
-(also asserted below, so a change in the data or the submissions shows up here first).
+Expected final leaderboard, derived by hand from the per-dataset scores of the committed data
+(also asserted below, so a change in the data or the submissions shows up here first). Each
+phase is one task, ``datasets``, whose scoring program writes one column per dataset
+(``blobs_accuracy``, ``housing_mae``, ``churn_brier``); dave's model raises on housing, so
+his runs finish without a ``housing_mae`` column (missing = worst).
 
 Development phase, 6 candidates (rank 1 = best; ties share the average rank):
 
@@ -44,20 +47,19 @@ from metascore.cli import main
 TEMPLATE = Path(__file__).parents[1] / "bundle_template"
 
 DEV = {
-    "baseline_submission": {"blobs": 0.333333, "housing": 4.057597, "churn": 0.251852},
-    "alice__centroid": {"blobs": 0.888889, "housing": 1.813962, "churn": 0.201911},
-    "bob__knn": {"blobs": 0.911111, "housing": 1.254407, "churn": 0.240889},
-    "carol__linear": {"blobs": 0.844444, "housing": 0.465837, "churn": 0.201851},
-    "dave__crashes": {"blobs": 0.888889, "churn": 0.247432},
-    "erin__sign_error": {"blobs": 0.044444, "housing": 11.662933, "churn": 0.401111},
+    "baseline_submission": {"blobs_accuracy": 0.333333, "housing_mae": 4.057597, "churn_brier": 0.251852},
+    "alice__centroid": {"blobs_accuracy": 0.888889, "housing_mae": 1.813962, "churn_brier": 0.201911},
+    "bob__knn": {"blobs_accuracy": 0.911111, "housing_mae": 1.254407, "churn_brier": 0.240889},
+    "carol__linear": {"blobs_accuracy": 0.844444, "housing_mae": 0.465837, "churn_brier": 0.201851},
+    "dave__crashes": {"blobs_accuracy": 0.888889, "churn_brier": 0.247432},
+    "erin__sign_error": {"blobs_accuracy": 0.044444, "housing_mae": 11.662933, "churn_brier": 0.401111},
 }
 FINAL = {
-    "alice__centroid": {"blobs": 0.755556, "housing": 1.659381, "churn": 0.19026},
-    "carol__linear": {"blobs": 0.733333, "housing": 0.424253, "churn": 0.190658},
-    "bob__knn": {"blobs": 0.688889, "housing": 1.277517, "churn": 0.217333},
-    "dave__crashes": {"blobs": 0.644444, "churn": 0.226889},
+    "alice__centroid": {"blobs_accuracy": 0.755556, "housing_mae": 1.659381, "churn_brier": 0.19026},
+    "carol__linear": {"blobs_accuracy": 0.733333, "housing_mae": 0.424253, "churn_brier": 0.190658},
+    "bob__knn": {"blobs_accuracy": 0.688889, "housing_mae": 1.277517, "churn_brier": 0.217333},
+    "dave__crashes": {"blobs_accuracy": 0.644444, "churn_brier": 0.226889},
 }
-KEYS = {"blobs": "accuracy", "housing": "mae", "churn": "brier"}
 
 
 pytestmark = pytest.mark.slow  # one whole-competition run (about 15 s), shared by the tests
@@ -79,28 +81,35 @@ def test_run_exits_zero_and_prints_where_results_are(run, capsys):
     assert Path(summary["detailed_results"]).is_file()
 
 
-def test_per_task_scores(run):
+def test_per_dataset_scores(run):
     _, out = run
     results = json.loads((out / "run_summary.json").read_text())["results"]
     got = {(r["phase"], r["candidate"], r["task"]): r for r in results}
     for phase, table in (("Development", DEV), ("Final", FINAL)):
         for cand, scores in table.items():
-            for task, key in KEYS.items():
-                r = got[(phase, cand, task)]
-                if task in scores:
-                    assert r["status"] == "Finished" and r["scores"] == {key: scores[task]}
-                else:  # dave's model raises on regression: the worker's status, the real error
-                    assert r["status"] == "Failed" and r["status_details"] == "program_rc=1"
-                    assert "no predictions.csv" in r["reason"]
-                    assert "NotImplementedError: dave's model does not handle regression yet" in (
-                        r["prediction_problems"][0])
+            r = got[(phase, cand, "datasets")]
+            assert r["status"] == "Finished" and r["scores"] == scores
+
+
+def test_a_crash_on_one_dataset_keeps_the_others(run):
+    _, out = run
+    results = json.loads((out / "run_summary.json").read_text())["results"]
+    dave = next(r for r in results if (r["phase"], r["candidate"]) == ("Development", "dave__crashes"))
+    assert sorted(dave["scores"]) == ["blobs_accuracy", "churn_brier"]  # housing_mae: no column
+    scoring = Path(dave["run_dir"]) / "scoring"
+    assert ("housing: the model failed: NotImplementedError: dave's model does not handle "
+            "regression yet (column housing_mae left empty)") in (scoring / "stderr.txt").read_text()
+    assert "no score: the model failed" in (scoring / "output" / "detailed_results.html").read_text()
+    prediction = Path(dave["run_dir"]) / "prediction"
+    assert "Traceback" in (prediction / "ingestion_stderr.txt").read_text()
+    assert (prediction / "output" / "blobs" / "predictions.csv").is_file()
 
 
 def test_outputs_tree_and_manifest(run):
     _, out = run
     tree = out / "outputs"
-    assert json.loads((tree / "Final/bob__knn/churn/scores.json").read_text()) == {"brier": 0.217333}
-    assert not (tree / "Development/dave__crashes/housing").exists()
+    assert json.loads((tree / "Final/bob__knn/datasets/scores.json").read_text()) == FINAL["bob__knn"]
+    assert "housing_mae" not in json.loads((tree / "Development/dave__crashes/datasets/scores.json").read_text())
     rows = list(csv.DictReader((tree / "submissions.csv").open()))
     assert len(rows) == 12
     base = [r for r in rows if r["is_baseline"] == "true"]
@@ -131,7 +140,7 @@ def test_zip_passes_check_after_unzipping(tmp_path, capsys):
     names = zipfile.ZipFile(dest).namelist()
     assert "competition.yaml" in names
     assert "meta_scoring_program.zip" in names and "scoring_program.zip" in names
-    assert "dev_phase/blobs/input_data.zip" in names and "logo.png" in names
+    assert "dev_phase/input_data.zip" in names and "logo.png" in names
     meta = zipfile.ZipFile(zipfile.ZipFile(dest).open("meta_scoring_program.zip"))
     inner = meta.namelist()
     assert "metadata.yaml" in inner and "score.py" in inner and "metascore/__init__.py" in inner

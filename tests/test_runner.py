@@ -129,7 +129,8 @@ def test_folder_submissions_manifest_and_names(tmp_path):
 # ------------------------------------------------------------------ fixture bundles
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_v2_result_submissions_multi_task(tmp_path, backend):
-    report = run_bundle(BUNDLES / "v2_results", tmp_path / "out", **options(backend))
+    # feed="all": the fixture's rule is Add (nothing would reach the export); see test_export.py
+    report = run_bundle(BUNDLES / "v2_results", tmp_path / "out", feed="all", **options(backend))
     res = by_candidate(report)
     assert res[("alice__good", "task_a")].scores == {"accuracy": 1.0}
     assert res[("alice__good", "task_b")].scores == {"accuracy": 0.5}
@@ -179,7 +180,7 @@ def test_v1_bundle_with_computed_column(tmp_path, backend):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_failure_paths_give_worker_statuses_and_real_reasons(tmp_path, backend):
-    report = run_bundle(BUNDLES / "failures", tmp_path / "out", **options(backend))
+    report = run_bundle(BUNDLES / "failures", tmp_path / "out", feed="all", **options(backend))
     res = {r.candidate: r for r in report.results}
     assert len(res) == 7
     assert res["good"].status == "Finished" and res["good"].scores == {"score": 1.0}
@@ -249,7 +250,7 @@ def test_solutions_run_on_their_tasks_and_zipped_submissions(tmp_path):
     (bundle / "competition.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
     subs = tmp_path / "subs"
     zip_directory(BUNDLES / "v2_results/sample_submissions/bob__half", subs / "zed__zipped.zip")
-    report = run_bundle(bundle, tmp_path / "out", submissions=subs)
+    report = run_bundle(bundle, tmp_path / "out", submissions=subs, feed="all")
     got = {(r.candidate, r.task): r.scores for r in report.results}
     # the solution runs on task index 1 only; --submissions replaces sample_submissions/
     assert got == {("solution", "task_b"): {"accuracy": 0.5},

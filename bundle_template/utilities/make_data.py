@@ -3,18 +3,20 @@
 Usage, from the bundle folder:  python3 utilities/make_data.py [OUT_DIR]
 (OUT_DIR defaults to the bundle folder; the committed CSVs are this script's output)
 
-Three tasks, each with a training set shared by both phases and a separate evaluation
-set per phase (development = validation rows, final = test rows):
+Three datasets, each with a training set shared by both phases and a separate evaluation
+set per phase (development = validation rows, final = test rows). Each phase is ONE
+Codabench task whose ingestion program loops over the datasets, and whose scoring program
+writes one leaderboard column per dataset (key ``<dataset>_<metric>``):
 
-- blobs:   3-class classification, 2 features (overlapping Gaussian blobs); metric accuracy
-- housing: regression, 3 features, y = 3 x1 - 2 x2 + 1.5 x3^2 + noise; metric mae (lower is better)
+- blobs:   3-class classification, 2 features (overlapping Gaussian blobs); blobs_accuracy
+- housing: regression, 3 features, y = 3 x1 - 2 x2 + 1.5 x3^2 + noise; housing_mae (lower is better)
 - churn:   binary outcome, 2 features, P(y=1) = sigmoid(2 x1 - x2 + 1.5 x1 x2 - 0.5);
-           predictions are probabilities; metric brier (lower is better)
+           predictions are probabilities; churn_brier (lower is better)
 
 Layout written (relative to the bundle folder):
-  dev_phase/<task>/input_data/{train.csv, test.csv, task.json}
-  dev_phase/<task>/reference_data/{labels.csv, task.json}
-  final_phase/<task>/...   (same training set, different test rows and labels)
+  dev_phase/input_data/<dataset>/{train.csv, test.csv, task.json}
+  dev_phase/reference_data/<dataset>/{labels.csv, task.json}
+  final_phase/...   (same training sets, different test rows and labels)
 """
 
 import json
@@ -49,9 +51,9 @@ def churn(rng, n):
 
 
 TASKS = {
-    "blobs": (blobs, {"type": "classification"}, {"metric": "accuracy", "key": "accuracy"}, "%d"),
-    "housing": (housing, {"type": "regression"}, {"metric": "mae", "key": "mae"}, "%.4f"),
-    "churn": (churn, {"type": "probability"}, {"metric": "brier", "key": "brier"}, "%d"),
+    "blobs": (blobs, {"type": "classification"}, {"metric": "accuracy", "key": "blobs_accuracy"}, "%d"),
+    "housing": (housing, {"type": "regression"}, {"metric": "mae", "key": "housing_mae"}, "%.4f"),
+    "churn": (churn, {"type": "probability"}, {"metric": "brier", "key": "churn_brier"}, "%d"),
 }
 
 
@@ -77,12 +79,12 @@ def main(bundle=BUNDLE):
         X_train, y_train = make(rng, SIZES["train"])
         for phase, folder in (("development", "dev_phase"), ("final", "final_phase")):
             X, y = make(rng, SIZES[phase])
-            base = bundle / folder / name
-            write_csv(base / "input_data" / "train.csv", X_train, y_train, y_format)
-            write_csv(base / "input_data" / "test.csv", X)
-            (base / "input_data" / "task.json").write_text(json.dumps({"name": name, **info}) + "\n")
-            write_labels(base / "reference_data" / "labels.csv", y, y_format)
-            (base / "reference_data" / "task.json").write_text(json.dumps({"name": name, **ref_info}) + "\n")
+            inputs, reference = bundle / folder / "input_data" / name, bundle / folder / "reference_data" / name
+            write_csv(inputs / "train.csv", X_train, y_train, y_format)
+            write_csv(inputs / "test.csv", X)
+            (inputs / "task.json").write_text(json.dumps({"name": name, **info}) + "\n")
+            write_labels(reference / "labels.csv", y, y_format)
+            (reference / "task.json").write_text(json.dumps({"name": name, **ref_info}) + "\n")
     print(f"wrote dev_phase/ and final_phase/ under {bundle} (seed {SEED})")
 
 

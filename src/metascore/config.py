@@ -13,7 +13,8 @@ Schema (every section optional; the values shown are the defaults)::
              deadlines: {}}               # {phase: ISO time}: later submissions are left out
     judges:                               # default: every (task, metric) found, higher better
       - {task: iris, metric: accuracy, direction: higher, weight: 1}
-      # direction: higher | lower (or Codabench's sorting: desc | asc); optional phase: <name>
+      # direction: higher | lower (or Codabench's sorting: desc | asc); optional phase: <name>;
+      # optional title: the column's title, by which a Codabench results export names it
     ranking: {method: average_rank, params: {}, missing: worst,
               tie_break: [submitted_at, candidate], seed: 12345}
     selection: {development: best, final: last}       # best | last | all
@@ -108,7 +109,9 @@ class PhasesConfig:
 class JudgeConfig:
     """One judge: a (task, metric) column with a direction and a weight.
 
-    ``phase`` restricts the judge to one phase (``None``: every phase).
+    ``phase`` restricts the judge to one phase (``None``: every phase). ``title``: the
+    leaderboard column's title; a Codabench results export names the column by it
+    (``<task>(<id>)-<title>``), and scores under that name count as ``metric``.
     """
 
     task: str
@@ -116,6 +119,7 @@ class JudgeConfig:
     higher_is_better: bool = True
     weight: float = 1.0
     phase: str | None = None
+    title: str | None = None
 
     @property
     def key(self) -> str:
@@ -204,7 +208,8 @@ class Config:
         d["judges"] = None if self.judges is None else [
             {"task": j.task, "metric": j.metric,
              "direction": "higher" if j.higher_is_better else "lower", "weight": j.weight,
-             **({"phase": j.phase} if j.phase else {})}
+             **({"phase": j.phase} if j.phase else {}),
+             **({"title": j.title} if j.title else {})}
             for j in self.judges
         ]
         d["ranking"]["params"] = dict(self.ranking.params)
@@ -220,13 +225,17 @@ def judge_key(task: str, metric: str = "") -> str:
 
 
 # ---------------------------------------------------------------------- loading
-def load_config(path: str | Path) -> Config:
-    """Read and validate a ``metascore.yaml`` file."""
+def load_config(path: str | Path, *, source: str | None = None) -> Config:
+    """Read and validate a ``metascore.yaml`` file.
+
+    ``source``: the name errors give the file (default: its file name).
+    """
     path = Path(path)
+    name = source or path.name
     if not path.is_file():
         raise ConfigError(f"{path}: configuration file not found.")
-    data = read_yaml(path)
-    return parse_config({} if data is None else data, source=path.name)
+    data = read_yaml(path, name)
+    return parse_config({} if data is None else data, source=name)
 
 
 def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
@@ -318,7 +327,8 @@ def _judges(v: _Validator, data: Any) -> tuple[JudgeConfig, ...] | None:
     seen: set[tuple[str, str | None]] = set()
     for i, item in enumerate(data):
         where = f"judges[{i}]"
-        entry = v.mapping(item, where, ("task", "metric", "direction", "sorting", "weight", "phase"))
+        entry = v.mapping(item, where, ("task", "metric", "direction", "sorting", "weight", "phase",
+                                        "title"))
         if "task" not in entry:
             raise v.error(f"{where}.task", "is required")
         task = v.string(entry["task"], f"{where}.task")
@@ -339,7 +349,9 @@ def _judges(v: _Validator, data: Any) -> tuple[JudgeConfig, ...] | None:
             raise v.error(f"{where}.weight", f"must be a positive number; got {weight!r}")
         phase = entry.get("phase")
         phase = None if phase is None else v.string(phase, f"{where}.phase")
-        judge = JudgeConfig(task, metric, higher, float(weight), phase)
+        title = entry.get("title")
+        title = None if title is None else v.string(title, f"{where}.title")
+        judge = JudgeConfig(task, metric, higher, float(weight), phase, title)
         if (judge.key, phase) in seen:
             raise v.error(where, f"judge {judge.key!r} is listed twice")
         seen.add((judge.key, phase))

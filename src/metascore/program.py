@@ -27,7 +27,7 @@ import pandas as pd
 from . import __version__
 from .config import Config, load_config
 from .errors import ConfigError, InputError, exit_code
-from .io.readers import CANONICAL_COLUMNS, read_scores, resolve_inside
+from .io.readers import CANONICAL_COLUMNS, concat_scores, read_scores, resolve_inside
 from .io.writers import long_csv, render_outputs, write_files
 from .leaderboard import Leaderboard, build_leaderboard
 
@@ -63,12 +63,8 @@ def load_scores(config: Config, root: str | Path) -> tuple[pd.DataFrame, dict[st
     if isinstance(spec, str):
         frame = read_scores(resolve_inside(root, spec), fmt, root=root)
         return frame, _source(frame, spec)
-    frames = []
-    for phase, rel in spec.items():
-        frames.append(read_scores(resolve_inside(root, rel), fmt, phase=phase, root=root))
-    frame = pd.concat(frames, ignore_index=True)
-    frame.attrs["format"] = ",".join(dict.fromkeys(str(f.attrs.get("format")) for f in frames))
-    frame.attrs["failed"] = [x for f in frames for x in f.attrs.get("failed", [])]
+    frame = concat_scores([read_scores(resolve_inside(root, rel), fmt, phase=phase, root=root)
+                           for phase, rel in spec.items()])
     return frame, _source(frame, dict(spec))
 
 

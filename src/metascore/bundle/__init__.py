@@ -1,14 +1,19 @@
 """Codabench/CodaLab bundles: check ``competition.yaml``, run a whole competition locally
 as a compute worker would, and zip a bundle for upload.
 
-- :mod:`~metascore.bundle.schema`: ``check_bundle`` / ``load_competition``, the entry points;
+- :mod:`~metascore.bundle.check`: ``check_bundle``, the whole ``bundle check``: the schema,
+  then the meta-ranking's configuration (:mod:`~metascore.bundle.check_config`) and
+  Codabench's traps (:mod:`~metascore.bundle.platform_traps`).
+- :mod:`~metascore.bundle.schema`: ``check_bundle`` (``competition.yaml`` only) /
+  ``load_competition``;
   :mod:`~metascore.bundle.model` (Competition, Phase, Task, Leaderboard, Column, ...),
   :mod:`~metascore.bundle.schema_v2` and :mod:`~metascore.bundle.schema_v1` (the rules of
   each version), :mod:`~metascore.bundle.programs` (metadata and command checks), on the
   shared readers of :mod:`~metascore.bundle.schema_base`.
 - :mod:`~metascore.bundle.runner`: the mock bundle runner (``run_bundle``, the report);
   :mod:`~metascore.bundle.site` (which submission runs in which phase, the columns kept, the
-  outputs tree and the meta phase), :mod:`~metascore.bundle.submissions` (starting kits,
+  outputs tree and the meta phase), :mod:`~metascore.bundle.submission_rules` (what the
+  results export holds under the leaderboard's ``submission_rule``), :mod:`~metascore.bundle.submissions` (starting kits,
   solutions, submission folders) and :mod:`~metascore.bundle.worker` (one job: sandbox,
   mounts, placeholders, time limit, ``metadata``, scores file).
 - :mod:`~metascore.bundle.backend`: the worker <-> backend contract;
@@ -21,7 +26,8 @@ as a compute worker would, and zip a bundle for upload.
 
 from .archive import build_bundle_zip, safe_extract
 from .runner import RunReport, run_bundle
-from .schema import BundleReport, Competition, check_bundle, load_competition
+from .check import check_bundle
+from .schema import BundleReport, Competition, load_competition
 
 __all__ = [
     "BundleReport",

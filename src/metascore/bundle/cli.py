@@ -8,7 +8,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import ConfigError, InputError
 from .runner import BACKENDS
 
 __all__ = ["register"]
@@ -29,8 +29,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "check",
         help="check competition.yaml, the files it references and the programs' metadata",
         description="Check a bundle: the v2 or v1 competition.yaml schema (errors name the key "
-        "and the allowed values), the files it references, and each program's metadata. "
-        "Warnings list what Codabench accepts but silently ignores or gets wrong. Exit code 1 "
+        "and the allowed values), the files it references, each program's metadata, and the "
+        "meta-ranking's metascore.yaml against the competition (method and parameters, "
+        "directions, judges' tasks and columns, baselines, output keys). Warnings list what "
+        "Codabench accepts but silently ignores or gets wrong, including its known traps "
+        "(multi-task phases with Force_Last, migration of multi-task submissions, a meta phase "
+        "under the Add rule, baselines), each with the upstream issue and the fix. Exit code 1 "
         "when there are errors (or warnings with --strict).",
     )
     p.add_argument("bundle", help="bundle folder or zip")
@@ -44,8 +48,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "phase, submission and task, the prediction job (ingestion program + submission) and the "
         "scoring job, with the worker's /app layout, placeholders and time limits. Submissions: "
         "the starting kit's baseline, the bundle's solutions and sample_submissions/ (or "
-        "--submissions). Finished scores are collected into OUT/outputs/ and fed to the "
-        "meta-scoring phase (a phase whose reference data holds metascore.yaml). Prints a "
+        "--submissions). The finished scores the site's results export would hold (the "
+        "leaderboard's submission_rule; --feed all: every submission) are collected into "
+        "OUT/outputs/ and fed to the meta-scoring phase (a phase whose reference data holds metascore.yaml). Prints a "
         "summary and where the final leaderboard.csv and detailed_results.html are. Writes "
         "only inside --out.",
     )
@@ -58,13 +63,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="docker backend: allow network access (off by default)")
     p.add_argument("--submissions", metavar="DIR",
                    help="folder of submission zips/folders (optional submissions.yaml or .csv "
-                   "manifest: file, participant, submitted_at, is_baseline); replaces the "
+                   "manifest: file, participant, submitted_at, is_baseline, on_leaderboard); replaces the "
                    "bundle's sample_submissions/")
     p.add_argument("--scoring-program", metavar="DIR",
                    help="meta-scoring program used to fill meta_scoring_program/ (default: the "
                    "repository's scoring_program/)")
     p.add_argument("--jobs", "-j", type=int, default=None,
                    help="jobs run at the same time (default: the number of CPUs, at most 4)")
+    p.add_argument("--feed", choices=("export", "all"), default="export",
+                   help="what reaches the meta phase: export (default) = what the site's results "
+                   "export would hold under the leaderboard's submission_rule (Force_Last: each "
+                   "participant's last finished submission; Force_Best: the best; "
+                   "Force_Latest_Multiple: all finished; Add: those marked on_leaderboard in the "
+                   "submissions manifest); all = every submission that ran")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
     p.set_defaults(func=_cmd_run)
 
@@ -85,7 +96,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _cmd_check(args: argparse.Namespace) -> int:
     from .archive import safe_extract
-    from .schema import check_bundle
+    from .check import check_bundle
 
     path = Path(args.bundle)
     with tempfile.TemporaryDirectory(prefix="metascore-check-") as tmp:
@@ -125,7 +136,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     report = run_bundle(
         args.bundle, args.out, backend=args.backend, image=args.image,
         submissions=args.submissions, scoring_program=args.scoring_program,
-        network=args.network, jobs=args.jobs, log=log,
+        network=args.network, jobs=args.jobs, feed=args.feed, log=log,
     )
     print()
     print(format_report(report))
@@ -141,7 +152,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _cmd_zip(args: argparse.Namespace) -> int:
     from .archive import build_bundle_zip
+    from .check import check_bundle
 
+    if Path(args.bundle).is_dir():  # the full check (metascore.yaml too) before zipping
+        report = check_bundle(Path(args.bundle))
+        if report.errors:
+            raise ConfigError(
+                f"{args.bundle}: {report.errors[0]} ({len(report.errors)} error(s); "
+                f"run `metascore bundle check {args.bundle}`); no zip written."
+            )
     dest = build_bundle_zip(args.bundle, args.output, scoring_program=args.scoring_program,
                             log=lambda line: print(line))
     print(f"wrote {dest} (upload it on Codabench: Benchmarks > Management > Upload)")

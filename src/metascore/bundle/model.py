@@ -103,6 +103,8 @@ class Task:
 
 @dataclass(frozen=True)
 class Phase:
+    """A phase; ``auto_migrate``: ``auto_migrate_to_this_phase`` (v1: ``auto_migration``)."""
+
     index: int
     name: str
     tasks: tuple[int, ...]
@@ -111,6 +113,7 @@ class Phase:
     public_data: str | None = None
     start: dt.datetime | None = None
     end: dt.datetime | None = None
+    auto_migrate: bool = False
 
 
 @dataclass(frozen=True)

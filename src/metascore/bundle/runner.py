@@ -22,7 +22,10 @@ Where this differs from the v2 worker, knowingly:
 - ``/app/data`` (a worker-host folder) is not mounted; there is no cache, no Docker image
   pull, no websocket, no ``detailed_results`` upload (the file stays in the output).
 - Every submission runs in every phase (as if migrated automatically), and each task of a
-  multi-task phase is a separate job (as Codabench's child submissions are).
+  multi-task phase is a separate job (as Codabench's child submissions are). What reaches
+  the meta phase follows the leaderboard's ``submission_rule`` per phase, applied to whole
+  submissions: the loss of task scores of multi-task phases under ``Force_Last``
+  (codabench#2211) is not reproduced (``bundle check`` warns about it).
 - The local backend has no isolation (see :mod:`metascore.bundle.local`).
 """
 
@@ -85,6 +88,7 @@ class RunReport(SiteRun):
             "meta": asdict(self.meta) if self.meta else None,
             "leaderboard": str(self.leaderboard) if self.leaderboard else None,
             "detailed_results": str(self.detailed_results) if self.detailed_results else None,
+            "export": self.export,
         }
 
 
@@ -115,6 +119,7 @@ def run_bundle(
     scoring_program: str | os.PathLike[str] | None = None,
     network: bool = False,
     jobs: int | None = None,
+    feed: str = "export",
     log: Callable[[str], None] = lambda _: None,
 ) -> RunReport:
     """Run every phase x submission x task of a bundle (folder or zip), then the meta phase.
@@ -135,6 +140,11 @@ def run_bundle(
     network : let docker containers use the network (the local backend cannot block it).
     jobs : how many (submission, task) jobs run at the same time (default: the number of
         CPUs, at most 4); each job still runs its programs under its own timer.
+    feed : what reaches the meta phase: ``"export"`` (default), what the site's results
+        export would hold under the leaderboard's ``submission_rule`` (Force_Last: each
+        participant's last finished submission; Force_Best: each participant's best;
+        Force_Latest_Multiple: every finished one; Add: those marked ``on_leaderboard`` in
+        the submissions manifest); ``"all"``: every submission that ran.
     log : called with one progress line per job.
     """
     bundle, out = Path(bundle), Path(out).absolute()
@@ -158,7 +168,7 @@ def run_bundle(
         raise ConfigError(f"{bundle}: the competition has no leaderboard.")
     site = Site(comp, out, engine, image=image,
                      scoring_program=Path(scoring_program) if scoring_program else None, log=log,
-                     jobs=jobs if jobs is not None else min(4, os.cpu_count() or 1))
+                     jobs=jobs if jobs is not None else min(4, os.cpu_count() or 1), feed=feed)
     report = RunReport(out=out, backend=backend, warnings=list(comp.warnings))
     subs, warnings = collect_submissions(comp, Path(submissions) if submissions else None, cache=out / "cache")
     report.warnings.extend(warnings)
@@ -193,6 +203,7 @@ def format_report(report: RunReport) -> str:
                 lines.append(f"note   {head}: {first}")
                 lines.extend("    " + line for line in rest)
             lines.append(f"    logs: {r.run_dir}")
+    lines.extend(_export_lines(report))
     if report.warnings:
         lines.append("")
         lines.extend(f"warning: {w}" for w in report.warnings)
@@ -207,3 +218,15 @@ def format_report(report: RunReport) -> str:
     if report.detailed_results:
         lines.append(f"detailed results: {report.detailed_results}")
     return "\n".join(lines)
+
+
+def _export_lines(report: RunReport) -> list[str]:
+    """Per phase, the submissions the meta phase gets, and why each other one does not."""
+    lines: list[str] = []
+    for phase in dict.fromkeys(e["phase"] for e in report.export):
+        entries = [e for e in report.export if e["phase"] == phase]
+        kept = [e["candidate"] for e in entries if e["exported"]]
+        lines.append(f"export {phase}: {len(kept)} of {len(entries)} submission(s) reach the meta "
+                     f"phase: {', '.join(kept) or 'none'}")
+        lines.extend(f"    not {e['candidate']}: {e['reason']}" for e in entries if not e["exported"])
+    return [""] + lines if lines else []

@@ -66,6 +66,7 @@ class SchemaV1(SchemaChecker):
                 starting_kit=self.path(node, "starting_kit", where),
                 public_data=self.path(node, "public_data", where),
                 start=self.date(node, "start_date", where, required=True),
+                auto_migrate=bool(self.get(node, "auto_migration", where, bool, default=False)),
             ))
         if not phases and "phases" in data:
             self.error("phases", "at least one phase is required.")

@@ -8,9 +8,11 @@ Of a finished job it keeps, as the server stores them, the scores that have a le
 column (the others are a warning) and adds the computed columns (``avg``, ``sum``,
 ``min``, ``max`` over the row's columns).
 
-Every finished scoring output is collected into ``<out>/outputs/<phase>/<candidate>/<task>/
-scores.json`` with ``<out>/outputs/submissions.csv`` (phase, candidate, participant,
-submitted_at, is_baseline). A **meta phase** (every task's reference data holds
+The finished scoring outputs of the submissions the site's results export would hold (the
+leaderboard's ``submission_rule`` per phase, :mod:`~metascore.bundle.submission_rules`; or
+every submission with ``feed="all"``) are collected into ``<out>/outputs/<phase>/
+<candidate>/<task>/scores.json`` with ``<out>/outputs/submissions.csv`` (phase, candidate,
+participant, submitted_at, is_baseline); each decision and its reason is in the report. A **meta phase** (every task's reference data holds
 ``metascore.yaml``, e.g. the template's "Final ranking") runs last, once: the outputs tree is
 its result submission (what an organizer would upload on Codabench), scored by the
 meta-scoring program like any other scoring job; its files are copied to ``<out>/final/``.
@@ -35,12 +37,15 @@ from .backend import Backend
 from .files import write_text
 from .meta_program import assemble_meta_program, needs_meta_program
 from .model import Competition, Phase, Task
+from .submission_rules import PhaseSubmission, export_decisions
 from .submissions import Submission, safe_name
 from .worker import Job, JobResult, run_job, scores_file
 
-__all__ = ["Site", "SiteRun", "DEFAULT_QUEUE_LIMIT", "MANIFEST_COLUMNS"]
+__all__ = ["Site", "SiteRun", "DEFAULT_QUEUE_LIMIT", "FEEDS", "MANIFEST_COLUMNS"]
 
 DEFAULT_QUEUE_LIMIT = 600
+#: What reaches the meta phase: the site's results export, or every submission that ran.
+FEEDS = ("export", "all")
 MANIFEST_COLUMNS = ("phase", "candidate", "participant", "submitted_at", "is_baseline")
 _ASSEMBLE_LOCK = threading.Lock()
 
@@ -54,14 +59,18 @@ class SiteRun:
     meta: JobResult | None = None
     leaderboard: Path | None = None
     detailed_results: Path | None = None
+    export: list[dict[str, Any]] = field(default_factory=list)  # phase, candidate, exported, reason
 
 
 class Site:
     """Run a parsed competition's phases on ``backend``, writing only inside ``out``."""
 
     def __init__(self, comp: Competition, out: Path, backend: Backend, *, image: str | None,
-                 scoring_program: Path | None, log: Callable[[str], None], jobs: int = 1) -> None:
-        self.comp, self.out, self.backend, self.log = comp, out, backend, log
+                 scoring_program: Path | None, log: Callable[[str], None], jobs: int = 1,
+                 feed: str = "export") -> None:
+        if feed not in FEEDS:
+            raise ConfigError(f"feed {feed!r} is not one of {', '.join(FEEDS)}.")
+        self.comp, self.out, self.backend, self.log, self.feed = comp, out, backend, log, feed
         self.jobs = max(1, int(jobs))
         self.image = image or comp.docker_image
         self.scoring_program = scoring_program
@@ -157,13 +166,15 @@ class Site:
             dirs = _task_dirs(tasks)
             todo = [(sub, task) for sub in submissions for task in tasks
                     if sub.tasks is None or task.index in sub.tasks]
-            for (sub, task), res in zip(todo, self.map_jobs(phase, todo, dirs)):
-                report.results.append(res)
-                if res.finished:
+            results = self.map_jobs(phase, todo, dirs)
+            report.results.extend(results)
+            exported = self.export(phase, todo, results, report)
+            for (sub, task), res in zip(todo, results):
+                if res.finished and sub.candidate in exported:
                     write_text(outputs / safe_name(phase.name) / sub.candidate / dirs[task.index] / "scores.json",
                                json.dumps(res.scores, indent=2, allow_nan=False) + "\n")
             for sub in submissions:
-                if any(s is sub for s, _ in todo):
+                if sub.candidate in exported:
                     manifest.append({"phase": phase.name, "candidate": sub.candidate,
                                      "participant": sub.participant, "submitted_at": sub.submitted_at or "",
                                      "is_baseline": "true" if sub.is_baseline else "false"})
@@ -192,6 +203,35 @@ class Site:
                 if not col.computation and col.key not in written and any(r.finished for r in report.results):
                     report.warnings.append(f"leaderboard column {col.key!r}: no finished scoring run wrote "
                                            "this key; it stays empty on Codabench.")
+
+    def export(self, phase: Phase, todo: list[tuple[Submission, Task]], results: list[JobResult],
+               report: SiteRun) -> set[str]:
+        """The candidates of ``phase`` that reach the meta phase, each decision in ``report``.
+
+        ``feed="export"``: what the site's results export would hold under the leaderboard's
+        ``submission_rule`` (:func:`~metascore.bundle.submission_rules.export_decisions`);
+        ``feed="all"``: every submission that ran (a failed one has no scores in the tree).
+        """
+        ran: dict[str, tuple[Submission, list[JobResult]]] = {}
+        for (sub, _), res in zip(todo, results):
+            ran.setdefault(sub.candidate, (sub, []))[1].append(res)
+        if self.feed == "all" or self.comp.leaderboard is None:
+            report.export.extend({"phase": phase.name, "candidate": c, "exported": True,
+                                  "reason": "--feed all: every submission that ran"} for c in ran)
+            return set(ran)
+        entries = []
+        for sub, runs in ran.values():
+            scores: dict[str, float] = {}
+            for res in runs:
+                if res.finished:  # a multi-task submission's scores add up, as the site's Sum
+                    for key, value in {**res.scores, **res.computed}.items():
+                        scores[key] = scores.get(key, 0.0) + value
+            entries.append(PhaseSubmission(sub.candidate, sub.participant, sub.submitted_at,
+                                           any(r.finished for r in runs), scores, sub.on_leaderboard))
+        decisions = export_decisions(entries, self.comp.leaderboard)
+        report.export.extend({"phase": phase.name, "candidate": d.candidate, "exported": d.exported,
+                              "reason": d.reason} for d in decisions)
+        return {d.candidate for d in decisions if d.exported}
 
     def map_jobs(self, phase: Phase, todo: list[tuple[Submission, Task]], dirs: dict[int, str]) -> list[JobResult]:
         """Run independent jobs, ``self.jobs`` at a time; results in the order of ``todo``."""

@@ -14,7 +14,7 @@ import csv
 import datetime as dt
 import io
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,8 @@ class Submission:
     """One submission to run: a folder or zip, who made it, when, and whether it is a baseline.
 
     ``tasks``: the task indexes it runs on (``None``: every task; solutions list theirs).
+    ``on_leaderboard``: put on the leaderboard by hand (read only under the ``Add`` rules;
+    see :mod:`~metascore.bundle.submission_rules`).
     """
 
     candidate: str
@@ -41,6 +43,7 @@ class Submission:
     is_baseline: bool = False
     tasks: tuple[int, ...] | None = None
     origin: str = ""
+    on_leaderboard: bool = False
 
 
 
@@ -93,7 +96,8 @@ def _folder_submissions(folder: Path) -> list[Submission]:
     """Zips and folders in ``folder``; metadata from ``submissions.yaml`` / ``.csv`` if present.
 
     Manifest rows: ``file`` (required, the zip or folder name), ``participant``,
-    ``submitted_at``, ``is_baseline``, ``candidate``. Without a row: the participant is the
+    ``submitted_at``, ``is_baseline``, ``candidate``, ``on_leaderboard`` (put on the
+    leaderboard by hand, for the ``Add`` rules). Without a row: the participant is the
     part of the name before ``__`` (``alice__v2.zip`` -> ``alice``), else the whole stem,
     and the submission time is the file's modification time.
     """
@@ -116,9 +120,9 @@ def _folder_submissions(folder: Path) -> list[Submission]:
             when = when.isoformat()
         if when is None:
             when = dt.datetime.fromtimestamp(path.stat().st_mtime, dt.timezone.utc).isoformat(timespec="seconds")
-        baseline = str(row.get("is_baseline", False)).strip().lower() in ("true", "1", "yes")
         subs.append(Submission(str(row.get("candidate") or stem), path, participant, str(when),
-                               baseline, None, str(folder)))
+                               _flag(row, "is_baseline"), None, str(folder),
+                               _flag(row, "on_leaderboard")))
     return subs
 
 
@@ -142,6 +146,10 @@ def read_manifest(folder: Path) -> dict[str, dict[str, Any]]:
     return {}
 
 
+def _flag(row: dict[str, Any], key: str) -> bool:
+    return str(row.get(key, False)).strip().lower() in ("true", "1", "yes")
+
+
 def _stem(path: Path) -> str:
     return path.name[:-4] if path.name.endswith(".zip") else path.name
 
@@ -153,8 +161,7 @@ def _unique_ids(subs: list[Submission]) -> list[Submission]:
         while cid in used:
             cid, n = f"{safe_name(sub.candidate)}-{n}", n + 1
         used.add(cid)
-        out.append(Submission(cid, sub.source, sub.participant, sub.submitted_at, sub.is_baseline,
-                              sub.tasks, sub.origin))
+        out.append(replace(sub, candidate=cid))
     return out
 
 

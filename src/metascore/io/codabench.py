@@ -5,7 +5,10 @@
 ``results.csv?phase=<id>`` (saved as ``<leaderboard> - <phase>(<id>).csv``) has a
 ``Username`` column holding ``<owner>-<submission id>`` and one column per
 ``<task>(<task id>)-<column>``. The candidate is the submission, its participant the
-owner; ``fact_sheet_answers`` is not a score. A (task, column) pair nobody has a score in
+owner; ``fact_sheet_answers`` is not a score. The judge is (task name, column title): the
+task id is kept only when two tasks of one phase share a name, so the task of the
+development phase and the task of the final phase with the same name are the same judge
+(an export of every phase holds both ids). A (task, column) pair nobody has a score in
 is dropped (a leaderboard column that task does not fill).
 """
 
@@ -79,13 +82,12 @@ def read_codabench_json(path: Path, rows: Rows) -> None:
             f"{type(data).__name__}."
         )
     rows.drop_empty_judges = True
-    columns = [c for board in data.values() if isinstance(board, dict)
-               for row in board.values() if isinstance(row, dict) for c in row]
-    judges = _codabench_judges(columns)
     for title, board in data.items():
         if not isinstance(board, dict):
             raise InputError(f"{path}, key {title!r}: expected an object of submissions, got {board!r}.")
         phase = _codabench_phase(title)
+        # per phase: the same task name in two phases (two task ids) is the same judge
+        judges = _codabench_judges(c for row in board.values() if isinstance(row, dict) for c in row)
         for key, row in board.items():
             if not isinstance(row, dict):
                 raise InputError(f"{path}, key {title!r} > {key!r}: expected an object, got {row!r}.")

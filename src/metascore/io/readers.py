@@ -32,7 +32,9 @@ format                 module               input
 ``wide``               ``io/wide.py``       CSV, one row per candidate, one column per judge
 ``tree``               ``io/tree.py``       ``<root>/[<phase>/]<candidate>/<task>/scores.json``
                                             (or ``scores.txt``: ``io/scores_file.py``), with an
-                                            optional ``<root>/submissions.csv`` manifest
+                                            optional ``<root>/submissions.csv`` manifest; a
+                                            directory without them is read as a folder of
+                                            export files (e.g. an unzipped Codabench export)
 ``codabench_json``     ``io/codabench.py``  Codabench ``results.json?phase=`` export
 ``codabench_csv``      ``io/codabench.py``  Codabench ``results.csv?phase=`` export (one phase)
 ``codalab_csv``        ``io/codalab.py``    CodaLab v1 leaderboard CSV (``value (rank)`` cells);
@@ -64,13 +66,14 @@ from .long import read_long
 from .preflib import PREFLIB_SUFFIXES, read_votes
 from .rows import CANONICAL_COLUMNS, Rows, check_inside, load_json, read_text
 from .scores_file import SCORE_FILES, read_scores_file
-from .tree import MANIFEST, read_tree
+from .tree import MANIFEST, read_tree, tree_score_files
 from .wide import read_wide
 
 __all__ = [
     "CANONICAL_COLUMNS",
     "FORMATS",
     "read_scores",
+    "concat_scores",
     "detect_format",
     "read_scores_file",
     "read_votes",
@@ -119,7 +122,9 @@ def resolve_inside(root: StrPath, relpath: StrPath) -> Path:
 def detect_format(path: StrPath) -> str:
     """Name the input format of ``path`` (one of :data:`FORMATS`).
 
-    A directory is a ``tree``; ``.soc/.soi/.toc/.toi`` files are ``preflib``;
+    A directory is a ``tree`` (:func:`read_scores` reads a directory without scoring
+    outputs as a folder of export files, each by its own format: an unzipped site export);
+    ``.soc/.soi/.toc/.toi`` files are ``preflib``;
     ``coopetition_scores_phase_<N>.txt`` is ``coopetition``; JSON is ``codabench_json``
     when its top level maps leaderboard titles to ``{"<owner>-<id>": {...}}`` rows, else
     ``long``; a CSV whose header starts with ``Username`` is ``codabench_csv``, with
@@ -218,6 +223,10 @@ def read_scores(
             f"{p} holds votes (PrefLib), not scores; read it with read_votes() "
             "(in the configuration: give it as the `votes` input)."
         )
+    if fmt == "tree" and format is None and not any(tree_score_files(p)):
+        exports = _export_files(p)
+        if exports:  # an unzipped site export: read each file by its own format
+            return concat_scores([read_scores(f, phase=phase, root=root) for f in exports])
     if fmt == "tree":
         if not p.is_dir():
             raise InputError(f"format 'tree' needs a directory; {p} is a file.")
@@ -231,6 +240,21 @@ def read_scores(
     else:
         _READERS[fmt](p, rows)
     return rows.frame(p, fmt, phase)
+
+
+def concat_scores(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """Several canonical long tables as one; ``attrs`` joins the formats and the failures."""
+    frame = pd.concat(frames, ignore_index=True)
+    frame.attrs["format"] = ",".join(dict.fromkeys(str(f.attrs.get("format")) for f in frames))
+    frame.attrs["source"] = ",".join(str(f.attrs.get("source")) for f in frames)
+    frame.attrs["failed"] = [x for f in frames for x in f.attrs.get("failed", [])]
+    return frame
+
+
+def _export_files(folder: Path) -> list[Path]:
+    """The export files directly in ``folder`` (``.json``, ``.csv``, ``.txt``; no hidden files)."""
+    return sorted(f for f in folder.iterdir() if f.is_file() and not f.name.startswith(".")
+                  and f.suffix.lower() in (".json", ".csv", ".txt"))
 
 
 def _detect_json(path: Path) -> str:

@@ -17,7 +17,7 @@ from .rows import Rows, cell_at, check_inside, column_index, csv_header, csv_row
 from .rows import optional_text_cell, require_columns, text_cell, time_cell
 from .scores_file import SCORE_FILES, read_scores_file
 
-__all__ = ["MANIFEST", "read_tree"]
+__all__ = ["MANIFEST", "read_tree", "tree_score_files"]
 
 MANIFEST = "submissions.csv"
 
@@ -44,14 +44,20 @@ def _scores_file(root: Path, folder: Path) -> Path | None:
     return None
 
 
+def tree_score_files(root: Path) -> tuple[list[Path], list[Path]]:
+    """The score files of ``root`` at ``<phase>/<candidate>/<task>/`` and at ``<candidate>/<task>/``."""
+    deep = [f for name in SCORE_FILES for f in root.glob(f"*/*/*/{name}")]
+    shallow = [f for name in SCORE_FILES for f in root.glob(f"*/*/{name}")]
+    return deep, shallow
+
+
 def read_tree(root: Path, phase: str | None, rows: Rows) -> None:
     """Add the scores of a scoring-output tree to ``rows`` (``phase`` as in ``read_scores``).
 
     A submission without scores for a task, or listed in the manifest without any
     output, goes to ``rows.failed``.
     """
-    deep = [f for name in SCORE_FILES for f in root.glob(f"*/*/*/{name}")]
-    shallow = [f for name in SCORE_FILES for f in root.glob(f"*/*/{name}")]
+    deep, shallow = tree_score_files(root)
     if deep and shallow:
         raise InputError(
             f"{root} mixes <phase>/<candidate>/<task>/scores.json (e.g. "

@@ -8,16 +8,17 @@ with their reason; :func:`pool_margins` is the pairwise margin matrix of the ran
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-from ..filtering import Decision
+from ..filtering import BaselineScore, Decision
 from ..matrix import ScoreMatrix
 from ..pairwise import PairwiseCounts, condorcet_winner
 from ..ranking import Ranking
 from ..registry import Prepared, prepare
+from ..selection import participant_key
 from ..stats import fractional_ranks
 from .model import Board, Margins, Row
 from .phases import in_phase
@@ -32,6 +33,30 @@ def dev_board(
                            {c: f"excluded by the missing-data policy: {why}"
                             for c, why in ranking.excluded_candidates.items()}, {}, {})
     return _board(phase, matrix, rows, dropped, _notes(ranking))
+
+
+def baseline_dev_scores(final: ScoreMatrix, baselines: Sequence[BaselineScore]) -> dict[str, float]:
+    """Development score of each baseline, in development order, keyed by its development
+    id and by the final candidate it matches: the same id or, as the filter matches
+    candidates, the same participant when that participant has one baseline (Codabench gives
+    a migrated final-phase submission a new id)."""
+    by_part: dict[str, list[BaselineScore]] = {}
+    for b in baselines:
+        by_part.setdefault(b.participant or b.candidate, []).append(b)
+    ids = {b.candidate for b in baselines}
+    matched: dict[str, list[str]] = {}
+    for i, cand in enumerate(final.candidates):
+        if cand in ids or not (final.is_baseline and final.is_baseline[i]):
+            continue
+        same = by_part.get(participant_key(final, i), [])
+        if len(same) == 1:
+            matched.setdefault(same[0].candidate, []).append(cand)
+    out: dict[str, float] = {}
+    for b in baselines:
+        out.setdefault(b.candidate, b.score)
+        for cand in matched.get(b.candidate, []):
+            out.setdefault(cand, b.score)
+    return out
 
 
 def final_board(

@@ -20,7 +20,7 @@ from ..errors import InputError, MetascoreError
 from ..filtering import filter_final
 from ..ranking import Ranking
 from ..registry import rank
-from .boards import dev_board, final_board, pool_margins
+from .boards import baseline_dev_scores, dev_board, final_board, pool_margins
 from .model import Board, Leaderboard, Progress
 from .phases import check_baselines, check_phases, in_phase, normalize_frame, select_phase
 from .statistics import compute_statistics, final_analysis, why_undefined, with_intervals
@@ -78,7 +78,7 @@ def build_leaderboard(
         decisions = {d.candidate: d for d in filt.decisions}
         board, ranking, prepared = final_board(
             final_name, final_sel.matrix, list(filt.qualified), decisions,
-            {b.candidate: b.score for b in filt.baselines}, final_sel.dropped, rank_fn,
+            baseline_dev_scores(final_sel.matrix, filt.baselines), final_sel.dropped, rank_fn,
         )
     margins = pool_margins(ranking, prepared)
     analysis = final_analysis(config, ranking, len(board.ranked), final_name or dev_name, progress)

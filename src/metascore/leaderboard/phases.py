@@ -33,7 +33,8 @@ def phase_matrix(
     """The score matrix of every submission of ``phase`` in the canonical long table.
 
     Judges are the configured ones that apply to ``phase`` (each must have at least one
-    score) or, without a config, every (task, metric) found (sorted by key), higher is
+    score; scores named by a judge's column ``title`` count as its metric) or, without a
+    config, every (task, metric) found (sorted by key), higher is
     better. A candidate
     is a baseline when its id or participant is listed in ``baselines`` or any of its rows
     is flagged ``is_baseline``.
@@ -41,6 +42,7 @@ def phase_matrix(
     rows = frame[frame["phase"] == phase]
     if rows.empty:
         raise InputError(f"phase {phase!r} has no scores.")
+    rows = _titles_as_metrics(rows, judges, phase)
     pairs = pd.MultiIndex.from_arrays([rows["task"].astype(str), rows["metric"].astype(str)])
     codes, uniq = pairs.factorize()
     rows = rows.assign(judge=np.array([judge_key(t, m) for t, m in uniq], dtype=object)[codes])
@@ -107,6 +109,19 @@ def _per_candidate(rows: pd.DataFrame, what: str, phase: str) -> dict[str, Any]:
         _unique_or_error(col[(rows["candidate"] == bad).to_numpy()], bad, what, phase)
     first = col[given].groupby(cand, sort=False).first()
     return {c: first.get(c) for c in pd.unique(rows["candidate"])}
+
+
+def _titles_as_metrics(
+    rows: pd.DataFrame, judges: tuple[JudgeConfig, ...] | None, phase: str
+) -> pd.DataFrame:
+    """Scores named by a judge's column ``title`` (a Codabench export) count as its metric."""
+    aliases = [j for j in judges or () if j.title and j.title != j.metric and j.phase in (None, phase)]
+    if not aliases:
+        return rows
+    metric = rows["metric"].copy()
+    for j in aliases:
+        metric[(rows["task"] == j.task) & (rows["metric"] == j.title)] = j.metric
+    return rows.assign(metric=metric)
 
 
 def _unique_or_error(series: pd.Series, cand: str, what: str, phase: str) -> Any:

@@ -1,0 +1,50 @@
+"""``metascore bundle check``: the whole check of a bundle folder.
+
+:func:`check_bundle` is :func:`metascore.bundle.schema.check_bundle` (``competition.yaml``,
+the files it references, the programs' metadata), then, on the parsed competition:
+
+- each meta task's ``metascore.yaml`` against the competition
+  (:mod:`~metascore.bundle.check_config`), with the submissions a local run would use
+  (:func:`~metascore.bundle.submissions.collect_submissions`) to find the baselines;
+- the traps of Codabench as it runs today (:mod:`~metascore.bundle.platform_traps`).
+
+Their errors and warnings are added to the same :class:`~metascore.bundle.model.BundleReport`.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from ..errors import MetascoreError
+from .check_config import check_meta_configs, find_meta_configs
+from .model import BundleReport, Competition
+from .platform_traps import platform_traps
+from .schema import check_bundle as check_schema
+from .submissions import collect_submissions
+
+__all__ = ["check_bundle"]
+
+
+def check_bundle(root: str | Path, *, meta_program_available: bool = True) -> BundleReport:
+    """Check a bundle directory: the schema, then the meta-ranking and the platform's traps.
+
+    ``meta_program_available``: accept a ``meta_scoring_program/`` folder that is absent or
+    holds only a README (it is filled from metascore's own meta-scoring program).
+    """
+    report = check_schema(root, meta_program_available=meta_program_available)
+    comp = report.competition
+    if comp is None:
+        return report
+    metas = find_meta_configs(comp)
+    with tempfile.TemporaryDirectory(prefix="metascore-check-") as tmp:
+        try:
+            submissions, _ = collect_submissions(comp, cache=Path(tmp))
+        except MetascoreError as exc:  # e.g. a broken sample_submissions/ manifest
+            report.errors.append(str(exc))
+            submissions = []
+    errors, warnings = check_meta_configs(comp, metas, submissions)
+    report.errors.extend(errors)
+    report.warnings.extend(warnings + platform_traps(comp, metas))
+    report.competition = Competition(**{**comp.__dict__, "warnings": tuple(report.warnings)})
+    return report

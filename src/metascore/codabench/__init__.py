@@ -1,0 +1,13 @@
+"""From a live Codabench competition to the final ranking.
+
+- :mod:`~metascore.codabench.client`: HTTP (token, timeouts, retries, one-line errors).
+- :mod:`~metascore.codabench.api`: the platform's payloads, parsed and checked.
+- :mod:`~metascore.codabench.pull`: exports -> a scoring-output tree, manifest and config.
+- :mod:`~metascore.codabench.submit`: zip, upload and submit to the meta phase; wait.
+- :mod:`~metascore.codabench.cli`: ``metascore codabench pull | rank | submit``.
+
+Nothing is imported here, so that ``metascore`` starts without loading the HTTP client.
+"""
+
+#: Environment variable holding the API token (Codabench: user settings > API token).
+TOKEN_ENV = "CODABENCH_TOKEN"

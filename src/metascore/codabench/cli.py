@@ -1,0 +1,151 @@
+"""``metascore codabench pull | rank | submit``: from a live competition to the final ranking.
+
+The API token comes from ``$CODABENCH_TOKEN`` or ``--token-file``, never from the command
+line, and is never printed or written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from pathlib import Path
+
+from typing import TYPE_CHECKING
+
+from . import TOKEN_ENV
+
+if TYPE_CHECKING:
+    from .client import Client
+
+__all__ = ["register"]
+
+PULLED = "pulled"
+# the commands import their modules when they run: `metascore` starts without `requests`
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``codabench`` and its subcommands to the ``metascore`` command line."""
+    top = subparsers.add_parser(
+        "codabench", help="pull a live Codabench competition's results, rank them, submit them",
+        description="Connect metascore to a running Codabench competition. The API token (an "
+        f"organizer's or collaborator's) comes from ${TOKEN_ENV} or --token-file.",
+    )
+    sub = top.add_subparsers(dest="codabench_command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser(
+        "pull", help="download the phases' results into a folder metascore reads",
+        description="Read the competition's phases, tasks and leaderboard columns, download each "
+        "phase's results export, and write a scoring-output tree (<phase>/<owner>-<id>/<task>/"
+        "scores.json), submissions.csv, metascore.yaml (judges and directions from the columns' "
+        "sorting when --config lists none) and codabench.json (provenance).",
+    )
+    _common(p)
+    _pull_options(p)
+    p.add_argument("--config", help="metascore.yaml to complete (default: phases and judges "
+                   "from the competition)")
+    p.add_argument("--out", required=True, help="new folder to write")
+    p.set_defaults(func=_cmd_pull)
+
+    p = sub.add_parser(
+        "rank", help="pull, then rank with a configuration: leaderboard.csv and detailed results",
+        description="Pull the configuration's phases into OUT/pulled, then run the configured "
+        "ranking, baseline filter and writers: OUT/leaderboard.csv, leaderboard.json, "
+        "detailed_results.html, scores.json, scores.txt.",
+    )
+    _common(p)
+    _pull_options(p)
+    p.add_argument("--config", required=True, help="competition config (metascore.yaml)")
+    p.add_argument("--seed", type=int, help="override ranking.seed")
+    p.add_argument("--out", required=True, help="new folder to write")
+    p.set_defaults(func=_cmd_rank)
+
+    p = sub.add_parser(
+        "submit", help="zip pulled results and submit them to the meta phase, then wait",
+        description="Zip a pulled folder and submit it to a phase (the meta phase, e.g. 'Final "
+        "ranking') through the API, poll until Finished or Failed, then print the scores and "
+        "where the detailed results are.",
+    )
+    _common(p)
+    p.add_argument("--phase", required=True, help="the phase to submit to, e.g. 'Final ranking'")
+    p.add_argument("folder", metavar="DIR", help="a folder written by `metascore codabench pull`")
+    p.add_argument("--dry-run", action="store_true", help="print the requests, send nothing")
+    p.add_argument("--poll-interval", type=float, default=10.0, help="seconds between status "
+                   "checks (default 10)")
+    p.add_argument("--max-wait", type=float, default=3600.0, help="give up after this many "
+                   "seconds (default 3600)")
+    p.set_defaults(func=_cmd_submit)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--site", required=True, help="the site, e.g. https://www.codabench.org")
+    p.add_argument("--competition", required=True, type=int, help="the competition's id")
+    p.add_argument("--token-file", help=f"file holding the API token (default: ${TOKEN_ENV})")
+    p.add_argument("--timeout", type=float, default=30.0, help="seconds per request (default 30)")
+    p.add_argument("--retries", type=int, default=3, help="retries on 429, 5xx and timeouts "
+                   "(default 3)")
+    p.add_argument("--backoff", type=float, default=1.0, help="first wait between retries in "
+                   "seconds, doubled each time (default 1)")
+
+
+def _pull_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--phase", nargs="+", default=[], metavar="NAME", help="phases to pull "
+                   "(default: the config's development and final phases, else the first two)")
+    p.add_argument("--baseline", nargs="+", default=[], metavar="NAME", help="baselines: "
+                   "submissions ('<owner>-<id>') or owners; flagged in submissions.csv")
+
+
+def _client(args: argparse.Namespace, *, token: bool = True) -> Client:
+    from .client import Client, read_token
+
+    return Client(args.site, read_token(args.token_file, required=token), timeout=args.timeout,
+                  retries=args.retries, backoff=args.backoff, log=print)
+
+
+def _cmd_pull(args: argparse.Namespace) -> int:
+    from ..config import load_config
+    from .pull import CONFIG_NAME, new_directory, pull, write
+
+    config = load_config(args.config) if args.config else None
+    client = _client(args)
+    pulled = pull(client, args.competition, phases=args.phase, baselines=args.baseline, config=config)
+    with new_directory(args.out) as stage:
+        write(pulled.files, stage)
+    out = Path(args.out)
+    print(f"[*] wrote {len(pulled.files)} files to {out}")
+    print("next: rank locally with\n"
+          f"  metascore rank --config {out / CONFIG_NAME} --input {out} --output {out / 'ranking'}\n"
+          "or submit it to the meta phase with\n"
+          f"  metascore codabench submit --site {client.site} --competition {args.competition} "
+          f"--phase 'Final ranking' {out}")
+    return 0
+
+
+def _cmd_rank(args: argparse.Namespace) -> int:
+    from ..config import load_config
+    from ..program import run
+    from .pull import new_directory, pull, write
+
+    config = load_config(args.config)
+    if args.seed is not None:
+        config = dataclasses.replace(config, ranking=dataclasses.replace(config.ranking, seed=args.seed))
+    pulled = pull(_client(args), args.competition, phases=args.phase, baselines=args.baseline,
+                  config=config)
+    out = Path(args.out)
+    with new_directory(args.out) as stage:
+        write(pulled.files, stage / PULLED)
+        run(pulled.config, stage / PULLED, stage,
+            log=lambda line: print(line.replace(str(stage), str(out))))
+    print(f"[*] final leaderboard: {out / 'leaderboard.csv'}")
+    print(f"[*] detailed results: {out / 'detailed_results.html'}")
+    print(f"[*] pulled scores: {out / PULLED}")
+    return 0
+
+
+def _cmd_submit(args: argparse.Namespace) -> int:
+    from .submit import submit
+
+    client = _client(args, token=not args.dry_run)
+    submit(client, args.competition, args.phase, Path(args.folder), dry_run=args.dry_run,
+           poll_interval=args.poll_interval, max_wait=args.max_wait)
+    return 0

@@ -1,0 +1,223 @@
+"""HTTP to a Codabench site: token handling, timeouts, retries and one-line errors.
+
+Every request goes through :class:`Client`. It sends ``Authorization: Token <key>`` to the
+site's ``/api/`` only (never to the signed storage URLs the site hands out), retries with
+exponential backoff on 429 and 5xx answers and on timeouts or dropped connections (POST
+only on 429: a retried POST could create a second submission), and turns every failure
+into a :class:`PlatformError`: one sentence naming the request, what the site said, and
+what to do. The token never appears in a message, a log line or a file.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+import requests
+
+from .. import __version__
+from ..errors import MetascoreError
+from . import TOKEN_ENV
+
+__all__ = ["PlatformError", "Client", "TOKEN_ENV", "read_token"]
+
+#: HTTP answers worth another try: rate limit and server-side failures.
+RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
+
+
+class PlatformError(MetascoreError):
+    """The platform refused a request, did not answer, or sent something unexpected.
+
+    ``status`` is the HTTP status of a refused request (``None`` otherwise).
+    """
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def read_token(token_file: str | os.PathLike[str] | None = None, *, required: bool = True) -> str | None:
+    """The API token: from ``token_file`` when given, else from ``$CODABENCH_TOKEN``.
+
+    Never from the command line (it would land in the shell history and ``ps``).
+    """
+    if token_file is not None:
+        path = Path(token_file)
+        try:
+            token = path.read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise PlatformError(f"cannot read the token file {path}: {exc.strerror or exc}.") from None
+        if not token:
+            raise PlatformError(f"the token file {path} is empty.")
+        return token
+    token = os.environ.get(TOKEN_ENV, "").strip()
+    if not token and required:
+        raise PlatformError(
+            f"no API token: set {TOKEN_ENV} or give --token-file FILE (the token of an "
+            "organizer or collaborator of the competition, from the site's user settings)."
+        )
+    return token or None
+
+
+class Client:
+    """A Codabench site's API.
+
+    Parameters
+    ----------
+    site : the site's address, e.g. ``https://www.codabench.org``.
+    token : the API token (see :func:`read_token`); ``None`` sends no credentials.
+    timeout : seconds to wait for each answer.
+    retries : further attempts after a retryable failure.
+    backoff : the first wait between attempts, doubled each time (a 429's
+        ``Retry-After`` wins when longer, up to 60 s).
+    sleep, log : injectable for tests and progress lines.
+    """
+
+    def __init__(
+        self,
+        site: str,
+        token: str | None = None,
+        *,
+        timeout: float = 30.0,
+        retries: int = 3,
+        backoff: float = 1.0,
+        sleep: Callable[[float], None] = time.sleep,
+        log: Callable[[str], None] = lambda _: None,
+    ) -> None:
+        parts = urlsplit(site.strip())
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise PlatformError(f"--site {site!r} is not an http(s) address such as https://www.codabench.org.")
+        self.site = f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}"
+        self.timeout, self.retries, self.backoff = float(timeout), int(retries), float(backoff)
+        self.sleep, self.log = sleep, log
+        self.session = requests.Session()
+        self.session.headers["User-Agent"] = f"metascore/{__version__}"
+        self._token = token
+
+    def url(self, path: str, params: Mapping[str, Any] | None = None) -> str:
+        """The full address of an API path (``/api/...``) with its query string."""
+        query = f"?{urlencode(dict(params))}" if params else ""
+        return f"{self.site}{path}{query}"
+
+    # ------------------------------------------------------------------ JSON API
+    def get_json(self, path: str, params: Mapping[str, Any] | None = None, *, what: str = "") -> Any:
+        return _json(self.request("GET", path, params=params, what=what), what or path)
+
+    def send_json(self, method: str, path: str, body: Mapping[str, Any], *, what: str = "") -> Any:
+        return _json(self.request(method, path, json=dict(body), what=what), what or path)
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        json: Any = None,
+        what: str = "",
+    ) -> requests.Response:
+        """One API call with retries; a non-2xx answer raises :class:`PlatformError`."""
+        headers = {"Accept": "application/json"}
+        if self._token:
+            headers["Authorization"] = f"Token {self._token}"
+        return self._send(method, self.url(path, params), what or f"{method} {path}",
+                          headers=headers, json=json)
+
+    def upload(self, url: str, data: bytes, content_type: str = "application/zip") -> None:
+        """PUT a file to a signed storage URL (no API credentials go there)."""
+        self._send("PUT", url, "the upload to the storage URL the site returned",
+                   headers={"Content-Type": content_type}, data=data)
+
+    def _send(self, method: str, url: str, what: str, **kwargs: Any) -> requests.Response:
+        attempt = 0
+        while True:
+            attempt += 1
+            response = None
+            try:
+                response = self.session.request(method, url, timeout=self.timeout,
+                                                allow_redirects=False, **kwargs)
+            except requests.Timeout:
+                failure, retryable = f"no answer within {self.timeout:g} s", method != "POST"
+                hint = "is the site up? Try again later or raise --timeout."
+            except requests.ConnectionError as exc:
+                failure = f"cannot connect to {urlsplit(url).netloc} ({_reason(exc)})"
+                retryable, hint = method != "POST", "is --site right, and the site up?"
+            else:
+                if response.status_code < 300:
+                    return response
+                failure = _describe(response)
+                retryable = response.status_code == 429 or (
+                    response.status_code in RETRY_STATUS and method != "POST")
+            last = not retryable or attempt > self.retries
+            if last and response is not None:
+                raise PlatformError(_explain(response, what, failure, attempt), response.status_code)
+            if last:
+                tries = f" ({attempt} attempts)" if attempt > 1 else ""
+                raise PlatformError(f"{what}: {failure}{tries}; {hint}")
+            wait = self.backoff * 2 ** (attempt - 1)
+            if response is not None and response.status_code == 429:
+                wait = max(wait, min(_retry_after(response), 60.0))
+            self.log(f"[!] {what}: {failure}; retrying in {wait:g} s")
+            self.sleep(wait)
+
+
+def _json(response: requests.Response, what: str) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        kind = response.headers.get("Content-Type", "unknown content")
+        raise PlatformError(
+            f"{what}: the site answered {kind}, not JSON; is --site the address of a Codabench "
+            "site?"
+        ) from None
+
+
+def _describe(response: requests.Response) -> str:
+    """``"HTTP 403 (You are not a competition admin or superuser)"``."""
+    detail = ""
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if isinstance(body, dict):
+        detail = str(body.get("detail") or body.get("error") or body.get("error_msg") or "")
+        if not detail and body:
+            key, value = next(iter(body.items()))
+            detail = f"{key}: {value[0] if isinstance(value, list) and value else value}"
+    elif isinstance(body, list) and body:
+        detail = str(body[0])
+    elif response.text.strip() and len(response.text) < 200 and "<" not in response.text:
+        detail = response.text.strip()
+    reason = f"HTTP {response.status_code}"
+    return f"{reason} ({detail})" if detail else reason
+
+
+def _explain(response: requests.Response, what: str, failure: str, attempts: int) -> str:
+    status = response.status_code
+    if attempts > 1:
+        failure += f" ({attempts} attempts)"
+    if status in (401, 403):
+        return (f"{what}: {failure}: the token was refused or lacks the rights; exports and "
+                "submissions to the meta phase need the API token of an organizer or "
+                f"collaborator of the competition (in ${TOKEN_ENV} or --token-file).")
+    if status == 404:
+        return f"{what}: {failure}: not found on {urlsplit(response.url).netloc}."
+    if 300 <= status < 400:
+        return (f"{what}: {failure}: the site redirects to {response.headers.get('Location', '?')}; "
+                "give that address as --site.")
+    return f"{what}: {failure}."
+
+
+def _retry_after(response: requests.Response) -> float:
+    try:
+        return max(0.0, float(response.headers.get("Retry-After", "0")))
+    except ValueError:
+        return 0.0
+
+
+def _reason(exc: Exception) -> str:
+    text = str(exc.args[0] if exc.args else exc)
+    return text.rsplit(":", 1)[-1].strip(" )'\"") or type(exc).__name__

@@ -1,0 +1,140 @@
+"""A local stand-in for a Codabench site: replays recorded API answers on 127.0.0.1.
+
+Routes are keyed by (method, path, query string). Each route holds a list of answers
+served in turn (the last one repeats), so "a 500, then a success" is two answers. An
+answer may be delayed (a response slower than the client's timeout). Every request is
+logged with its headers and body. Unknown routes answer 404 ``{"detail": "Not found."}``
+as Django REST framework does; a wrong ``Authorization: Token`` answers 403
+``{"detail": "Invalid token."}`` (Codabench lists SessionAuthentication first, so DRF
+answers 403 rather than 401).
+
+Fixture files (``tests/data/codabench/*.json``) hold ``{"_source": "...", "routes":
+[{"method", "path", "query", "status", "body", "delay"}]}``; ``_source`` names the
+Codabench commit the shapes were written from and is not served.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+DATA = Path(__file__).parent / "data" / "codabench"
+TOKEN = "0123456789abcdef-test-token-9f8e7d"
+
+
+@dataclass
+class Answer:
+    status: int = 200
+    body: Any = None
+    delay: float = 0.0
+    content_type: str = "application/json"
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def payload(self) -> bytes:
+        if self.body is None:
+            return b""
+        if isinstance(self.body, (bytes, str)):
+            return self.body.encode() if isinstance(self.body, str) else self.body
+        return json.dumps(self.body, indent=4).encode()
+
+
+@dataclass
+class Logged:
+    method: str
+    path: str
+    query: str
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+@dataclass
+class Replay:
+    """The server's routes and request log; ``url`` is set once it listens."""
+
+    token: str = TOKEN
+    routes: dict[tuple[str, str, str], list[Answer]] = field(default_factory=dict)
+    served: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    log: list[Logged] = field(default_factory=list)
+    url: str = ""
+
+    def add(self, method: str, path: str, body: Any = None, *, query: str = "", status: int = 200,
+            delay: float = 0.0, content_type: str = "application/json") -> None:
+        self.routes.setdefault((method, path, query), []).append(
+            Answer(status, body, delay, content_type))
+
+    def replace(self, method: str, path: str, answers: list[Answer], query: str = "") -> None:
+        self.routes[(method, path, query)] = answers
+
+    def load(self, name: str) -> None:
+        data = json.loads((DATA / name).read_text(encoding="utf-8"))
+        assert "_source" in data, f"{name}: the fixture must name its source"
+        for r in data["routes"]:
+            self.add(r["method"], r["path"], r.get("body"), query=r.get("query", ""),
+                     status=r.get("status", 200), delay=r.get("delay", 0.0))
+
+    def answer(self, method: str, path: str, query: str, headers: dict[str, str]) -> Answer:
+        auth = headers.get("Authorization")
+        if auth is not None and auth != f"Token {self.token}":
+            return Answer(403, {"detail": "Invalid token."})
+        key = (method, path, query)
+        answers = self.routes.get(key)
+        if not answers:
+            return Answer(404, {"detail": "Not found."})
+        n = self.served.get(key, 0)
+        self.served[key] = n + 1
+        return answers[min(n, len(answers) - 1)]
+
+    def requests(self, method: str | None = None) -> list[Logged]:
+        return [r for r in self.log if method is None or r.method == method]
+
+
+def serve(replay: Replay):
+    """Start the server in a thread; returns a function that stops it."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def _handle(self) -> None:
+            parts = urlsplit(self.path)
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            headers = {k: v for k, v in self.headers.items()}
+            replay.log.append(Logged(self.command, parts.path, parts.query, headers, body))
+            answer = replay.answer(self.command, parts.path, parts.query, headers)
+            if answer.delay:
+                time.sleep(answer.delay)
+            payload = answer.payload()
+            try:
+                self.send_response(answer.status)
+                self.send_header("Content-Type", answer.content_type)
+                self.send_header("Content-Length", str(len(payload)))
+                for name, value in answer.headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(payload)
+            except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
+                pass
+
+        do_GET = do_POST = do_PUT = do_PATCH = _handle
+
+        def log_message(self, *args: Any) -> None:  # keep pytest output clean
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+    thread.start()
+    replay.url = f"http://127.0.0.1:{server.server_address[1]}"
+
+    def stop() -> None:
+        server.shutdown()
+        server.server_close()
+
+    return stop

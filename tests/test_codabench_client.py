@@ -1,0 +1,146 @@
+"""The Codabench HTTP client: token handling, retries with backoff, one-line failures."""
+
+from __future__ import annotations
+
+import pytest
+
+from codabench_replay import TOKEN, Answer, Replay, serve
+from metascore.codabench.client import TOKEN_ENV, Client, PlatformError, read_token
+
+
+@pytest.fixture
+def replay():
+    r = Replay()
+    stop = serve(r)
+    yield r
+    stop()
+
+
+def client(replay: Replay, **kw) -> tuple[Client, list[float]]:
+    waits: list[float] = []
+    options = {"timeout": 2.0, "retries": 2, "backoff": 0.5, "sleep": waits.append} | kw
+    return Client(replay.url, TOKEN, **options), waits
+
+
+def test_token_header_sent_to_the_api(replay):
+    replay.add("GET", "/api/x/", {"ok": 1})
+    c, _ = client(replay)
+    assert c.get_json("/api/x/") == {"ok": 1}
+    assert replay.log[0].headers["Authorization"] == f"Token {TOKEN}"
+
+
+def test_500_then_success_retries_with_backoff(replay):
+    replay.replace("GET", "/api/x/", [Answer(500, {"detail": "boom"}), Answer(503), Answer(200, [1])])
+    c, waits = client(replay)
+    assert c.get_json("/api/x/") == [1]
+    assert len(replay.log) == 3
+    assert waits == [0.5, 1.0]  # doubled each time
+
+
+def test_429_honours_retry_after(replay):
+    replay.replace("GET", "/api/x/", [
+        Answer(429, {"detail": "Request was throttled."}, headers={"Retry-After": "3"}),
+        Answer(200, {})])
+    c, waits = client(replay)
+    assert c.get_json("/api/x/") == {}
+    assert waits == [3.0]  # Retry-After is longer than the backoff
+
+
+def test_persistent_500_gives_one_line_after_all_attempts(replay):
+    replay.add("GET", "/api/x/", {"detail": "Server Error"}, status=500)
+    c, waits = client(replay)
+    with pytest.raises(PlatformError) as err:
+        c.get_json("/api/x/", what="results export")
+    message = str(err.value)
+    assert "\n" not in message
+    assert message.startswith("results export: HTTP 500 (Server Error) (3 attempts)")
+    assert len(replay.log) == 3 and len(waits) == 2
+
+
+def test_post_is_not_retried_on_500(replay):
+    replay.add("POST", "/api/submissions/", {"detail": "oops"}, status=500)
+    c, _ = client(replay)
+    with pytest.raises(PlatformError):
+        c.send_json("POST", "/api/submissions/", {"phase": 1})
+    assert len(replay.requests("POST")) == 1
+
+
+def test_slow_answer_beyond_timeout(replay):
+    replay.add("GET", "/api/slow/", {"late": True}, delay=1.0)
+    c, waits = client(replay, timeout=0.2, retries=1)
+    with pytest.raises(PlatformError) as err:
+        c.get_json("/api/slow/", what="competition 41")
+    assert str(err.value).startswith("competition 41: no answer within 0.2 s (2 attempts)")
+    assert waits == [0.5]
+
+
+@pytest.mark.parametrize("status", [401, 403])
+def test_refused_token_names_the_rights_needed(replay, status):
+    replay.add("GET", "/api/competitions/1/results.json", {"detail": "You are not a competition "
+               "admin or superuser"}, query="phase=2", status=status)
+    c, _ = client(replay)
+    with pytest.raises(PlatformError) as err:
+        c.get_json("/api/competitions/1/results.json", {"phase": 2}, what="results export")
+    message = str(err.value)
+    assert f"HTTP {status} (You are not a competition admin or superuser)" in message
+    assert "organizer or collaborator" in message
+    assert TOKEN not in message
+    assert len(replay.log) == 1  # not retried
+
+
+def test_wrong_token_is_refused(replay):
+    replay.add("GET", "/api/x/", {})
+    c = Client(replay.url, "not-the-token", retries=0)
+    with pytest.raises(PlatformError, match=r"HTTP 403 \(Invalid token.\)"):
+        c.get_json("/api/x/")
+
+
+def test_not_json_and_bad_site():
+    with pytest.raises(PlatformError, match="not an http"):
+        Client("ftp://example.org")
+
+
+def test_html_answer_is_reported(replay):
+    replay.add("GET", "/api/x/", "<html>login</html>", content_type="text/html")
+    c, _ = client(replay)
+    with pytest.raises(PlatformError, match="answered text/html, not JSON"):
+        c.get_json("/api/x/")
+
+
+def test_upload_sends_no_token(replay):
+    replay.add("PUT", "/storage/abc", None)
+    c, _ = client(replay)
+    c.upload(f"{replay.url}/storage/abc", b"PK\x05\x06" + bytes(18))
+    put = replay.requests("PUT")[0]
+    assert "Authorization" not in put.headers
+    assert put.headers["Content-Type"] == "application/zip"
+
+
+def test_read_token(tmp_path, monkeypatch):
+    monkeypatch.setenv(TOKEN_ENV, " abc \n")
+    assert read_token() == "abc"
+    path = tmp_path / "token"
+    path.write_text("from-file\n")
+    assert read_token(path) == "from-file"
+    path.write_text("")
+    with pytest.raises(PlatformError, match="is empty"):
+        read_token(path)
+    monkeypatch.delenv(TOKEN_ENV)
+    with pytest.raises(PlatformError, match="set CODABENCH_TOKEN or give --token-file"):
+        read_token()
+    assert read_token(required=False) is None
+
+
+def test_connection_refused_is_one_line():
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    waits: list[float] = []
+    c = Client(f"http://127.0.0.1:{port}", TOKEN, retries=1, backoff=0.25, sleep=waits.append)
+    with pytest.raises(PlatformError) as err:
+        c.get_json("/api/competitions/1/", what="competition 1")
+    assert str(err.value).startswith(f"competition 1: cannot connect to 127.0.0.1:{port} (")
+    assert str(err.value).endswith("(2 attempts); is --site right, and the site up?")
+    assert waits == [0.25]

@@ -1,0 +1,140 @@
+"""``metascore codabench submit``: the request sequence Codabench's upload form makes."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pytest
+
+from codabench_replay import TOKEN, Answer, Replay, serve
+from metascore.cli import main
+from metascore.codabench.client import TOKEN_ENV
+from metascore.program import score_main
+
+KEY = "5f1c3a52-8d0e-4c61-9b7a-2e4f6a8c0d12"  # Data.key is a UUID
+SUBMISSION = {"id": 777, "data": KEY, "phase": 103, "status": "Submitting", "status_details": None,
+              "filename": "metascore_results.zip", "md5": None, "fact_sheet_answers": None,
+              "organization": None, "queue": None, "created_when": "2024-03-20 10:00", "scores": []}
+
+
+def polled(status: str, scores=(), details=None) -> dict:
+    return {"phase_name": "Final ranking", "name": None, "filename": "metascore_results.zip",
+            "description": None, "created_when": "2024-03-20T10:00:00.000000Z", "is_public": False,
+            "is_specific_task_re_run": False, "status": status, "status_details": details,
+            "owner": "organizers", "has_children": False, "parent": None, "children": [],
+            "pk": 777, "id": 777, "phase": 103,
+            "scores": [{"id": 9100 + i, "index": 3 + i, "score": s, "column_key": k}
+                       for i, (k, s) in enumerate(scores)],
+            "fact_sheet_answers": None, "leaderboard": 61, "on_leaderboard": True,
+            "task": {"id": 205, "name": "meta-ranking"}, "auto_run": True,
+            "can_make_submissions_public": False, "is_soft_deleted": False}
+
+
+@pytest.fixture
+def site(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv(TOKEN_ENV, TOKEN)
+    r = Replay()
+    r.load("competition_41.json")
+    stop = serve(r)
+    folder = tmp_path / "pulled"
+    assert main(["codabench", "pull", "--site", r.url, "--competition", "41", "--baseline",
+                 "organizers", "--out", str(folder)]) == 0
+    capsys.readouterr()
+    r.log.clear()
+    signed = "/storage/submission/metascore_results.zip"
+    r.add("POST", "/api/datasets/", {"key": KEY, "sassy_url": f"{r.url}{signed}?X-Amz-Signature=00ff"},
+          status=201)
+    r.add("PUT", signed, None, query="X-Amz-Signature=00ff")
+    r.add("PUT", f"/api/datasets/completed/{KEY}/", {"key": KEY})
+    r.add("POST", "/api/submissions/", SUBMISSION, status=201)
+    yield r, folder
+    stop()
+
+
+def submit(r: Replay, folder, capsys, *extra: str) -> tuple[int, str, str]:
+    rc = main(["codabench", "submit", "--site", r.url, "--competition", "41", "--phase",
+               "Final ranking", str(folder), "--poll-interval", "0", *extra])
+    out, err = capsys.readouterr()
+    assert TOKEN not in out + err
+    return rc, out, err
+
+
+def test_request_sequence(site, capsys, tmp_path):
+    r, folder = site
+    r.replace("GET", "/api/submissions/777/", [
+        Answer(200, polled("Submitted")), Answer(200, polled("Running")),
+        Answer(200, polled("Scoring")),
+        Answer(200, polled("Finished", [("n_qualified", "3.0000000000"),
+                                        ("winner_score", "-1.5000000000")]))])
+    rc, out, _ = submit(r, folder, capsys)
+    assert rc == 0
+    seq = [(q.method, q.path) for q in r.log]
+    assert seq == [
+        ("GET", "/api/competitions/41/"),
+        ("POST", "/api/datasets/"),
+        ("PUT", "/storage/submission/metascore_results.zip"),
+        ("PUT", f"/api/datasets/completed/{KEY}/"),
+        ("POST", "/api/submissions/"),
+    ] + [("GET", "/api/submissions/777/")] * 4
+    dataset, upload, _, created = r.log[1], r.log[2], r.log[3], r.log[4]
+    fields = dataset.json()
+    assert fields == {"type": "submission", "competition": 41,
+                      "request_sassy_file_name": "metascore_results.zip",
+                      "file_name": "metascore_results.zip", "file_size": len(upload.body)}
+    assert "Authorization" not in upload.headers  # the token stays with the API
+    assert all(q.headers.get("Authorization") == f"Token {TOKEN}" for q in r.log if q is not upload)
+    archive = zipfile.ZipFile(io.BytesIO(upload.body))
+    assert "submissions.csv" in archive.namelist()
+    assert "Final/alice-611/iris/scores.json" in archive.namelist()
+    # the meta phase's scoring program reads the uploaded zip as the worker unpacks it
+    archive.extractall(tmp_path / "input" / "res")
+    (tmp_path / "input" / "ref").mkdir()
+    (tmp_path / "input" / "ref" / "metascore.yaml").write_bytes((folder / "metascore.yaml").read_bytes())
+    assert score_main(tmp_path / "input", tmp_path / "output") == 0
+    assert (tmp_path / "output" / "leaderboard.csv").is_file()
+    assert created.json() == {"data": KEY, "phase": 103, "fact_sheet_answers": None,
+                              "tasks": [205], "organization": None, "queue": None}
+    assert "submission 777 Finished: scores n_qualified=3, winner_score=-1.5" in out
+    assert f"{r.url}/competitions/41/detailed_results/777/" in out
+
+
+def test_dry_run_sends_nothing(site, capsys, monkeypatch):
+    r, folder = site
+    monkeypatch.delenv(TOKEN_ENV)  # no token needed to print the plan
+    rc, out, _ = submit(r, folder, capsys, "--dry-run")
+    assert rc == 0
+    assert r.log == []
+    assert "[dry-run] POST" in out and "/api/datasets/" in out and "/api/submissions/" in out
+    assert "nothing was sent" in out
+
+
+def test_failed_submission_is_one_line_exit_1(site, capsys):
+    r, folder = site
+    r.replace("GET", "/api/submissions/777/", [
+        Answer(200, polled("Running")), Answer(200, polled("Failed", details="scoring failed"))])
+    rc, _, err = submit(r, folder, capsys)
+    assert rc == 1
+    assert err.count("\n") == 1
+    assert "submission 777 to phase 'Final ranking' ended Failed (scoring failed)" in err
+
+
+def test_gives_up_after_max_wait(site, capsys):
+    r, folder = site
+    r.replace("GET", "/api/submissions/777/", [Answer(200, polled("Running"))])
+    rc, _, err = submit(r, folder, capsys, "--max-wait", "0")
+    assert rc == 1 and "submission 777 is still Running after 0 s" in err
+
+
+def test_unknown_phase_and_bad_folder(site, capsys, tmp_path):
+    r, folder = site
+    rc = main(["codabench", "submit", "--site", r.url, "--competition", "41", "--phase",
+               "Final rank", str(folder)])
+    assert rc == 1 and "no phase 'Final rank' (did you mean 'Final ranking'?)" in capsys.readouterr().err
+    assert [q.method for q in r.log] == ["GET"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    r.log.clear()
+    rc, _, err = submit(r, empty, capsys)
+    assert rc == 1 and "no scores found" in err
+    assert r.log == []
