@@ -15,7 +15,6 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..matrix import MISSING_TOKENS
 from .rows import CANONICAL_COLUMNS, Rows, cell_at, column_index, csv_header, csv_rows, csv_table
 from .rows import flag_cell
 from .rows import load_json, optional_text_cell, require_columns, score_cell, text_cell, time_cell
@@ -66,35 +65,33 @@ def _read_long_table(path: Path, rows: Rows, header: list[str], cells: pd.DataFr
     def at(i: int, col: str | None = None) -> str:
         return f"{path}, line {lines[i]}" + (f", column {col!r}" if col else "")
 
-    text = {name: raw(name).str.strip() for name in ("phase", "candidate", "task", "metric")}
-    blank = np.flatnonzero((text["candidate"] == "").to_numpy())
-    if blank.size:
-        raise InputError(f"{at(blank[0])}: the candidate is empty.")
-    value = pd.to_numeric(raw("value").str.strip(), errors="coerce").to_numpy(dtype=float)
-    token = raw("value").str.strip().str.lower()
-    odd = np.flatnonzero((np.isnan(value) & ~token.isin(MISSING_TOKENS | {"nan"}).to_numpy())
-                         | np.isinf(value))
-    for i in odd:  # not a plain number: the cell parser says why, or reads it
-        value[i] = score_cell(raw("value").iloc[i], at(i, "value"))
-    participant = raw("participant").str.strip()
-    participant = participant.where(~participant.str.lower().isin(MISSING_TOKENS), None)
+    text = {name: _by_value(raw(name), lambda v, _: text_cell(v), at, name)
+            for name in ("phase", "candidate", "task", "metric")}
+    if "" in text["candidate"]:
+        raise InputError(f"{at(text['candidate'].index(''))}: the candidate is empty.")
+    value = pd.to_numeric(raw("value"), errors="coerce").to_numpy(dtype=float, copy=True)
+    maybe = np.flatnonzero(np.isnan(value) | np.isinf(value))
+    for i in maybe:  # missing, or not a plain number: the cell parser says which
+        value[i] = score_cell(raw("value").iloc[i], lambda i=i: at(i, "value"))
     columns = {
-        "phase": text["phase"].tolist(), "candidate": text["candidate"].tolist(),
-        "participant": participant.tolist(), "task": text["task"].tolist(),
-        "metric": text["metric"].tolist(), "value": value.tolist(),
+        **text, "value": value.tolist(),
+        "participant": _by_value(raw("participant"), lambda v, _: optional_text_cell(v), at,
+                                 "participant"),
         "submitted_at": _by_value(raw("submitted_at"), time_cell, at, "submitted_at"),
         "is_baseline": _by_value(raw("is_baseline"), flag_cell, at, "is_baseline"),
     }
-    rows.extend([at(i) for i in range(len(cells))], columns)
+    rows.extend([f"{path}, line {n}" for n in lines.tolist()], columns)
 
 
 def _by_value(column: pd.Series, parse: Callable[..., Any], at: Callable[..., str],
               name: str) -> list[Any]:
-    """``parse`` applied once per distinct cell; an error names the first row holding it."""
+    """``parse(cell, where)`` once per distinct cell (a column holds few: phases, tasks,
+    flags); an error names the first row holding the cell."""
     codes, distinct = pd.factorize(column)
-    parsed = [parse(v, lambda k=k: at(int(np.argmax(codes == k)), name))
-              for k, v in enumerate(distinct)]
-    return [parsed[k] for k in codes]
+    parsed = np.empty(len(distinct), dtype=object)
+    for k, v in enumerate(distinct):
+        parsed[k] = parse(v, lambda k=k: at(int(np.argmax(codes == k)), name))
+    return parsed[codes].tolist()
 
 
 def read_long_json(path: Path, rows: Rows) -> None:

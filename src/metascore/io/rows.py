@@ -294,7 +294,7 @@ def csv_table(path: Path) -> tuple[list[str], pd.DataFrame, np.ndarray] | None:
         return None  # a quoted line break: rows and lines differ
     cells = cells.fillna("")
     lines = np.arange(1, len(cells) + 1)
-    blank = (cells.apply(lambda c: c.str.strip()) == "").all(axis=1).to_numpy()
+    blank = np.array([not line.strip(" \t\r,") for line in text.split("\n")[:len(cells)]])
     cells, lines = cells[~blank].reset_index(drop=True), lines[~blank]
     header = [str(h).strip() for h in cells.iloc[0]]
     return header, cells.iloc[1:].reset_index(drop=True), lines[1:]
