@@ -79,7 +79,8 @@ def phase_matrix(
     participants = _per_candidate(rows, "participant", phase)
     times = _per_candidate(rows, "submitted_at", phase)
     listed = set(baselines)
-    flagged = rows["is_baseline"].map(_truthy).groupby(cand, sort=False).any()
+    flagged = pd.Series(_map_distinct(rows["is_baseline"], _truthy), index=rows.index,
+                        dtype=bool).groupby(cand, sort=False).any()
     base = [c for c, flag in flagged.items()
             if flag or c in listed or participants.get(c) in listed]
     try:
@@ -100,7 +101,7 @@ def _per_candidate(rows: pd.DataFrame, what: str, phase: str) -> dict[str, Any]:
     """Each candidate's one non-missing ``what`` value (None when it has none), vectorized;
     two different values for one candidate are an error."""
     col = rows[what]
-    given = ~col.map(_is_missing).astype(bool)
+    given = ~pd.Series(_map_distinct(col, _is_missing), index=col.index, dtype=bool)
     text = col[given].astype(str)
     cand = rows["candidate"][given]
     distinct = text.groupby(cand, sort=False).nunique()
@@ -192,12 +193,21 @@ def normalize_frame(frame: pd.DataFrame) -> pd.DataFrame:
     for col in ("participant", "submitted_at", "is_baseline"):
         if col not in out.columns:
             out[col] = None
-    out["metric"] = out["metric"].map(lambda m: "" if _is_missing(m) else str(m)) \
+    out["metric"] = _map_distinct(out["metric"], lambda m: "" if _is_missing(m) else str(m)) \
         if "metric" in out.columns else ""
     for col in ("phase", "candidate", "task"):
         out[col] = out[col].astype(str)
-    out["participant"] = out["participant"].map(lambda p: None if _is_missing(p) else str(p))
+    out["participant"] = _map_distinct(out["participant"],
+                                       lambda p: None if _is_missing(p) else str(p))
     return out
+
+
+def _map_distinct(series: pd.Series, fn: Callable[[Any], Any]) -> np.ndarray:
+    """``fn`` of every cell, called once per distinct value (columns repeat a few values)."""
+    codes, distinct = pd.factorize(series, use_na_sentinel=False)
+    out = np.empty(len(distinct), dtype=object)
+    out[:] = [fn(v) for v in distinct]
+    return out[codes]
 
 
 def check_phases(frame: pd.DataFrame, config: Config) -> None:
@@ -217,7 +227,8 @@ def check_phases(frame: pd.DataFrame, config: Config) -> None:
 
 
 def check_baselines(frame: pd.DataFrame, baselines: tuple[str, ...]) -> None:
-    names = set(frame["candidate"]) | {p for p in frame["participant"] if p is not None}
+    names = set(pd.unique(frame["candidate"])) | {
+        p for p in pd.unique(frame["participant"]) if p is not None}
     for b in baselines:
         if b not in names:
             raise InputError(
