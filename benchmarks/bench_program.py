@@ -2,6 +2,12 @@
 
 Usage: python benchmarks/bench_program.py [--size 50x10] [--bootstrap 200]
            [--methods average_rank copeland schulze kemeny_young epp]
+       python benchmarks/bench_program.py --program [2000x20 200x10000 ...]
+
+``--program`` times the whole scoring program on a long CSV written to disk (read, score
+matrix, ranking, output files; average_rank, analysis off) at the given sizes, default
+2,000 submissions x 20 tasks and 200 x 10,000: reading and the long-table-to-matrix step
+must stay linear (seconds, not minutes, against Codabench's 600 s).
 
 Builds a two-phase competition (``--size`` candidates x tasks, every candidate qualified
 with ``filter: {rule: none}``) and times :func:`metascore.leaderboard.build_leaderboard`
@@ -16,7 +22,9 @@ analysis costs about (bootstrap + 50) rankings.
 from __future__ import annotations
 
 import argparse
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -40,13 +48,51 @@ def competition(n: int, m: int, seed: int = 0) -> pd.DataFrame:
                                        "value"])
 
 
+def program(sizes: list[str]) -> None:
+    """Time read + matrix + rank + write of the scoring program at each ``NxM`` size."""
+    from metascore.leaderboard.phases import phase_matrix
+    from metascore.program import load_scores, run
+
+    for size in sizes:
+        n, m = (int(x) for x in size.split("x"))
+        rng = np.random.default_rng(0)
+        values = rng.normal(size=(n, 1)) + rng.normal(size=(n, m))
+        cands = np.repeat([f"c{i:05d}" for i in range(n)], m)
+        frame = pd.DataFrame({
+            "phase": "Development", "candidate": cands, "participant": cands,
+            "task": np.tile([f"task{j}" for j in range(m)], n), "metric": "score",
+            "value": values.ravel(),
+        })
+        config = parse_config({"phases": {"final": None}, "filter": {"rule": "none"},
+                               "input": {"path": "long.csv"},
+                               "analysis": {"bootstrap": 0, "stability": False}})
+        with tempfile.TemporaryDirectory() as tmp:
+            frame.to_csv(Path(tmp) / "long.csv", index=False)
+            start = time.perf_counter()
+            table, _ = load_scores(config, tmp)
+            read = time.perf_counter() - start
+            start = time.perf_counter()
+            phase_matrix(table, "Development", None)
+            pivot = time.perf_counter() - start
+            start = time.perf_counter()
+            run(config, tmp, Path(tmp) / "out", log=lambda _: None)
+            total = time.perf_counter() - start
+        print(f"{n:6d} submissions x {m:6d} tasks ({n * m:9,d} rows): read {read:6.2f} s, "
+              f"matrix {pivot:6.2f} s, whole program {total:6.2f} s", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--program", nargs="*", metavar="NxM",
+                        help="time the whole program at these sizes (default 2000x20 200x10000)")
     parser.add_argument("--size", default="50x10")
     parser.add_argument("--bootstrap", type=int, default=200)
     parser.add_argument("--methods", nargs="+",
                         default=["average_rank", "copeland", "schulze", "kemeny_young", "epp"])
     args = parser.parse_args()
+    if args.program is not None:
+        program(args.program or ["2000x20", "200x10000"])
+        return
     n, m = (int(x) for x in args.size.split("x"))
     frame = competition(n, m)
     print(f"{n} candidates x {m} tasks, bootstrap {args.bootstrap}, stability q=50 r=1")

@@ -417,3 +417,10 @@ def test_compare_methods_table():
     for col in ("winner_rank", "condorcet_rate", "generalization", "stability_judges", "stability_candidates"):
         assert table[col].tolist() == pytest.approx([1.0, 1.0])
     json.dumps(res.to_dict(), allow_nan=False)
+
+
+def test_analysis_refuses_an_invalid_parameter_value_before_any_work():
+    m = ms.ScoreMatrix.from_array(np.eye(3), ["a", "b", "c"])
+    with pytest.raises(ConfigError, match=r"method 'success_rate': `ties` must be one of"):
+        E.setup(m, ["average_rank", "success_rate"], {"success_rate": {"ties": "third"}},
+                "worst", 1)

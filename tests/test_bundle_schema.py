@@ -180,3 +180,27 @@ def test_path_references_v1_and_v2():
     v1 = yaml.safe_load((BUNDLES / "v1_computed" / "competition.yaml").read_text())
     assert path_references(v1) == ["logo.png", "overview.html", "terms.html", "scoring_program/",
                                    "reference_data/"]
+
+
+def test_duplicate_keys_in_bundle_yaml_files_are_errors_with_their_lines(bundle, tmp_path):
+    from metascore.bundle.programs import read_metadata
+    from metascore.bundle.submissions import read_manifest
+
+    comp = bundle.root / "competition.yaml"
+    comp.write_text(comp.read_text() + "title: again\n")
+    first = next(i for i, line in enumerate(comp.read_text().splitlines(), 1)
+                 if line.startswith("title:"))
+    last = len(comp.read_text().splitlines())
+    report = check_bundle(bundle.root)
+    assert f"competition.yaml: key 'title' appears twice (lines {first} and {last}); keep one." \
+        in report.errors
+    program = tmp_path / "program"
+    program.mkdir()
+    (program / "metadata.yaml").write_text("command: a\ncommand: b\n")
+    with pytest.raises(ConfigError, match=r"metadata\.yaml: key 'command' appears twice \(lines 1 and 2\)"):
+        read_metadata(program)
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "submissions.yaml").write_text("- file: a.zip\n  team: x\n  team: y\n")
+    with pytest.raises(Exception, match=r"submissions\.yaml: key 'team' appears twice \(lines 2 and 3\)"):
+        read_manifest(subs)

@@ -178,3 +178,16 @@ def test_a_bug_gets_a_readable_line_before_the_traceback(wide, capsys, monkeypat
         "it with the traceback below)"
     )
     assert "Traceback" in err
+
+
+@pytest.mark.parametrize("weight", ["acc=abc", "acc=true", "acc=null", "acc=[1]", "acc=nan", "acc"])
+def test_a_weight_that_is_not_a_number_is_a_usage_error(wide, capsys, weight):
+    with pytest.raises(SystemExit) as exc:
+        main(["rank", str(wide), "-w", weight])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --weight/-w" in err and "Traceback" not in err
+
+
+def test_decimal_cli_weights_are_used(wide, capsys):
+    assert main(["rank", str(wide), "-w", "acc=0.5", "--json"]) == 0

@@ -131,7 +131,7 @@ def test_codabench_rank_one_command(replay, capsys, tmp_path):
     board = pd.read_csv(out / "leaderboard.csv")
     # directions from the competition: wine/rmse is lower-is-better
     final = board[board["qualified"] == True]  # noqa: E712
-    best_rmse = final.loc[final["wine/rmse"].idxmin(), "wine/rmse rank"]
+    best_rmse = final.loc[final["judge:wine/rmse"].idxmin(), "judge_rank:wine/rmse"]
     assert best_rmse == 1.0
     assert not list(tmp_path.glob(".result.*"))
     # the phases asked for are the config's
@@ -277,4 +277,4 @@ def test_phase_specific_judges_when_a_column_is_scored_in_one_phase(replay, caps
     assert main(["rank", "--config", str(tmp_path / "p" / "metascore.yaml"), "--input",
                  str(tmp_path / "p"), "--output", str(tmp_path / "r")]) == 0
     board = pd.read_csv(tmp_path / "r" / "leaderboard.csv")
-    assert "wine/accuracy" in board.columns and "wine/rmse" not in board.columns
+    assert "judge:wine/accuracy" in board.columns and "judge:wine/rmse" not in board.columns

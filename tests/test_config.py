@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pandas as pd
+import yaml
 import pytest
 
 from metascore.cli import main
@@ -137,3 +138,37 @@ def test_validate_config_command(tmp_path, capsys):
     assert main(["validate-config", str(path)]) == 1
     err = capsys.readouterr().err
     assert err == "metascore: error: unknown key 'rankng' in metascore.yaml (did you mean 'ranking'?).\n"
+
+
+@pytest.mark.parametrize(("ranking", "message"), [
+    ({"method": "success_rate", "params": {"ties": "third"}},
+     r"metascore\.yaml: `ranking\.params\.ties` must be one of \['zero', 'half'\]; got 'third'\."),
+    ({"method": "sco", "params": {"tau": -1, "solver": "newton"}},
+     r"`ranking\.params\.tau` must be a positive number; got -1\."),
+    ({"method": "kemeny_young", "params": {"solver": [1, 2]}},
+     r"`ranking\.params\.solver` must be one of \['auto', 'dp', 'ilp'\]; got \[1, 2\]\."),
+    ({"method": "epp", "params": {"level": 95}},
+     r"`ranking\.params\.level` must be a confidence level in \(0, 1\); got 95\."),
+    ({"method": "sco", "params": {"iterations": True}},
+     r"`ranking\.params\.iterations` must be a positive integer; got True\."),
+])
+def test_invalid_parameter_values_are_refused_by_validate_config(tmp_path, capsys, ranking, message):
+    with pytest.raises(ConfigError, match=message):
+        parse_config({"ranking": ranking})
+    path = tmp_path / "metascore.yaml"
+    path.write_text(yaml.safe_dump({"ranking": ranking}))
+    assert main(["validate-config", str(path)]) == 1
+    assert "OK" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("ranking: {method: mean}\nbaselines: [b]\nranking: {method: copeland}\n",
+     r"metascore\.yaml: key 'ranking' appears twice \(lines 1 and 3\); keep one\."),
+    ("judges:\n  - task: iris\n    weight: 1\n    weight: 2\n",
+     r"metascore\.yaml: key 'weight' appears twice \(lines 3 and 4\); keep one\."),
+])
+def test_duplicate_yaml_keys_are_refused_with_their_lines(tmp_path, text, message):
+    path = tmp_path / "metascore.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=message):
+        load_config(path)

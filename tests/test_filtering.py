@@ -126,3 +126,15 @@ def test_selection_best_last_all():
     assert last.matrix.candidates == ("a1", "b1", "base")  # the baseline is never merged
     assert set(last.dropped) == {"a2", "a3"}
     assert select_candidates(m, "all", rank_fn).matrix.candidates == m.candidates
+
+
+def test_auto_k_counts_scores_tied_within_tolerance_as_ties_like_the_analysis():
+    """0.1 + 0.2 and 0.3 are one score: k='auto' and analysis.k_star agree on d."""
+    from metascore.analysis import k_star
+
+    dev = _dev([[0.1 + 0.2, 0.1 + 0.2], [0.3, 0.3], [0.1, 0.1]], list("ABC"))
+    final = ScoreMatrix.from_array([[1, 1], [2, 2], [0, 0]], list("ABC"), ["t1", "t2"])
+    res = filter_final(dev, final, rule="top_k", k="auto", rank_fn=lambda m: rank(m, "mean"))
+    expected = k_star(dev, rank(final, "mean"))
+    assert res.kendall_distance == expected.d == 0
+    assert res.k == expected.k == 1

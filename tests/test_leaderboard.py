@@ -228,3 +228,13 @@ def test_input_order_does_not_matter():
     b = build_leaderboard(frame.sample(frac=1.0, random_state=3).reset_index(drop=True), config)
     assert _table(a.final) == _table(b.final)
     assert a.scores == b.scores
+
+
+def test_a_baseline_dropped_by_drop_candidates_is_named_with_the_reason():
+    frame, _ = load_scores(_config(), FIXTURE)
+    dev = frame["phase"] == frame["phase"].iloc[0]
+    gap = dev & frame["candidate"].str.startswith("baseline") & (frame["task"] == "wine")
+    config = _config(ranking={"missing": "drop_candidates"})
+    with pytest.raises(InputError, match=r"baseline 'baseline_\w+' .*dropped by "
+                       r"missing='drop_candidates' \(missing score for judge 'wine/mae'\)"):
+        build_leaderboard(frame[~gap], config)

@@ -9,13 +9,22 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import metascore as ms
 
 METHODS = ms.ranking_method_names()
 TOL = dict(rtol=1e-6, atol=1e-6)
+
+#: Small settings for the slow methods: every property below holds for any setting, so a
+#: short run checks the same thing (their defaults are exercised in their own test files).
+QUICK = {"sco_fenchel_young": {"iterations": 1000}}
+
+
+def rank(data, name, **kwargs):
+    """``ms.rank`` with the method's quick test settings (explicit arguments win)."""
+    return ms.rank(data, name, **{**QUICK.get(name, {}), **kwargs})
 
 
 @st.composite
@@ -67,8 +76,8 @@ def test_unknown_parameter_is_refused():
 def test_permuting_candidates_permutes_the_result(name, values, data):
     perm = np.array(data.draw(st.permutations(range(values.shape[0]))))
     m = make(values)
-    r1 = ms.rank(m, name, seed=3)
-    r2 = ms.rank(m.subset(candidates=perm), name, seed=3)
+    r1 = rank(m, name, seed=3)
+    r2 = rank(m.subset(candidates=perm), name, seed=3)
     np.testing.assert_allclose(r2.scores, r1.scores[perm], **TOL)
     np.testing.assert_allclose(r2.ranks, r1.ranks[perm])
 
@@ -78,8 +87,8 @@ def test_permuting_candidates_permutes_the_result(name, values, data):
 def test_permuting_judges_changes_nothing(name, values, data):
     perm = np.array(data.draw(st.permutations(range(values.shape[1]))))
     m = make(values)
-    r1 = ms.rank(m, name, seed=3)
-    r2 = ms.rank(m.subset(judges=perm), name, seed=3)
+    r1 = rank(m, name, seed=3)
+    r2 = rank(m.subset(judges=perm), name, seed=3)
     np.testing.assert_allclose(r2.scores, r1.scores, **TOL)
 
 
@@ -90,7 +99,7 @@ def test_unanimous_judges_give_the_unanimous_order(name, n, m, data):
     base = np.empty(n)
     base[order] = np.arange(n, 0, -1)  # order[0] is best
     values = np.column_stack([base * (k + 1) for k in range(m)])  # same order, other scales
-    r = ms.rank(make(values), name, seed=1)
+    r = rank(make(values), name, seed=1)
     assert r.ranked_candidates() == [f"c{i}" for i in order]
     assert len(set(r.positions.tolist())) == n, "a strict unanimous order has no ties"
 
@@ -103,7 +112,7 @@ def test_pareto_dominating_candidate_is_never_below(name, values, data):
     values = values.copy()
     values[a] = np.maximum(values[a], values[b])
     values[a, data.draw(st.integers(0, values.shape[1] - 1))] = values[b].max() + 1
-    r = ms.rank(make(values), name, seed=5)
+    r = rank(make(values), name, seed=5)
     assert r.scores[a] >= r.scores[b] - 1e-9
 
 
@@ -113,8 +122,8 @@ def test_flipping_a_direction_equals_negating_the_column(name, values, data):
     k = data.draw(st.integers(0, values.shape[1] - 1))
     flipped = values.copy()
     flipped[:, k] = -flipped[:, k]
-    r1 = ms.rank(make(values), name, seed=2)
-    r2 = ms.rank(make(flipped, higher_is_better={f"j{k}": False}), name, seed=2)
+    r1 = rank(make(values), name, seed=2)
+    r2 = rank(make(flipped, higher_is_better={f"j{k}": False}), name, seed=2)
     np.testing.assert_allclose(r2.scores, r1.scores, **TOL)
 
 
@@ -133,7 +142,7 @@ def test_relative_difference_direction_flips_the_sign_of_its_terms():
 @given(values=score_matrices())
 def test_same_seed_same_output(name, values):
     m = make(values)
-    r1, r2 = ms.rank(m, name, seed=11), ms.rank(m, name, seed=11)
+    r1, r2 = rank(m, name, seed=11), rank(m, name, seed=11)
     np.testing.assert_array_equal(r1.scores, r2.scores)
     assert r1.signature() == r2.signature()
 
@@ -144,8 +153,8 @@ def test_order_only_methods_ignore_increasing_transforms(name, values, data):
     k = data.draw(st.integers(0, values.shape[1] - 1))
     warped = values.copy()
     warped[:, k] = np.exp(warped[:, k]) * 10 + warped[:, k] ** 3
-    r1 = ms.rank(make(values), name, seed=4)
-    r2 = ms.rank(make(warped), name, seed=4)
+    r1 = rank(make(values), name, seed=4)
+    r2 = rank(make(warped), name, seed=4)
     np.testing.assert_allclose(r2.scores, r1.scores, **TOL)
 
 
@@ -156,7 +165,7 @@ def test_condorcet_methods_rank_the_condorcet_winner_first(name, values):
     winner = ms.condorcet_winner(m)
     if winner is None:
         return
-    r = ms.rank(m, name)
+    r = rank(m, name)
     best = r.positions[r.candidates.index(winner)]
     assert best == 1 and list(r.positions).count(1) == 1
 
@@ -166,14 +175,14 @@ def test_missing_cells_work_under_every_policy(name):
     values = np.array([[3, 1, 2], [2, np.nan, 3], [1, 2, 1], [2, 3, np.nan]], dtype=float)
     m = make(values)
     for policy in ("worst", "pairwise", "drop_candidates", "drop_judges"):
-        r = ms.rank(m, name, missing=policy)
+        r = rank(m, name, missing=policy)
         assert np.isfinite(r.scores).all()
 
 
 @pytest.mark.parametrize("name", [n for n in METHODS if ms.get_ranking_method(n).input == "pairwise"])
 def test_pairwise_methods_accept_votes(name):
     votes = [["A", "B", "C"]] * 2 + [["C", "A", "B"]] * 3
-    r = ms.rank(ms.PairwiseCounts.from_votes(votes), name)
+    r = rank(ms.PairwiseCounts.from_votes(votes), name)
     assert sorted(r.candidates) == ["A", "B", "C"]
     assert r.missing == "votes"
 
@@ -181,4 +190,63 @@ def test_pairwise_methods_accept_votes(name):
 @pytest.mark.parametrize("name", [n for n in METHODS if ms.get_ranking_method(n).input == "values"])
 def test_value_methods_refuse_votes(name):
     with pytest.raises(ms.InputError, match="needs a score matrix"):
-        ms.rank(ms.PairwiseCounts.from_votes([["A", "B"]]), name)
+        rank(ms.PairwiseCounts.from_votes([["A", "B"]]), name)
+
+
+class _Copies:  # hypothesis' data.draw stand-in for the explicit example
+    def draw(self, strategy):
+        return [1, 2, 3]
+
+
+@pytest.mark.parametrize("name", [n for n in METHODS if n != "random_dictator"])
+@given(values=score_matrices(max_m=4), data=st.data())
+@example(values=np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 1.0]]), data=_Copies())
+def test_an_integer_weight_k_equals_k_copies_of_the_judge(name, values, data):
+    """Only relative weights matter: weight k, weight k/10 and k copies give one ranking.
+
+    The first example is the exact tie 0.1 + 0.2 = 0.3 that float sums break.
+
+    ``random_dictator`` draws a judge's index, so copies change the draw (not its law).
+    The Bradley-Terry fits (``epp``, ``elo``) count judge weight as games against a ridge
+    prior worth ``ridge`` games, so only integer weights are compared for them.
+    """
+    copies = np.array(data.draw(st.lists(st.integers(1, 3), min_size=values.shape[1],
+                                         max_size=values.shape[1])))
+    repeated = make(np.repeat(values, copies, axis=1))
+    expected = rank(repeated, name)
+    # L-BFGS stops where the loss is flat to its tolerance; float noise moves that point,
+    # so sco's ratings agree to that tolerance and equal ratings may split by ~1e-8.
+    iterative = name == "sco"
+    for scale in (1,) if name in ("epp", "elo") else (1, 10):
+        r = rank(make(values, weights=copies / scale), name)
+        if iterative:
+            np.testing.assert_allclose(r.scores, expected.scores, rtol=1e-4, atol=1e-2)
+            continue
+        np.testing.assert_allclose(r.scores, expected.scores, **TOL)
+        assert r.positions.tolist() == expected.positions.tolist(), scale
+
+
+@pytest.mark.parametrize("name", METHODS)
+def test_every_parameter_declares_its_allowed_values(name):
+    """Declared in the registry, so config, CLI and analysis refuse a bad value up front."""
+    spec = ms.get_ranking_method(name)
+    assert set(spec.constraints) == set(spec.defaults)
+    for param, default in spec.defaults.items():
+        assert spec.constraints[param].problem(default) is None
+        for bad in ("not-a-valid-value", [1, 2], -1, float("nan")):
+            if spec.constraints[param].problem(bad) is None:
+                continue  # e.g. -1 is a valid theta_min
+            with pytest.raises(ms.ConfigError, match=rf"method '{name}': `{param}` must be"):
+                ms.rank(make(np.eye(3)), name, **{param: bad})
+
+
+@pytest.mark.parametrize("name", METHODS)
+def test_pairwise_policy_ranks_a_candidate_with_no_score_at_all(name):
+    """missing='pairwise' has no judge to average over for it: it is treated as 'worst'."""
+    values = np.array([[1, 2], [3, 4], [np.nan, np.nan]], dtype=float)
+    r = rank(make(values), name, missing="pairwise", seed=1)
+    worst = rank(make(values), name, missing="worst", seed=1)
+    assert np.isfinite(r.scores).all()
+    assert r.positions[2] == r.positions.max()  # last (value methods: tied with c0's worsts)
+    assert r.positions.tolist() == worst.positions.tolist()
+    assert any("'c2' has no score on any judge" in note for note in r.notes)

@@ -108,3 +108,22 @@ def test_pair_by_pair_wins_equal_the_block_count(monkeypatch, rng):
     monkeypatch.setattr(pairwise, "PAIR_LOOP_JUDGES", 10**9)
     blocks = pairwise.PairwiseCounts.from_matrix(values, w).wins
     np.testing.assert_array_equal(looped, blocks)
+
+
+@pytest.mark.parametrize("weights", [[0.1, 0.2, 0.3], [1, 2, 3], [10, 20, 30], [1e-6, 2e-6, 3e-6]])
+def test_decimal_weights_tie_exactly_like_integer_weights(weights):
+    """0.1 + 0.2 is not 0.3 in floats; an exact tie must stay a tie at every scale."""
+    m = ms.ScoreMatrix.from_array([[1, 1, 0], [0, 0, 1]], ["A", "B"], ["j1", "j2", "j3"],
+                                  weights=weights)
+    np.testing.assert_array_equal(ms.margin_matrix(m), [[0, 0], [0, 0]])
+    assert ms.condorcet_winner(m) is None
+    assert ms.smith_set(m) == ["A", "B"]
+    for method in ("copeland", "schulze", "ranked_pairs", "success_rate"):
+        r = ms.rank(m, method)
+        assert r.positions.tolist() == [1, 1], method
+    assert ms.rank(m, "kemeny_young").details["unique"] is False
+
+
+def test_decimal_vote_weights_tie_exactly():
+    pc = PairwiseCounts.from_votes([["A", "B"], ["A", "B"], ["B", "A"]], weights=[0.1, 0.2, 0.3])
+    np.testing.assert_array_equal(pc.margins(), [[0, 0], [0, 0]])

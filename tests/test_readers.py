@@ -592,3 +592,32 @@ def test_long_json_list_form_and_errors(tmp_path):
     path.write_text('[{"candidate": "A", "task": "t", "score": 1}]')
     with pytest.raises(InputError, match=r"record 0 has no 'value' column"):
         read_scores(path)
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ("A,t,m,0.5\nB,t,m,abc\n", r"x\.csv, line 3, column 'value': score 'abc' is not a number"),
+    ("A,t,m,0.5\n\n\nB,t,m,inf\n", r"x\.csv, line 5, column 'value': score 'inf' is infinite"),
+    ('A,"t\nu",m,0.5\nB,t,m,1e400x\n', r"x\.csv, line 4, column 'value': score '1e400x'"),
+    ("A,t,m,0.5\n ,t,m,1\n", r"x\.csv, line 3: the candidate is empty"),
+    ("A,t,m,0.5\nA,t,m,0.7\n", r"two scores .*x\.csv, line 2 and .*x\.csv, line 3"),
+    ("A,t,m,0.5,maybe\n", r"x\.csv, line 2, column 'is_baseline': 'maybe' is not a true/false"),
+])
+def test_long_csv_errors_name_file_line_and_value(tmp_path, body, message):
+    path = tmp_path / "x.csv"
+    extra = ",is_baseline" if body.count(",") > body.count("\n") * 3 else ""
+    path.write_text(f"candidate,task,metric,value{extra}\n{body}")
+    with pytest.raises(InputError, match=message):
+        read_scores(path, "long")
+
+
+def test_long_csv_cells_are_read_like_the_csv_module(tmp_path):
+    path = tmp_path / "x.csv"
+    path.write_text("Candidate, Task ,metric,value,participant,is_baseline,submitted_at\n"
+                    " A ,t,m, 0.5 ,NA,TRUE,2024-03-01T10:00:00Z\nB,t,m,n/a,,no,\n\nC,t,m,-,p,0,\n")
+    frame = read_scores(path, "long")
+    assert frame["candidate"].tolist() == ["A", "B", "C"]
+    assert frame["value"].iloc[0] == 0.5 and frame["value"].iloc[1:].isna().all()
+    plain = lambda col: [None if pd.isna(v) else v for v in frame[col]]  # noqa: E731
+    assert plain("participant") == [None, None, "p"]
+    assert frame["is_baseline"].tolist() == [True, False, False]
+    assert plain("submitted_at") == ["2024-03-01T10:00:00+00:00", None, None]

@@ -58,3 +58,9 @@ def test_mean_spearman_from_w(rng):
 def test_kendall_w_refuses_missing():
     with pytest.raises(ms.InputError, match="complete data"):
         ms.kendall_w(np.array([[1, np.nan], [2, 3.0]]))
+
+
+def test_kendall_tau_distance_treats_scores_equal_within_tolerance_as_ties():
+    assert ms.kendall_tau_distance([0.1 + 0.2, 0.3], [1, 2], normalize=False) == 0
+    assert ms.kendall_tau_distance([0.1 + 0.2, 0.3], [1, 2], normalize=False, ties="half") == 0.5
+    assert ms.kendall_tau_distance([1, 1, 3], [2, 1, 3], normalize=False, ties="half") == 0.5

@@ -78,8 +78,8 @@ def test_write_outputs(tmp_path, lb):
         ("1", "dave-105", "true", "false"), ("2", "alice-101", "true", "false"),
         ("", "baseline_rf", "", "true"), ("", "baseline_knn", "", "true"),
         ("", "bob-103", "false", "false"), ("", "carol-104", "false", "false")]
-    assert rows[0]["wine/mae"] == "0.395" and rows[0]["digits/f1 rank"] == "1.5"
-    assert rows[-1]["wine/mae"] == ""  # carol's failed task
+    assert rows[0]["judge:wine/mae"] == "0.395" and rows[0]["judge_rank:digits/f1"] == "1.5"
+    assert rows[-1]["judge:wine/mae"] == ""  # carol's failed task
     doc = json.loads((tmp_path / "out" / "leaderboard.json").read_text())
     assert doc["signature"]["method"] == "average_rank" and doc["signature"]["seed"] == 12345
     assert doc["winner"] == "dave-105"
@@ -97,24 +97,47 @@ def test_outputs_are_deterministic(tmp_path, lb):
     assert a == b
 
 
-def test_all_or_nothing(tmp_path, monkeypatch):
+NEW = {"scores.json": "{}", "scores.txt": "", "a.csv": "new a", "b.csv": "new b",
+       "c.html": "new c"}
+
+
+@pytest.mark.parametrize("fail_at", [1, 2, 4, 5])
+def test_all_or_nothing(tmp_path, monkeypatch, fail_at):
+    """A failure while publishing leaves every previous file as it was and no new one."""
     out = tmp_path / "out"
-    calls = []
+    out.mkdir()
+    before = {"scores.json": '{"old": 1}', "a.csv": "old a", "b.csv": "old b"}
+    for name, text in before.items():
+        (out / name).write_text(text)
+    published = []
     real = writers.os.replace
 
     def flaky(src, dst):
-        calls.append(dst)
-        if len(calls) == 2:
-            raise OSError("disk full")
+        if Path(dst).parent == out and Path(src).parent != out:
+            published.append(Path(dst).name)
+            if len(published) == fail_at:
+                raise OSError("disk full")
         real(src, dst)
 
     monkeypatch.setattr(writers.os, "replace", flaky)
     with pytest.raises(OSError, match="disk full"):
-        write_files(out, {"a.txt": "A", "b.txt": "B"})
-    # no temporary file is left behind; the first file may be complete, never truncated
-    assert [p.name for p in out.iterdir() if p.name.startswith(".")] == []
+        write_files(out, NEW)
+    assert {p.name: p.read_text() for p in out.iterdir()} == before  # nothing new, no temp
+
+
+def test_scores_json_is_published_last(tmp_path, monkeypatch):
+    published = []
+    real = writers.os.replace
+    monkeypatch.setattr(writers.os, "replace",
+                        lambda src, dst: (published.append(Path(dst).name), real(src, dst)))
+    write_files(tmp_path / "out", NEW)
+    assert published[-1] == "scores.json" and sorted(published) == sorted(NEW)
+    assert {p.name: p.read_text() for p in (tmp_path / "out").iterdir()} == NEW
+
+
+def test_the_platform_metadata_file_is_never_written(tmp_path):
     with pytest.raises(MetascoreError, match="refusing to write 'metadata'"):
-        write_files(out, {"metadata": "x"})
+        write_files(tmp_path, {"metadata": "x"})
 
 
 @pytest.mark.parametrize("mask, mode", [(0o022, 0o644), (0o027, 0o640), (0o077, 0o600)],
@@ -163,3 +186,42 @@ def test_rank_with_config_matches_the_program(tmp_path, capsys):
     assert doc["signature"]["seed"] == 7
     assert main(["rank", "--config", str(cfg)]) == 1
     assert "--config needs --input" in capsys.readouterr().err
+
+
+def test_judges_named_like_output_columns_get_their_own_namespace(tmp_path):
+    """Judges 'score', 'rank', 'reason' never overwrite the published columns."""
+    values = {"A": (1, 9, 2), "B": (3, 1, 1), "C": (2, 2, 2)}  # means 4, 5/3, 2
+    lines = ["phase,candidate,task,metric,value"] + [
+        f"Development,{c},{task},,{v}" for c, row in values.items()
+        for task, v in zip(("score", "rank", "reason"), row)]
+    (tmp_path / "l.csv").write_text("\n".join(lines) + "\n")
+    config = parse_config({"input": {"path": "l.csv"}, "phases": {"final": None},
+                           "ranking": {"method": "mean"}, "analysis": {"bootstrap": 0}})
+    frame, source = load_scores(config, tmp_path)
+    files = writers.render_outputs(build_leaderboard(frame, config, source=source))
+    header = next(csv.reader(io.StringIO(files["leaderboard.csv"])))
+    assert len(header) == len(set(header))
+    rows = list(csv.DictReader(io.StringIO(files["leaderboard.csv"])))
+    assert [(r["candidate"], float(r["score"]), r["judge:score"]) for r in rows] == [
+        ("A", 4.0, "1.0"), ("C", 2.0, "2.0"), ("B", pytest.approx(5 / 3), "3.0")]
+    assert rows[0]["judge_rank:rank"] == "1.0" and rows[0]["rank"] == "1.0"
+    doc = json.loads(files["leaderboard.json"])
+    row = doc["final"]["rows"][0]
+    assert row["score"] == 4.0 and row["judges"] == {"score": 1.0, "rank": 9.0, "reason": 2.0}
+    assert row["judge_ranks"]["rank"] == 1.0
+
+
+def test_margins_and_heatmap_of_a_large_pool_are_capped(lb, monkeypatch):
+    """The margin matrix grows with the square of the pool, the heatmap with pool x judges:
+    the outputs keep the best-ranked candidates and the first judges."""
+    from metascore.io import report
+
+    monkeypatch.setattr(writers, "MARGINS_LIMIT", 1)
+    monkeypatch.setattr(report, "MARGINS_SHOWN", 1)
+    monkeypatch.setattr(report, "REPORT_JUDGES", 1)
+    files = writers.render_outputs(lb)
+    assert "The first 1 of the 3 judges are shown" in files["detailed_results.html"]
+    margins = json.loads(files["leaderboard.json"])["margins"]
+    assert margins["candidates"] == [lb.final.ranked[0].candidate] and margins["margins"] == [[0.0]]
+    assert margins["n_candidates"] == len(lb.margins.candidates) == 2
+    assert "The 1 best-ranked of the 2 candidates are shown" in files["detailed_results.html"]

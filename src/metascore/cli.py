@@ -1,8 +1,9 @@
 """The ``metascore`` command line.
 
 ``main(argv) -> int`` parses arguments and dispatches to small per-command functions.
-Library errors (:class:`~metascore.errors.MetascoreError`, ``OSError``) are caught here,
-in one place, and printed as one line on stderr with exit code 1; usage errors exit 2.
+Library errors (:class:`~metascore.errors.MetascoreError`, ``OSError``) become one line on
+stderr and exit code 1 through :func:`metascore.errors.exit_code`, shared with the
+programs; usage errors exit 2.
 
 Other modules add their own subcommands through a ``register(subparsers)`` function
 listed in ``_COMMAND_MODULES``.
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import math
 import sys
 import warnings
 from collections.abc import Sequence
@@ -21,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import __version__
-from .errors import InputError, InputWarning, MetascoreError, report_internal_error
+from .errors import InputError, InputWarning, exit_code
 from .config import judge_key
 from .io.readers import FORMATS, PREFLIB_SUFFIXES
 from .matrix import ScoreMatrix
@@ -45,13 +47,29 @@ def _parse_param(text: str) -> tuple[str, object]:
     return key.strip(), parsed
 
 
+def _parse_weight(text: str) -> tuple[str, float]:
+    """``JUDGE=W`` with W a finite number (``true``, ``abc``, ``nan`` are usage errors)."""
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"expected JUDGE=WEIGHT, got {text!r}")
+    key, value = text.split("=", 1)
+    try:
+        weight = float(value)
+    except ValueError:
+        weight = math.nan
+    if not math.isfinite(weight):
+        raise argparse.ArgumentTypeError(
+            f"the weight of {key.strip()!r} must be a finite number; got {value!r}"
+        )
+    return key.strip(), weight
+
+
 def read_matrix_file(
     path: Path,
     *,
     format: str | None = None,
     phase: str | None = None,
     lower_is_better: Sequence[str] = (),
-    weights: Sequence[tuple[str, object]] = (),
+    weights: Sequence[tuple[str, float]] = (),
 ) -> ScoreMatrix:
     """One phase of any score file the readers know, as a score matrix.
 
@@ -74,7 +92,7 @@ def read_matrix_file(
         raise InputError(f"{path}: no phase {phase!r}{did_you_mean(phase, phases)}; phases are {phases}.")
     pairs = sorted(set(zip(frame["task"], frame["metric"])), key=lambda tm: judge_key(*tm))
     keys = [judge_key(t, m) for t, m in pairs]
-    weight_map = {k: float(v) for k, v in weights}  # type: ignore[arg-type]
+    weight_map = dict(weights)
     for name in list(lower_is_better) + list(weight_map):
         if name not in keys:
             raise InputError(f"{path}: no judge {name!r}{did_you_mean(name, keys)}; judges are {keys}.")
@@ -172,7 +190,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="judges (columns) where a lower score is better",
     )
     p.add_argument(
-        "--weight", "-w", nargs="+", type=_parse_param, default=[], metavar="JUDGE=W",
+        "--weight", "-w", nargs="+", type=_parse_weight, default=[], metavar="JUDGE=W",
         help="judge weights (default 1)",
     )
     p.add_argument(
@@ -212,17 +230,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        return int(args.func(args) or 0)
-    except (MetascoreError, OSError) as exc:
-        print(f"metascore: error: {exc}", file=sys.stderr)
-        return 1
-    except Exception as exc:  # a bug: one readable line first, then the traceback
-        report_internal_error(exc)
-        return 1
-    except KeyboardInterrupt:
-        print("metascore: interrupted", file=sys.stderr)
-        return 130
+    return exit_code(lambda: args.func(args))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,6 +1,7 @@
 """The competition configuration, ``metascore.yaml``, validated into frozen dataclasses.
 
-The file is read with ``yaml.safe_load`` and every value is checked once, here; an error
+The file is read with :func:`metascore.io.yaml_loader.read_yaml` (safe, duplicate keys
+refused) and every value is checked once, here; an error
 names the key, the allowed values and what was found, and an unknown key gets a
 did-you-mean ("unknown key 'rankng' in metascore.yaml (did you mean 'ranking'?)").
 
@@ -36,9 +37,9 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 import pandas as pd
-import yaml
 
 from .errors import ConfigError, did_you_mean
+from .io.yaml_loader import read_yaml
 from .ranking import TIE_BREAK_KEYS
 from .registry import DEFAULT_SEED, MISSING_POLICIES, get_ranking_method, ranking_method_names
 
@@ -233,15 +234,7 @@ def load_config(path: str | Path, *, source: str | None = None) -> Config:
     name = source or path.name
     if not path.is_file():
         raise ConfigError(f"{path}: configuration file not found.")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigError(f"{name}: not valid YAML{where} ({problem}).") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{name}: not a UTF-8 text file.") from None
+    data = read_yaml(path, name)
     return parse_config({} if data is None else data, source=name)
 
 
@@ -274,8 +267,13 @@ def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
 
     method = v.string(rank_.get("method", "average_rank"), "ranking.method")
     v.choice(method, "ranking.method", ranking_method_names())
-    params = v.mapping(rank_.get("params", {}), "ranking.params",
-                       tuple(get_ranking_method(method).defaults), what="parameter")
+    spec = get_ranking_method(method)
+    params = v.mapping(rank_.get("params", {}), "ranking.params", tuple(spec.defaults),
+                       what="parameter")
+    for name, value in params.items():
+        problem = spec.constraints[name].problem(value)
+        if problem is not None:
+            raise v.error(f"ranking.params.{name}", problem)
     tie_break = rank_.get("tie_break", ["submitted_at", "candidate"])
     tie_break = [tie_break] if isinstance(tie_break, str) else tie_break
     if not isinstance(tie_break, list):

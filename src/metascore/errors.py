@@ -8,7 +8,7 @@ helps, what is allowed. The command line turns them into a one-line message and 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 __all__ = [
     "MetascoreError",
@@ -17,6 +17,7 @@ __all__ = [
     "InputWarning",
     "did_you_mean",
     "report_internal_error",
+    "exit_code",
 ]
 
 
@@ -57,3 +58,26 @@ def report_internal_error(exc: BaseException) -> None:
         file=sys.stderr,
     )
     traceback.print_exception(exc, file=sys.stderr)
+
+
+def exit_code(body: Callable[[], int | None]) -> int:
+    """Run an entry point's ``body`` and turn what it raises into an exit code.
+
+    The one place where errors become exit codes (command line and both programs): a
+    :class:`MetascoreError` or ``OSError`` prints ``metascore: error: <message>`` and
+    gives 1; an interrupt gives 130; anything else is a bug, printed by
+    :func:`report_internal_error`, and gives 1.
+    """
+    import sys
+
+    try:
+        return int(body() or 0)
+    except (MetascoreError, OSError) as exc:
+        print(f"metascore: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("metascore: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug: one readable line first, then the traceback
+        report_internal_error(exc)
+        return 1

@@ -21,8 +21,7 @@ scores and positions) is part of the result.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,7 +30,7 @@ from .errors import InputError
 from .matrix import ScoreMatrix
 from .ranking import Ranking
 from .selection import participant_key
-from .stats import kendall_tau_distance
+from .analysis.topk import k_star
 
 __all__ = ["BaselineScore", "Decision", "FilterResult", "filter_final"]
 
@@ -114,6 +113,7 @@ def filter_final(
     k: int | str | None = None,
     rank_fn: Callable[[ScoreMatrix], Ranking] | None = None,
     dev_phase: str = "development",
+    dropped_baselines: Mapping[str, str] | None = None,
 ) -> FilterResult:
     """Decide which final-phase candidates enter the final ranking (module docstring).
 
@@ -130,6 +130,9 @@ def filter_final(
         Ranks a score matrix with the configured method; needed for ``k="auto"``.
     dev_phase : str
         Name of the development phase, for messages.
+    dropped_baselines : mapping, optional
+        Baselines the missing-data policy removed from the development ranking, with the
+        reason (``Ranking.excluded_candidates``), named when no baseline is left.
     """
     dm = dev.matrix
     n_dev = dev.n
@@ -142,6 +145,15 @@ def filter_final(
                       int(dev.positions[i]))
         for i in order if is_base[i]
     )
+    if rule == "beat_baseline" and not baselines and dropped_baselines:
+        name, why = next(iter(dropped_baselines.items()))
+        others = f" (and {len(dropped_baselines) - 1} more)" if len(dropped_baselines) > 1 else ""
+        raise InputError(
+            f"filter rule 'beat_baseline' needs at least one baseline in the {dev_phase!r} "
+            f"phase, but baseline {name!r}{others} was dropped by "
+            f"missing={dev.missing!r} ({why}); give the baselines every score, or use "
+            "another missing-data policy (e.g. 'worst')."
+        )
     if rule == "beat_baseline" and not baselines:
         raise InputError(
             f"filter rule 'beat_baseline' needs at least one baseline in the {dev_phase!r} "
@@ -229,7 +241,8 @@ def _auto_k(
     dev: Ranking, final: ScoreMatrix, match: dict[int, int | None],
     rank_fn: Callable[[ScoreMatrix], Ranking] | None,
 ) -> tuple[int, float, float]:
-    """``ceil(1 + d / n)`` over the candidates present in both phases."""
+    """``ceil(1 + d / n)`` over the candidates present in both phases
+    (:func:`metascore.analysis.k_star`)."""
     common = [(i, j) for i, j in match.items() if j is not None]
     if len(common) < 2:
         return 1, 1.0, 0.0
@@ -240,11 +253,10 @@ def _auto_k(
     common = [(i, j) for i, j in common if final.candidates[i] in final_rank.candidates]
     if len(common) < 2:
         return 1, 1.0, 0.0
-    final_scores = np.array([final_rank.score_of(final.candidates[i]) for i, _ in common])
-    dev_scores = np.array([dev.scores[j] for _, j in common])
-    d = kendall_tau_distance(dev_scores, final_scores, normalize=False)
-    k_star = 1.0 + d / len(common)
-    return int(math.ceil(k_star - 1e-12)), k_star, d
+    # keyed by the final candidate: its development counterpart may have another id
+    ks = k_star({final.candidates[i]: dev.scores[j] for i, j in common},
+                {final.candidates[i]: final_rank.score_of(final.candidates[i]) for i, _ in common})
+    return ks.k, ks.value, ks.d
 
 
 def _nobody_message(result: FilterResult, dev_phase: str) -> str:

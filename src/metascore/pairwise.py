@@ -10,6 +10,7 @@ candidates x judges matrix.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -32,6 +33,21 @@ __all__ = [
 DENSE_LIMIT = 20_000
 #: From this many judges (all of one weight), pairwise wins are counted pair by pair.
 PAIR_LOOP_JUDGES = 20_000
+
+#: Margins closer than this share of the total weight are equal: only relative weights
+#: matter, and a margin of 0.1 + 0.2 - 0.3 (float noise) is a tie.
+WEIGHT_RTOL = 1e-12
+
+
+def snap_margins(margins: np.ndarray, total_weight: float) -> np.ndarray:
+    """Round margins to a grid of about ``WEIGHT_RTOL * total_weight``.
+
+    The grid step is a power of two, at most 1 when the total weight is below 10^12, so
+    integer-weight margins are unchanged, and margins that are equal in exact arithmetic
+    but differ by float noise (decimal weights summed in another order) become equal.
+    """
+    step = 2.0 ** math.floor(math.log2(WEIGHT_RTOL * max(total_weight, 1e-300)))
+    return np.round(margins / step) * step
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,9 +91,12 @@ class PairwiseCounts:
         return self.wins.toarray(), self.compared.toarray()  # type: ignore[union-attr]
 
     def margins(self) -> np.ndarray:
-        """``N(a, b) - N(b, a)`` (dense)."""
+        """``N(a, b) - N(b, a)`` (dense), float noise removed by :func:`snap_margins`.
+
+        Every comparison of margins (signs, equal margins) goes through this method.
+        """
         wins, _ = self.dense()
-        return wins - wins.T
+        return snap_margins(wins - wins.T, self.total_weight)
 
     def pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Unordered compared pairs ``(a, b, N(a, b), N(b, a))`` with ``a < b``.

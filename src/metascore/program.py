@@ -18,7 +18,6 @@ Layout seen by the scoring program (Codabench v2)::
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,7 @@ import pandas as pd
 
 from . import __version__
 from .config import Config, load_config
-from .errors import ConfigError, InputError, MetascoreError, report_internal_error
+from .errors import ConfigError, InputError, exit_code
 from .io.readers import CANONICAL_COLUMNS, concat_scores, read_scores, resolve_inside
 from .io.writers import long_csv, render_outputs, write_files
 from .leaderboard import Leaderboard, build_leaderboard
@@ -121,7 +120,8 @@ def _progress(log: Log) -> Callable[[str, int, int], None]:
 def score_main(input_dir: str | Path, output_dir: str | Path) -> int:
     """Entry point of the meta-scoring program; returns the exit code."""
     print(f"[*] metascore {__version__} scoring program")
-    try:
+
+    def body() -> None:
         config_path = Path(input_dir) / "ref" / CONFIG_NAME
         if not config_path.is_file():
             raise ConfigError(
@@ -134,13 +134,8 @@ def score_main(input_dir: str | Path, output_dir: str | Path) -> int:
         if not res.is_dir():
             raise InputError(f"no result submission found ({res} is missing).")
         run(config, res, output_dir)
-        return 0
-    except (MetascoreError, OSError) as exc:
-        print(f"metascore: error: {exc}", file=sys.stderr)
-        return 1
-    except Exception as exc:  # a bug: one readable line first, then the traceback
-        report_internal_error(exc)
-        return 1
+
+    return exit_code(body)
 
 
 def ingest_main(
@@ -158,7 +153,8 @@ def ingest_main(
     (nothing else is written), so errors surface here rather than at scoring.
     """
     print(f"[*] metascore {__version__} ingestion program")
-    try:
+
+    def body() -> None:
         config, found = Config(), None
         for folder in (input_data, program_dir):
             path = Path(folder) / CONFIG_NAME
@@ -173,10 +169,5 @@ def ingest_main(
             print(f"[*] the submission ranks: winner {lb.winner or 'none'}")
         write_files(output_dir, {LONG_NAME: long_csv(frame, CANONICAL_COLUMNS)})
         print(f"[*] wrote {LONG_NAME}")
-        return 0
-    except (MetascoreError, OSError) as exc:
-        print(f"metascore: error: {exc}", file=sys.stderr)
-        return 1
-    except Exception as exc:  # a bug: one readable line first, then the traceback
-        report_internal_error(exc)
-        return 1
+
+    return exit_code(body)

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import ConfigError
+from .jsonable import jsonable
 
 if TYPE_CHECKING:  # pragma: no cover
     from .matrix import ScoreMatrix
@@ -129,7 +130,7 @@ class Ranking:
         """Provenance record: how this ranking was made (sacrebleu-style signature)."""
         return {
             "method": self.method,
-            "params": _jsonable(self.params),
+            "params": jsonable(self.params),
             "missing": self.missing,
             "seed": self.seed,
             "tie_break": list(self.tie_break),
@@ -165,11 +166,11 @@ class Ranking:
         rows = self.to_frame().to_dict(orient="records")
         return {
             "signature": self.signature(),
-            "rows": _jsonable(rows),
+            "rows": jsonable(rows),
             "excluded_candidates": dict(self.excluded_candidates),
             "excluded_judges": dict(self.excluded_judges),
             "notes": list(self.notes),
-            "details": _jsonable(
+            "details": jsonable(
                 {k: v for k, v in self.details.items() if k not in self.per_candidate_details()}
             ),
         }
@@ -229,20 +230,3 @@ def _sort_positions(labels: list[str]) -> np.ndarray:
     rank = {label: k for k, label in enumerate(sorted(set(labels)))}
     return np.array([rank[label] for label in labels], dtype=np.intp)
 
-
-def _jsonable(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return _jsonable(obj.tolist())
-    if isinstance(obj, (np.integer,)):
-        return int(obj)
-    if isinstance(obj, (np.floating,)):
-        return float(obj)
-    if isinstance(obj, (np.bool_,)):
-        return bool(obj)
-    if isinstance(obj, pd.Timestamp):
-        return obj.isoformat()
-    return obj

@@ -21,6 +21,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from .constraints import Constraint
 from .errors import ConfigError, InputError, did_you_mean
 from .matrix import ScoreMatrix
 from .pairwise import PairwiseCounts
@@ -34,6 +35,8 @@ __all__ = [
     "ranking_method",
     "get_ranking_method",
     "ranking_method_names",
+    "check_params",
+    "generator",
     "rank",
     "prepare",
 ]
@@ -87,6 +90,9 @@ class RankingMethod:
         ``values(X, w, **params)``, used instead of building pairwise counts when the input
         is a score matrix (a cheaper route, e.g. per-judge ranks); it must agree with
         ``func(PairwiseCounts.from_matrix(X, w), **params)``.
+    constraints : mapping
+        ``{parameter: Constraint}``: the allowed values of each parameter
+        (:mod:`metascore.constraints`), checked by :func:`check_params`.
     description : str
     """
 
@@ -101,6 +107,7 @@ class RankingMethod:
     uses_signs: bool = False
     check: Callable[[ScoreMatrix, dict[str, Any]], None] | None = None
     values: Callable[..., Any] | None = None
+    constraints: dict[str, Constraint] = field(default_factory=dict)
     description: str = ""
 
     @property
@@ -134,12 +141,15 @@ def ranking_method(
     uses_signs: bool = False,
     check: Callable[[ScoreMatrix, dict[str, Any]], None] | None = None,
     values: Callable[..., Any] | None = None,
+    params: dict[str, Constraint] | None = None,
     description: str = "",
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register ``func`` as the ranking method ``name`` (decorator).
 
-    Pairwise methods are order-only by construction (``order_only`` defaults to True for
-    them). The decorated function is returned unchanged, so it stays directly testable.
+    ``params`` declares the allowed values of each parameter (``{name: Constraint}``);
+    every parameter must be declared and its default must be allowed. Pairwise methods
+    are order-only by construction (``order_only`` defaults to True for them). The
+    decorated function is returned unchanged, so it stays directly testable.
     """
     if input not in ("values", "pairwise"):
         raise ValueError(f"`input` must be 'values' or 'pairwise'; got {input!r}.")
@@ -148,7 +158,7 @@ def ranking_method(
         if name in _REGISTRY:
             raise ValueError(f"a ranking method named {name!r} is already registered.")
         doc = description or (inspect.getdoc(func) or "").split("\n\n")[0].replace("\n", " ")
-        _REGISTRY[name] = RankingMethod(
+        spec = RankingMethod(
             name=name,
             func=func,
             input=input,
@@ -160,8 +170,19 @@ def ranking_method(
             uses_signs=uses_signs,
             check=check,
             values=values,
+            constraints=dict(params or {}),
             description=doc,
         )
+        undeclared = set(spec.defaults) ^ set(spec.constraints)
+        if undeclared:
+            raise ValueError(
+                f"method {name!r}: declare the allowed values of every parameter in `params` "
+                f"(and only those); mismatch: {sorted(undeclared)}."
+            )
+        for param, default in spec.defaults.items():
+            if spec.constraints[param].problem(default) is not None:
+                raise ValueError(f"method {name!r}: the default of {param!r} is not allowed.")
+        _REGISTRY[name] = spec
         return func
 
     return register
@@ -202,17 +223,29 @@ class Prepared:
     excluded_judges: dict[str, str]
     missing: str
 
+    @property
+    def unscored(self) -> np.ndarray:
+        """Candidates with no score on any judge (boolean mask)."""
+        return np.isnan(self.oriented).all(axis=1)
+
     def filled(self, values_based: bool) -> np.ndarray:
         """Oriented values with missing cells filled for the ``worst`` policy.
 
         Value-based methods get the judge's worst observed value; order-based ones get
         ``-inf``: below every present candidate and tied with the other missing ones.
+        Under ``pairwise``, a candidate with no score at all has nothing to average over:
+        its row is filled the same way (as ``worst`` would).
         """
         x = self.oriented
-        if self.missing != "worst" or not self.matrix.has_missing:
+        if self.missing not in ("worst", "pairwise") or not self.matrix.has_missing:
             return x
+        cells = np.isnan(x)
+        if self.missing == "pairwise":
+            cells &= self.unscored[:, None]
+            if not cells.any():
+                return x
         fill = np.nanmin(x, axis=0) if values_based else np.full(x.shape[1], -np.inf)
-        return np.where(np.isnan(x), fill[None, :], x)
+        return np.where(cells, fill[None, :], x)
 
 
 def prepare(matrix: ScoreMatrix, missing: str = "worst") -> Prepared:
@@ -271,22 +304,29 @@ def _seed_value(seed: int | np.random.Generator | None) -> int | None:
     return int(seed)
 
 
-def _rng(seed: int | np.random.Generator | None) -> tuple[np.random.Generator, int | None]:
+def generator(seed: int | np.random.Generator | None) -> tuple[np.random.Generator, int | None]:
+    """The random generator of ``seed`` and the seed to record (None for a Generator;
+    ``DEFAULT_SEED`` when ``seed`` is None)."""
     value = _seed_value(seed)
     if isinstance(seed, np.random.Generator):
         return seed, None
     return np.random.default_rng(value), value
 
 
-def _check_params(method: RankingMethod, params: dict[str, Any]) -> dict[str, Any]:
-    defaults = method.defaults
-    unknown = [p for p in params if p not in defaults]
-    if unknown:
-        allowed = sorted(defaults) or "none"
-        raise ConfigError(
-            f"method {method.name!r} has no parameter {unknown[0]!r}"
-            f"{did_you_mean(unknown[0], defaults)}; its parameters are {allowed}."
-        )
+def check_params(method: str | RankingMethod, params: dict[str, Any]) -> dict[str, Any]:
+    """Check parameter names and values against the method's declared constraints;
+    return the parameters with the defaults filled in. Raises :class:`ConfigError`."""
+    spec = get_ranking_method(method)
+    defaults = spec.defaults
+    for name, value in params.items():
+        if name not in defaults:
+            raise ConfigError(
+                f"method {spec.name!r} has no parameter {name!r}{did_you_mean(name, defaults)}; "
+                f"its parameters are {sorted(defaults) or 'none'}."
+            )
+        problem = spec.constraints[name].problem(value)
+        if problem is not None:
+            raise ConfigError(f"method {spec.name!r}: `{name}` {problem}.")
     return {**defaults, **params}
 
 
@@ -361,7 +401,7 @@ def rank(
     ['A', 'B', 'C']
     """
     spec = get_ranking_method(method)
-    params = _check_params(spec, params)
+    params = check_params(spec, params)
     seed_used = _seed_value(seed)  # a generator is made only for a stochastic method
     tie_break = tuple(tie_break)
 
@@ -392,6 +432,12 @@ def rank(
                 "missing='pairwise': each candidate's score averages over the judges where it "
                 "has a score."
             )
+        if missing == "pairwise" and prepared.unscored.any():
+            for c in np.flatnonzero(prepared.unscored):
+                notes.append(
+                    f"missing='pairwise': candidate {candidates[c]!r} has no score on any judge; "
+                    "it is ranked as missing='worst' would (the worst value on every judge)."
+                )
     else:
         raise InputError(
             f"cannot rank a {type(data).__name__}; give a ScoreMatrix, PairwiseCounts or a "
@@ -408,7 +454,7 @@ def rank(
     # does not depend on the input order (SPEC 2); their outputs are mapped back.
     c_order = _label_order(candidates) if spec.stochastic else np.arange(len(candidates))
     if spec.stochastic:
-        kwargs["rng"], _ = _rng(seed)
+        kwargs["rng"], _ = generator(seed)
     j_order = None  # judges keep their input order unless a stochastic method sees them
     if prepared is not None:
         weights = np.asarray(prepared.matrix.weights)

@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats as _st
 
-from .errors import InputError
+from .errors import ConfigError, InputError
+from .ranking import tie_groups
 
 __all__ = [
     "fractional_ranks",
@@ -18,7 +19,11 @@ __all__ = [
     "kendall_tau_distance",
     "kendall_w",
     "mean_spearman_from_w",
+    "KENDALL_TIES",
 ]
+
+#: How :func:`kendall_tau_distance` counts a pair tied in one ranking.
+KENDALL_TIES = ("ignore", "half")
 
 
 def fractional_ranks(values: np.ndarray, axis: int = 0) -> np.ndarray:
@@ -66,20 +71,32 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
     return float(_st.kendalltau(x, y, variant="b").statistic)
 
 
-def kendall_tau_distance(x: np.ndarray, y: np.ndarray, *, normalize: bool = True) -> float:
+def kendall_tau_distance(
+    x: np.ndarray, y: np.ndarray, *, normalize: bool = True, ties: str = "ignore"
+) -> float:
     """Number of candidate pairs that ``x`` and ``y`` order strictly oppositely.
 
-    Pairs tied in either vector are not discordant. With ``normalize`` the count is divided
-    by ``n (n - 1) / 2``, so 0 = same order and 1 = reversed.
+    Scores equal within the registry's tolerance (:func:`metascore.ranking.tie_groups`)
+    are tied. ``ties="ignore"`` counts a pair tied in either vector as 0; ``ties="half"``
+    counts a pair tied in exactly one of them as 1/2 (a random tie-break would order it
+    oppositely half the time). With ``normalize`` the count is divided by
+    ``n (n - 1) / 2``, so 0 = same order and 1 = reversed. NaN pairs are left out.
     """
+    if ties not in KENDALL_TIES:
+        raise ConfigError(f"`ties` must be one of {list(KENDALL_TIES)}; got {ties!r}.")
     x, y = _pair(x, y)
     n = x.size
     if n < 2:
         return 0.0
-    dx = np.sign(x[:, None] - x[None, :])
-    dy = np.sign(y[:, None] - y[None, :])
-    discordant = float(np.count_nonzero(np.triu(dx * dy < 0, k=1)))
-    return discordant / (n * (n - 1) / 2) if normalize else discordant
+    # tie-group ids: 0 = best group, so a larger id is a worse score
+    gx, gy = tie_groups(x)[1], tie_groups(y)[1]
+    dx = np.sign(gx[None, :] - gx[:, None])
+    dy = np.sign(gy[None, :] - gy[:, None])
+    upper = np.triu(np.ones((n, n), dtype=bool), k=1)
+    d = float(np.count_nonzero((dx * dy < 0) & upper))
+    if ties == "half":
+        d += 0.5 * float(np.count_nonzero(((dx == 0) ^ (dy == 0)) & upper))
+    return d / (n * (n - 1) / 2) if normalize else d
 
 
 def kendall_w(values: np.ndarray, *, ties: bool = True) -> float:

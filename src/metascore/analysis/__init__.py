@@ -27,7 +27,7 @@ from .criteria import (
     stability_vs_judges,
     winner_rank,
 )
-from .topk import KStar, TopKCurves, discordant_pairs, k_star, top_k_curves
+from .topk import KStar, TopKCurves, k_star, top_k_curves
 from .uncertainty import RankUncertainty, rank_uncertainty
 from .utility import Difficulty, crowdsourcing_utility, difficulty
 from ..stats import kendall_w
@@ -44,7 +44,6 @@ __all__ = [
     "rank_uncertainty",
     "top_k_curves",
     "k_star",
-    "discordant_pairs",
     "crowdsourcing_utility",
     "difficulty",
     "CriterionResult",

@@ -18,8 +18,8 @@ from scipy import stats as _st
 
 from ..errors import ConfigError, InputError, did_you_mean
 from ..matrix import ScoreMatrix
-from ..ranking import Ranking, _jsonable, tie_groups
-from ..registry import DEFAULT_SEED, _rng, get_ranking_method, prepare, rank, ranking_method_names
+from ..ranking import Ranking, tie_groups
+from ..registry import DEFAULT_SEED, check_params, generator, get_ranking_method, prepare, rank, ranking_method_names
 from ..stats import kendall_w
 
 Progress = Callable[[int, int], None] | None
@@ -41,21 +41,8 @@ __all__ = [
     "concordance",
     "judge_ranks",
     "pairwise_tallies",
-    "jsonable",
+    "pearson_rows",
 ]
-
-def jsonable(obj: Any) -> Any:
-    """JSON-ready copy of ``obj``: numpy types to Python ones, NaN/inf to None (JSON has
-    no NaN; an undefined value is null, never a silent number)."""
-    obj = _jsonable(obj)
-    if isinstance(obj, dict):
-        return {k: jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [jsonable(v) for v in obj]
-    if isinstance(obj, float) and not np.isfinite(obj):
-        return None
-    return obj
-
 
 # ---------------------------------------------------------------------- inputs
 @dataclass(frozen=True, eq=False)
@@ -99,15 +86,14 @@ def _methods(methods: str | Sequence[str]) -> tuple[str, ...]:
 
 
 def _params(methods: tuple[str, ...], params: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
-    """Per-method parameters: ``{method: {param: value}}``.
+    """Per-method parameters: ``{method: {param: value}}``, checked against each method's
+    declared constraints before any ranking runs.
 
     With a single method, a flat ``{param: value}`` mapping is accepted too.
     """
-    if not params:
-        return {name: {} for name in methods}
-    params = dict(params)
-    if len(methods) == 1 and not all(isinstance(v, Mapping) for v in params.values()):
-        return {methods[0]: params}
+    params = dict(params or {})
+    if len(methods) == 1 and params and not all(isinstance(v, Mapping) for v in params.values()):
+        params = {methods[0]: params}
     unknown = [k for k in params if k not in methods]
     if unknown:
         raise ConfigError(
@@ -119,12 +105,10 @@ def _params(methods: tuple[str, ...], params: Mapping[str, Any] | None) -> dict[
             raise ConfigError(
                 f"`params[{key!r}]` must be a mapping of parameter names to values; got {value!r}."
             )
-    return {name: dict(params.get(name, {})) for name in methods}
-
-
-def generator(seed: int | np.random.Generator | None) -> tuple[np.random.Generator, int | None]:
-    """The generator used for the draws and the seed to record (None for a Generator)."""
-    return _rng(seed)
+    out = {name: dict(params.get(name, {})) for name in methods}
+    for name, values in out.items():
+        check_params(name, values)
+    return out
 
 
 def judge_ranks(oriented: np.ndarray, missing: str) -> np.ndarray:
@@ -373,7 +357,7 @@ def fractional_ranks_rows(codes: np.ndarray) -> np.ndarray:
     return _st.rankdata(-codes, method="average", axis=1)
 
 
-def _pearson_rows(x: np.ndarray, y: np.ndarray, mask: np.ndarray) -> np.ndarray:
+def pearson_rows(x: np.ndarray, y: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Pearson correlation of x and y along the last axis over ``mask``.
 
     Undefined correlations follow the concordance convention: 1 when both vectors are
@@ -401,7 +385,7 @@ def _mean_pairwise_spearman(codes: np.ndarray) -> float:
     iu = np.triu_indices(q, k=1)
     if present.all():
         ranks = fractional_ranks_rows(codes)
-        rho = _pearson_rows(ranks[iu[0]], ranks[iu[1]], np.ones((len(iu[0]), n), bool))
+        rho = pearson_rows(ranks[iu[0]], ranks[iu[1]], np.ones((len(iu[0]), n), bool))
         return float(np.nanmean(rho)) if np.isfinite(rho).any() else float("nan")
     # within[i, j] = ranks of row i restricted to the candidates rows i and j share
     within = np.full((q, q, n), np.nan)
@@ -415,7 +399,7 @@ def _mean_pairwise_spearman(codes: np.ndarray) -> float:
         within[i] = np.where(shared, rk, np.nan)
     mask = present[iu[0]] & present[iu[1]]
     x, y = within[iu[0], iu[1]], within[iu[1], iu[0]]
-    rho = _pearson_rows(np.nan_to_num(x), np.nan_to_num(y), mask)
+    rho = pearson_rows(np.nan_to_num(x), np.nan_to_num(y), mask)
     return float(np.nanmean(rho)) if np.isfinite(rho).any() else float("nan")
 
 

@@ -27,6 +27,7 @@ from ..matrix import ScoreMatrix
 from ..ranking import Ranking
 from ..registry import rank
 from ..stats import kendall_w, mean_spearman_from_w
+from ..jsonable import jsonable
 from . import _engine as E
 
 __all__ = [
@@ -138,7 +139,7 @@ class CriterionResult:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return E.jsonable(
+        return jsonable(
             {
                 "criterion": self.criterion,
                 "methods": list(self.methods),
@@ -195,7 +196,7 @@ class StabilityResult:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return E.jsonable(
+        return jsonable(
             {
                 "criterion": "stability",
                 "axis": self.axis,
@@ -250,7 +251,7 @@ class StabilityCurve:
         return pd.DataFrame(rows)
 
     def to_dict(self) -> dict[str, Any]:
-        return E.jsonable(
+        return jsonable(
             {
                 "criterion": "stability_vs_judges",
                 "methods": list(self.methods),
@@ -284,7 +285,7 @@ class JudgeAgreement:
     notes: tuple[str, ...] = field(default=())
 
     def to_dict(self) -> dict[str, Any]:
-        return E.jsonable(self.__dict__ | {"notes": list(self.notes)})
+        return jsonable(self.__dict__ | {"notes": list(self.notes)})
 
 
 # ---------------------------------------------------------------------- winner rank
@@ -430,7 +431,7 @@ def generalization(
         for j in np.flatnonzero(~complete & informative):           # missing='pairwise' only
             keep = ~np.isnan(judge[:, j])
             rho[:, j] = [
-                E._pearson_rows(
+                E.pearson_rows(
                     E.fractional_ranks_rows(E.rank_codes(r[keep]))[0], judge[keep, j],
                     np.ones(keep.sum(), bool),
                 )
@@ -625,7 +626,7 @@ class MethodComparison:
         return self.table.copy()
 
     def to_dict(self) -> dict[str, Any]:
-        return E.jsonable(
+        return jsonable(
             {
                 "rows": self.table.to_dict(orient="records"),
                 "seed": self.seed,

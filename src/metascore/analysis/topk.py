@@ -27,11 +27,11 @@ import pandas as pd
 from ..errors import ConfigError, InputError
 from ..matrix import ScoreMatrix
 from ..ranking import Ranking
+from ..stats import kendall_tau_distance
+from ..jsonable import jsonable
 from . import _engine as E
 
-__all__ = ["top_k_curves", "k_star", "TopKCurves", "KStar", "discordant_pairs"]
-
-TIES = ("ignore", "half")
+__all__ = ["top_k_curves", "k_star", "TopKCurves", "KStar"]
 Phase = Ranking | ScoreMatrix | Mapping[str, float] | pd.Series
 
 
@@ -65,25 +65,7 @@ class KStar:
     ties: str
 
     def to_dict(self) -> dict[str, Any]:
-        return E.jsonable(dict(self.__dict__))
-
-
-def discordant_pairs(x: np.ndarray, y: np.ndarray, ties: str = "ignore") -> float:
-    """Kendall tau distance: pairs ordered strictly oppositely by x and y (higher = better).
-
-    ``ties="ignore"`` counts a pair tied in either vector as 0 (as
-    :func:`metascore.kendall_tau_distance`); ``ties="half"`` counts a pair tied in exactly
-    one of them as 1/2 (a random tie-break would order it oppositely half the time).
-    """
-    if ties not in TIES:
-        raise ConfigError(f"`ties` must be one of {list(TIES)}; got {ties!r}.")
-    dx = np.sign(x[:, None] - x[None, :])
-    dy = np.sign(y[:, None] - y[None, :])
-    upper = np.triu(np.ones(dx.shape, bool), k=1)
-    d = float(np.count_nonzero((dx * dy < 0) & upper))
-    if ties == "half":
-        d += 0.5 * float(np.count_nonzero(((dx == 0) ^ (dy == 0)) & upper))
-    return d
+        return jsonable(dict(self.__dict__))
 
 
 def _score_map(x: Phase, what: str) -> dict[str, float]:
@@ -124,8 +106,8 @@ def k_star(dev: Ranking | Mapping[str, float] | pd.Series,
         raise InputError(
             f"k* needs at least 2 candidates ranked in both phases; {len(common)} are common."
         )
-    codes = E.rank_codes(np.array([[a[c] for c in common], [b[c] for c in common]]))
-    d = discordant_pairs(codes[0], codes[1], ties)
+    d = kendall_tau_distance([a[c] for c in common], [b[c] for c in common],
+                             normalize=False, ties=ties)
     n = len(common)
     value = 1.0 + d / n
     return KStar(value, min(n, math.ceil(value - 1e-12)), 1.0 + 2.0 * d / n, d, n, ties)
@@ -177,7 +159,7 @@ class TopKCurves:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return E.jsonable(
+        return jsonable(
             {
                 "method": self.method,
                 "mode": self.mode,
@@ -340,7 +322,7 @@ def top_k_curves(
     for t, row in enumerate(raw):
         d, f, p = E.rank_codes(np.vstack([r[keep] for r in row]))
         train[t], test[t] = topk_errors(d, f, p, label_key)
-        dist[t] = discordant_pairs(d, f)
+        dist[t] = kendall_tau_distance(d, f, normalize=False)
     mean_test = test.mean(axis=0)
     ddof = 1 if trials > 1 else 0
     return TopKCurves(

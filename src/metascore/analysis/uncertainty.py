@@ -15,6 +15,7 @@ import pandas as pd
 
 from ..errors import ConfigError, InputError, did_you_mean
 from ..matrix import ScoreMatrix
+from ..jsonable import jsonable
 from . import _engine as E
 
 __all__ = ["rank_uncertainty", "RankUncertainty"]
@@ -89,10 +90,10 @@ class RankUncertainty:
                 f"unknown candidate {candidate!r}{did_you_mean(candidate, self.candidates)}."
             )
         frame = self.to_frame()
-        return E.jsonable(frame[frame["candidate"] == candidate].iloc[0].to_dict())
+        return jsonable(frame[frame["candidate"] == candidate].iloc[0].to_dict())
 
     def to_dict(self) -> dict[str, Any]:
-        return E.jsonable(
+        return jsonable(
             {
                 "method": self.method,
                 "level": self.level,

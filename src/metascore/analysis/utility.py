@@ -20,6 +20,7 @@ import pandas as pd
 
 from ..errors import ConfigError, InputError
 from ..matrix import ScoreMatrix
+from ..jsonable import jsonable
 from . import _engine as E
 
 __all__ = ["crowdsourcing_utility", "difficulty", "Difficulty"]
@@ -141,7 +142,7 @@ class Difficulty:
 
     def to_dict(self) -> dict[str, Any]:
         # JSON has no NaN: an unknown random score is null
-        return E.jsonable({"rows": self.to_frame().to_dict(orient="records")})
+        return jsonable({"rows": self.to_frame().to_dict(orient="records")})
 
 
 def _per_judge(value: Any, judges: tuple[str, ...], name: str) -> np.ndarray:

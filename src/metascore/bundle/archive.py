@@ -35,6 +35,7 @@ from pathlib import Path, PurePosixPath
 import yaml
 
 from ..errors import ConfigError, InputError
+from ..io.yaml_loader import read_yaml
 from .files import is_excluded, is_noise
 from .meta_program import (
     META_PROGRAM_NAME,
@@ -210,7 +211,7 @@ def build_bundle_zip(
             f"{bundle}: the bundle has {len(report.errors)} error(s); the first is: "
             f"{report.errors[0]} (run `metascore bundle check {bundle}`)."
         )
-    data = yaml.safe_load((bundle / "competition.yaml").read_text(encoding="utf-8"))
+    data = read_yaml(bundle / "competition.yaml")
     with tempfile.TemporaryDirectory(prefix="metascore-bundle-") as tmp:
         stage = Path(tmp) / "bundle"
         stage.mkdir()

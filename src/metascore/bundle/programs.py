@@ -18,9 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import yaml
-
 from ..errors import ConfigError
+from ..io.yaml_loader import load_yaml
 from .files import METADATA_FILES, is_noise
 from .meta_program import default_scoring_program, needs_meta_program
 from .model import Competition, Task
@@ -41,10 +40,7 @@ def read_metadata(program: Path) -> tuple[dict[str, Any] | None, str | None]:
         text = _member_text(program, name)
         if text is None:
             continue
-        try:
-            meta = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"{program}/{name}: not valid YAML ({exc}).") from None
+        meta = load_yaml(text, f"{program}/{name}")
         if meta is None:
             meta = {}
         if not isinstance(meta, dict):

@@ -38,9 +38,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
 
 from ..errors import ConfigError
+from ..io.yaml_loader import read_yaml
 from . import model
 from .model import *  # noqa: F403 - the model's names stay importable from here
 from .model import PATH_KEYS, UUID_PATTERN, BundleReport, Competition
@@ -99,12 +99,9 @@ def check_bundle(root: str | Path, *, meta_program_available: bool = True) -> Bu
         report.errors.append(f"{root}: competition.yaml is missing from the bundle root{hint}.")
         return report
     try:
-        data = yaml.safe_load(yaml_path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        report.errors.append(f"competition.yaml: not valid YAML{where} ({problem}).")
+        data = read_yaml(yaml_path)
+    except ConfigError as exc:
+        report.errors.append(str(exc))
         return report
     if not isinstance(data, dict):
         report.errors.append("competition.yaml: expected a mapping of keys at the top level.")

@@ -18,9 +18,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ..errors import InputError
+from ..io.yaml_loader import load_yaml
 from .archive import as_folder
 from .model import Competition
 from .programs import read_metadata
@@ -104,7 +103,7 @@ def _folder_submissions(folder: Path) -> list[Submission]:
     """
     if not folder.is_dir():
         raise InputError(f"{folder}: not a folder of submissions.")
-    manifest = _read_manifest(folder)
+    manifest = read_manifest(folder)
     entries = sorted(p for p in folder.iterdir() if (p.is_dir() and not p.name.startswith(("_", ".")))
                      or p.suffix == ".zip")
     names = {p.name for p in entries} | {p.stem for p in entries}
@@ -127,7 +126,7 @@ def _folder_submissions(folder: Path) -> list[Submission]:
     return subs
 
 
-def _read_manifest(folder: Path) -> dict[str, dict[str, Any]]:
+def read_manifest(folder: Path) -> dict[str, dict[str, Any]]:
     for name in ("submissions.yaml", "submissions.yml", "submissions.csv"):
         path = folder / name
         if not path.is_file():
@@ -136,10 +135,7 @@ def _read_manifest(folder: Path) -> dict[str, dict[str, Any]]:
         if path.suffix == ".csv":
             rows = list(csv.DictReader(io.StringIO(text)))
         else:
-            try:
-                data = yaml.safe_load(text) or []
-            except yaml.YAMLError as exc:
-                raise InputError(f"{path}: not valid YAML ({exc}).") from None
+            data = load_yaml(text, str(path)) or []
             rows = data if isinstance(data, list) else [{"file": k, **(v or {})} for k, v in data.items()]
         out = {}
         for i, row in enumerate(rows, 1):

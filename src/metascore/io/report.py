@@ -12,6 +12,7 @@ configuration and signature.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import math
@@ -23,6 +24,13 @@ import numpy as np
 from ..leaderboard import Analysis, Board, Leaderboard, Row
 
 __all__ = ["render_report"]
+
+#: The margin matrix draws at most this many candidates (the best-ranked ones): a larger
+#: grid is unreadable and its SVG grows with the square of the pool.
+MARGINS_SHOWN = 30
+#: Tables and the rank heatmap show at most this many judges (columns), in the board's
+#: order; leaderboard.csv and .json hold them all.
+REPORT_JUDGES = 60
 
 _CSS = """
 :root { --ink:#1f2933; --muted:#66788a; --line:#d9e2ec; --bg:#f5f7fa; --card:#fff;
@@ -153,7 +161,7 @@ def _board_section(
         head.append('<th class="num" title="bootstrap rank interval (see Rank uncertainty)">'
                     "Rank interval</th>")
     head += [f'<th class="num">{_e(_label(d))}</th>' for d in details]
-    for j, hib in zip(board.judges, board.higher_is_better):
+    for j, hib in zip(board.judges[:REPORT_JUDGES], board.higher_is_better):
         arrow = "&#8593;" if hib else "&#8595;"
         head.append(f'<th class="num" title="{"higher" if hib else "lower"} is better">'
                     f"{_e(j)} {arrow}</th>")
@@ -175,7 +183,7 @@ def _board_section(
         if intervals:
             cells.append(f'<td class="num">{_interval(r)}</td>')
         cells += [f'<td class="num">{_fmt(r.details.get(d))}</td>' for d in details]
-        for j in board.judges:
+        for j in board.judges[:REPORT_JUDGES]:
             rk = r.judge_ranks.get(j)
             sub = f'<span class="sub">({_fmt(rk)})</span>' if rk is not None else ""
             cells.append(f'<td class="num">{_fmt(r.values.get(j))}{sub}</td>')
@@ -191,7 +199,16 @@ def _board_section(
         extra = f"<h3>Submissions not on this board</h3><ul class=\"reason\">{items}</ul>"
     notes = "".join(f'<p class="note">Note: {_e(n)}</p>' for n in board.notes)
     return (f"<section><h2>{_e(title)}</h2><p class=\"note\">{_e(intro)} Per-judge values show "
-            f"the judge rank in parentheses.</p>{table}{notes}{extra}</section>")
+            f"the judge rank in parentheses.{_judges_shown(board)}</p>{table}{notes}{extra}"
+            "</section>")
+
+
+def _judges_shown(board: Board) -> str:
+    """The note saying that only the first judges are drawn, when there are more."""
+    if len(board.judges) <= REPORT_JUDGES:
+        return ""
+    return (f" The first {REPORT_JUDGES} of the {len(board.judges)} judges are shown "
+            "(leaderboard.csv holds them all).")
 
 
 def _status(r: Row) -> str:
@@ -248,14 +265,16 @@ def _heatmap_section(board: Board) -> str:
     if not ranked or not any(r.judge_ranks.get(j) is not None for r in ranked for j in board.judges):
         return title + '<p class="note">No ranked candidates, so no heatmap.</p></section>'
     n = len(ranked)
+    judges = board.judges[:REPORT_JUDGES]
+    shown = _judges_shown(board)
     labels = [r.candidate for r in ranked]
     cell_w, cell_h = 92, 28
     left = min(260, 14 + 7 * max(len(s) for s in labels))
     top = 34
-    width = left + cell_w * len(board.judges) + 10
+    width = left + cell_w * len(judges) + 10
     height = top + cell_h * n + 6
     out = [_svg_open(width, height, "Per-judge rank heatmap")]
-    for k, j in enumerate(board.judges):
+    for k, j in enumerate(judges):
         x = left + k * cell_w + cell_w / 2
         out.append(f'<text x="{x:.1f}" y="{top - 10}" text-anchor="middle" font-size="12" '
                    f'font-weight="600" fill="#1f2933">{_e(_clip(j, 13))}<title>{_e(j)}</title></text>')
@@ -263,7 +282,7 @@ def _heatmap_section(board: Board) -> str:
         y = top + i * cell_h
         out.append(f'<text x="{left - 8}" y="{y + cell_h / 2 + 4:.1f}" text-anchor="end" '
                    f'font-size="12" fill="#1f2933">{_e(f"{r.position}. {r.candidate}")}</text>')
-        for k, j in enumerate(board.judges):
+        for k, j in enumerate(judges):
             rk = r.judge_ranks.get(j)
             x = left + k * cell_w
             fill = "#e5e9ef" if rk is None else _rank_color(rk, n)
@@ -276,7 +295,8 @@ def _heatmap_section(board: Board) -> str:
     out.append("</svg>")
     return (title + '<div class="scroll">' + "".join(out) + "</div>"
             '<p class="legend">Rank 1 (green) is best on that judge; red is worst. Rows follow '
-            "the final leaderboard. Missing scores rank last under the 'worst' policy.</p></section>")
+            "the final leaderboard. Missing scores rank last under the 'worst' policy."
+            f"{shown}</p></section>")
 
 
 def _margins_section(lb: Leaderboard) -> str:
@@ -284,8 +304,15 @@ def _margins_section(lb: Leaderboard) -> str:
     title = "<section><h2>Pairwise margins</h2>"
     if m is None:
         return title + '<p class="note">Fewer than two candidates were ranked.</p></section>'
+    total = len(m.candidates)
+    shown = ""
+    if total > MARGINS_SHOWN:  # the candidates are in ranking order: keep the best
+        m = dataclasses.replace(m, candidates=m.candidates[:MARGINS_SHOWN],
+                                margins=m.margins[:MARGINS_SHOWN, :MARGINS_SHOWN])
+        shown = (f" The {MARGINS_SHOWN} best-ranked of the {total} candidates are shown "
+                 "(leaderboard.json holds more).")
     n = len(m.candidates)
-    cw = m.condorcet_winner
+    cw = lb.margins.condorcet_winner
     cell = 44 if n <= 12 else 30
     left = min(260, 14 + 7 * max(len(c) for c in m.candidates))
     longest = max(len(_clip(c, 22)) for c in m.candidates)
@@ -323,7 +350,7 @@ def _margins_section(lb: Leaderboard) -> str:
     return (title + f"<p>{verdict}</p>" + '<div class="scroll">' + "".join(out) + "</div>"
             '<p class="legend">Cell (row a, column b) = weight of judges preferring a to b minus '
             "weight preferring b to a. Blue: the row candidate wins the duel; red: it loses."
-            "</p></section>")
+            f"{shown}</p></section>")
 
 
 def _uncertainty_section(board: Board, a: Analysis) -> str:

@@ -46,6 +46,7 @@ __all__ = [
     "cell_at",
     "read_text",
     "csv_rows",
+    "csv_table",
     "csv_header",
     "column_index",
     "require_columns",
@@ -87,6 +88,12 @@ class Rows:
         ):
             self.columns[col].append(val)
         self.where.append(where)
+
+    def extend(self, where: list[str], columns: dict[str, list[Any]]) -> None:
+        """Add many checked rows at once (``columns`` keyed by :data:`CANONICAL_COLUMNS`)."""
+        for col in CANONICAL_COLUMNS:
+            self.columns[col].extend(columns[col])
+        self.where.extend(where)
 
     def frame(self, path: Path, fmt: str, phase: str | None) -> pd.DataFrame:
         """The canonical table, after phase selection and consistency checks."""
@@ -264,6 +271,33 @@ def csv_rows(path: Path) -> Iterator[tuple[int, list[str]]]:
             start = reader.line_num + 1
     except csv.Error as exc:
         raise InputError(f"{path}, line {reader.line_num}: malformed CSV ({exc}).") from None
+
+
+def csv_table(path: Path) -> tuple[list[str], pd.DataFrame, np.ndarray] | None:
+    """``(header, cells, line numbers)`` of a CSV file by pandas' C parser, or None.
+
+    Cells are the raw strings (short rows padded with ""); blank rows are dropped as
+    :func:`csv_rows` does. None when the file is empty, ragged beyond its header or holds
+    a quoted line break (rows would not map to lines): :func:`csv_rows` reads it then,
+    with exact line numbers in its errors.
+    """
+    text = read_text(path)
+    if not text.strip() or "\r" in text.replace("\r\n", ""):
+        return None
+    try:
+        cells = pd.read_csv(io.StringIO(text), header=None, dtype=str, na_filter=False,
+                            skip_blank_lines=False, engine="c")
+    except (ValueError, pd.errors.ParserError):
+        return None
+    n_lines = text.count("\n") + (not text.endswith("\n"))
+    if len(cells) != n_lines:
+        return None  # a quoted line break: rows and lines differ
+    cells = cells.fillna("")
+    lines = np.arange(1, len(cells) + 1)
+    blank = np.array([not line.strip(" \t\r,") for line in text.split("\n")[:len(cells)]])
+    cells, lines = cells[~blank].reset_index(drop=True), lines[~blank]
+    header = [str(h).strip() for h in cells.iloc[0]]
+    return header, cells.iloc[1:].reset_index(drop=True), lines[1:]
 
 
 def csv_header(path: Path, rows: Iterator[tuple[int, list[str]]]) -> tuple[int, list[str]]:

@@ -1,8 +1,9 @@
 """Writers of the meta-scoring outputs (SPEC 7).
 
-Every file is rendered in memory first, then all are written as temporary files in the
-output directory and moved into place with ``os.replace``: a failure leaves either every
-file or none of them (never a truncated one). Each gets the mode ``open()`` would give it
+Every file is rendered in memory first, then written into a staging directory inside the
+output directory and published with ``os.replace``, ``scores.json`` last; a failure while
+publishing restores the previous files, so the directory holds the old set or the new one
+(never a mix, never a truncated file). Each gets the mode ``open()`` would give it
 (``0o666`` less the umask), not the temporary file's ``0o600``. Nothing here writes ``metadata``, which the
 platform owns, and ``detailed_results.html`` is the only HTML file written.
 
@@ -12,7 +13,9 @@ platform owns, and ``detailed_results.html`` is the only HTML file written.
   reads as a string);
 - ``leaderboard.csv`` and ``leaderboard.json`` (with the signature): one row per
   candidate, with its rank interval, P(first) and group when the rank uncertainty was
-  computed (empty otherwise); the JSON also summarizes the analysis (judge agreement,
+  computed (empty otherwise); per-judge values and ranks are the CSV columns
+  ``judge:<judge>`` and ``judge_rank:<judge>``, and the JSON row's ``judges`` and
+  ``judge_ranks`` objects; the JSON also summarizes the analysis (judge agreement,
   stability, how the intervals were computed);
 - ``detailed_results.html`` (:mod:`metascore.io.report`).
 """
@@ -24,6 +27,7 @@ import io
 import json
 import math
 import os
+import shutil
 import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict
@@ -35,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import MetascoreError
+from ..jsonable import jsonable
 from ..leaderboard import Analysis, Board, Leaderboard
 from .report import render_report
 
@@ -53,6 +58,14 @@ __all__ = [
 OUTPUT_FILES = (
     "scores.json", "scores.txt", "leaderboard.csv", "leaderboard.json", "detailed_results.html",
 )
+#: Per-judge columns of ``leaderboard.csv`` have their own namespace, so a judge named
+#: ``score`` or ``candidate`` never overwrites a column (the JSON nests them instead).
+JUDGE_PREFIX = "judge:"
+JUDGE_RANK_PREFIX = "judge_rank:"
+#: ``leaderboard.json`` holds the pairwise margins of at most this many candidates (the
+#: best-ranked; ``n_candidates`` says how many were ranked): the matrix grows with the
+#: square of the pool (2,000 candidates: 4 million numbers).
+MARGINS_LIMIT = 200
 #: Codabench stores scores in a DecimalField(max_digits=20, decimal_places=10).
 MAX_ABS_SCORE = 1e10
 _FORBIDDEN = ("metadata",)
@@ -75,28 +88,53 @@ def write_outputs(output_dir: str | Path, lb: Leaderboard) -> list[Path]:
 
 
 def write_files(output_dir: str | Path, files: Mapping[str, str]) -> list[Path]:
-    """Write ``{name: text}`` atomically and all-or-nothing into ``output_dir``."""
+    """Write ``{name: text}`` into ``output_dir``, all or nothing.
+
+    Every file is first written into a staging directory inside ``output_dir`` (same file
+    system), then published by ``os.replace``, ``scores.json`` last: the platform reads
+    it as "the results are complete". If publishing fails half-way, the files already
+    replaced get their previous version back (kept as hard links, or copies) and new ones
+    are removed, so the directory holds the old set or the new one, never a mix.
+    """
     out = Path(output_dir)
     bad = [name for name in files if name in _FORBIDDEN or "/" in name or "\\" in name]
     if bad:
         raise MetascoreError(f"refusing to write {bad[0]!r} into the output directory.")
     out.mkdir(parents=True, exist_ok=True)
     mode = _file_mode()
-    temps: dict[str, str] = {}
+    stage = Path(tempfile.mkdtemp(prefix=".metascore-staging-", dir=out))
     try:
         for name, text in files.items():
-            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out)
-            temps[name] = tmp
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-                fh.write(text)
-            os.chmod(tmp, mode)  # mkstemp makes 0600; a web server or colleague must read it
-        for name, tmp in temps.items():
-            os.replace(tmp, out / name)
+            (stage / name).write_text(text, encoding="utf-8", newline="")
+            os.chmod(stage / name, mode)
+        _publish(stage, out, sorted(files, key=lambda name: name == "scores.json"))
     finally:
-        for tmp in temps.values():
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        shutil.rmtree(stage, ignore_errors=True)
     return [out / name for name in files]
+
+
+def _publish(stage: Path, out: Path, names: list[str]) -> None:
+    """Move ``stage/name`` over ``out/name`` in order; on failure, restore what was there."""
+    backup = stage / ".previous"
+    backup.mkdir()
+    attempted: list[str] = []
+    try:
+        for name in names:
+            target = out / name
+            if target.exists():
+                try:
+                    os.link(target, backup / name)
+                except OSError:  # no hard links here: a copy keeps the old content too
+                    shutil.copy2(target, backup / name)
+            attempted.append(name)
+            os.replace(stage / name, target)
+    except BaseException:
+        for name in reversed(attempted):
+            if (backup / name).exists():
+                os.replace(backup / name, out / name)
+            elif not (stage / name).exists():  # a new file was published: withdraw it
+                (out / name).unlink(missing_ok=True)
+        raise
 
 
 def _file_mode() -> int:
@@ -162,7 +200,7 @@ def _board_columns(board: Board) -> list[str]:
             "reason", "submitted_at", "dev_position", "dev_score", "rank_low", "rank_high",
             "p_first", "group", *details]
     for j in board.judges:
-        cols += [j, f"{j} rank"]
+        cols += [f"{JUDGE_PREFIX}{j}", f"{JUDGE_RANK_PREFIX}{j}"]
     return cols
 
 
@@ -177,11 +215,18 @@ def _board_records(board: Board) -> list[dict[str, Any]]:
             "rank_high": r.rank_high, "p_first": r.p_first, "group": r.group,
             **dict(r.details),
         }
-        for j in board.judges:
-            rec[j] = r.values.get(j)
-            rec[f"{j} rank"] = r.judge_ranks.get(j)
+        rec["judges"] = {j: r.values.get(j) for j in board.judges}
+        rec["judge_ranks"] = {j: r.judge_ranks.get(j) for j in board.judges}
         records.append(rec)
     return records
+
+
+def _flat_record(rec: dict[str, Any]) -> dict[str, Any]:
+    """A board record with its per-judge mappings as prefixed CSV columns."""
+    flat = {k: v for k, v in rec.items() if k not in ("judges", "judge_ranks")}
+    flat.update({f"{JUDGE_PREFIX}{j}": v for j, v in rec["judges"].items()})
+    flat.update({f"{JUDGE_RANK_PREFIX}{j}": v for j, v in rec["judge_ranks"].items()})
+    return flat
 
 
 def _cell(value: Any) -> str:
@@ -200,7 +245,7 @@ def leaderboard_csv(lb: Leaderboard) -> str:
     cols = _board_columns(lb.final)
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(cols)
-    for rec in _board_records(lb.final):
+    for rec in map(_flat_record, _board_records(lb.final)):
         writer.writerow([_cell(rec.get(c)) for c in cols])
     return buf.getvalue()
 
@@ -222,8 +267,9 @@ def leaderboard_json(lb: Leaderboard) -> str:
             "decisions": [asdict(d) for d in lb.filter.decisions],
         },
         "margins": None if lb.margins is None else {
-            "candidates": list(lb.margins.candidates),
-            "margins": lb.margins.margins,
+            "candidates": list(lb.margins.candidates[:MARGINS_LIMIT]),
+            "margins": lb.margins.margins[:MARGINS_LIMIT, :MARGINS_LIMIT],
+            "n_candidates": len(lb.margins.candidates),
             "condorcet_winner": lb.margins.condorcet_winner,
         },
         "analysis": _analysis_dict(lb.analysis),
@@ -231,7 +277,9 @@ def leaderboard_json(lb: Leaderboard) -> str:
         "input": lb.input_summary,
     }
     try:
-        return json.dumps(_jsonable(doc), indent=2, allow_nan=False) + "\n"
+        # no indent: json's C encoder (indenting falls back to Python, ~10x slower on the
+        # millions of per-judge values of a large competition)
+        return json.dumps(jsonable(doc), allow_nan=False) + "\n"
     except ValueError as exc:  # a non-finite number slipped through
         raise MetascoreError(f"leaderboard.json would hold a non-finite number ({exc}).") from None
 
@@ -269,24 +317,6 @@ def _analysis_dict(a: Analysis) -> dict[str, Any]:
         },
         "notes": list(a.notes),
     }
-
-
-def _jsonable(obj: Any) -> Any:
-    if isinstance(obj, Mapping):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return _jsonable(obj.tolist())
-    if isinstance(obj, (bool, np.bool_)):
-        return bool(obj)
-    if isinstance(obj, (np.integer,)):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        return float(obj) if math.isfinite(obj) else None
-    if isinstance(obj, pd.Timestamp):
-        return obj.isoformat()
-    return obj
 
 
 # ---------------------------------------------------------------------- canonical table

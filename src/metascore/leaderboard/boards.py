@@ -118,11 +118,12 @@ def _ranked_rows(
     kept = prepared.matrix
     details = ranking.per_candidate_details()
     rows = []
+    row_of = {c: k for k, c in enumerate(kept.candidates)}
+    col_of = {j: k for k, j in enumerate(kept.judges)}  # dict lookups: linear in the judges
     for i in ranking.order:
         cand = ranking.candidates[i]
-        k = kept.candidates.index(cand)
-        ranks = {j: _num(jr[k, kept.judges.index(j)]) if j in kept.judges else None
-                 for j in pool.judges}
+        k = row_of[cand]
+        ranks = {j: _num(jr[k, col_of[j]]) if j in col_of else None for j in pool.judges}
         reason = "baseline" if pool.is_baseline[pool.candidates.index(cand)] else ""
         rows.append(_row(
             pool, pool.candidates.index(cand), position=int(ranking.positions[i]),

@@ -66,6 +66,10 @@ def build_leaderboard(
         filt = filter_final(
             dev_ranking, final_sel.matrix, rule=fc.rule, beat=fc.beat, k=fc.k,
             rank_fn=in_phase(rank_fn, final_name), dev_phase=dev_name,
+            dropped_baselines={
+                c: why for c, why in dev_ranking.excluded_candidates.items()
+                if dev_sel.matrix.is_baseline and dev_sel.matrix.is_baseline[dev_sel.matrix.index_of(c)]
+            },
         )
         if filt.message:
             if fc.on_empty == "error":

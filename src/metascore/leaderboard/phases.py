@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..config import Config, JudgeConfig, judge_key
@@ -42,7 +43,9 @@ def phase_matrix(
     if rows.empty:
         raise InputError(f"phase {phase!r} has no scores.")
     rows = _titles_as_metrics(rows, judges, phase)
-    rows = rows.assign(judge=[judge_key(t, m) for t, m in zip(rows["task"], rows["metric"])])
+    pairs = pd.MultiIndex.from_arrays([rows["task"].astype(str), rows["metric"].astype(str)])
+    codes, uniq = pairs.factorize()
+    rows = rows.assign(judge=np.array([judge_key(t, m) for t, m in uniq], dtype=object)[codes])
     found = sorted(pd.unique(rows["judge"]))
     if judges is None:
         keys, higher, weights = found, [True] * len(found), [1.0] * len(found)
@@ -64,34 +67,49 @@ def phase_matrix(
         weights = [j.weight for j in mine]
         rows = rows[rows["judge"].isin(keys)]
     values = pd.to_numeric(rows["value"], errors="coerce")
-    present = rows.loc[values.notna().to_numpy(), "judge"]
+    scored = set(pd.unique(rows.loc[values.notna().to_numpy(), "judge"]))
     for key in keys:
-        if key not in set(present):
+        if key not in scored:
             task = rows.loc[rows["judge"] == key, "task"].iloc[0]
             raise InputError(
                 f"task {task!r} (judge {key!r}) has no score for any candidate in phase {phase!r}."
             )
 
-    participants, times, base = {}, {}, []
+    cand = rows["candidate"]
+    participants = _per_candidate(rows, "participant", phase)
+    times = _per_candidate(rows, "submitted_at", phase)
     listed = set(baselines)
-    for cand, group in rows.groupby("candidate", sort=False):
-        part = _unique_or_error(group["participant"], cand, "participant", phase)
-        participants[cand] = part
-        times[cand] = _unique_or_error(group["submitted_at"], cand, "submitted_at", phase)
-        if cand in listed or part in listed or any(_truthy(v) for v in group["is_baseline"]):
-            base.append(cand)
+    flagged = pd.Series(_map_distinct(rows["is_baseline"], _truthy), index=rows.index,
+                        dtype=bool).groupby(cand, sort=False).any()
+    base = [c for c, flag in flagged.items()
+            if flag or c in listed or participants.get(c) in listed]
     try:
         matrix = ScoreMatrix.from_long(
             rows,
             higher_is_better=dict(zip(keys, higher)),
             weights=dict(zip(keys, weights)),
-            participants=participants,
+            participants={c: None if p is None else str(p) for c, p in participants.items()},
             submitted_at=times,
             baselines=base,
         )
     except InputError as exc:
         raise InputError(f"phase {phase!r}: {exc}") from None
     return matrix.subset(judges=keys)
+
+
+def _per_candidate(rows: pd.DataFrame, what: str, phase: str) -> dict[str, Any]:
+    """Each candidate's one non-missing ``what`` value (None when it has none), vectorized;
+    two different values for one candidate are an error."""
+    col = rows[what]
+    given = ~pd.Series(_map_distinct(col, _is_missing), index=col.index, dtype=bool)
+    text = col[given].astype(str)
+    cand = rows["candidate"][given]
+    distinct = text.groupby(cand, sort=False).nunique()
+    if (distinct > 1).any():
+        bad = distinct.index[(distinct > 1).to_numpy()][0]
+        _unique_or_error(col[(rows["candidate"] == bad).to_numpy()], bad, what, phase)
+    first = col[given].groupby(cand, sort=False).first()
+    return {c: first.get(c) for c in pd.unique(rows["candidate"])}
 
 
 def _titles_as_metrics(
@@ -175,12 +193,21 @@ def normalize_frame(frame: pd.DataFrame) -> pd.DataFrame:
     for col in ("participant", "submitted_at", "is_baseline"):
         if col not in out.columns:
             out[col] = None
-    out["metric"] = out["metric"].map(lambda m: "" if _is_missing(m) else str(m)) \
+    out["metric"] = _map_distinct(out["metric"], lambda m: "" if _is_missing(m) else str(m)) \
         if "metric" in out.columns else ""
     for col in ("phase", "candidate", "task"):
         out[col] = out[col].astype(str)
-    out["participant"] = out["participant"].map(lambda p: None if _is_missing(p) else str(p))
+    out["participant"] = _map_distinct(out["participant"],
+                                       lambda p: None if _is_missing(p) else str(p))
     return out
+
+
+def _map_distinct(series: pd.Series, fn: Callable[[Any], Any]) -> np.ndarray:
+    """``fn`` of every cell, called once per distinct value (columns repeat a few values)."""
+    codes, distinct = pd.factorize(series, use_na_sentinel=False)
+    out = np.empty(len(distinct), dtype=object)
+    out[:] = [fn(v) for v in distinct]
+    return out[codes]
 
 
 def check_phases(frame: pd.DataFrame, config: Config) -> None:
@@ -200,7 +227,8 @@ def check_phases(frame: pd.DataFrame, config: Config) -> None:
 
 
 def check_baselines(frame: pd.DataFrame, baselines: tuple[str, ...]) -> None:
-    names = set(frame["candidate"]) | {p for p in frame["participant"] if p is not None}
+    names = set(pd.unique(frame["candidate"])) | {
+        p for p in pd.unique(frame["participant"]) if p is not None}
     for b in baselines:
         if b not in names:
             raise InputError(

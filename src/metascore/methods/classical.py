@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ..constraints import Options
 from ..errors import InputError
 from ..matrix import ScoreMatrix
 from ..pairwise import PAIR_LOOP_JUDGES, PairwiseCounts
@@ -153,6 +154,7 @@ def average_rank(counts: PairwiseCounts) -> MethodOutput:
 @ranking_method(
     "success_rate",
     input="pairwise",
+    params={"ties": Options("zero", "half")},
     description="Average over opponents of the share of judges on which a candidate wins.",
 )
 def success_rate(counts: PairwiseCounts, *, ties: str = "zero") -> MethodOutput:
@@ -165,8 +167,6 @@ def success_rate(counts: PairwiseCounts, *, ties: str = "zero") -> MethodOutput:
     Thesis table 10.1 shows it fails the majority criterion (A and B tie at 2/3), table 10.2
     that it fails LIIA, and table 10.3/10.5 that it is not clone-proof.
     """
-    if ties not in ("zero", "half"):
-        raise InputError(f"`ties` must be 'zero' or 'half'; got {ties!r}.")
     wins, comp, tied = _ties(counts)
     tie_value = 0.5 if ties == "half" else 0.0
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -176,9 +176,7 @@ def success_rate(counts: PairwiseCounts, *, ties: str = "zero") -> MethodOutput:
 
 
 def _check_relative_difference(matrix: ScoreMatrix, params: dict) -> None:
-    if params.get("on", "values") not in ("values", "ranks"):
-        raise InputError(f"`on` must be 'values' or 'ranks'; got {params.get('on')!r}.")
-    if params.get("on", "values") != "values":
+    if params["on"] != "values":
         return
     negative = matrix.values < 0
     if negative.any():
@@ -194,6 +192,7 @@ def _check_relative_difference(matrix: ScoreMatrix, params: dict) -> None:
     "relative_difference",
     uses_signs=True,
     check=_check_relative_difference,
+    params={"on": Options("values", "ranks")},
     description="Average over opponents of the mean signed relative difference (u-v)/(u+v).",
 )
 def relative_difference(

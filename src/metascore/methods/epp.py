@@ -19,6 +19,7 @@ import scipy.sparse.linalg as spla
 from scipy.special import expit
 from scipy.stats import norm
 
+from ..constraints import Interval
 from ..errors import ConfigError
 from ..pairwise import PairwiseCounts
 from ..registry import MethodOutput, ranking_method
@@ -32,6 +33,11 @@ DEFAULT_RIDGE = 0.01
 DENSE_SOLVE_LIMIT = 3000
 #: Elo points per unit of beta: 400 / ln 10.
 ELO_SCALE = 400.0 / np.log(10.0)
+#: Allowed parameter values of ``epp`` and ``elo``.
+PARAMS = {
+    "level": Interval(0.0, 1.0, closed="neither", what="a confidence level"),
+    "ridge": Interval(0.0, None, closed="neither"),
+}
 
 
 @dataclass(frozen=True)
@@ -167,14 +173,8 @@ def fit_bradley_terry(
     return BradleyTerryFit(beta, se, deviance, max(0, int(2 * a.size - n)), it, (a, b, wins, games))
 
 
-def _check_level(level: float) -> None:
-    if not (isinstance(level, (int, float)) and 0.0 < level < 1.0):
-        raise ConfigError(f"`level` must be a confidence level in (0, 1); got {level!r}.")
-
-
 def _output(counts: PairwiseCounts, ridge: float, level: float, scale: float,
             offset: float, name: str) -> MethodOutput:
-    _check_level(level)
     fit = fit_bradley_terry(counts, ridge)
     score = offset + scale * fit.beta
     details: dict = {
@@ -213,6 +213,7 @@ def _output(counts: PairwiseCounts, ridge: float, level: float, scale: float,
     "epp",
     input="pairwise",
     sparse=True,
+    params=PARAMS,
     description="Elo-based Predictive Power: Bradley-Terry logit strengths fitted to pairwise wins.",
 )
 def epp(counts: PairwiseCounts, *, level: float = 0.95, ridge: float = DEFAULT_RIDGE) -> MethodOutput:
@@ -247,6 +248,7 @@ def epp(counts: PairwiseCounts, *, level: float = 0.95, ridge: float = DEFAULT_R
     "elo",
     input="pairwise",
     sparse=True,
+    params=PARAMS,
     description="EPP Bradley-Terry strengths on the Elo scale: 1500 + beta * 400 / ln 10.",
 )
 def elo(counts: PairwiseCounts, *, level: float = 0.95, ridge: float = DEFAULT_RIDGE) -> MethodOutput:

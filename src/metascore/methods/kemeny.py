@@ -28,6 +28,7 @@ import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse.csgraph import connected_components
 
+from ..constraints import Options
 from ..errors import ConfigError, InputError
 from ..pairwise import PairwiseCounts
 from ..registry import MethodOutput, ranking_method
@@ -160,13 +161,15 @@ def _kemeny_ilp(W: np.ndarray, tol: float) -> tuple[np.ndarray, bool]:
 
 
 def kemeny_order(
-    wins: np.ndarray, solver: str = "auto"
+    wins: np.ndarray, solver: str = "auto", margins: np.ndarray | None = None
 ) -> tuple[np.ndarray, bool, int | None, str]:
     """Exact Kemeny order of the dense counts ``wins`` (indices assumed in label order).
 
+    ``margins`` defaults to ``wins - wins.T``; pass :meth:`PairwiseCounts.margins` (in
+    the same order) so that float noise of decimal weights does not split a cycle.
     Returns ``(order best first, unique, number of optimal orders or None, solver used)``.
     """
-    margins = wins - wins.T
+    margins = wins - wins.T if margins is None else margins
     tol = 1e-9 * max(1.0, float(np.abs(wins).sum()))
     order: list[np.ndarray] = []
     unique, count, used = True, 1, set()
@@ -203,6 +206,7 @@ def kemeny_order(
     "kemeny_young",
     input="pairwise",
     condorcet=True,
+    params={"solver": Options(*SOLVERS)},
     description="Exact Kemeny-Young ranking: the order with the least total Kendall tau distance to the judges.",
 )
 def kemeny_young(counts: PairwiseCounts, *, solver: str = "auto") -> MethodOutput:
@@ -229,13 +233,12 @@ def kemeny_young(counts: PairwiseCounts, *, solver: str = "auto") -> MethodOutpu
     only dynamic programming was used, else None), ``order`` (labels best first),
     ``solver``, ``components`` (sizes of the independent cycles).
     """
-    if solver not in SOLVERS:
-        raise ConfigError(f"`solver` must be one of {list(SOLVERS)}; got {solver!r}.")
     wins, _ = counts.dense()
     labels = counts.candidates
     by_label = np.array(sorted(range(counts.n), key=labels.__getitem__), dtype=np.intp)
     W = wins[np.ix_(by_label, by_label)]
-    local, unique, n_opt, used = kemeny_order(W, solver)
+    margins = counts.margins()[np.ix_(by_label, by_label)]
+    local, unique, n_opt, used = kemeny_order(W, solver, margins)
     order = by_label[local]
     n = counts.n
     position = np.empty(n, dtype=np.intp)
@@ -243,7 +246,7 @@ def kemeny_young(counts: PairwiseCounts, *, solver: str = "auto") -> MethodOutpu
     above = position[:, None] < position[None, :]
     agreement = float(wins[above].sum())
     distance = float(wins.T[above].sum())
-    sizes = [int(c.size) for c in _components(W - W.T)]
+    sizes = [int(c.size) for c in _components(margins)]
     notes: tuple[str, ...] = ()
     if not unique:
         how_many = f" ({n_opt} optimal orders)" if n_opt is not None else ""

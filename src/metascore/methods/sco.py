@@ -19,13 +19,16 @@ from collections import deque
 import numpy as np
 from scipy.special import expit
 
+from ..constraints import Interval, Options
 from ..errors import ConfigError
-from ..pairwise import PairwiseCounts
+from ..pairwise import PairwiseCounts, snap_margins
 from ..registry import MethodOutput, ranking_method
 
 __all__ = ["sco", "sco_fenchel_young", "sigmoid_loss", "sigmoid_objective", "box_lbfgs"]
 
 SOLVERS = ("lbfgs", "sgd")
+POSITIVE = Interval(0.0, None, closed="neither")
+COUNT = Interval(1, None, integer=True)
 
 
 def _directed_units(counts: PairwiseCounts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -202,6 +205,11 @@ def _projected_sgd(n: int, win: np.ndarray, lose: np.ndarray, weight: np.ndarray
     stochastic=True,
     sparse=True,
     condorcet=True,
+    params={
+        "solver": Options(*SOLVERS), "theta_min": Interval(), "theta_max": Interval(),
+        "tau": POSITIVE, "learning_rate": POSITIVE, "iterations": COUNT,
+        "batch_size": COUNT, "max_iter": COUNT,
+    },
     description="Soft Condorcet Optimization: bounded ratings minimizing a smooth Kendall tau distance to the judges.",
 )
 def sco(
@@ -272,9 +280,10 @@ def sco(
     details: dict = {"solver": solver}
     if solver == "lbfgs":
         _check_count("max_iter", max_iter)
-        active = n_ab != n_ba  # pairs with a zero margin only add a constant
+        margin = snap_margins(n_ab - n_ba, counts.total_weight)
+        active = margin != 0  # pairs with a zero margin only add a constant
         aa, bb, xa, xb = a[active], b[active], n_ab[active], n_ba[active]
-        scale = max(1.0, float(np.abs(xa - xb).sum()))
+        scale = float(np.abs(margin).sum()) or 1.0  # relative weights only
         theta, nit, converged = box_lbfgs(
             sigmoid_objective(aa, bb, xa, xb, tau, n, scale),
             np.full(n, (theta_min + theta_max) / 2.0), theta_min, theta_max, max_iter=max_iter,
@@ -301,6 +310,10 @@ def sco(
     stochastic=True,
     sparse=True,
     pareto=False,
+    params={
+        "theta_min": Interval(), "theta_max": Interval(), "noise": POSITIVE,
+        "learning_rate": POSITIVE, "iterations": COUNT, "batch_size": COUNT,
+    },
     description="SCO ratings by projected SGD on the Fenchel-Young perturbed-ranking gradient (Gumbel noise).",
 )
 def sco_fenchel_young(

@@ -1,0 +1,42 @@
+"""The one JSON cleaner: numpy and pandas values to plain, strict-JSON Python values."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["jsonable"]
+
+#: Values already JSON-ready, passed through without a call (large boards hold millions).
+_PLAIN = frozenset({str, int, bool, type(None)})
+
+
+def jsonable(obj: Any) -> Any:
+    """JSON-ready copy of ``obj``.
+
+    Mappings get string keys, tuples and arrays become lists, numpy scalars Python ones,
+    timestamps ISO 8601 text, and NaN or infinite floats ``None`` (JSON has no NaN; an
+    undefined value is null, never a silent number).
+    """
+    if type(obj) is float:  # the common case first (ABC checks below are slow)
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, Mapping):
+        return {k if type(k) is str else str(k): v if type(v) in _PLAIN else jsonable(v)
+                for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [v if type(v) in _PLAIN else jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return jsonable(obj.tolist())
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        return float(obj) if math.isfinite(obj) else None
+    if isinstance(obj, pd.Timestamp):
+        return obj.isoformat()
+    return obj
