@@ -12,7 +12,11 @@ service) through the ``docker`` Python SDK, found with :func:`docker.from_env`, 
   under podman, which the worker uses there instead);
 
 and, stricter than the worker's defaults: no network unless ``network=True`` (the worker
-enables it unless ``COMPETITION_CONTAINER_NETWORK_DISABLED=true``) and a memory limit.
+enables it unless ``COMPETITION_CONTAINER_NETWORK_DISABLED=true``) and the job's limits
+(:class:`~metascore.bundle.limits.Limits`): memory and process count given to the engine,
+the size of one file as a ``ulimit``, and the disk written under the mounted output watched
+from here (the container is killed above the cap). Logs are streamed from the engine into
+capped files (:mod:`metascore.bundle.logs`), never held whole in memory.
 
 Steps given together to :meth:`DockerBackend.run_many` (ingestion and program of one job)
 run concurrently under one shared timer, like the worker's ``asyncio.gather`` under one
@@ -30,13 +34,17 @@ from __future__ import annotations
 
 import os
 import shlex
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, MetascoreError
 from .backend import StepResult, StepSpec
+from .limits import Limits, format_size, memory_error, parse_size, tree_size
+from .logs import CappedLog, tail
 
 __all__ = ["DockerBackend", "STEP_LABEL", "WORKER_CAP_DROP", "connect"]
 
@@ -50,6 +58,7 @@ WORKER_CAP_DROP = (
 STEP_LABEL = "org.metascore.step"
 
 _HOST_USER = "host"
+_WATCH = 0.25  # seconds between looks at the running containers' output folders
 
 
 def _engine_address() -> str:
@@ -93,13 +102,16 @@ class DockerBackend:
         Give containers a network (the worker's default); ``False`` (default) runs them
         with ``network_mode="none"``.
     memory : str or None
-        Memory limit (``"2g"``, ``"512m"``); ``None`` for none, as on the worker.
+        Memory limit (``"2g"``, ``"512m"``); ``None`` for none, as on the worker. Ignored
+        when ``limits`` is given.
     client : docker.DockerClient, optional
         An existing client; by default :func:`connect` makes one from ``DOCKER_HOST``.
     user : str or None
         ``"host"`` (default): the host user, so the files written in mounts belong to it.
         ``None``: the image's default user, as on Codabench. Anything else is passed to the
         engine (``"1000:1000"``, ``"metascore"``).
+    limits : Limits, optional
+        The per-job limits; by default :class:`~metascore.bundle.limits.Limits` with ``memory``.
     """
 
     name = "docker"
@@ -111,10 +123,12 @@ class DockerBackend:
         memory: str | None = "2g",
         client: Any = None,
         user: str | None = _HOST_USER,
+        limits: Limits | None = None,
     ) -> None:
         self.image = image
         self.network = network
-        self.memory = memory
+        self.limits = limits or Limits(memory=parse_size(memory) if memory else None)
+        self.memory = format_size(self.limits.memory) if self.limits.memory else None
         self.client = client if client is not None else connect()
         self._user = user
         self._engine: dict[str, bool] | None = None
@@ -184,16 +198,19 @@ class DockerBackend:
         try:
             for step, config in zip(steps, configs):
                 containers.append(_create(self.client, step, config))
-            runs = [_Run(c) for c in containers]
+            runs = [_Run(c, step, self.limits) for c, step in zip(containers, steps)]
             deadline = time.monotonic() + time_limit
             for run in runs:
                 run.start()
-            for run in runs:
-                run.finished.wait(max(0.0, deadline - time.monotonic()))
+            while time.monotonic() < deadline and not all(run.finished.is_set() for run in runs):
+                time.sleep(_WATCH)
+                for run in runs:
+                    run.watch()
             for run in runs:
                 if not run.finished.is_set():
-                    run.kill()
-            return [run.result(self.memory) for run in runs]
+                    run.kill("time")
+            with tempfile.TemporaryDirectory(prefix="metascore-docker-") as tmp:
+                return [run.result(self.memory, Path(tmp) / str(i)) for i, run in enumerate(runs)]
         finally:
             for container in containers:
                 _remove(container)
@@ -228,8 +245,15 @@ class DockerBackend:
         }
         if not self.network:
             config["network_mode"] = "none"
-        if self.memory:
-            config["mem_limit"] = self.memory
+        limits = self.limits
+        if limits.memory:
+            config["mem_limit"] = limits.memory
+        if limits.processes:
+            config["pids_limit"] = limits.processes
+        ulimits = [docker.types.Ulimit(name="core", soft=0, hard=0)]
+        if limits.disk:
+            ulimits.append(docker.types.Ulimit(name="fsize", soft=limits.disk, hard=limits.disk))
+        config["ulimits"] = ulimits
         if self.user is not None:
             config["user"] = self.user
         return config
@@ -243,14 +267,15 @@ class _Outcome:
 
 
 class _Run:
-    """One created container, waited for in a thread."""
+    """One created container, waited for in a thread, watched for its disk cap."""
 
-    def __init__(self, container: Any) -> None:
-        self.container = container
+    def __init__(self, container: Any, step: StepSpec, limits: Limits) -> None:
+        self.container, self.step, self.limits = container, step, limits
         self.finished = threading.Event()
         self.outcome = _Outcome()
-        self.killed = False
+        self.killed: str | None = None
         self.started = 0.0
+        self.output = [m.host_path for m in step.mounts if m.container_path == "/app/output" and not m.read_only]
         self._thread = threading.Thread(target=self._wait, daemon=True)
 
     def start(self) -> None:
@@ -278,30 +303,53 @@ class _Run:
             self.outcome.ended = time.monotonic()
             self.finished.set()
 
-    def kill(self) -> None:
+    def watch(self) -> None:
+        """Kill the container when its output folder passed the disk cap."""
+        disk = self.limits.disk
+        if not self.finished.is_set() and disk is not None and self.output and tree_size(self.output) > disk:
+            self.kill("disk")
+
+    def kill(self, why: str) -> None:
         import docker.errors
 
         try:
             self.container.kill()
-            self.killed = True
+            self.killed = why
         except docker.errors.APIError:  # it exited between the deadline and the kill
             pass
         self.finished.wait(10)  # the waiting thread returns once the container is dead
 
-    def result(self, memory: str | None) -> StepResult:
-        stdout = _logs(self.container, stdout=True)
-        stderr = _logs(self.container, stdout=False)
+    def result(self, memory: str | None, base: Path) -> StepResult:
+        logs = []
+        for is_stdout, path, suffix in ((True, self.step.stdout_path, ".out"), (False, self.step.stderr_path, ".err")):
+            log = CappedLog(path or base.with_suffix(suffix), self.limits.log)
+            _stream_logs(self.container, log, stdout=is_stdout)
+            log.close()
+            logs.append(log)
+        stderr = tail(logs[1].path)
+        code = None if self.killed else self.outcome.exit_code
+        killed, message = self.killed, ""
         if self.outcome.error and not self.killed:
-            stderr = _append_line(stderr, self.outcome.error)
-        elif self.outcome.exit_code == 137 and memory and not self.killed:
-            stderr = _append_line(stderr, _sigkill_message(self.container, memory))
+            logs[1].append(self.outcome.error)
+        elif code is not None and code != 0 and memory and (code == 137 or memory_error(stderr)):
+            killed = "memory"
+            if code == 137:
+                logs[1].append(_sigkill_message(self.container, memory))
+        elif code == 153 or (code not in (0, None) and self.limits.disk and "File too large" in stderr):
+            killed = "disk"  # 128 + SIGXFSZ: a file reached the cap
+        if killed not in (None, "time"):
+            message = self.limits.message(killed)
+            if self.killed:
+                logs[1].append(f"metascore: killed: {message}")
         ended = self.outcome.ended if self.outcome.ended is not None else time.monotonic()
         return StepResult(
-            exit_code=None if self.killed else self.outcome.exit_code,
-            timed_out=self.killed,
-            stdout=stdout,
-            stderr=stderr,
+            exit_code=code,
+            timed_out=killed == "time",
+            stdout=tail(logs[0].path),
+            stderr=tail(logs[1].path),
             elapsed=ended - self.started,
+            killed=killed,
+            message=message,
         )
 
 
@@ -316,10 +364,6 @@ def _create(client: Any, step: StepSpec, config: dict[str, Any]) -> Any:
         ) from None
 
 
-def _append_line(text: str, line: str) -> str:
-    return text + ("" if not text or text.endswith("\n") else "\n") + line + "\n"
-
-
 def _sigkill_message(container: Any, memory: str) -> str:
     """Why a container we did not kill exited with 137 (SIGKILL)."""
     try:
@@ -332,12 +376,14 @@ def _sigkill_message(container: Any, memory: str) -> str:
     return f"Killed (SIGKILL, exit 137): most likely the memory limit of {memory} was reached."
 
 
-def _logs(container: Any, *, stdout: bool) -> str:
+def _stream_logs(container: Any, log: CappedLog, *, stdout: bool) -> None:
+    """Copy one of the container's logs into ``log`` chunk by chunk."""
     try:
-        data = container.logs(stdout=stdout, stderr=not stdout)
+        for chunk in container.logs(stdout=stdout, stderr=not stdout, stream=True, follow=False):
+            log.write(chunk)
     except Exception as exc:  # the container vanished: report it rather than crash
-        return f"(logs unavailable: {exc})\n" if not stdout else ""
-    return data.decode("utf-8", errors="replace")
+        if not stdout:
+            log.write(f"(logs unavailable: {exc})\n".encode())
 
 
 def _remove(container: Any) -> None:
