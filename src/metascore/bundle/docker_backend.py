@@ -14,8 +14,9 @@ service) through the ``docker`` Python SDK, found with :func:`docker.from_env`, 
 and, stricter than the worker's defaults: no network unless ``network=True`` (the worker
 enables it unless ``COMPETITION_CONTAINER_NETWORK_DISABLED=true``) and the job's limits
 (:class:`~metascore.bundle.limits.Limits`): memory and process count given to the engine,
-the size of one file as a ``ulimit``, and the disk written under the mounted output watched
-from here (the container is killed above the cap). Logs are streamed from the engine into
+and the disk written under the mounted output watched from here (the container is killed
+above the cap). No ``ulimit`` is set: with any, podman fills in its own defaults for the
+others, which can exceed what its service may grant, and the container cannot start. Logs are streamed from the engine into
 capped files (:mod:`metascore.bundle.logs`), never held whole in memory.
 
 Steps given together to :meth:`DockerBackend.run_many` (ingestion and program of one job)
@@ -195,25 +196,26 @@ class DockerBackend:
         """Run the steps concurrently; kill those still running after ``time_limit`` s."""
         configs = [self._container_config(step) for step in steps]  # errors before starting
         containers: list[Any] = []
-        try:
-            for step, config in zip(steps, configs):
-                containers.append(_create(self.client, step, config))
-            runs = [_Run(c, step, self.limits) for c, step in zip(containers, steps)]
-            deadline = time.monotonic() + time_limit
-            for run in runs:
-                run.start()
-            while time.monotonic() < deadline and not all(run.finished.is_set() for run in runs):
-                time.sleep(_WATCH)
+        with tempfile.TemporaryDirectory(prefix="metascore-docker-") as tmp:
+            try:
+                for step, config in zip(steps, configs):
+                    containers.append(_create(self.client, step, config))
+                runs = [_Run(c, step, self.limits, Path(tmp) / str(i))
+                        for i, (c, step) in enumerate(zip(containers, steps))]
+                deadline = time.monotonic() + time_limit
                 for run in runs:
-                    run.watch()
-            for run in runs:
-                if not run.finished.is_set():
-                    run.kill("time")
-            with tempfile.TemporaryDirectory(prefix="metascore-docker-") as tmp:
-                return [run.result(self.memory, Path(tmp) / str(i)) for i, run in enumerate(runs)]
-        finally:
-            for container in containers:
-                _remove(container)
+                    run.start()
+                while time.monotonic() < deadline and not all(run.finished.is_set() for run in runs):
+                    time.sleep(_WATCH)
+                    for run in runs:
+                        run.watch()
+                for run in runs:
+                    if not run.finished.is_set():
+                        run.kill("time")
+                return [run.result(self.memory) for run in runs]
+            finally:
+                for container in containers:
+                    _remove(container)
 
     def _container_config(self, step: StepSpec) -> dict[str, Any]:
         import docker.types
@@ -247,13 +249,9 @@ class DockerBackend:
             config["network_mode"] = "none"
         limits = self.limits
         if limits.memory:
-            config["mem_limit"] = limits.memory
+            config["mem_limit"] = self.memory
         if limits.processes:
             config["pids_limit"] = limits.processes
-        ulimits = [docker.types.Ulimit(name="core", soft=0, hard=0)]
-        if limits.disk:
-            ulimits.append(docker.types.Ulimit(name="fsize", soft=limits.disk, hard=limits.disk))
-        config["ulimits"] = ulimits
         if self.user is not None:
             config["user"] = self.user
         return config
@@ -269,8 +267,11 @@ class _Outcome:
 class _Run:
     """One created container, waited for in a thread, watched for its disk cap."""
 
-    def __init__(self, container: Any, step: StepSpec, limits: Limits) -> None:
+    def __init__(self, container: Any, step: StepSpec, limits: Limits, base: Path) -> None:
         self.container, self.step, self.limits = container, step, limits
+        self.logs = [CappedLog(step.stdout_path or base.with_suffix(".out"), limits.log),
+                     CappedLog(step.stderr_path or base.with_suffix(".err"), limits.log)]
+        self._reader: threading.Thread | None = None
         self.finished = threading.Event()
         self.outcome = _Outcome()
         self.killed: str | None = None
@@ -281,6 +282,12 @@ class _Run:
     def start(self) -> None:
         import docker.errors
 
+        try:  # attached before the start: nothing is missed, and nothing is held in memory
+            frames = self.container.attach(stdout=True, stderr=True, stream=True, logs=True, demux=True)
+            self._reader = threading.Thread(target=self._read, args=(frames,), daemon=True)
+            self._reader.start()
+        except Exception:  # no attach on this engine: the logs are fetched at the end
+            self._reader = None
         self.started = time.monotonic()
         try:
             self.container.start()
@@ -303,6 +310,16 @@ class _Run:
             self.outcome.ended = time.monotonic()
             self.finished.set()
 
+    def _read(self, frames: Any) -> None:
+        try:
+            for out, err in frames:
+                if out:
+                    self.logs[0].write(out)
+                if err:
+                    self.logs[1].write(err)
+        except Exception as exc:  # the connection broke: say so in the log
+            self.logs[1].write(f"(log stream interrupted: {exc})\n".encode())
+
     def watch(self) -> None:
         """Kill the container when its output folder passed the disk cap."""
         disk = self.limits.disk
@@ -319,13 +336,14 @@ class _Run:
             pass
         self.finished.wait(10)  # the waiting thread returns once the container is dead
 
-    def result(self, memory: str | None, base: Path) -> StepResult:
-        logs = []
-        for is_stdout, path, suffix in ((True, self.step.stdout_path, ".out"), (False, self.step.stderr_path, ".err")):
-            log = CappedLog(path or base.with_suffix(suffix), self.limits.log)
-            _stream_logs(self.container, log, stdout=is_stdout)
+    def result(self, memory: str | None) -> StepResult:
+        logs = self.logs
+        if self._reader is not None:
+            self._reader.join(30)  # the stream ends with the container
+        else:
+            _stream_logs(self.container, logs)
+        for log in logs:
             log.close()
-            logs.append(log)
         stderr = tail(logs[1].path)
         code = None if self.killed else self.outcome.exit_code
         killed, message = self.killed, ""
@@ -376,14 +394,38 @@ def _sigkill_message(container: Any, memory: str) -> str:
     return f"Killed (SIGKILL, exit 137): most likely the memory limit of {memory} was reached."
 
 
-def _stream_logs(container: Any, log: CappedLog, *, stdout: bool) -> None:
-    """Copy one of the container's logs into ``log`` chunk by chunk."""
+def _stream_logs(container: Any, logs: list[CappedLog]) -> None:
+    """Copy the container's stdout and stderr into ``logs``, a megabyte at a time.
+
+    The engine sends both streams multiplexed, one frame per write of the program (per line
+    under podman): read in large chunks and split here, since the SDK's frame-by-frame
+    reading takes minutes for a few hundred megabytes of short lines.
+    """
+    api = container.client.api
     try:
-        for chunk in container.logs(stdout=stdout, stderr=not stdout, stream=True, follow=False):
-            log.write(chunk)
+        response = api._get(api._url("/containers/{0}/logs", container.id),
+                            params={"stdout": 1, "stderr": 1, "follow": 0}, stream=True)
+        api._raise_for_status(response)
+        pending, need, target = b"", 8, None   # need: bytes of the next header or payload
+        while True:
+            chunk = response.raw.read(1 << 20)
+            if not chunk:
+                break
+            data, start = pending + chunk, 0
+            while len(data) - start >= need:
+                if target is None:  # an 8-byte header: stream (1 stdout, 2 stderr), 0, 0, 0, size
+                    target = logs[0] if data[start] == 1 else logs[1]
+                    start, need = start + 8, int.from_bytes(data[start + 4:start + 8], "big")
+                else:
+                    target.write(data[start:start + need])
+                    start, need, target = start + need, 8, None
+            if target is not None and need and len(data) > start:  # a long payload: pass on what came
+                target.write(data[start:])
+                need -= len(data) - start
+                start = len(data)
+            pending = data[start:]
     except Exception as exc:  # the container vanished: report it rather than crash
-        if not stdout:
-            log.write(f"(logs unavailable: {exc})\n".encode())
+        logs[1].write(f"(logs unavailable: {exc})\n".encode())
 
 
 def _remove(container: Any) -> None:

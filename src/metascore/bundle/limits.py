@@ -2,7 +2,8 @@
 
 A job (the programs of one prediction or scoring step) gets the phase's wall time and:
 
-- ``memory``: the resident memory of all its processes together (default 2 GiB);
+- ``memory``: the memory of all its processes together (their proportional set size, so
+  pages shared after ``fork`` count once; default 2 GiB);
 - ``processes``: how many of its processes may exist at once (default 256; a fork bomb is
   killed when it passes that);
 - ``disk``: bytes written under its output and scratch folders (default 5 GiB; every
@@ -154,6 +155,19 @@ class JobWatch:
                 found.append((int(name), int(fields[21]) * self.page))
         return found
 
+    @staticmethod
+    def memory(pid: int, rss: int) -> int:
+        """The process's proportional share of memory (pages shared after ``fork`` counted
+        once across the processes), from ``smaps_rollup``; its resident size if unreadable."""
+        try:
+            with open(f"/proc/{pid}/smaps_rollup", "rb") as handle:
+                for line in handle:
+                    if line.startswith(b"Pss:"):
+                        return int(line.split()[1]) * 1024
+        except (OSError, ValueError, IndexError):
+            pass
+        return rss
+
     def check(self) -> str | None:
         """``"memory"``, ``"processes"``, ``"disk"`` or ``None``."""
         limits = self.limits
@@ -161,7 +175,8 @@ class JobWatch:
             procs = self.processes()
             if limits.processes is not None and len(procs) > limits.processes:
                 return "processes"
-            if limits.memory is not None and sum(rss for _, rss in procs) > limits.memory:
+            if limits.memory is not None and sum(rss for _, rss in procs) > limits.memory \
+                    and sum(self.memory(pid, rss) for pid, rss in procs) > limits.memory:
                 return "memory"
         if limits.disk is not None and self.folders and tree_size(self.folders) > limits.disk:
             return "disk"

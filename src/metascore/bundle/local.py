@@ -64,6 +64,7 @@ _SELECT = 0.05      # seconds between looks at the pipes
 _WATCH = 0.25       # seconds between looks at the job's processes and folders
 _CHUNK = 1 << 16
 _APP_MISSING = re.compile(r"(No such file or directory|FileNotFoundError|can't open file).*'/app/")
+_MODULE = re.compile(r"No module named '([\w.]+)'")
 _LIMIT_ERRORS = {"disk": re.compile(r"File too large|\[Errno 27\]")}
 _RLIMIT_SHIM = (
     "import os,resource as r,sys\n"
@@ -319,12 +320,16 @@ class _Proc:
         )
 
     def _hint(self, stderr: str) -> str:
-        module = missing_module_hint(stderr, self.backend.interpreter(self.step), self.step.image)
-        if module:
-            return module
-        if self.backend.mode == "rewrite" and _APP_MISSING.search(stderr):
+        if self.backend.mode == "rewrite" and (_APP_MISSING.search(stderr) or self._mounted_module(stderr)):
             return APP_PATH_HINT
-        return ""
+        return missing_module_hint(stderr, self.backend.interpreter(self.step), self.step.image)
+
+    def _mounted_module(self, stderr: str) -> bool:
+        """A "missing" module that is in a mounted folder: imported through an /app path."""
+        names = _MODULE.findall(stderr)
+        return bool(names) and any((m.host_path / f"{names[-1].split('.')[0]}.py").is_file()
+                                   or (m.host_path / names[-1].split(".")[0]).is_dir()
+                                   for m in self.step.mounts)
 
 
 def _exit_code(returncode: int) -> int:
