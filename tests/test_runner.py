@@ -14,7 +14,7 @@ import yaml
 
 from bundle_backends import BACKENDS, SANDBOX_MODES, local_backend, options
 from metascore.bundle.backend import Mount, StepSpec
-from metascore.bundle.local import LocalBackend, map_container_paths
+from metascore.bundle.local import map_container_paths
 from metascore.bundle.runner import (
     NO_SCORES_MESSAGE,
     collect_submissions,

@@ -44,7 +44,7 @@ from typing import Any
 
 from ..errors import ConfigError, MetascoreError
 from .backend import StepResult, StepSpec
-from .limits import Limits, format_size, memory_error, parse_size, tree_size
+from .limits import Limits, format_size, limit_error, parse_size, tree_size
 from .logs import CappedLog, tail
 
 __all__ = ["DockerBackend", "STEP_LABEL", "WORKER_CAP_DROP", "connect"]
@@ -349,12 +349,11 @@ class _Run:
         killed, message = self.killed, ""
         if self.outcome.error and not self.killed:
             logs[1].append(self.outcome.error)
-        elif code is not None and code != 0 and memory and (code == 137 or memory_error(stderr)):
+        elif code == 137 and memory:
             killed = "memory"
-            if code == 137:
-                logs[1].append(_sigkill_message(self.container, memory))
-        elif code == 153 or (code not in (0, None) and self.limits.disk and "File too large" in stderr):
-            killed = "disk"  # 128 + SIGXFSZ: a file reached the cap
+            logs[1].append(_sigkill_message(self.container, memory))
+        elif code not in (0, None):
+            killed = limit_error(stderr, self.limits)
         if killed not in (None, "time"):
             message = self.limits.message(killed)
             if self.killed:

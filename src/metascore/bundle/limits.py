@@ -29,7 +29,7 @@ from ..errors import ConfigError
 
 __all__ = [
     "Limits", "parse_size", "format_size", "tree_size", "apply_rlimits", "JobWatch",
-    "LIMIT_MESSAGES", "memory_error", "add_limit_options", "limits_from_args",
+    "LIMIT_MESSAGES", "limit_error", "add_limit_options", "limits_from_args",
 ]
 
 _UNITS = {"": 1, "b": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
@@ -44,8 +44,13 @@ LIMIT_MESSAGES = {
             "(change it with {option})",
 }
 _OPTIONS = {"memory": "--memory", "processes": "--max-processes", "disk": "--disk-limit"}
-_MEMORY_ERRORS = re.compile(r"^MemoryError|std::bad_alloc|Cannot allocate memory|out of memory",
-                            re.MULTILINE | re.IGNORECASE)
+_ERRORS = {  # what a program prints when a limit refuses it something
+    "memory": re.compile(r"^MemoryError|std::bad_alloc|Cannot allocate memory|out of memory",
+                         re.MULTILINE | re.IGNORECASE),
+    "disk": re.compile(r"File too large|\[Errno 27\]"),
+    "processes": re.compile(r"BlockingIOError: \[Errno 11\]|fork: (retry: )?Resource temporarily "
+                            r"unavailable|can't start new thread"),
+}
 
 
 def parse_size(text: str | int) -> int:
@@ -86,9 +91,12 @@ class Limits:
         return LIMIT_MESSAGES[kind].format(value=shown, option=_OPTIONS[kind])
 
 
-def memory_error(stderr_tail: str) -> bool:
-    """True when a program's stderr says it could not allocate memory."""
-    return bool(_MEMORY_ERRORS.search(stderr_tail))
+def limit_error(stderr_tail: str, limits: Limits) -> str | None:
+    """The limit (``memory``, ``disk``, ``processes``) a failed program's stderr shows it hit."""
+    for kind, pattern in _ERRORS.items():
+        if getattr(limits, kind) is not None and pattern.search(stderr_tail):
+            return kind
+    return None
 
 
 def tree_size(paths: list[Path]) -> int:

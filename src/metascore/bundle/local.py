@@ -39,7 +39,7 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from .backend import Mount, StepResult, StepSpec
-from .limits import Limits, JobWatch, memory_error
+from .limits import JobWatch, Limits, limit_error
 from .logs import CappedLog, tail
 from .pyenv import interpreter_for, missing_module_hint
 from .sandbox import SCRATCH_DIRS, bwrap_argv, clean_env, python_wrappers, sandbox_available, sandbox_env
@@ -65,7 +65,6 @@ _WATCH = 0.25       # seconds between looks at the job's processes and folders
 _CHUNK = 1 << 16
 _APP_MISSING = re.compile(r"(No such file or directory|FileNotFoundError|can't open file).*'/app/")
 _MODULE = re.compile(r"No module named '([\w.]+)'")
-_LIMIT_ERRORS = {"disk": re.compile(r"File too large|\[Errno 27\]")}
 _RLIMIT_SHIM = (
     "import os,resource as r,sys\n"
     "for k,v in ((r.RLIMIT_DATA,int(sys.argv[1])),(r.RLIMIT_FSIZE,int(sys.argv[2])),(r.RLIMIT_CORE,0)):\n"
@@ -133,6 +132,17 @@ class LocalBackend:
     def interpreter(self, step: StepSpec) -> str:
         """The interpreter ``python``/``python3`` run for ``step``."""
         return self.python or interpreter_for(step.image) or sys.executable
+
+    def describe(self, image: str | None) -> str:
+        """One line: the mode and what ``python`` runs for ``image``."""
+        interpreter = self.interpreter(StepSpec("", "", (), image=image))
+        if self.python:
+            origin = "--python-env"
+        elif interpreter_for(image):
+            origin = f"the environment built for {image}"
+        else:
+            origin = "this Python; `metascore bundle env BUNDLE` builds the image's packages"
+        return f"local backend ({self.mode} mode): python runs {interpreter} ({origin})"
 
     def run(self, step: StepSpec) -> StepResult:
         return self.run_many([step], step.time_limit)[0]
@@ -233,13 +243,15 @@ class _Proc:
         scratch = step.scratch or base.with_suffix(".scratch")
         for sub in SCRATCH_DIRS:
             (scratch / sub).mkdir(parents=True, exist_ok=True)
-        python_wrappers(scratch / "bin", backend.interpreter(step))
+        interpreter = backend.interpreter(step)
+        python_wrappers(scratch / "bin", interpreter)
         logs = (CappedLog(step.stdout_path or Path(f"{base}.out"), backend.limits.log),
                 CappedLog(step.stderr_path or Path(f"{base}.err"), backend.limits.log))
         command = backend.argv(step, scratch)
         if backend.mode == "bwrap":
             env = sandbox_env(dict(step.env))
-            argv = bwrap_argv(command, step.mounts, step.working_dir, env, scratch, network=backend.network)
+            argv = bwrap_argv(command, step.mounts, step.working_dir, env, scratch, network=backend.network,
+                              interpreter=interpreter)
             cwd, outer_env = str(scratch), {"PATH": os.environ.get("PATH", ""), "LANG": "C.UTF-8"}
         else:
             argv, cwd = command, LocalBackend.cwd(step)
@@ -302,10 +314,7 @@ class _Proc:
         killed, message = self.killed, ""
         limits: Limits = self.backend.limits
         if killed is None and code not in (0, None):
-            if limits.memory is not None and memory_error(stderr):
-                killed = "memory"
-            elif limits.disk is not None and _LIMIT_ERRORS["disk"].search(stderr):
-                killed = "disk"
+            killed = limit_error(stderr, limits)
         if killed not in (None, "time"):
             message = limits.message(killed)
             if self.killed:

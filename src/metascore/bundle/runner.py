@@ -191,6 +191,8 @@ def run_bundle(
         report.warnings.append("no submissions to run: add a starting kit, solutions, "
                                "sample_submissions/ or --submissions.")
     log(f"[*] {comp.title}: {len(comp.phases)} phase(s), {len(subs)} submission(s), backend {backend}")
+    if hasattr(engine, "describe"):
+        log(f"[*] {engine.describe(image or comp.docker_image)}")
     site.run(subs, report)
     write_text(out / "run_summary.json", json.dumps(report.to_dict(), indent=2, allow_nan=False) + "\n")
     return report

@@ -68,9 +68,13 @@ def clean_env(step_env: dict[str, str], *, path_first: str, home: str) -> dict[s
 
 def bwrap_argv(
     argv: list[str], mounts: tuple[Mount, ...], working_dir: str, env: dict[str, str],
-    scratch: Path, *, network: bool = False, bwrap: str = "bwrap",
+    scratch: Path, *, network: bool = False, bwrap: str = "bwrap", interpreter: str | None = None,
 ) -> list[str]:
-    """The ``bwrap`` command line running ``argv`` unchanged in the worker's layout."""
+    """The ``bwrap`` command line running ``argv`` unchanged in the worker's layout.
+
+    ``interpreter``: the Python that ``python`` runs; its environment is made visible
+    (read-only) when it lives where the sandbox shows the run's folders (``/tmp``).
+    """
     args = [bwrap, "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
             "--hostname", "metascore-job"]
     if not network:
@@ -87,6 +91,10 @@ def bwrap_argv(
              "--bind", str(scratch / "app"), "/app",
              "--bind", str(scratch / "tmp"), "/tmp",
              "--ro-bind", str(scratch / "bin"), _BIN]
+    if interpreter is not None and Path(interpreter).parts[1:2] and Path(interpreter).parts[1] in _SKIP:
+        root = Path(interpreter).parent
+        root = root.parent if (root.parent / "pyvenv.cfg").is_file() else root
+        args += ["--ro-bind", str(root), str(root)]
     for mount in sorted(mounts, key=lambda m: m.container_path.count("/")):
         args += ["--ro-bind" if mount.read_only else "--bind", str(mount.host_path), mount.container_path]
     args += ["--chdir", working_dir, "--clearenv"]
