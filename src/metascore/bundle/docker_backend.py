@@ -38,13 +38,14 @@ import shlex
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, MetascoreError
 from .backend import StepResult, StepSpec
-from .limits import Limits, format_size, limit_error, parse_size, tree_size
+from .limits import JobWatch, Limits, format_size, limit_error, parse_size
 from .logs import CappedLog, tail
 
 __all__ = ["DockerBackend", "STEP_LABEL", "WORKER_CAP_DROP", "connect"]
@@ -276,15 +277,16 @@ class _Run:
         self.outcome = _Outcome()
         self.killed: str | None = None
         self.started = 0.0
-        self.output = [m.host_path for m in step.mounts if m.container_path == "/app/output" and not m.read_only]
+        output = [m.host_path for m in step.mounts if m.container_path == "/app/output" and not m.read_only]
+        self.watcher = JobWatch(None, output, limits)  # the disk cap; the engine has the rest
         self._thread = threading.Thread(target=self._wait, daemon=True)
 
     def start(self) -> None:
         import docker.errors
 
         try:  # attached before the start: nothing is missed, and nothing is held in memory
-            frames = self.container.attach(stdout=True, stderr=True, stream=True, logs=True, demux=True)
-            self._reader = threading.Thread(target=self._read, args=(frames,), daemon=True)
+            reader = _attach(self.container)
+            self._reader = threading.Thread(target=self._read, args=(reader,), daemon=True)
             self._reader.start()
         except Exception:  # no attach on this engine: the logs are fetched at the end
             self._reader = None
@@ -310,20 +312,15 @@ class _Run:
             self.outcome.ended = time.monotonic()
             self.finished.set()
 
-    def _read(self, frames: Any) -> None:
+    def _read(self, reader: Callable[[], bytes]) -> None:
         try:
-            for out, err in frames:
-                if out:
-                    self.logs[0].write(out)
-                if err:
-                    self.logs[1].write(err)
+            _demux(reader, self.logs)
         except Exception as exc:  # the connection broke: say so in the log
             self.logs[1].write(f"(log stream interrupted: {exc})\n".encode())
 
     def watch(self) -> None:
         """Kill the container when its output folder passed the disk cap."""
-        disk = self.limits.disk
-        if not self.finished.is_set() and disk is not None and self.output and tree_size(self.output) > disk:
+        if not self.finished.is_set() and self.watcher.disk_exceeded():
             self.kill("disk")
 
     def kill(self, why: str) -> None:
@@ -354,6 +351,8 @@ class _Run:
             logs[1].append(_sigkill_message(self.container, memory))
         elif code not in (0, None):
             killed = limit_error(stderr, self.limits)
+        if killed is None and self.watcher.disk_exceeded():
+            killed = "disk"  # filled between two looks
         if killed not in (None, "time"):
             message = self.limits.message(killed)
             if self.killed:
@@ -393,38 +392,54 @@ def _sigkill_message(container: Any, memory: str) -> str:
     return f"Killed (SIGKILL, exit 137): most likely the memory limit of {memory} was reached."
 
 
-def _stream_logs(container: Any, logs: list[CappedLog]) -> None:
-    """Copy the container's stdout and stderr into ``logs``, a megabyte at a time.
+def _attach(container: Any) -> Callable[[], bytes]:
+    """Attach to the container's stdout and stderr (before it starts); returns a reader of
+    raw multiplexed chunks of up to a megabyte."""
+    from docker.utils.socket import read
 
-    The engine sends both streams multiplexed, one frame per write of the program (per line
-    under podman): read in large chunks and split here, since the SDK's frame-by-frame
-    reading takes minutes for a few hundred megabytes of short lines.
-    """
+    api = container.client.api
+    response = api._post(api._url("/containers/{0}/attach", container.id),
+                         headers={"Connection": "Upgrade", "Upgrade": "tcp"},
+                         params={"logs": 1, "stdout": 1, "stderr": 1, "stream": 1}, stream=True)
+    api._raise_for_status(response)
+    sock = api._get_raw_response_socket(response)
+    return lambda: read(sock, 1 << 20)
+
+
+def _stream_logs(container: Any, logs: list[CappedLog]) -> None:
+    """Copy the container's stdout and stderr into ``logs`` after it ended (no attach)."""
     api = container.client.api
     try:
         response = api._get(api._url("/containers/{0}/logs", container.id),
                             params={"stdout": 1, "stderr": 1, "follow": 0}, stream=True)
         api._raise_for_status(response)
-        pending, need, target = b"", 8, None   # need: bytes of the next header or payload
-        while True:
-            chunk = response.raw.read(1 << 20)
-            if not chunk:
-                break
-            data, start = pending + chunk, 0
-            while len(data) - start >= need:
-                if target is None:  # an 8-byte header: stream (1 stdout, 2 stderr), 0, 0, 0, size
-                    target = logs[0] if data[start] == 1 else logs[1]
-                    start, need = start + 8, int.from_bytes(data[start + 4:start + 8], "big")
-                else:
-                    target.write(data[start:start + need])
-                    start, need, target = start + need, 8, None
-            if target is not None and need and len(data) > start:  # a long payload: pass on what came
-                target.write(data[start:])
-                need -= len(data) - start
-                start = len(data)
-            pending = data[start:]
+        _demux(lambda: response.raw.read(1 << 20), logs)
     except Exception as exc:  # the container vanished: report it rather than crash
         logs[1].write(f"(logs unavailable: {exc})\n".encode())
+
+
+def _demux(read: Callable[[], bytes], logs: list[CappedLog]) -> None:
+    """Split the engine's multiplexed stream (8-byte headers: stream 1 or 2, 0, 0, 0, size)
+    into ``logs``, reading large chunks: the engine sends a frame per write of the program
+    (per line under podman), too many to read one by one."""
+    pending, need, target = b"", 8, None   # need: bytes of the next header or payload
+    while True:
+        chunk = read()
+        if not chunk:
+            return
+        data, start = pending + chunk, 0
+        while len(data) - start >= need:
+            if target is None:
+                target = logs[0] if data[start] == 1 else logs[1]
+                start, need = start + 8, int.from_bytes(data[start + 4:start + 8], "big")
+            else:
+                target.write(data[start:start + need])
+                start, need, target = start + need, 8, None
+        if target is not None and len(data) > start:  # part of a long payload: pass it on
+            target.write(data[start:])
+            need -= len(data) - start
+            start = len(data)
+        pending = data[start:]
 
 
 def _remove(container: Any) -> None:

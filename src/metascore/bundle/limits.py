@@ -176,6 +176,10 @@ class JobWatch:
             pass
         return rss
 
+    def disk_exceeded(self) -> bool:
+        """The folders hold more than the disk cap (checked once more when the job ends)."""
+        return self.limits.disk is not None and bool(self.folders) and tree_size(self.folders) > self.limits.disk
+
     def check(self) -> str | None:
         """``"memory"``, ``"processes"``, ``"disk"`` or ``None``."""
         limits = self.limits
@@ -186,9 +190,7 @@ class JobWatch:
             if limits.memory is not None and sum(rss for _, rss in procs) > limits.memory \
                     and sum(self.memory(pid, rss) for pid, rss in procs) > limits.memory:
                 return "memory"
-        if limits.disk is not None and self.folders and tree_size(self.folders) > limits.disk:
-            return "disk"
-        return None
+        return "disk" if self.disk_exceeded() else None
 
 
 def add_limit_options(parser) -> None:

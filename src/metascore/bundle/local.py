@@ -315,6 +315,8 @@ class _Proc:
         limits: Limits = self.backend.limits
         if killed is None and code not in (0, None):
             killed = limit_error(stderr, limits)
+        if killed is None and self.watcher.disk_exceeded():  # filled between two looks
+            killed = "disk"
         if killed not in (None, "time"):
             message = limits.message(killed)
             if self.killed:

@@ -22,9 +22,12 @@ holding ``program/``, ``ingestion_program/``, ``input_data/``, ``input/ref``, ``
 Each program's ``command`` gets the worker's placeholder substitution (:func:`substitute`,
 same order and values as ``replace_legacy_metadata_command``), runs in ``/app/program``
 with ``PYTHONUNBUFFERED=1`` on a :class:`~metascore.bundle.backend.Backend`, and both
-programs of a job share one timer: the phase's ``execution_time_limit``. Their
-stdout/stderr go to ``stdout.txt``, ``stderr.txt``, ``ingestion_stdout.txt``,
-``ingestion_stderr.txt`` in the sandbox. The platform's ``metadata`` file (``exitCode``,
+programs of a job share one timer: the phase's ``execution_time_limit``; the backend's
+other limits (memory, processes, disk: :mod:`metascore.bundle.limits`) fail the job with
+their own message. Their stdout/stderr are streamed (capped) to ``stdout.txt``,
+``stderr.txt``, ``ingestion_stdout.txt``, ``ingestion_stderr.txt`` in the sandbox; what
+a program writes outside its mounts (``/app/...`` folders the worker does not mount,
+``/tmp``) goes to ``.scratch/`` there. The platform's ``metadata`` file (``exitCode``,
 ``elapsedTime``, ``ingestionExitCode``, ``ingestionElapsedTime``) is written into each
 output; a program that wrote ``metadata`` itself fails the job, as on the worker.
 
@@ -274,7 +277,8 @@ def _run_programs(
         for path in set(re.findall(r"/app/\w+", final)):
             if path not in mounted and not any(path.startswith(m + "/") for m in mounted):
                 result.warnings.append(f"{step} step: the {kind} command uses {path}, which the worker "
-                                       "does not mount in this step.")
+                                       "does not mount in this step (the program gets an empty "
+                                       "folder there, as in the container's own layer).")
         prefix = "" if kind == "program" else "ingestion_"
         specs[kind] = StepSpec(name=f"{step}-{kind}", command=final, mounts=mounts,
                                time_limit=float(limit), image=image,
