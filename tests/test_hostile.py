@@ -9,6 +9,7 @@ filler. The runner runs in a child process so that its peak resident memory is i
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -18,9 +19,10 @@ from pathlib import Path
 import pytest
 
 from bundle_backends import BACKENDS, options
-from metascore.bundle.limits import tree_size
-from metascore.bundle.logs import CUT_NOTE
+from metascore.bundle.limits import Limits, format_size, limits_from_args, parse_size, tree_size
+from metascore.bundle.logs import CUT_NOTE, CappedLog
 from metascore.bundle.worker import TIME_LIMIT_MESSAGE
+from metascore.cli import main
 
 BUNDLE = Path(__file__).parent / "data" / "bundles" / "hostile"
 SRC = Path(__file__).parents[1] / "src"
@@ -75,3 +77,27 @@ def test_hostile_submissions_are_stopped_and_the_competition_completes(backend, 
     assert summary["meta"]["status"] == "Finished", summary["meta"]["reason"]
     assert (out / "final" / "leaderboard.csv").is_file()
     assert measured["peak"] < 300 << 20, f"runner peak {measured['peak'] >> 20} MB"
+
+
+def test_capped_log_keeps_head_and_tail_with_one_note(tmp_path):
+    log = CappedLog(tmp_path / "log.txt", cap=10)
+    for piece in (b"abc", b"defgh", b"ijklmnopqrstuvwxyz", b"0123"):
+        log.write(piece)
+    log.close()
+    cut = 30 - 10
+    assert (tmp_path / "log.txt").read_bytes() == (
+        b"abcde" + CUT_NOTE.format(cut=cut, head=5, tail=5).encode() + b"z0123")
+    small = CappedLog(tmp_path / "small.txt", cap=10)
+    small.write(b"0123456789")
+    small.close()
+    assert (tmp_path / "small.txt").read_bytes() == b"0123456789"  # nothing cut, no note
+
+
+def test_limit_options_parse_sizes_and_zero_turns_a_limit_off(tmp_path, capsys):
+    assert parse_size("2g") == 2 << 30 and parse_size("512m") == 512 << 20 and format_size(5 << 30) == "5g"
+    with pytest.raises(ValueError, match="'lots' is not a size"):
+        parse_size("lots")
+    code = main(["bundle", "run", str(BUNDLE), "--out", str(tmp_path / "out"), "--memory", "lots"])
+    assert code == 1 and "--memory: 'lots' is not a size" in capsys.readouterr().err
+    off = limits_from_args(argparse.Namespace(memory="0", max_processes=0, disk_limit="0", log_limit="1m"))
+    assert off == Limits(memory=None, processes=None, disk=None, log=1 << 20)
