@@ -60,7 +60,7 @@ def test_hostile_submissions_are_stopped_and_the_competition_completes(backend, 
     assert text.startswith("flood flood") and text.rstrip().endswith("flood")
     assert CUT_NOTE.split("{cut}")[0].strip() in text
 
-    assert got["loop"]["status_details"] == TIME_LIMIT_MESSAGE.format(limit=12)
+    assert got["loop"]["status_details"] == TIME_LIMIT_MESSAGE.format(limit=25)
     expected = {
         "memhog": "Memory limit exceeded: the job used more than 256m of memory (change it with --memory)",
         "forkstorm": "Process limit exceeded: the job started more than 50 processes at once "

@@ -16,8 +16,12 @@ enables it unless ``COMPETITION_CONTAINER_NETWORK_DISABLED=true``) and the job's
 (:class:`~metascore.bundle.limits.Limits`): memory and process count given to the engine,
 and the disk written under the mounted output watched from here (the container is killed
 above the cap). No ``ulimit`` is set: with any, podman fills in its own defaults for the
-others, which can exceed what its service may grant, and the container cannot start. Logs are streamed from the engine into
-capped files (:mod:`metascore.bundle.logs`), never held whole in memory.
+others, which can exceed what its service may grant, and the container cannot start.
+
+The output is read through an attach made before the container starts, demultiplexed here
+in large chunks into capped files (:mod:`metascore.bundle.logs`); the engine keeps no log of
+its own (log driver ``none``), so a flood fills neither the engine's disk nor this
+process's memory.
 
 Steps given together to :meth:`DockerBackend.run_many` (ingestion and program of one job)
 run concurrently under one shared timer, like the worker's ``asyncio.gather`` under one
@@ -240,6 +244,8 @@ class DockerBackend:
                 for m in step.mounts
             ],
             "labels": {STEP_LABEL: step.name},
+            # the output is read through the attach stream: no second copy in the engine's log
+            "log_config": docker.types.LogConfig(type="none"),
             "cap_drop": list(WORKER_CAP_DROP),
             "security_opt": security,
             "detach": True,
@@ -400,7 +406,7 @@ def _attach(container: Any) -> Callable[[], bytes]:
     api = container.client.api
     response = api._post(api._url("/containers/{0}/attach", container.id),
                          headers={"Connection": "Upgrade", "Upgrade": "tcp"},
-                         params={"logs": 1, "stdout": 1, "stderr": 1, "stream": 1}, stream=True)
+                         params={"logs": 0, "stdout": 1, "stderr": 1, "stream": 1}, stream=True)
     api._raise_for_status(response)
     sock = api._get_raw_response_socket(response)
     return lambda: read(sock, 1 << 20)
