@@ -63,6 +63,7 @@ _PYTHONS = ("python", "python3")
 _SELECT = 0.05      # seconds between looks at the pipes
 _WATCH = 0.25       # seconds between looks at the job's processes and folders
 _CHUNK = 1 << 16
+_DRAIN = 5.0        # seconds to read what is left in the pipes once the job's processes are gone
 _APP_MISSING = re.compile(r"(No such file or directory|FileNotFoundError|can't open file).*'/app/")
 _MODULE = re.compile(r"No module named '([\w.]+)'")
 _RLIMIT_SHIM = (
@@ -151,7 +152,14 @@ class LocalBackend:
         """Start every step, then stream their logs and watch their limits until all end or
         the shared deadline passes."""
         with tempfile.TemporaryDirectory(prefix="metascore-local-") as tmp:
-            procs = [_Proc.start(self, step, Path(tmp) / str(i)) for i, step in enumerate(steps)]
+            procs: list[_Proc] = []
+            try:
+                for i, step in enumerate(steps):
+                    procs.append(_Proc.start(self, step, Path(tmp) / str(i)))
+            except ConfigError:  # a bad command: stop the steps already started
+                for proc in procs:
+                    proc.kill_rest()
+                raise
             selector = selectors.DefaultSelector()
             for proc in procs:
                 for stream, log in proc.streams():
@@ -169,9 +177,13 @@ class LocalBackend:
                     if proc.running():
                         proc.kill("time")
                     proc.kill_rest()
-                while selector.get_map():
+                # what is left in the pipes; a process that left the session may hold one open
+                drained = time.monotonic() + _DRAIN
+                while selector.get_map() and time.monotonic() < drained:
                     _pump(selector, _SELECT)
             finally:
+                for key in list(selector.get_map().values()):
+                    key.fileobj.close()
                 selector.close()
                 for proc in procs:
                     proc.kill_rest()
