@@ -58,7 +58,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "where bwrap runs (default); docker: containers of the bundle's image")
     p.add_argument("--image", help="docker image (default: the bundle's docker_image)")
     p.add_argument("--network", action="store_true",
-                   help="let the programs use the network (off by default)")
+                   help="let the programs use the network (off by default; the local rewrite "
+                   "mode cannot block it)")
     p.add_argument("--sandbox", default="auto", choices=SANDBOX_MODES,
                    help="local backend: auto (bwrap where it runs, else rewrite; default), "
                    "bwrap (fail without it) or rewrite (only /app paths on the command line "
