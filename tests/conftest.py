@@ -36,3 +36,16 @@ def umask():
     os.umask(old)
     yield os.umask
     os.umask(old)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _own_env_cache(tmp_path_factory):
+    """Bundle runs use no environment ``metascore bundle env`` built on this machine: each test
+    session has its own empty cache (``METASCORE_CACHE``), so the tests run with this Python."""
+    old = os.environ.get("METASCORE_CACHE")
+    os.environ["METASCORE_CACHE"] = str(tmp_path_factory.mktemp("metascore-cache"))
+    yield
+    if old is None:
+        os.environ.pop("METASCORE_CACHE", None)
+    else:
+        os.environ["METASCORE_CACHE"] = old

@@ -1,8 +1,9 @@
-"""What some tests need from the machine: a container engine or headless Chromium.
+"""What some tests need from the machine: a container engine, bwrap or headless Chromium.
 
 Outside CI a test whose need is not met is skipped with the reason. Under ``CI=true`` it
-fails instead, so a green CI run means the Docker image, the Docker backend and the browser
-test really ran (``.ci/run`` installs the engine and the browser first).
+fails instead, so a green CI run means the Docker image, the Docker backend, the local
+sandbox and the browser test really ran (``.ci/run`` installs the engine, bubblewrap and the
+browser first).
 """
 
 from __future__ import annotations
@@ -28,6 +29,15 @@ def require_engine() -> None:
     ok, reason = engine_available()
     if not ok:
         unavailable(reason)
+
+
+def require_bwrap() -> None:
+    """Return when the local backend's bwrap sandbox runs here; else :func:`unavailable`."""
+    from metascore.bundle.sandbox import sandbox_available
+
+    ok, reason = sandbox_available()
+    if not ok:
+        unavailable(f"the local sandbox cannot run: {reason}")
 
 
 def find_chromium() -> str | None:

@@ -25,7 +25,7 @@ def _tool(path: Path, body: str) -> None:
 
 
 def _run(tmp_path: Path, *, ci: bool, chromium: bool, engine_ok: bool | None,
-         tests_exit: int = 0):
+         tests_exit: int = 0, bwrap: bool = True):
     """Run .ci/run; ``engine_ok`` None: there is no engine setup script."""
     repo, bin_dir, calls = tmp_path / "repo", tmp_path / "bin", tmp_path / "calls.log"
     (repo / ".ci").mkdir(parents=True)
@@ -35,6 +35,8 @@ def _run(tmp_path: Path, *, ci: bool, chromium: bool, engine_ok: bool | None,
         (bin_dir / tool).symlink_to(shutil.which(tool))
     if chromium:
         _tool(bin_dir / "chromium", "exit 0")
+    if bwrap:
+        _tool(bin_dir / "bwrap", "exit 0")
     _tool(bin_dir / "apt-get", "exit 100")  # the install fails
     _tool(bin_dir / "pip", f'echo "pip $*" >> {calls}')
     _tool(bin_dir / "python", f'echo "python $*" >> {calls}; exit {tests_exit}')
@@ -62,6 +64,13 @@ def test_chromium_install_failure_fails_under_ci(tmp_path):
     proc, calls = _run(tmp_path, ci=True, chromium=False, engine_ok=True)
     assert proc.returncode == 1
     assert "ci: FAILED: chromium could not be installed" in proc.stderr
+    assert calls == []
+
+
+def test_bwrap_install_failure_fails_under_ci(tmp_path):
+    proc, calls = _run(tmp_path, ci=True, chromium=True, engine_ok=True, bwrap=False)
+    assert proc.returncode == 1
+    assert "ci: FAILED: bubblewrap could not be installed" in proc.stderr
     assert calls == []
 
 

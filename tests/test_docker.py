@@ -130,7 +130,9 @@ def test_container_settings_follow_the_worker(tmp_path):
     assert config["cap_drop"] == list(WORKER_CAP_DROP) and len(WORKER_CAP_DROP) == 14
     assert config["security_opt"] == ["no-new-privileges"]
     assert config["network_mode"] == "none"
-    assert config["mem_limit"] == "2g"
+    assert config["mem_limit"] == "2g" and config["pids_limit"] == 256  # the default limits
+    assert "ulimits" not in config  # podman would then add its own, above what it may grant
+    assert config["log_config"]["Type"] == "none"  # output read through the attach stream only
     assert config["labels"] == {STEP_LABEL: "scoring"}
     if hasattr(os, "getuid"):
         assert config["user"] == f"{os.getuid()}:{os.getgid()}"

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bundle_backends import BACKENDS, options
+from bundle_backends import BACKENDS, SANDBOX_MODES, local_backend, options
 from metascore.bundle.backend import Mount, StepSpec
-from metascore.bundle.local import LocalBackend, map_container_paths
+from metascore.bundle.local import map_container_paths
 from metascore.bundle.runner import (
     NO_SCORES_MESSAGE,
     collect_submissions,
@@ -71,7 +71,8 @@ def test_map_container_paths_longest_prefix_and_flags(tmp_path):
     assert map_container_paths("/app/output/x", mounts) == "/app/output/x"  # unmounted: unchanged
 
 
-def test_local_backend_runs_without_shell_in_program_dir(tmp_path):
+@pytest.mark.parametrize("mode", SANDBOX_MODES)
+def test_local_backend_runs_without_shell_in_program_dir(mode, tmp_path):
     prog = tmp_path / "program"
     prog.mkdir()
     (prog / "p.py").write_text(
@@ -79,15 +80,18 @@ def test_local_backend_runs_without_shell_in_program_dir(tmp_path):
         "print(sys.argv[1:]); print(sys.executable)\n"
     )
     step = StepSpec("t", "python3 /app/program/p.py '&&' /app/program/x", (Mount("/app/program", prog),))
-    result = LocalBackend().run(step)
+    result = local_backend(mode).run(step)
     lines = result.stdout.splitlines()
     assert result.exit_code == 0 and not result.timed_out
-    assert lines[0] == str(prog) and lines[1] == "1"
-    assert lines[2] == repr(["&&", f"{prog}/x"])  # no shell: '&&' is an argument
+    # the sandbox runs the command unchanged; the rewrite mode maps /app paths to the host
+    where = "/app/program" if mode == "bwrap" else str(prog)
+    assert lines[0] == where and lines[1] == "1"
+    assert lines[2] == repr(["&&", f"{where}/x"])  # no shell: '&&' is an argument
     assert lines[3] == sys.executable
 
 
-def test_local_backend_shared_timer_kills_process_group(tmp_path):
+@pytest.mark.parametrize("mode", SANDBOX_MODES)
+def test_local_backend_shared_timer_kills_process_group(mode, tmp_path):
     prog = tmp_path / "program"
     prog.mkdir()
     # the child spawns a grandchild; both must die at the deadline
@@ -100,7 +104,7 @@ def test_local_backend_shared_timer_kills_process_group(tmp_path):
     mounts = (Mount("/app/program", prog),)
     slow = StepSpec("slow", "python3 slow.py", mounts)
     fast = StepSpec("fast", "python3 fast.py", mounts)
-    results = LocalBackend().run_many([slow, fast], time_limit=1.0)
+    results = local_backend(mode).run_many([slow, fast], time_limit=1.0)
     assert results[0].timed_out and results[0].exit_code is None
     assert 0.9 <= results[0].elapsed < 10
     assert results[1].exit_code == 0 and results[1].stdout == "done\n" and not results[1].timed_out

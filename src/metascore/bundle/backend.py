@@ -5,8 +5,9 @@ The worker emulation (:mod:`metascore.bundle.worker`) prepares, for each program
 replaced by ``/app/...`` paths), the host directories mounted at the worker's container
 paths, the working directory, the environment and the time limit. A backend runs it and returns a :class:`StepResult`.
 
-- ``local`` (:mod:`metascore.bundle.local`): a subprocess on this machine, ``/app/...``
-  paths in the command rewritten to the mounted host directories.
+- ``local`` (:mod:`metascore.bundle.local`): a ``bwrap`` sandbox on this machine with the
+  mounts at ``/app/...`` (:mod:`metascore.bundle.sandbox`), or, where bwrap cannot run, a
+  subprocess with the ``/app/...`` paths of its command rewritten to the host folders.
 - ``docker`` (:mod:`metascore.bundle.docker_backend`): a container through the ``docker``
   SDK with the same mounts.
 """
@@ -40,18 +41,26 @@ class StepSpec:
     env: dict[str, str] = field(default_factory=lambda: {"PYTHONUNBUFFERED": "1"})
     time_limit: float = 600.0      # seconds
     image: str | None = None       # docker image (ignored by the local backend)
+    stdout_path: Path | None = None  # where the capped logs go (a temporary file if None)
+    stderr_path: Path | None = None
+    scratch: Path | None = None    # a folder in the run for what the job writes elsewhere
+    #                                (``/app`` outside the mounts, ``/tmp``); local backend
 
 
 @dataclass(frozen=True)
 class StepResult:
-    exit_code: int | None          # None when killed on time-out
+    exit_code: int | None          # None when killed (time-out or a limit)
     timed_out: bool
-    stdout: str
+    stdout: str                    # the end of the log (at most 64 KiB), for messages
     stderr: str
     elapsed: float                 # seconds
+    killed: str | None = None      # "time", "memory", "processes", "disk" or None
+    message: str = ""              # why, when a limit stopped the step
 
 
 class Backend(Protocol):
+    """Runs steps; enforces its :class:`~metascore.bundle.limits.Limits` on each of them."""
+
     name: str
 
     def run(self, step: StepSpec) -> StepResult:  # pragma: no cover - protocol

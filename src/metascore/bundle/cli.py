@@ -9,6 +9,8 @@ import zipfile
 from pathlib import Path
 
 from ..errors import ConfigError, InputError
+from .limits import add_limit_options, limits_from_args
+from .local import SANDBOX_MODES
 from .runner import BACKENDS
 
 __all__ = ["register"]
@@ -57,10 +59,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("bundle", help="bundle folder or zip")
     p.add_argument("--out", "-o", default="runs", help="output folder (default: ./runs)")
     p.add_argument("--backend", default="local", choices=BACKENDS,
-                   help="local: subprocesses with this Python (default); docker: containers")
+                   help="local: this machine, in a bwrap sandbox with the worker's /app layout "
+                   "where bwrap runs (default); docker: containers of the bundle's image")
     p.add_argument("--image", help="docker image (default: the bundle's docker_image)")
     p.add_argument("--network", action="store_true",
-                   help="docker backend: allow network access (off by default)")
+                   help="let the programs use the network (off by default; the local rewrite "
+                   "mode cannot block it)")
+    p.add_argument("--sandbox", default="auto", choices=SANDBOX_MODES,
+                   help="local backend: auto (bwrap where it runs, else rewrite; default), "
+                   "bwrap (fail without it) or rewrite (only /app paths on the command line "
+                   "are rewritten; no isolation)")
+    p.add_argument("--python-env", metavar="PATH",
+                   help="local backend: virtual environment (or interpreter) that runs python "
+                   "and python3 (default: the one `metascore bundle env` built for the bundle's "
+                   "image, else this Python)")
+    add_limit_options(p)
     p.add_argument("--submissions", metavar="DIR",
                    help="folder of submission zips/folders (optional submissions.yaml or .csv "
                    "manifest: file, participant, submitted_at, is_baseline, on_leaderboard); replaces the "
@@ -78,6 +91,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "submissions manifest); all = every submission that ran")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
     p.set_defaults(func=_cmd_run)
+
+    p = sub.add_parser(
+        "env",
+        help="build the Python packages of the bundle's docker_image for the local backend",
+        description="Build (once, cached under ~/.cache/metascore/envs/) a virtual environment "
+        "with the Python packages of the bundle's docker_image (package lists ship for "
+        "codalab/codalab-legacy:py37, :py39 and :py312; --requirements FILE for any other "
+        "image or extra packages). `bundle run` with the local backend then uses it.",
+    )
+    p.add_argument("bundle", help="bundle folder or zip")
+    p.add_argument("--requirements", "-r", metavar="FILE",
+                   help="pip requirements file to install instead of the image's package list")
+    p.add_argument("--image", help="image to build for (default: the bundle's docker_image)")
+    p.add_argument("--system-site-packages", action="store_true",
+                   help="let the environment see this Python's packages (faster, less faithful)")
+    p.set_defaults(func=_cmd_env)
 
     p = sub.add_parser(
         "zip",
@@ -136,7 +165,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     report = run_bundle(
         args.bundle, args.out, backend=args.backend, image=args.image,
         submissions=args.submissions, scoring_program=args.scoring_program,
-        network=args.network, jobs=args.jobs, feed=args.feed, log=log,
+        network=args.network, jobs=args.jobs, feed=args.feed, log=log, sandbox=args.sandbox,
+        python_env=args.python_env, limits=limits_from_args(args),
     )
     print()
     print(format_report(report))
@@ -147,6 +177,32 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if not report.results:
         print("metascore: error: nothing was run.", file=sys.stderr)
         return 1
+    return 0
+
+
+def _cmd_env(args: argparse.Namespace) -> int:
+    from .archive import safe_extract
+    from .pyenv import build_env, packages_for, read_requirements
+    from .schema import load_competition
+
+    image = args.image
+    if image is None:
+        path = Path(args.bundle)
+        with tempfile.TemporaryDirectory(prefix="metascore-env-") as tmp:
+            if path.is_file() and zipfile.is_zipfile(path):
+                safe_extract(path, tmp)
+                path = Path(tmp)
+            elif not path.is_dir():
+                raise InputError(f"{path}: no such bundle folder or zip file.")
+            image = load_competition(path).docker_image
+    packages = read_requirements(args.requirements) if args.requirements else packages_for(image)
+    if packages is None:
+        raise InputError(f"no package list ships for the image {image!r}: write its Python "
+                         "packages in a requirements file and pass --requirements FILE.")
+    env = build_env(image, packages, system_site_packages=args.system_site_packages,
+                    log=lambda line: print(line, flush=True))
+    print(f"environment for {image}: {env} (python: {env / 'bin' / 'python'}); "
+          "`metascore bundle run` uses it for this image.")
     return 0
 
 

@@ -12,7 +12,16 @@ service) through the ``docker`` Python SDK, found with :func:`docker.from_env`, 
   under podman, which the worker uses there instead);
 
 and, stricter than the worker's defaults: no network unless ``network=True`` (the worker
-enables it unless ``COMPETITION_CONTAINER_NETWORK_DISABLED=true``) and a memory limit.
+enables it unless ``COMPETITION_CONTAINER_NETWORK_DISABLED=true``) and the job's limits
+(:class:`~metascore.bundle.limits.Limits`): memory and process count given to the engine,
+and the disk written under the mounted output watched from here (the container is killed
+above the cap). No ``ulimit`` is set: with any, podman fills in its own defaults for the
+others, which can exceed what its service may grant, and the container cannot start.
+
+The output is read through an attach made before the container starts, demultiplexed here
+in large chunks into capped files (:mod:`metascore.bundle.logs`); the engine keeps no log of
+its own (log driver ``none``), so a flood fills neither the engine's disk nor this
+process's memory.
 
 Steps given together to :meth:`DockerBackend.run_many` (ingestion and program of one job)
 run concurrently under one shared timer, like the worker's ``asyncio.gather`` under one
@@ -30,13 +39,18 @@ from __future__ import annotations
 
 import os
 import shlex
+import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, MetascoreError
 from .backend import StepResult, StepSpec
+from .limits import JobWatch, Limits, format_size, limit_error, parse_size
+from .logs import CappedLog, tail
 
 __all__ = ["DockerBackend", "STEP_LABEL", "WORKER_CAP_DROP", "connect"]
 
@@ -50,6 +64,7 @@ WORKER_CAP_DROP = (
 STEP_LABEL = "org.metascore.step"
 
 _HOST_USER = "host"
+_WATCH = 0.25  # seconds between looks at the running containers' output folders
 
 
 def _engine_address() -> str:
@@ -93,13 +108,16 @@ class DockerBackend:
         Give containers a network (the worker's default); ``False`` (default) runs them
         with ``network_mode="none"``.
     memory : str or None
-        Memory limit (``"2g"``, ``"512m"``); ``None`` for none, as on the worker.
+        Memory limit (``"2g"``, ``"512m"``); ``None`` for none, as on the worker. Ignored
+        when ``limits`` is given.
     client : docker.DockerClient, optional
         An existing client; by default :func:`connect` makes one from ``DOCKER_HOST``.
     user : str or None
         ``"host"`` (default): the host user, so the files written in mounts belong to it.
         ``None``: the image's default user, as on Codabench. Anything else is passed to the
         engine (``"1000:1000"``, ``"metascore"``).
+    limits : Limits, optional
+        The per-job limits; by default :class:`~metascore.bundle.limits.Limits` with ``memory``.
     """
 
     name = "docker"
@@ -111,10 +129,12 @@ class DockerBackend:
         memory: str | None = "2g",
         client: Any = None,
         user: str | None = _HOST_USER,
+        limits: Limits | None = None,
     ) -> None:
         self.image = image
         self.network = network
-        self.memory = memory
+        self.limits = limits or Limits(memory=parse_size(memory) if memory else None)
+        self.memory = format_size(self.limits.memory) if self.limits.memory else None
         self.client = client if client is not None else connect()
         self._user = user
         self._engine: dict[str, bool] | None = None
@@ -181,22 +201,26 @@ class DockerBackend:
         """Run the steps concurrently; kill those still running after ``time_limit`` s."""
         configs = [self._container_config(step) for step in steps]  # errors before starting
         containers: list[Any] = []
-        try:
-            for step, config in zip(steps, configs):
-                containers.append(_create(self.client, step, config))
-            runs = [_Run(c) for c in containers]
-            deadline = time.monotonic() + time_limit
-            for run in runs:
-                run.start()
-            for run in runs:
-                run.finished.wait(max(0.0, deadline - time.monotonic()))
-            for run in runs:
-                if not run.finished.is_set():
-                    run.kill()
-            return [run.result(self.memory) for run in runs]
-        finally:
-            for container in containers:
-                _remove(container)
+        with tempfile.TemporaryDirectory(prefix="metascore-docker-") as tmp:
+            try:
+                for step, config in zip(steps, configs):
+                    containers.append(_create(self.client, step, config))
+                runs = [_Run(c, step, self.limits, Path(tmp) / str(i))
+                        for i, (c, step) in enumerate(zip(containers, steps))]
+                deadline = time.monotonic() + time_limit
+                for run in runs:
+                    run.start()
+                while time.monotonic() < deadline and not all(run.finished.is_set() for run in runs):
+                    time.sleep(_WATCH)
+                    for run in runs:
+                        run.watch()
+                for run in runs:
+                    if not run.finished.is_set():
+                        run.kill("time")
+                return [run.result(self.memory) for run in runs]
+            finally:
+                for container in containers:
+                    _remove(container)
 
     def _container_config(self, step: StepSpec) -> dict[str, Any]:
         import docker.types
@@ -220,6 +244,8 @@ class DockerBackend:
                 for m in step.mounts
             ],
             "labels": {STEP_LABEL: step.name},
+            # the output is read through the attach stream: no second copy in the engine's log
+            "log_config": docker.types.LogConfig(type="none"),
             "cap_drop": list(WORKER_CAP_DROP),
             "security_opt": security,
             "detach": True,
@@ -228,8 +254,11 @@ class DockerBackend:
         }
         if not self.network:
             config["network_mode"] = "none"
-        if self.memory:
+        limits = self.limits
+        if limits.memory:
             config["mem_limit"] = self.memory
+        if limits.processes:
+            config["pids_limit"] = limits.processes
         if self.user is not None:
             config["user"] = self.user
         return config
@@ -243,19 +272,30 @@ class _Outcome:
 
 
 class _Run:
-    """One created container, waited for in a thread."""
+    """One created container, waited for in a thread, watched for its disk cap."""
 
-    def __init__(self, container: Any) -> None:
-        self.container = container
+    def __init__(self, container: Any, step: StepSpec, limits: Limits, base: Path) -> None:
+        self.container, self.step, self.limits = container, step, limits
+        self.logs = [CappedLog(step.stdout_path or base.with_suffix(".out"), limits.log),
+                     CappedLog(step.stderr_path or base.with_suffix(".err"), limits.log)]
+        self._reader: threading.Thread | None = None
         self.finished = threading.Event()
         self.outcome = _Outcome()
-        self.killed = False
+        self.killed: str | None = None
         self.started = 0.0
+        output = [m.host_path for m in step.mounts if m.container_path == "/app/output" and not m.read_only]
+        self.watcher = JobWatch(None, output, limits)  # the disk cap; the engine has the rest
         self._thread = threading.Thread(target=self._wait, daemon=True)
 
     def start(self) -> None:
         import docker.errors
 
+        try:  # attached before the start: nothing is missed, and nothing is held in memory
+            reader = _attach(self.container)
+            self._reader = threading.Thread(target=self._read, args=(reader,), daemon=True)
+            self._reader.start()
+        except Exception:  # no attach on this engine: the logs are fetched at the end
+            self._reader = None
         self.started = time.monotonic()
         try:
             self.container.start()
@@ -278,30 +318,60 @@ class _Run:
             self.outcome.ended = time.monotonic()
             self.finished.set()
 
-    def kill(self) -> None:
+    def _read(self, reader: Callable[[], bytes]) -> None:
+        try:
+            _demux(reader, self.logs)
+        except Exception as exc:  # the connection broke: say so in the log
+            self.logs[1].write(f"(log stream interrupted: {exc})\n".encode())
+
+    def watch(self) -> None:
+        """Kill the container when its output folder passed the disk cap."""
+        if not self.finished.is_set() and self.watcher.disk_exceeded():
+            self.kill("disk")
+
+    def kill(self, why: str) -> None:
         import docker.errors
 
         try:
             self.container.kill()
-            self.killed = True
+            self.killed = why
         except docker.errors.APIError:  # it exited between the deadline and the kill
             pass
         self.finished.wait(10)  # the waiting thread returns once the container is dead
 
     def result(self, memory: str | None) -> StepResult:
-        stdout = _logs(self.container, stdout=True)
-        stderr = _logs(self.container, stdout=False)
+        logs = self.logs
+        if self._reader is not None:
+            self._reader.join(30)  # the stream ends with the container
+        else:
+            _stream_logs(self.container, logs)
+        for log in logs:
+            log.close()
+        stderr = tail(logs[1].path)
+        code = None if self.killed else self.outcome.exit_code
+        killed, message = self.killed, ""
         if self.outcome.error and not self.killed:
-            stderr = _append_line(stderr, self.outcome.error)
-        elif self.outcome.exit_code == 137 and memory and not self.killed:
-            stderr = _append_line(stderr, _sigkill_message(self.container, memory))
+            logs[1].append(self.outcome.error)
+        elif code == 137 and memory:
+            killed = "memory"
+            logs[1].append(_sigkill_message(self.container, memory))
+        elif code not in (0, None):
+            killed = limit_error(stderr, self.limits)
+        if killed is None and self.watcher.disk_exceeded():
+            killed = "disk"  # filled between two looks
+        if killed not in (None, "time"):
+            message = self.limits.message(killed)
+            if self.killed:
+                logs[1].append(f"metascore: killed: {message}")
         ended = self.outcome.ended if self.outcome.ended is not None else time.monotonic()
         return StepResult(
-            exit_code=None if self.killed else self.outcome.exit_code,
-            timed_out=self.killed,
-            stdout=stdout,
-            stderr=stderr,
+            exit_code=code,
+            timed_out=killed == "time",
+            stdout=tail(logs[0].path),
+            stderr=tail(logs[1].path),
             elapsed=ended - self.started,
+            killed=killed,
+            message=message,
         )
 
 
@@ -316,10 +386,6 @@ def _create(client: Any, step: StepSpec, config: dict[str, Any]) -> Any:
         ) from None
 
 
-def _append_line(text: str, line: str) -> str:
-    return text + ("" if not text or text.endswith("\n") else "\n") + line + "\n"
-
-
 def _sigkill_message(container: Any, memory: str) -> str:
     """Why a container we did not kill exited with 137 (SIGKILL)."""
     try:
@@ -332,12 +398,54 @@ def _sigkill_message(container: Any, memory: str) -> str:
     return f"Killed (SIGKILL, exit 137): most likely the memory limit of {memory} was reached."
 
 
-def _logs(container: Any, *, stdout: bool) -> str:
+def _attach(container: Any) -> Callable[[], bytes]:
+    """Attach to the container's stdout and stderr (before it starts); returns a reader of
+    raw multiplexed chunks of up to a megabyte."""
+    from docker.utils.socket import read
+
+    api = container.client.api
+    response = api._post(api._url("/containers/{0}/attach", container.id),
+                         headers={"Connection": "Upgrade", "Upgrade": "tcp"},
+                         params={"logs": 0, "stdout": 1, "stderr": 1, "stream": 1}, stream=True)
+    api._raise_for_status(response)
+    sock = api._get_raw_response_socket(response)
+    return lambda: read(sock, 1 << 20)
+
+
+def _stream_logs(container: Any, logs: list[CappedLog]) -> None:
+    """Copy the container's stdout and stderr into ``logs`` after it ended (no attach)."""
+    api = container.client.api
     try:
-        data = container.logs(stdout=stdout, stderr=not stdout)
+        response = api._get(api._url("/containers/{0}/logs", container.id),
+                            params={"stdout": 1, "stderr": 1, "follow": 0}, stream=True)
+        api._raise_for_status(response)
+        _demux(lambda: response.raw.read(1 << 20), logs)
     except Exception as exc:  # the container vanished: report it rather than crash
-        return f"(logs unavailable: {exc})\n" if not stdout else ""
-    return data.decode("utf-8", errors="replace")
+        logs[1].write(f"(logs unavailable: {exc})\n".encode())
+
+
+def _demux(read: Callable[[], bytes], logs: list[CappedLog]) -> None:
+    """Split the engine's multiplexed stream (8-byte headers: stream 1 or 2, 0, 0, 0, size)
+    into ``logs``, reading large chunks: the engine sends a frame per write of the program
+    (per line under podman), too many to read one by one."""
+    pending, need, target = b"", 8, None   # need: bytes of the next header or payload
+    while True:
+        chunk = read()
+        if not chunk:
+            return
+        data, start = pending + chunk, 0
+        while len(data) - start >= need:
+            if target is None:
+                target = logs[0] if data[start] == 1 else logs[1]
+                start, need = start + 8, int.from_bytes(data[start + 4:start + 8], "big")
+            else:
+                target.write(data[start:start + need])
+                start, need, target = start + need, 8, None
+        if target is not None and len(data) > start:  # part of a long payload: pass it on
+            target.write(data[start:])
+            need -= len(data) - start
+            start = len(data)
+        pending = data[start:]
 
 
 def _remove(container: Any) -> None:

@@ -1,29 +1,34 @@
-"""The local backend: run a step as a subprocess on this machine.
+"""The local backend: run a step on this machine, in a sandbox where one can be made.
 
-The compute worker runs each program in a container where the job's directories are
-mounted at ``/app/...``. Here there is no container, so :class:`LocalBackend`:
+Two modes (:class:`LocalBackend` ``sandbox=``):
 
-- splits the command with :func:`shlex.split` and runs it **without a shell**, like the
-  worker (docker-py splits a string command the same way);
-- rewrites every ``/app/...`` path inside each argument to the host directory mounted
-  there, longest container path first (``/app/input_data`` before ``/app/input``), also
-  inside ``--flag=/app/...`` arguments;
-- replaces a leading ``python3`` / ``python`` by :data:`sys.executable`, so the packages
-  of the current environment (numpy, metascore, ...) are visible to the programs;
-- runs in the host directory mounted at the working directory (``/app/program``), with the
-  current environment plus the step's variables (``PYTHONUNBUFFERED=1``);
-- kills the whole process group when the time limit shared by the job's steps is reached.
+- ``bwrap`` (the default wherever bubblewrap runs): the command runs **unchanged** in the
+  worker's ``/app`` layout, the rest of the host read-only, no network
+  (:mod:`metascore.bundle.sandbox`); hard-coded ``/app/...`` paths work;
+- ``rewrite`` (the fallback: macOS, Windows' WSL without user namespaces, locked-down
+  containers): a plain subprocess whose command has every ``/app/...`` path rewritten to the
+  host folder mounted there (:func:`map_container_paths`; a path under a folder that is not
+  mounted in this step goes to the run's scratch folder), run in the host folder of
+  ``/app/program``. Paths hard-coded in a program's source are not rewritten, the network
+  is not blocked and read-only mounts are not enforced; the backend says so once
+  (:attr:`LocalBackend.notice`).
 
-Known limits (use the Docker backend for these): code that hard-codes ``/app/...`` paths in
-its own source (rather than receiving them on the command line) does not find them; there
-is no isolation (no network or memory limit, read-only mounts are not enforced), and the
-programs run with this machine's Python and packages instead of the competition image.
+In both modes the command is split with :func:`shlex.split` and run **without a shell**
+(docker-py splits a string command the same way); ``python`` and ``python3`` run the chosen
+environment's interpreter (``--python-env``, else the environment ``metascore bundle env``
+built for the step's image, else this Python; :mod:`metascore.bundle.pyenv`); the
+environment is clean (``PATH``, ``HOME``, ``TMPDIR``, ``LANG`` and the step's
+``PYTHONUNBUFFERED=1``); stdout and stderr are streamed into capped logs
+(:mod:`metascore.bundle.logs`); the job runs under its limits (:mod:`metascore.bundle.limits`:
+wall time shared by the job's steps, memory, processes, disk) and every process of the job
+is killed when its first process ends or a limit is reached.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import selectors
 import shlex
 import signal
 import subprocess
@@ -34,11 +39,41 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from .backend import Mount, StepResult, StepSpec
+from .limits import JobWatch, Limits, limit_error
+from .logs import CappedLog, tail
+from .pyenv import interpreter_for, missing_module_hint
+from .sandbox import SCRATCH_DIRS, bwrap_argv, clean_env, python_wrappers, sandbox_available, sandbox_env
 
-__all__ = ["LocalBackend", "map_container_paths"]
+__all__ = ["LocalBackend", "map_container_paths", "SANDBOX_MODES", "REWRITE_NOTICE"]
 
+SANDBOX_MODES = ("auto", "bwrap", "rewrite")
+REWRITE_NOTICE = (
+    "local backend in rewrite mode ({why}): only /app/... paths on the command line are "
+    "rewritten; a program that opens a hard-coded /app/... path in its own code fails, the "
+    "network is not blocked and read-only mounts are not enforced. Install bubblewrap "
+    "(apt-get install bubblewrap) or use --backend docker for the worker's real layout."
+)
+APP_PATH_HINT = (
+    "metascore: this program opened a hard-coded /app/... path, which the rewrite mode "
+    "cannot serve (it only rewrites paths on the command line). Run it in the sandbox "
+    "(install bubblewrap, --sandbox bwrap) or with --backend docker, or pass the folders "
+    "on the command line ($input, $output, $program, ...)."
+)
 _PYTHONS = ("python", "python3")
-_POLL = 0.02
+_SELECT = 0.05      # seconds between looks at the pipes
+_WATCH = 0.25       # seconds between looks at the job's processes and folders
+_CHUNK = 1 << 16
+_DRAIN = 5.0        # seconds to read what is left in the pipes once the job's processes are gone
+_APP_MISSING = re.compile(r"(No such file or directory|FileNotFoundError|can't open file).*'/app/")
+_MODULE = re.compile(r"No module named '([\w.]+)'")
+_RLIMIT_SHIM = (
+    "import os,resource as r,sys\n"
+    "for k,v in ((r.RLIMIT_DATA,int(sys.argv[1])),(r.RLIMIT_FSIZE,int(sys.argv[2])),(r.RLIMIT_CORE,0)):\n"
+    " h=r.getrlimit(k)[1]\n"
+    " if v>=0:r.setrlimit(k,(v if h==r.RLIM_INFINITY else min(v,h),)*2)\n"
+    "try:os.execvp(sys.argv[3],sys.argv[3:])\n"
+    "except OSError as e:print(f'cannot start {sys.argv[3]!r}: {e}',file=sys.stderr);sys.exit(127)\n"
+)
 
 
 def map_container_paths(text: str, mounts: tuple[Mount, ...]) -> str:
@@ -67,36 +102,107 @@ def map_container_paths(text: str, mounts: tuple[Mount, ...]) -> str:
 
 
 class LocalBackend:
-    """Run steps as local subprocesses (see the module docstring for what differs)."""
+    """Run steps on this machine (see the module docstring).
+
+    Parameters
+    ----------
+    sandbox : ``"auto"`` (bwrap where it runs, else rewrite), ``"bwrap"`` (fail where it
+        cannot run) or ``"rewrite"``.
+    python : a virtual environment folder or an interpreter for ``python``/``python3``;
+        by default the environment built for the step's image, else this Python.
+    network : let the sandboxed programs use the network.
+    limits : the per-job limits (default :class:`~metascore.bundle.limits.Limits`).
+    """
 
     name = "local"
+
+    def __init__(self, sandbox: str = "auto", python: str | os.PathLike[str] | None = None,
+                 network: bool = False, limits: Limits | None = None) -> None:
+        if sandbox not in SANDBOX_MODES:
+            raise ConfigError(f"unknown sandbox mode {sandbox!r}; choose one of {', '.join(SANDBOX_MODES)}.")
+        ok, why = sandbox_available() if sandbox != "rewrite" else (False, "--sandbox rewrite")
+        if sandbox == "bwrap" and not ok:
+            raise ConfigError(f"--sandbox bwrap: {why}; install bubblewrap or use --sandbox rewrite.")
+        self.mode = "bwrap" if ok else "rewrite"
+        #: what this mode cannot do, said once by the runner ("" in the sandbox)
+        self.notice = "" if ok else REWRITE_NOTICE.format(why=why)
+        self.python = _interpreter(python) if python is not None else None
+        self.network = network
+        self.limits = limits or Limits()
+
+    def interpreter(self, step: StepSpec) -> str:
+        """The interpreter ``python``/``python3`` run for ``step``."""
+        return self.python or interpreter_for(step.image) or sys.executable
+
+    def describe(self, image: str | None) -> str:
+        """One line: the mode and what ``python`` runs for ``image``."""
+        interpreter = self.interpreter(StepSpec("", "", (), image=image))
+        if self.python:
+            origin = "--python-env"
+        elif interpreter_for(image):
+            origin = f"the environment built for {image}"
+        else:
+            origin = "this Python; `metascore bundle env BUNDLE` builds the image's packages"
+        return f"local backend ({self.mode} mode): python runs {interpreter} ({origin})"
 
     def run(self, step: StepSpec) -> StepResult:
         return self.run_many([step], step.time_limit)[0]
 
     def run_many(self, steps: list[StepSpec], time_limit: float) -> list[StepResult]:
-        """Start every step, then wait for all of them under one shared deadline."""
+        """Start every step, then stream their logs and watch their limits until all end or
+        the shared deadline passes."""
         with tempfile.TemporaryDirectory(prefix="metascore-local-") as tmp:
-            jobs = [_Job.start(step, Path(tmp) / str(i)) for i, step in enumerate(steps)]
+            procs: list[_Proc] = []
+            try:
+                for i, step in enumerate(steps):
+                    procs.append(_Proc.start(self, step, Path(tmp) / str(i)))
+            except ConfigError:  # a bad command: stop the steps already started
+                for proc in procs:
+                    proc.kill_rest()
+                raise
+            selector = selectors.DefaultSelector()
+            for proc in procs:
+                for stream, log in proc.streams():
+                    selector.register(stream, selectors.EVENT_READ, (proc, log))
             deadline = time.monotonic() + time_limit
-            while any(job.poll() for job in jobs) and time.monotonic() < deadline:
-                time.sleep(_POLL)
-            for job in jobs:
-                if job.poll():
-                    job.kill()
-            return [job.result() for job in jobs]
+            next_watch = time.monotonic() + _WATCH
+            try:
+                while any(p.running() for p in procs) and time.monotonic() < deadline:
+                    _pump(selector, _SELECT)
+                    if time.monotonic() >= next_watch:
+                        for proc in procs:
+                            proc.watch()
+                        next_watch = time.monotonic() + _WATCH
+                for proc in procs:
+                    if proc.running():
+                        proc.kill("time")
+                    proc.kill_rest()
+                # what is left in the pipes; a process that left the session may hold one open
+                drained = time.monotonic() + _DRAIN
+                while selector.get_map() and time.monotonic() < drained:
+                    _pump(selector, _SELECT)
+            finally:
+                for key in list(selector.get_map().values()):
+                    key.fileobj.close()
+                selector.close()
+                for proc in procs:
+                    proc.kill_rest()
+            return [proc.result() for proc in procs]
 
-    @staticmethod
-    def argv(step: StepSpec) -> list[str]:
+    # -- the command --------------------------------------------------------------------------
+    def argv(self, step: StepSpec, scratch: Path | None = None) -> list[str]:
+        """The command as it runs: split, and in rewrite mode with host paths."""
         try:
             tokens = shlex.split(step.command)
         except ValueError as exc:
             raise ConfigError(f"{step.name}: command {step.command!r} cannot be split ({exc}).") from None
         if not tokens:
             raise ConfigError(f"{step.name}: the command is empty.")
-        tokens = [map_container_paths(t, step.mounts) for t in tokens]
-        if tokens[0] in _PYTHONS:
-            tokens[0] = sys.executable
+        if self.mode == "rewrite":
+            mounts = step.mounts + ((Mount("/app", scratch / "app"),) if scratch is not None else ())
+            tokens = [map_container_paths(t, mounts) for t in tokens]
+            if tokens[0] in _PYTHONS:
+                tokens[0] = self.interpreter(step)
         return tokens
 
     @staticmethod
@@ -107,58 +213,155 @@ class LocalBackend:
         return mapped
 
 
-class _Job:
-    """One started subprocess, its captured output files and its timings."""
+def _interpreter(path: str | os.PathLike[str]) -> str:
+    """A venv folder or an interpreter file -> the interpreter."""
+    path = Path(path).expanduser().absolute()
+    for candidate in (path / "bin" / "python", path / "Scripts" / "python.exe", path):
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    raise ConfigError(f"--python-env {path}: neither a Python interpreter nor a virtual environment folder.")
 
-    def __init__(self, step: StepSpec, proc: subprocess.Popen | None, out, err, start: float) -> None:
-        self.step, self.proc, self.out, self.err = step, proc, out, err
-        self.start, self.end = start, None
-        self.killed = False
+
+def _pump(selector: selectors.BaseSelector, timeout: float) -> None:
+    """Move what the pipes hold into the logs; unregister the pipes that closed."""
+    if not selector.get_map():
+        time.sleep(timeout)
+        return
+    for key, _ in selector.select(timeout):
+        data = os.read(key.fd, _CHUNK)
+        if data:
+            key.data[1].write(data)
+        else:
+            selector.unregister(key.fileobj)
+            key.fileobj.close()
+
+
+class _Proc:
+    """One started step: its process, capped logs, watcher and outcome."""
+
+    def __init__(self, backend: LocalBackend, step: StepSpec, proc: subprocess.Popen | None,
+                 logs: tuple[CappedLog, CappedLog], scratch: Path) -> None:
+        self.backend, self.step, self.proc, self.logs = backend, step, proc, logs
+        self.start_time, self.end = time.monotonic(), None
+        self.killed: str | None = None
+        folders = [m.host_path for m in step.mounts if m.container_path == "/app/output"]
+        folders += [scratch / "app", scratch / "tmp"]
+        self.watcher = JobWatch(proc.pid if proc else None, folders, backend.limits)
+        if proc is None:
+            self.end = self.start_time
 
     @classmethod
-    def start(cls, step: StepSpec, base: Path) -> _Job:
-        out, err = open(f"{base}.out", "w+b"), open(f"{base}.err", "w+b")
-        argv, cwd = LocalBackend.argv(step), LocalBackend.cwd(step)
-        started = time.monotonic()
+    def start(cls, backend: LocalBackend, step: StepSpec, base: Path) -> _Proc:
+        scratch = step.scratch or base.with_suffix(".scratch")
+        for sub in SCRATCH_DIRS:
+            (scratch / sub).mkdir(parents=True, exist_ok=True)
+        interpreter = backend.interpreter(step)
+        python_wrappers(scratch / "bin", interpreter)
+        logs = (CappedLog(step.stdout_path or Path(f"{base}.out"), backend.limits.log),
+                CappedLog(step.stderr_path or Path(f"{base}.err"), backend.limits.log))
+        command = backend.argv(step, scratch)
+        if backend.mode == "bwrap":
+            env = sandbox_env(dict(step.env))
+            argv = bwrap_argv(command, step.mounts, step.working_dir, env, scratch, network=backend.network,
+                              interpreter=interpreter)
+            cwd, outer_env = str(scratch), {"PATH": os.environ.get("PATH", ""), "LANG": "C.UTF-8"}
+        else:
+            argv, cwd = command, LocalBackend.cwd(step)
+            outer_env = clean_env(dict(step.env), path_first=str(scratch / "bin"), home=str(scratch / "tmp"))
+        argv = _rlimit_argv(backend.limits) + argv
         try:
-            proc = subprocess.Popen(
-                argv, cwd=cwd, env={**os.environ, **step.env}, stdout=out, stderr=err,
-                stdin=subprocess.DEVNULL, start_new_session=True,
-            )
-        except OSError as exc:  # program not found or not executable
-            err.write(f"cannot start {argv[0]!r}: {exc}\n".encode())
+            proc = subprocess.Popen(argv, cwd=cwd, env=outer_env, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                                    start_new_session=True)
+        except OSError as exc:
+            logs[1].write(f"cannot start {argv[0]!r}: {exc}\n".encode())
             proc = None
-        return cls(step, proc, out, err, started)
+        return cls(backend, step, proc, logs, scratch)
 
-    def poll(self) -> bool:
-        """True while the process runs."""
+    def streams(self):
+        if self.proc is None:
+            return []
+        return [(self.proc.stdout, self.logs[0]), (self.proc.stderr, self.logs[1])]
+
+    def running(self) -> bool:
         if self.proc is None or self.end is not None:
             return False
         if self.proc.poll() is None:
             return True
         self.end = time.monotonic()
+        self.kill_rest()  # the worker's container ends with its first process
         return False
 
-    def kill(self) -> None:
+    def watch(self) -> None:
+        if self.running():
+            broken = self.watcher.check()
+            if broken:
+                self.kill(broken)
+
+    def kill(self, why: str) -> None:
+        self.killed = why
+        self.kill_rest()
+        self.proc.wait()
+        self.end = self.end or time.monotonic()
+
+    def kill_rest(self) -> None:
+        """SIGKILL every process of the step's session (its process group and the rest)."""
+        if self.proc is None:
+            return
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-        self.proc.wait()
-        self.end = time.monotonic()
-        self.killed = True
+        for pid, _ in self.watcher.processes():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
 
     def result(self) -> StepResult:
-        code = None if self.killed else (127 if self.proc is None else self.proc.returncode)
+        for log in self.logs:
+            log.close()
+        stderr = tail(self.logs[1].path)
+        code = None if self.killed else (127 if self.proc is None else _exit_code(self.proc.returncode))
+        killed, message = self.killed, ""
+        limits: Limits = self.backend.limits
+        if killed is None and code not in (0, None):
+            killed = limit_error(stderr, limits)
+        if killed is None and self.watcher.disk_exceeded():  # filled between two looks
+            killed = "disk"
+        if killed not in (None, "time"):
+            message = limits.message(killed)
+            if self.killed:
+                self.logs[1].append(f"metascore: killed: {message}")
+        hint = self._hint(stderr) if code not in (0, None) else ""
+        if hint:
+            self.logs[1].append(hint)
         return StepResult(
-            exit_code=code, timed_out=self.killed, stdout=_read(self.out), stderr=_read(self.err),
-            elapsed=(self.end or time.monotonic()) - self.start,
+            exit_code=code, timed_out=killed == "time", stdout=tail(self.logs[0].path),
+            stderr=tail(self.logs[1].path), elapsed=(self.end or time.monotonic()) - self.start_time,
+            killed=killed, message=message,
         )
 
+    def _hint(self, stderr: str) -> str:
+        if self.backend.mode == "rewrite" and (_APP_MISSING.search(stderr) or self._mounted_module(stderr)):
+            return APP_PATH_HINT
+        return missing_module_hint(stderr, self.backend.interpreter(self.step), self.step.image)
 
-def _read(handle) -> str:
-    handle.flush()
-    handle.seek(0)
-    text = handle.read().decode("utf-8", errors="replace")
-    handle.close()
-    return text
+    def _mounted_module(self, stderr: str) -> bool:
+        """A "missing" module that is in a mounted folder: imported through an /app path."""
+        names = _MODULE.findall(stderr)
+        return bool(names) and any((m.host_path / f"{names[-1].split('.')[0]}.py").is_file()
+                                   or (m.host_path / names[-1].split(".")[0]).is_dir()
+                                   for m in self.step.mounts)
+
+
+def _exit_code(returncode: int) -> int:
+    """A signal death as a shell reports it (128 + N), like a container's exit code."""
+    return 128 - returncode if returncode < 0 else returncode
+
+
+def _rlimit_argv(limits: Limits) -> list[str]:
+    """A tiny Python that sets the per-process limits, then ``exec``s the command."""
+    return [sys.executable, "-S", "-c", _RLIMIT_SHIM,
+            str(limits.memory if limits.memory is not None else -1),
+            str(limits.disk if limits.disk is not None else -1)]

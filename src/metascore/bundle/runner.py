@@ -26,7 +26,10 @@ Where this differs from the v2 worker, knowingly:
   the meta phase follows the leaderboard's ``submission_rule`` per phase, applied to whole
   submissions: the loss of task scores of multi-task phases under ``Force_Last``
   (codabench#2211) is not reproduced (``bundle check`` warns about it).
-- The local backend has no isolation (see :mod:`metascore.bundle.local`).
+- The local backend runs each job in a bwrap sandbox with the worker's ``/app`` layout, or
+  where bwrap cannot run, with rewritten command paths and no isolation (see
+  :mod:`metascore.bundle.local`); its programs run with this Python or the environment
+  ``metascore bundle env`` built for the image, not the image itself.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from ..errors import ConfigError, InputError
 from .archive import safe_extract
 from .backend import Backend
 from .files import write_text
+from .limits import Limits
 from .schema import load_competition
 # names of the worker, the site and the submissions stay importable from here
 from .site import DEFAULT_QUEUE_LIMIT, MANIFEST_COLUMNS, Site, SiteRun
@@ -92,19 +96,25 @@ class RunReport(SiteRun):
         }
 
 
-def get_backend(name: str = "local", *, image: str | None = None, network: bool = False, memory: str = "2g") -> Backend:
-    """The backend called ``name``: ``local`` (default) or ``docker`` (imported lazily)."""
+def get_backend(name: str = "local", *, image: str | None = None, network: bool = False,
+                sandbox: str = "auto", python_env: str | os.PathLike[str] | None = None,
+                limits: Limits | None = None) -> Backend:
+    """The backend called ``name``: ``local`` (default) or ``docker`` (imported lazily).
+
+    ``sandbox`` and ``python_env`` apply to the local backend (:mod:`metascore.bundle.local`);
+    ``limits`` to both (default :class:`~metascore.bundle.limits.Limits`).
+    """
     if name == "local":
         from .local import LocalBackend
 
-        return LocalBackend()
+        return LocalBackend(sandbox=sandbox, python=python_env, network=network, limits=limits)
     if name == "docker":
         try:
             from .docker_backend import DockerBackend
         except ModuleNotFoundError as exc:
             raise ConfigError(f"the docker backend is not available ({exc}); install "
                               "metascore[docker] or use --backend local.") from None
-        return DockerBackend(image=image, network=network, memory=memory)
+        return DockerBackend(image=image, network=network, limits=limits or Limits())
     raise ConfigError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}.")
 
 
@@ -121,6 +131,9 @@ def run_bundle(
     jobs: int | None = None,
     feed: str = "export",
     log: Callable[[str], None] = lambda _: None,
+    sandbox: str = "auto",
+    python_env: str | os.PathLike[str] | None = None,
+    limits: Limits | None = None,
 ) -> RunReport:
     """Run every phase x submission x task of a bundle (folder or zip), then the meta phase.
 
@@ -137,7 +150,8 @@ def run_bundle(
         ``sample_submissions/``; starting-kit baselines and solutions still run).
     scoring_program : the meta-scoring program folder used to fill
         ``meta_scoring_program/`` (default: the repository's ``scoring_program/``).
-    network : let docker containers use the network (the local backend cannot block it).
+    network : let the jobs use the network (off by default on both backends; the local
+        backend's rewrite mode cannot block it).
     jobs : how many (submission, task) jobs run at the same time (default: the number of
         CPUs, at most 4); each job still runs its programs under its own timer.
     feed : what reaches the meta phase: ``"export"`` (default), what the site's results
@@ -146,13 +160,20 @@ def run_bundle(
         Force_Latest_Multiple: every finished one; Add: those marked ``on_leaderboard`` in
         the submissions manifest); ``"all"``: every submission that ran.
     log : called with one progress line per job.
+    sandbox : local backend: ``"auto"`` (bwrap where it runs), ``"bwrap"`` or ``"rewrite"``.
+    python_env : local backend: the virtual environment (or interpreter) that runs
+        ``python``/``python3``; by default the one ``metascore bundle env`` built for the
+        bundle's image, else this Python.
+    limits : per-job memory, process, disk and log limits (default
+        :class:`~metascore.bundle.limits.Limits`).
     """
     bundle, out = Path(bundle), Path(out).absolute()
     if bundle.is_file() and not zipfile.is_zipfile(bundle):
         raise InputError(f"{bundle}: not a bundle folder or zip file.")
     if not bundle.exists():
         raise InputError(f"{bundle}: no such bundle folder or zip file.")
-    engine = get_backend(backend, image=image, network=network)
+    engine = get_backend(backend, image=image, network=network, sandbox=sandbox,
+                         python_env=python_env, limits=limits)
     out.mkdir(parents=True, exist_ok=True)
     for name in ("runs", "outputs", "cache", "bundle", "final"):
         if (out / name).exists():
@@ -172,10 +193,16 @@ def run_bundle(
     report = RunReport(out=out, backend=backend, warnings=list(comp.warnings))
     subs, warnings = collect_submissions(comp, Path(submissions) if submissions else None, cache=out / "cache")
     report.warnings.extend(warnings)
+    notice = getattr(engine, "notice", "")
+    if notice:  # what the local backend's rewrite mode cannot do, said once
+        report.warnings.append(notice)
+        log(f"[!] {notice}")
     if not subs:
         report.warnings.append("no submissions to run: add a starting kit, solutions, "
                                "sample_submissions/ or --submissions.")
     log(f"[*] {comp.title}: {len(comp.phases)} phase(s), {len(subs)} submission(s), backend {backend}")
+    if hasattr(engine, "describe"):
+        log(f"[*] {engine.describe(image or comp.docker_image)}")
     site.run(subs, report)
     write_text(out / "run_summary.json", json.dumps(report.to_dict(), indent=2, allow_nan=False) + "\n")
     return report

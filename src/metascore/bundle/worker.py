@@ -22,9 +22,12 @@ holding ``program/``, ``ingestion_program/``, ``input_data/``, ``input/ref``, ``
 Each program's ``command`` gets the worker's placeholder substitution (:func:`substitute`,
 same order and values as ``replace_legacy_metadata_command``), runs in ``/app/program``
 with ``PYTHONUNBUFFERED=1`` on a :class:`~metascore.bundle.backend.Backend`, and both
-programs of a job share one timer: the phase's ``execution_time_limit``. Their
-stdout/stderr go to ``stdout.txt``, ``stderr.txt``, ``ingestion_stdout.txt``,
-``ingestion_stderr.txt`` in the sandbox. The platform's ``metadata`` file (``exitCode``,
+programs of a job share one timer: the phase's ``execution_time_limit``; the backend's
+other limits (memory, processes, disk: :mod:`metascore.bundle.limits`) fail the job with
+their own message. Their stdout/stderr are streamed (capped) to ``stdout.txt``,
+``stderr.txt``, ``ingestion_stdout.txt``, ``ingestion_stderr.txt`` in the sandbox; what
+a program writes outside its mounts (``/app/...`` folders the worker does not mount,
+``/tmp``) goes to ``.scratch/`` there. The platform's ``metadata`` file (``exitCode``,
 ``elapsedTime``, ``ingestionExitCode``, ``ingestionElapsedTime``) is written into each
 output; a program that wrote ``metadata`` itself fails the job, as on the worker.
 
@@ -274,25 +277,33 @@ def _run_programs(
         for path in set(re.findall(r"/app/\w+", final)):
             if path not in mounted and not any(path.startswith(m + "/") for m in mounted):
                 result.warnings.append(f"{step} step: the {kind} command uses {path}, which the worker "
-                                       "does not mount in this step.")
+                                       "does not mount in this step (the program gets an empty "
+                                       "folder there, as in the container's own layer).")
+        prefix = "" if kind == "program" else "ingestion_"
         specs[kind] = StepSpec(name=f"{step}-{kind}", command=final, mounts=mounts,
-                               time_limit=float(limit), image=image)
+                               time_limit=float(limit), image=image,
+                               stdout_path=sandbox / f"{prefix}stdout.txt",
+                               stderr_path=sandbox / f"{prefix}stderr.txt",
+                               scratch=sandbox / ".scratch" / kind)
     kinds = list(specs)
     runs = dict(zip(kinds, backend.run_many([specs[k] for k in kinds], float(limit)))) if kinds else {}
     result.elapsed += max((r.elapsed for r in runs.values()), default=0.0)
+    label = {"program": "scoring program" if is_scoring else "submission", "ingestion": "ingestion program"}
     for kind, run in runs.items():
-        prefix = "" if kind == "program" else "ingestion_"
-        stderr = run.stderr
         if run.timed_out:
-            stderr += f"\n{TIME_LIMIT_MESSAGE.format(limit=limit)}\n"
-        write_text(sandbox / f"{prefix}stdout.txt", run.stdout)
-        write_text(sandbox / f"{prefix}stderr.txt", stderr)
+            _append(specs[kind].stderr_path, TIME_LIMIT_MESSAGE.format(limit=limit))
     if any(r.timed_out for r in runs.values()):
-        slow = ", ".join("submission" if k == "program" and not is_scoring else
-                         "scoring program" if k == "program" else "ingestion program"
-                         for k, r in runs.items() if r.timed_out)
+        slow = ", ".join(label[k] for k, r in runs.items() if r.timed_out)
         raise JobFailed(TIME_LIMIT_MESSAGE.format(limit=limit),
                          f"{step} step: killed after {limit} s ({slow} still running)")
+    for kind, run in runs.items():
+        if run.killed:  # a memory, process or disk limit
+            if run.killed == "disk":  # what it wrote is not kept (the worker keeps no failed output)
+                for folder in (sandbox / "output", sandbox / ".scratch"):
+                    shutil.rmtree(folder, ignore_errors=True)
+                (sandbox / "output").mkdir()
+            raise JobFailed(run.message, f"{step} step: the {label[kind]} was stopped: {run.message}\n"
+                                         f"{_tail(run.stderr)}")
     metadata = sandbox / "output" / "metadata"
     if metadata.exists():
         raise JobFailed(METADATA_EXISTS_MESSAGE,
@@ -385,6 +396,12 @@ def _sandbox(path: Path) -> Path:
 def _copy(src: Path, dest: Path) -> None:
     shutil.copytree(src, dest, dirs_exist_ok=True, symlinks=True,
                     ignore=shutil.ignore_patterns("__MACOSX", ".DS_Store", "__pycache__"))
+
+
+def _append(path: Path | None, line: str) -> None:
+    if path is not None:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(f"\n{line}\n")
 
 
 def _tail(text: str, lines: int = _TAIL_LINES) -> str:

@@ -1,0 +1,81 @@
+"""Job logs streamed to disk with a cap: the first and the last part kept, the middle cut.
+
+A program can print gigabytes; the runner never holds a log in memory. :class:`CappedLog`
+writes what it receives straight into its file until half the cap, then keeps only the
+last half in a bounded buffer; :meth:`CappedLog.close` writes one line saying how much was
+cut, then that tail. :func:`tail` reads the end of a finished log for the summary.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+__all__ = ["CappedLog", "tail", "CUT_NOTE"]
+
+CUT_NOTE = ("\n[metascore: {cut} bytes of this log were cut here; it keeps its first {head} "
+            "and last {tail} bytes (change the cap with --log-limit)]\n")
+_TAIL_READ = 64 * 1024
+
+
+class CappedLog:
+    """A log file that keeps at most ``cap`` bytes of what is written to it (plus a note)."""
+
+    def __init__(self, path: Path, cap: int) -> None:
+        self.path = Path(path)
+        self.head_cap = max(cap // 2, 0)
+        self.tail_cap = max(cap - self.head_cap, 0)
+        self.handle = open(self.path, "wb")
+        self.written = 0       # bytes in the file so far (the head)
+        self.total = 0         # bytes received
+        self.buffer = bytearray()
+
+    def write(self, data: bytes) -> None:
+        self.total += len(data)
+        room = self.head_cap - self.written
+        if room > 0:
+            self.handle.write(data[:room])
+            self.written += min(room, len(data))
+            data = data[room:]
+        if data and self.tail_cap:
+            self.buffer += data
+            if len(self.buffer) > 2 * self.tail_cap:  # trim now and then, not on every write
+                del self.buffer[: len(self.buffer) - self.tail_cap]
+
+    @property
+    def cut(self) -> int:
+        return self.total - self.written - min(len(self.buffer), self.tail_cap)
+
+    def close(self) -> None:
+        if self.handle.closed:
+            return
+        kept = bytes(self.buffer[-self.tail_cap:]) if self.tail_cap else b""
+        if self.cut > 0:
+            self.handle.write(CUT_NOTE.format(cut=self.cut, head=self.head_cap, tail=self.tail_cap).encode())
+        self.handle.write(kept)
+        self.buffer = bytearray()
+        self.handle.close()
+
+    def append(self, text: str) -> None:
+        """Add a line after the program's output (the runner's own messages), uncapped."""
+        self.close()
+        with open(self.path, "ab") as handle:
+            if self.path.stat().st_size and not text.startswith("\n"):
+                handle.write(b"\n")
+            handle.write(text.encode() + (b"" if text.endswith("\n") else b"\n"))
+
+
+def tail(path: Path, size: int = _TAIL_READ) -> str:
+    """The last ``size`` bytes of a log as text ("" when it does not exist)."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            end = handle.tell()
+            handle.seek(max(0, end - size))
+            data = handle.read()
+    except OSError:
+        return ""
+    text = data.decode("utf-8", errors="replace")
+    if end > size:  # started mid-line
+        text = text.split("\n", 1)[-1]
+    return text

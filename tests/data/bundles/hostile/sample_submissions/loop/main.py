@@ -1,0 +1,3 @@
+import sys
+while True:
+    pass
