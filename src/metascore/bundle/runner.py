@@ -8,7 +8,8 @@ time limit, ``metadata`` file, scores file) on a backend (:mod:`~metascore.bundl
 ``local`` subprocesses or ``docker`` containers). :func:`format_report` prints the
 :class:`RunReport`. The runner writes only inside ``out``:
 ``<out>/runs/<phase>/<candidate>/<task>/{prediction,scoring}/`` (each job's sandbox and
-logs), ``<out>/outputs/`` (the tree fed to the meta phase), ``<out>/final/`` (the
+logs; folder names are slugs of the names), ``<out>/outputs/`` (the tree fed to the meta
+phase), ``<out>/final/`` (the
 meta-scoring files) and ``<out>/run_summary.json``.
 
 Where this differs from the v2 worker, knowingly:
@@ -21,8 +22,12 @@ Where this differs from the v2 worker, knowingly:
   queue caps it at 600 s (a warning says so).
 - ``/app/data`` (a worker-host folder) is not mounted; there is no cache, no Docker image
   pull, no websocket, no ``detailed_results`` upload (the file stays in the output).
-- Every submission runs in every phase (as if migrated automatically), and each task of a
-  multi-task phase is a separate job (as Codabench's child submissions are).
+- A submission runs in the phase it was made for and reaches later phases through
+  ``auto_migrate_to_this_phase``, where "on the leaderboard" means "a task finished";
+  a submission without a phase is made to every phase that does not migrate, a result
+  submission without a phase to the first phase only, and result submissions are never
+  migrated (see :mod:`~metascore.bundle.site`). Each task of a multi-task phase is a
+  separate job (as Codabench's child submissions are).
 - The local backend has no isolation (see :mod:`metascore.bundle.local`).
 """
 
@@ -32,7 +37,7 @@ import json
 import os
 import shutil
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -85,7 +90,13 @@ class RunReport(SiteRun):
             "meta": asdict(self.meta) if self.meta else None,
             "leaderboard": str(self.leaderboard) if self.leaderboard else None,
             "detailed_results": str(self.detailed_results) if self.detailed_results else None,
+            "failed_phases": self.failed_phases(),
         }
+
+    def failed_phases(self) -> list[str]:
+        """The phases that ran at least one job and finished none, in run order."""
+        phases = dict.fromkeys(r.phase for r in self.results)
+        return [p for p in phases if not any(r.finished for r in self.results if r.phase == p)]
 
 
 def get_backend(name: str = "local", *, image: str | None = None, network: bool = False, memory: str = "2g") -> Backend:
@@ -115,6 +126,7 @@ def run_bundle(
     scoring_program: str | os.PathLike[str] | None = None,
     network: bool = False,
     jobs: int | None = None,
+    data: Mapping[str, str | os.PathLike[str]] | None = None,
     log: Callable[[str], None] = lambda _: None,
 ) -> RunReport:
     """Run every phase x submission x task of a bundle (folder or zip), then the meta phase.
@@ -135,6 +147,9 @@ def run_bundle(
     network : let docker containers use the network (the local backend cannot block it).
     jobs : how many (submission, task) jobs run at the same time (default: the number of
         CPUs, at most 4); each job still runs its programs under its own timer.
+    data : Codabench dataset keys the bundle refers to instead of files (``input_data``,
+        ``reference_data``, programs), each with the zip or folder that replaces it; a job
+        that needs a key not given here fails with a message naming it.
     log : called with one progress line per job.
     """
     bundle, out = Path(bundle), Path(out).absolute()
@@ -142,6 +157,10 @@ def run_bundle(
         raise InputError(f"{bundle}: not a bundle folder or zip file.")
     if not bundle.exists():
         raise InputError(f"{bundle}: no such bundle folder or zip file.")
+    given = {str(key): Path(path).absolute() for key, path in (data or {}).items()}
+    for key, path in given.items():
+        if not path.exists():
+            raise InputError(f"--data {key}={path}: no such file or folder.")
     engine = get_backend(backend, image=image, network=network)
     out.mkdir(parents=True, exist_ok=True)
     for name in ("runs", "outputs", "cache", "bundle", "final"):
@@ -158,7 +177,7 @@ def run_bundle(
         raise ConfigError(f"{bundle}: the competition has no leaderboard.")
     site = Site(comp, out, engine, image=image,
                      scoring_program=Path(scoring_program) if scoring_program else None, log=log,
-                     jobs=jobs if jobs is not None else min(4, os.cpu_count() or 1))
+                     jobs=jobs if jobs is not None else min(4, os.cpu_count() or 1), data=given)
     report = RunReport(out=out, backend=backend, warnings=list(comp.warnings))
     subs, warnings = collect_submissions(comp, Path(submissions) if submissions else None, cache=out / "cache")
     report.warnings.extend(warnings)
