@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bundle_backends import BACKENDS, options
+from bundle_backends import BACKENDS, options, require
+from engine import build_legacy_image
 from metascore.bundle.runner import run_bundle
 from metascore.bundle.schema import check_bundle, load_competition
 from metascore.bundle.submissions import collect_submissions, slug
@@ -191,3 +192,29 @@ def test_rank_outputs_tree_takes_judges_from_the_chosen_phase(tmp_path, capsys):
     assert main(["rank", str(tree), "--phase", "Final Phase", "-m", "mean", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["rows"]
     assert [(r["candidate"], r["score"]) for r in rows] == [("final_results", 1.0), ("coder", 0.5)]
+
+
+# ------------------------------------------------------------------ realistic fixtures on the legacy stand-in image
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_scoring_program_with_scikit_learn(tmp_path, backend):
+    report = run_bundle(BUNDLES / "sklearn_scoring", tmp_path / "out", **options(backend, legacy=True))
+    assert scores(report) == {("Development", "rules"): {"f1": 0.666667, "accuracy": 0.666667},
+                              ("Development", "tree_model"): {"f1": 1.0, "accuracy": 1.0}}
+    assert "'confusion' match no leaderboard column" in report.results[0].warnings[0]
+
+
+@pytest.mark.engine
+def test_local_and_legacy_image_give_identical_scores(tmp_path):
+    require("docker")
+    image = build_legacy_image()
+    data = {DATASET_KEY: BUNDLES / "v1_parallel/reference_data"}
+    for name in ("phases", "v1_parallel", "sklearn_scoring"):
+        runs = [run_bundle(BUNDLES / name, tmp_path / f"{name}-{backend}", backend=backend, data=data,
+                           image=image if backend == "docker" else None) for backend in ("local", "docker")]
+        for report in runs:
+            assert all(r.finished for r in report.results), [(r.candidate, r.reason) for r in report.results]
+        local, docker = (scores(r) for r in runs)
+        for key in local:  # durations differ; every other score is the same
+            local[key].pop("Duration", None)
+            docker[key].pop("Duration", None)
+        assert local == docker, name
