@@ -4,15 +4,13 @@ Tests that run bundles take ``backend`` from :data:`BACKENDS` so the same scenar
 both backends; ``docker`` is skipped (with the reason; under ``CI=true`` it fails) when
 the docker SDK is missing or no container engine answers (:mod:`requirements`). The docker
 runs use the image built from the repository's Dockerfile (``tests/engine.py``, once per
-source change), since the fixtures' ``docker_image`` cannot be pulled offline; with
-``legacy=True``, the stand-in of Codabench's legacy image (its Python packages, ``python``
-and ``python3``) that realistic fixtures need.
+source change), since the fixtures' ``docker_image`` cannot be pulled offline.
 """
 
 from __future__ import annotations
 
 import pytest
-from engine import build_image, build_legacy_image
+from engine import build_image
 from requirements import require_engine
 
 
@@ -29,10 +27,8 @@ def require(backend: str) -> str:
     return backend
 
 
-def options(backend: str, legacy: bool = False) -> dict[str, str | None]:
+def options(backend: str) -> dict[str, str | None]:
     """Keyword arguments of :func:`~metascore.bundle.runner.run_bundle` for ``backend``."""
     require(backend)
-    image = None
-    if backend == "docker":
-        image = build_legacy_image() if legacy else build_image()
+    image = build_image() if backend == "docker" else None
     return {"backend": backend, "image": image}

@@ -195,9 +195,9 @@ def test_rank_outputs_tree_takes_judges_from_the_chosen_phase(tmp_path, capsys):
 
 
 # ------------------------------------------------------------------ realistic fixtures on the legacy stand-in image
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_scoring_program_with_scikit_learn(tmp_path, backend):
-    report = run_bundle(BUNDLES / "sklearn_scoring", tmp_path / "out", **options(backend, legacy=True))
+def test_scoring_program_with_scikit_learn(tmp_path):
+    # the Docker backend on the legacy stand-in: test_local_and_legacy_image_give_identical_scores
+    report = run_bundle(BUNDLES / "sklearn_scoring", tmp_path / "out")
     assert scores(report) == {("Development", "rules"): {"f1": 0.666667, "accuracy": 0.666667},
                               ("Development", "tree_model"): {"f1": 1.0, "accuracy": 1.0}}
     assert "'confusion' match no leaderboard column" in report.results[0].warnings[0]
