@@ -5,6 +5,10 @@
   the image carries a label with a hash of everything that goes into it (Dockerfile,
   .dockerignore, requirements-docker.txt, pyproject.toml, README.md, src/), and an image
   whose label matches is reused, in this session and the next ones.
+- :func:`build_legacy_image` builds a stand-in of Codabench's default image
+  ``codalab/codalab-legacy:py37`` (which cannot be pulled offline): the local base image plus
+  the legacy image's Python packages in a virtual environment first on ``PATH``, so
+  ``python`` and ``python3`` both run it; cached the same way, by a hash of its Dockerfile.
 
 Build settings come from the environment, so one machine's quirks stay out of the code:
 
@@ -93,7 +97,42 @@ def build_image(tag: str = "metascore:test") -> str:
     RuntimeError
         When the build fails, with the end of the build log.
     """
-    wanted = source_hash()
+    return _build(tag, source_hash(), REPO)
+
+
+#: The image the legacy stand-in replaces (Codabench's default ``docker_image``).
+LEGACY_IMAGE = "codalab/codalab-legacy:py37"
+_LEGACY_DOCKERFILE = """\
+ARG BASE_IMAGE=python:3.11-slim-bookworm
+FROM ${{BASE_IMAGE}}
+RUN python3 -m venv /opt/legacy && /opt/legacy/bin/pip install --no-cache-dir {packages}
+ENV PATH=/opt/legacy/bin:$PATH PYTHONUNBUFFERED=1
+WORKDIR /app/program
+"""
+
+
+def legacy_packages() -> tuple[str, ...]:
+    """The Python packages of :data:`LEGACY_IMAGE`: the list ``metascore bundle env`` ships."""
+    try:
+        from metascore.bundle.pyenv import packages_for
+    except ImportError:  # before the `bundle env` step is merged: the packages fixtures need
+        return ("numpy", "scipy", "scikit-learn", "pandas", "pyyaml")
+    return tuple(packages_for(LEGACY_IMAGE) or ())
+
+
+def build_legacy_image(tag: str = "metascore-legacy:test") -> str:
+    """Build the stand-in of :data:`LEGACY_IMAGE` as ``tag`` unless an up-to-date one exists."""
+    import tempfile
+
+    text = _LEGACY_DOCKERFILE.format(packages=" ".join(shlex.quote(p) for p in legacy_packages()))
+    wanted = hashlib.sha256((text + os.environ.get("METASCORE_BASE_IMAGE", "")).encode()).hexdigest()[:16]
+    with tempfile.TemporaryDirectory(prefix="metascore-legacy-") as context:
+        Path(context, "Dockerfile").write_text(text)
+        return _build(tag, wanted, Path(context))
+
+
+def _build(tag: str, wanted: str, context: Path) -> str:
+    """Build ``context`` as ``tag`` labelled with ``wanted`` unless such an image exists."""
     if _BUILT.get(tag) == wanted:
         return tag
     old = _current(tag)
@@ -104,12 +143,12 @@ def build_image(tag: str = "metascore:test") -> str:
     if os.environ.get("METASCORE_BASE_IMAGE"):
         cmd += ["--build-arg", f"BASE_IMAGE={os.environ['METASCORE_BASE_IMAGE']}"]
     cmd += shlex.split(os.environ.get("METASCORE_BUILD_OPTS", ""))
-    cmd.append(str(REPO))
+    cmd.append(str(context))
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
     if proc.returncode != 0:
         log = (proc.stdout + proc.stderr).strip().splitlines()
         raise RuntimeError(
-            f"building the metascore image failed ({shlex.join(cmd)}, exit {proc.returncode}); "
+            f"building the image {tag} failed ({shlex.join(cmd)}, exit {proc.returncode}); "
             "METASCORE_BASE_IMAGE and METASCORE_BUILD_OPTS set the base image and build options. "
             "Last lines:\n" + "\n".join(log[-25:])
         )

@@ -119,7 +119,7 @@ def test_outputs_tree_and_manifest(run):
 
 def test_final_leaderboard_matches_hand_derivation(run):
     _, out = run
-    meta_out = out / "runs" / "Final ranking" / "organizer_results" / "meta-ranking" / "scoring" / "output"
+    meta_out = out / "runs" / "Final_ranking" / "organizer_results" / "meta-ranking" / "scoring" / "output"
     rows = list(csv.DictReader((meta_out / "leaderboard.csv").open()))
     ranked = [(r["position"], r["candidate"]) for r in rows if r["qualified"] == "true"]
     assert ranked == [("1", "alice__centroid"), ("1", "carol__linear"), ("3", "bob__knn"),

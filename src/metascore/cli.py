@@ -73,7 +73,7 @@ def read_matrix_file(
 ) -> ScoreMatrix:
     """One phase of any score file the readers know, as a score matrix.
 
-    Judges are the (task, metric) pairs found, keyed ``task/metric`` (``task`` when the
+    Judges are the (task, metric) pairs found in that phase, keyed ``task/metric`` (``task`` when the
     metric is empty, as in a wide CSV); all higher-is-better unless listed in
     ``lower_is_better``.
     """
@@ -90,7 +90,8 @@ def read_matrix_file(
         phase = phases[0]
     elif phase not in phases:
         raise InputError(f"{path}: no phase {phase!r}{did_you_mean(phase, phases)}; phases are {phases}.")
-    pairs = sorted(set(zip(frame["task"], frame["metric"])), key=lambda tm: judge_key(*tm))
+    rows = frame[frame["phase"] == phase]  # judges come from the chosen phase only
+    pairs = sorted(set(zip(rows["task"], rows["metric"])), key=lambda tm: judge_key(*tm))
     keys = [judge_key(t, m) for t, m in pairs]
     weight_map = dict(weights)
     for name in list(lower_is_better) + list(weight_map):

@@ -52,9 +52,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "the starting kit's baseline, the bundle's solutions and sample_submissions/ (or "
         "--submissions). The finished scores the site's results export would hold (the "
         "leaderboard's submission_rule; --feed all: every submission) are collected into "
-        "OUT/outputs/ and fed to the meta-scoring phase (a phase whose reference data holds metascore.yaml). Prints a "
-        "summary and where the final leaderboard.csv and detailed_results.html are. Writes "
-        "only inside --out.",
+        "OUT/outputs/ and fed to the meta-scoring phase (a phase whose reference data holds "
+        "metascore.yaml). A submission "
+        "runs in its phase (manifest column 'phase' or a DIR/<phase name>/ folder; without one: "
+        "every phase that does not migrate, the first phase only for a result submission) and "
+        "reaches later phases through auto_migrate_to_this_phase. Prints a summary and where "
+        "the final leaderboard.csv and detailed_results.html are. Writes only inside --out. "
+        "Exit code 1 when every run of a phase failed (any run with --strict) or the "
+        "meta-scoring failed.",
     )
     p.add_argument("bundle", help="bundle folder or zip")
     p.add_argument("--out", "-o", default="runs", help="output folder (default: ./runs)")
@@ -76,8 +81,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_limit_options(p)
     p.add_argument("--submissions", metavar="DIR",
                    help="folder of submission zips/folders (optional submissions.yaml or .csv "
-                   "manifest: file, participant, submitted_at, is_baseline, on_leaderboard); replaces the "
-                   "bundle's sample_submissions/")
+                   "manifest: file, participant, submitted_at, is_baseline, phase, on_leaderboard; "
+                   "or one sub-folder per phase name); replaces the bundle's sample_submissions/")
     p.add_argument("--scoring-program", metavar="DIR",
                    help="meta-scoring program used to fill meta_scoring_program/ (default: the "
                    "repository's scoring_program/)")
@@ -89,6 +94,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "participant's last finished submission; Force_Best: the best; "
                    "Force_Latest_Multiple: all finished; Add: those marked on_leaderboard in the "
                    "submissions manifest); all = every submission that ran")
+    p.add_argument("--data", action="append", default=[], metavar="KEY=PATH", type=_data_item,
+                   help="a zip or folder for a Codabench dataset key the bundle uses instead of "
+                   "a file (input_data, reference_data, a program); repeatable")
+    p.add_argument("--strict", action="store_true",
+                   help="exit 1 when any run failed (default: when every run of a phase failed)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
     p.set_defaults(func=_cmd_run)
 
@@ -121,6 +131,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--scoring-program", metavar="DIR",
                    help="meta-scoring program folder (default: the repository's scoring_program/)")
     p.set_defaults(func=_cmd_zip)
+
+
+def _data_item(text: str) -> tuple[str, str]:
+    key, sep, path = text.partition("=")
+    if not sep or not key.strip() or not path.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=PATH (a dataset key and a zip or folder), got {text!r}")
+    return key.strip(), path.strip()
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
@@ -165,8 +182,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     report = run_bundle(
         args.bundle, args.out, backend=args.backend, image=args.image,
         submissions=args.submissions, scoring_program=args.scoring_program,
-        network=args.network, jobs=args.jobs, feed=args.feed, log=log, sandbox=args.sandbox,
-        python_env=args.python_env, limits=limits_from_args(args),
+        network=args.network, jobs=args.jobs, feed=args.feed, data=dict(args.data), log=log,
+        sandbox=args.sandbox, python_env=args.python_env, limits=limits_from_args(args),
     )
     print()
     print(format_report(report))
@@ -176,6 +193,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return 1
     if not report.results:
         print("metascore: error: nothing was run.", file=sys.stderr)
+        return 1
+    failed = report.failed_phases()
+    if failed:
+        print(f"metascore: error: every run of phase(s) {', '.join(map(repr, failed))} failed.",
+              file=sys.stderr)
+        return 1
+    if args.strict and not all(r.finished for r in report.results):
+        n = sum(not r.finished for r in report.results)
+        print(f"metascore: error: {n} of {len(report.results)} runs failed (--strict).", file=sys.stderr)
         return 1
     return 0
 

@@ -113,6 +113,8 @@ class Phase:
     public_data: str | None = None
     start: dt.datetime | None = None
     end: dt.datetime | None = None
+    #: ``auto_migrate_to_this_phase`` (v1 ``auto_migration``): the previous phase's finished
+    #: submissions are re-run here.
     auto_migrate: bool = False
 
 

@@ -8,7 +8,8 @@ time limit, ``metadata`` file, scores file) on a backend (:mod:`~metascore.bundl
 ``local`` subprocesses or ``docker`` containers). :func:`format_report` prints the
 :class:`RunReport`. The runner writes only inside ``out``:
 ``<out>/runs/<phase>/<candidate>/<task>/{prediction,scoring}/`` (each job's sandbox and
-logs), ``<out>/outputs/`` (the tree fed to the meta phase), ``<out>/final/`` (the
+logs; folder names are slugs of the names), ``<out>/outputs/`` (the tree fed to the meta
+phase), ``<out>/final/`` (the
 meta-scoring files) and ``<out>/run_summary.json``.
 
 Where this differs from the v2 worker, knowingly:
@@ -21,11 +22,15 @@ Where this differs from the v2 worker, knowingly:
   queue caps it at 600 s (a warning says so).
 - ``/app/data`` (a worker-host folder) is not mounted; there is no cache, no Docker image
   pull, no websocket, no ``detailed_results`` upload (the file stays in the output).
-- Every submission runs in every phase (as if migrated automatically), and each task of a
-  multi-task phase is a separate job (as Codabench's child submissions are). What reaches
-  the meta phase follows the leaderboard's ``submission_rule`` per phase, applied to whole
-  submissions: the loss of task scores of multi-task phases under ``Force_Last``
-  (codabench#2211) is not reproduced (``bundle check`` warns about it).
+- A submission runs in the phase it was made for and reaches later phases through
+  ``auto_migrate_to_this_phase``, where "on the leaderboard" means "a task finished";
+  a submission without a phase is made to every phase that does not migrate, a result
+  submission without a phase to the first phase only, and result submissions are never
+  migrated (see :mod:`~metascore.bundle.site`). Each task of a multi-task phase is a
+  separate job (as Codabench's child submissions are). What reaches the meta phase follows the leaderboard's
+  ``submission_rule`` per phase, applied to whole submissions: the loss of task scores of
+  multi-task phases under ``Force_Last`` (codabench#2211) is not reproduced (``bundle check``
+  warns about it).
 - The local backend runs each job in a bwrap sandbox with the worker's ``/app`` layout, or
   where bwrap cannot run, with rewritten command paths and no isolation (see
   :mod:`metascore.bundle.local`); its programs run with this Python or the environment
@@ -38,7 +43,7 @@ import json
 import os
 import shutil
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -93,7 +98,13 @@ class RunReport(SiteRun):
             "leaderboard": str(self.leaderboard) if self.leaderboard else None,
             "detailed_results": str(self.detailed_results) if self.detailed_results else None,
             "export": self.export,
+            "failed_phases": self.failed_phases(),
         }
+
+    def failed_phases(self) -> list[str]:
+        """The phases that ran at least one job and finished none, in run order."""
+        phases = dict.fromkeys(r.phase for r in self.results)
+        return [p for p in phases if not any(r.finished for r in self.results if r.phase == p)]
 
 
 def get_backend(name: str = "local", *, image: str | None = None, network: bool = False,
@@ -130,6 +141,7 @@ def run_bundle(
     network: bool = False,
     jobs: int | None = None,
     feed: str = "export",
+    data: Mapping[str, str | os.PathLike[str]] | None = None,
     log: Callable[[str], None] = lambda _: None,
     sandbox: str = "auto",
     python_env: str | os.PathLike[str] | None = None,
@@ -159,6 +171,9 @@ def run_bundle(
         participant's last finished submission; Force_Best: each participant's best;
         Force_Latest_Multiple: every finished one; Add: those marked ``on_leaderboard`` in
         the submissions manifest); ``"all"``: every submission that ran.
+    data : Codabench dataset keys the bundle refers to instead of files (``input_data``,
+        ``reference_data``, programs), each with the zip or folder that replaces it; a job
+        that needs a key not given here fails with a message naming it.
     log : called with one progress line per job.
     sandbox : local backend: ``"auto"`` (bwrap where it runs), ``"bwrap"`` or ``"rewrite"``.
     python_env : local backend: the virtual environment (or interpreter) that runs
@@ -172,7 +187,11 @@ def run_bundle(
         raise InputError(f"{bundle}: not a bundle folder or zip file.")
     if not bundle.exists():
         raise InputError(f"{bundle}: no such bundle folder or zip file.")
-    engine = get_backend(backend, image=image, network=network, sandbox=sandbox,
+    given = {str(key): Path(path).absolute() for key, path in (data or {}).items()}
+    for key, path in given.items():
+        if not path.exists():
+            raise InputError(f"--data {key}={path}: no such file or folder.")
+        engine = get_backend(backend, image=image, network=network, sandbox=sandbox,
                          python_env=python_env, limits=limits)
     out.mkdir(parents=True, exist_ok=True)
     for name in ("runs", "outputs", "cache", "bundle", "final"):
@@ -189,7 +208,8 @@ def run_bundle(
         raise ConfigError(f"{bundle}: the competition has no leaderboard.")
     site = Site(comp, out, engine, image=image,
                      scoring_program=Path(scoring_program) if scoring_program else None, log=log,
-                     jobs=jobs if jobs is not None else min(4, os.cpu_count() or 1), feed=feed)
+                     jobs=jobs if jobs is not None else min(4, os.cpu_count() or 1), feed=feed,
+                     data=given)
     report = RunReport(out=out, backend=backend, warnings=list(comp.warnings))
     subs, warnings = collect_submissions(comp, Path(submissions) if submissions else None, cache=out / "cache")
     report.warnings.extend(warnings)

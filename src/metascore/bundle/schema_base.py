@@ -109,8 +109,8 @@ class SchemaChecker:
             return None
         here = f"{where}.{key}" if where else key
         if UUID_PATTERN.match(value):
-            self.warn(here, f"{value!r} is the key of an existing Codabench dataset; it cannot be "
-                      "run offline.")
+            self.warn(here, f"{value!r} is the key of an existing Codabench dataset; `bundle run` "
+                      f"needs its files: --data {value}=PATH.")
             return value
         clean = PurePosixPath(value.rstrip("/"))
         if clean.is_absolute() or ".." in clean.parts:

@@ -1,11 +1,15 @@
 """CodaLab's v1 ``competition.yaml`` (``version: 1``, ``1.5`` or none), as Codabench maps it.
 
-Codabench's v1 unpacker turns each phase into a phase with exactly one task (``label`` ->
-name), orders phases by ``phasenumber``, reads ``html`` pages (``terms`` required), the
-first leaderboard (by ``rank``) and its columns (``label`` -> ``title``, ``sort`` ->
-``sorting``, ``numeric_format`` -> ``precision``, ordered by ``rank``). It drops
-``computed:`` columns to plain columns, ``is_scoring_only`` and the parent of v1.8 parallel
-phases; each of these is a warning here.
+Codabench's v1 unpacker (``unpackers/v1.py``) needs the logo ``image`` and ``html.terms``,
+orders phases by ``phasenumber``, turns each phase into a phase with exactly one task
+(phase name = ``label``, task name = ``"<label> Task"``; ``auto_migration`` ->
+``auto_migrate_to_this_phase``), reads the first leaderboard (by ``rank``) and its columns
+(``label`` -> ``title``, ``sort`` -> ``sorting``, ``numeric_format`` -> ``precision``,
+ordered by ``rank``). In a v1.8 bundle (any phase with ``is_parallel_parent`` or
+``parent_phasenumber``) it drops the first phase, the parallel parent, and the runner does
+not run it. It drops ``computed:`` columns to plain columns and ``is_scoring_only``; each of
+these is a warning here. A phase's ``datasets:`` entries are links shown on CodaLab's data
+page, not dataset keys: Codabench ignores them.
 """
 
 from __future__ import annotations
@@ -24,7 +28,11 @@ class SchemaV1(SchemaChecker):
 
     def parse(self, data: dict) -> Competition | None:
         title = self.get(data, "title", "", str, required=True, default="")
-        self.path(data, "image", "")
+        if data.get("image") is None:
+            self.error("image", "this key is required: Codabench's v1 unpacker refuses the bundle "
+                       "without a logo ('An image for this competition could not be found in the yaml').")
+        else:
+            self.path(data, "image", "")
         html = self.get(data, "html", "", dict, default={})
         if "terms" not in html:
             self.error("html", "Codabench's v1 unpacker needs html.terms (the terms page).")
@@ -37,21 +45,24 @@ class SchemaV1(SchemaChecker):
         tasks: dict[int, Task] = {}
         phases: list[Phase] = []
         ordered = sorted(nodes.items(), key=lambda kv: _phase_number(kv))
+        for number, node in ordered:
+            if not isinstance(node, dict):
+                self.error(f"phases.{number}", f"expected a mapping; got {node!r}.")
+        ordered = [(number, node) for number, node in ordered if isinstance(node, dict)]
+        if any(node.get("is_parallel_parent") or node.get("parent_phasenumber") for _, node in ordered):
+            dropped = ordered.pop(0)[0]
+            self.warn(f"phases.{dropped}", "v1.8 parallel phases: Codabench drops the first phase (the "
+                      "parallel parent) and makes each child its own phase; it is not run.")
         for order, (number, node) in enumerate(ordered):
             where = f"phases.{number}"
-            if not isinstance(node, dict):
-                self.error(where, f"expected a mapping; got {node!r}.")
-                continue
-            if node.get("is_parallel_parent") or "parent_phasenumber" in node:
-                self.warn(where, "v1.8 parallel phases: Codabench drops the parent phase and makes "
-                          "each child its own phase.")
             if node.get("is_scoring_only"):
                 self.warn(f"{where}.is_scoring_only", "dropped by Codabench's v1 unpacker.")
             if "datasets" in node:
-                self.warn(f"{where}.datasets", "dataset keys cannot be run offline.")
-            name = str(self.get(node, "label", where, str, default=f"Phase {number}"))
+                self.warn(f"{where}.datasets", "links shown on CodaLab's data page (not dataset keys); "
+                          "Codabench ignores them.")
+            name = str(self.get(node, "label", where, str, required=True, default=f"Phase {number}"))
             tasks[order] = Task(
-                index=order, name=name,
+                index=order, name=f"{name} Task",
                 scoring_program=self.path(node, "scoring_program", where, required=True),
                 ingestion_program=self.path(node, "ingestion_program", where),
                 input_data=self.path(node, "input_data", where),
@@ -66,7 +77,7 @@ class SchemaV1(SchemaChecker):
                 starting_kit=self.path(node, "starting_kit", where),
                 public_data=self.path(node, "public_data", where),
                 start=self.date(node, "start_date", where, required=True),
-                auto_migrate=bool(self.get(node, "auto_migration", where, bool, default=False)),
+                auto_migrate=order > 0 and bool(self.get(node, "auto_migration", where, bool, default=False)),
             ))
         if not phases and "phases" in data:
             self.error("phases", "at least one phase is required.")

@@ -182,7 +182,8 @@ class SchemaV2(SchemaChecker):
                 index=order, name=name, tasks=self.task_list(node, where, tasks),
                 execution_time_limit=limit, starting_kit=self.path(node, "starting_kit", where),
                 public_data=self.path(node, "public_data", where), start=start, end=end,
-                auto_migrate=bool(self.get(node, "auto_migrate_to_this_phase", where, bool, default=False)),
+                auto_migrate=order > 0 and bool(self.get(node, "auto_migrate_to_this_phase", where, bool,
+                                                         default=False)),
             ))
         self.check_dates(phases)
         names = [p.name for p in phases]

@@ -1,12 +1,25 @@
 """The platform around the worker: which submission runs in which phase, and what is kept.
 
-A :class:`Site` runs every submission in every phase it applies to (as if migrated
-automatically), each task of a multi-task phase as a separate job (as Codabench's child
-submissions are), ``jobs`` at a time, each job by :func:`~metascore.bundle.worker.run_job`
-on folders it prepares (bundle zips extracted once, ``meta_scoring_program/`` assembled).
-Of a finished job it keeps, as the server stores them, the scores that have a leaderboard
-column (the others are a warning) and adds the computed columns (``avg``, ``sum``,
-``min``, ``max`` over the row's columns).
+**Phases.** A submission is made to one phase (``Submission.phase``: the ``phase`` column
+of the submissions manifest, or a ``<phase name>/`` sub-folder) and runs there; it reaches a
+later phase only when that phase has ``auto_migrate_to_this_phase``, as on Codabench: the
+previous phase's submissions the leaderboard holds (here: those with at least one finished
+run, as a scores upload puts a submission on the leaderboard under the ``Force_*`` rules)
+are re-run on all of the new phase's tasks. A submission without a phase (baselines,
+solutions, a folder without manifest) is a code submission made to every phase that does
+not migrate, or, when it is a **result submission** (no ``metadata`` and no ingestion
+program to import it), to the first phase only: a results zip is made for one phase's data and is never re-run in another phase
+(neither by migration, a knowing difference: Codabench would score it against the new
+phase's data). Solutions run in the phases that hold their tasks.
+
+**Jobs.** Each task of a multi-task phase is a separate job (as Codabench's child
+submissions are), ``jobs`` at a time, each by :func:`~metascore.bundle.worker.run_job` on
+folders the site prepares (bundle zips extracted once, ``meta_scoring_program/``
+assembled, Codabench dataset keys replaced by the folders given with ``data``) in
+``<out>/runs/<phase>/<candidate>/<task>/`` whose names are slugs (letters, digits,
+``._-``; the real names are in the report). Of a finished job the worker keeps the scores
+that have a leaderboard column (the others are a note); the site adds the computed columns
+(``avg``, ``sum``, ``min``, ``max`` over the row's columns).
 
 The finished scoring outputs of the submissions the site's results export would hold (the
 leaderboard's ``submission_rule`` per phase, :mod:`~metascore.bundle.submission_rules`; or
@@ -36,10 +49,11 @@ from .archive import as_folder
 from .backend import Backend
 from .files import write_text
 from .meta_program import assemble_meta_program, needs_meta_program
-from .model import Competition, Phase, Task
+from .model import UUID_PATTERN, Competition, Phase, Task
+from .programs import read_metadata
 from .submission_rules import PhaseSubmission, export_decisions
-from .submissions import Submission, safe_name
-from .worker import Job, JobResult, run_job, scores_file
+from .submissions import Submission, safe_name, slug
+from .worker import Job, JobResult, run_job
 
 __all__ = ["Site", "SiteRun", "DEFAULT_QUEUE_LIMIT", "FEEDS", "MANIFEST_COLUMNS"]
 
@@ -67,19 +81,29 @@ class Site:
 
     def __init__(self, comp: Competition, out: Path, backend: Backend, *, image: str | None,
                  scoring_program: Path | None, log: Callable[[str], None], jobs: int = 1,
-                 feed: str = "export") -> None:
+                 feed: str = "export", data: dict[str, Path] | None = None) -> None:
         if feed not in FEEDS:
             raise ConfigError(f"feed {feed!r} is not one of {', '.join(FEEDS)}.")
         self.comp, self.out, self.backend, self.log, self.feed = comp, out, backend, log, feed
         self.jobs = max(1, int(jobs))
         self.image = image or comp.docker_image
         self.scoring_program = scoring_program
+        self.data = dict(data or {})
         self.cache = out / "cache"
         self.columns = {c.key: c for c in comp.leaderboard.columns} if comp.leaderboard else {}
+        self.run_dirs = _unique_slugs([p.name for p in comp.phases])
 
     # ------------------------------------------------------------ inputs
-    def source(self, ref: str | None) -> Path | None:
-        """A folder holding the bundle item ``ref`` (zips extracted, meta program assembled)."""
+    def source(self, ref: str | None, what: str = "item") -> Path | None:
+        """A folder holding the bundle item ``ref`` (zips extracted, meta program assembled).
+
+        Raises :class:`InputError` for a Codabench dataset key not given in ``data``.
+        """
+        if ref in self.data:
+            return as_folder(self.data[ref], self.cache / "data" / slug(ref))
+        if ref and UUID_PATTERN.match(ref):
+            raise InputError(f"the {what} is the Codabench dataset key {ref!r}, which is not in the "
+                             f"bundle; give its files with --data {ref}=PATH.")
         path = self.comp.path(ref)
         if path is None:
             return None
@@ -94,48 +118,40 @@ class Site:
             return None
         return as_folder(path, self.cache / "bundle_items" / safe_name(ref.rstrip("/")))
 
+    def submission_folder(self, sub: Submission) -> Path:
+        return as_folder(sub.source, self.cache / "submissions" / sub.candidate)
+
     def is_meta_task(self, task: Task) -> bool:
-        ref = self.source(task.reference_data)
+        try:
+            ref = self.source(task.reference_data)
+        except InputError:
+            return False
         return ref is not None and (ref / "metascore.yaml").is_file()
 
     # ------------------------------------------------------------ one job
     def run_one(self, phase: Phase, sub: Submission, task: Task, task_dir: str) -> JobResult:
-        """Prepare the folders of (phase, submission, task), run the job, keep the columns."""
-        run_dir = self.out / "runs" / safe_name(phase.name) / sub.candidate / task_dir
+        """Prepare the folders of (phase, submission, task), run the job, add computed columns."""
+        run_dir = self.out / "runs" / self.run_dirs[phase.name] / slug(sub.candidate) / task_dir
         try:
             job = Job(
                 phase.name, sub.candidate, task.name, run_dir,
-                submission=as_folder(sub.source, self.cache / "submissions" / sub.candidate),
-                scoring_program=self.source(task.scoring_program),
-                ingestion_program=self.source(task.ingestion_program),
-                input_data=self.source(task.input_data),
-                reference_data=self.source(task.reference_data),
+                submission=self.submission_folder(sub),
+                scoring_program=self.source(task.scoring_program, f"scoring program of task {task.name!r}"),
+                ingestion_program=self.source(task.ingestion_program, f"ingestion program of task {task.name!r}"),
+                input_data=self.source(task.input_data, f"input data of task {task.name!r}"),
+                reference_data=self.source(task.reference_data, f"reference data of task {task.name!r}"),
                 ingestion_only_during_scoring=task.ingestion_only_during_scoring,
-                time_limit=phase.execution_time_limit, image=self.image,
+                time_limit=phase.execution_time_limit, image=self.image, columns=tuple(self.columns),
             )
         except (InputError, ConfigError, OSError) as exc:
             return JobResult(phase.name, sub.candidate, task.name, status_details=str(exc),
                              reason=str(exc), run_dir=str(run_dir))
         result = run_job(job, self.backend)
         if result.finished:
-            self.keep_columns(result)
+            result.computed = self.computed_columns(result.scores)
         return result
 
     # ------------------------------------------------------------ scores
-    def keep_columns(self, result: JobResult) -> None:
-        """Keep the scores that have a leaderboard column (warn about the others), add the
-        computed columns."""
-        scores = result.scores
-        name = scores_file(result.scoring_output)
-        unknown = [k for k in scores if k not in self.columns]
-        if unknown and self.columns:
-            result.warnings.append(
-                f"{name}: key(s) {', '.join(map(repr, unknown))} match no leaderboard column and are "
-                f"ignored by Codabench (columns: {', '.join(self.columns)})."
-            )
-        kept = {k: v for k, v in scores.items() if k in self.columns or not self.columns}
-        result.scores, result.computed = kept, self.computed_columns(kept)
-
     def computed_columns(self, scores: dict[str, float]) -> dict[str, float]:
         """Codabench's per-row ``computation`` (avg, sum, min, max over this row's columns)."""
         ops = {"avg": lambda v: sum(v) / len(v), "sum": sum, "min": min, "max": max}
@@ -148,55 +164,52 @@ class Site:
                     out[col.key] = float(ops[col.computation](values))
         return out
 
+    # ------------------------------------------------------------ which submission runs where
+    def is_result(self, sub: Submission, phase: Phase) -> bool:
+        """A result submission in ``phase``: no ``metadata`` file and no ingestion program to
+        import it as code, so its files are copied to the output as the predictions."""
+        if any(t.ingestion_program for t in self.comp.phase_tasks(phase)):
+            return False
+        try:
+            return read_metadata(self.submission_folder(sub))[0] is None
+        except (InputError, OSError):
+            return False
+
+    def submitted_to(self, sub: Submission, phase: Phase, first: Phase) -> bool:
+        """Whether ``sub`` was made to ``phase`` (see the module's docstring)."""
+        if sub.phase is not None:
+            return sub.phase == phase.name
+        if sub.tasks is not None:
+            return any(i in phase.tasks for i in sub.tasks)
+        if self.is_result(sub, phase):
+            return phase is first
+        return phase is first or not phase.auto_migrate
+
     # ------------------------------------------------------------ the whole competition
     def run(self, submissions: list[Submission], report: SiteRun) -> None:
         """Every phase but the meta phases, the outputs tree, then the meta phases; into ``report``."""
         outputs = self.out / "outputs"
         manifest: list[dict[str, Any]] = []
-        meta_phases = []
-        for phase in self.comp.phases:
-            tasks = self.comp.phase_tasks(phase)
-            if tasks and all(self.is_meta_task(t) for t in tasks):
-                meta_phases.append(phase)
-                continue
-            if phase.execution_time_limit > DEFAULT_QUEUE_LIMIT:
-                report.warnings.append(
-                    f"phase {phase.name!r}: execution_time_limit {phase.execution_time_limit} s; on "
-                    f"Codabench's default queue the limit is capped at {DEFAULT_QUEUE_LIMIT} s.")
-            dirs = _task_dirs(tasks)
-            todo = [(sub, task) for sub in submissions for task in tasks
-                    if sub.tasks is None or task.index in sub.tasks]
-            results = self.map_jobs(phase, todo, dirs)
-            report.results.extend(results)
-            exported = self.export(phase, todo, results, report)
-            for (sub, task), res in zip(todo, results):
-                if res.finished and sub.candidate in exported:
-                    write_text(outputs / safe_name(phase.name) / sub.candidate / dirs[task.index] / "scores.json",
-                               json.dumps(res.scores, indent=2, allow_nan=False) + "\n")
-            for sub in submissions:
-                if sub.candidate in exported:
-                    manifest.append({"phase": phase.name, "candidate": sub.candidate,
-                                     "participant": sub.participant, "submitted_at": sub.submitted_at or "",
-                                     "is_baseline": "true" if sub.is_baseline else "false"})
+        meta_phases = [p for p in self.comp.phases if self.is_meta_phase(p)]
+        regular = [p for p in self.comp.phases if p not in meta_phases]
+        held: list[Submission] = []  # the previous phase's submissions the leaderboard holds
+        previous: Phase | None = None
+        for phase in regular:
+            entries = [s for s in submissions if self.submitted_to(s, phase, regular[0])]
+            if phase.auto_migrate and previous is not None and previous.index == phase.index - 1:
+                entries += self.migrated(held, entries, phase, report)
+            held = self.run_phase(phase, entries, outputs, manifest, report)
+            previous = phase
+        unplaced = [s.candidate for s in submissions if s.phase is None and s.tasks is None
+                    and len(regular) > 1 and self.is_result(s, regular[0])]
+        if unplaced:
+            report.warnings.append(
+                f"result submission(s) {', '.join(unplaced)} have no phase: run in {regular[0].name!r} "
+                "only (a results zip is made for one phase's data). Give each its phase in the "
+                "submissions manifest ('phase' column) or put it in a <phase name>/ sub-folder.")
         write_text(outputs / "submissions.csv", _csv(manifest))
         for phase in meta_phases:
-            organizer = Submission("organizer_results", outputs, "organizer", None, False, None, "outputs tree")
-            dirs = _task_dirs(self.comp.phase_tasks(phase))
-            tasks = self.comp.phase_tasks(phase)
-            for task, res in zip(tasks, self.map_jobs(phase, [(organizer, t) for t in tasks], dirs)):
-                report.results.append(res)
-                report.meta = res
-                output = res.scoring_output
-                if res.finished and output.is_dir():
-                    # a short, stable place for the final leaderboard files
-                    final = self.out / "final" if len(tasks) == 1 else self.out / "final" / safe_name(task.name)
-                    if final.exists():
-                        shutil.rmtree(final)
-                    shutil.copytree(output, final, ignore=shutil.ignore_patterns("metadata"))
-                    output = final
-                for attr, name in (("leaderboard", "leaderboard.csv"), ("detailed_results", "detailed_results.html")):
-                    if (output / name).is_file():
-                        setattr(report, attr, output / name)
+            self.run_meta_phase(phase, outputs, report)
         if self.columns:
             written = {k for r in report.results for k in r.scores}
             for col in self.columns.values():
@@ -233,6 +246,79 @@ class Site:
                               "reason": d.reason} for d in decisions)
         return {d.candidate for d in decisions if d.exported}
 
+    def is_meta_phase(self, phase: Phase) -> bool:
+        tasks = self.comp.phase_tasks(phase)
+        return bool(tasks) and all(self.is_meta_task(t) for t in tasks)
+
+    def migrated(self, held: list[Submission], entries: list[Submission], phase: Phase,
+                 report: SiteRun) -> list[Submission]:
+        """The previous phase's held submissions that ``auto_migrate_to_this_phase`` brings
+        into ``phase`` (result submissions stay in the phase they were made for)."""
+        here = {s.candidate for s in entries}
+        out = []
+        for sub in held:
+            if sub.candidate in here:
+                continue
+            if self.is_result(sub, phase):
+                report.warnings.append(f"phase {phase.name!r}: result submission {sub.candidate!r} is not "
+                                       "migrated (a results zip is made for one phase's data).")
+                continue
+            out.append(sub)
+        if out:
+            self.log(f"[*] {phase.name}: {len(out)} submission(s) migrated from the previous phase")
+        return out
+
+    def run_phase(self, phase: Phase, entries: list[Submission], outputs: Path,
+                  manifest: list[dict[str, Any]], report: SiteRun) -> list[Submission]:
+        """Run ``entries`` on the phase's tasks; write what the export holds to the outputs
+        tree; return the submissions the leaderboard holds (those that can migrate)."""
+        tasks = self.comp.phase_tasks(phase)
+        if phase.execution_time_limit > DEFAULT_QUEUE_LIMIT:
+            report.warnings.append(
+                f"phase {phase.name!r}: execution_time_limit {phase.execution_time_limit} s; on "
+                f"Codabench's default queue the limit is capped at {DEFAULT_QUEUE_LIMIT} s.")
+        dirs = _task_dirs(tasks)
+        todo = [(sub, task) for sub in entries for task in tasks
+                if sub.tasks is None or task.index in sub.tasks]
+        results = self.map_jobs(phase, todo, _unique_slugs([t.name for t in tasks], [t.index for t in tasks]))
+        finished: dict[str, bool] = {}
+        for (sub, task), res in zip(todo, results):
+            report.results.append(res)
+            finished[sub.candidate] = finished.get(sub.candidate, False) or res.finished
+        exported = self.export(phase, todo, results, report)
+        for (sub, task), res in zip(todo, results):
+            if res.finished and sub.candidate in exported:
+                write_text(outputs / safe_name(phase.name) / sub.candidate / dirs[task.index] / "scores.json",
+                           json.dumps(res.scores, indent=2, allow_nan=False) + "\n")
+        for sub in entries:
+            if sub.candidate in exported:
+                manifest.append({"phase": phase.name, "candidate": sub.candidate,
+                                 "participant": sub.participant, "submitted_at": sub.submitted_at or "",
+                                 "is_baseline": "true" if sub.is_baseline else "false"})
+        # what migrates: the submissions the leaderboard holds (the export's, or every
+        # finished one with feed="all")
+        return [sub for sub in entries if finished.get(sub.candidate) and sub.candidate in exported]
+
+    def run_meta_phase(self, phase: Phase, outputs: Path, report: SiteRun) -> None:
+        """Score the outputs tree with the meta phase's program(s); keep its files in ``final/``."""
+        organizer = Submission("organizer_results", outputs, "organizer", None, False, None, "outputs tree")
+        tasks = self.comp.phase_tasks(phase)
+        dirs = _unique_slugs([t.name for t in tasks], [t.index for t in tasks])
+        for task, res in zip(tasks, self.map_jobs(phase, [(organizer, t) for t in tasks], dirs)):
+            report.results.append(res)
+            report.meta = res
+            output = res.scoring_output
+            if res.finished and output.is_dir():
+                # a short, stable place for the final leaderboard files
+                final = self.out / "final" if len(tasks) == 1 else self.out / "final" / safe_name(task.name)
+                if final.exists():
+                    shutil.rmtree(final)
+                shutil.copytree(output, final, ignore=shutil.ignore_patterns("metadata"))
+                output = final
+            for attr, name in (("leaderboard", "leaderboard.csv"), ("detailed_results", "detailed_results.html")):
+                if (output / name).is_file():
+                    setattr(report, attr, output / name)
+
     def map_jobs(self, phase: Phase, todo: list[tuple[Submission, Task]], dirs: dict[int, str]) -> list[JobResult]:
         """Run independent jobs, ``self.jobs`` at a time; results in the order of ``todo``."""
 
@@ -245,6 +331,20 @@ class Site:
             return [one(item) for item in todo]
         with ThreadPoolExecutor(max_workers=self.jobs) as pool:
             return list(pool.map(one, todo))
+
+
+def _unique_slugs(names: list[str], keys: list[Any] | None = None) -> dict[Any, str]:
+    """``key -> slug(name)``, made unique with ``-<n>`` (keys: the names by default)."""
+    out: dict[Any, str] = {}
+    used: set[str] = set()
+    for key, name in zip(keys if keys is not None else names, names):
+        base = slug(name)
+        folder, n = base, 2
+        while folder in used:
+            folder, n = f"{base}-{n}", n + 1
+        used.add(folder)
+        out[key] = folder
+    return out
 
 
 def _task_dirs(tasks: list[Task]) -> dict[int, str]:

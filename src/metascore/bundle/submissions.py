@@ -3,9 +3,10 @@
 :func:`collect_submissions` gathers, in this order: each phase's starting-kit submissions
 (baselines), the competition's ``solutions`` (each on its own tasks), and a folder of
 submissions (the bundle's ``sample_submissions/`` or the one given), with their
-participant and submission time from a ``submissions.yaml`` / ``.csv`` manifest or from
-the file names. Candidate names are made unique and safe as folder names
-(:func:`safe_name`).
+participant, submission time and phase from a ``submissions.yaml`` / ``.csv`` manifest, a
+``<phase name>/`` sub-folder, or the file names. Candidate names are made unique and safe
+as folder names (:func:`safe_name`); :func:`slug` makes names safe in a run folder path.
+Which phases a submission then runs in is the site's business (:mod:`~metascore.bundle.site`).
 """
 
 from __future__ import annotations
@@ -14,17 +15,18 @@ import csv
 import datetime as dt
 import io
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, did_you_mean
 from ..io.yaml_loader import load_yaml
 from .archive import as_folder
 from .model import Competition
 from .programs import read_metadata
 
-__all__ = ["Submission", "collect_submissions", "safe_name"]
+__all__ = ["Submission", "collect_submissions", "safe_name", "slug"]
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,7 @@ class Submission:
     ``tasks``: the task indexes it runs on (``None``: every task; solutions list theirs).
     ``on_leaderboard``: put on the leaderboard by hand (read only under the ``Add`` rules;
     see :mod:`~metascore.bundle.submission_rules`).
+    ``phase``: the name of the phase it was submitted to (``None``: not given).
     """
 
     candidate: str
@@ -44,7 +47,7 @@ class Submission:
     tasks: tuple[int, ...] | None = None
     origin: str = ""
     on_leaderboard: bool = False
-
+    phase: str | None = None
 
 
 def collect_submissions(
@@ -88,31 +91,42 @@ def collect_submissions(
     if folder is None and (comp.root / "sample_submissions").is_dir():
         folder = comp.root / "sample_submissions"
     if folder is not None:
-        subs.extend(_folder_submissions(Path(folder)))
+        subs.extend(_folder_submissions(Path(folder), [p.name for p in comp.phases]))
     return _unique_ids(subs), warnings
 
 
-def _folder_submissions(folder: Path) -> list[Submission]:
+def _folder_submissions(folder: Path, phases: Sequence[str], phase: str | None = None) -> list[Submission]:
     """Zips and folders in ``folder``; metadata from ``submissions.yaml`` / ``.csv`` if present.
 
     Manifest rows: ``file`` (required, the zip or folder name), ``participant``,
-    ``submitted_at``, ``is_baseline``, ``candidate``, ``on_leaderboard`` (put on the
-    leaderboard by hand, for the ``Add`` rules). Without a row: the participant is the
-    part of the name before ``__`` (``alice__v2.zip`` -> ``alice``), else the whole stem,
-    and the submission time is the file's modification time.
+    ``submitted_at``, ``is_baseline``, ``candidate``, ``phase`` (a phase name of
+    ``phases``), ``on_leaderboard`` (put on the leaderboard by hand, for the ``Add`` rules). Without a row: the participant is the part of the name before ``__``
+    (``alice__v2.zip`` -> ``alice``), else the whole stem, and the submission time is the
+    file's modification time. A sub-folder named like a phase (or its :func:`safe_name`)
+    that has no ``metadata`` file holds that phase's submissions, read the same way.
     """
     if not folder.is_dir():
         raise InputError(f"{folder}: not a folder of submissions.")
     manifest = read_manifest(folder)
-    entries = sorted(p for p in folder.iterdir() if (p.is_dir() and not p.name.startswith(("_", ".")))
-                     or p.suffix == ".zip")
+    by_folder = {safe_name(name): name for name in phases} | {name: name for name in phases}
+    subs = []
+    entries = []
+    for p in sorted(folder.iterdir()):
+        if phase is None and p.is_dir() and p.name in by_folder and read_metadata(p)[0] is None:
+            subs.extend(_folder_submissions(p, phases, by_folder[p.name]))
+        elif (p.is_dir() and not p.name.startswith(("_", "."))) or p.suffix == ".zip":
+            entries.append(p)
     names = {p.name for p in entries} | {p.stem for p in entries}
     for name in manifest:
         if name not in names:
             raise InputError(f"{folder}: the submissions manifest lists {name!r}, which is not in the folder.")
-    subs = []
     for path in entries:
         row = manifest.get(path.name) or manifest.get(path.stem) or {}
+        chosen = str(row["phase"]).strip() if row.get("phase") not in (None, "") else phase
+        if chosen is not None and chosen not in phases:
+            raise InputError(f"{folder}: submission {path.name!r} is for phase {chosen!r}, which the "
+                             f"competition does not have{did_you_mean(chosen, list(phases))}; phases are "
+                             f"{list(phases)}.")
         stem = _stem(path)
         participant = str(row.get("participant") or (stem.split("__", 1)[0] if "__" in stem else stem))
         when = row.get("submitted_at")
@@ -121,8 +135,8 @@ def _folder_submissions(folder: Path) -> list[Submission]:
         if when is None:
             when = dt.datetime.fromtimestamp(path.stat().st_mtime, dt.timezone.utc).isoformat(timespec="seconds")
         subs.append(Submission(str(row.get("candidate") or stem), path, participant, str(when),
-                               _flag(row, "is_baseline"), None, str(folder),
-                               _flag(row, "on_leaderboard")))
+                               _flag(row, "is_baseline"), None, str(folder), _flag(row, "on_leaderboard"),
+                               phase=chosen))
     return subs
 
 
@@ -168,5 +182,15 @@ def _unique_ids(subs: list[Submission]) -> list[Submission]:
 def safe_name(name: str) -> str:
     """A folder name for a phase, candidate or task (no separators, no leading dot)."""
     clean = re.sub(r"[/\\\x00]", "_", str(name)).strip() or "_"
+    return "_" + clean if clean.startswith(".") else clean
+
+
+def slug(name: str) -> str:
+    """A folder name a program can put in a command line unquoted: letters, digits, ``._-``.
+
+    >>> slug("Single Phase with Multiple Task")
+    'Single_Phase_with_Multiple_Task'
+    """
+    clean = re.sub(r"[^A-Za-z0-9._-]+", "_", str(name)).strip("_") or "_"
     return "_" + clean if clean.startswith(".") else clean
 

@@ -28,7 +28,7 @@ their own message. Their stdout/stderr are streamed (capped) to ``stdout.txt``,
 ``stderr.txt``, ``ingestion_stdout.txt``, ``ingestion_stderr.txt`` in the sandbox; what
 a program writes outside its mounts (``/app/...`` folders the worker does not mount,
 ``/tmp``) goes to ``.scratch/`` there. The platform's ``metadata`` file (``exitCode``,
-``elapsedTime``, ``ingestionExitCode``, ``ingestionElapsedTime``) is written into each
+``elapsedTime``: the program's, else the ingestion's, ``ingestionExitCode``, ``ingestionElapsedTime``) is written into each
 output; a program that wrote ``metadata`` itself fails the job, as on the worker.
 
 Statuses are the worker's ``Finished`` / ``Failed`` with its messages
@@ -103,6 +103,7 @@ class Job:
     ingestion_only_during_scoring: bool = False
     time_limit: int = DEFAULT_TIME_LIMIT
     image: str | None = None       # docker image (ignored by the local backend)
+    columns: tuple[str, ...] = ()  # the leaderboard's column keys (the scores the server keeps)
 
 
 @dataclass
@@ -236,7 +237,7 @@ def run_job(job: Job, backend: Backend) -> JobResult:
         if program is not None and program.exit_code not in (0, None):
             raise JobFailed(f"program_rc={program.exit_code}",
                              f"the scoring program exited with code {program.exit_code}: {_tail(program.stderr)}")
-        result.scores = read_scores(score / "output", result)
+        result.scores = read_scores(score / "output", result, job.columns)
         result.status, result.status_details = "Finished", ""
     except JobFailed as exc:
         result.status, result.status_details, result.reason = "Failed", exc.details, exc.reason
@@ -309,11 +310,14 @@ def _run_programs(
         raise JobFailed(METADATA_EXISTS_MESSAGE,
                          f"{step} step: a program wrote output/metadata, which the platform owns")
     program, ingestion = runs.get("program"), runs.get("ingestion")
+    program_time = round(program.elapsed, 3) if program else None
+    ingestion_time = round(ingestion.elapsed, 3) if ingestion else None
     write_text(metadata, yaml.dump({
         "exitCode": program.exit_code if program else None,
-        "elapsedTime": round(program.elapsed, 3) if program else None,
+        # as the worker (v1.5 compatibility): the ingestion's time when no program ran
+        "elapsedTime": program_time or ingestion_time,
         "ingestionExitCode": ingestion.exit_code if ingestion else None,
-        "ingestionElapsedTime": round(ingestion.elapsed, 3) if ingestion else None,
+        "ingestionElapsedTime": ingestion_time,
     }))
     return runs
 
@@ -327,11 +331,14 @@ def scores_file(output: Path) -> str | None:
     return None
 
 
-def read_scores(output: Path, result: JobResult) -> dict[str, float]:
-    """Read the scores as the worker does, then check them as the server would store them.
+def read_scores(output: Path, result: JobResult, columns: tuple[str, ...] = ()) -> dict[str, float]:
+    """Read the scores as the worker does, then keep and check them as the server would.
 
-    Raises the job's failure for a missing or unreadable scores file or a value the platform
-    cannot store; a boolean becomes 0/1 with a warning in ``result``.
+    With ``columns`` (the leaderboard's column keys), the other keys are ignored whatever
+    their value (nested objects, strings, lists), with a note in ``result``, as the server
+    ignores them; without, every key is kept. Raises the job's failure for a missing or
+    unreadable scores file or a kept value the platform cannot store; a boolean becomes 0/1
+    with a warning in ``result``.
     """
     name = scores_file(output)
     if name == "scores.json":
@@ -354,10 +361,14 @@ def read_scores(output: Path, result: JobResult) -> dict[str, float]:
         raise JobFailed(NO_SCORES_MESSAGE, f"no scores.json or scores.txt in {output.name}/")
     if not isinstance(raw, dict):
         raise JobFailed(f"{name} is not a flat object", f"{name} holds {type(raw).__name__} {raw!r}")
-    scores: dict[str, float] = {}
-    for key, value in raw.items():
-        scores[str(key)] = _score_value(name, key, value, result)
-    return scores
+    ignored = [str(k) for k in raw if columns and str(k) not in columns]
+    if ignored:
+        result.warnings.append(
+            f"{name}: key(s) {', '.join(map(repr, ignored))} match no leaderboard column and are "
+            f"ignored by Codabench (columns: {', '.join(columns)})."
+        )
+    return {str(key): _score_value(name, key, value, result)
+            for key, value in raw.items() if str(key) not in ignored}
 
 
 def _score_value(name: str, key: Any, value: Any, result: JobResult) -> float:

@@ -1,0 +1,220 @@
+"""The site side of the mock runner: phases, migration, score keys, run folders, dataset keys,
+v1 mapping and exit codes (issues 9 and 15), on fixtures with the traits of real bundles."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+from bundle_backends import BACKENDS, options, require
+from engine import build_legacy_image
+from metascore.bundle.runner import run_bundle
+from metascore.bundle.schema import check_bundle, load_competition
+from metascore.bundle.submissions import collect_submissions, slug
+from metascore.cli import main
+from metascore.errors import InputError
+
+BUNDLES = Path(__file__).parent / "data" / "bundles"
+DATASET_KEY = "8a1c5e2b-4d6f-4a8b-9c0d-1e2f3a4b5c6d"
+
+
+def scores(report):
+    return {(r.phase, r.candidate): r.scores for r in report.results}
+
+
+# ------------------------------------------------------------------ phases and migration
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_submissions_run_in_their_phase_and_migrate(tmp_path, backend):
+    report = run_bundle(BUNDLES / "phases", tmp_path / "out", **options(backend))
+    # each results folder only in the phase it was made for; the code submission (manifest
+    # phase: Development) reaches Final through auto_migrate_to_this_phase
+    assert scores(report) == {
+        ("Development Phase", "dev_results"): {"accuracy": 1.0},
+        ("Development Phase", "coder"): {"accuracy": 0.75},
+        ("Final Phase", "final_results"): {"accuracy": 1.0},
+        ("Final Phase", "coder"): {"accuracy": 0.5},
+    }
+    assert any("'dev_results' is not migrated" in w for w in report.warnings)
+    rows = list(csv.DictReader((tmp_path / "out/outputs/submissions.csv").open()))
+    assert [(r["phase"], r["candidate"], r["participant"]) for r in rows] == [
+        ("Development Phase", "dev_results", "dev_results"), ("Development Phase", "coder", "carol"),
+        ("Final Phase", "final_results", "final_results"), ("Final Phase", "coder", "carol")]
+    # nested, string and list values of keys that are not columns are ignored, with a note
+    (run,) = [r for r in report.results if r.candidate == "final_results"]
+    assert "'details', 'note', 'labels' match no leaderboard column" in run.warnings[0]
+    assert (Path(run.run_dir) / "scoring/output/detailed_results.html").is_file()
+
+
+def test_without_migration_a_phase_gets_only_its_own_submissions(tmp_path):
+    bundle = tmp_path / "b"
+    shutil.copytree(BUNDLES / "phases", bundle)
+    data = yaml.safe_load((bundle / "competition.yaml").read_text())
+    del data["phases"][1]["auto_migrate_to_this_phase"]
+    (bundle / "competition.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    report = run_bundle(bundle, tmp_path / "out")
+    assert sorted(scores(report)) == [("Development Phase", "coder"), ("Development Phase", "dev_results"),
+                                      ("Final Phase", "final_results")]
+
+
+def test_failed_submission_is_not_migrated(tmp_path):
+    bundle = tmp_path / "b"
+    shutil.copytree(BUNDLES / "phases", bundle)
+    (bundle / "dev_input" / "x.txt").write_text("2\nnot-a-number\n")
+    report = run_bundle(bundle, tmp_path / "out")
+    assert [(r.phase, r.candidate, r.status) for r in report.results if r.candidate == "coder"] == [
+        ("Development Phase", "coder", "Failed")]
+
+
+def test_unplaced_result_submissions_run_in_the_first_phase_only(tmp_path):
+    subs = tmp_path / "subs"
+    shutil.copytree(BUNDLES / "phases/sample_submissions/Final Phase/final_results", subs / "final_results")
+    shutil.copytree(BUNDLES / "phases/sample_submissions/coder", subs / "coder")
+    report = run_bundle(BUNDLES / "phases", tmp_path / "out", submissions=subs)
+    # the code submission without a phase: the first phase, then migrated; the results
+    # folder is never scored against another phase's truth
+    assert sorted(scores(report)) == [("Development Phase", "coder"), ("Development Phase", "final_results"),
+                                      ("Final Phase", "coder")]
+    assert any("final_results have no phase: run in 'Development Phase' only" in w for w in report.warnings)
+
+
+def test_phase_column_and_zipped_noise(tmp_path):
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    with zipfile.ZipFile(subs / "final_results.zip", "w") as zf:  # as a Mac's Finder zips it
+        zf.write(BUNDLES / "phases/sample_submissions/Final Phase/final_results/predictions.txt",
+                 "predictions.txt")
+        zf.writestr("__MACOSX/._predictions.txt", b"\x00\x05\x16\x07")
+        zf.writestr(".DS_Store", b"\x00\x00\x00\x01Bud1")
+    (subs / "submissions.csv").write_text("file,participant,phase\nfinal_results.zip,dan,Final Phase\n")
+    report = run_bundle(BUNDLES / "phases", tmp_path / "out", submissions=subs)
+    assert scores(report) == {("Final Phase", "final_results"): {"accuracy": 1.0}}
+    sandbox = Path(report.results[0].run_dir) / "scoring/input/res"
+    assert sorted(p.name for p in sandbox.iterdir()) == ["metadata", "predictions.txt"]
+
+
+def test_unknown_phase_in_manifest_names_the_phases(tmp_path):
+    subs = tmp_path / "subs"
+    shutil.copytree(BUNDLES / "phases/sample_submissions/coder", subs / "coder")
+    (subs / "submissions.csv").write_text("file,phase\ncoder,Final\n")
+    comp = load_competition(BUNDLES / "phases")
+    with pytest.raises(InputError, match=r"phase 'Final', which the competition does not have \(did you "
+                                         r"mean 'Final Phase'\?\)"):
+        collect_submissions(comp, subs, cache=tmp_path / "cache")
+
+
+# ------------------------------------------------------------------ run folders
+def test_run_folders_are_slugs_and_names_stay_in_the_summary(tmp_path):
+    run_bundle(BUNDLES / "phases", tmp_path / "out")
+    assert sorted(p.name for p in (tmp_path / "out/runs").iterdir()) == ["Development_Phase", "Final_Phase"]
+    assert (tmp_path / "out/runs/Final_Phase/coder/Final_Task/scoring/output/scores.json").is_file()
+    summary = json.loads((tmp_path / "out/run_summary.json").read_text())
+    run = summary["results"][-1]
+    assert (run["phase"], run["task"]) == ("Final Phase", "Final Task")
+    assert run["run_dir"].endswith("runs/Final_Phase/coder/Final_Task")
+    # the outputs tree keeps the names (they are the judges' names)
+    assert (tmp_path / "out/outputs/Final Phase/coder/Final Task/scores.json").is_file()
+    assert slug("a/b c..d") == "a_b_c..d" and slug(".x y") == "_.x_y" and slug("  ") == "_"
+
+
+# ------------------------------------------------------------------ v1: parallel phases, metadata, dataset keys
+def test_v1_parallel_parent_dropped_elapsed_time_and_dataset_key(tmp_path):
+    report = run_bundle(BUNDLES / "v1_parallel", tmp_path / "out")
+    assert [(r.phase, r.task) for r in report.results] == [("Track A", "Track A Task"),
+                                                           ("Track B", "Track B Task")]
+    track_a, track_b = report.results
+    # the ingestion ran the code: elapsedTime is its time, as the worker writes it
+    assert track_a.status == "Finished", track_a.reason
+    assert track_a.scores["correct"] == 0.75 and track_a.scores["Duration"] > 0
+    meta = yaml.safe_load((Path(track_a.run_dir) / "prediction/output/metadata").read_text())
+    assert meta["exitCode"] is None and meta["elapsedTime"] == meta["ingestionElapsedTime"] > 0
+    # reference data given by dataset key: the job fails naming it, and says how to supply it
+    assert track_b.status == "Failed"
+    assert f"dataset key '{DATASET_KEY}'" in track_b.reason and f"--data {DATASET_KEY}=PATH" in track_b.reason
+    supplied = run_bundle(BUNDLES / "v1_parallel", tmp_path / "out2",
+                          data={DATASET_KEY: BUNDLES / "v1_parallel/reference_data"})
+    assert [r.status for r in supplied.results] == ["Finished", "Finished"]
+
+
+def test_v1_check_image_task_names_and_datasets(tmp_path):
+    report = check_bundle(BUNDLES / "v1_parallel")
+    assert report.ok, report.errors
+    assert [t.name for t in report.competition.tasks.values()] == ["Track A Task", "Track B Task"]
+    assert [p.name for p in report.competition.phases] == ["Track A", "Track B"]
+    assert not any("datasets" in w and "offline" in w for w in report.warnings)
+    assert any("datasets: links shown on CodaLab's data page" in w for w in report.warnings)
+    root = tmp_path / "v1"
+    shutil.copytree(BUNDLES / "v1_parallel", root)
+    data = yaml.safe_load((root / "competition.yaml").read_text())
+    del data["image"]
+    (root / "competition.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    assert any("image: this key is required" in e for e in check_bundle(root).errors)
+
+
+def test_v1_auto_migration_maps_to_migration(tmp_path):
+    root = tmp_path / "v1"
+    shutil.copytree(BUNDLES / "v1_parallel", root)
+    data = yaml.safe_load((root / "competition.yaml").read_text())
+    data["phases"][3]["auto_migration"] = True
+    (root / "competition.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    assert [p.auto_migrate for p in load_competition(root).phases] == [False, True]
+
+
+# ------------------------------------------------------------------ exit codes
+def test_bundle_run_exit_codes(tmp_path, capsys):
+    # a phase whose every run failed: exit 1, naming the phase
+    assert main(["bundle", "run", str(BUNDLES / "v1_parallel"), "--out", str(tmp_path / "a"), "-q"]) == 1
+    assert "every run of phase(s) 'Track B' failed" in capsys.readouterr().err
+    ref = BUNDLES / "v1_parallel/reference_data"
+    assert main(["bundle", "run", str(BUNDLES / "v1_parallel"), "--out", str(tmp_path / "b"), "-q",
+                 "--data", f"{DATASET_KEY}={ref}"]) == 0
+    # some runs failed, none of the phases entirely: 0, or 1 with --strict
+    bundle = tmp_path / "bundle"
+    shutil.copytree(BUNDLES / "phases", bundle)
+    (bundle / "sample_submissions/coder/predict.py").write_text("raise SystemExit('broken')\n")
+    assert main(["bundle", "run", str(bundle), "--out", str(tmp_path / "c"), "-q"]) == 0
+    assert main(["bundle", "run", str(bundle), "--out", str(tmp_path / "d"), "-q", "--strict"]) == 1
+    assert "1 of 3 runs failed (--strict)" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["bundle", "run", str(bundle), "--data", "no-equals-sign"])
+    assert exc.value.code == 2
+
+
+# ------------------------------------------------------------------ rank an outputs tree by phase
+def test_rank_outputs_tree_takes_judges_from_the_chosen_phase(tmp_path, capsys):
+    run_bundle(BUNDLES / "phases", tmp_path / "out")
+    tree = tmp_path / "out" / "outputs"
+    assert main(["rank", str(tree), "--phase", "Final Phase", "-m", "mean", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert [(r["candidate"], r["score"]) for r in rows] == [("final_results", 1.0), ("coder", 0.5)]
+
+
+# ------------------------------------------------------------------ realistic fixtures on the legacy stand-in image
+def test_scoring_program_with_scikit_learn(tmp_path):
+    # the Docker backend on the legacy stand-in: test_local_and_legacy_image_give_identical_scores
+    report = run_bundle(BUNDLES / "sklearn_scoring", tmp_path / "out")
+    assert scores(report) == {("Development", "rules"): {"f1": 0.666667, "accuracy": 0.666667},
+                              ("Development", "tree_model"): {"f1": 1.0, "accuracy": 1.0}}
+    assert "'confusion' match no leaderboard column" in report.results[0].warnings[0]
+
+
+@pytest.mark.engine
+def test_local_and_legacy_image_give_identical_scores(tmp_path):
+    require("docker")
+    image = build_legacy_image()
+    data = {DATASET_KEY: BUNDLES / "v1_parallel/reference_data"}
+    for name in ("phases", "v1_parallel", "sklearn_scoring"):
+        runs = [run_bundle(BUNDLES / name, tmp_path / f"{name}-{backend}", backend=backend, data=data,
+                           image=image if backend == "docker" else None) for backend in ("local", "docker")]
+        for report in runs:
+            assert all(r.finished for r in report.results), [(r.candidate, r.reason) for r in report.results]
+        local, docker = (scores(r) for r in runs)
+        for key in local:  # durations differ; every other score is the same
+            local[key].pop("Duration", None)
+            docker[key].pop("Duration", None)
+        assert local == docker, name
