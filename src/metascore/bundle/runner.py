@@ -191,7 +191,7 @@ def run_bundle(
     for key, path in given.items():
         if not path.exists():
             raise InputError(f"--data {key}={path}: no such file or folder.")
-        engine = get_backend(backend, image=image, network=network, sandbox=sandbox,
+    engine = get_backend(backend, image=image, network=network, sandbox=sandbox,
                          python_env=python_env, limits=limits)
     out.mkdir(parents=True, exist_ok=True)
     for name in ("runs", "outputs", "cache", "bundle", "final"):
@@ -207,9 +207,9 @@ def run_bundle(
     if comp.leaderboard is None:
         raise ConfigError(f"{bundle}: the competition has no leaderboard.")
     site = Site(comp, out, engine, image=image,
-                     scoring_program=Path(scoring_program) if scoring_program else None, log=log,
-                     jobs=jobs if jobs is not None else min(4, os.cpu_count() or 1), feed=feed,
-                     data=given)
+                scoring_program=Path(scoring_program) if scoring_program else None, log=log,
+                jobs=jobs if jobs is not None else min(4, os.cpu_count() or 1), feed=feed,
+                data=given)
     report = RunReport(out=out, backend=backend, warnings=list(comp.warnings))
     subs, warnings = collect_submissions(comp, Path(submissions) if submissions else None, cache=out / "cache")
     report.warnings.extend(warnings)
