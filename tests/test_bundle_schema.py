@@ -182,9 +182,11 @@ def test_path_references_v1_and_v2():
                                    "reference_data/"]
 
 
-def test_duplicate_keys_in_bundle_yaml_files_are_errors_with_their_lines(bundle, tmp_path):
+def test_duplicate_keys_in_files_codabench_reads_warn_and_the_last_wins(bundle, tmp_path):
+    """Codabench loads competition.yaml and program metadata with PyYAML, where a key written
+    twice keeps its last value; real bundles have such keys (two `solutions:` in Codabench's
+    own mini-automl example), so they must run: a warning naming both lines, not an error."""
     from metascore.bundle.programs import read_metadata
-    from metascore.bundle.submissions import read_manifest
 
     comp = bundle.root / "competition.yaml"
     comp.write_text(comp.read_text() + "title: again\n")
@@ -192,13 +194,19 @@ def test_duplicate_keys_in_bundle_yaml_files_are_errors_with_their_lines(bundle,
                  if line.startswith("title:"))
     last = len(comp.read_text().splitlines())
     report = check_bundle(bundle.root)
-    assert f"competition.yaml: key 'title' appears twice (lines {first} and {last}); keep one." \
-        in report.errors
+    assert not report.errors
+    assert (f"competition.yaml: key 'title' appears twice (lines {first} and {last}); "
+            "the last one is used.") in report.warnings
+    assert report.competition.title == "again"
     program = tmp_path / "program"
     program.mkdir()
     (program / "metadata.yaml").write_text("command: a\ncommand: b\n")
-    with pytest.raises(ConfigError, match=r"metadata\.yaml: key 'command' appears twice \(lines 1 and 2\)"):
-        read_metadata(program)
+    assert read_metadata(program) == ({"command": "b"}, "metadata.yaml")
+
+
+def test_duplicate_keys_in_a_submissions_manifest_are_errors_with_their_lines(tmp_path):
+    from metascore.bundle.submissions import read_manifest
+
     subs = tmp_path / "subs"
     subs.mkdir()
     (subs / "submissions.yaml").write_text("- file: a.zip\n  team: x\n  team: y\n")

@@ -211,7 +211,7 @@ def build_bundle_zip(
             f"{bundle}: the bundle has {len(report.errors)} error(s); the first is: "
             f"{report.errors[0]} (run `metascore bundle check {bundle}`)."
         )
-    data = read_yaml(bundle / "competition.yaml")
+    data = read_yaml(bundle / "competition.yaml", on_duplicate=lambda _: None)  # warned by the check
     with tempfile.TemporaryDirectory(prefix="metascore-bundle-") as tmp:
         stage = Path(tmp) / "bundle"
         stage.mkdir()

@@ -40,7 +40,8 @@ def read_metadata(program: Path) -> tuple[dict[str, Any] | None, str | None]:
         text = _member_text(program, name)
         if text is None:
             continue
-        meta = load_yaml(text, f"{program}/{name}")
+        # the worker reads it with yaml.load: a duplicate key keeps its last value there too
+        meta = load_yaml(text, f"{program}/{name}", on_duplicate=lambda _: None)
         if meta is None:
             meta = {}
         if not isinstance(meta, dict):

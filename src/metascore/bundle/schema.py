@@ -99,7 +99,8 @@ def check_bundle(root: str | Path, *, meta_program_available: bool = True) -> Bu
         report.errors.append(f"{root}: competition.yaml is missing from the bundle root{hint}.")
         return report
     try:
-        data = read_yaml(yaml_path)
+        # Codabench loads it with yaml.safe_load: a duplicate key is a warning, the last wins
+        data = read_yaml(yaml_path, on_duplicate=report.warnings.append)
     except ConfigError as exc:
         report.errors.append(str(exc))
         return report

@@ -5,10 +5,16 @@ It is ``yaml.safe_load`` (no Python objects) that also refuses a key written twi
 mapping, which plain YAML loaders silently resolve to the last value: two ``ranking:``
 sections, or ``weight`` twice in a judge, are an error naming both lines. Every problem is
 a :class:`~metascore.errors.ConfigError` naming the file and the line.
+
+Files the platform reads itself (``competition.yaml``, program ``metadata``) must load as
+Codabench loads them, where the last value wins (real bundles have such keys, e.g. two
+``solutions:`` in Codabench's own mini-automl example): their callers pass
+``on_duplicate`` to hear of each duplicate (a warning) instead of an error.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +26,10 @@ __all__ = ["load_yaml", "read_yaml"]
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
-    """``SafeLoader`` that refuses duplicate keys in a mapping."""
+    """``SafeLoader`` that refuses duplicate keys in a mapping (or reports them to
+    ``on_duplicate`` and keeps the last value)."""
+
+    on_duplicate: Callable[[Any, int, int], None] | None = None
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
         seen: dict[Any, int] = {}
@@ -31,7 +40,9 @@ class _UniqueKeyLoader(yaml.SafeLoader):
             line = key_node.start_mark.line + 1
             try:
                 if key in seen:
-                    raise _Duplicate(key, seen[key], line)
+                    if self.on_duplicate is None:
+                        raise _Duplicate(key, seen[key], line)
+                    self.on_duplicate(key, seen[key], line)
                 seen[key] = line
             except TypeError:  # an unhashable key: the base class reports it
                 break
@@ -44,24 +55,37 @@ class _Duplicate(Exception):
         self.key, self.first, self.second = key, first, second
 
 
-def load_yaml(text: str, source: str) -> Any:
-    """Parse YAML ``text`` safely; ``source`` names the file in error messages."""
+def _duplicate_message(source: str, key: Any, first: int, second: int) -> str:
+    lines = f"lines {first} and {second}" if first != second else f"line {first}"
+    return f"{source}: key {key!r} appears twice ({lines})"
+
+
+def load_yaml(text: str, source: str, on_duplicate: Callable[[str], None] | None = None) -> Any:
+    """Parse YAML ``text`` safely; ``source`` names the file in error messages.
+
+    A key written twice in one mapping is an error, unless ``on_duplicate`` is given: it is
+    then called with a message naming both lines, and the last value wins (as in
+    ``yaml.safe_load``).
+    """
+    loader = _UniqueKeyLoader(text)
+    if on_duplicate is not None:
+        loader.on_duplicate = lambda key, first, second: on_duplicate(
+            _duplicate_message(source, key, first, second) + "; the last one is used.")
     try:
-        return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader)
+        return loader.get_single_data()
     except _Duplicate as dup:
-        lines = f"lines {dup.first} and {dup.second}" if dup.first != dup.second \
-            else f"line {dup.first}"
-        raise ConfigError(
-            f"{source}: key {dup.key!r} appears twice ({lines}); keep one."
-        ) from None
+        raise ConfigError(_duplicate_message(source, dup.key, dup.first, dup.second) + "; keep one.") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise ConfigError(f"{source}: not valid YAML{where} ({problem}).") from None
+    finally:
+        loader.dispose()
 
 
-def read_yaml(path: str | Path, source: str | None = None) -> Any:
+def read_yaml(path: str | Path, source: str | None = None,
+              on_duplicate: Callable[[str], None] | None = None) -> Any:
     """Read and parse a UTF-8 YAML file (see :func:`load_yaml`); ``source`` defaults to
     the file's name."""
     path = Path(path)
@@ -70,4 +94,4 @@ def read_yaml(path: str | Path, source: str | None = None) -> Any:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise ConfigError(f"{name}: not a UTF-8 text file.") from None
-    return load_yaml(text, name)
+    return load_yaml(text, name, on_duplicate)
