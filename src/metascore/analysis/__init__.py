@@ -7,6 +7,7 @@
   (``judges``, ``candidates`` or ``both``); the defaults are the ESANN 2021 procedures
   (:data:`PAPER_AXES`, :data:`PAPER_CONCORDANCE`).
 - Trust in one ranking: :func:`rank_uncertainty` (rank intervals, P(first), groups).
+- Everything ``metascore analyze`` reports, in one call: :func:`analyze`.
 - Two-phase competitions: :func:`top_k_curves`, :func:`k_star`.
 - Competition design: :func:`crowdsourcing_utility`, :func:`difficulty`.
 
@@ -18,6 +19,7 @@ proven equal to it (:mod:`.bootstrap`). ``jobs``/``backend`` spread the trials o
 joblib workers (a Dask or Ray cluster too) with results identical to one job.
 """
 
+from .analyze import AnalysisResult, analyze
 from .bootstrap import AXES
 from .compare import MethodComparison, compare_methods
 from .criteria import (
@@ -37,6 +39,8 @@ from .utility import Difficulty, crowdsourcing_utility, difficulty
 from ..stats import kendall_w
 
 __all__ = [
+    "analyze",
+    "AnalysisResult",
     "AXES",
     "PAPER_AXES",
     "PAPER_CONCORDANCE",
