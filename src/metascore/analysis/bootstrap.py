@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 from scipy import stats as _st
+from threadpoolctl import threadpool_limits
 
 from ..errors import ConfigError, did_you_mean
 from ..pairwise import PairwiseCounts
@@ -294,7 +295,18 @@ class _Work:
 
 def _score_chunk(work: _Work, counts: np.ndarray | None, cands: np.ndarray | None,
                  seeds: np.ndarray) -> dict[str, np.ndarray]:
-    """Scores (Tc x n) of the registry and counted methods on a chunk of trials."""
+    """Scores (Tc x n) of the registry and counted methods on a chunk of trials.
+
+    BLAS runs single-threaded here: the trials make many small linear-algebra calls, which
+    multi-threaded BLAS slows down by an order of magnitude on a busy machine (parallelism
+    comes from ``jobs`` instead).
+    """
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _score_trials(work, counts, cands, seeds)
+
+
+def _score_trials(work: _Work, counts: np.ndarray | None, cands: np.ndarray | None,
+                  seeds: np.ndarray) -> dict[str, np.ndarray]:
     s = work.setup
     trials = len(seeds)
     out = {name: np.full((trials, s.n), np.nan) for name in work.registry + work.counted}

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from ..errors import ConfigError, did_you_mean
 from ..matrix import ScoreMatrix
@@ -152,7 +153,13 @@ def compare_methods(
             raise ConfigError(f"`concordance` names unknown axis {key!r}; axes are {list(conc)}.")
         conc[key] = value
     s = E.setup(matrix, methods, params, missing, seed)
+    with threadpool_limits(limits=1, user_api="blas"):  # many small BLAS calls: see bootstrap
+        return _compare(matrix, s, n_trials, q, r, seed, missing, ax, conc, progress, jobs, backend)
 
+
+def _compare(matrix: ScoreMatrix, s: E.Setup, n_trials: int, q: int, r: int, seed: Any,
+             missing: str, ax: dict[str, str], conc: dict[str, str], progress: StageProgress,
+             jobs: int, backend: str | None) -> MethodComparison:
     def stage(name: str) -> E.Progress:
         return None if progress is None else (lambda done, total: progress(name, done, total))
 

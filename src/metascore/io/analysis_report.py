@@ -234,7 +234,7 @@ def _curve_section(curve: StabilityCurve) -> str:
     needed = curve.judges_needed(0.9)
     text = "; ".join(f"{_e(m)}: {needed[m] if needed[m] is not None else f'more than {int(curve.sizes.max())}'}"
                      for m in curve.methods)
-    return (f"<section><h2>How many judges are enough?</h2>{chart}{_legend(curve.methods)}"
+    return (f"<section class=\"ms-an\"><h2>How many judges are enough?</h2>{chart}{_legend(curve.methods)}"
             f'<p class="note">Judge stability when ranking on k judges drawn with replacement '
             f"({curve.q} rankings × {curve.r} repetitions per k; bands: ± std). Judges needed "
             f"for a stability of 0.9: {text}.</p></section>")
