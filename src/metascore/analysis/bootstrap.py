@@ -377,21 +377,26 @@ def _run(work: _Work, draws: Draws, jobs: int, backend: str | None,
 
     chunks = _chunks(draws.trials, jobs)
     if jobs == 1 and backend is None:
-        results: Iterator[dict] = (
-            _score_chunk(work, part(draws.counts, lo, hi), part(draws.candidates, lo, hi),
-                         draws.seeds[lo:hi]) for lo, hi in chunks)
-    else:
-        from joblib import Parallel, delayed
+        for lo, hi in chunks:
+            res = _score_chunk(work, part(draws.counts, lo, hi), part(draws.candidates, lo, hi),
+                               draws.seeds[lo:hi])
+            if progress is not None:
+                progress(done + hi, total)
+            yield lo, hi, res
+        return
+    from joblib import Parallel, delayed, parallel_config
 
-        results = Parallel(n_jobs=jobs, backend=backend, return_as="generator")(
+    # parallel_config (not Parallel(backend=...)) also finds the external backends (dask)
+    with parallel_config(backend=backend or "loky", n_jobs=jobs):
+        results = Parallel(return_as="generator")(
             delayed(_score_chunk)(work, part(draws.counts, lo, hi),
                                   part(draws.candidates, lo, hi), draws.seeds[lo:hi])
             for lo, hi in chunks
         )
-    for (lo, hi), res in zip(chunks, results):
-        if progress is not None:
-            progress(done + hi, total)
-        yield lo, hi, res
+        for (lo, hi), res in zip(chunks, results):
+            if progress is not None:
+                progress(done + hi, total)
+            yield lo, hi, res
 
 
 def bootstrap_scores(

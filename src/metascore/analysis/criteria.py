@@ -74,13 +74,6 @@ def _weighted_average_ranks(ranks: np.ndarray, w: np.ndarray) -> np.ndarray:
     return np.where(present, ranks, 0.0) @ w / pw.sum(axis=1)
 
 
-def _top_credit(codes: np.ndarray) -> np.ndarray:
-    """Share of first place of each candidate in each trial: 1/t for each of the t
-    candidates tied first, 0 otherwise (T x n; absent candidates get 0)."""
-    top = codes == np.nanmax(codes, axis=1, keepdims=True)
-    return top / top.sum(axis=1, keepdims=True)
-
-
 # ---------------------------------------------------------------------- results
 @dataclass(frozen=True)
 class CriterionResult:
@@ -202,9 +195,13 @@ def _bootstrap(matrix: ScoreMatrix, methods: str | Sequence[str], *, axis: str, 
 
 
 def _row_credit(scores: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """Share of first place of each row given the scores of the candidates (copies of a
-    candidate tie with each other and share first place)."""
-    return _top_credit(E.rank_codes(scores[rows]))[0]
+    """Share of first place of each row: each of the t distinct candidates tied first gets
+    1/t, split evenly among its copies (so a sum over rows is a mean over candidates)."""
+    codes = E.rank_codes(scores[rows])[0]
+    top = codes == np.nanmax(codes)
+    winners, copies = np.unique(rows[top], return_counts=True)
+    per_copy = dict(zip(winners.tolist(), (1.0 / (len(winners) * copies)).tolist()))
+    return np.array([per_copy.get(int(c), 0.0) if t else 0.0 for c, t in zip(rows, top)])
 
 
 # ---------------------------------------------------------------------- winner rank
@@ -274,8 +271,8 @@ def winner_rank_bootstrap(
     n rows drawn with replacement, a drawn copy ties with its original); each method ranks
     the resampled matrix and the trial's value is :func:`winner_rank` on it: the winner's
     average rank over the (resampled) judges among the drawn rows, mapped to [0, 1] by
-    ``1 - (r - 1)/(n - 1)``. When the method ties several candidates first, their values
-    are averaged by their share of first place.
+    ``1 - (r - 1)/(n - 1)``. When the method ties several distinct candidates first, their
+    values are averaged.
 
     Examples
     --------
@@ -342,7 +339,7 @@ def condorcet_rate(
     Each trial resamples the matrix along ``axis`` (default ``"candidates"``, as ESANN
     2021); among trials whose resampled matrix has a (strong) Condorcet winner, the rate is
     the mean share of first place the method gives it: 1 when it is the method's only
-    winner, ``1/t`` when t candidates tie for first, 0 otherwise. A candidate drawn twice
+    winner, ``1/t`` when t distinct candidates tie for first, 0 otherwise. A candidate drawn twice
     ties with its copy, so it cannot be the Condorcet winner. Head-to-head margins follow
     the missing-data policy (under ``worst`` a missing score loses to every present one).
     Trials without a Condorcet winner are NaN in ``values`` and not counted.
