@@ -22,13 +22,13 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from scipy import stats as _st
-from threadpoolctl import threadpool_limits
 
 from ..errors import ConfigError, did_you_mean
 from ..pairwise import PairwiseCounts
@@ -48,6 +48,7 @@ __all__ = [
     "pairwise_tallies",
     "pair_blocks",
     "pair_tensor_fits",
+    "single_threaded_blas",
 ]
 
 #: Resampling axes of every bootstrap criterion.
@@ -284,6 +285,17 @@ def _fast_scores(
 
 
 # ---------------------------------------------------------------------- per-trial work
+def single_threaded_blas() -> contextlib.AbstractContextManager:
+    """Limit BLAS to one thread (threadpoolctl), or do nothing when threadpoolctl is absent
+    (a vendored copy of metascore in a stock image)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - the package depends on it
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+
 @dataclass(frozen=True)
 class _Work:
     """What a worker needs to score a chunk of trials (picklable, no Ranking objects)."""
@@ -301,7 +313,7 @@ def _score_chunk(work: _Work, counts: np.ndarray | None, cands: np.ndarray | Non
     multi-threaded BLAS slows down by an order of magnitude on a busy machine (parallelism
     comes from ``jobs`` instead).
     """
-    with threadpool_limits(limits=1, user_api="blas"):
+    with single_threaded_blas():
         return _score_trials(work, counts, cands, seeds)
 
 

@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from threadpoolctl import threadpool_limits
 
 from ..errors import ConfigError, did_you_mean
 from ..matrix import ScoreMatrix
@@ -153,7 +152,7 @@ def compare_methods(
             raise ConfigError(f"`concordance` names unknown axis {key!r}; axes are {list(conc)}.")
         conc[key] = value
     s = E.setup(matrix, methods, params, missing, seed)
-    with threadpool_limits(limits=1, user_api="blas"):  # many small BLAS calls: see bootstrap
+    with B.single_threaded_blas():  # many small BLAS calls: see bootstrap
         return _compare(matrix, s, n_trials, q, r, seed, missing, ax, conc, progress, jobs, backend)
 
 
