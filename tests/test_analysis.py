@@ -26,6 +26,7 @@ from metascore.analysis import (
     winner_rank,
 )
 from metascore.analysis import _engine as E
+from metascore.analysis import bootstrap as B
 from metascore.errors import ConfigError, InputError
 
 FAST = ["mean", "average_rank", "success_rate", "copeland"]
@@ -88,7 +89,7 @@ class TestCondorcetRate:
     def test_every_resample_keeps_the_condorcet_winner(self):
         # A is first on every judge, so every resample has A as Condorcet winner
         m = matrix([[9, 9, 9, 9], [1, 5, 3, 2], [2, 4, 1, 3], [3, 1, 2, 1]])
-        res = condorcet_rate(m, ["copeland", "average_rank", "mean"], n_trials=40)
+        res = condorcet_rate(m, ["copeland", "average_rank", "mean"], axis="judges", n_trials=40)
         assert res.n_valid == 40
         assert res.mean == {"copeland": 1.0, "average_rank": 1.0, "mean": 1.0}
 
@@ -98,7 +99,7 @@ class TestCondorcetRate:
         # c3 <= 1 and B iff c3 >= 2. The mean picks A iff c3 == 0 and B iff c3 >= 1, so it
         # misses exactly when c3 == 1: probability 3 (1/3)(2/3)^2 = 4/9.
         m = matrix([[0.6, 0.6, 0.0], [0.5, 0.5, 1.0], [0.4, 0.4, 0.4]])
-        res = condorcet_rate(m, ["mean", "copeland"], n_trials=3000, seed=7)
+        res = condorcet_rate(m, ["mean", "copeland"], axis="judges", n_trials=3000, seed=7)
         assert res.n_valid == 3000
         assert res.mean["copeland"] == 1.0
         assert res.mean["mean"] == pytest.approx(5 / 9, abs=0.03)
@@ -107,16 +108,17 @@ class TestCondorcetRate:
         # a Condorcet cycle on 3 judges is broken by most resamples, but the original ranks
         # A > B > C, B > C > A, C > A > B: only trials with a repeated judge have a winner
         m = matrix([[3, 1, 2], [2, 3, 1], [1, 2, 3]])
-        res = condorcet_rate(m, "copeland", n_trials=200)
+        res = condorcet_rate(m, "copeland", axis="judges", n_trials=200)
         valid = np.isfinite(res.values["copeland"])
         assert 0 < valid.sum() < 200 and res.n_valid == valid.sum()
         assert res.mean["copeland"] == 1.0
         assert json.dumps(res.to_dict(), allow_nan=False)
 
-    @given(st.integers(0, 10_000))
-    def test_copeland_always_picks_it(self, seed):
+    @pytest.mark.parametrize("axis", ["judges", "candidates", "both"])
+    @given(seed=st.integers(0, 10_000))
+    def test_copeland_always_picks_it(self, axis, seed):
         m = random_matrix(seed, missing=False)
-        res = condorcet_rate(m, "copeland", n_trials=5, seed=seed)
+        res = condorcet_rate(m, "copeland", axis=axis, n_trials=5, seed=seed)
         vals = res.values["copeland"]
         assert np.all(vals[np.isfinite(vals)] == 1.0)
 
@@ -125,13 +127,14 @@ class TestCondorcetRate:
 class TestGeneralization:
     def test_unanimous_judges_generalize_perfectly(self):
         res = generalization(unanimous(), ["average_rank", "copeland", "median"], n_trials=20)
+        assert res.axis == "both"
         assert res.mean == pytest.approx({"average_rank": 1.0, "copeland": 1.0, "median": 1.0})
 
     def test_two_opposite_judges(self):
         # in-bag {j1, j1} predicts out-of-bag j2 with rho = -1 (and vice versa); a trial
         # drawing both judges has no out-of-bag judge
         m = matrix([[3, 1], [2, 2], [1, 3]])
-        res = generalization(m, "average_rank", n_trials=50)
+        res = generalization(m, "average_rank", axis="judges", n_trials=50)
         vals = res.values["average_rank"]
         np.testing.assert_allclose(vals[np.isfinite(vals)], -1.0)
         assert 0 < res.n_valid < 50
@@ -140,7 +143,7 @@ class TestGeneralization:
         # j3 ties everyone: as out-of-bag judge it is skipped; a trial drawing only j3
         # ranks all candidates equal, which predicts nothing (rho 0)
         m = matrix([[3, 3, 5], [2, 2, 5], [1, 1, 5]])
-        res = generalization(m, "mean", n_trials=60)
+        res = generalization(m, "mean", axis="judges", n_trials=60)
         vals = res.values["mean"][np.isfinite(res.values["mean"])]
         only_j3 = vals < 0.5
         np.testing.assert_allclose(vals[~only_j3], 1.0)
@@ -193,17 +196,16 @@ class TestStability:
         m = random_matrix(4)
         for params in ({}, {"success_rate": {"ties": "half"}}):
             s = E.setup(m, FAST, params, "worst", 1)
-            counts = E.judge_counts(np.random.default_rng(2), s.m, s.m, 20)
-            seeds = np.arange(20)
-            fast = E.bootstrap_scores(s, counts=counts, seeds=seeds)
-            slow = E.bootstrap_scores(s, counts=counts, seeds=seeds, fast=False)
+            draws = B.draw(2, 20, "judges", s.n, s.m)
+            fast = B.bootstrap_scores(s, draws)
+            slow = B.bootstrap_scores(s, draws, fast=False)
             for name in FAST:
                 np.testing.assert_allclose(fast[name], slow[name], rtol=0, atol=1e-12)
                 np.testing.assert_array_equal(E.rank_codes(fast[name]), E.rank_codes(slow[name]))
 
     def test_no_fast_path_for_fractional_weights_in_copeland(self):
         s = E.setup(matrix([[1, 2], [2, 1]], weights=[0.5, 1]), "copeland", None, "worst", 1)
-        assert E.fast_path_reason(s, "copeland") == "non-integer judge weights"
+        assert B.fast_path_reason(s, "copeland") == "non-integer judge weights"
 
     def test_kendall_w_and_mean_spearman_agree_without_ties(self):
         # Kendall & Gibbons: mean pairwise rho = (q W - 1)/(q - 1) for untied rankings
@@ -235,7 +237,7 @@ class TestStability:
 
     def test_errors(self):
         m = random_matrix()
-        with pytest.raises(ConfigError, match=r"`axis` must be one of \['judges', 'candidates'\]"):
+        with pytest.raises(ConfigError, match=r"`axis` must be one of \['judges', 'candidates', 'both'\]"):
             stability(m, "mean", axis="judge")
         with pytest.raises(ConfigError, match="`q` must be an integer >= 2; got 1"):
             stability(m, "mean", q=1)
@@ -411,7 +413,8 @@ class TestUtilityAndDifficulty:
 def test_compare_methods_table():
     from metascore.analysis import compare_methods
 
-    res = compare_methods(unanimous(4, 3), ["mean", "copeland"], n_trials=10, q=3, r=1)
+    res = compare_methods(unanimous(4, 3), ["mean", "copeland"], n_trials=10, q=3, r=1,
+                          axes={"winner_rank": "judges"})
     table = res.to_frame().set_index("method")
     assert table.loc["copeland", "condorcet"] and not table.loc["mean", "condorcet"]
     for col in ("winner_rank", "condorcet_rate", "generalization", "stability_judges", "stability_candidates"):

@@ -33,7 +33,8 @@ from .registry import DEFAULT_SEED, MISSING_POLICIES, get_ranking_method, rank, 
 __all__ = ["main", "build_parser"]
 
 #: Modules that add subcommands: each defines ``register(subparsers)``.
-_COMMAND_MODULES = ("metascore.commands", "metascore.bundle.cli", "metascore.codabench.cli")
+_COMMAND_MODULES = ("metascore.commands", "metascore.bundle.cli", "metascore.codabench.cli",
+                    "metascore.analysis_cli")
 
 
 def _parse_param(text: str) -> tuple[str, object]:

@@ -1,10 +1,6 @@
-"""Bootstrap machinery shared by every analysis: draws, per-trial scores, ranks, concordance.
+"""What every analysis shares: the validated input, tie codes, ranks and concordance.
 
-Every procedure draws its resample indices once per trial and applies them to every method
-it compares (common random numbers). Scores of resampled matrices come from the ranking
-method registry (:func:`metascore.rank`); for a few methods whose score is a weighted sum
-of per-judge contributions an exactly equal fast path resamples the precomputed
-contributions instead (see :func:`fast_path_reason`).
+The resamples and the scores of resampled matrices are in :mod:`.bootstrap`.
 """
 
 from __future__ import annotations
@@ -24,24 +20,15 @@ from ..stats import kendall_w
 
 Progress = Callable[[int, int], None] | None
 
-#: Methods with an exactly equal fast path under judge resampling.
-FAST_METHODS = ("mean", "average_rank", "success_rate", "copeland")
-
-#: Elements per block of the pairwise sign tensor (memory bound of the Copeland fast path).
-_BLOCK = 4_000_000
-
 __all__ = [
     "Setup",
     "setup",
     "generator",
-    "judge_counts",
-    "bootstrap_scores",
     "rank_codes",
     "fractional_ranks_rows",
     "concordance",
-    "judge_ranks",
-    "pairwise_tallies",
     "pearson_rows",
+    "judge_ranks",
 ]
 
 # ---------------------------------------------------------------------- inputs
@@ -157,179 +144,6 @@ def setup(
         excluded_judges=dict(prepared.excluded_judges),
         filled_ranks=judge_ranks(prepared.oriented, missing),
     )
-
-
-# ---------------------------------------------------------------------- draws
-def judge_counts(rng: np.random.Generator, m: int, size: int, trials: int) -> np.ndarray:
-    """Bootstrap draws of ``size`` judges out of ``m`` (with replacement), as multiplicities.
-
-    Returns an integer array ``(trials, m)``: how many times each judge was drawn.
-    """
-    idx = rng.integers(0, m, size=(trials, size))
-    flat = idx + (np.arange(trials) * m)[:, None]
-    return np.bincount(flat.ravel(), minlength=trials * m).reshape(trials, m)
-
-
-# ---------------------------------------------------------------------- fast paths
-def _integer_valued(x: np.ndarray) -> bool:
-    return bool(np.all(np.isfinite(x)) and np.all(x == np.round(x)))
-
-
-def fast_path_reason(s: Setup, name: str) -> str | None:
-    """None when ``name`` can use its fast path on ``s``, else why not.
-
-    A fast path applies under judge resampling when the score of a resampled matrix is a
-    weighted sum of per-judge contributions computed once on the full matrix: this holds
-    for ``mean``, ``average_rank`` and ``success_rate`` (their contributions are the
-    oriented values, the per-judge ranks and the per-judge numbers of beaten opponents)
-    and for ``copeland`` (the pairwise margins are sums of per-judge signs). It needs every
-    candidate ranked by every judge (no missing cell, or ``missing="worst"``), and
-    integer-valued weights for ``copeland``, so that margins are exact integers and a zero
-    margin is exactly zero, as in the registry.
-    """
-    if name not in FAST_METHODS:
-        return "no fast path for this method"
-    if np.isnan(s.matrix.values).any() and s.missing != "worst":
-        return f"missing cells under missing={s.missing!r}"
-    if name == "copeland" and not _integer_valued(np.asarray(s.matrix.weights)):
-        return "non-integer judge weights"
-    return None
-
-
-def pairwise_tallies(ranks: np.ndarray, cw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Head-to-head wins and ties of every candidate in every trial.
-
-    ``ranks`` are per-judge ranks (n x m, lower is better, NaN = not ranked: not compared),
-    ``cw`` the weight of each judge in each trial (T x m: judge weight times multiplicity).
-    The margin of (a, b) in trial t is ``sum_j cw[t, j] sign(rank_bj - rank_aj)``; returns
-    ``(won, tied)``, each T x n: the number of opponents each candidate beats (margin > 0)
-    and ties (margin = 0). Blocks of candidate rows keep the sign tensor under ``_BLOCK``
-    elements; the sums are one matrix product per block, in float32 when every sum is an
-    exact integer below 2**24, else in float64.
-    """
-    n, m = ranks.shape
-    trials = cw.shape[0]
-    exact32 = _integer_valued(cw) and float(np.abs(cw).sum(axis=1).max(initial=0)) < 2**24
-    dtype = np.float32 if exact32 else np.float64
-    weights = np.ascontiguousarray(cw.T, dtype=dtype)
-    # Ranks are multiples of 1/2 below 2**23, hence exact in float32 as well.
-    r = np.asarray(ranks, dtype=dtype)
-    has_nan = bool(np.isnan(r).any())
-    won = np.zeros((n, trials))
-    tied = np.zeros((n, trials))
-    rows = max(1, _BLOCK // max(1, n * m))
-    for a0 in range(0, n - 1, rows):
-        a1 = min(n - 1, a0 + rows)
-        nb, nc = a1 - a0, n - a0 - 1
-        signs = np.subtract(r[None, a0 + 1:, :], r[a0:a1, None, :])
-        np.sign(signs, out=signs)
-        if has_nan:
-            signs[np.isnan(signs)] = 0.0
-        margin = (signs.reshape(nb * nc, m) @ weights).reshape(nb, nc, trials)
-        upper = (np.arange(nc)[None, :] >= np.arange(nb)[:, None])[:, :, None]  # b > a
-        pos, neg, zero = (margin > 0) & upper, (margin < 0) & upper, (margin == 0) & upper
-        won[a0:a1] += pos.sum(axis=1)
-        won[a0 + 1:] += neg.sum(axis=0)
-        tied[a0:a1] += zero.sum(axis=1)
-        tied[a0 + 1:] += zero.sum(axis=0)
-    return won.T, tied.T
-
-
-def _fast_scores(
-    s: Setup, name: str, cw: np.ndarray, tallies: tuple[np.ndarray, np.ndarray] | None = None
-) -> np.ndarray:
-    """Scores (T x n) of ``name`` on resampled judges with per-trial judge weights ``cw``
-    (``tallies``: the :func:`pairwise_tallies` of ``cw`` if already computed)."""
-    ranks = s.filled_ranks
-    total = cw.sum(axis=1)[:, None]
-    n = s.n
-    if name == "average_rank":
-        return -(cw @ ranks.T) / total
-    if name == "mean":
-        prepared = prepare(s.matrix, s.missing)
-        values = prepared.filled(values_based=True)
-        return (cw @ values.T) / total
-    if name == "success_rate":
-        ties = s.params[name].get("ties", "zero")
-        if ties == "half":
-            beaten = n - ranks  # worse + 1/2 (tied others)
-        else:
-            worse = n - _st.rankdata(ranks, method="max", axis=0)
-            beaten = worse
-        return (cw @ beaten.T) / (total * (n - 1))
-    if name == "copeland":
-        won, tied = pairwise_tallies(ranks, cw) if tallies is None else tallies
-        return (won + 0.5 * tied) / (n - 1)
-    raise AssertionError(name)  # pragma: no cover
-
-
-# ---------------------------------------------------------------------- per-trial scores
-def bootstrap_scores(
-    s: Setup,
-    *,
-    counts: np.ndarray | None = None,
-    candidates: np.ndarray | None = None,
-    seeds: np.ndarray,
-    progress: Progress = None,
-    done: int = 0,
-    total: int | None = None,
-    fast: bool = True,
-    tallies: tuple[np.ndarray, np.ndarray] | None = None,
-) -> dict[str, np.ndarray]:
-    """Scores of every method on every trial's resampled matrix.
-
-    Parameters
-    ----------
-    counts : int array (T, m), optional
-        Multiplicity of each judge in each trial (None: all judges once).
-    candidates : int array (T, k), optional
-        Candidate indices drawn in each trial (None: all candidates once). Copies of a
-        candidate are ranked as clones; the score kept is that of its first copy.
-    seeds : int array (T,)
-        Seed handed to every method in each trial (the same for all methods).
-    fast : bool
-        Use the exactly equal fast paths where they apply.
-    tallies : (won, tied), optional
-        :func:`pairwise_tallies` of these counts, when the caller already has them.
-
-    Returns
-    -------
-    dict
-        ``{method: array (T, n)}``, NaN for a candidate absent from a trial.
-    """
-    trials = len(seeds)
-    total = trials if total is None else total
-    out: dict[str, np.ndarray] = {}
-    weights = np.asarray(s.matrix.weights, dtype=float)
-    general = []
-    for name in s.methods:
-        if fast and candidates is None and fast_path_reason(s, name) is None:
-            cw = (np.ones((trials, s.m)) if counts is None else counts) * weights[None, :]
-            out[name] = _fast_scores(s, name, cw, tallies)
-        else:
-            general.append(name)
-            out[name] = np.full((trials, s.n), np.nan)
-    if general:
-        for t in range(trials):
-            judges = None if counts is None else np.repeat(np.arange(s.m), counts[t])
-            cand = None if candidates is None else np.asarray(candidates[t], dtype=np.intp)
-            sub = s.matrix.subset(candidates=cand, judges=judges)
-            if cand is not None:
-                empty = np.isnan(sub.values).all(axis=0)
-                if empty.any():  # a judge that scores none of the drawn candidates
-                    sub = sub.subset(judges=np.flatnonzero(~empty))
-            for name in general:
-                r = rank(sub, name, missing=s.missing, seed=int(seeds[t]), **s.params[name])
-                if cand is None:
-                    out[name][t] = r.scores
-                else:
-                    _, first = np.unique(cand, return_index=True)
-                    out[name][t, cand[first]] = r.scores[first]
-            if progress is not None:
-                progress(done + t + 1, total)
-    elif progress is not None:
-        progress(done + trials, total)
-    return out
 
 
 # ---------------------------------------------------------------------- ranks

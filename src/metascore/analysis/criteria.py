@@ -1,16 +1,17 @@
 """Empirical criteria to choose a ranking method (thesis 5.3, ESANN 2021).
 
-- :func:`winner_rank`: how well the winner ranks on average over the judges;
+- :func:`winner_rank`: how well the winner of one ranking ranks on average over the judges;
+- :func:`winner_rank_bootstrap`: the same, estimated over resampled matrices;
 - :func:`condorcet_rate`: how often a method ranks the Condorcet winner first;
 - :func:`generalization`: how well a ranking on some judges predicts unseen judges;
-- :func:`stability`: how much rankings agree under judge or candidate resampling;
-- :func:`stability_vs_judges`: stability as a function of the number of judges
-  (thesis fig. 5.5: how many tasks an organizer needs);
 - :func:`judge_agreement`: Kendall's W between the judges and the mean Spearman rho.
 
-Every bootstrap procedure draws its indices once per trial and applies them to every
-method compared (common random numbers), so differences between methods are not noise
-from different draws.
+Every bootstrap criterion takes the resampling ``axis`` (``"judges"``, ``"candidates"`` or
+``"both"``). The ESANN 2021 experiments resampled the candidates for the winner rank and
+the Condorcet rate, and the candidates then the judges for the generalization (the
+out-of-bag judges are the test set): :data:`PAPER_AXES`, the defaults. Each procedure draws
+its resamples once per trial and applies them to every method compared (common random
+numbers), so differences between methods are not noise from different draws.
 """
 
 from __future__ import annotations
@@ -22,54 +23,47 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..jsonable import jsonable
 from ..errors import ConfigError, InputError
 from ..matrix import ScoreMatrix
+from ..pairwise import PairwiseCounts
 from ..ranking import Ranking
-from ..registry import rank
+from ..registry import prepare, rank
 from ..stats import kendall_w, mean_spearman_from_w
-from ..jsonable import jsonable
 from . import _engine as E
+from . import bootstrap as B
 
 __all__ = [
+    "PAPER_AXES",
     "winner_rank",
+    "winner_rank_bootstrap",
     "condorcet_rate",
     "generalization",
-    "stability",
-    "stability_vs_judges",
     "judge_agreement",
-    "compare_methods",
-    "MethodComparison",
     "CriterionResult",
-    "StabilityResult",
-    "StabilityCurve",
     "JudgeAgreement",
 ]
 
-AXES = ("judges", "candidates")
-CONCORDANCES = ("kendall_w", "spearman")
+#: The resampling axis of each criterion in the ESANN 2021 experiments (the defaults).
+PAPER_AXES = {"winner_rank": "candidates", "condorcet_rate": "candidates",
+              "generalization": "both"}
 
 
-def _positive_int(value: Any, name: str, minimum: int = 1) -> int:
+def positive_int(value: Any, name: str, minimum: int = 1) -> int:
+    """``value`` as an int >= ``minimum``; a ConfigError naming ``name`` otherwise."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise ConfigError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")
     return int(value)
 
 
-def _choice(value: str, name: str, allowed: Sequence[str]) -> str:
-    if value not in allowed:
-        raise ConfigError(
-            f"`{name}` must be one of {list(allowed)}; got {value!r}"
-            f"{E.did_you_mean(str(value), allowed)}."
-        )
-    return value
-
-
-def _std(x: np.ndarray) -> float:
+def spread(x: np.ndarray) -> float:
+    """Standard deviation (ddof=1) of the finite values; 0 for fewer than 2."""
     x = x[np.isfinite(x)]
     return float(np.std(x, ddof=1)) if x.size > 1 else 0.0
 
 
-def _mean(x: np.ndarray) -> float:
+def finite_mean(x: np.ndarray) -> float:
+    """Mean of the finite values; NaN when there is none."""
     x = x[np.isfinite(x)]
     return float(np.mean(x)) if x.size else float("nan")
 
@@ -79,13 +73,6 @@ def _weighted_average_ranks(ranks: np.ndarray, w: np.ndarray) -> np.ndarray:
     present = ~np.isnan(ranks)
     pw = np.where(present, w[None, :], 0.0)
     return np.where(present, ranks, 0.0) @ w / pw.sum(axis=1)
-
-
-def _top_credit(codes: np.ndarray) -> np.ndarray:
-    """Share of first place of each candidate in each trial: 1/t for each of the t
-    candidates tied first, 0 otherwise (T x n)."""
-    top = codes == np.nanmax(codes, axis=1, keepdims=True)
-    return top / top.sum(axis=1, keepdims=True)
 
 
 # ---------------------------------------------------------------------- results
@@ -107,6 +94,8 @@ class CriterionResult:
     params : dict
         Method parameters used.
     notes : tuple of str
+    axis : str
+        What each trial resampled.
     """
 
     criterion: str
@@ -118,14 +107,15 @@ class CriterionResult:
     missing: str
     params: dict[str, dict[str, Any]]
     notes: tuple[str, ...] = ()
+    axis: str = "judges"
 
     @property
     def mean(self) -> dict[str, float]:
-        return {m: _mean(self.values[m]) for m in self.methods}
+        return {m: finite_mean(self.values[m]) for m in self.methods}
 
     @property
     def std(self) -> dict[str, float]:
-        return {m: _std(self.values[m]) for m in self.methods}
+        return {m: spread(self.values[m]) for m in self.methods}
 
     def to_frame(self) -> pd.DataFrame:
         """One row per method: mean, std, number of valid trials."""
@@ -142,6 +132,7 @@ class CriterionResult:
         return jsonable(
             {
                 "criterion": self.criterion,
+                "axis": self.axis,
                 "methods": list(self.methods),
                 "mean": self.mean,
                 "std": self.std,
@@ -151,120 +142,6 @@ class CriterionResult:
                 "missing": self.missing,
                 "params": self.params,
                 "notes": list(self.notes),
-            }
-        )
-
-
-@dataclass(frozen=True)
-class StabilityResult:
-    """Stability of several methods (thesis 5.3.1): concordance of q rankings of q
-    resampled matrices, repeated r times.
-
-    Attributes
-    ----------
-    values : dict
-        ``{method: array (r,)}``: the concordance of each repetition.
-    mean, std : dict
-        Over the r repetitions (std with ddof=1; 0 when r = 1).
-    """
-
-    methods: tuple[str, ...]
-    axis: str
-    concordance: str
-    q: int
-    r: int
-    values: dict[str, np.ndarray]
-    seed: int | None
-    missing: str
-    params: dict[str, dict[str, Any]]
-
-    @property
-    def mean(self) -> dict[str, float]:
-        return {m: _mean(self.values[m]) for m in self.methods}
-
-    @property
-    def std(self) -> dict[str, float]:
-        return {m: _std(self.values[m]) for m in self.methods}
-
-    def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame(
-            {
-                "method": list(self.methods),
-                "stability": [self.mean[m] for m in self.methods],
-                "std": [self.std[m] for m in self.methods],
-            }
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        return jsonable(
-            {
-                "criterion": "stability",
-                "axis": self.axis,
-                "concordance": self.concordance,
-                "q": self.q,
-                "r": self.r,
-                "methods": list(self.methods),
-                "mean": self.mean,
-                "std": self.std,
-                "values": {m: self.values[m] for m in self.methods},
-                "seed": self.seed,
-                "missing": self.missing,
-                "params": self.params,
-            }
-        )
-
-
-@dataclass(frozen=True)
-class StabilityCurve:
-    """Stability versus the number of judges drawn (thesis fig. 5.5).
-
-    ``mean[method]`` and ``std[method]`` are arrays aligned with ``sizes``.
-    """
-
-    methods: tuple[str, ...]
-    sizes: np.ndarray
-    mean: dict[str, np.ndarray]
-    std: dict[str, np.ndarray]
-    concordance: str
-    q: int
-    r: int
-    seed: int | None
-    missing: str
-    params: dict[str, dict[str, Any]]
-    n_judges: int
-
-    def judges_needed(self, target: float = 0.9) -> dict[str, int | None]:
-        """Smallest size whose mean stability reaches ``target`` (None if none does)."""
-        out: dict[str, int | None] = {}
-        for m in self.methods:
-            hit = np.flatnonzero(self.mean[m] >= target)
-            out[m] = int(self.sizes[hit[0]]) if hit.size else None
-        return out
-
-    def to_frame(self) -> pd.DataFrame:
-        """Long table: one row per (method, size)."""
-        rows = [
-            {"method": m, "n_judges": int(k), "stability": float(mu), "std": float(sd)}
-            for m in self.methods
-            for k, mu, sd in zip(self.sizes, self.mean[m], self.std[m])
-        ]
-        return pd.DataFrame(rows)
-
-    def to_dict(self) -> dict[str, Any]:
-        return jsonable(
-            {
-                "criterion": "stability_vs_judges",
-                "methods": list(self.methods),
-                "sizes": self.sizes,
-                "mean": self.mean,
-                "std": self.std,
-                "concordance": self.concordance,
-                "q": self.q,
-                "r": self.r,
-                "seed": self.seed,
-                "missing": self.missing,
-                "params": self.params,
-                "n_judges": self.n_judges,
             }
         )
 
@@ -286,6 +163,46 @@ class JudgeAgreement:
 
     def to_dict(self) -> dict[str, Any]:
         return jsonable(self.__dict__ | {"notes": list(self.notes)})
+
+
+# ---------------------------------------------------------------------- shared bootstrap
+@dataclass(frozen=True)
+class _Bootstrap:
+    """A criterion's validated input, draws and per-trial scores of every method."""
+
+    s: E.Setup
+    draws: B.Draws
+    scores: dict[str, np.ndarray]
+    oriented: np.ndarray   # the prepared matrix, oriented, NaN kept
+
+    def rows(self, t: int) -> np.ndarray:
+        """Candidate positions of trial t's rows (every candidate when not resampled)."""
+        return np.arange(self.s.n) if self.draws.candidates is None else self.draws.candidates[t]
+
+    def judge_weights(self, t: int) -> np.ndarray:
+        w = np.asarray(self.s.matrix.weights, dtype=float)
+        return w if self.draws.counts is None else self.draws.counts[t] * w
+
+
+def _bootstrap(matrix: ScoreMatrix, methods: str | Sequence[str], *, axis: str, n_trials: int,
+               seed: Any, missing: str, params: Mapping[str, Any] | None, progress: E.Progress,
+               jobs: int, backend: str | None) -> _Bootstrap:
+    B.check_axis(axis)
+    n_trials = positive_int(n_trials, "n_trials")
+    s = E.setup(matrix, methods, params, missing, seed)
+    draws = B.draw(seed, n_trials, axis, s.n, s.m)
+    scores = B.bootstrap_scores(s, draws, progress=progress, jobs=jobs, backend=backend)
+    return _Bootstrap(s, draws, scores, prepare(s.matrix, missing).oriented)
+
+
+def _row_credit(scores: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Share of first place of each row: each of the t distinct candidates tied first gets
+    1/t, split evenly among its copies (so a sum over rows is a mean over candidates)."""
+    codes = E.rank_codes(scores[rows])[0]
+    top = codes == np.nanmax(codes)
+    winners, copies = np.unique(rows[top], return_counts=True)
+    per_copy = dict(zip(winners.tolist(), (1.0 / (len(winners) * copies)).tolist()))
+    return np.array([per_copy.get(int(c), 0.0) if t else 0.0 for c, t in zip(rows, top)])
 
 
 # ---------------------------------------------------------------------- winner rank
@@ -336,245 +253,191 @@ def winner_rank(
     return float(np.mean(1.0 - (avg[winners] - 1.0) / (n - 1)))
 
 
-# ---------------------------------------------------------------------- Condorcet rate
-def condorcet_rate(
+def winner_rank_bootstrap(
     matrix: ScoreMatrix,
     methods: str | Sequence[str],
     *,
+    axis: str = PAPER_AXES["winner_rank"],
     n_trials: int = 1000,
     seed: int | np.random.Generator | None = 12345,
     missing: str = "worst",
     params: Mapping[str, Any] | None = None,
     progress: E.Progress = None,
+    jobs: int = 1,
+    backend: str | None = None,
 ) -> CriterionResult:
-    """Rate of ranking the Condorcet winner first, over bootstrap resamples of the judges.
+    """The winner rank of each method over bootstrap resamples (ESANN 2021).
 
-    Each trial draws m judges with replacement; among trials whose resampled matrix has a
-    (strong) Condorcet winner, the rate is the mean share of first place the method gives
-    it: 1 when it is the method's only winner, ``1/t`` when t candidates tie for first, 0
-    otherwise. Head-to-head margins follow the missing-data policy (under ``worst`` a
-    missing score loses to every present one). Trials without a Condorcet winner are NaN
-    in ``values`` and not counted.
-
-    Examples
-    --------
-    >>> import metascore as ms
-    >>> m = ms.ScoreMatrix.from_array([[3, 3, 1], [2, 2, 3], [1, 1, 2]], ["A", "B", "C"])
-    >>> condorcet_rate(m, ["copeland", "mean"], n_trials=50).mean["copeland"]
-    1.0
-    """
-    n_trials = _positive_int(n_trials, "n_trials")
-    s = E.setup(matrix, methods, params, missing, seed)
-    rng, seed_used = E.generator(seed)
-    counts = E.judge_counts(rng, s.m, s.m, n_trials)
-    seeds = rng.integers(0, 2**31 - 1, size=n_trials)
-    cw = counts * np.asarray(s.matrix.weights, dtype=float)[None, :]
-    tallies = E.pairwise_tallies(s.filled_ranks, cw)  # margins for the Condorcet winners
-    scores = E.bootstrap_scores(s, counts=counts, seeds=seeds, progress=progress, tallies=tallies)
-    won = tallies[0]
-    has_cw = (won == s.n - 1).any(axis=1)
-    cw_index = np.argmax(won == s.n - 1, axis=1)
-    values = {}
-    for name in s.methods:
-        credit = _top_credit(E.rank_codes(scores[name]))
-        hit = credit[np.arange(n_trials), cw_index]
-        values[name] = np.where(has_cw, hit, np.nan)
-    notes = () if has_cw.any() else ("no resample had a Condorcet winner; the rate is undefined.",)
-    return CriterionResult(
-        "condorcet_rate", s.methods, values, n_trials, int(has_cw.sum()), seed_used, missing,
-        s.params, notes,
-    )
-
-
-# ---------------------------------------------------------------------- generalization
-def generalization(
-    matrix: ScoreMatrix,
-    methods: str | Sequence[str],
-    *,
-    n_trials: int = 1000,
-    seed: int | np.random.Generator | None = 12345,
-    missing: str = "worst",
-    params: Mapping[str, Any] | None = None,
-    progress: E.Progress = None,
-) -> CriterionResult:
-    """Meta-generalization to unseen judges (thesis 5.3.1).
-
-    Each trial draws m judges with replacement (in-bag), ranks the candidates on them with
-    each method and computes the Spearman rho between that ranking and the ranking of each
-    out-of-bag judge (never drawn); the trial's value is the weighted mean over the
-    out-of-bag judges (judge weights). A judge that ties all candidates carries no
-    information and is skipped; a method ranking all candidates equal has rho 0. Trials
-    without an out-of-bag judge are NaN in ``values``.
-    """
-    n_trials = _positive_int(n_trials, "n_trials")
-    s = E.setup(matrix, methods, params, missing, seed)
-    if s.m < 2:
-        raise InputError(f"generalization needs at least 2 judges; got {s.m}.")
-    rng, seed_used = E.generator(seed)
-    counts = E.judge_counts(rng, s.m, s.m, n_trials)
-    seeds = rng.integers(0, 2**31 - 1, size=n_trials)
-    scores = E.bootstrap_scores(s, counts=counts, seeds=seeds, progress=progress)
-    w = np.asarray(s.matrix.weights, dtype=float)
-    judge = s.filled_ranks                                # n x m, NaN = not ranked
-    oob = counts == 0
-    complete = ~np.isnan(judge).any(axis=0)
-    jc = judge - np.nanmean(judge, axis=0)
-    norm = np.sqrt(np.nansum(jc**2, axis=0))
-    informative = norm > 1e-12
-    values = {}
-    for name in s.methods:
-        ranks = E.fractional_ranks_rows(E.rank_codes(scores[name]))   # T x n
-        rc = ranks - ranks.mean(axis=1, keepdims=True)
-        rnorm = np.sqrt((rc**2).sum(axis=1))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            rho = (rc @ np.where(complete, jc, 0.0)) / (rnorm[:, None] * norm[None, :])
-        for j in np.flatnonzero(~complete & informative):           # missing='pairwise' only
-            keep = ~np.isnan(judge[:, j])
-            rho[:, j] = [
-                E.pearson_rows(
-                    E.fractional_ranks_rows(E.rank_codes(r[keep]))[0], judge[keep, j],
-                    np.ones(keep.sum(), bool),
-                )
-                for r in ranks
-            ]
-        rho = np.where(rnorm[:, None] > 1e-12, rho, 0.0)
-        use = oob & informative[None, :]
-        wt = np.where(use, w[None, :], 0.0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            values[name] = np.where(
-                wt.sum(axis=1) > 0, (np.where(use, rho, 0.0) * wt).sum(axis=1) / wt.sum(axis=1), np.nan
-            )
-    n_valid = int((oob & informative[None, :]).any(axis=1).sum())
-    return CriterionResult(
-        "generalization", s.methods, values, n_trials, n_valid, seed_used, missing, s.params
-    )
-
-
-# ---------------------------------------------------------------------- stability
-def _stability_values(
-    s: E.Setup,
-    rng: np.random.Generator,
-    *,
-    axis: str,
-    size: int,
-    q: int,
-    r: int,
-    concordance: str,
-    progress: E.Progress,
-    done: int,
-    total: int,
-    fast: bool,
-) -> dict[str, np.ndarray]:
-    """Concordance of each of r repetitions of q resampled rankings, per method.
-
-    All q * r draws are made first (judges: multiplicities; candidates: indices), then
-    every method ranks the same resampled matrices.
-    """
-    trials = q * r
-    if axis == "judges":
-        counts, cands = E.judge_counts(rng, s.m, size, trials), None
-    else:
-        counts, cands = None, rng.integers(0, s.n, size=(trials, size))
-    seeds = rng.integers(0, 2**31 - 1, size=trials)
-    scores = E.bootstrap_scores(
-        s, counts=counts, candidates=cands, seeds=seeds, progress=progress, done=done,
-        total=total, fast=fast,
-    )
-    out = {}
-    for name in s.methods:
-        codes = E.rank_codes(scores[name]).reshape(r, q, s.n)
-        out[name] = np.array([E.concordance(block, concordance) for block in codes])
-    return out
-
-
-def stability(
-    matrix: ScoreMatrix,
-    methods: str | Sequence[str],
-    *,
-    axis: str = "judges",
-    q: int = 100,
-    r: int = 10,
-    concordance: str = "kendall_w",
-    seed: int | np.random.Generator | None = 12345,
-    missing: str = "worst",
-    params: Mapping[str, Any] | None = None,
-    progress: E.Progress = None,
-    _fast: bool = True,
-) -> StabilityResult:
-    """Stability of ranking methods under judge or candidate resampling (thesis 5.3.1).
-
-    ``q`` bootstrap matrices (judges drawn with replacement for ``axis="judges"``,
-    candidates for ``axis="candidates"``; drawn candidates are ranked with their copies,
-    which act as clones) give q rankings per method; their concordance is Kendall's W
-    (``concordance="kendall_w"``) or the mean Spearman rho over all pairs of rankings
-    (``"spearman"``), each pair restricted to the candidates both rankings hold. On the
-    candidate axis, rankings rarely share every candidate, so Kendall's W is obtained from
-    the mean pairwise Spearman by ``W = (1 + (q - 1) rho) / q``. The procedure is repeated
-    ``r`` times; the result holds the r values, their mean and std.
+    Each trial resamples the matrix along ``axis`` (default ``"candidates"``, as the paper:
+    n rows drawn with replacement, a drawn copy ties with its original); each method ranks
+    the resampled matrix and the trial's value is :func:`winner_rank` on it: the winner's
+    average rank over the (resampled) judges among the drawn rows, mapped to [0, 1] by
+    ``1 - (r - 1)/(n - 1)``. When the method ties several distinct candidates first, their
+    values are averaged.
 
     Examples
     --------
     >>> import metascore as ms
     >>> m = ms.ScoreMatrix.from_array([[3, 3, 3], [2, 2, 2], [1, 1, 1]], ["A", "B", "C"])
-    >>> stability(m, ["average_rank", "copeland"], q=5, r=2).mean
-    {'average_rank': 1.0, 'copeland': 1.0}
+    >>> winner_rank_bootstrap(m, ["mean", "copeland"], n_trials=20).mean
+    {'mean': 1.0, 'copeland': 1.0}
     """
-    _choice(axis, "axis", AXES)
-    _choice(concordance, "concordance", CONCORDANCES)
-    q = _positive_int(q, "q", 2)
-    r = _positive_int(r, "r")
-    s = E.setup(matrix, methods, params, missing, seed)
-    rng, seed_used = E.generator(seed)
-    size = s.m if axis == "judges" else s.n
-    values = _stability_values(
-        s, rng, axis=axis, size=size, q=q, r=r, concordance=concordance, progress=progress,
-        done=0, total=q * r, fast=_fast,
-    )
-    return StabilityResult(s.methods, axis, concordance, q, r, values, seed_used, missing, s.params)
+    b = _bootstrap(matrix, methods, axis=axis, n_trials=n_trials, seed=seed, missing=missing,
+                   params=params, progress=progress, jobs=jobs, backend=backend)
+    values = {name: np.empty(n_trials) for name in b.s.methods}
+    for t in range(n_trials):
+        rows = b.rows(t)
+        ranks = E.judge_ranks(b.oriented[rows], missing)
+        avg = _weighted_average_ranks(ranks, b.judge_weights(t))
+        norm = 1.0 - (avg - 1.0) / (len(rows) - 1)
+        for name in b.s.methods:
+            values[name][t] = _row_credit(b.scores[name][t], rows) @ norm
+    return CriterionResult("winner_rank", b.s.methods, values, n_trials, n_trials, b.draws.seed,
+                           missing, b.s.params, axis=axis)
 
 
-def stability_vs_judges(
+# ---------------------------------------------------------------------- Condorcet rate
+def _trial_margins(b: _Bootstrap) -> Any:
+    """Yield the margin matrix (rows x rows) of each trial's resampled matrix, in order."""
+    s, draws = b.s, b.draws
+    if draws.counts is None and B.pair_tensor_fits(s.n, 1):
+        full = PairwiseCounts.from_matrix(-s.filled_ranks, s.matrix.weights).margins() \
+            if not np.isnan(s.filled_ranks).any() else None
+        if full is not None:
+            for t in range(draws.trials):
+                rows = b.rows(t)
+                yield full[np.ix_(rows, rows)]
+            return
+    if B.pair_tensor_fits(s.n, s.m):
+        cw = draws.judge_weights(s.matrix.weights)
+        for lo, hi, block in B.pair_blocks(s.filled_ranks, cw, "margins"):
+            for t in range(lo, hi):
+                rows = b.rows(t)
+                yield block[t - lo][np.ix_(rows, rows)]
+        return
+    for t in range(draws.trials):  # too large for the tensor: one trial at a time
+        rows = b.rows(t)
+        ranks = s.filled_ranks[rows]
+        signs = np.nan_to_num(np.sign(ranks[None, :, :] - ranks[:, None, :]))
+        yield signs @ b.judge_weights(t)
+
+
+def condorcet_rate(
     matrix: ScoreMatrix,
     methods: str | Sequence[str],
-    sizes: Sequence[int] | None = None,
     *,
-    q: int = 100,
-    r: int = 10,
-    concordance: str = "kendall_w",
+    axis: str = PAPER_AXES["condorcet_rate"],
+    n_trials: int = 1000,
     seed: int | np.random.Generator | None = 12345,
     missing: str = "worst",
     params: Mapping[str, Any] | None = None,
     progress: E.Progress = None,
-) -> StabilityCurve:
-    """Judge-axis stability as a function of the number of judges (thesis fig. 5.5).
+    jobs: int = 1,
+    backend: str | None = None,
+) -> CriterionResult:
+    """Rate of ranking the Condorcet winner first, over bootstrap resamples.
 
-    For each size k, each of the q rankings is computed on k judges drawn with replacement
-    from the m judges, and the concordance of the q rankings is averaged over r
-    repetitions. It answers "how many tasks does my benchmark need for a stable ranking?"
-    (see :meth:`StabilityCurve.judges_needed`). Sizes above m extrapolate by resampling.
-    ``sizes`` defaults to up to 10 sizes evenly spread over 2..m.
+    Each trial resamples the matrix along ``axis`` (default ``"candidates"``, as ESANN
+    2021); among trials whose resampled matrix has a (strong) Condorcet winner, the rate is
+    the mean share of first place the method gives it: 1 when it is the method's only
+    winner, ``1/t`` when t distinct candidates tie for first, 0 otherwise. A candidate drawn twice
+    ties with its copy, so it cannot be the Condorcet winner. Head-to-head margins follow
+    the missing-data policy (under ``worst`` a missing score loses to every present one).
+    Trials without a Condorcet winner are NaN in ``values`` and not counted.
+
+    Examples
+    --------
+    >>> import metascore as ms
+    >>> m = ms.ScoreMatrix.from_array([[3, 3, 1], [2, 2, 3], [1, 1, 2]], ["A", "B", "C"])
+    >>> condorcet_rate(m, ["copeland", "mean"], axis="judges", n_trials=50).mean["copeland"]
+    1.0
     """
-    _choice(concordance, "concordance", CONCORDANCES)
-    q = _positive_int(q, "q", 2)
-    r = _positive_int(r, "r")
-    s = E.setup(matrix, methods, params, missing, seed)
-    if sizes is None:
-        sizes = np.unique(np.linspace(min(2, s.m), s.m, num=min(10, s.m)).round().astype(int))
-    sizes = np.asarray([_positive_int(k, "sizes") for k in sizes], dtype=int)
-    rng, seed_used = E.generator(seed)
-    mean = {m: np.zeros(len(sizes)) for m in s.methods}
-    std = {m: np.zeros(len(sizes)) for m in s.methods}
-    total = len(sizes) * q * r
-    for i, k in enumerate(sizes):
-        vals = _stability_values(
-            s, rng, axis="judges", size=int(k), q=q, r=r, concordance=concordance,
-            progress=progress, done=i * q * r, total=total, fast=True,
-        )
-        for m in s.methods:
-            mean[m][i], std[m][i] = _mean(vals[m]), _std(vals[m])
-    return StabilityCurve(
-        s.methods, sizes, mean, std, concordance, q, r, seed_used, missing, s.params, s.m
-    )
+    b = _bootstrap(matrix, methods, axis=axis, n_trials=n_trials, seed=seed, missing=missing,
+                   params=params, progress=progress, jobs=jobs, backend=backend)
+    values = {name: np.full(n_trials, np.nan) for name in b.s.methods}
+    found = 0
+    for t, margins in enumerate(_trial_margins(b)):
+        rows = b.rows(t)
+        winner = np.flatnonzero((margins > 0).sum(axis=1) == len(rows) - 1)
+        if winner.size == 0:
+            continue
+        found += 1
+        for name in b.s.methods:
+            values[name][t] = _row_credit(b.scores[name][t], rows)[winner[0]]
+    notes = () if found else ("no resample had a Condorcet winner; the rate is undefined.",)
+    return CriterionResult("condorcet_rate", b.s.methods, values, n_trials, found,
+                           b.draws.seed, missing, b.s.params, notes, axis)
+
+
+# ---------------------------------------------------------------------- generalization
+def _rho_with_judges(ranks: np.ndarray, judges: np.ndarray) -> np.ndarray:
+    """Spearman rho between one ranking (k,) and each judge's ranks (k x J; NaN = not
+    ranked: the pair is restricted to the candidates the judge ranks, ranks recomputed).
+    An all-tied ranking has rho 0 with every judge; an all-tied judge gives NaN."""
+    out = np.full(judges.shape[1], np.nan)
+    complete = ~np.isnan(judges).any(axis=0)
+    jc = judges[:, complete] - judges[:, complete].mean(axis=0)
+    jn = np.sqrt((jc**2).sum(axis=0))
+    rc = ranks - ranks.mean()
+    rn = np.sqrt(rc @ rc)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out[complete] = np.where(jn > 1e-12, (rc @ jc) / (rn * jn), np.nan)
+    for j in np.flatnonzero(~complete):
+        keep = ~np.isnan(judges[:, j])
+        if keep.sum() >= 2 and np.ptp(judges[keep, j]) > 0:
+            r = E.fractional_ranks_rows(ranks[keep][None, :])[0]
+            out[j] = E.pearson_rows(r, judges[keep, j], np.ones(keep.sum(), bool))
+    return np.where(np.isnan(out) | (rn > 1e-12), out, 0.0)
+
+
+def generalization(
+    matrix: ScoreMatrix,
+    methods: str | Sequence[str],
+    *,
+    axis: str = PAPER_AXES["generalization"],
+    n_trials: int = 1000,
+    seed: int | np.random.Generator | None = 12345,
+    missing: str = "worst",
+    params: Mapping[str, Any] | None = None,
+    progress: E.Progress = None,
+    jobs: int = 1,
+    backend: str | None = None,
+) -> CriterionResult:
+    """Meta-generalization to unseen judges (thesis 5.3.1).
+
+    Each trial draws the judges with replacement (in-bag), and with ``axis="both"`` (the
+    default, as ESANN 2021) first the candidates; each method ranks the drawn rows on the
+    in-bag judges, and the trial's value is the weighted mean (judge weights) over the
+    out-of-bag judges (never drawn) of the Spearman rho between that ranking and the
+    judge's ranking of the same rows. A judge that ties all rows carries no information and
+    is skipped; a method ranking all rows equal has rho 0. Trials without an informative
+    out-of-bag judge are NaN in ``values``. ``axis="candidates"`` is refused: without
+    resampled judges there is no out-of-bag judge to test on.
+    """
+    if axis == "candidates":
+        raise ConfigError("generalization tests on out-of-bag judges, so it must resample "
+                          "the judges: use axis='judges' or 'both', not 'candidates'.")
+    b = _bootstrap(matrix, methods, axis=axis, n_trials=n_trials, seed=seed, missing=missing,
+                   params=params, progress=progress, jobs=jobs, backend=backend)
+    if b.s.m < 2:
+        raise InputError(f"generalization needs at least 2 judges; got {b.s.m}.")
+    w = np.asarray(b.s.matrix.weights, dtype=float)
+    values = {name: np.full(n_trials, np.nan) for name in b.s.methods}
+    for t in range(n_trials):
+        oob = np.flatnonzero(b.draws.counts[t] == 0)
+        rows = b.rows(t)
+        if oob.size == 0:
+            continue
+        judges = E.judge_ranks(b.oriented[np.ix_(rows, oob)], missing)
+        for name in b.s.methods:
+            ranks = E.fractional_ranks_rows(E.rank_codes(b.scores[name][t][rows]))[0]
+            rho = _rho_with_judges(ranks, judges)
+            use = ~np.isnan(rho)
+            if use.any():
+                values[name][t] = rho[use] @ w[oob][use] / w[oob][use].sum()
+    n_valid = int(np.isfinite(values[b.s.methods[0]]).sum())  # the same for every method
+    return CriterionResult("generalization", b.s.methods, values, n_trials, n_valid,
+                           b.draws.seed, missing, b.s.params, axis=axis)
 
 
 # ---------------------------------------------------------------------- agreement
@@ -597,8 +460,6 @@ def judge_agreement(matrix: ScoreMatrix, *, missing: str = "worst") -> JudgeAgre
             "judge_agreement needs complete rankings; use missing='worst', 'drop_candidates' "
             "or 'drop_judges' instead of 'pairwise'."
         )
-    from ..registry import prepare
-
     prepared = prepare(matrix, missing)
     ranks = E.judge_ranks(prepared.oriented, missing)
     n, m = ranks.shape
@@ -607,79 +468,3 @@ def judge_agreement(matrix: ScoreMatrix, *, missing: str = "worst") -> JudgeAgre
     if not np.isfinite(w):
         notes = ("every judge ties all candidates; W is undefined.",)
     return JudgeAgreement(w, mean_spearman_from_w(w, m), n, m, missing, notes)
-
-
-# ---------------------------------------------------------------------- summary table
-@dataclass(frozen=True)
-class MethodComparison:
-    """Empirical and theoretical properties of several methods (thesis table 5.3)."""
-
-    table: pd.DataFrame
-    seed: int | None
-    n_trials: int
-    q: int
-    r: int
-    missing: str
-    params: dict[str, dict[str, Any]]
-
-    def to_frame(self) -> pd.DataFrame:
-        return self.table.copy()
-
-    def to_dict(self) -> dict[str, Any]:
-        return jsonable(
-            {
-                "rows": self.table.to_dict(orient="records"),
-                "seed": self.seed,
-                "n_trials": self.n_trials,
-                "q": self.q,
-                "r": self.r,
-                "missing": self.missing,
-                "params": self.params,
-            }
-        )
-
-
-def compare_methods(
-    matrix: ScoreMatrix,
-    methods: str | Sequence[str],
-    *,
-    n_trials: int = 1000,
-    q: int = 100,
-    r: int = 10,
-    seed: int | np.random.Generator | None = 12345,
-    missing: str = "worst",
-    params: Mapping[str, Any] | None = None,
-) -> MethodComparison:
-    """One row per method: the empirical criteria and the registry's theoretical flags.
-
-    Columns: ``winner_rank`` (on the full matrix), ``condorcet_rate`` and
-    ``generalization`` (``n_trials`` judge resamples), ``stability_judges`` and
-    ``stability_candidates`` (Kendall's W, ``q`` x ``r`` resamples), then the declared
-    properties ``condorcet``, ``pareto`` and ``order_only``. Every criterion uses the same
-    draws for all methods (the same seed is given to each criterion).
-    """
-    if isinstance(seed, np.random.Generator):
-        seed = int(seed.integers(0, 2**31 - 1))
-    s = E.setup(matrix, methods, params, missing, seed)
-    kw = dict(seed=seed, missing=missing, params=s.params)
-    cond = condorcet_rate(matrix, s.methods, n_trials=n_trials, **kw)
-    gen = generalization(matrix, s.methods, n_trials=n_trials, **kw)
-    stab_j = stability(matrix, s.methods, axis="judges", q=q, r=r, **kw)
-    stab_c = stability(matrix, s.methods, axis="candidates", q=q, r=r, **kw)
-    rows = []
-    for name in s.methods:
-        spec = E.get_ranking_method(name)
-        rows.append(
-            {
-                "method": name,
-                "winner_rank": winner_rank(s.matrix, s.full[name]),
-                "condorcet_rate": cond.mean[name],
-                "generalization": gen.mean[name],
-                "stability_judges": stab_j.mean[name],
-                "stability_candidates": stab_c.mean[name],
-                "condorcet": spec.condorcet,
-                "pareto": spec.pareto,
-                "order_only": spec.order_only,
-            }
-        )
-    return MethodComparison(pd.DataFrame(rows), seed, n_trials, q, r, missing, s.params)

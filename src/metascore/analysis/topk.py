@@ -30,6 +30,7 @@ from ..ranking import Ranking
 from ..stats import kendall_tau_distance
 from ..jsonable import jsonable
 from . import _engine as E
+from . import bootstrap as B
 
 __all__ = ["top_k_curves", "k_star", "TopKCurves", "KStar"]
 Phase = Ranking | ScoreMatrix | Mapping[str, float] | pd.Series
@@ -291,7 +292,8 @@ def top_k_curves(
                 counts.append(c)
         counts = np.array(counts)
         seeds = rng.integers(0, 2**31 - 1, size=len(counts))
-        scores = E.bootstrap_scores(s, counts=counts, seeds=seeds, progress=progress)[method]
+        draws = B.Draws("judges", counts, None, seeds, seed_used)
+        scores = B.bootstrap_scores(s, draws, progress=progress)[method]
         index = [s.matrix.candidates.index(c) if c in s.matrix.candidates else -1 for c in common]
         kept = np.where(np.array(index) >= 0, scores[:, np.maximum(index, 0)], np.nan)
         split_codes = list(kept.reshape(trials, parts, len(common)).transpose(1, 0, 2))

@@ -17,6 +17,7 @@ from ..errors import ConfigError, InputError, did_you_mean
 from ..matrix import ScoreMatrix
 from ..jsonable import jsonable
 from . import _engine as E
+from . import bootstrap as B
 
 __all__ = ["rank_uncertainty", "RankUncertainty"]
 
@@ -130,12 +131,15 @@ def rank_uncertainty(
     seed: int | np.random.Generator | None = 12345,
     missing: str = "worst",
     progress: E.Progress = None,
+    jobs: int = 1,
+    backend: str | None = None,
     **params: Any,
 ) -> RankUncertainty:
     """Bootstrap over the judges: per candidate a rank interval, P(first) and a group.
 
     Each trial draws m judges with replacement and ranks the candidates with ``method``
-    (through the registry, or its exactly equal fast path). Candidates are then grouped
+    (through the registry, or an exactly equal fast path; ``jobs`` and ``backend`` spread
+    the trials over joblib workers with identical results). Candidates are then grouped
     along the full-data ranking: a candidate joins the group of the best candidate above
     it still opening a group when its rank interval overlaps that leader's interval, so a
     group is a set of candidates that cannot be separated from its best member at this
@@ -156,10 +160,8 @@ def rank_uncertainty(
     if not isinstance(method, str):
         raise ConfigError(f"`method` must be one method name; got {method!r}.")
     s = E.setup(matrix, method, params, missing, seed)
-    rng, seed_used = E.generator(seed)
-    counts = E.judge_counts(rng, s.m, s.m, n_trials)
-    seeds = rng.integers(0, 2**31 - 1, size=n_trials)
-    scores = E.bootstrap_scores(s, counts=counts, seeds=seeds, progress=progress)[method]
+    draws = B.draw(seed, n_trials, "judges", s.n, s.m)
+    scores = B.bootstrap_scores(s, draws, progress=progress, jobs=jobs, backend=backend)[method]
     codes = E.rank_codes(scores)
     ranks = E.fractional_ranks_rows(codes)
     alpha = (1.0 - level) / 2.0
@@ -181,7 +183,7 @@ def rank_uncertainty(
         group=_groups(full.order, lower, upper),
         level=float(level),
         n_trials=int(n_trials),
-        seed=seed_used,
+        seed=draws.seed,
         missing=missing,
         params=s.params[method],
         excluded_candidates=s.excluded_candidates,

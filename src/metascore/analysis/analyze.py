@@ -1,0 +1,137 @@
+"""Everything ``metascore analyze`` computes, as one pure function and one result.
+
+:func:`analyze` compares methods on one phase (:func:`~.compare.compare_methods`), adds
+the judge-axis stability against the number of judges, each method's bootstrap rank
+intervals, and with a second phase the meta-train/meta-test curves of the top-k rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..jsonable import jsonable
+from ..errors import InputError
+from ..matrix import ScoreMatrix
+from . import _engine as E
+from .compare import MethodComparison, StageProgress, compare_methods
+from .criteria import positive_int
+from .stability import StabilityCurve, stability_vs_judges
+from .topk import TopKCurves, top_k_curves
+from .uncertainty import RankUncertainty, rank_uncertainty
+
+__all__ = ["analyze", "AnalysisResult"]
+
+
+@dataclass(frozen=True)
+class AnalysisResult:
+    """What :func:`analyze` found.
+
+    Attributes
+    ----------
+    comparison : MethodComparison
+        The criteria table.
+    curve : StabilityCurve
+        Judge stability against the number of judges.
+    intervals : dict
+        ``{method: RankUncertainty}``: bootstrap rank intervals over the judges.
+    topk : dict or None
+        ``{method: TopKCurves}`` when a final phase was given: the development phase picks
+        the top k, random halves of the final phase's judges are meta-train and meta-test.
+    """
+
+    comparison: MethodComparison
+    curve: StabilityCurve
+    intervals: dict[str, RankUncertainty]
+    topk: dict[str, TopKCurves] | None
+    settings: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return jsonable(
+            {
+                "settings": self.settings,
+                "comparison": self.comparison.to_dict(),
+                "stability_vs_judges": self.curve.to_dict(),
+                "rank_intervals": {m: u.to_dict() for m, u in self.intervals.items()},
+                "top_k": None if self.topk is None else {m: c.to_dict() for m, c in self.topk.items()},
+            }
+        )
+
+
+def shared_candidates(dev: ScoreMatrix, final: ScoreMatrix) -> list[str]:
+    """Candidates of ``dev`` also in ``final``; an InputError when fewer than 2."""
+    common = [c for c in dev.candidates if c in set(final.candidates)]
+    if len(common) < 2:
+        raise InputError(
+            f"the two phases share {len(common)} candidate(s) ({dev.n_candidates} in the "
+            f"development phase, {final.n_candidates} in the final phase); the top-k analysis "
+            "needs at least 2 candidates ranked in both."
+        )
+    return common
+
+
+def analyze(
+    matrix: ScoreMatrix,
+    methods: str | Sequence[str],
+    *,
+    final: ScoreMatrix | None = None,
+    n_trials: int = 1000,
+    q: int = 100,
+    r: int = 10,
+    curve_r: int = 2,
+    sizes: Sequence[int] | None = None,
+    level: float = 0.95,
+    seed: int = 12345,
+    missing: str = "worst",
+    params: Mapping[str, Any] | None = None,
+    axes: Mapping[str, str] | None = None,
+    concordance: Mapping[str, str] | None = None,
+    progress: StageProgress = None,
+    jobs: int = 1,
+    backend: str | None = None,
+) -> AnalysisResult:
+    """Compare ``methods`` on ``matrix`` the way the thesis advises an organizer to.
+
+    ``n_trials`` resamples for the winner rank, the Condorcet rate, the generalization, the
+    rank intervals and the top-k curves; ``q`` x ``r`` for the two stabilities and ``q`` x
+    ``curve_r`` per size for the stability against the number of judges. Every part uses
+    ``seed``; ``jobs``/``backend`` spread the trials over joblib workers.
+    """
+    n_trials = positive_int(n_trials, "n_trials", 2)
+    curve_r = positive_int(curve_r, "curve_r")
+    common = None if final is None else shared_candidates(matrix, final)
+
+    def stage(name: str) -> E.Progress:
+        return None if progress is None else (lambda done, total: progress(name, done, total))
+
+    kw = dict(seed=seed, missing=missing, jobs=jobs, backend=backend)
+    comparison = compare_methods(matrix, methods, n_trials=n_trials, q=q, r=r, params=params,
+                                 axes=axes, concordance=concordance, progress=progress, **kw)
+    names, per_method = comparison.methods, comparison.params
+    curve = stability_vs_judges(matrix, names, sizes, q=q, r=curve_r, params=per_method,
+                                progress=stage("stability vs judges"), **kw)
+    intervals = {
+        name: rank_uncertainty(matrix, name, n_trials=n_trials, level=level,
+                               progress=stage(f"rank intervals {name}"), **kw, **per_method[name])
+        for name in names
+    }
+    topk = None
+    if final is not None:
+        dev = matrix.subset(candidates=common)
+        topk = {
+            name: top_k_curves(dev, final.subset(candidates=common), method=name,
+                               n_trials=n_trials, seed=seed, missing=missing,
+                               progress=stage(f"top-k {name}"), **per_method[name])
+            for name in names
+        }
+    settings = {
+        "methods": list(names), "n_candidates": matrix.n_candidates, "n_judges": matrix.n_judges,
+        "n_trials": n_trials, "q": q, "r": r, "curve_r": curve_r, "level": level, "seed": seed,
+        "missing": missing, "params": per_method, "axes": comparison.axes,
+        "concordance": comparison.concordance,
+        "final": None if final is None else {"n_candidates": final.n_candidates,
+                                              "n_judges": final.n_judges,
+                                              "shared_candidates": len(common)},
+    }
+    return AnalysisResult(comparison, curve, intervals, topk, settings)

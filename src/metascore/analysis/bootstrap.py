@@ -1,0 +1,472 @@
+"""Bootstrap draws and the scores of every compared method on every resampled matrix.
+
+- :func:`draw`: the resample of each trial (judges, candidates or both). Trial ``t`` draws
+  from its own generator, spawned from one ``numpy.random.SeedSequence(seed)``, so a trial's
+  resample depends only on the seed and ``t``: never on how trials are split among workers.
+- :func:`bootstrap_scores`: every method's scores on every trial's resampled matrix, in
+  three exactly equal ways, cheapest first:
+
+  1. *fast paths* (``mean``, ``average_rank``, ``success_rate``, ``copeland`` under judge
+     resampling): scores are weighted sums of per-judge contributions computed once;
+  2. *pairwise counts* (every other method that reads only N(a, b), e.g. ``kemeny_young``,
+     ``schulze``, ``ranked_pairs``, ``epp``, ``sco``): under judge resampling the counts of a
+     resample are a weighted sum of per-judge win indicators, so the counts of a block of
+     resamples come from one matrix product; under candidate resampling they are the full
+     counts restricted to the drawn candidates. The method then runs on those counts;
+  3. the registry on the resampled score matrix (value-based methods, fractional weights).
+
+  Trials run in chunks, in this process (``jobs=1``) or through joblib (``jobs > 1``, any
+  joblib backend: ``loky``, ``threading``, or ``dask``/``ray`` for a cluster); each trial is
+  computed the same way wherever it runs, so results do not depend on ``jobs``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import stats as _st
+
+from ..errors import ConfigError, did_you_mean
+from ..pairwise import PairwiseCounts
+from ..registry import get_ranking_method, prepare, rank
+from ._engine import Setup, generator
+
+Progress = Callable[[int, int], None] | None
+
+__all__ = [
+    "AXES",
+    "Draws",
+    "draw",
+    "check_axis",
+    "bootstrap_scores",
+    "fast_path_reason",
+    "counts_path_reason",
+    "pairwise_tallies",
+    "pair_blocks",
+    "pair_tensor_fits",
+    "single_threaded_blas",
+]
+
+#: Resampling axes of every bootstrap criterion.
+AXES = ("judges", "candidates", "both")
+
+#: Methods with an exactly equal fast path under judge resampling.
+FAST_METHODS = ("mean", "average_rank", "success_rate", "copeland")
+
+#: Elements per block of the pairwise tensors (memory bound of the products).
+_BLOCK = 4_000_000
+
+#: Largest n * n * m for which the per-judge win indicators are materialized.
+_COUNTS_LIMIT = 60_000_000
+
+
+def check_axis(axis: str, name: str = "axis") -> str:
+    """``axis`` if it is one of :data:`AXES`, else a ConfigError naming the valid ones."""
+    if axis not in AXES:
+        raise ConfigError(
+            f"`{name}` must be one of {list(AXES)}; got {axis!r}{did_you_mean(str(axis), AXES)}."
+        )
+    return axis
+
+
+# ---------------------------------------------------------------------- draws
+@dataclass(frozen=True)
+class Draws:
+    """The resamples of T trials.
+
+    Attributes
+    ----------
+    axis : str
+    counts : int array (T, m) or None
+        How many times each judge was drawn in each trial (None: every judge once).
+    candidates : int array (T, k) or None
+        Candidate positions drawn in each trial, in draw order (None: every candidate once).
+    seeds : int array (T,)
+        Seed handed to stochastic methods in each trial (the same for every method).
+    seed : int or None
+        The seed the draws came from (None when a Generator was given).
+    """
+
+    axis: str
+    counts: np.ndarray | None
+    candidates: np.ndarray | None
+    seeds: np.ndarray
+    seed: int | None
+
+    @property
+    def trials(self) -> int:
+        return len(self.seeds)
+
+    def judge_weights(self, weights: np.ndarray) -> np.ndarray:
+        """Weight of each judge in each trial (T x m): judge weight times multiplicity."""
+        w = np.asarray(weights, dtype=float)[None, :]
+        return np.repeat(w, self.trials, axis=0) if self.counts is None else self.counts * w
+
+
+def draw(
+    seed: int | np.random.Generator | None,
+    trials: int,
+    axis: str,
+    n: int,
+    m: int,
+    *,
+    judges: int | None = None,
+) -> Draws:
+    """Draw the resamples of ``trials`` trials.
+
+    Trial ``t`` uses ``default_rng(SeedSequence(seed).spawn(trials)[t])``: it draws ``n``
+    candidates with replacement (axis ``candidates`` or ``both``), then ``judges`` judges
+    with replacement (default ``m``; axis ``judges`` or ``both``), then the seed of the
+    stochastic methods. A Generator given as ``seed`` supplies the entropy (recorded as None).
+    """
+    check_axis(axis)
+    rng, seed_used = generator(seed)
+    entropy = seed_used if seed_used is not None else int(rng.integers(0, 2**63 - 1))
+    size = m if judges is None else int(judges)
+    counts = np.zeros((trials, m), dtype=np.int64) if axis != "candidates" else None
+    cands = np.zeros((trials, n), dtype=np.intp) if axis != "judges" else None
+    seeds = np.zeros(trials, dtype=np.int64)
+    for t, child in enumerate(np.random.SeedSequence(entropy).spawn(trials)):
+        g = np.random.default_rng(child)
+        if cands is not None:
+            cands[t] = g.integers(0, n, size=n)
+        if counts is not None:
+            counts[t] = np.bincount(g.integers(0, m, size=size), minlength=m)
+        seeds[t] = g.integers(0, 2**31 - 1)
+    return Draws(axis, counts, cands, seeds, seed_used)
+
+
+# ---------------------------------------------------------------------- fast paths
+def _integer_valued(x: np.ndarray) -> bool:
+    return bool(np.all(np.isfinite(x)) and np.all(x == np.round(x)))
+
+
+def pair_tensor_fits(n: int, m: int) -> bool:
+    """Whether the per-judge pair tensor of n candidates and m judges fits in memory."""
+    return n * n * m <= _COUNTS_LIMIT
+
+
+def fast_path_reason(s: Setup, name: str) -> str | None:
+    """None when ``name`` can use its fast path on ``s`` under judge resampling, else why not.
+
+    A fast path applies when the score of a resampled matrix is a weighted sum of per-judge
+    contributions computed once on the full matrix: this holds for ``mean``,
+    ``average_rank`` and ``success_rate`` (their contributions are the oriented values, the
+    per-judge ranks and the per-judge numbers of beaten opponents) and for ``copeland``
+    (the pairwise margins are sums of per-judge signs). It needs every candidate ranked by
+    every judge (no missing cell, or ``missing="worst"``), and integer-valued weights for
+    ``copeland``, so that margins are exact integers and a zero margin is exactly zero.
+    """
+    if name not in FAST_METHODS:
+        return "no fast path for this method"
+    if np.isnan(s.matrix.values).any() and s.missing != "worst":
+        return f"missing cells under missing={s.missing!r}"
+    if name == "copeland" and not _integer_valued(np.asarray(s.matrix.weights)):
+        return "non-integer judge weights"
+    return None
+
+
+def counts_path_reason(s: Setup, name: str, draws: Draws) -> str | None:
+    """None when ``name`` can run on pairwise counts built without the registry, else why not.
+
+    The method must read only the pairwise counts (``input="pairwise"``), every judge must
+    rank every candidate (no missing cell, or ``missing="worst"``), the per-judge tensor
+    must fit in memory, and under judge resampling the judge weights must be integers so
+    that the product gives the registry's counts exactly.
+    """
+    if get_ranking_method(name).input != "pairwise":
+        return "the method reads scores, not pairwise counts"
+    if np.isnan(s.filled_ranks).any():
+        return f"missing cells under missing={s.missing!r}"
+    if not pair_tensor_fits(s.n, s.m):
+        return "too many candidates x judges for the pairwise tensor"
+    if draws.counts is not None and not _integer_valued(np.asarray(s.matrix.weights)):
+        return "non-integer judge weights"
+    return None
+
+
+def _pair_tensor(ranks: np.ndarray, kind: str, dtype: type) -> np.ndarray:
+    """Per-judge pair indicators as an (n * n) x m matrix: ``[rank_aj < rank_bj]`` for
+    ``kind="wins"``, ``sign(rank_bj - rank_aj)`` (0 when either is NaN) for ``"margins"``."""
+    n, m = ranks.shape
+    r = np.asarray(ranks, dtype=float)
+    if kind == "wins":
+        pairs = r[:, None, :] < r[None, :, :]
+    else:
+        pairs = np.nan_to_num(np.sign(r[None, :, :] - r[:, None, :]))
+    return pairs.reshape(n * n, m).astype(dtype)
+
+
+def pair_blocks(ranks: np.ndarray, cw: np.ndarray, kind: str = "wins"
+                ) -> Iterator[tuple[int, int, np.ndarray]]:
+    """Pairwise wins (or margins) of every trial, by blocks of trials, one product per block.
+
+    ``ranks`` are per-judge ranks (n x m, lower is better, NaN = not ranked), ``cw`` the
+    weight of each judge in each trial (T x m). Yields ``(lo, hi, x)`` with
+    ``x[t - lo, a, b] = sum_j cw[t, j] [rank_aj < rank_bj]`` (``kind="wins"``) or
+    ``sum_j cw[t, j] sign(rank_bj - rank_aj)`` (``kind="margins"``), computed in float32
+    when every sum is an exact integer below 2**24, else float64, returned as float64.
+    """
+    n, m = ranks.shape
+    trials = cw.shape[0]
+    exact32 = _integer_valued(cw) and float(np.abs(cw).sum(axis=1).max(initial=0)) < 2**24
+    dtype = np.float32 if exact32 else np.float64
+    pairs = _pair_tensor(ranks, kind, dtype)
+    step = max(1, _BLOCK // max(1, n * n))
+    for lo in range(0, trials, step):
+        hi = min(trials, lo + step)
+        block = pairs @ np.ascontiguousarray(cw[lo:hi].T, dtype=dtype)
+        yield lo, hi, block.T.reshape(hi - lo, n, n).astype(np.float64)
+
+
+def pairwise_tallies(ranks: np.ndarray, cw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Head-to-head wins and ties of every candidate in every trial.
+
+    ``ranks`` are per-judge ranks (n x m, lower is better, NaN = not ranked: not compared),
+    ``cw`` the weight of each judge in each trial (T x m). The margin of (a, b) in trial t is
+    ``sum_j cw[t, j] sign(rank_bj - rank_aj)``; returns ``(won, tied)``, each T x n: the
+    number of opponents each candidate beats (margin > 0) and ties (margin = 0). Blocks of
+    candidate rows keep the sign tensor under ``_BLOCK`` elements; the sums are one matrix
+    product per block, in float32 when every sum is an exact integer below 2**24.
+    """
+    n, m = ranks.shape
+    trials = cw.shape[0]
+    exact32 = _integer_valued(cw) and float(np.abs(cw).sum(axis=1).max(initial=0)) < 2**24
+    dtype = np.float32 if exact32 else np.float64
+    weights = np.ascontiguousarray(cw.T, dtype=dtype)
+    r = np.asarray(ranks, dtype=dtype)  # multiples of 1/2 below 2**23: exact in float32
+    has_nan = bool(np.isnan(r).any())
+    won = np.zeros((n, trials))
+    tied = np.zeros((n, trials))
+    rows = max(1, _BLOCK // max(1, n * m))
+    for a0 in range(0, n - 1, rows):
+        a1 = min(n - 1, a0 + rows)
+        nb, nc = a1 - a0, n - a0 - 1
+        signs = np.subtract(r[None, a0 + 1:, :], r[a0:a1, None, :])
+        np.sign(signs, out=signs)
+        if has_nan:
+            signs[np.isnan(signs)] = 0.0
+        margin = (signs.reshape(nb * nc, m) @ weights).reshape(nb, nc, trials)
+        upper = (np.arange(nc)[None, :] >= np.arange(nb)[:, None])[:, :, None]  # b > a
+        pos, neg, zero = (margin > 0) & upper, (margin < 0) & upper, (margin == 0) & upper
+        won[a0:a1] += pos.sum(axis=1)
+        won[a0 + 1:] += neg.sum(axis=0)
+        tied[a0:a1] += zero.sum(axis=1)
+        tied[a0 + 1:] += zero.sum(axis=0)
+    return won.T, tied.T
+
+
+def _fast_scores(
+    s: Setup, name: str, cw: np.ndarray, tallies: tuple[np.ndarray, np.ndarray] | None
+) -> np.ndarray:
+    """Scores (T x n) of ``name`` on resampled judges with per-trial judge weights ``cw``."""
+    ranks = s.filled_ranks
+    total = cw.sum(axis=1)[:, None]
+    n = s.n
+    if name == "average_rank":
+        return -(cw @ ranks.T) / total
+    if name == "mean":
+        values = prepare(s.matrix, s.missing).filled(values_based=True)
+        return (cw @ values.T) / total
+    if name == "success_rate":
+        if s.params[name].get("ties", "zero") == "half":
+            beaten = n - ranks  # worse + 1/2 (tied others)
+        else:
+            beaten = n - _st.rankdata(ranks, method="max", axis=0)
+        return (cw @ beaten.T) / (total * (n - 1))
+    if name == "copeland":
+        won, tied = pairwise_tallies(ranks, cw) if tallies is None else tallies
+        return (won + 0.5 * tied) / (n - 1)
+    raise AssertionError(name)  # pragma: no cover
+
+
+# ---------------------------------------------------------------------- per-trial work
+def single_threaded_blas() -> contextlib.AbstractContextManager:
+    """Limit BLAS to one thread (threadpoolctl), or do nothing when threadpoolctl is absent
+    (a vendored copy of metascore in a stock image)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - the package depends on it
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+
+@dataclass(frozen=True)
+class _Work:
+    """What a worker needs to score a chunk of trials (picklable, no Ranking objects)."""
+
+    setup: Setup
+    registry: tuple[str, ...]  # methods ranked through the registry
+    counted: tuple[str, ...]   # methods ranked on pairwise counts
+
+
+def _score_chunk(work: _Work, counts: np.ndarray | None, cands: np.ndarray | None,
+                 seeds: np.ndarray) -> dict[str, np.ndarray]:
+    """Scores (Tc x n) of the registry and counted methods on a chunk of trials.
+
+    BLAS runs single-threaded here: the trials make many small linear-algebra calls, which
+    multi-threaded BLAS slows down by an order of magnitude on a busy machine (parallelism
+    comes from ``jobs`` instead).
+    """
+    with single_threaded_blas():
+        return _score_trials(work, counts, cands, seeds)
+
+
+def _score_trials(work: _Work, counts: np.ndarray | None, cands: np.ndarray | None,
+                  seeds: np.ndarray) -> dict[str, np.ndarray]:
+    s = work.setup
+    trials = len(seeds)
+    out = {name: np.full((trials, s.n), np.nan) for name in work.registry + work.counted}
+    weights = np.asarray(s.matrix.weights, dtype=float)
+    wins: dict[int, np.ndarray] = {}
+    if work.counted:
+        cw = (np.ones((trials, s.m), dtype=np.int64) if counts is None else counts) * weights
+        if counts is None:
+            full = PairwiseCounts.from_matrix(-s.filled_ranks, weights).wins
+            wins = {t: full for t in range(trials)}
+        else:
+            for lo, hi, block in pair_blocks(s.filled_ranks, cw):
+                wins.update({lo + i: block[i] for i in range(hi - lo)})
+    missing_cells = np.isnan(s.matrix.values)
+    for t in range(trials):
+        cand = None if cands is None else np.asarray(cands[t], dtype=np.intp)
+        first = None if cand is None else np.unique(cand, return_index=True)[1]
+
+        def keep(name: str, scores: np.ndarray) -> None:
+            if cand is None:
+                out[name][t] = scores
+            else:  # copies are ranked as clones; the score kept is the first copy's
+                out[name][t, cand[first]] = scores[first]
+
+        if work.registry:
+            judges = None if counts is None else np.repeat(np.arange(s.m), counts[t])
+            sub = s.matrix.subset(candidates=cand, judges=judges)
+            if cand is not None:
+                empty = np.isnan(sub.values).all(axis=0)
+                if empty.any():  # a judge that scores none of the drawn candidates
+                    sub = sub.subset(judges=np.flatnonzero(~empty))
+            for name in work.registry:
+                keep(name, rank(sub, name, missing=s.missing, seed=int(seeds[t]),
+                                **s.params[name]).scores)
+        if work.counted:
+            w_t = weights if counts is None else counts[t] * weights
+            n_ab = wins[t]
+            if cand is not None:
+                n_ab = n_ab[np.ix_(cand, cand)]
+                # a judge scoring none of the drawn candidates is dropped, as in the registry
+                w_t = w_t * ~missing_cells[cand].all(axis=0)
+            total = float(w_t.sum())
+            labels = s.matrix.subset(candidates=cand, judges=[0]).candidates
+            pc = PairwiseCounts(labels, n_ab, np.full(n_ab.shape, total), total)
+            for name in work.counted:
+                keep(name, rank(pc, name, seed=int(seeds[t]), **s.params[name]).scores)
+    return out
+
+
+def _chunks(trials: int, jobs: int) -> list[tuple[int, int]]:
+    pieces = max(1, min(trials, 20 if jobs == 1 else 8 * jobs))
+    edges = np.linspace(0, trials, pieces + 1).round().astype(int)
+    return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:]) if b > a]
+
+
+def check_jobs(jobs: Any) -> int:
+    """``jobs`` as a positive int (-1: every core, as joblib); a ConfigError otherwise."""
+    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or jobs == 0 or jobs < -1:
+        raise ConfigError(f"`jobs` must be a positive integer or -1 (all cores); got {jobs!r}.")
+    return int(jobs)
+
+
+def _run(work: _Work, draws: Draws, jobs: int, backend: str | None,
+         progress: Progress, done: int, total: int) -> Iterator[tuple[int, int, dict]]:
+    """Score the chunks in order, here or through joblib, reporting progress."""
+    def part(a: np.ndarray | None, lo: int, hi: int) -> np.ndarray | None:
+        return None if a is None else a[lo:hi]
+
+    chunks = _chunks(draws.trials, jobs)
+    if jobs == 1 and backend is None:
+        for lo, hi in chunks:
+            res = _score_chunk(work, part(draws.counts, lo, hi), part(draws.candidates, lo, hi),
+                               draws.seeds[lo:hi])
+            if progress is not None:
+                progress(done + hi, total)
+            yield lo, hi, res
+        return
+    from joblib import Parallel, delayed, parallel_config
+
+    # parallel_config (not Parallel(backend=...)) also finds the external backends (dask)
+    with parallel_config(backend=backend or "loky", n_jobs=jobs):
+        results = Parallel(return_as="generator")(
+            delayed(_score_chunk)(work, part(draws.counts, lo, hi),
+                                  part(draws.candidates, lo, hi), draws.seeds[lo:hi])
+            for lo, hi in chunks
+        )
+        for (lo, hi), res in zip(chunks, results):
+            if progress is not None:
+                progress(done + hi, total)
+            yield lo, hi, res
+
+
+def bootstrap_scores(
+    s: Setup,
+    draws: Draws,
+    *,
+    progress: Progress = None,
+    done: int = 0,
+    total: int | None = None,
+    fast: bool = True,
+    tallies: tuple[np.ndarray, np.ndarray] | None = None,
+    jobs: int = 1,
+    backend: str | None = None,
+) -> dict[str, np.ndarray]:
+    """Scores of every method on every trial's resampled matrix.
+
+    Parameters
+    ----------
+    s : Setup
+    draws : Draws
+        Copies of a drawn candidate are ranked as clones; the score kept is its first copy's.
+    progress : callable(done, total), optional
+        Called after each chunk of trials (``done`` offsets the count, ``total`` defaults
+        to the number of trials).
+    fast : bool
+        Use the fast paths and the pairwise-count path where they apply (False: the
+        registry for every method, the reference they are tested against).
+    tallies : (won, tied), optional
+        :func:`pairwise_tallies` of the draws' judge weights, if the caller has them.
+    jobs, backend
+        Number of joblib workers and joblib backend (None: joblib's default, ``loky``).
+
+    Returns
+    -------
+    dict
+        ``{method: array (T, n)}``, NaN for a candidate absent from a trial.
+    """
+    jobs = check_jobs(jobs)
+    trials = draws.trials
+    total = trials if total is None else total
+    out: dict[str, np.ndarray] = {}
+    registry, counted = [], []
+    for name in s.methods:
+        if fast and draws.candidates is None and fast_path_reason(s, name) is None:
+            cw = draws.judge_weights(s.matrix.weights)
+            out[name] = _fast_scores(s, name, cw, tallies)
+        elif fast and counts_path_reason(s, name, draws) is None:
+            counted.append(name)
+        else:
+            registry.append(name)
+    if not registry and not counted:
+        if progress is not None:
+            progress(done + trials, total)
+        return out
+    work = _Work(s, tuple(registry), tuple(counted))
+    for name in registry + counted:
+        out[name] = np.full((trials, s.n), np.nan)
+    for lo, hi, res in _run(work, draws, jobs, backend, progress, done, total):
+        for name, scores in res.items():
+            out[name][lo:hi] = scores
+    return {name: out[name] for name in s.methods}

@@ -1,0 +1,195 @@
+"""All the criteria of several methods in one table (thesis table 5.3, ESANN 2021 table 2).
+
+:func:`compare_methods` is pure: it returns a :class:`MethodComparison` holding the table
+and every criterion's full result, which the command line, the JSON/HTML report writer
+(:mod:`metascore.io.analysis_report`) and the meta-scoring program can embed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..jsonable import jsonable
+from ..errors import ConfigError, did_you_mean
+from ..matrix import ScoreMatrix
+from ..registry import get_ranking_method
+from . import _engine as E
+from . import bootstrap as B
+from .criteria import (
+    PAPER_AXES,
+    CriterionResult,
+    JudgeAgreement,
+    condorcet_rate,
+    generalization,
+    judge_agreement,
+    winner_rank,
+    winner_rank_bootstrap,
+)
+from .stability import PAPER_CONCORDANCE, StabilityResult, stability
+
+__all__ = ["compare_methods", "MethodComparison", "CRITERIA", "StageProgress"]
+
+#: The table's criteria, in order.
+CRITERIA = ("winner_rank", "condorcet_rate", "generalization", "stability_judges",
+            "stability_candidates")
+
+#: ``progress(stage, done, total)``: one stage per criterion.
+StageProgress = Callable[[str, int, int], None] | None
+
+
+@dataclass(frozen=True)
+class MethodComparison:
+    """Empirical and declared properties of several methods (thesis table 5.3).
+
+    Attributes
+    ----------
+    table : DataFrame
+        One row per method: each criterion's mean and its spread (``<criterion>_std``: the
+        standard deviation over trials, or over the r repetitions for stabilities),
+        ``winner_rank_full`` (the winner rank of the ranking of the whole matrix), then the
+        declared properties ``condorcet``, ``pareto`` and ``order_only``.
+    criteria : dict
+        The full result of each criterion (:class:`CriterionResult` or
+        :class:`StabilityResult`), keyed as the table's columns.
+    agreement : JudgeAgreement or None
+        Kendall's W of the judges (None under ``missing="pairwise"``).
+    axes, concordance : dict
+        The resampling axis of each bootstrap criterion and the concordance of each
+        stability.
+    """
+
+    table: pd.DataFrame
+    criteria: dict[str, CriterionResult | StabilityResult]
+    agreement: JudgeAgreement | None
+    axes: dict[str, str]
+    concordance: dict[str, str]
+    seed: int | None
+    n_trials: int
+    q: int
+    r: int
+    missing: str
+    params: dict[str, dict[str, Any]]
+    n_candidates: int
+    n_judges: int
+
+    @property
+    def methods(self) -> tuple[str, ...]:
+        return tuple(self.table["method"])
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.table.copy()
+
+    def to_dict(self) -> dict[str, Any]:
+        return jsonable(
+            {
+                "rows": self.table.to_dict(orient="records"),
+                "criteria": {k: v.to_dict() for k, v in self.criteria.items()},
+                "judge_agreement": None if self.agreement is None else self.agreement.to_dict(),
+                "axes": self.axes,
+                "concordance": self.concordance,
+                "seed": self.seed,
+                "n_trials": self.n_trials,
+                "q": self.q,
+                "r": self.r,
+                "missing": self.missing,
+                "params": self.params,
+                "n_candidates": self.n_candidates,
+                "n_judges": self.n_judges,
+            }
+        )
+
+
+def _axes(axes: Mapping[str, str] | None) -> dict[str, str]:
+    out = dict(PAPER_AXES)
+    for key, value in (axes or {}).items():
+        if key not in PAPER_AXES:
+            raise ConfigError(f"`axes` names unknown criterion {key!r}"
+                              f"{did_you_mean(key, PAPER_AXES)}; criteria are {list(PAPER_AXES)}.")
+        out[key] = B.check_axis(value, f"axes[{key!r}]")
+    if out["generalization"] == "candidates":
+        raise ConfigError("generalization tests on out-of-bag judges, so it must resample the "
+                          "judges: use 'judges' or 'both', not 'candidates'.")
+    return out
+
+
+def compare_methods(
+    matrix: ScoreMatrix,
+    methods: str | Sequence[str],
+    *,
+    n_trials: int = 1000,
+    q: int = 100,
+    r: int = 10,
+    seed: int | np.random.Generator | None = 12345,
+    missing: str = "worst",
+    params: Mapping[str, Any] | None = None,
+    axes: Mapping[str, str] | None = None,
+    concordance: Mapping[str, str] | None = None,
+    progress: StageProgress = None,
+    jobs: int = 1,
+    backend: str | None = None,
+) -> MethodComparison:
+    """One row per method: the empirical criteria and the registry's declared properties.
+
+    ``winner_rank``, ``condorcet_rate`` and ``generalization`` are estimated on
+    ``n_trials`` resamples along ``axes`` (default :data:`PAPER_AXES`: candidates,
+    candidates, both, as ESANN 2021); ``stability_judges`` and ``stability_candidates`` on
+    ``q`` x ``r`` resamples with the ``concordance`` of each axis (default
+    :data:`PAPER_CONCORDANCE`: Kendall's W on judges, mean Spearman on candidates). Every
+    criterion gets the same seed, so criteria on the same axis see the same resamples, and
+    every method sees the same resamples.
+    """
+    if isinstance(seed, np.random.Generator):
+        seed = int(seed.integers(0, 2**31 - 1))
+    B.check_jobs(jobs)
+    ax = _axes(axes)
+    conc = {"judges": PAPER_CONCORDANCE["judges"], "candidates": PAPER_CONCORDANCE["candidates"]}
+    for key, value in (concordance or {}).items():
+        if key not in conc:
+            raise ConfigError(f"`concordance` names unknown axis {key!r}; axes are {list(conc)}.")
+        conc[key] = value
+    s = E.setup(matrix, methods, params, missing, seed)
+    with B.single_threaded_blas():  # many small BLAS calls: see bootstrap
+        return _compare(matrix, s, n_trials, q, r, seed, missing, ax, conc, progress, jobs, backend)
+
+
+def _compare(matrix: ScoreMatrix, s: E.Setup, n_trials: int, q: int, r: int, seed: Any,
+             missing: str, ax: dict[str, str], conc: dict[str, str], progress: StageProgress,
+             jobs: int, backend: str | None) -> MethodComparison:
+    def stage(name: str) -> E.Progress:
+        return None if progress is None else (lambda done, total: progress(name, done, total))
+
+    kw = dict(seed=seed, missing=missing, params=s.params, jobs=jobs, backend=backend)
+    results: dict[str, CriterionResult | StabilityResult] = {
+        "winner_rank": winner_rank_bootstrap(matrix, s.methods, axis=ax["winner_rank"],
+                                             n_trials=n_trials, progress=stage("winner rank"), **kw),
+        "condorcet_rate": condorcet_rate(matrix, s.methods, axis=ax["condorcet_rate"],
+                                         n_trials=n_trials, progress=stage("Condorcet rate"), **kw),
+        "generalization": generalization(matrix, s.methods, axis=ax["generalization"],
+                                         n_trials=n_trials, progress=stage("generalization"), **kw),
+        "stability_judges": stability(matrix, s.methods, axis="judges", q=q, r=r,
+                                      concordance=conc["judges"],
+                                      progress=stage("judge stability"), **kw),
+        "stability_candidates": stability(matrix, s.methods, axis="candidates", q=q, r=r,
+                                          concordance=conc["candidates"],
+                                          progress=stage("candidate stability"), **kw),
+    }
+    rows = []
+    for name in s.methods:
+        spec = get_ranking_method(name)
+        row: dict[str, Any] = {"method": name}
+        for key in CRITERIA:
+            row[key] = results[key].mean[name]
+            row[f"{key}_std"] = results[key].std[name]
+        row["winner_rank_full"] = winner_rank(s.matrix, s.full[name])
+        row.update(condorcet=spec.condorcet, pareto=spec.pareto, order_only=spec.order_only)
+        rows.append(row)
+    agreement = None if missing == "pairwise" else judge_agreement(s.matrix, missing=missing)
+    return MethodComparison(
+        pd.DataFrame(rows), results, agreement, ax, conc, results["winner_rank"].seed,
+        int(n_trials), int(q), int(r), missing, s.params, s.n, s.m,
+    )

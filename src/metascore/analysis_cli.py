@@ -1,0 +1,214 @@
+"""``metascore analyze``: compare ranking methods on an organizer's own data.
+
+Prints the comparison table, shows a progress bar on long work (tqdm, on stderr, only on
+a terminal and without ``--quiet``), and writes ``analysis.json`` and a self-contained
+``analysis.html`` into ``--out``. Everything is computed before anything is written, so
+bad input leaves the output directory untouched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from .analysis import PAPER_AXES, analyze
+from .analysis.bootstrap import AXES
+from .analysis.compare import CRITERIA
+from .cli import read_matrix_file
+from .errors import ConfigError, did_you_mean
+from .io.readers import FORMATS
+from .matrix import ScoreMatrix
+from .registry import DEFAULT_SEED, MISSING_POLICIES, get_ranking_method, ranking_method_names
+
+__all__ = ["register"]
+
+DEFAULT_METHODS = "mean,median,average_rank,success_rate,relative_difference,copeland"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``analyze`` to the ``metascore`` command line."""
+    p = subparsers.add_parser(
+        "analyze",
+        help="compare ranking methods on your data (criteria table, JSON and HTML report)",
+        description="Compare ranking methods on a score matrix the way the thesis advises "
+        "(ch. 5, 6; ESANN 2021): winner rank, Condorcet rate, generalization to unseen "
+        "judges, judge and candidate stability with their spread, Kendall's W of the "
+        "judges and the declared properties; stability against the number of judges; rank "
+        "intervals per method; with --final, the top-k curves across the two phases. "
+        "Writes OUT/analysis.json and OUT/analysis.html.",
+    )
+    p.add_argument("scores", help="score file (any format `metascore rank` reads)")
+    p.add_argument("--final", help="final-phase score file: adds the top-k analysis")
+    p.add_argument("--methods", default=DEFAULT_METHODS,
+                   help=f"comma-separated methods (default: {DEFAULT_METHODS})")
+    p.add_argument("--out", required=True, help="output directory for the report")
+    p.add_argument("--trials", type=int, default=1000,
+                   help="resamples for the bootstrap criteria, intervals and top-k (default 1000)")
+    p.add_argument("--q", type=int, default=100, help="rankings per stability estimate (default 100)")
+    p.add_argument("--r", type=int, default=10, help="repetitions of each stability (default 10)")
+    p.add_argument("--curve-r", type=int, default=2,
+                   help="repetitions per size of the stability-vs-judges curve (default 2)")
+    for key in PAPER_AXES:
+        p.add_argument(f"--axis-{key.replace('_', '-')}", choices=AXES, default=PAPER_AXES[key],
+                       help=f"resampling axis of the {key.replace('_', ' ')} (default "
+                       f"{PAPER_AXES[key]}, as ESANN 2021)")
+    p.add_argument("--concordance-judges", choices=("kendall_w", "spearman"), default="kendall_w",
+                   help="concordance of the judge stability (default kendall_w)")
+    p.add_argument("--concordance-candidates", choices=("kendall_w", "spearman"),
+                   default="spearman", help="concordance of the candidate stability (default spearman)")
+    p.add_argument("--level", type=float, default=0.95, help="rank interval level (default 0.95)")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})")
+    p.add_argument("--missing", default="worst", choices=MISSING_POLICIES,
+                   help="missing-data policy (default: worst)")
+    p.add_argument("--param", "-p", nargs="+", default=[], metavar="METHOD.NAME=VALUE",
+                   help="method parameters, e.g. success_rate.ties=half")
+    p.add_argument("--lower-is-better", "-l", nargs="+", default=[], metavar="JUDGE",
+                   help="judges where a lower score is better")
+    p.add_argument("--format", choices=FORMATS, help="input format (default: detected)")
+    p.add_argument("--phase", help="phase to read when a file holds several")
+    p.add_argument("--jobs", "-j", type=int, default=1,
+                   help="parallel workers for the trials (joblib; -1 = all cores); results "
+                   "are identical to one job")
+    p.add_argument("--backend", help="joblib backend (default loky; 'dask' sends the trials "
+                   "to the cluster given by --scheduler)")
+    p.add_argument("--scheduler", help="address of a Dask scheduler (with --backend dask)")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_analyze)
+
+
+def _methods(text: str) -> list[str]:
+    names = [m.strip() for m in text.split(",") if m.strip()]
+    if not names:
+        raise ConfigError(f"--methods lists no method; valid methods are {ranking_method_names()}.")
+    for name in names:
+        get_ranking_method(name)  # unknown names raise with the valid ones
+    return names
+
+
+def _params(items: list[str], methods: list[str]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for item in items:
+        key, eq, text = item.partition("=")
+        try:
+            value: Any = json.loads(text)
+        except json.JSONDecodeError:
+            value = text
+        method, dot, name = key.strip().partition(".")
+        if not eq:
+            raise ConfigError(f"--param {item!r}: write METHOD.NAME=VALUE.")
+        if not dot or method not in methods:
+            raise ConfigError(f"--param {item!r}: write METHOD.NAME=VALUE with METHOD among "
+                              f"{methods}{did_you_mean(method, methods) if dot else ''}.")
+        out.setdefault(method, {})[name] = value
+    return out
+
+
+class _Bars:
+    """One tqdm bar per stage on stderr; nothing when quiet or stderr is not a terminal."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.enabled = not quiet and sys.stderr.isatty()
+        self.bar: Any = None
+        self.stage = ""
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        from tqdm import tqdm
+
+        if stage != self.stage:
+            self.close()
+            self.bar = tqdm(total=total, desc=stage, unit="trial", leave=False, file=sys.stderr)
+            self.stage = stage
+        self.bar.n = done
+        self.bar.refresh()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
+def _read(path: str, args: argparse.Namespace) -> ScoreMatrix:
+    return read_matrix_file(Path(path), format=args.format, phase=args.phase,
+                            lower_is_better=args.lower_is_better)
+
+
+def _backend(args: argparse.Namespace) -> Any:
+    """The Dask client to keep alive while the trials run (None without one)."""
+    if args.scheduler and args.backend != "dask":
+        raise ConfigError("--scheduler needs --backend dask.")
+    if args.backend == "dask":
+        try:
+            from dask.distributed import Client
+        except ImportError:
+            raise ConfigError("--backend dask needs the optional dependency: "
+                              "pip install 'metascore[dask]'.") from None
+        return Client(args.scheduler) if args.scheduler else Client(processes=False)
+    return None
+
+
+def _print_table(result: Any) -> None:
+    comp = result.comparison
+    st = result.settings
+    print(f"{st['n_candidates']} candidates x {st['n_judges']} judges, seed {st['seed']}")
+    if comp.agreement is not None:
+        print(f"Kendall's W of the judges: {comp.agreement.w:.3f} "
+              f"(mean Spearman between judges {comp.agreement.mean_spearman:.3f})")
+    heads = ["method"] + [k for k in CRITERIA] + ["condorcet", "pareto", "order_only"]
+    rows = []
+    for i, name in enumerate(comp.methods):
+        row = [name]
+        for k in CRITERIA:
+            v, s = comp.table.loc[i, k], comp.table.loc[i, f"{k}_std"]
+            row.append("n/a" if v != v else f"{v:.3f} ± {s:.3f}")
+        row += ["yes" if comp.table.loc[i, f] else "no" for f in ("condorcet", "pareto", "order_only")]
+        rows.append(row)
+    widths = [max(len(str(r[c])) for r in [heads] + rows) for c in range(len(heads))]
+    for r in [heads] + rows:
+        print("  ".join(str(v).ljust(w) if c == 0 else str(v).rjust(w)
+                        for c, (v, w) in enumerate(zip(r, widths))))
+    ax = comp.axes
+    print(f"axes: winner rank {ax['winner_rank']}, Condorcet rate {ax['condorcet_rate']}, "
+          f"generalization {ax['generalization']}; stability concordance: judges "
+          f"{comp.concordance['judges']}, candidates {comp.concordance['candidates']}; "
+          f"± = std over trials (repetitions for stabilities)")
+    needed = result.curve.judges_needed(0.9)
+    print("judges needed for a judge stability of 0.9: " + ", ".join(
+        f"{m} {n if n is not None else '> ' + str(int(result.curve.sizes.max()))}"
+        for m, n in needed.items()))
+    if result.topk:
+        print("top-k: " + ", ".join(f"{m} k* = {c.k_star:.2f} (best k {c.k_best})"
+                                    for m, c in result.topk.items()))
+
+
+def _cmd_analyze(args: argparse.Namespace) -> int:
+    from .io.analysis_report import write_analysis
+
+    methods = _methods(args.methods)
+    params = _params(args.param, methods)
+    matrix = _read(args.scores, args)
+    final = _read(args.final, args) if args.final else None
+    bars = _Bars(args.quiet)
+    client = _backend(args)
+    try:
+        result = analyze(
+            matrix, methods, final=final, n_trials=args.trials, q=args.q, r=args.r,
+            curve_r=args.curve_r, level=args.level, seed=args.seed, missing=args.missing,
+            params=params,
+            axes={k: getattr(args, f"axis_{k}") for k in PAPER_AXES},
+            concordance={"judges": args.concordance_judges,
+                         "candidates": args.concordance_candidates},
+            progress=bars, jobs=args.jobs, backend=args.backend,
+        )
+    finally:
+        bars.close()
+        if client is not None:
+            client.close()
+    _print_table(result)
+    paths = write_analysis(args.out, result)
+    print("wrote " + " and ".join(str(p) for p in paths))
+    return 0
