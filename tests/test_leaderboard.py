@@ -228,3 +228,14 @@ def test_input_order_does_not_matter():
     b = build_leaderboard(frame.sample(frac=1.0, random_state=3).reset_index(drop=True), config)
     assert _table(a.final) == _table(b.final)
     assert a.scores == b.scores
+
+
+def test_kemeny_global_details_stay_out_of_the_leaderboard_files():
+    from metascore.io.writers import render_outputs
+
+    config = _config(ranking={"method": "kemeny_young"}, analysis={"bootstrap": 0, "stability": False})
+    files = render_outputs(_board(config))
+    header = files["leaderboard.csv"].splitlines()[0].split(",")
+    assert "order" not in header and "components" not in header
+    assert ">order<" not in files["detailed_results.html"]
+    assert ">components<" not in files["detailed_results.html"]

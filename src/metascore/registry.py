@@ -48,11 +48,24 @@ _REGISTRY: dict[str, RankingMethod] = {}
 
 @dataclass(frozen=True)
 class MethodOutput:
-    """What a method may return instead of a bare score array."""
+    """What a method may return instead of a bare score array.
+
+    ``per_candidate`` names the keys of ``details`` that hold one value per candidate (in
+    the candidates' order): only those become leaderboard columns and follow the candidates
+    when they are reordered. Any other detail (an order of labels, component sizes, a
+    matrix) is a global value, even when its length happens to equal the number of
+    candidates.
+    """
 
     scores: np.ndarray
     details: dict[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    per_candidate: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        unknown = [k for k in self.per_candidate if k not in self.details]
+        if unknown:
+            raise ValueError(f"per_candidate names {unknown[0]!r}, which is not in details.")
 
 
 @dataclass(frozen=True)
@@ -286,10 +299,10 @@ def _restore_order(out: Any, c_order: np.ndarray, j_order: np.ndarray) -> Method
             value = int(j_order[int(value)])
         elif isinstance(value, np.ndarray) and value.ndim == 2 and value.shape == (n, n):
             value = value[np.ix_(inv, inv)]
-        elif isinstance(value, np.ndarray) and value.ndim >= 1 and value.shape[0] == n:
-            value = value[inv]
+        elif key in out.per_candidate:
+            value = np.asarray(value)[inv]
         details[key] = value
-    return MethodOutput(np.asarray(out.scores, dtype=float)[inv], details, out.notes)
+    return MethodOutput(np.asarray(out.scores, dtype=float)[inv], details, out.notes, out.per_candidate)
 
 
 def _version() -> str:
@@ -415,6 +428,12 @@ def rank(
         raise RuntimeError(f"method {spec.name!r} produced a non-finite score for {bad!r}.")
     notes.extend(out.notes)
     details = dict(out.details)
+    for key in out.per_candidate:
+        if np.shape(details[key]) != (len(candidates),):
+            raise RuntimeError(
+                f"method {spec.name!r}: per-candidate detail {key!r} has shape "
+                f"{np.shape(details[key])}, not one value per candidate."
+            )
     for key in [k for k in details if k.endswith("_judge_index")]:
         details[key[: -len("_index")]] = judges[int(details[key])] if judges else None
 
@@ -442,6 +461,7 @@ def rank(
         excluded_judges=prepared.excluded_judges if prepared else {},
         notes=tuple(notes),
         details=details,
+        per_candidate=tuple(out.per_candidate),
         version=_version(),
         matrix=meta,
     )

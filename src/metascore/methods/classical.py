@@ -109,7 +109,7 @@ def average_rank(counts: PairwiseCounts) -> MethodOutput:
     with np.errstate(invalid="ignore", divide="ignore"):
         avg = 1.0 + (lost + 0.5 * tied) / own
     avg = np.where(own > 0, avg, counts.n)  # ranked by no judge: last
-    return MethodOutput(-avg, details={"average_rank": avg})
+    return MethodOutput(-avg, details={"average_rank": avg}, per_candidate=("average_rank",))
 
 
 @ranking_method(
@@ -217,7 +217,8 @@ def copeland(counts: PairwiseCounts) -> MethodOutput:
     tied = (margins == 0).sum(axis=1)
     lost = (margins < 0).sum(axis=1)
     score = (won + 0.5 * tied) / (counts.n - 1)
-    return MethodOutput(score, details={"wins": won, "ties": tied, "losses": lost})
+    return MethodOutput(score, details={"wins": won, "ties": tied, "losses": lost},
+                        per_candidate=("wins", "ties", "losses"))
 
 
 @ranking_method(
