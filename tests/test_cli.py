@@ -178,3 +178,22 @@ def test_a_bug_gets_a_readable_line_before_the_traceback(wide, capsys, monkeypat
         "it with the traceback below)"
     )
     assert "Traceback" in err
+
+
+def test_closed_pipe_ends_quietly(tmp_path):
+    """`metascore rank big.csv | head`: no "Broken pipe" error line when the reader stops."""
+    big = tmp_path / "big.csv"
+    lines = ["candidate,a,b"] + [f"c{i:05d},{i % 97},{i % 89}" for i in range(3000)]
+    big.write_text("\n".join(lines) + "\n")
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "metascore", "rank", str(big), "-m", "mean"], stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, env={**__import__("os").environ, "PYTHONPATH": src},
+    )
+    first = proc.stdout.readline()
+    proc.stdout.close()  # what `head -1` does
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=60)
+    assert first.split()[:2] == [b"position", b"rank"]
+    assert "Broken pipe" not in err and "Traceback" not in err, err
+    assert err == ""

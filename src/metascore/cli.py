@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 import warnings
 from collections.abc import Sequence
@@ -213,7 +214,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows up here, not at interpreter exit
+        return code
+    except BrokenPipeError:
+        # the reader went away (`metascore rank big.csv | head`): stop quietly, as the
+        # Python docs recommend (signal.html, "Note on SIGPIPE"): point stdout at devnull
+        # so the interpreter's final flush cannot fail again.
+        _silence_stdout()
+        return 1
     except (MetascoreError, OSError) as exc:
         print(f"metascore: error: {exc}", file=sys.stderr)
         return 1
@@ -223,6 +232,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("metascore: interrupted", file=sys.stderr)
         return 130
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout is not a real file (tests)
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover
