@@ -53,19 +53,25 @@ def read_matrix_file(
     phase: str | None = None,
     lower_is_better: Sequence[str] = (),
     weights: Sequence[tuple[str, object]] = (),
+    judges: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    notes: list[str] | None = None,
 ) -> ScoreMatrix:
     """One phase of any score file the readers know, as a score matrix.
 
     Judges are the (task, metric) pairs found, keyed ``task/metric`` (``task`` when the
-    metric is empty, as in a wide CSV); all higher-is-better unless listed in
-    ``lower_is_better``.
+    metric is empty, as in a wide CSV), or only those named in ``judges``, minus those in
+    ``exclude``; all higher-is-better unless listed in ``lower_is_better``. What the
+    reader left out on purpose is appended to ``notes``.
     """
     from .config import JudgeConfig
     from .errors import did_you_mean
     from .io.readers import read_scores
     from .leaderboard import phase_matrix
 
-    frame = read_scores(path, format)
+    frame = read_scores(path, format, format_option="--format")
+    if notes is not None:
+        notes.extend(frame.attrs.get("notes", []))
     phases = list(pd.unique(frame["phase"]))
     if phase is None:
         if len(phases) > 1:
@@ -76,9 +82,14 @@ def read_matrix_file(
     pairs = sorted(set(zip(frame["task"], frame["metric"])), key=lambda tm: judge_key(*tm))
     keys = [judge_key(t, m) for t, m in pairs]
     weight_map = {k: float(v) for k, v in weights}  # type: ignore[arg-type]
-    for name in list(lower_is_better) + list(weight_map):
+    for name in list(lower_is_better) + list(weight_map) + list(judges) + list(exclude):
         if name not in keys:
             raise InputError(f"{path}: no judge {name!r}{did_you_mean(name, keys)}; judges are {keys}.")
+    chosen = [k for k in keys if (not judges or k in judges) and k not in exclude]
+    if not chosen:
+        raise InputError(f"{path}: --judges/--exclude leave no judge (judges are {keys}).")
+    pairs = [p for p, k in zip(pairs, keys) if k in chosen]
+    keys = chosen
     judges = tuple(
         JudgeConfig(t, m, higher_is_better=key not in lower_is_better, weight=weight_map.get(key, 1.0))
         for (t, m), key in zip(pairs, keys)
@@ -112,10 +123,14 @@ def _cmd_rank(args: argparse.Namespace) -> int:
     if path.suffix.lower() in PREFLIB_SUFFIXES:
         data: ScoreMatrix | PairwiseCounts = _read_votes(path)
     else:
+        notes: list[str] = []
         data = read_matrix_file(
             path, format=args.format, phase=args.phase,
             lower_is_better=args.lower_is_better, weights=args.weight,
+            judges=args.judges, exclude=args.exclude, notes=notes,
         )
+        for note in notes:
+            print(f"metascore: note: {note}", file=sys.stderr)
     ranking = rank(data, args.method, missing=args.missing, seed=args.seed, **dict(args.param))
     if args.json:
         print(json.dumps(ranking.to_dict(), indent=2, allow_nan=False))
@@ -171,6 +186,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--lower-is-better", "-l", nargs="+", default=[], metavar="JUDGE",
         help="judges (columns) where a lower score is better",
+    )
+    p.add_argument(
+        "--judges", nargs="+", default=[], metavar="JUDGE",
+        help="rank on these judges (columns) only",
+    )
+    p.add_argument(
+        "--exclude", nargs="+", default=[], metavar="JUDGE",
+        help="leave these columns out (e.g. a leaderboard's Duration or its own computed "
+        "average rank; CodaLab columns labelled <...> are left out already)",
     )
     p.add_argument(
         "--weight", "-w", nargs="+", type=_parse_param, default=[], metavar="JUDGE=W",

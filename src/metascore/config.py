@@ -214,7 +214,10 @@ class Config:
 
 
 def judge_key(task: str, metric: str = "") -> str:
-    """The key of the judge ``(task, metric)``: ``"task/metric"`` or ``"task"``."""
+    """The key of the judge ``(task, metric)``: ``"task/metric"``, ``"task"`` without a
+    metric, ``"metric"`` without a task (a CodaLab column)."""
+    if not task:
+        return str(metric)
     return f"{task}/{metric}" if metric else str(task)
 
 

@@ -70,6 +70,7 @@ def load_scores(config: Config, root: str | Path) -> tuple[pd.DataFrame, dict[st
     frame = pd.concat(frames, ignore_index=True)
     frame.attrs["format"] = ",".join(dict.fromkeys(str(f.attrs.get("format")) for f in frames))
     frame.attrs["failed"] = [x for f in frames for x in f.attrs.get("failed", [])]
+    frame.attrs["notes"] = list(dict.fromkeys(x for f in frames for x in f.attrs.get("notes", [])))
     return frame, _source(frame, dict(spec))
 
 
@@ -90,6 +91,8 @@ def run(config: Config, root: str | Path, output_dir: str | Path, *, log: Log = 
     frame, source = load_scores(config, root)
     log(f"[*] {len(frame)} scores, format {source['format']}, phases "
         f"{sorted(set(map(str, frame['phase'])))}")
+    for note in frame.attrs.get("notes", []):
+        log(f"[*] note: {note}")
     for item in source["failed"]:
         log(f"[!] failed: phase {item['phase']!r}, candidate {item['candidate']!r}, task "
             f"{item['task']!r} ({item['reason']})")

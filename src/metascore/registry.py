@@ -92,6 +92,10 @@ class RankingMethod:
         Accepts sparse pairwise counts (large vote sets).
     uses_signs : bool
         Needs the judges' directions (``signs``: +1 higher-is-better, -1 lower-is-better).
+    uses_values : bool
+        A pairwise method that may also need the values behind the counts: it receives
+        ``values=(X, w)`` (oriented, missing cells ``-inf`` under ``worst``, NaN under
+        ``pairwise``) when ranking a score matrix, ``values=None`` when ranking votes.
     check : callable or None
         ``check(matrix, params)`` extra validation on the clean score matrix.
     description : str
@@ -106,6 +110,7 @@ class RankingMethod:
     condorcet: bool = False
     sparse: bool = False
     uses_signs: bool = False
+    uses_values: bool = False
     check: Callable[[ScoreMatrix, dict[str, Any]], None] | None = None
     description: str = ""
 
@@ -113,7 +118,7 @@ class RankingMethod:
     def defaults(self) -> dict[str, Any]:
         """The method's own parameters and their defaults."""
         sig = inspect.signature(self.func)
-        skip = {"rng", "signs"}
+        skip = {"rng", "signs", "values"}
         return {
             name: p.default
             for name, p in list(sig.parameters.items())[1 if self.input == "pairwise" else 2:]
@@ -134,6 +139,7 @@ def ranking_method(
     condorcet: bool = False,
     sparse: bool = False,
     uses_signs: bool = False,
+    uses_values: bool = False,
     check: Callable[[ScoreMatrix, dict[str, Any]], None] | None = None,
     description: str = "",
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -159,6 +165,7 @@ def ranking_method(
             condorcet=condorcet,
             sparse=sparse,
             uses_signs=uses_signs,
+            uses_values=uses_values,
             check=check,
             description=doc,
         )
@@ -403,6 +410,8 @@ def rank(
             counts = PairwiseCounts.from_matrix(
                 x, weights, [candidates[i] for i in c_order]
             )
+            if spec.uses_values:
+                kwargs["values"] = (x, weights)
             out = spec.func(counts, **kwargs)
         else:
             j_order = _label_order(judges) if spec.stochastic else j_order
@@ -415,6 +424,8 @@ def rank(
     else:
         if spec.stochastic:
             counts = counts.subset(c_order)
+        if spec.uses_values:
+            kwargs["values"] = None
         out = spec.func(counts, **kwargs)
     out = _restore_order(out, c_order, j_order)
 

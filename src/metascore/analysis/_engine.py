@@ -205,6 +205,8 @@ def fast_path_reason(s: Setup, name: str) -> str | None:
     """
     if name not in FAST_METHODS:
         return "no fast path for this method"
+    if name == "average_rank" and s.params[name].get("ties", "average") != "average":
+        return "average_rank's fast path uses fractional ranks (ties='average')"
     if np.isnan(s.matrix.values).any() and s.missing != "worst":
         return f"missing cells under missing={s.missing!r}"
     if name == "copeland" and not _integer_valued(np.asarray(s.matrix.weights)):

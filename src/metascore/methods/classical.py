@@ -14,11 +14,11 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import InputError
+from ..errors import ConfigError, InputError
 from ..matrix import ScoreMatrix
 from ..pairwise import PairwiseCounts
 from ..registry import MethodOutput, ranking_method
-from ..stats import fractional_ranks
+from ..stats import dense_ranks, fractional_ranks
 
 __all__ = [
     "mean",
@@ -79,35 +79,73 @@ def _ties(counts: PairwiseCounts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return wins, comp, np.maximum(ties, 0.0)
 
 
+#: Tie conventions of ``average_rank``'s per-judge ranks.
+AVERAGE_RANK_TIES = ("average", "dense", "min")
+
+
 @ranking_method(
     "average_rank",
     input="pairwise",
     sparse=True,
-    description="Weighted average of per-judge fractional ranks (Borda); score = -average rank.",
+    uses_values=True,
+    description="Weighted average of per-judge ranks (Borda); score = -average rank; "
+    "ties='dense' reproduces CodaLab's <Rank>.",
 )
-def average_rank(counts: PairwiseCounts) -> MethodOutput:
+def average_rank(
+    counts: PairwiseCounts, *, ties: str = "average", values: tuple[np.ndarray, np.ndarray] | None = None
+) -> MethodOutput:
     """Weighted average rank ``sum_j w_j rank_j(i) / sum_j w_j`` (Borda count).
 
-    Computed from pairwise counts, which is exact: a candidate's fractional rank on a judge
-    is ``1 + #{better} + 1/2 #{tied others}``, so its weighted average over the judges that
-    rank it is ``1 + (sum_b N(b, i) + 1/2 sum_b T(i, b)) / C(i, i)``. Missing candidates are
-    ranked by the missing-data policy; under ``pairwise`` each judge ranks only the
-    candidates it scores. The score is minus the average rank; ``details["average_rank"]``
-    holds the positive one. It equals the optimal rank aggregation under Spearman distance.
+    ``ties`` chooses the per-judge rank of tied candidates:
+
+    - ``average`` (default, SPEC 2): fractional ranks ``1 + #{better} + 1/2 #{tied
+      others}`` (1, 2.5, 2.5, 4). Computed exactly from the pairwise counts: the weighted
+      average over the judges ranking a candidate is ``1 + (sum_b N(b, i) + 1/2 sum_b
+      T(i, b)) / C(i, i)``. It equals the optimal rank aggregation under Spearman distance.
+    - ``min``: the best position of the tie, ``1 + #{better}`` (1, 2, 2, 4), also from the
+      counts.
+    - ``dense``: ``1 + #{distinct better values}`` (1, 2, 2, 3), CodaLab v1's per-column
+      rank. With ``missing="worst"`` (the default) the candidates a judge does not score
+      share the rank after its worst score, which is CodaLab's "missing = max rank + 1", so
+      the average reproduces CodaLab's computed ``Avg`` column (its ``<Rank>``) exactly.
+      Differences: CodaLab reads a NaN score as 0 where metascore treats it as missing,
+      and with unequal weights CodaLab sums the weighted ranks without dividing by the total
+      weight (same order, other scale). Dense ranks need the values, so votes (pairwise
+      counts only) accept ``average`` and ``min`` only.
+
+    Missing candidates are ranked by the missing-data policy; under ``pairwise`` each judge
+    ranks only the candidates it scores. The score is minus the average rank;
+    ``details["average_rank"]`` holds the positive one.
     """
-    wins, comp = counts.wins, counts.compared
-    if sp.issparse(wins):
-        lost = np.asarray(wins.sum(axis=0)).ravel()
-        won = np.asarray(wins.sum(axis=1)).ravel()
-        compared = np.asarray(comp.sum(axis=1)).ravel()
-        own = comp.diagonal()
+    if ties not in AVERAGE_RANK_TIES:
+        raise ConfigError(f"`ties` must be one of {list(AVERAGE_RANK_TIES)}; got {ties!r}.")
+    if ties == "dense":
+        if values is None:
+            raise InputError(
+                "average_rank with ties='dense' needs the scores behind the ranks; votes give "
+                "only pairwise counts (use ties='average' or 'min')."
+            )
+        X, w = values
+        ranks = dense_ranks(X)
+        pw = np.where(np.isnan(ranks), 0.0, w[None, :])
+        own = pw.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            avg = np.nansum(ranks * pw, axis=1) / own
     else:
-        lost, won = wins.sum(axis=0), wins.sum(axis=1)
-        own = np.diag(comp).copy()
-        compared = comp.sum(axis=1)
-    tied = compared - own - won - lost
-    with np.errstate(invalid="ignore", divide="ignore"):
-        avg = 1.0 + (lost + 0.5 * tied) / own
+        wins, comp = counts.wins, counts.compared
+        if sp.issparse(wins):
+            lost = np.asarray(wins.sum(axis=0)).ravel()
+            won = np.asarray(wins.sum(axis=1)).ravel()
+            compared = np.asarray(comp.sum(axis=1)).ravel()
+            own = comp.diagonal()
+        else:
+            lost, won = wins.sum(axis=0), wins.sum(axis=1)
+            own = np.diag(comp).copy()
+            compared = comp.sum(axis=1)
+        tied = compared - own - won - lost
+        half = 0.5 if ties == "average" else 0.0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            avg = 1.0 + (lost + half * tied) / own
     avg = np.where(own > 0, avg, counts.n)  # ranked by no judge: last
     return MethodOutput(-avg, details={"average_rank": avg}, per_candidate=("average_rank",))
 
