@@ -197,3 +197,36 @@ def test_closed_pipe_ends_quietly(tmp_path):
     assert first.split()[:2] == [b"position", b"rank"]
     assert "Broken pipe" not in err and "Traceback" not in err, err
     assert err == ""
+
+
+@pytest.mark.parametrize("flags, named", [
+    (["-m", "copeland"], "-m/--method (set ranking.method)"),
+    (["--missing", "worst"], "--missing (set ranking.missing)"),
+    (["--format", "long"], "--format (set input.format)"),
+    (["--phase", "Final"], "--phase"),
+    (["-p", "ties=half"], "-p/--param (set ranking.params)"),
+    (["-w", "a=2"], "-w/--weight"),
+    (["-l", "mae"], "-l/--lower-is-better"),
+    (["--json"], "--json"),
+    (["--exclude", "x"], "--exclude"),
+])
+def test_config_mode_refuses_quick_mode_flags(tmp_path, capsys, flags, named):
+    config = tmp_path / "metascore.yaml"
+    config.write_text("phases: {final: null}\n")
+    code = None
+    try:
+        main(["rank", "--config", str(config), "--input", str(tmp_path), "--output",
+              str(tmp_path / "out"), *flags])
+    except SystemExit as exc:
+        code = exc.code
+    assert code == 2
+    err = capsys.readouterr().err
+    assert named in err and "only --input, --output and --seed apply" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_help_says_which_flags_config_mode_takes(capsys):
+    with pytest.raises(SystemExit):
+        main(["rank", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "only --input, --output and --seed apply" in text

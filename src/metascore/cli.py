@@ -112,11 +112,37 @@ def _read_votes(path: Path) -> PairwiseCounts:
     return PairwiseCounts.from_votes(votes, weights, candidates)
 
 
+#: Quick-mode options and where the same choice lives in metascore.yaml (config mode
+#: refuses them rather than ignore them).
+QUICK_ONLY = {
+    "method": ("-m/--method", "ranking.method"),
+    "lower_is_better": ("-l/--lower-is-better", "judges[].direction"),
+    "weight": ("-w/--weight", "judges[].weight"),
+    "param": ("-p/--param", "ranking.params"),
+    "missing": ("--missing", "ranking.missing"),
+    "format": ("--format", "input.format"),
+    "phase": ("--phase", "phases"),
+    "judges": ("--judges", "judges"),
+    "exclude": ("--exclude", "judges"),
+    "json": ("--json", "the output files"),
+}
+
+
 def _cmd_rank(args: argparse.Namespace) -> int:
     if args.config is not None:
         from .commands import rank_with_config
 
+        given = [dest for dest in QUICK_ONLY if getattr(args, dest) not in (None, [], False)]
+        if given:
+            args.parser.error(
+                "--config takes its choices from the configuration and does not combine with "
+                + ", ".join(f"{QUICK_ONLY[d][0]} (set {QUICK_ONLY[d][1]})" for d in given)
+                + "; only --input, --output and --seed apply."
+            )
         return rank_with_config(args)
+    if args.input is not None or args.output is not None:
+        args.parser.error("--input and --output belong to config mode (--config); in quick mode "
+                          "give the score file as the argument.")
     if args.scores is None:
         raise InputError("give a scores file, or --config with --input and --output.")
     path = Path(args.scores)
@@ -131,7 +157,8 @@ def _cmd_rank(args: argparse.Namespace) -> int:
         )
         for note in notes:
             print(f"metascore: note: {note}", file=sys.stderr)
-    ranking = rank(data, args.method, missing=args.missing, seed=args.seed, **dict(args.param))
+    ranking = rank(data, args.method or "average_rank", missing=args.missing or "worst",
+                   seed=args.seed, **dict(args.param))
     if args.json:
         print(json.dumps(ranking.to_dict(), indent=2, allow_nan=False))
     else:
@@ -176,11 +203,14 @@ def build_parser() -> argparse.ArgumentParser:
         "candidate, one column per judge; a long CSV/JSON: candidate, task, metric, value; a "
         "Codabench or CodaLab export; a scoring-output tree; PrefLib votes .soc/.soi/.toc/.toi), "
         "a leaderboard table out. Config mode (--config): read a competition's per-task scores, "
-        "rank, apply the final-phase filter and write the leaderboard files.",
+        "rank, apply the final-phase filter and write the leaderboard files; there the "
+        "configuration decides everything, so only --input, --output and --seed apply and the "
+        "quick-mode options (-m, -l, -w, -p, --missing, --format, --phase, --judges, --exclude, "
+        "--json) are refused (exit 2) with the configuration key to set instead.",
     )
     p.add_argument("scores", nargs="?", help="score file, export, outputs tree or PrefLib votes")
     p.add_argument(
-        "--method", "-m", default="average_rank", choices=ranking_method_names(),
+        "--method", "-m", default=None, choices=ranking_method_names(),
         help="ranking method (default: average_rank)",
     )
     p.add_argument(
@@ -201,7 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="judge weights (default 1)",
     )
     p.add_argument(
-        "--missing", default="worst", choices=MISSING_POLICIES,
+        "--missing", default=None, choices=MISSING_POLICIES,
         help="missing-data policy (default: worst)",
     )
     p.add_argument(
@@ -218,7 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", help="competition config (metascore.yaml): config mode")
     p.add_argument("--input", help="config mode: export file or scoring-output tree")
     p.add_argument("--output", help="config mode: output directory for the leaderboard files")
-    p.set_defaults(func=_cmd_rank)
+    p.set_defaults(func=_cmd_rank, parser=p)
 
     p = sub.add_parser("methods", help="list the ranking methods and their parameters")
     p.set_defaults(func=_cmd_methods)
