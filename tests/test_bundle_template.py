@@ -153,3 +153,18 @@ def test_make_data_reproduces_committed_files(tmp_path):
     assert len(generated) == 30
     for rel in generated:
         assert (tmp_path / rel).read_bytes() == (TEMPLATE / rel).read_bytes(), rel
+
+
+def test_zip_without_submissions_says_so_up_front(tmp_path, capsys):
+    """A zipped bundle carries no sample submissions: `bundle run bundle.zip` alone would run
+    only the baseline and then fail in the meta phase; it stops first and names
+    --submissions (issue 14)."""
+    dest = tmp_path / "bundle.zip"
+    assert main(["bundle", "zip", str(TEMPLATE), "-o", str(dest)]) == 0
+    capsys.readouterr()
+    out = tmp_path / "runs"
+    assert main(["bundle", "run", str(dest), "--out", str(out), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "only the baseline(s) baseline_submission would run" in err
+    assert "give --submissions DIR" in err
+    assert not (out / "runs").exists()  # nothing ran

@@ -89,6 +89,11 @@ class Site:
         ref = self.source(task.reference_data)
         return ref is not None and (ref / "metascore.yaml").is_file()
 
+    def is_meta_phase(self, phase: Phase) -> bool:
+        """Every task of ``phase`` is a meta task (its reference data holds metascore.yaml)."""
+        tasks = self.comp.phase_tasks(phase)
+        return bool(tasks) and all(self.is_meta_task(t) for t in tasks)
+
     # ------------------------------------------------------------ one job
     def run_one(self, phase: Phase, sub: Submission, task: Task, task_dir: str) -> JobResult:
         """Prepare the folders of (phase, submission, task), run the job, keep the columns."""
@@ -147,7 +152,7 @@ class Site:
         meta_phases = []
         for phase in self.comp.phases:
             tasks = self.comp.phase_tasks(phase)
-            if tasks and all(self.is_meta_task(t) for t in tasks):
+            if self.is_meta_phase(phase):
                 meta_phases.append(phase)
                 continue
             if phase.execution_time_limit > DEFAULT_QUEUE_LIMIT:
