@@ -239,3 +239,18 @@ def test_kemeny_global_details_stay_out_of_the_leaderboard_files():
     assert "order" not in header and "components" not in header
     assert ">order<" not in files["detailed_results.html"]
     assert ">components<" not in files["detailed_results.html"]
+
+
+def test_wide_csv_goes_through_config_mode(tmp_path):
+    """A wide CSV names no phase: it is the development phase; with phases.final: null it
+    gets every output file, the HTML report included (issue 14)."""
+    from metascore.program import run
+
+    config = parse_config({"phases": {"final": None}, "analysis": {"bootstrap": 0, "stability": False}})
+    lines: list[str] = []
+    lb = run(config, FIXTURE / "wide_final.csv", tmp_path / "out", log=lines.append)
+    assert (tmp_path / "out" / "detailed_results.html").is_file()
+    assert lb.final.phase == "Development" and len(lb.final.ranked) == 7
+    assert any("name no phase" in line for line in lines)
+    with pytest.raises(InputError, match=r"phases\.final: null"):
+        run(parse_config({}), FIXTURE / "wide_final.csv", tmp_path / "out2", log=lines.append)

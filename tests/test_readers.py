@@ -594,3 +594,25 @@ def test_long_json_list_form_and_errors(tmp_path):
     path.write_text('[{"candidate": "A", "task": "t", "score": 1}]')
     with pytest.raises(InputError, match=r"record 0 has no 'value' column"):
         read_scores(path)
+
+
+# ------------------------------------------------------------------ whitespace matrices
+def test_headerless_space_separated_matrix(tmp_path):
+    path = tmp_path / "m.txt"
+    path.write_text("0.9 0.8  0.7\n0.5\t0.6 0.4\n\n0.7 0.7 nan\n")
+    frame = read_scores(path, "wide")
+    table = frame.pivot(index="candidate", columns="task", values="value")
+    assert list(table.index) == ["c1", "c2", "c3"] and list(table.columns) == ["j1", "j2", "j3"]
+    assert table.loc["c2", "j3"] == 0.4 and np.isnan(table.loc["c3", "j3"])
+
+
+def test_space_separated_matrix_with_names_and_header(tmp_path):
+    path = tmp_path / "m.txt"
+    path.write_text("model acc f1\nA 0.9 0.8\nB 0.5 0.6\n")
+    table = read_scores(path, "wide").pivot(index="candidate", columns="task", values="value")
+    assert list(table.index) == ["A", "B"] and list(table.columns) == ["acc", "f1"]
+    path.write_text("acc f1\nA 0.9 0.8\nB 0.5 0.6\n")  # no label above the names
+    assert list(read_scores(path, "wide")["task"].unique()) == ["acc", "f1"]
+    path.write_text("A 0.9 0.8\nB 0.5\n")
+    with pytest.raises(InputError, match=r"m\.txt, line 2: the row has 2 cells; the first row has 3"):
+        read_scores(path, "wide")

@@ -53,7 +53,7 @@ def load_scores(config: Config, root: str | Path) -> tuple[pd.DataFrame, dict[st
     root = Path(root)
     fmt = config.input.format
     if root.is_file():
-        frame = read_scores(root, fmt)
+        frame = _phased(read_scores(root, fmt), config)
         return frame, _source(frame, root.name)
     if not root.is_dir():
         raise InputError(f"{root}: no such file or directory.")
@@ -62,7 +62,7 @@ def load_scores(config: Config, root: str | Path) -> tuple[pd.DataFrame, dict[st
         return frame, _source(frame, LONG_NAME)
     spec = config.input.path
     if isinstance(spec, str):
-        frame = read_scores(resolve_inside(root, spec), fmt, root=root)
+        frame = _phased(read_scores(resolve_inside(root, spec), fmt, root=root), config)
         return frame, _source(frame, spec)
     frames = []
     for phase, rel in spec.items():
@@ -72,6 +72,18 @@ def load_scores(config: Config, root: str | Path) -> tuple[pd.DataFrame, dict[st
     frame.attrs["failed"] = [x for f in frames for x in f.attrs.get("failed", [])]
     frame.attrs["notes"] = list(dict.fromkeys(x for f in frames for x in f.attrs.get("notes", [])))
     return frame, _source(frame, dict(spec))
+
+
+def _phased(frame: pd.DataFrame, config: Config) -> pd.DataFrame:
+    """Scores without any phase (a wide CSV, a CodaLab CSV) are the development phase."""
+    if len(frame) and (frame["phase"] == "").all():
+        attrs = dict(frame.attrs)
+        frame = frame.assign(phase=config.phases.development)
+        frame.attrs.update(attrs)
+        frame.attrs["notes"] = [*attrs.get("notes", []), (
+            f"the scores name no phase; they are read as phase {config.phases.development!r} "
+            "(phases.development)")]
+    return frame
 
 
 def _source(frame: pd.DataFrame, path: Any) -> dict[str, Any]:
