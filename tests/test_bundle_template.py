@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -168,3 +169,28 @@ def test_zip_without_submissions_says_so_up_front(tmp_path, capsys):
     assert "only the baseline(s) baseline_submission would run" in err
     assert "give --submissions DIR" in err
     assert not (out / "runs").exists()  # nothing ran
+
+
+def test_directions_come_from_the_competition_without_judges(run, tmp_path):
+    """Without `judges:` the meta phase takes mae's and brier's `sorting: asc` from the
+    leaderboard columns the runner writes next to the outputs tree (issue 14): the same
+    final leaderboard as the template's explicit judges."""
+    _, out = run
+    columns = json.loads((out / "outputs" / "codabench.json").read_text())
+    sortings = {c["key"]: c["sorting"] for c in columns["phases"][0]["leaderboard"]["columns"]}
+    assert sortings["mae"] == "asc" and sortings["brier"] == "asc" and sortings["accuracy"] == "desc"
+    assert [t["folder"] for t in columns["phases"][0]["tasks"]] == ["blobs", "housing", "churn"]
+    bundle = tmp_path / "bundle"
+    shutil.copytree(TEMPLATE, bundle)
+    config = bundle / "final_ranking" / "reference_data" / "metascore.yaml"
+    text = config.read_text()
+    start, end = text.index("judges:"), text.index("ranking:")
+    config.write_text(text[:start] + text[end:])
+    assert "judges" not in config.read_text()
+    out2 = tmp_path / "runs"
+    assert main(["bundle", "run", str(bundle), "--out", str(out2), "--quiet"]) == 0
+    def rows(path):  # judges come in key order without `judges:`, so compare by column;
+        # the bootstrap draws judges by index, so its columns differ with the order
+        drawn = ("rank_low", "rank_high", "p_first", "group")
+        return [{k: v for k, v in r.items() if k not in drawn} for r in csv.DictReader(path.open())]
+    assert rows(out2 / "final" / "leaderboard.csv") == rows(out / "final" / "leaderboard.csv")

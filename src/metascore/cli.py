@@ -24,6 +24,7 @@ import pandas as pd
 from . import __version__
 from .errors import InputError, InputWarning, MetascoreError, report_internal_error
 from .config import judge_key
+from .directions import column_direction, direction_warnings
 from .io.readers import FORMATS, PREFLIB_SUFFIXES
 from .matrix import ScoreMatrix
 from .pairwise import PairwiseCounts
@@ -56,13 +57,17 @@ def read_matrix_file(
     judges: Sequence[str] = (),
     exclude: Sequence[str] = (),
     notes: list[str] | None = None,
+    alerts: list[str] | None = None,
 ) -> ScoreMatrix:
     """One phase of any score file the readers know, as a score matrix.
 
     Judges are the (task, metric) pairs found, keyed ``task/metric`` (``task`` when the
     metric is empty, as in a wide CSV), or only those named in ``judges``, minus those in
-    ``exclude``; all higher-is-better unless listed in ``lower_is_better``. What the
-    reader left out on purpose is appended to ``notes``.
+    ``exclude``; a judge listed in ``lower_is_better`` is lower-is-better, another takes
+    its column's direction from the competition when the input carries it (a tree's
+    ``codabench.json``), else higher-is-better. What the reader left out on purpose is
+    appended to ``notes``; a warning per judge whose name says lower is better but that
+    is ranked higher-is-better by default, to ``alerts``.
     """
     from .config import JudgeConfig
     from .errors import did_you_mean
@@ -90,8 +95,16 @@ def read_matrix_file(
         raise InputError(f"{path}: --judges/--exclude leave no judge (judges are {keys}).")
     pairs = [p for p, k in zip(pairs, keys) if k in chosen]
     keys = chosen
+    known = frame.attrs.get("directions") or {}
+    given = {key: False for key in lower_is_better}
+    for (t, m), key in zip(pairs, keys):
+        if key not in given and column_direction(t, m, known) is not None:
+            given[key] = bool(column_direction(t, m, known))
+    if alerts is not None:
+        alerts.extend(direction_warnings(
+            [(k, t, m) for (t, m), k in zip(pairs, keys) if k not in given], "give -l {key} (or --exclude {key} if it is not a score)"))
     judges = tuple(
-        JudgeConfig(t, m, higher_is_better=key not in lower_is_better, weight=weight_map.get(key, 1.0))
+        JudgeConfig(t, m, higher_is_better=given.get(key, True), weight=weight_map.get(key, 1.0))
         for (t, m), key in zip(pairs, keys)
     )
     return phase_matrix(frame, phase, judges)
@@ -150,13 +163,16 @@ def _cmd_rank(args: argparse.Namespace) -> int:
         data: ScoreMatrix | PairwiseCounts = _read_votes(path)
     else:
         notes: list[str] = []
+        alerts: list[str] = []
         data = read_matrix_file(
             path, format=args.format, phase=args.phase,
             lower_is_better=args.lower_is_better, weights=args.weight,
-            judges=args.judges, exclude=args.exclude, notes=notes,
+            judges=args.judges, exclude=args.exclude, notes=notes, alerts=alerts,
         )
         for note in notes:
             print(f"metascore: note: {note}", file=sys.stderr)
+        for alert in alerts:
+            print(f"metascore: warning: {alert}", file=sys.stderr)
     ranking = rank(data, args.method or "average_rank", missing=args.missing or "worst",
                    seed=args.seed, **dict(args.param))
     if args.json:

@@ -10,9 +10,10 @@ Schema (every section optional; the values shown are the defaults)::
                                           # or one path per phase: {Development: dev.csv, ...}
     phases: {development: Development, final: Final,   # final: null ranks development only
              deadlines: {}}               # {phase: ISO time}: later submissions are left out
-    judges:                               # default: every (task, metric) found, higher better
+    judges:                               # default: every (task, metric) found
       - {task: iris, metric: accuracy, direction: higher, weight: 1}
       # direction: higher | lower (or Codabench's sorting: desc | asc); optional phase: <name>
+      # no direction: the competition's column sorting (codabench.json in the input), else higher
     ranking: {method: average_rank, params: {}, missing: worst,
               tie_break: [submitted_at, candidate], seed: 12345}
     selection: {development: best, final: last}       # best | last | all
@@ -108,6 +109,8 @@ class JudgeConfig:
     """One judge: a (task, metric) column with a direction and a weight.
 
     ``phase`` restricts the judge to one phase (``None``: every phase).
+    ``direction_set`` is False when the file gave no direction: then the competition's
+    column ``sorting`` decides where known (:mod:`metascore.directions`), else higher.
     """
 
     task: str
@@ -115,6 +118,7 @@ class JudgeConfig:
     higher_is_better: bool = True
     weight: float = 1.0
     phase: str | None = None
+    direction_set: bool = True
 
     @property
     def key(self) -> str:
@@ -202,8 +206,8 @@ class Config:
         d["phases"]["deadlines"] = {k: t.isoformat() for k, t in self.phases.deadlines.items()}
         d["judges"] = None if self.judges is None else [
             {"task": j.task, "metric": j.metric,
-             "direction": "higher" if j.higher_is_better else "lower", "weight": j.weight,
-             **({"phase": j.phase} if j.phase else {})}
+             **({"direction": "higher" if j.higher_is_better else "lower"} if j.direction_set else {}),
+             "weight": j.weight, **({"phase": j.phase} if j.phase else {})}
             for j in self.judges
         ]
         d["ranking"]["params"] = dict(self.ranking.params)
@@ -344,7 +348,8 @@ def _judges(v: _Validator, data: Any) -> tuple[JudgeConfig, ...] | None:
             raise v.error(f"{where}.weight", f"must be a positive number; got {weight!r}")
         phase = entry.get("phase")
         phase = None if phase is None else v.string(phase, f"{where}.phase")
-        judge = JudgeConfig(task, metric, higher, float(weight), phase)
+        judge = JudgeConfig(task, metric, higher, float(weight), phase,
+                            direction_set="direction" in entry or "sorting" in entry)
         if (judge.key, phase) in seen:
             raise v.error(where, f"judge {judge.key!r} is listed twice")
         seen.add((judge.key, phase))

@@ -26,8 +26,10 @@ from typing import Any
 import pandas as pd
 
 from . import __version__
-from .config import Config, load_config
+from .config import Config, judge_key, load_config
 from .errors import ConfigError, InputError, MetascoreError, report_internal_error
+from .directions import column_direction, direction_warnings
+from .io.columns import read_directions
 from .io.readers import CANONICAL_COLUMNS, read_scores, resolve_inside
 from .io.writers import long_csv, render_outputs, write_files
 from .leaderboard import Leaderboard, build_leaderboard
@@ -59,11 +61,11 @@ def load_scores(config: Config, root: str | Path) -> tuple[pd.DataFrame, dict[st
         raise InputError(f"{root}: no such file or directory.")
     if (root / LONG_NAME).is_file():
         frame = read_scores(root / LONG_NAME, "long")
-        return frame, _source(frame, LONG_NAME)
+        return _with_directions(frame, root), _source(frame, LONG_NAME)
     spec = config.input.path
     if isinstance(spec, str):
         frame = _phased(read_scores(resolve_inside(root, spec), fmt, root=root), config)
-        return frame, _source(frame, spec)
+        return _with_directions(frame, root), _source(frame, spec)
     frames = []
     for phase, rel in spec.items():
         frames.append(read_scores(resolve_inside(root, rel), fmt, phase=phase, root=root))
@@ -71,7 +73,26 @@ def load_scores(config: Config, root: str | Path) -> tuple[pd.DataFrame, dict[st
     frame.attrs["format"] = ",".join(dict.fromkeys(str(f.attrs.get("format")) for f in frames))
     frame.attrs["failed"] = [x for f in frames for x in f.attrs.get("failed", [])]
     frame.attrs["notes"] = list(dict.fromkeys(x for f in frames for x in f.attrs.get("notes", [])))
-    return frame, _source(frame, dict(spec))
+    frame.attrs["directions"] = {k: v for f in frames for k, v in f.attrs.get("directions", {}).items()}
+    return _with_directions(frame, root), _source(frame, dict(spec))
+
+
+def _with_directions(frame: pd.DataFrame, root: Path) -> pd.DataFrame:
+    """Add the directions of ``<root>/codabench.json`` (a pulled folder) to the frame's."""
+    frame.attrs["directions"] = {**read_directions(root), **frame.attrs.get("directions", {})}
+    return frame
+
+
+def undirected_judges(frame: pd.DataFrame, config: Config) -> list[tuple[str, str, str]]:
+    """``(key, task, metric)`` of the judges whose direction neither the configuration nor
+    the competition's columns give (they are ranked as higher-is-better)."""
+    known = frame.attrs.get("directions") or {}
+    if config.judges is None:
+        pairs = sorted(set(zip(frame["task"].astype(str), frame["metric"].astype(str))))
+        candidates = [(judge_key(t, m), t, m) for t, m in pairs]
+    else:
+        candidates = [(j.key, j.task, j.metric) for j in config.judges if not j.direction_set]
+    return [c for c in candidates if column_direction(c[1], c[2], known) is None]
 
 
 def _phased(frame: pd.DataFrame, config: Config) -> pd.DataFrame:
@@ -105,6 +126,11 @@ def run(config: Config, root: str | Path, output_dir: str | Path, *, log: Log = 
         f"{sorted(set(map(str, frame['phase'])))}")
     for note in frame.attrs.get("notes", []):
         log(f"[*] note: {note}")
+    if frame.attrs.get("directions"):
+        log("[*] directions of judges without one: the competition's leaderboard columns")
+    for warning in direction_warnings(undirected_judges(frame, config),
+                                      "give its `direction: lower` in the configuration's judges"):
+        log(f"[!] {warning}")
     for item in source["failed"]:
         log(f"[!] failed: phase {item['phase']!r}, candidate {item['candidate']!r}, task "
             f"{item['task']!r} ({item['reason']})")

@@ -10,7 +10,9 @@ column (the others are a warning) and adds the computed columns (``avg``, ``sum`
 
 Every finished scoring output is collected into ``<out>/outputs/<phase>/<candidate>/<task>/
 scores.json`` with ``<out>/outputs/submissions.csv`` (phase, candidate, participant,
-submitted_at, is_baseline). A **meta phase** (every task's reference data holds
+submitted_at, is_baseline) and ``<out>/outputs/codabench.json`` (each phase's tasks and
+leaderboard columns with their ``sorting``, the format ``metascore codabench pull`` writes,
+read by :mod:`metascore.io.columns`: judges without a direction take their column's). A **meta phase** (every task's reference data holds
 ``metascore.yaml``, e.g. the template's "Final ranking") runs last, once: the outputs tree is
 its result submission (what an organizer would upload on Codabench), scored by the
 meta-scoring program like any other scoring job; its files are copied to ``<out>/final/``.
@@ -30,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, InputError
+from ..io.columns import COLUMNS_FILE
 from .archive import as_folder
 from .backend import Backend
 from .files import write_text
@@ -173,6 +176,7 @@ class Site:
                                      "participant": sub.participant, "submitted_at": sub.submitted_at or "",
                                      "is_baseline": "true" if sub.is_baseline else "false"})
         write_text(outputs / "submissions.csv", _csv(manifest))
+        write_text(outputs / COLUMNS_FILE, json.dumps(self.columns_file(meta_phases), indent=2) + "\n")
         for phase in meta_phases:
             organizer = Submission("organizer_results", outputs, "organizer", None, False, None, "outputs tree")
             dirs = _task_dirs(self.comp.phase_tasks(phase))
@@ -197,6 +201,28 @@ class Site:
                 if not col.computation and col.key not in written and any(r.finished for r in report.results):
                     report.warnings.append(f"leaderboard column {col.key!r}: no finished scoring run wrote "
                                            "this key; it stays empty on Codabench.")
+
+    def columns_file(self, meta_phases: list[Phase]) -> dict[str, Any]:
+        """``codabench.json`` for the outputs tree: the scored phases, their task folders
+        and the leaderboard's columns (the meta phases are left out: nothing of theirs is
+        in the tree)."""
+        board = self.comp.leaderboard
+        columns = [{"key": c.key, "title": c.title, "index": c.index, "sorting": c.sorting,
+                    "hidden": c.hidden, "computation": c.computation}
+                   for c in (board.columns if board else ())]
+        phases = []
+        for phase in self.comp.phases:
+            if phase in meta_phases:
+                continue
+            tasks = self.comp.phase_tasks(phase)
+            dirs = _task_dirs(tasks)
+            phases.append({
+                "id": phase.index, "name": phase.name,
+                "tasks": [{"id": t.index, "name": t.name, "folder": dirs[t.index]} for t in tasks],
+                "leaderboard": {"title": board.title if board else "", "columns": columns},
+            })
+        return {"source": "metascore bundle run", "competition": {"title": self.comp.title},
+                "phases": phases}
 
     def map_jobs(self, phase: Phase, todo: list[tuple[Submission, Task]], dirs: dict[int, str]) -> list[JobResult]:
         """Run independent jobs, ``self.jobs`` at a time; results in the order of ``todo``."""

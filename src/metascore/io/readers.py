@@ -16,9 +16,11 @@ submitted_at   ISO 8601 string or ``None``
 is_baseline    bool (``False`` unless the source says so)
 =============  ==========================================================================
 
-The frame's ``attrs`` hold ``format``, ``source`` (the path read) and ``failed``: a list of
+The frame's ``attrs`` hold ``format``, ``source`` (the path read), ``failed``: a list of
 ``(phase, candidate, task, reason)`` for submissions of a scoring-output tree that produced
-no scores for a task (their rows are absent, so the score is missing downstream).
+no scores for a task (their rows are absent, so the score is missing downstream),
+``notes`` (what a reader left out on purpose) and ``directions`` (the competition's
+column sortings, ``{column: higher_is_better}``, from a tree's ``codabench.json``).
 
 Formats (``FORMATS``); :func:`detect_format` recognises them (detection lives here only),
 and each is read by its own module:

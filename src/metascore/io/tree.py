@@ -4,7 +4,8 @@ Layout ``<root>/<phase>/<candidate>/<task>/scores.json`` (or ``scores.txt``, rea
 :mod:`metascore.io.scores_file`); without the phase level,
 ``<root>/<candidate>/<task>/scores.json``. The optional ``<root>/submissions.csv`` gives
 each candidate's ``participant``, ``submitted_at`` and ``is_baseline`` (per ``phase`` when
-it has that column). Links leaving the root are refused.
+it has that column). The optional ``<root>/codabench.json`` (:mod:`metascore.io.columns`)
+gives the leaderboard columns' directions. Links leaving the root are refused.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from ..errors import InputError, did_you_mean
 from .rows import Rows, cell_at, check_inside, column_index, csv_header, csv_rows, flag_cell
 from .rows import optional_text_cell, require_columns, text_cell, time_cell
+from .columns import COLUMNS_FILE, read_directions
 from .scores_file import SCORE_FILES, read_scores_file
 
 __all__ = ["MANIFEST", "read_tree"]
@@ -64,6 +66,7 @@ def read_tree(root: Path, phase: str | None, rows: Rows) -> None:
             "scores.txt)."
         )
     manifest = _read_manifest(root)
+    rows.directions = read_directions(root)
     if deep:
         phases = _subdirs(root, root)
         if phase is not None:

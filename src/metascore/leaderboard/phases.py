@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from ..config import Config, JudgeConfig, judge_key
+from ..directions import column_direction
 from ..errors import InputError, MetascoreError, did_you_mean
 from ..matrix import ScoreMatrix
 from ..ranking import Ranking
@@ -32,18 +33,23 @@ def phase_matrix(
     """The score matrix of every submission of ``phase`` in the canonical long table.
 
     Judges are the configured ones that apply to ``phase`` (each must have at least one
-    score) or, without a config, every (task, metric) found (sorted by key), higher is
+    score) or, without a config, every (task, metric) found (sorted by key). A judge
+    without a configured direction takes its column's from the competition
+    (``frame.attrs["directions"]``, see :mod:`metascore.directions`), else higher is
     better. A candidate
     is a baseline when its id or participant is listed in ``baselines`` or any of its rows
     is flagged ``is_baseline``.
     """
+    known = frame.attrs.get("directions") or {}
     rows = frame[frame["phase"] == phase]
     if rows.empty:
         raise InputError(f"phase {phase!r} has no scores.")
     rows = rows.assign(judge=[judge_key(t, m) for t, m in zip(rows["task"], rows["metric"])])
     found = sorted(pd.unique(rows["judge"]))
     if judges is None:
-        keys, higher, weights = found, [True] * len(found), [1.0] * len(found)
+        pairs = dict(zip(rows["judge"], zip(rows["task"], rows["metric"])))
+        keys, weights = found, [1.0] * len(found)
+        higher = [column_direction(*pairs[k], known) is not False for k in keys]
     else:
         mine = [j for j in judges if j.phase in (None, phase)]
         if not mine:
@@ -58,7 +64,7 @@ def phase_matrix(
                     f"judges found are {found} (tasks {tasks})."
                 )
         keys = [j.key for j in mine]
-        higher = [j.higher_is_better for j in mine]
+        higher = [_higher(j, known) for j in mine]
         weights = [j.weight for j in mine]
         rows = rows[rows["judge"].isin(keys)]
     values = pd.to_numeric(rows["value"], errors="coerce")
@@ -90,6 +96,12 @@ def phase_matrix(
     except InputError as exc:
         raise InputError(f"phase {phase!r}: {exc}") from None
     return matrix.subset(judges=keys)
+
+
+def _higher(judge: JudgeConfig, known: dict[str, bool]) -> bool:
+    """The configured direction, else the competition's column sorting, else higher."""
+    column = None if judge.direction_set else column_direction(judge.task, judge.metric, known)
+    return judge.higher_is_better if column is None else column
 
 
 def _unique_or_error(series: pd.Series, cand: str, what: str, phase: str) -> Any:
@@ -165,6 +177,7 @@ def normalize_frame(frame: pd.DataFrame) -> pd.DataFrame:
     for col in ("phase", "candidate", "task"):
         out[col] = out[col].astype(str)
     out["participant"] = out["participant"].map(lambda p: None if _is_missing(p) else str(p))
+    out.attrs = dict(frame.attrs)  # format, source, failed, notes, directions
     return out
 
 
