@@ -159,11 +159,11 @@ def _cmd_rank(args: argparse.Namespace) -> int:
     if args.scores is None:
         raise InputError("give a scores file, or --config with --input and --output.")
     path = Path(args.scores)
+    alerts: list[str] = []
     if path.suffix.lower() in PREFLIB_SUFFIXES:
         data: ScoreMatrix | PairwiseCounts = _read_votes(path)
     else:
         notes: list[str] = []
-        alerts: list[str] = []
         data = read_matrix_file(
             path, format=args.format, phase=args.phase,
             lower_is_better=args.lower_is_better, weights=args.weight,
@@ -171,10 +171,10 @@ def _cmd_rank(args: argparse.Namespace) -> int:
         )
         for note in notes:
             print(f"metascore: note: {note}", file=sys.stderr)
-        for alert in alerts:
-            print(f"metascore: warning: {alert}", file=sys.stderr)
     ranking = rank(data, args.method or "average_rank", missing=args.missing or "worst",
                    seed=args.seed, **dict(args.param))
+    for alert in alerts:
+        print(f"metascore: warning: {alert}", file=sys.stderr)
     if args.json:
         print(json.dumps(ranking.to_dict(), indent=2, allow_nan=False))
     else:
