@@ -101,7 +101,9 @@ def test_outputs_tree_and_manifest(run):
     _, out = run
     tree = out / "outputs"
     assert json.loads((tree / "Final/bob__knn/churn/scores.json").read_text()) == {"brier": 0.217333}
-    assert not (tree / "Development/dave__crashes/housing").exists()
+    failed = tree / "Development/dave__crashes/housing"  # a failed run: its status, no scores
+    assert sorted(p.name for p in failed.iterdir()) == ["error.txt"]
+    assert (failed / "error.txt").read_text().startswith("Failed (program_rc=1): the scoring program exited")
     rows = list(csv.DictReader((tree / "submissions.csv").open()))
     assert len(rows) == 12
     base = [r for r in rows if r["is_baseline"] == "true"]
@@ -194,3 +196,27 @@ def test_directions_come_from_the_competition_without_judges(run, tmp_path):
         drawn = ("rank_low", "rank_high", "p_first", "group")
         return [{k: v for k, v in r.items() if k not in drawn} for r in csv.DictReader(path.open())]
     assert rows(out2 / "final" / "leaderboard.csv") == rows(out / "final" / "leaderboard.csv")
+
+
+def test_report_reads_naturally(run):
+    """Issue 14: the shared first place says how it was broken, dave's crashed housing run
+    shows as failed, the average rank is shown as itself (lower is better), and the raw
+    JSON is folded."""
+    _, out = run
+    page = (out / "final" / "detailed_results.html").read_text()
+    doc = json.loads((out / "final" / "leaderboard.json").read_text())
+    tie = [m for m in doc["messages"] if "share first place" in m]
+    assert tie == ["alice__centroid and carol__linear share first place (average rank 1.67 each); "
+                   "alice__centroid is listed first and is the winner by the tie-break: the earlier "
+                   "submission (2026-02-01T10:00:00 before 2026-02-03T10:00:00) (ranking.tie_break: "
+                   "['submitted_at', 'candidate'])."]
+    assert "share first place" in page
+    assert page.count('class="num failed"') == 2  # final and development boards
+    assert "NotImplementedError: dave&#x27;s model does not handle regression yet" in page
+    assert "Average rank &#8595;" in page and "Winner&#x27;s average rank" in page
+    assert "<td class=\"num\">-1.6667</td>" not in page and "development score" not in page
+    assert "development average rank 2.5 (position 3) beats the baseline" in page
+    head, _, tail = page.partition("Configuration and signature")
+    assert tail.count("<details>") == 2 and "<pre>" not in head
+    final = {r["candidate"]: r for r in csv.DictReader((out / "final" / "leaderboard.csv").open())}
+    assert final["alice__centroid"]["reason"].startswith("development average rank 2.5 (position 3)")

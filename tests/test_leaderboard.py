@@ -77,11 +77,11 @@ def test_beat_any_baseline_final_best():
     ]
     rows = {r.candidate: r for r in lb.final.rows}
     assert rows["bob-103"].reason == (
-        "development score -4.5 (position 5) does not beat baseline 'baseline_knn' (-3.66667)")
+        "development average rank 4.5 (position 5) does not beat baseline 'baseline_knn' (3.67)")
     assert rows["carol-104"].reason == (
-        "development score -5.5 (position 6) does not beat baseline 'baseline_knn' (-3.66667)")
+        "development average rank 5.5 (position 6) does not beat baseline 'baseline_knn' (3.67)")
     assert rows["dave-105"].reason == (
-        "development score -1.33333 (position 1) beats baseline 'baseline_knn' (-3.66667)")
+        "development average rank 1.33 (position 1) beats baseline 'baseline_knn' (3.67)")
     assert rows["baseline_rf"].is_baseline and rows["baseline_rf"].position is None
     assert rows["dave-105"].judge_ranks == {"iris/accuracy": 1, "wine/mae": 1, "digits/f1": 1.5}
     assert rows["carol-104"].values["wine/mae"] is None  # the failed task
@@ -126,10 +126,10 @@ def test_beat_all_with_deadlines():
     ]
     rows = {r.candidate: r for r in lb.final.rows}
     assert rows["alice-102"].reason == (
-        "development score -1.33333 (position 1) beats every baseline "
-        "(best: 'baseline_rf', -2.66667)")
+        "development average rank 1.33 (position 1) beats every baseline "
+        "(best: 'baseline_rf', 2.67)")
     assert rows["bob-103"].reason == (
-        "development score -3.5 (position 4) does not beat baseline 'baseline_rf' (-2.66667)")
+        "development average rank 3.5 (position 4) does not beat baseline 'baseline_rf' (2.67)")
     assert lb.final.not_selected["dave-105"] == (
         "submitted at 2024-03-16T00:30:00, after the 'Final' deadline 2024-03-15T23:59:59")
     assert lb.final.not_selected["alice-101"].startswith(

@@ -29,6 +29,7 @@ __all__ = [
     "DEFAULT_SEED",
     "MISSING_POLICIES",
     "MethodOutput",
+    "Display",
     "RankingMethod",
     "ranking_method",
     "get_ranking_method",
@@ -69,6 +70,38 @@ class MethodOutput:
 
 
 @dataclass(frozen=True)
+class Display:
+    """How people read a method's score: ``label`` and ``sign`` (the shown quantity is
+    ``sign * score``). The score stays higher-is-better everywhere internally; a method
+    whose natural quantity is lower-is-better (an average rank) declares ``sign=-1``.
+    """
+
+    label: str = "score"
+    sign: float = 1.0
+
+    @property
+    def lower_is_better(self) -> bool:
+        return self.sign < 0
+
+    def value(self, score: float) -> float:
+        """The shown quantity of ``score``."""
+        return self.sign * float(score) + 0.0  # + 0.0: never "-0"
+
+    def short(self, score: float) -> str:
+        """The shown quantity, short: a rank with 2 decimals (``1.67``), else 4 digits."""
+        v = self.value(score)
+        return f"{v:.2f}".rstrip("0").rstrip(".") if self.lower_is_better else f"{v:.4g}"
+
+    def text(self, score: float) -> str:
+        """``"average rank 1.67"``, ``"score 0.9123"``."""
+        return f"{self.label} {self.short(score)}"
+
+    @property
+    def direction(self) -> str:
+        return "lower is better" if self.lower_is_better else "higher is better"
+
+
+@dataclass(frozen=True)
 class RankingMethod:
     """A registered ranking method and what it declares about itself.
 
@@ -99,6 +132,8 @@ class RankingMethod:
     check : callable or None
         ``check(matrix, params)`` extra validation on the clean score matrix.
     description : str
+    display : Display
+        How reports show the score (e.g. ``average rank``, lower is better).
     """
 
     name: str
@@ -113,6 +148,7 @@ class RankingMethod:
     uses_values: bool = False
     check: Callable[[ScoreMatrix, dict[str, Any]], None] | None = None
     description: str = ""
+    display: Display = field(default_factory=Display)
 
     @property
     def defaults(self) -> dict[str, Any]:
@@ -142,6 +178,7 @@ def ranking_method(
     uses_values: bool = False,
     check: Callable[[ScoreMatrix, dict[str, Any]], None] | None = None,
     description: str = "",
+    display: Display | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register ``func`` as the ranking method ``name`` (decorator).
 
@@ -168,6 +205,7 @@ def ranking_method(
             uses_values=uses_values,
             check=check,
             description=doc,
+            display=display or Display(),
         )
         return func
 

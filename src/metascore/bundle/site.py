@@ -9,7 +9,8 @@ column (the others are a warning) and adds the computed columns (``avg``, ``sum`
 ``min``, ``max`` over the row's columns).
 
 Every finished scoring output is collected into ``<out>/outputs/<phase>/<candidate>/<task>/
-scores.json`` with ``<out>/outputs/submissions.csv`` (phase, candidate, participant,
+scores.json`` (``error.txt`` with the status for a failed run) with
+``<out>/outputs/submissions.csv`` (phase, candidate, participant,
 submitted_at, is_baseline) and ``<out>/outputs/codabench.json`` (each phase's tasks and
 leaderboard columns with their ``sorting``, the format ``metascore codabench pull`` writes,
 read by :mod:`metascore.io.columns`: judges without a direction take their column's). A **meta phase** (every task's reference data holds
@@ -33,6 +34,7 @@ from typing import Any
 
 from ..errors import ConfigError, InputError
 from ..io.columns import COLUMNS_FILE
+from ..io.tree import FAILURE_FILE
 from .archive import as_folder
 from .backend import Backend
 from .files import write_text
@@ -167,9 +169,16 @@ class Site:
                     if sub.tasks is None or task.index in sub.tasks]
             for (sub, task), res in zip(todo, self.map_jobs(phase, todo, dirs)):
                 report.results.append(res)
+                folder = outputs / safe_name(phase.name) / sub.candidate / dirs[task.index]
                 if res.finished:
-                    write_text(outputs / safe_name(phase.name) / sub.candidate / dirs[task.index] / "scores.json",
-                               json.dumps(res.scores, indent=2, allow_nan=False) + "\n")
+                    write_text(folder / "scores.json", json.dumps(res.scores, indent=2, allow_nan=False) + "\n")
+                else:  # shown as a failed run, not as a missing score
+                    why = " ".join(str(res.reason or res.status_details).split())
+                    for problem in res.prediction_problems:  # the root cause, e.g. a crash
+                        lines = problem.strip().splitlines()
+                        head = lines[0].split(": Traceback")[0]
+                        why += f"; {head}" + (f": {lines[-1].strip()}" if len(lines) > 1 else "")
+                    write_text(folder / FAILURE_FILE, f"{res.status} ({res.status_details}): {why}\n")
             for sub in submissions:
                 if any(s is sub for s, _ in todo):
                     manifest.append({"phase": phase.name, "candidate": sub.candidate,

@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from ..errors import ConfigError, InputError
 from ..matrix import ScoreMatrix
 from ..pairwise import PairwiseCounts
-from ..registry import MethodOutput, ranking_method
+from ..registry import Display, MethodOutput, ranking_method
 from ..stats import dense_ranks, fractional_ranks
 
 __all__ = [
@@ -88,6 +88,7 @@ AVERAGE_RANK_TIES = ("average", "dense", "min")
     input="pairwise",
     sparse=True,
     uses_values=True,
+    display=Display("average rank", -1.0),
     description="Weighted average of per-judge ranks (Borda); score = -average rank; "
     "ties='dense' reproduces CodaLab's <Rank>.",
 )
@@ -262,6 +263,7 @@ def copeland(counts: PairwiseCounts) -> MethodOutput:
 @ranking_method(
     "random_dictator",
     stochastic=True,
+    display=Display("rank on the drawn judge", -1.0),
     order_only=True,
     description="The ranking of one judge drawn at random (weighted), with the seed.",
 )
