@@ -28,7 +28,9 @@ def test_rank_table(wide, capsys):
     assert "average_rank" in out and "signature:" in out
     lines = [line.split() for line in out.splitlines()[1:4]]
     # A and B both average rank 1.5: they share position 1, ordered by candidate id
-    assert [(line[0], line[3]) for line in lines] == [("1", "A"), ("1", "B"), ("3", "C")]
+    # the average rank is shown as itself, not as its negative score
+    assert out.splitlines()[0].split() == ["position", "rank", "candidate", "average_rank"]
+    assert [(line[0], line[2], line[3]) for line in lines] == [("1", "A", "1.5"), ("1", "B", "1.5"), ("3", "C", "3")]
 
 
 def test_rank_json(wide, capsys):
