@@ -107,3 +107,16 @@ def test_quick_mode_judges_and_exclude(capsys):
     assert '"set3"' not in capsys.readouterr().out
     assert main(["rank", str(EXPORT), "--exclude", "nope"]) == 1
     assert "no judge 'nope'" in capsys.readouterr().err
+
+
+def test_bootstrap_fast_path_is_only_for_fractional_ties():
+    """The judge-resampling fast path sums precomputed fractional ranks: with dense or min
+    ties it would be wrong, so those go through the registry."""
+    from metascore.analysis import _engine as E
+
+    m = read_matrix_file(EXPORT, exclude=["Duration"])
+    assert E.fast_path_reason(E.setup(m, ("average_rank",), None, "worst", 1), "average_rank") is None
+    dense = E.setup(m, ("average_rank",), {"ties": "dense"}, "worst", 1)
+    assert "ties='average'" in E.fast_path_reason(dense, "average_rank")
+    u = ms.rank_uncertainty(m, n_trials=50, ties="dense")
+    assert len(u.to_frame()) == 6
