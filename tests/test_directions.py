@@ -79,6 +79,10 @@ def test_judge_without_direction_takes_its_column(tree):
     wrong = [dict(j, direction="higher") if j["metric"] == "mae" else j for j in undirected]
     config = parse_config({"judges": wrong, "baselines": ["organizers"], "analysis": NO_ANALYSIS})
     assert _rows(config, tree) != explicit
+    lines: list[str] = []
+    run(config, tree, tree.parent / "out", log=lines.append)
+    assert ("[!] judge 'wine/mae': the configuration says higher is better, but the competition's "
+            "column sorts asc; the configuration wins.") in lines
 
 
 def test_config_mode_warns_about_lower_is_better_names_without_direction(tmp_path):

@@ -131,6 +131,13 @@ def run(config: Config, root: str | Path, output_dir: str | Path, *, log: Log = 
     for warning in direction_warnings(undirected_judges(frame, config),
                                       "give its `direction: lower` in the configuration's judges"):
         log(f"[!] {warning}")
+    known = frame.attrs.get("directions") or {}
+    for j in config.judges or ():
+        column = column_direction(j.task, j.metric, known)
+        if j.direction_set and column is not None and column != j.higher_is_better:
+            log(f"[!] judge {j.key!r}: the configuration says {'higher' if j.higher_is_better else 'lower'}"
+                f" is better, but the competition's column sorts {'desc' if column else 'asc'}; the "
+                "configuration wins.")
     for item in source["failed"]:
         log(f"[!] failed: phase {item['phase']!r}, candidate {item['candidate']!r}, task "
             f"{item['task']!r} ({item['reason']})")
