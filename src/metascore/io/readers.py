@@ -31,7 +31,8 @@ format                 module               input
 ``long``               ``io/long.py``       CSV or JSON long table (``candidate``, ``value``,
                                             optional ``phase, participant, task, metric,
                                             submitted_at, is_baseline``)
-``wide``               ``io/wide.py``       CSV, one row per candidate, one column per judge
+``wide``               ``io/wide.py``       CSV, one row per candidate, one column per judge;
+                                            or a whitespace-separated matrix
 ``tree``               ``io/tree.py``       ``<root>/[<phase>/]<candidate>/<task>/scores.json``
                                             (or ``scores.txt``: ``io/scores_file.py``), with an
                                             optional ``<root>/submissions.csv`` manifest
