@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -162,3 +163,67 @@ def test_make_data_reproduces_committed_files(tmp_path):
     assert len(generated) == 30
     for rel in generated:
         assert (tmp_path / rel).read_bytes() == (TEMPLATE / rel).read_bytes(), rel
+
+
+def test_zip_without_submissions_says_so_up_front(tmp_path, capsys):
+    """A zipped bundle carries no sample submissions: `bundle run bundle.zip` alone would run
+    only the baseline and then fail in the meta phase; it stops first and names
+    --submissions (issue 14)."""
+    dest = tmp_path / "bundle.zip"
+    assert main(["bundle", "zip", str(TEMPLATE), "-o", str(dest)]) == 0
+    capsys.readouterr()
+    out = tmp_path / "runs"
+    assert main(["bundle", "run", str(dest), "--out", str(out), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "only the baseline(s) baseline_submission would run" in err
+    assert "give --submissions DIR" in err
+    assert not (out / "runs").exists()  # nothing ran
+
+
+def test_directions_come_from_the_competition_without_judges(run, tmp_path):
+    """Without `judges:` the meta phase takes mae's and brier's `sorting: asc` from the
+    leaderboard columns the runner writes next to the outputs tree (issue 14): the same
+    final leaderboard as the template's explicit judges."""
+    _, out = run
+    columns = json.loads((out / "outputs" / "codabench.json").read_text())
+    sortings = {c["key"]: c["sorting"] for c in columns["phases"][0]["leaderboard"]["columns"]}
+    assert sortings["mae"] == "asc" and sortings["brier"] == "asc" and sortings["accuracy"] == "desc"
+    assert [t["folder"] for t in columns["phases"][0]["tasks"]] == ["blobs", "housing", "churn"]
+    bundle = tmp_path / "bundle"
+    shutil.copytree(TEMPLATE, bundle)
+    config = bundle / "final_ranking" / "reference_data" / "metascore.yaml"
+    text = config.read_text()
+    start, end = text.index("judges:"), text.index("ranking:")
+    config.write_text(text[:start] + text[end:])
+    assert "judges" not in config.read_text()
+    out2 = tmp_path / "runs"
+    assert main(["bundle", "run", str(bundle), "--out", str(out2), "--quiet"]) == 0
+    def rows(path):  # judges come in key order without `judges:`, so compare by column;
+        # the bootstrap draws judges by index, so its columns differ with the order
+        drawn = ("rank_low", "rank_high", "p_first", "group")
+        return [{k: v for k, v in r.items() if k not in drawn} for r in csv.DictReader(path.open())]
+    assert rows(out2 / "final" / "leaderboard.csv") == rows(out / "final" / "leaderboard.csv")
+
+
+def test_report_reads_naturally(run):
+    """Issue 14: the shared first place says how it was broken, dave's crashed housing run
+    shows as failed, the average rank is shown as itself (lower is better), and the raw
+    JSON is folded."""
+    _, out = run
+    page = (out / "final" / "detailed_results.html").read_text()
+    doc = json.loads((out / "final" / "leaderboard.json").read_text())
+    tie = [m for m in doc["messages"] if "share first place" in m]
+    assert tie == ["alice__centroid and carol__linear share first place (average rank 1.67 each); "
+                   "alice__centroid is listed first and is the winner by the tie-break: the earlier "
+                   "submission (2026-02-01T10:00:00 before 2026-02-03T10:00:00) (ranking.tie_break: "
+                   "['submitted_at', 'candidate'])."]
+    assert "share first place" in page
+    assert page.count('class="num failed"') == 2  # final and development boards
+    assert "NotImplementedError: dave&#x27;s model does not handle regression yet" in page
+    assert "Average rank &#8595;" in page and "Winner&#x27;s average rank" in page
+    assert "<td class=\"num\">-1.6667</td>" not in page and "development score" not in page
+    assert "development average rank 2.5 (position 3) beats the baseline" in page
+    head, _, tail = page.partition("Configuration and signature")
+    assert tail.count("<details>") == 2 and "<pre>" not in head
+    final = {r["candidate"]: r for r in csv.DictReader((out / "final" / "leaderboard.csv").open())}
+    assert final["alice__centroid"]["reason"].startswith("development average rank 2.5 (position 3)")

@@ -28,7 +28,9 @@ def test_rank_table(wide, capsys):
     assert "average_rank" in out and "signature:" in out
     lines = [line.split() for line in out.splitlines()[1:4]]
     # A and B both average rank 1.5: they share position 1, ordered by candidate id
-    assert [(line[0], line[3]) for line in lines] == [("1", "A"), ("1", "B"), ("3", "C")]
+    # the average rank is shown as itself, not as its negative score
+    assert out.splitlines()[0].split() == ["position", "rank", "candidate", "average_rank"]
+    assert [(line[0], line[2], line[3]) for line in lines] == [("1", "A", "1.5"), ("1", "B", "1.5"), ("3", "C", "3")]
 
 
 def test_rank_json(wide, capsys):
@@ -191,3 +193,55 @@ def test_a_weight_that_is_not_a_number_is_a_usage_error(wide, capsys, weight):
 
 def test_decimal_cli_weights_are_used(wide, capsys):
     assert main(["rank", str(wide), "-w", "acc=0.5", "--json"]) == 0
+
+
+def test_closed_pipe_ends_quietly(tmp_path):
+    """`metascore rank big.csv | head`: no "Broken pipe" error line when the reader stops."""
+    big = tmp_path / "big.csv"
+    lines = ["candidate,a,b"] + [f"c{i:05d},{i % 97},{i % 89}" for i in range(3000)]
+    big.write_text("\n".join(lines) + "\n")
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "metascore", "rank", str(big), "-m", "mean"], stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, env={**__import__("os").environ, "PYTHONPATH": src},
+    )
+    first = proc.stdout.readline()
+    proc.stdout.close()  # what `head -1` does
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=60)
+    assert first.split()[:2] == [b"position", b"rank"]
+    assert "Broken pipe" not in err and "Traceback" not in err, err
+    assert err == ""
+
+
+@pytest.mark.parametrize("flags, named", [
+    (["-m", "copeland"], "-m/--method (set ranking.method)"),
+    (["--missing", "worst"], "--missing (set ranking.missing)"),
+    (["--format", "long"], "--format (set input.format)"),
+    (["--phase", "Final"], "--phase"),
+    (["-p", "ties=half"], "-p/--param (set ranking.params)"),
+    (["-w", "a=2"], "-w/--weight"),
+    (["-l", "mae"], "-l/--lower-is-better"),
+    (["--json"], "--json"),
+    (["--exclude", "x"], "--exclude"),
+])
+def test_config_mode_refuses_quick_mode_flags(tmp_path, capsys, flags, named):
+    config = tmp_path / "metascore.yaml"
+    config.write_text("phases: {final: null}\n")
+    code = None
+    try:
+        main(["rank", "--config", str(config), "--input", str(tmp_path), "--output",
+              str(tmp_path / "out"), *flags])
+    except SystemExit as exc:
+        code = exc.code
+    assert code == 2
+    err = capsys.readouterr().err
+    assert named in err and "only --input, --output and --seed apply" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_help_says_which_flags_config_mode_takes(capsys):
+    with pytest.raises(SystemExit):
+        main(["rank", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "only --input, --output and --seed apply" in text

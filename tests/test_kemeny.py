@@ -146,3 +146,31 @@ def test_size_guard_points_to_sco(monkeypatch):
 def test_unknown_solver_is_refused():
     with pytest.raises(ms.ConfigError, match=r"`solver` must be one of \['auto', 'dp', 'ilp'\]; got 'exact'"):
         ms.rank(ms.PairwiseCounts.from_votes([["a", "b"]]), "kemeny_young", solver="exact")
+
+
+def test_only_per_candidate_details_become_columns():
+    """`order` and `components` are global details: never per-candidate columns, never
+    re-sorted with the rows (issue 14)."""
+    votes = [["A", "B", "C"]] * 2 + [["C", "A", "B"]] * 3
+    r = ms.rank(ms.PairwiseCounts.from_votes(votes), "kemeny_young")
+    frame = r.to_frame()
+    assert list(frame.columns) == ["position", "rank", "score", "candidate"]
+    assert frame["candidate"].tolist() == ["C", "A", "B"]
+    assert r.details["order"] == ["C", "A", "B"]  # labels best first, untouched
+    assert r.per_candidate_details() == {}
+    assert r.to_dict()["details"]["order"] == ["C", "A", "B"]
+    # a value-based leaderboard: kemeny's details stay out of the rows and the CSV
+    m = ms.ScoreMatrix.from_array([[3, 1, 2], [1, 3, 2], [2, 2, 1]], ["A", "B", "C"])
+    lb = ms.rank(m, "kemeny_young")
+    assert "order" not in lb.to_frame().columns and "components" not in lb.to_frame().columns
+
+
+def test_declared_per_candidate_details_follow_the_candidates():
+    m = ms.ScoreMatrix.from_array([[3, 1], [1, 3], [2, 2]], ["B", "A", "C"])
+    r = ms.rank(m, "copeland")
+    frame = r.to_frame().set_index("candidate")
+    for cand in "ABC":
+        i = r.candidates.index(cand)
+        assert frame.loc[cand, "wins"] == r.details["wins"][i]
+    with pytest.raises(ValueError, match="not in details"):
+        ms.MethodOutput(np.zeros(2), details={}, per_candidate=("x",))

@@ -77,11 +77,11 @@ def test_beat_any_baseline_final_best():
     ]
     rows = {r.candidate: r for r in lb.final.rows}
     assert rows["bob-103"].reason == (
-        "development score -4.5 (position 5) does not beat baseline 'baseline_knn' (-3.66667)")
+        "development average rank 4.5 (position 5) does not beat baseline 'baseline_knn' (3.67)")
     assert rows["carol-104"].reason == (
-        "development score -5.5 (position 6) does not beat baseline 'baseline_knn' (-3.66667)")
+        "development average rank 5.5 (position 6) does not beat baseline 'baseline_knn' (3.67)")
     assert rows["dave-105"].reason == (
-        "development score -1.33333 (position 1) beats baseline 'baseline_knn' (-3.66667)")
+        "development average rank 1.33 (position 1) beats baseline 'baseline_knn' (3.67)")
     assert rows["baseline_rf"].is_baseline and rows["baseline_rf"].position is None
     assert rows["dave-105"].judge_ranks == {"iris/accuracy": 1, "wine/mae": 1, "digits/f1": 1.5}
     assert rows["carol-104"].values["wine/mae"] is None  # the failed task
@@ -126,10 +126,10 @@ def test_beat_all_with_deadlines():
     ]
     rows = {r.candidate: r for r in lb.final.rows}
     assert rows["alice-102"].reason == (
-        "development score -1.33333 (position 1) beats every baseline "
-        "(best: 'baseline_rf', -2.66667)")
+        "development average rank 1.33 (position 1) beats every baseline "
+        "(best: 'baseline_rf', 2.67)")
     assert rows["bob-103"].reason == (
-        "development score -3.5 (position 4) does not beat baseline 'baseline_rf' (-2.66667)")
+        "development average rank 3.5 (position 4) does not beat baseline 'baseline_rf' (2.67)")
     assert lb.final.not_selected["dave-105"] == (
         "submitted at 2024-03-16T00:30:00, after the 'Final' deadline 2024-03-15T23:59:59")
     assert lb.final.not_selected["alice-101"].startswith(
@@ -238,3 +238,29 @@ def test_a_baseline_dropped_by_drop_candidates_is_named_with_the_reason():
     with pytest.raises(InputError, match=r"baseline 'baseline_\w+' .*dropped by "
                        r"missing='drop_candidates' \(missing score for judge 'wine/mae'\)"):
         build_leaderboard(frame[~gap], config)
+
+
+def test_kemeny_global_details_stay_out_of_the_leaderboard_files():
+    from metascore.io.writers import render_outputs
+
+    config = _config(ranking={"method": "kemeny_young"}, analysis={"bootstrap": 0, "stability": False})
+    files = render_outputs(_board(config))
+    header = files["leaderboard.csv"].splitlines()[0].split(",")
+    assert "order" not in header and "components" not in header
+    assert ">order<" not in files["detailed_results.html"]
+    assert ">components<" not in files["detailed_results.html"]
+
+
+def test_wide_csv_goes_through_config_mode(tmp_path):
+    """A wide CSV names no phase: it is the development phase; with phases.final: null it
+    gets every output file, the HTML report included (issue 14)."""
+    from metascore.program import run
+
+    config = parse_config({"phases": {"final": None}, "analysis": {"bootstrap": 0, "stability": False}})
+    lines: list[str] = []
+    lb = run(config, FIXTURE / "wide_final.csv", tmp_path / "out", log=lines.append)
+    assert (tmp_path / "out" / "detailed_results.html").is_file()
+    assert lb.final.phase == "Development" and len(lb.final.ranked) == 7
+    assert any("name no phase" in line for line in lines)
+    with pytest.raises(InputError, match=r"phases\.final: null"):
+        run(parse_config({}), FIXTURE / "wide_final.csv", tmp_path / "out2", log=lines.append)

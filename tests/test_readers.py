@@ -74,7 +74,7 @@ def test_canonical_long_table(canonical):
     assert row["submitted_at"] == "2024-03-16T00:30:00+00:00"
     wine_dev = canonical[(canonical["phase"] == "Development") & (canonical["task"] == "wine")]
     assert wine_dev.set_index("candidate")["value"]["alice-101"] == 0.412
-    assert canonical.attrs == {"format": "long", "source": str(COMP / "long.csv"), "failed": []}
+    assert canonical.attrs == {"format": "long", "source": str(COMP / "long.csv"), "failed": [], "notes": [], "directions": {}}
 
 
 def test_long_json_is_identical(canonical):
@@ -453,7 +453,7 @@ BAD_INPUTS = [
     (BAD / "empty.csv", {}, r"no scores found in .*empty\.csv"),
     (BAD / "all_missing.csv", {}, r"no scores found in .*all_missing\.csv"),
     (BAD / "blind.csv", {}, r"blind\.csv says 'Not allowed, phase is blind\.': CodaLab does not export"),
-    (BAD / "ambiguous.csv", {}, r"ambiguous\.csv is ambiguous: it could be long or wide; set `format:`"),
+    (BAD / "ambiguous.csv", {}, r"ambiguous\.csv is ambiguous: it could be long or wide; set `input.format:`"),
     (BAD / "duplicate.csv", {}, r"candidate 'a' has two scores for phase 'Final', task 'iris', metric "
      r"'accuracy' \(.*line 2 and .*line 3\)"),
     (BAD / "two_owners.csv", {}, r"candidate 'a' has two different participant values: 'ann' \(.*line 2\) "
@@ -478,8 +478,10 @@ def test_path_inside_root_is_accepted():
 def test_unknown_file_kind(tmp_path):
     path = tmp_path / "scores.tsv"
     path.write_text("candidate\tvalue\na\t1\n")
-    with pytest.raises(InputError, match=r"cannot tell the format of .*scores\.tsv.*set `format:`"):
+    with pytest.raises(InputError, match=r"cannot tell the format of .*scores\.tsv.*set `input.format:`"):
         read_scores(path)
+    with pytest.raises(InputError, match=r"set --format to one of"):  # quick mode's words
+        read_scores(path, format_option="--format")
     path = tmp_path / "other.json"
     path.write_text('{"a": 1}')
     with pytest.raises(InputError, match=r"cannot tell the format of .*other\.json"):
@@ -621,3 +623,25 @@ def test_long_csv_cells_are_read_like_the_csv_module(tmp_path):
     assert plain("participant") == [None, None, "p"]
     assert frame["is_baseline"].tolist() == [True, False, False]
     assert plain("submitted_at") == ["2024-03-01T10:00:00+00:00", None, None]
+
+
+# ------------------------------------------------------------------ whitespace matrices
+def test_headerless_space_separated_matrix(tmp_path):
+    path = tmp_path / "m.txt"
+    path.write_text("0.9 0.8  0.7\n0.5\t0.6 0.4\n\n0.7 0.7 nan\n")
+    frame = read_scores(path, "wide")
+    table = frame.pivot(index="candidate", columns="task", values="value")
+    assert list(table.index) == ["c1", "c2", "c3"] and list(table.columns) == ["j1", "j2", "j3"]
+    assert table.loc["c2", "j3"] == 0.4 and np.isnan(table.loc["c3", "j3"])
+
+
+def test_space_separated_matrix_with_names_and_header(tmp_path):
+    path = tmp_path / "m.txt"
+    path.write_text("model acc f1\nA 0.9 0.8\nB 0.5 0.6\n")
+    table = read_scores(path, "wide").pivot(index="candidate", columns="task", values="value")
+    assert list(table.index) == ["A", "B"] and list(table.columns) == ["acc", "f1"]
+    path.write_text("acc f1\nA 0.9 0.8\nB 0.5 0.6\n")  # no label above the names
+    assert list(read_scores(path, "wide")["task"].unique()) == ["acc", "f1"]
+    path.write_text("A 0.9 0.8\nB 0.5\n")
+    with pytest.raises(InputError, match=r"m\.txt, line 2: the row has 2 cells; the first row has 3"):
+        read_scores(path, "wide")

@@ -206,9 +206,14 @@ def test_failure_paths_give_worker_statuses_and_real_reasons(tmp_path, backend):
     assert "space after the colon" in res["nospace"].reason
     assert "do not write to this file manually" in res["selfmeta"].status_details
 
-    # only the finished run enters the outputs tree; every candidate is in the manifest
+    # only the finished run has scores in the outputs tree, a failed one its status in
+    # error.txt (shown as failed, not as a missing score); every candidate is in the manifest
     tree = tmp_path / "out" / "outputs" / "Stress"
-    assert sorted(p.name for p in tree.iterdir()) == ["good"]
+    assert [p.parent.parent.name for p in tree.glob("*/*/scores.json")] == ["good"]
+    failed = sorted(p.parent.parent.name for p in tree.glob("*/*/error.txt"))
+    assert failed == sorted(set(res) - {"good"})
+    assert (tree / "slow/echo/error.txt").read_text().startswith(
+        "Failed (Execution Time Limit exceeded. Limit was 2 seconds)")
     assert len(list(csv.DictReader((tmp_path / "out/outputs/submissions.csv").open()))) == 7
     text = format_report(report)
     assert "1 of 7 runs finished" in text and "FAILED Stress / slow / echo" in text

@@ -84,7 +84,7 @@ def test_write_outputs(tmp_path, lb):
     assert doc["signature"]["method"] == "average_rank" and doc["signature"]["seed"] == 12345
     assert doc["winner"] == "dave-105"
     assert doc["filter"]["qualified"] == ["dave-105", "alice-101"]
-    assert doc["filter"]["excluded"]["bob-103"].startswith("development score -4.5")
+    assert doc["filter"]["excluded"]["bob-103"].startswith("development average rank 4.5")
     assert doc["margins"]["condorcet_winner"] == "dave-105"
     assert doc["input"]["path"] == "long.csv" and doc["input"]["format"] == "long"
 

@@ -31,6 +31,7 @@ from .ranking import Ranking
 from .registry import (
     DEFAULT_SEED,
     MISSING_POLICIES,
+    Display,
     MethodOutput,
     RankingMethod,
     get_ranking_method,
@@ -78,6 +79,7 @@ __all__ = [
     "Ranking",
     "DEFAULT_SEED",
     "MISSING_POLICIES",
+    "Display",
     "MethodOutput",
     "RankingMethod",
     "get_ranking_method",

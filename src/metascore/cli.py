@@ -15,6 +15,7 @@ import argparse
 import importlib
 import json
 import math
+import os
 import sys
 import warnings
 from collections.abc import Sequence
@@ -25,6 +26,7 @@ import pandas as pd
 from . import __version__
 from .errors import InputError, InputWarning, exit_code
 from .config import judge_key
+from .directions import column_direction, direction_warnings
 from .io.readers import FORMATS, PREFLIB_SUFFIXES
 from .matrix import ScoreMatrix
 from .pairwise import PairwiseCounts
@@ -71,19 +73,29 @@ def read_matrix_file(
     phase: str | None = None,
     lower_is_better: Sequence[str] = (),
     weights: Sequence[tuple[str, float]] = (),
+    judges: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    notes: list[str] | None = None,
+    alerts: list[str] | None = None,
 ) -> ScoreMatrix:
     """One phase of any score file the readers know, as a score matrix.
 
     Judges are the (task, metric) pairs found in that phase, keyed ``task/metric`` (``task`` when the
-    metric is empty, as in a wide CSV); all higher-is-better unless listed in
-    ``lower_is_better``.
+    metric is empty, as in a wide CSV), or only those named in ``judges``, minus those in
+    ``exclude``; a judge listed in ``lower_is_better`` is lower-is-better, another takes
+    its column's direction from the competition when the input carries it (a tree's
+    ``codabench.json``), else higher-is-better. What the reader left out on purpose is
+    appended to ``notes``; a warning per judge whose name says lower is better but that
+    is ranked higher-is-better by default, to ``alerts``.
     """
     from .config import JudgeConfig
     from .errors import did_you_mean
     from .io.readers import read_scores
     from .leaderboard import phase_matrix
 
-    frame = read_scores(path, format)
+    frame = read_scores(path, format, format_option="--format")
+    if notes is not None:
+        notes.extend(frame.attrs.get("notes", []))
     phases = list(pd.unique(frame["phase"]))
     if phase is None:
         if len(phases) > 1:
@@ -95,11 +107,24 @@ def read_matrix_file(
     pairs = sorted(set(zip(rows["task"], rows["metric"])), key=lambda tm: judge_key(*tm))
     keys = [judge_key(t, m) for t, m in pairs]
     weight_map = dict(weights)
-    for name in list(lower_is_better) + list(weight_map):
+    for name in list(lower_is_better) + list(weight_map) + list(judges) + list(exclude):
         if name not in keys:
             raise InputError(f"{path}: no judge {name!r}{did_you_mean(name, keys)}; judges are {keys}.")
+    chosen = [k for k in keys if (not judges or k in judges) and k not in exclude]
+    if not chosen:
+        raise InputError(f"{path}: --judges/--exclude leave no judge (judges are {keys}).")
+    pairs = [p for p, k in zip(pairs, keys) if k in chosen]
+    keys = chosen
+    known = frame.attrs.get("directions") or {}
+    given = {key: False for key in lower_is_better}
+    for (t, m), key in zip(pairs, keys):
+        if key not in given and column_direction(t, m, known) is not None:
+            given[key] = bool(column_direction(t, m, known))
+    if alerts is not None:
+        alerts.extend(direction_warnings(
+            [(k, t, m) for (t, m), k in zip(pairs, keys) if k not in given], "give -l {key} (or --exclude {key} if it is not a score)"))
     judges = tuple(
-        JudgeConfig(t, m, higher_is_better=key not in lower_is_better, weight=weight_map.get(key, 1.0))
+        JudgeConfig(t, m, higher_is_better=given.get(key, True), weight=weight_map.get(key, 1.0))
         for (t, m), key in zip(pairs, keys)
     )
     return phase_matrix(frame, phase, judges)
@@ -120,26 +145,63 @@ def _read_votes(path: Path) -> PairwiseCounts:
     return PairwiseCounts.from_votes(votes, weights, candidates)
 
 
+#: Quick-mode options and where the same choice lives in metascore.yaml (config mode
+#: refuses them rather than ignore them).
+QUICK_ONLY = {
+    "method": ("-m/--method", "ranking.method"),
+    "lower_is_better": ("-l/--lower-is-better", "judges[].direction"),
+    "weight": ("-w/--weight", "judges[].weight"),
+    "param": ("-p/--param", "ranking.params"),
+    "missing": ("--missing", "ranking.missing"),
+    "format": ("--format", "input.format"),
+    "phase": ("--phase", "phases"),
+    "judges": ("--judges", "judges"),
+    "exclude": ("--exclude", "judges"),
+    "json": ("--json", "the output files"),
+}
+
+
 def _cmd_rank(args: argparse.Namespace) -> int:
     if args.config is not None:
         from .commands import rank_with_config
 
+        given = [dest for dest in QUICK_ONLY if getattr(args, dest) not in (None, [], False)]
+        if given:
+            args.parser.error(
+                "--config takes its choices from the configuration and does not combine with "
+                + ", ".join(f"{QUICK_ONLY[d][0]} (set {QUICK_ONLY[d][1]})" for d in given)
+                + "; only --input, --output and --seed apply."
+            )
         return rank_with_config(args)
+    if args.input is not None or args.output is not None:
+        args.parser.error("--input and --output belong to config mode (--config); in quick mode "
+                          "give the score file as the argument.")
     if args.scores is None:
         raise InputError("give a scores file, or --config with --input and --output.")
     path = Path(args.scores)
+    alerts: list[str] = []
     if path.suffix.lower() in PREFLIB_SUFFIXES:
         data: ScoreMatrix | PairwiseCounts = _read_votes(path)
     else:
+        notes: list[str] = []
         data = read_matrix_file(
             path, format=args.format, phase=args.phase,
             lower_is_better=args.lower_is_better, weights=args.weight,
+            judges=args.judges, exclude=args.exclude, notes=notes, alerts=alerts,
         )
-    ranking = rank(data, args.method, missing=args.missing, seed=args.seed, **dict(args.param))
+        for note in notes:
+            print(f"metascore: note: {note}", file=sys.stderr)
+    ranking = rank(data, args.method or "average_rank", missing=args.missing or "worst",
+                   seed=args.seed, **dict(args.param))
+    for alert in alerts:
+        print(f"metascore: warning: {alert}", file=sys.stderr)
     if args.json:
         print(json.dumps(ranking.to_dict(), indent=2, allow_nan=False))
     else:
         frame = ranking.to_frame()
+        natural = get_ranking_method(ranking.method).display.label.replace(" ", "_")
+        if natural in frame.columns:  # e.g. average_rank: show it, not its negative score
+            frame = frame.drop(columns="score")
         print(frame.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
         for note in ranking.notes:
             print(f"note: {note}")
@@ -180,11 +242,14 @@ def build_parser() -> argparse.ArgumentParser:
         "candidate, one column per judge; a long CSV/JSON: candidate, task, metric, value; a "
         "Codabench or CodaLab export; a scoring-output tree; PrefLib votes .soc/.soi/.toc/.toi), "
         "a leaderboard table out. Config mode (--config): read a competition's per-task scores, "
-        "rank, apply the final-phase filter and write the leaderboard files.",
+        "rank, apply the final-phase filter and write the leaderboard files; there the "
+        "configuration decides everything, so only --input, --output and --seed apply and the "
+        "quick-mode options (-m, -l, -w, -p, --missing, --format, --phase, --judges, --exclude, "
+        "--json) are refused (exit 2) with the configuration key to set instead.",
     )
     p.add_argument("scores", nargs="?", help="score file, export, outputs tree or PrefLib votes")
     p.add_argument(
-        "--method", "-m", default="average_rank", choices=ranking_method_names(),
+        "--method", "-m", default=None, choices=ranking_method_names(),
         help="ranking method (default: average_rank)",
     )
     p.add_argument(
@@ -192,11 +257,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="judges (columns) where a lower score is better",
     )
     p.add_argument(
+        "--judges", nargs="+", default=[], metavar="JUDGE",
+        help="rank on these judges (columns) only",
+    )
+    p.add_argument(
+        "--exclude", nargs="+", default=[], metavar="JUDGE",
+        help="leave these columns out (e.g. a leaderboard's Duration or its own computed "
+        "average rank; CodaLab columns labelled <...> are left out already)",
+    )
+    p.add_argument(
         "--weight", "-w", nargs="+", type=_parse_weight, default=[], metavar="JUDGE=W",
         help="judge weights (default 1)",
     )
     p.add_argument(
-        "--missing", default="worst", choices=MISSING_POLICIES,
+        "--missing", default=None, choices=MISSING_POLICIES,
         help="missing-data policy (default: worst)",
     )
     p.add_argument(
@@ -213,7 +287,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", help="competition config (metascore.yaml): config mode")
     p.add_argument("--input", help="config mode: export file or scoring-output tree")
     p.add_argument("--output", help="config mode: output directory for the leaderboard files")
-    p.set_defaults(func=_cmd_rank)
+    p.set_defaults(func=_cmd_rank, parser=p)
 
     p = sub.add_parser("methods", help="list the ranking methods and their parameters")
     p.set_defaults(func=_cmd_methods)
@@ -232,7 +306,28 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    return exit_code(lambda: args.func(args))
+
+    def body() -> int:
+        try:
+            code = int(args.func(args) or 0)
+            sys.stdout.flush()  # a closed pipe shows up here, not at interpreter exit
+            return code
+        except BrokenPipeError:
+            # the reader went away (`metascore rank big.csv | head`): stop quietly, as the
+            # Python docs recommend (signal.html, "Note on SIGPIPE"): point stdout at devnull
+            # so the interpreter's final flush cannot fail again.
+            _silence_stdout()
+            return 1
+
+    return exit_code(body)
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout is not a real file (tests)
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

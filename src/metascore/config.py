@@ -11,10 +11,11 @@ Schema (every section optional; the values shown are the defaults)::
                                           # or one path per phase: {Development: dev.csv, ...}
     phases: {development: Development, final: Final,   # final: null ranks development only
              deadlines: {}}               # {phase: ISO time}: later submissions are left out
-    judges:                               # default: every (task, metric) found, higher better
+    judges:                               # default: every (task, metric) found
       - {task: iris, metric: accuracy, direction: higher, weight: 1}
       # direction: higher | lower (or Codabench's sorting: desc | asc); optional phase: <name>;
       # optional title: the column's title, by which a Codabench results export names it
+      # no direction: the competition's column sorting (codabench.json in the input), else higher
     ranking: {method: average_rank, params: {}, missing: worst,
               tie_break: [submitted_at, candidate], seed: 12345}
     selection: {development: best, final: last}       # best | last | all
@@ -112,6 +113,8 @@ class JudgeConfig:
     ``phase`` restricts the judge to one phase (``None``: every phase). ``title``: the
     leaderboard column's title; a Codabench results export names the column by it
     (``<task>(<id>)-<title>``), and scores under that name count as ``metric``.
+    ``direction_set`` is False when the file gave no direction: then the competition's
+    column ``sorting`` decides where known (:mod:`metascore.directions`), else higher.
     """
 
     task: str
@@ -120,6 +123,7 @@ class JudgeConfig:
     weight: float = 1.0
     phase: str | None = None
     title: str | None = None
+    direction_set: bool = True
 
     @property
     def key(self) -> str:
@@ -207,8 +211,8 @@ class Config:
         d["phases"]["deadlines"] = {k: t.isoformat() for k, t in self.phases.deadlines.items()}
         d["judges"] = None if self.judges is None else [
             {"task": j.task, "metric": j.metric,
-             "direction": "higher" if j.higher_is_better else "lower", "weight": j.weight,
-             **({"phase": j.phase} if j.phase else {}),
+             **({"direction": "higher" if j.higher_is_better else "lower"} if j.direction_set else {}),
+             "weight": j.weight, **({"phase": j.phase} if j.phase else {}),
              **({"title": j.title} if j.title else {})}
             for j in self.judges
         ]
@@ -220,7 +224,10 @@ class Config:
 
 
 def judge_key(task: str, metric: str = "") -> str:
-    """The key of the judge ``(task, metric)``: ``"task/metric"`` or ``"task"``."""
+    """The key of the judge ``(task, metric)``: ``"task/metric"``, ``"task"`` without a
+    metric, ``"metric"`` without a task (a CodaLab column)."""
+    if not task:
+        return str(metric)
     return f"{task}/{metric}" if metric else str(task)
 
 
@@ -351,7 +358,8 @@ def _judges(v: _Validator, data: Any) -> tuple[JudgeConfig, ...] | None:
         phase = None if phase is None else v.string(phase, f"{where}.phase")
         title = entry.get("title")
         title = None if title is None else v.string(title, f"{where}.title")
-        judge = JudgeConfig(task, metric, higher, float(weight), phase, title)
+        judge = JudgeConfig(task, metric, higher, float(weight), phase, title,
+                            direction_set="direction" in entry or "sorting" in entry)
         if (judge.key, phase) in seen:
             raise v.error(where, f"judge {judge.key!r} is listed twice")
         seen.add((judge.key, phase))

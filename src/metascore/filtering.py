@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import InputError
+from .registry import Display, get_ranking_method
 from .matrix import ScoreMatrix
 from .ranking import Ranking
 from .selection import participant_key
@@ -186,6 +187,7 @@ def filter_final(
         ranked = [i for i in order if not is_base[i]]
         top = set(ranked[:k_used])
 
+    shown = get_ranking_method(dev.method).display
     decisions = []
     for i in final_idx:
         cand, part, j = final.candidates[i], final.participants[i] if final.participants else None, match[i]
@@ -198,14 +200,14 @@ def filter_final(
             continue
         score, r, pos = float(dev.scores[j]), float(dev.ranks[j]), int(dev.positions[j])
         ok, reason = _decide(rule, beat, r, score, pos, baselines, k_used,
-                             j in top if rule == "top_k" else False)
+                             j in top if rule == "top_k" else False, shown)
         decisions.append(Decision(cand, part, ok, reason, dev.candidates[j], score, pos))
 
     # best development position first, so outputs do not depend on the input order
     decisions.sort(key=lambda d: (d.dev_position is None, d.dev_position or 0, d.candidate))
     result = FilterResult(rule, beat, baselines, threshold, k_used, k_est, dist, tuple(decisions))
     if not result.qualified:
-        message = _nobody_message(result, dev_phase)
+        message = _nobody_message(result, dev_phase, shown)
         result = FilterResult(rule, beat, baselines, threshold, k_used, k_est, dist,
                               tuple(decisions), message)
     return result
@@ -213,9 +215,11 @@ def filter_final(
 
 def _decide(
     rule: str, beat: str, r: float, score: float, pos: int,
-    baselines: tuple[BaselineScore, ...], k: int | None, in_top: bool,
+    baselines: tuple[BaselineScore, ...], k: int | None, in_top: bool, shown: Display,
 ) -> tuple[bool, str]:
-    mine = f"development score {score:.6g} (position {pos})"
+    """Whether a candidate qualifies, and why, in words a person reads (``shown``: the
+    method's natural quantity, e.g. "average rank 2.5", rather than its internal score)."""
+    mine = f"development {shown.text(score)} (position {pos})"
     if rule == "none":
         return True, "no filter (rule 'none')"
     if rule == "top_k":
@@ -225,16 +229,16 @@ def _decide(
     if beat == "all":
         if r < best.rank:
             what = "the baseline" if len(baselines) == 1 else "every baseline"
-            return True, f"{mine} beats {what} (best: {best.candidate!r}, {best.score:.6g})"
+            return True, f"{mine} beats {what} (best: {best.candidate!r}, {shown.short(best.score)})"
         ref = best
     else:
         if r < worst.rank:
-            return True, f"{mine} beats baseline {worst.candidate!r} ({worst.score:.6g})"
+            return True, f"{mine} beats baseline {worst.candidate!r} ({shown.short(worst.score)})"
         ref = worst
     if r == ref.rank:
-        return False, (f"{mine} ties with baseline {ref.candidate!r} ({ref.score:.6g}); "
+        return False, (f"{mine} ties with baseline {ref.candidate!r} ({shown.short(ref.score)}); "
                        "a tie does not qualify")
-    return False, f"{mine} does not beat baseline {ref.candidate!r} ({ref.score:.6g})"
+    return False, f"{mine} does not beat baseline {ref.candidate!r} ({shown.short(ref.score)})"
 
 
 def _auto_k(
@@ -259,7 +263,7 @@ def _auto_k(
     return ks.k, ks.value, ks.d
 
 
-def _nobody_message(result: FilterResult, dev_phase: str) -> str:
+def _nobody_message(result: FilterResult, dev_phase: str, shown: Display) -> str:
     if not result.decisions:
         return "no final-phase candidate qualified: the final phase has no candidates besides baselines."
     if all(d.dev_candidate is None for d in result.decisions):
@@ -269,5 +273,5 @@ def _nobody_message(result: FilterResult, dev_phase: str) -> str:
         ref = result.baselines[0] if result.beat == "all" else result.baselines[-1]
         which = "every baseline" if result.beat == "all" else "any baseline"
         return (f"no final-phase candidate qualified: none beat {which} in the {dev_phase!r} "
-                f"phase (threshold: {ref.candidate!r} with development score {ref.score:.6g}).")
+                f"phase (threshold: {ref.candidate!r} with development {shown.text(ref.score)}).")
     return f"no final-phase candidate qualified under rule {result.rule!r}."

@@ -25,8 +25,10 @@ from typing import Any
 import pandas as pd
 
 from . import __version__
-from .config import Config, load_config
+from .config import Config, judge_key, load_config
 from .errors import ConfigError, InputError, exit_code
+from .directions import column_direction, direction_warnings
+from .io.columns import read_directions
 from .io.readers import CANONICAL_COLUMNS, concat_scores, read_scores, resolve_inside
 from .io.writers import long_csv, render_outputs, write_files
 from .leaderboard import Leaderboard, build_leaderboard
@@ -52,20 +54,50 @@ def load_scores(config: Config, root: str | Path) -> tuple[pd.DataFrame, dict[st
     root = Path(root)
     fmt = config.input.format
     if root.is_file():
-        frame = read_scores(root, fmt)
+        frame = _phased(read_scores(root, fmt), config)
         return frame, _source(frame, root.name)
     if not root.is_dir():
         raise InputError(f"{root}: no such file or directory.")
     if (root / LONG_NAME).is_file():
         frame = read_scores(root / LONG_NAME, "long")
-        return frame, _source(frame, LONG_NAME)
+        return _with_directions(frame, root), _source(frame, LONG_NAME)
     spec = config.input.path
     if isinstance(spec, str):
-        frame = read_scores(resolve_inside(root, spec), fmt, root=root)
-        return frame, _source(frame, spec)
+        frame = _phased(read_scores(resolve_inside(root, spec), fmt, root=root), config)
+        return _with_directions(frame, root), _source(frame, spec)
     frame = concat_scores([read_scores(resolve_inside(root, rel), fmt, phase=phase, root=root)
                            for phase, rel in spec.items()])
-    return frame, _source(frame, dict(spec))
+    return _with_directions(frame, root), _source(frame, dict(spec))
+
+
+def _with_directions(frame: pd.DataFrame, root: Path) -> pd.DataFrame:
+    """Add the directions of ``<root>/codabench.json`` (a pulled folder) to the frame's."""
+    frame.attrs["directions"] = {**read_directions(root), **frame.attrs.get("directions", {})}
+    return frame
+
+
+def undirected_judges(frame: pd.DataFrame, config: Config) -> list[tuple[str, str, str]]:
+    """``(key, task, metric)`` of the judges whose direction neither the configuration nor
+    the competition's columns give (they are ranked as higher-is-better)."""
+    known = frame.attrs.get("directions") or {}
+    if config.judges is None:
+        pairs = sorted(set(zip(frame["task"].astype(str), frame["metric"].astype(str))))
+        candidates = [(judge_key(t, m), t, m) for t, m in pairs]
+    else:
+        candidates = [(j.key, j.task, j.metric) for j in config.judges if not j.direction_set]
+    return [c for c in candidates if column_direction(c[1], c[2], known) is None]
+
+
+def _phased(frame: pd.DataFrame, config: Config) -> pd.DataFrame:
+    """Scores without any phase (a wide CSV, a CodaLab CSV) are the development phase."""
+    if len(frame) and (frame["phase"] == "").all():
+        attrs = dict(frame.attrs)
+        frame = frame.assign(phase=config.phases.development)
+        frame.attrs.update(attrs)
+        frame.attrs["notes"] = [*attrs.get("notes", []), (
+            f"the scores name no phase; they are read as phase {config.phases.development!r} "
+            "(phases.development)")]
+    return frame
 
 
 def _source(frame: pd.DataFrame, path: Any) -> dict[str, Any]:
@@ -85,6 +117,20 @@ def run(config: Config, root: str | Path, output_dir: str | Path, *, log: Log = 
     frame, source = load_scores(config, root)
     log(f"[*] {len(frame)} scores, format {source['format']}, phases "
         f"{sorted(set(map(str, frame['phase'])))}")
+    for note in frame.attrs.get("notes", []):
+        log(f"[*] note: {note}")
+    if frame.attrs.get("directions"):
+        log("[*] directions of judges without one: the competition's leaderboard columns")
+    for warning in direction_warnings(undirected_judges(frame, config),
+                                      "give its `direction: lower` in the configuration's judges"):
+        log(f"[!] {warning}")
+    known = frame.attrs.get("directions") or {}
+    for j in config.judges or ():
+        column = column_direction(j.task, j.metric, known)
+        if j.direction_set and column is not None and column != j.higher_is_better:
+            log(f"[!] judge {j.key!r}: the configuration says {'higher' if j.higher_is_better else 'lower'}"
+                f" is better, but the competition's column sorts {'desc' if column else 'asc'}; the "
+                "configuration wins.")
     for item in source["failed"]:
         log(f"[!] failed: phase {item['phase']!r}, candidate {item['candidate']!r}, task "
             f"{item['task']!r} ({item['reason']})")

@@ -85,7 +85,10 @@ class Ranking:
         Anything a reader should know (non-unique optimum, averaging over present judges...).
     details : dict
         Method-specific outputs: per-candidate arrays (e.g. ``average_rank``, ``se``) and
-        global values (e.g. ``objective``).
+        global values (e.g. ``kendall_distance``, ``order``).
+    per_candidate : tuple of str
+        The keys of ``details`` that the method declared per-candidate (one value per
+        candidate, in ``candidates`` order); only those become table columns.
     version : str
         metascore version that produced it.
     matrix : ScoreMatrix or None
@@ -107,6 +110,7 @@ class Ranking:
     excluded_judges: dict[str, str] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     details: dict[str, Any] = field(default_factory=dict)
+    per_candidate: tuple[str, ...] = ()
     version: str = ""
     matrix: ScoreMatrix | None = None
 
@@ -140,13 +144,8 @@ class Ranking:
         }
 
     def per_candidate_details(self) -> dict[str, np.ndarray]:
-        """Details that hold one value per candidate (shown as extra columns)."""
-        out = {}
-        for key, value in self.details.items():
-            arr = np.asarray(value) if isinstance(value, (list, tuple, np.ndarray)) else None
-            if arr is not None and arr.ndim == 1 and arr.shape[0] == self.n:
-                out[key] = arr
-        return out
+        """The details the method declared per-candidate (shown as extra columns)."""
+        return {key: np.asarray(self.details[key]) for key in self.per_candidate}
 
     def to_frame(self) -> pd.DataFrame:
         """Leaderboard table, best first: position, rank, score, candidate and details."""

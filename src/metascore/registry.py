@@ -31,6 +31,7 @@ __all__ = [
     "DEFAULT_SEED",
     "MISSING_POLICIES",
     "MethodOutput",
+    "Display",
     "RankingMethod",
     "ranking_method",
     "get_ranking_method",
@@ -52,11 +53,56 @@ _REGISTRY: dict[str, RankingMethod] = {}
 
 @dataclass(frozen=True)
 class MethodOutput:
-    """What a method may return instead of a bare score array."""
+    """What a method may return instead of a bare score array.
+
+    ``per_candidate`` names the keys of ``details`` that hold one value per candidate (in
+    the candidates' order): only those become leaderboard columns and follow the candidates
+    when they are reordered. Any other detail (an order of labels, component sizes, a
+    matrix) is a global value, even when its length happens to equal the number of
+    candidates.
+    """
 
     scores: np.ndarray
     details: dict[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    per_candidate: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        unknown = [k for k in self.per_candidate if k not in self.details]
+        if unknown:
+            raise ValueError(f"per_candidate names {unknown[0]!r}, which is not in details.")
+
+
+@dataclass(frozen=True)
+class Display:
+    """How people read a method's score: ``label`` and ``sign`` (the shown quantity is
+    ``sign * score``). The score stays higher-is-better everywhere internally; a method
+    whose natural quantity is lower-is-better (an average rank) declares ``sign=-1``.
+    """
+
+    label: str = "score"
+    sign: float = 1.0
+
+    @property
+    def lower_is_better(self) -> bool:
+        return self.sign < 0
+
+    def value(self, score: float) -> float:
+        """The shown quantity of ``score``."""
+        return self.sign * float(score) + 0.0  # + 0.0: never "-0"
+
+    def short(self, score: float) -> str:
+        """The shown quantity, short: a rank with 2 decimals (``1.67``), else 4 digits."""
+        v = self.value(score)
+        return f"{v:.2f}".rstrip("0").rstrip(".") if self.lower_is_better else f"{v:.4g}"
+
+    def text(self, score: float) -> str:
+        """``"average rank 1.67"``, ``"score 0.9123"``."""
+        return f"{self.label} {self.short(score)}"
+
+    @property
+    def direction(self) -> str:
+        return "lower is better" if self.lower_is_better else "higher is better"
 
 
 @dataclass(frozen=True)
@@ -83,6 +129,10 @@ class RankingMethod:
         Accepts sparse pairwise counts (large vote sets).
     uses_signs : bool
         Needs the judges' directions (``signs``: +1 higher-is-better, -1 lower-is-better).
+    uses_values : bool
+        A pairwise method that may also need the values behind the counts: it receives
+        ``values=(X, w)`` (oriented, missing cells ``-inf`` under ``worst``, NaN under
+        ``pairwise``) when ranking a score matrix, ``values=None`` when ranking votes.
     check : callable or None
         ``check(matrix, params)`` extra validation on the clean score matrix.
     values : callable or None
@@ -94,6 +144,8 @@ class RankingMethod:
         ``{parameter: Constraint}``: the allowed values of each parameter
         (:mod:`metascore.constraints`), checked by :func:`check_params`.
     description : str
+    display : Display
+        How reports show the score (e.g. ``average rank``, lower is better).
     """
 
     name: str
@@ -105,10 +157,12 @@ class RankingMethod:
     condorcet: bool = False
     sparse: bool = False
     uses_signs: bool = False
+    uses_values: bool = False
     check: Callable[[ScoreMatrix, dict[str, Any]], None] | None = None
     values: Callable[..., Any] | None = None
     constraints: dict[str, Constraint] = field(default_factory=dict)
     description: str = ""
+    display: Display = field(default_factory=Display)
 
     @property
     def defaults(self) -> dict[str, Any]:
@@ -118,7 +172,7 @@ class RankingMethod:
     @cached_property
     def _defaults(self) -> dict[str, Any]:
         sig = inspect.signature(self.func)
-        skip = {"rng", "signs"}
+        skip = {"rng", "signs", "values"}
         return {
             name: p.default
             for name, p in list(sig.parameters.items())[1 if self.input == "pairwise" else 2:]
@@ -139,10 +193,12 @@ def ranking_method(
     condorcet: bool = False,
     sparse: bool = False,
     uses_signs: bool = False,
+    uses_values: bool = False,
     check: Callable[[ScoreMatrix, dict[str, Any]], None] | None = None,
     values: Callable[..., Any] | None = None,
     params: dict[str, Constraint] | None = None,
     description: str = "",
+    display: Display | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register ``func`` as the ranking method ``name`` (decorator).
 
@@ -168,10 +224,12 @@ def ranking_method(
             condorcet=condorcet,
             sparse=sparse,
             uses_signs=uses_signs,
+            uses_values=uses_values,
             check=check,
             values=values,
             constraints=dict(params or {}),
             description=doc,
+            display=display or Display(),
         )
         undeclared = set(spec.defaults) ^ set(spec.constraints)
         if undeclared:
@@ -354,10 +412,10 @@ def _restore_order(out: Any, c_order: np.ndarray, j_order: np.ndarray | None) ->
             value = int(j_order[int(value)])
         elif isinstance(value, np.ndarray) and value.ndim == 2 and value.shape == (n, n):
             value = value[np.ix_(inv, inv)]
-        elif isinstance(value, np.ndarray) and value.ndim >= 1 and value.shape[0] == n:
-            value = value[inv]
+        elif key in out.per_candidate:
+            value = np.asarray(value)[inv]
         details[key] = value
-    return MethodOutput(np.asarray(out.scores, dtype=float)[inv], details, out.notes)
+    return MethodOutput(np.asarray(out.scores, dtype=float)[inv], details, out.notes, out.per_candidate)
 
 
 def _version() -> str:
@@ -467,6 +525,8 @@ def rank(
                 counts = PairwiseCounts.from_matrix(
                     x, weights, [candidates[i] for i in c_order]
                 )
+                if spec.uses_values:
+                    kwargs["values"] = (x, weights)
                 out = spec.func(counts, **kwargs)
         else:
             signs = prepared.matrix.signs
@@ -482,6 +542,8 @@ def rank(
     else:
         if spec.stochastic:
             counts = counts.subset(c_order)
+        if spec.uses_values:
+            kwargs["values"] = None
         out = spec.func(counts, **kwargs)
     out = _restore_order(out, c_order, j_order)
 
@@ -495,6 +557,12 @@ def rank(
         raise RuntimeError(f"method {spec.name!r} produced a non-finite score for {bad!r}.")
     notes.extend(out.notes)
     details = dict(out.details)
+    for key in out.per_candidate:
+        if np.shape(details[key]) != (len(candidates),):
+            raise RuntimeError(
+                f"method {spec.name!r}: per-candidate detail {key!r} has shape "
+                f"{np.shape(details[key])}, not one value per candidate."
+            )
     for key in [k for k in details if k.endswith("_judge_index")]:
         details[key[: -len("_index")]] = judges[int(details[key])] if judges else None
 
@@ -524,6 +592,7 @@ def rank(
         excluded_judges=prepared.excluded_judges if prepared else {},
         notes=tuple(notes),
         details=details,
+        per_candidate=tuple(out.per_candidate),
         version=_version(),
         matrix=meta,
     )

@@ -14,6 +14,7 @@ from .ranking import tie_groups
 
 __all__ = [
     "fractional_ranks",
+    "dense_ranks",
     "spearman",
     "kendall_tau_b",
     "kendall_tau_distance",
@@ -38,6 +39,30 @@ def fractional_ranks(values: np.ndarray, axis: int = 0) -> np.ndarray:
     if np.isnan(values).any():
         return _st.rankdata(-values, method="average", axis=axis, nan_policy="omit")
     return _st.rankdata(-values, method="average", axis=axis)
+
+
+def dense_ranks(values: np.ndarray) -> np.ndarray:
+    """Dense ranks per column (1 = best; equal values share a rank and the next distinct
+    value gets the next integer: 1, 2, 2, 3) of higher-is-better values.
+
+    NaN values get NaN ranks; ``-inf`` values (missing cells under ``missing="worst"``)
+    tie with each other below every finite value. This is CodaLab v1's per-column rank.
+
+    >>> dense_ranks(np.array([[0.9], [0.5], [0.9], [0.1]]))[:, 0].tolist()
+    [1.0, 2.0, 1.0, 3.0]
+    """
+    x = np.asarray(values, dtype=float)
+    one_d = x.ndim == 1
+    x = x[:, None] if one_d else x
+    y = -x  # lower is better; NaN stays NaN and sorts last
+    order = np.argsort(y, axis=0, kind="stable")
+    ys = np.take_along_axis(y, order, axis=0)
+    new = np.ones_like(ys, dtype=np.int64)
+    new[1:] = ys[1:] != ys[:-1]  # inf == inf: missing cells share one rank
+    ranks = np.empty_like(ys)
+    np.put_along_axis(ranks, order, np.cumsum(new, axis=0).astype(float), axis=0)
+    ranks[np.isnan(x)] = np.nan
+    return ranks[:, 0] if one_d else ranks
 
 
 def _pair(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -163,6 +163,8 @@ def fast_path_reason(s: Setup, name: str) -> str | None:
     """
     if name not in FAST_METHODS:
         return "no fast path for this method"
+    if name == "average_rank" and s.params[name].get("ties", "average") != "average":
+        return "average_rank's fast path uses fractional ranks (ties='average')"
     if np.isnan(s.matrix.values).any() and s.missing != "worst":
         return f"missing cells under missing={s.missing!r}"
     if name == "copeland" and not _integer_valued(np.asarray(s.matrix.weights)):
@@ -178,8 +180,11 @@ def counts_path_reason(s: Setup, name: str, draws: Draws) -> str | None:
     must fit in memory, and under judge resampling the judge weights must be integers so
     that the product gives the registry's counts exactly.
     """
-    if get_ranking_method(name).input != "pairwise":
+    spec = get_ranking_method(name)
+    if spec.input != "pairwise":
         return "the method reads scores, not pairwise counts"
+    if spec.uses_values:
+        return "the method also reads the scores (e.g. average_rank's dense ties)"
     if np.isnan(s.filled_ranks).any():
         return f"missing cells under missing={s.missing!r}"
     if not pair_tensor_fits(s.n, s.m):

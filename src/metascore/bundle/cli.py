@@ -82,7 +82,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--submissions", metavar="DIR",
                    help="folder of submission zips/folders (optional submissions.yaml or .csv "
                    "manifest: file, participant, submitted_at, is_baseline, phase, on_leaderboard; "
-                   "or one sub-folder per phase name); replaces the bundle's sample_submissions/")
+                   "or one sub-folder per phase name); replaces the bundle's sample_submissions/. "
+                   "Needed with a zipped bundle, which carries no sample submissions (only the "
+                   "baseline would run)")
     p.add_argument("--scoring-program", metavar="DIR",
                    help="meta-scoring program used to fill meta_scoring_program/ (default: the "
                    "repository's scoring_program/)")

@@ -53,6 +53,7 @@ from .archive import safe_extract
 from .backend import Backend
 from .files import write_text
 from .limits import Limits
+from .model import Competition
 from .schema import load_competition
 # names of the worker, the site and the submissions stay importable from here
 from .site import DEFAULT_QUEUE_LIMIT, MANIFEST_COLUMNS, Site, SiteRun
@@ -200,7 +201,8 @@ def run_bundle(
                 raise InputError(f"{bundle} is inside {out / name}, which the runner rewrites; "
                                  "choose another --out.")
             shutil.rmtree(out / name)
-    if bundle.is_file():
+    zipped = bundle.is_file()
+    if zipped:
         safe_extract(bundle, out / "bundle")
         bundle = out / "bundle"
     comp = load_competition(bundle)
@@ -217,6 +219,8 @@ def run_bundle(
     if notice:  # what the local backend's rewrite mode cannot do, said once
         report.warnings.append(notice)
         log(f"[!] {notice}")
+    if submissions is None and subs and all(s.is_baseline for s in subs):
+        _only_baselines(comp, site, subs, zipped, log)
     if not subs:
         report.warnings.append("no submissions to run: add a starting kit, solutions, "
                                "sample_submissions/ or --submissions.")
@@ -226,6 +230,23 @@ def run_bundle(
     site.run(subs, report)
     write_text(out / "run_summary.json", json.dumps(report.to_dict(), indent=2, allow_nan=False) + "\n")
     return report
+
+
+def _only_baselines(comp: Competition, site: Site, subs: list[Submission], zipped: bool, log: Callable[[str], None]) -> None:
+    """Without --submissions, only baselines: say so now, and refuse when a meta phase
+    would have nobody to rank (it would fail after every other job ran)."""
+    where = ("a zipped bundle carries no sample submissions (metascore bundle zip leaves "
+             "sample_submissions/ out)") if zipped else "the bundle has no sample_submissions/"
+    names = ", ".join(s.candidate for s in subs)
+    meta = [p.name for p in comp.phases if site.is_meta_phase(p)]
+    if meta:
+        raise InputError(
+            f"only the baseline(s) {names} would run: {where}, so the meta-ranking phase "
+            f"{meta[0]!r} would have no participant to rank; give --submissions DIR (a folder "
+            "of submission zips or folders, e.g. the template's sample_submissions/)."
+        )
+    log(f"[!] only the baseline(s) {names} will run: {where}; give --submissions DIR to run "
+        "participants' submissions too.")
 
 
 def format_report(report: RunReport) -> str:

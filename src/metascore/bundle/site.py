@@ -25,7 +25,11 @@ The finished scoring outputs of the submissions the site's results export would 
 leaderboard's ``submission_rule`` per phase, :mod:`~metascore.bundle.submission_rules`; or
 every submission with ``feed="all"``) are collected into ``<out>/outputs/<phase>/
 <candidate>/<task>/scores.json`` with ``<out>/outputs/submissions.csv`` (phase, candidate,
-participant, submitted_at, is_baseline); each decision and its reason is in the report. A **meta phase** (every task's reference data holds
+participant, submitted_at, is_baseline) and ``<out>/outputs/codabench.json`` (each phase's
+tasks and leaderboard columns with their ``sorting``, the format ``metascore codabench
+pull`` writes, read by :mod:`metascore.io.columns`: judges without a direction take their
+column's); a failed run of an exported submission leaves ``error.txt`` with its status
+instead of ``scores.json``; each decision and its reason is in the report. A **meta phase** (every task's reference data holds
 ``metascore.yaml``, e.g. the template's "Final ranking") runs last, once: the outputs tree is
 its result submission (what an organizer would upload on Codabench), scored by the
 meta-scoring program like any other scoring job; its files are copied to ``<out>/final/``.
@@ -45,6 +49,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, InputError
+from ..io.columns import COLUMNS_FILE
+from ..io.tree import FAILURE_FILE
 from .archive import as_folder
 from .backend import Backend
 from .files import write_text
@@ -128,6 +134,11 @@ class Site:
             return False
         return ref is not None and (ref / "metascore.yaml").is_file()
 
+    def is_meta_phase(self, phase: Phase) -> bool:
+        """Every task of ``phase`` is a meta task (its reference data holds metascore.yaml)."""
+        tasks = self.comp.phase_tasks(phase)
+        return bool(tasks) and all(self.is_meta_task(t) for t in tasks)
+
     # ------------------------------------------------------------ one job
     def run_one(self, phase: Phase, sub: Submission, task: Task, task_dir: str) -> JobResult:
         """Prepare the folders of (phase, submission, task), run the job, add computed columns."""
@@ -208,6 +219,7 @@ class Site:
                 "only (a results zip is made for one phase's data). Give each its phase in the "
                 "submissions manifest ('phase' column) or put it in a <phase name>/ sub-folder.")
         write_text(outputs / "submissions.csv", _csv(manifest))
+        write_text(outputs / COLUMNS_FILE, json.dumps(self.columns_file(meta_phases), indent=2) + "\n")
         for phase in meta_phases:
             self.run_meta_phase(phase, outputs, report)
         if self.columns:
@@ -246,10 +258,6 @@ class Site:
                               "reason": d.reason} for d in decisions)
         return {d.candidate for d in decisions if d.exported}
 
-    def is_meta_phase(self, phase: Phase) -> bool:
-        tasks = self.comp.phase_tasks(phase)
-        return bool(tasks) and all(self.is_meta_task(t) for t in tasks)
-
     def migrated(self, held: list[Submission], entries: list[Submission], phase: Phase,
                  report: SiteRun) -> list[Submission]:
         """The previous phase's held submissions that ``auto_migrate_to_this_phase`` brings
@@ -287,9 +295,13 @@ class Site:
             finished[sub.candidate] = finished.get(sub.candidate, False) or res.finished
         exported = self.export(phase, todo, results, report)
         for (sub, task), res in zip(todo, results):
-            if res.finished and sub.candidate in exported:
-                write_text(outputs / safe_name(phase.name) / sub.candidate / dirs[task.index] / "scores.json",
-                           json.dumps(res.scores, indent=2, allow_nan=False) + "\n")
+            if sub.candidate not in exported:
+                continue
+            folder = outputs / safe_name(phase.name) / sub.candidate / dirs[task.index]
+            if res.finished:
+                write_text(folder / "scores.json", json.dumps(res.scores, indent=2, allow_nan=False) + "\n")
+            else:  # shown as a failed run, not as a missing score
+                write_text(folder / FAILURE_FILE, _failure_text(res))
         for sub in entries:
             if sub.candidate in exported:
                 manifest.append({"phase": phase.name, "candidate": sub.candidate,
@@ -365,3 +377,12 @@ def _progress(res: JobResult) -> str:
     detail = "" if res.finished else f": {res.status_details}"
     return f"[{mark}] {res.phase} / {res.candidate} / {res.task}: {res.status}{detail} ({res.elapsed:.1f} s)"
 
+
+def _failure_text(res: JobResult) -> str:
+    """What ``error.txt`` says of a failed run: its status and the root cause."""
+    why = " ".join(str(res.reason or res.status_details).split())
+    for problem in res.prediction_problems:  # the root cause, e.g. a crash
+        lines = problem.strip().splitlines()
+        head = lines[0].split(": Traceback")[0]
+        why += f"; {head}" + (f": {lines[-1].strip()}" if len(lines) > 1 else "")
+    return f"{res.status} ({res.status_details}): {why}\n"

@@ -20,6 +20,9 @@ __all__ = ["BLIND_PHASE", "COOPETITION_NAME", "read_codalab_csv", "read_coopetit
 
 BLIND_PHASE = "Not allowed, phase is blind."
 COOPETITION_NAME = re.compile(r"coopetition_scores_phase_(\d+)(?:\.txt|\.csv)?", re.I)
+#: A label in angle brackets (``<Rank>``, ``<Avg>``) names a computed column, an aggregate
+#: of the others (CodaLab's average rank), never a judge.
+COMPUTED_LABEL = re.compile(r"<[^<>]*>")
 # CodaLab v1 cell: "0.8406 (1)" -> value "0.8406"
 _CODALAB_CELL = re.compile(r"(?P<value>.*?)\s*\((?P<rank>[^()]*)\)")
 
@@ -41,7 +44,8 @@ def read_codalab_csv(path: Path, rows: Rows, phase: str = "") -> None:
     Each leaderboard group is a block starting with ``submission_pk,User,<label>...``.
     When a group has column groups, a sub-header row follows; the v1 writer emits it one
     cell to the left (its first cell stands for ``User``), which is undone here. A cell
-    ``<value> (<rank>)`` gives ``<value>``; ``-`` is missing. Extra empty trailing cells
+    ``<value> (<rank>)`` gives ``<value>``; ``-`` is missing. Columns whose label is in
+    angle brackets (``<Rank>``) are computed aggregates and are left out, with a note. Extra empty trailing cells
     (the v1 writer pads every row) are ignored. Caveat: v1 writes every sub-column of one
     column group into the same cell, so only groups with one sub-column survive the export.
     """
@@ -73,6 +77,13 @@ def read_codalab_csv(path: Path, rows: Rows, phase: str = "") -> None:
             expect_subheader = False
             continue
         expect_subheader = False
+        computed = [metric for _, _, metric in judges if COMPUTED_LABEL.fullmatch(metric)]
+        if computed:
+            judges = [j for j in judges if not COMPUTED_LABEL.fullmatch(j[2])]
+            note = (f"{path.name}: column(s) {', '.join(map(repr, computed))} left out: a label in "
+                    "angle brackets is a computed column (CodaLab's average rank), not a score.")
+            if note not in rows.notes:
+                rows.notes.append(note)
         if first == "No data available":
             continue
         if first.startswith("Exception parsing scores"):

@@ -16,9 +16,11 @@ submitted_at   ISO 8601 string or ``None``
 is_baseline    bool (``False`` unless the source says so)
 =============  ==========================================================================
 
-The frame's ``attrs`` hold ``format``, ``source`` (the path read) and ``failed``: a list of
+The frame's ``attrs`` hold ``format``, ``source`` (the path read), ``failed``: a list of
 ``(phase, candidate, task, reason)`` for submissions of a scoring-output tree that produced
-no scores for a task (their rows are absent, so the score is missing downstream).
+no scores for a task (their rows are absent, so the score is missing downstream),
+``notes`` (what a reader left out on purpose) and ``directions`` (the competition's
+column sortings, ``{column: higher_is_better}``, from a tree's ``codabench.json``).
 
 Formats (``FORMATS``); :func:`detect_format` recognises them (detection lives here only),
 and each is read by its own module:
@@ -29,7 +31,8 @@ format                 module               input
 ``long``               ``io/long.py``       CSV or JSON long table (``candidate``, ``value``,
                                             optional ``phase, participant, task, metric,
                                             submitted_at, is_baseline``)
-``wide``               ``io/wide.py``       CSV, one row per candidate, one column per judge
+``wide``               ``io/wide.py``       CSV, one row per candidate, one column per judge;
+                                            or a whitespace-separated matrix
 ``tree``               ``io/tree.py``       ``<root>/[<phase>/]<candidate>/<task>/scores.json``
                                             (or ``scores.txt``: ``io/scores_file.py``), with an
                                             optional ``<root>/submissions.csv`` manifest; a
@@ -119,7 +122,7 @@ def resolve_inside(root: StrPath, relpath: StrPath) -> Path:
     return check_inside(Path(root), Path(root) / rel, shown=str(relpath))
 
 
-def detect_format(path: StrPath) -> str:
+def detect_format(path: StrPath, option: str = "input.format") -> str:
     """Name the input format of ``path`` (one of :data:`FORMATS`).
 
     A directory is a ``tree`` (:func:`read_scores` reads a directory without scoring
@@ -130,7 +133,9 @@ def detect_format(path: StrPath) -> str:
     ``long``; a CSV whose header starts with ``Username`` is ``codabench_csv``, with
     ``submission_pk`` ``codalab_csv``, with ``candidate`` and ``value`` columns (and a
     ``task`` or ``metric`` column) ``long``, anything else ``wide``. Raises
-    :class:`InputError` when the file matches no format, or several.
+    :class:`InputError` when the file matches no format, or several; the message tells
+    how to name it: ``option`` (``input.format`` in metascore.yaml, ``--format`` on the
+    command line).
     """
     p = Path(path)
     if not p.exists():
@@ -143,7 +148,7 @@ def detect_format(path: StrPath) -> str:
     if COOPETITION_NAME.fullmatch(p.name):
         return "coopetition"
     if suffix == ".json":
-        return _detect_json(p)
+        return _detect_json(p, option)
     text = read_text(p)
     first_line = text.lstrip().split("\n", 1)[0].strip()
     if first_line.startswith(BLIND_PHASE.rstrip(".")):
@@ -168,12 +173,12 @@ def detect_format(path: StrPath) -> str:
         return matches[0]
     if not matches:
         raise InputError(
-            f"cannot tell the format of {p} from its name or first line; set `format:` "
+            f"cannot tell the format of {p} from its name or first line; set {_option(option)} "
             f"to one of {', '.join(FORMATS)}."
         )
     raise InputError(
-        f"the format of {p} is ambiguous: it could be {' or '.join(matches)}; set `format:` "
-        "to say which."
+        f"the format of {p} is ambiguous: it could be {' or '.join(matches)}; set "
+        f"{_option(option)} to say which."
     )
 
 
@@ -183,6 +188,7 @@ def read_scores(
     *,
     phase: str | None = None,
     root: StrPath | None = None,
+    format_option: str = "input.format",
 ) -> pd.DataFrame:
     """Read scores in any supported format into the canonical long table.
 
@@ -200,6 +206,8 @@ def read_scores(
         it replaces that number.
     root : path-like, optional
         A directory ``path`` must resolve inside (symbolic links included).
+    format_option : str
+        How error messages name the format setting (``--format`` on the command line).
 
     Returns
     -------
@@ -212,7 +220,7 @@ def read_scores(
         p = check_inside(Path(root), p, shown=str(path))
     if not p.exists():
         raise InputError(f"{path} does not exist.")
-    fmt = detect_format(p) if format is None else str(format)
+    fmt = detect_format(p, format_option) if format is None else str(format)
     if fmt not in FORMATS:
         raise InputError(
             f"unknown input format {fmt!r}{did_you_mean(fmt, FORMATS)}; formats are "
@@ -248,6 +256,8 @@ def concat_scores(frames: list[pd.DataFrame]) -> pd.DataFrame:
     frame.attrs["format"] = ",".join(dict.fromkeys(str(f.attrs.get("format")) for f in frames))
     frame.attrs["source"] = ",".join(str(f.attrs.get("source")) for f in frames)
     frame.attrs["failed"] = [x for f in frames for x in f.attrs.get("failed", [])]
+    frame.attrs["notes"] = list(dict.fromkeys(x for f in frames for x in f.attrs.get("notes", [])))
+    frame.attrs["directions"] = {k: v for f in frames for k, v in f.attrs.get("directions", {}).items()}
     return frame
 
 
@@ -257,7 +267,12 @@ def _export_files(folder: Path) -> list[Path]:
                   and f.suffix.lower() in (".json", ".csv", ".txt"))
 
 
-def _detect_json(path: Path) -> str:
+def _option(option: str) -> str:
+    """How a message names the format setting: ``--format`` or ``input.format:``."""
+    return option if option.startswith("-") else f"`{option}:`"
+
+
+def _detect_json(path: Path, option: str) -> str:
     """``long`` or ``codabench_json``, from the shape of the JSON."""
     data = load_json(path)
     if isinstance(data, list):
@@ -270,7 +285,7 @@ def _detect_json(path: Path) -> str:
         if codabench and long:
             raise InputError(
                 f"the format of {path} is ambiguous: it could be codabench_json or long; set "
-                "`format:` to say which."
+                f"{_option(option)} to say which."
             )
         if codabench:
             return "codabench_json"
@@ -279,7 +294,7 @@ def _detect_json(path: Path) -> str:
     raise InputError(
         f"cannot tell the format of {path}: JSON input is a long table (a list of records "
         "or {\"rows\": [...]}) or a Codabench results export ({\"<leaderboard> - "
-        "<phase>(<id>)\": {\"<owner>-<id>\": {...}}}); set `format:` if it is one of these."
+        f"<phase>(<id>)\": {{\"<owner>-<id>\": {{...}}}}}}); set {_option(option)} if it is one of these."
     )
 
 

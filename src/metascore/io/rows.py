@@ -66,6 +66,8 @@ class Rows:
         self.columns: dict[str, list[Any]] = {c: [] for c in CANONICAL_COLUMNS}
         self.where: list[str] = []
         self.failed: list[tuple[str, str, str, str]] = []
+        self.notes: list[str] = []  # what a reader left out on purpose, said once
+        self.directions: dict[str, bool] = {}  # the competition's column sortings, if known
         self.drop_empty_judges = False
 
     def add(
@@ -128,7 +130,8 @@ class Rows:
         where = where.reset_index(drop=True)
         _check_unique(frame, where)
         _check_metadata(frame, where)
-        frame.attrs.update(format=fmt, source=str(path), failed=failed)
+        frame.attrs.update(format=fmt, source=str(path), failed=failed, notes=list(self.notes),
+                           directions=dict(self.directions))
         return frame
 
 

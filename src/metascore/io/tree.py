@@ -2,9 +2,11 @@
 
 Layout ``<root>/<phase>/<candidate>/<task>/scores.json`` (or ``scores.txt``, read by
 :mod:`metascore.io.scores_file`); without the phase level,
-``<root>/<candidate>/<task>/scores.json``. The optional ``<root>/submissions.csv`` gives
+``<root>/<candidate>/<task>/scores.json``; a task folder with ``error.txt`` instead
+is a failed run (its first line is the reason). The optional ``<root>/submissions.csv`` gives
 each candidate's ``participant``, ``submitted_at`` and ``is_baseline`` (per ``phase`` when
-it has that column). Links leaving the root are refused.
+it has that column). The optional ``<root>/codabench.json`` (:mod:`metascore.io.columns`)
+gives the leaderboard columns' directions. Links leaving the root are refused.
 """
 
 from __future__ import annotations
@@ -15,11 +17,15 @@ from typing import Any
 from ..errors import InputError, did_you_mean
 from .rows import Rows, cell_at, check_inside, column_index, csv_header, csv_rows, flag_cell
 from .rows import optional_text_cell, require_columns, text_cell, time_cell
+from .columns import COLUMNS_FILE, read_directions
 from .scores_file import SCORE_FILES, read_scores_file
 
-__all__ = ["MANIFEST", "read_tree", "tree_score_files"]
+__all__ = ["FAILURE_FILE", "MANIFEST", "read_tree", "tree_score_files"]
 
 MANIFEST = "submissions.csv"
+#: In a task folder without scores: why the run failed (its first line), written by the
+#: mock runner, so reports show a failed run rather than a missing score.
+FAILURE_FILE = "error.txt"
 
 
 def _subdirs(root: Path, folder: Path) -> list[Path]:
@@ -70,6 +76,7 @@ def read_tree(root: Path, phase: str | None, rows: Rows) -> None:
             "scores.txt)."
         )
     manifest = _read_manifest(root)
+    rows.directions = read_directions(root)
     if deep:
         phases = _subdirs(root, root)
         if phase is not None:
@@ -110,7 +117,7 @@ def _read_phase_dir(
         for task_dir in tasks:
             scores_path = _scores_file(root, task_dir)
             if scores_path is None:
-                rows.failed.append((phase, candidate, task_dir.name, "no scores.json or scores.txt"))
+                rows.failed.append((phase, candidate, task_dir.name, _failure(root, task_dir)))
                 continue
             scores = read_scores_file(scores_path)
             if not scores:
@@ -127,6 +134,17 @@ def _read_phase_dir(
                     meta.get("submitted_at"),
                     bool(meta.get("is_baseline", False)),
                 )
+
+
+def _failure(root: Path, task_dir: Path) -> str:
+    """Why a task folder has no scores: the first line of its ``error.txt``, if any."""
+    path = task_dir / FAILURE_FILE
+    if path.is_file():
+        check_inside(root, path, shown=str(path.relative_to(root)))
+        lines = path.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+        if lines:
+            return lines[0][:1000]
+    return "no scores.json or scores.txt"
 
 
 def _read_manifest(root: Path) -> dict[tuple[str, str], tuple[int, dict[str, Any]]]:

@@ -17,7 +17,7 @@ from ..filtering import BaselineScore, Decision
 from ..matrix import ScoreMatrix
 from ..pairwise import PairwiseCounts, condorcet_winner
 from ..ranking import Ranking
-from ..registry import Prepared, prepare
+from ..registry import Display, Prepared, prepare
 from ..selection import participant_key
 from ..stats import fractional_ranks
 from .model import Board, Margins, Row
@@ -67,6 +67,7 @@ def final_board(
     baseline_dev: Mapping[str, float],
     dropped: Mapping[str, str],
     rank_fn: Callable[[ScoreMatrix], Ranking],
+    display: Display = Display(),
 ) -> tuple[Board, Ranking | None, Prepared | None]:
     ranking = prepared = None
     notes: tuple[str, ...] = ()
@@ -95,7 +96,7 @@ def final_board(
     for c in base:
         dev = baseline_dev.get(c)
         reasons[c] = "baseline, shown for reference (not ranked)" + (
-            f"; development score {dev:.6g}" if dev is not None else "")
+            f"; development {display.text(dev)}" if dev is not None else "")
     rows += _unranked_rows(matrix, base + rest, reasons, decisions, baseline_dev)
     return _board(phase, matrix, rows, dropped, notes), ranking, prepared
 
@@ -217,3 +218,34 @@ def pool_margins(ranking: Ranking | None, prepared: Prepared | None) -> Margins 
            if ranking.candidates[i] in kept.candidates]
     counts = counts.subset(idx)
     return Margins(counts.candidates, counts.margins(), condorcet_winner(counts))
+
+
+#: How a person reads each tie-break key.
+_TIE_BREAK_WORDS = {
+    "submitted_at": "the earlier submission",
+    "candidate": "the candidate id, alphabetically",
+    "participant": "the participant name, alphabetically",
+    "input_order": "the order of the input",
+}
+
+
+def first_place_note(board: Board, tie_break: tuple[str, ...], shown: Display) -> str | None:
+    """When several candidates share position 1: who they are, and which tie-break key
+    put the winner first (None when the first place is not shared)."""
+    top = [r for r in board.ranked if r.position == 1]
+    if len(top) < 2 or top[0].score is None:
+        return None
+    names = ", ".join(r.candidate for r in top[:-1]) + " and " + top[-1].candidate
+    winner, second = top[0], top[1]
+    how = _TIE_BREAK_WORDS["input_order"]
+    for key in tie_break:
+        if key == "input_order":
+            break
+        mine, theirs = getattr(winner, key), getattr(second, key)
+        if mine is not None and mine != theirs:
+            shown_values = f" ({mine} before {theirs if theirs is not None else 'unknown'})"
+            how = _TIE_BREAK_WORDS[key] + (shown_values if key == "submitted_at" else "")
+            break
+    return (f"{names} share first place ({shown.text(winner.score)} each); {winner.candidate} "
+            f"is listed first and is the winner by the tie-break: {how} "
+            f"(ranking.tie_break: {list(tie_break)}).")

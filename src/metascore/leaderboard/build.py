@@ -19,8 +19,8 @@ from ..config import Config
 from ..errors import InputError, MetascoreError
 from ..filtering import filter_final
 from ..ranking import Ranking
-from ..registry import rank
-from .boards import baseline_dev_scores, dev_board, final_board, pool_margins
+from ..registry import get_ranking_method, rank
+from .boards import baseline_dev_scores, dev_board, final_board, first_place_note, pool_margins
 from .model import Board, Leaderboard, Progress
 from .phases import check_baselines, check_phases, in_phase, normalize_frame, select_phase
 from .statistics import compute_statistics, final_analysis, why_undefined, with_intervals
@@ -47,6 +47,7 @@ def build_leaderboard(
         **dict(rc.params),
     )
     dev_name, final_name = config.phases.development, config.phases.final
+    shown = get_ranking_method(rc.method).display
     messages: list[str] = []
 
     dev_sel = select_phase(frame, dev_name, config, config.selection.development, rank_fn)
@@ -54,7 +55,7 @@ def build_leaderboard(
         pool = dev_sel.matrix
         keep = [c for c, b in zip(pool.candidates, pool.is_baseline) if not b]
         board, ranking, prepared = final_board(
-            dev_name, pool, keep, {}, {}, dev_sel.dropped, rank_fn
+            dev_name, pool, keep, {}, {}, dev_sel.dropped, rank_fn, shown
         )
         development = filt = None
         dev_ranking = None
@@ -78,8 +79,11 @@ def build_leaderboard(
         decisions = {d.candidate: d for d in filt.decisions}
         board, ranking, prepared = final_board(
             final_name, final_sel.matrix, list(filt.qualified), decisions,
-            baseline_dev_scores(final_sel.matrix, filt.baselines), final_sel.dropped, rank_fn,
+            baseline_dev_scores(final_sel.matrix, filt.baselines), final_sel.dropped, rank_fn, shown,
         )
+    tie = first_place_note(board, tuple(rc.tie_break), shown)
+    if tie is not None:
+        messages.append(tie)
     margins = pool_margins(ranking, prepared)
     analysis = final_analysis(config, ranking, len(board.ranked), final_name or dev_name, progress)
     if analysis.uncertainty is not None:

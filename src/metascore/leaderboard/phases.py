@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..config import Config, JudgeConfig, judge_key
+from ..directions import column_direction
 from ..errors import InputError, MetascoreError, did_you_mean
 from ..matrix import ScoreMatrix
 from ..ranking import Ranking
@@ -34,11 +35,14 @@ def phase_matrix(
 
     Judges are the configured ones that apply to ``phase`` (each must have at least one
     score; scores named by a judge's column ``title`` count as its metric) or, without a
-    config, every (task, metric) found (sorted by key), higher is
+    config, every (task, metric) found (sorted by key). A judge without a configured
+    direction takes its column's from the competition (``frame.attrs["directions"]``, see
+    :mod:`metascore.directions`), else higher is
     better. A candidate
     is a baseline when its id or participant is listed in ``baselines`` or any of its rows
     is flagged ``is_baseline``.
     """
+    known = frame.attrs.get("directions") or {}
     rows = frame[frame["phase"] == phase]
     if rows.empty:
         raise InputError(f"phase {phase!r} has no scores.")
@@ -48,7 +52,9 @@ def phase_matrix(
     rows = rows.assign(judge=np.array([judge_key(t, m) for t, m in uniq], dtype=object)[codes])
     found = sorted(pd.unique(rows["judge"]))
     if judges is None:
-        keys, higher, weights = found, [True] * len(found), [1.0] * len(found)
+        pairs = dict(zip(rows["judge"], zip(rows["task"], rows["metric"])))
+        keys, weights = found, [1.0] * len(found)
+        higher = [column_direction(*pairs[k], known) is not False for k in keys]
     else:
         mine = [j for j in judges if j.phase in (None, phase)]
         if not mine:
@@ -63,7 +69,7 @@ def phase_matrix(
                     f"judges found are {found} (tasks {tasks})."
                 )
         keys = [j.key for j in mine]
-        higher = [j.higher_is_better for j in mine]
+        higher = [_higher(j, known) for j in mine]
         weights = [j.weight for j in mine]
         rows = rows[rows["judge"].isin(keys)]
     values = pd.to_numeric(rows["value"], errors="coerce")
@@ -123,6 +129,12 @@ def _titles_as_metrics(
     for j in aliases:
         metric[(rows["task"] == j.task) & (rows["metric"] == j.title)] = j.metric
     return rows.assign(metric=metric)
+
+
+def _higher(judge: JudgeConfig, known: dict[str, bool]) -> bool:
+    """The configured direction, else the competition's column sorting, else higher."""
+    column = None if judge.direction_set else column_direction(judge.task, judge.metric, known)
+    return judge.higher_is_better if column is None else column
 
 
 def _unique_or_error(series: pd.Series, cand: str, what: str, phase: str) -> Any:
@@ -199,6 +211,7 @@ def normalize_frame(frame: pd.DataFrame) -> pd.DataFrame:
         out[col] = out[col].astype(str)
     out["participant"] = _map_distinct(out["participant"],
                                        lambda p: None if _is_missing(p) else str(p))
+    out.attrs = dict(frame.attrs)  # format, source, failed, notes, directions
     return out
 
 

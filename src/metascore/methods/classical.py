@@ -18,8 +18,8 @@ from ..constraints import Options
 from ..errors import InputError
 from ..matrix import ScoreMatrix
 from ..pairwise import PAIR_LOOP_JUDGES, PairwiseCounts
-from ..registry import MethodOutput, ranking_method
-from ..stats import fractional_ranks
+from ..registry import Display, MethodOutput, ranking_method
+from ..stats import dense_ranks, fractional_ranks
 
 __all__ = [
     "mean",
@@ -90,6 +90,10 @@ def _ties(counts: PairwiseCounts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return wins, comp, np.maximum(ties, 0.0)
 
 
+#: Tie conventions of ``average_rank``'s per-judge ranks.
+AVERAGE_RANK_TIES = ("average", "dense", "min")
+
+
 #: From this many candidates, average rank on a score matrix ranks each judge
 #: (O(n m log n)) instead of counting pairwise wins (O(n^2 m)); below, or with many judges
 #: (where the pairwise count runs pair by pair on contiguous rows), the counts are cheaper.
@@ -97,16 +101,17 @@ RANKS_FROM_CANDIDATES = 32
 RANKS_FROM_CANDIDATES_MANY_JUDGES = 128
 
 
-def _average_rank_of_matrix(X: np.ndarray, w: np.ndarray) -> MethodOutput:
-    """:func:`average_rank` of an oriented score matrix, by per-judge fractional ranks.
+def _average_rank_of_matrix(X: np.ndarray, w: np.ndarray, *, ties: str = "average") -> MethodOutput:
+    """:func:`average_rank` of an oriented score matrix, by per-judge fractional ranks
+    (other ``ties`` conventions go through :func:`average_rank` itself).
 
     A NaN cell (``missing="pairwise"``) is not ranked: each judge ranks the candidates it
     scores, and a candidate's average is over the judges that score it.
     """
     n, m = X.shape
     limit = RANKS_FROM_CANDIDATES if m < PAIR_LOOP_JUDGES else RANKS_FROM_CANDIDATES_MANY_JUDGES
-    if n < limit:
-        return average_rank(PairwiseCounts.from_matrix(X, w))
+    if n < limit or ties != "average":
+        return average_rank(PairwiseCounts.from_matrix(X, w), ties=ties, values=(X, w))
     ranks = fractional_ranks(X, axis=0)
     present = ~np.isnan(ranks)
     # einsum, not a BLAS product: BLAS threads stall on a busy machine
@@ -122,33 +127,67 @@ def _average_rank_of_matrix(X: np.ndarray, w: np.ndarray) -> MethodOutput:
     input="pairwise",
     sparse=True,
     values=_average_rank_of_matrix,
-    description="Weighted average of per-judge fractional ranks (Borda); score = -average rank.",
+    uses_values=True,
+    params={"ties": Options(*AVERAGE_RANK_TIES)},
+    display=Display("average rank", -1.0),
+    description="Weighted average of per-judge ranks (Borda); score = -average rank; "
+    "ties='dense' reproduces CodaLab's <Rank>.",
 )
-def average_rank(counts: PairwiseCounts) -> MethodOutput:
+def average_rank(
+    counts: PairwiseCounts, *, ties: str = "average", values: tuple[np.ndarray, np.ndarray] | None = None
+) -> MethodOutput:
     """Weighted average rank ``sum_j w_j rank_j(i) / sum_j w_j`` (Borda count).
 
-    Computed from pairwise counts, which is exact: a candidate's fractional rank on a judge
-    is ``1 + #{better} + 1/2 #{tied others}``, so its weighted average over the judges that
-    rank it is ``1 + (sum_b N(b, i) + 1/2 sum_b T(i, b)) / C(i, i)``. Missing candidates are
-    ranked by the missing-data policy; under ``pairwise`` each judge ranks only the
-    candidates it scores. The score is minus the average rank; ``details["average_rank"]``
-    holds the positive one. It equals the optimal rank aggregation under Spearman distance.
+    ``ties`` chooses the per-judge rank of tied candidates:
+
+    - ``average`` (default, SPEC 2): fractional ranks ``1 + #{better} + 1/2 #{tied
+      others}`` (1, 2.5, 2.5, 4). Computed exactly from the pairwise counts: the weighted
+      average over the judges ranking a candidate is ``1 + (sum_b N(b, i) + 1/2 sum_b
+      T(i, b)) / C(i, i)``. It equals the optimal rank aggregation under Spearman distance.
+    - ``min``: the best position of the tie, ``1 + #{better}`` (1, 2, 2, 4), also from the
+      counts.
+    - ``dense``: ``1 + #{distinct better values}`` (1, 2, 2, 3), CodaLab v1's per-column
+      rank. With ``missing="worst"`` (the default) the candidates a judge does not score
+      share the rank after its worst score, which is CodaLab's "missing = max rank + 1", so
+      the average reproduces CodaLab's computed ``Avg`` column (its ``<Rank>``) exactly.
+      Differences: CodaLab reads a NaN score as 0 where metascore treats it as missing,
+      and with unequal weights CodaLab sums the weighted ranks without dividing by the total
+      weight (same order, other scale). Dense ranks need the values, so votes (pairwise
+      counts only) accept ``average`` and ``min`` only.
+
+    Missing candidates are ranked by the missing-data policy; under ``pairwise`` each judge
+    ranks only the candidates it scores. The score is minus the average rank;
+    ``details["average_rank"]`` holds the positive one.
     """
-    wins, comp = counts.wins, counts.compared
-    if sp.issparse(wins):
-        lost = np.asarray(wins.sum(axis=0)).ravel()
-        won = np.asarray(wins.sum(axis=1)).ravel()
-        compared = np.asarray(comp.sum(axis=1)).ravel()
-        own = comp.diagonal()
+    if ties == "dense":
+        if values is None:
+            raise InputError(
+                "average_rank with ties='dense' needs the scores behind the ranks; votes give "
+                "only pairwise counts (use ties='average' or 'min')."
+            )
+        X, w = values
+        ranks = dense_ranks(X)
+        pw = np.where(np.isnan(ranks), 0.0, w[None, :])
+        own = pw.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            avg = np.nansum(ranks * pw, axis=1) / own
     else:
-        lost, won = wins.sum(axis=0), wins.sum(axis=1)
-        own = np.diag(comp).copy()
-        compared = comp.sum(axis=1)
-    tied = compared - own - won - lost
-    with np.errstate(invalid="ignore", divide="ignore"):
-        avg = 1.0 + (lost + 0.5 * tied) / own
+        wins, comp = counts.wins, counts.compared
+        if sp.issparse(wins):
+            lost = np.asarray(wins.sum(axis=0)).ravel()
+            won = np.asarray(wins.sum(axis=1)).ravel()
+            compared = np.asarray(comp.sum(axis=1)).ravel()
+            own = comp.diagonal()
+        else:
+            lost, won = wins.sum(axis=0), wins.sum(axis=1)
+            own = np.diag(comp).copy()
+            compared = comp.sum(axis=1)
+        tied = compared - own - won - lost
+        half = 0.5 if ties == "average" else 0.0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            avg = 1.0 + (lost + half * tied) / own
     avg = np.where(own > 0, avg, counts.n)  # ranked by no judge: last
-    return MethodOutput(-avg, details={"average_rank": avg})
+    return MethodOutput(-avg, details={"average_rank": avg}, per_candidate=("average_rank",))
 
 
 @ranking_method(
@@ -254,12 +293,14 @@ def copeland(counts: PairwiseCounts) -> MethodOutput:
     tied = (margins == 0).sum(axis=1)
     lost = (margins < 0).sum(axis=1)
     score = (won + 0.5 * tied) / (counts.n - 1)
-    return MethodOutput(score, details={"wins": won, "ties": tied, "losses": lost})
+    return MethodOutput(score, details={"wins": won, "ties": tied, "losses": lost},
+                        per_candidate=("wins", "ties", "losses"))
 
 
 @ranking_method(
     "random_dictator",
     stochastic=True,
+    display=Display("rank on the drawn judge", -1.0),
     order_only=True,
     description="The ranking of one judge drawn at random (weighted), with the seed.",
 )

@@ -206,7 +206,8 @@ def _output(counts: PairwiseCounts, ridge: float, level: float, scale: float,
             f"{name}: the comparison graph has {n_comp} disconnected parts; ratings of "
             "different parts are only related through the ridge prior."
         )
-    return MethodOutput(score, details=details, notes=tuple(notes))
+    per_candidate = tuple(k for k in ("beta", "p_vs_average", "se", "ci_low", "ci_high") if k in details)
+    return MethodOutput(score, details=details, notes=tuple(notes), per_candidate=per_candidate)
 
 
 @ranking_method(

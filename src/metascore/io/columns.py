@@ -1,0 +1,73 @@
+"""``codabench.json``: the competition's leaderboard columns next to a scoring-output tree.
+
+Written by ``metascore codabench pull`` (with the pulled exports) and by the mock runner
+(``metascore bundle run``, next to the outputs tree it feeds the meta phase), in one
+format; only these keys are read here::
+
+    {"phases": [{"name": "Development",
+                 "tasks": [{"name": "wine", "folder": "wine"}, ...],
+                 "leaderboard": {"title": "Results", "columns": [
+                     {"key": "mae", "title": "MAE", "index": 0, "sorting": "asc",
+                      "hidden": false, "computation": null}, ...]}}, ...]}
+
+:func:`read_directions` turns the visible, non-computed columns into directions keyed by
+column key (and title, as Codabench's results export names columns by title): ``sorting:
+desc`` is higher-is-better, ``asc`` lower-is-better. Codabench attaches one leaderboard
+to every task of a phase, so a direction belongs to a column key, not to a task.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from .rows import check_inside, load_json
+
+__all__ = ["COLUMNS_FILE", "read_directions"]
+
+COLUMNS_FILE = "codabench.json"
+_SORTINGS = {"desc": True, "asc": False}
+
+
+def read_directions(root: Path) -> dict[str, bool]:
+    """``{column key or title: higher_is_better}`` from ``<root>/codabench.json`` ({} when
+    absent). A name that sorts both ways in different phases is an error."""
+    path = root / COLUMNS_FILE
+    if not (path.exists() or path.is_symlink()):
+        return {}
+    path = check_inside(root, path, shown=COLUMNS_FILE)
+    data = load_json(path)
+    out: dict[str, bool] = {}
+    seen: dict[str, str] = {}
+    for p, phase in enumerate(_list(data, "phases", path, "the top level")):
+        board = phase.get("leaderboard") if isinstance(phase, dict) else None
+        where = f"phases[{p}].leaderboard"
+        if board is None:
+            continue
+        for c, col in enumerate(_list(board, "columns", path, where)):
+            at = f"{where}.columns[{c}]"
+            if not isinstance(col, dict) or not isinstance(col.get("key"), str):
+                raise InputError(f"{path}: {at} must be an object with a string `key`.")
+            if col.get("hidden") or col.get("computation"):
+                continue  # not a judge: hidden, or an aggregate of the others
+            sorting = col.get("sorting", "desc")
+            if sorting not in _SORTINGS:
+                raise InputError(f"{path}: {at}.sorting is {sorting!r}; expected 'asc' or 'desc'.")
+            for name in dict.fromkeys(n for n in (col["key"], col.get("title")) if isinstance(n, str) and n):
+                higher = _SORTINGS[sorting]
+                if name in out and out[name] != higher:
+                    raise InputError(
+                        f"{path}: column {name!r} sorts {sorting!r} at {at} but "
+                        f"{'desc' if out[name] else 'asc'} at {seen[name]}; a column keeps one "
+                        "direction in every phase."
+                    )
+                out[name], seen[name] = higher, at
+    return out
+
+
+def _list(data: Any, key: str, path: Path, where: str) -> list[Any]:
+    value = data.get(key, []) if isinstance(data, dict) else None
+    if not isinstance(value, list):
+        raise InputError(f"{path}: `{key}` in {where} must be a list.")
+    return value
