@@ -181,21 +181,22 @@ def test_zip_without_submissions_says_so_up_front(tmp_path, capsys):
 
 
 def test_directions_come_from_the_competition_without_judges(run, tmp_path):
-    """Without `judges:` the meta phase takes mae's and brier's `sorting: asc` from the
+    """Without `judges:` the meta phase takes housing_mae's and churn_brier's `sorting: asc` from the
     leaderboard columns the runner writes next to the outputs tree (issue 14): the same
     final leaderboard as the template's explicit judges."""
     _, out = run
     columns = json.loads((out / "outputs" / "codabench.json").read_text())
     sortings = {c["key"]: c["sorting"] for c in columns["phases"][0]["leaderboard"]["columns"]}
-    assert sortings["mae"] == "asc" and sortings["brier"] == "asc" and sortings["accuracy"] == "desc"
-    assert [t["folder"] for t in columns["phases"][0]["tasks"]] == ["blobs", "housing", "churn"]
+    assert sortings["housing_mae"] == "asc" and sortings["churn_brier"] == "asc"
+    assert sortings["blobs_accuracy"] == "desc"
+    assert [t["folder"] for t in columns["phases"][0]["tasks"]] == ["datasets"]
     bundle = tmp_path / "bundle"
     shutil.copytree(TEMPLATE, bundle)
     config = bundle / "final_ranking" / "reference_data" / "metascore.yaml"
     text = config.read_text()
-    start, end = text.index("judges:"), text.index("ranking:")
+    start, end = text.index("\njudges:") + 1, text.index("\nranking:") + 1
     config.write_text(text[:start] + text[end:])
-    assert "judges" not in config.read_text()
+    assert "\njudges:" not in config.read_text()
     out2 = tmp_path / "runs"
     assert main(["bundle", "run", str(bundle), "--out", str(out2), "--quiet"]) == 0
     def rows(path):  # judges come in key order without `judges:`, so compare by column;
@@ -206,8 +207,7 @@ def test_directions_come_from_the_competition_without_judges(run, tmp_path):
 
 
 def test_report_reads_naturally(run):
-    """Issue 14: the shared first place says how it was broken, dave's crashed housing run
-    shows as failed, the average rank is shown as itself (lower is better), and the raw
+    """Issue 14: the shared first place says how it was broken, the average rank is shown as itself (lower is better), and the raw
     JSON is folded."""
     _, out = run
     page = (out / "final" / "detailed_results.html").read_text()
@@ -218,8 +218,9 @@ def test_report_reads_naturally(run):
                    "submission (2026-02-01T10:00:00 before 2026-02-03T10:00:00) (ranking.tie_break: "
                    "['submitted_at', 'candidate'])."]
     assert "share first place" in page
-    assert page.count('class="num failed"') == 2  # final and development boards
-    assert "NotImplementedError: dave&#x27;s model does not handle regression yet" in page
+    # dave's crash on housing is recorded by the ingestion program and his other datasets
+    # are scored: a missing column, not a failed run (test_leaderboard covers failed runs)
+    assert 'class="num failed"' not in page
     assert "Average rank &#8595;" in page and "Winner&#x27;s average rank" in page
     assert "<td class=\"num\">-1.6667</td>" not in page and "development score" not in page
     assert "development average rank 2.5 (position 3) beats the baseline" in page

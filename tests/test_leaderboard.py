@@ -264,3 +264,22 @@ def test_wide_csv_goes_through_config_mode(tmp_path):
     assert any("name no phase" in line for line in lines)
     with pytest.raises(InputError, match=r"phases\.final: null"):
         run(parse_config({}), FIXTURE / "wide_final.csv", tmp_path / "out2", log=lines.append)
+
+
+def test_a_failed_run_is_shown_as_failed_not_as_a_missing_score(tmp_path):
+    """Issue 14: a task folder of the outputs tree with the runner's error.txt instead of
+    scores is a failed run: the report marks the cell failed, with the reason."""
+    import shutil
+
+    from metascore.program import run
+
+    tree = tmp_path / "tree"
+    shutil.copytree(FIXTURE / "tree", tree)
+    wine = tree / "Development" / "dave-105" / "wine"
+    (wine / "scores.json").unlink()
+    (wine / "error.txt").write_text("Failed (program_rc=1): ValueError: dave's model crashed\n")
+    config = _config(input={"path": "."}, analysis={"bootstrap": 0, "stability": False})
+    run(config, tree, tmp_path / "out", log=lambda _: None)
+    page = (tmp_path / "out" / "detailed_results.html").read_text()
+    assert 'class="num failed"' in page
+    assert "dave&#x27;s model crashed" in page

@@ -183,8 +183,8 @@ def counts_path_reason(s: Setup, name: str, draws: Draws) -> str | None:
     spec = get_ranking_method(name)
     if spec.input != "pairwise":
         return "the method reads scores, not pairwise counts"
-    if spec.uses_values:
-        return "the method also reads the scores (e.g. average_rank's dense ties)"
+    if spec.uses_values and s.params[name].get("ties") == "dense":
+        return "average_rank's dense ties need the scores, not only the pairwise counts"
     if np.isnan(s.filled_ranks).any():
         return f"missing cells under missing={s.missing!r}"
     if not pair_tensor_fits(s.n, s.m):

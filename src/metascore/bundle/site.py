@@ -331,6 +331,28 @@ class Site:
                 if (output / name).is_file():
                     setattr(report, attr, output / name)
 
+    def columns_file(self, meta_phases: list[Phase]) -> dict[str, Any]:
+        """``codabench.json`` for the outputs tree: the scored phases, their task folders
+        and the leaderboard's columns (the meta phases are left out: nothing of theirs is
+        in the tree)."""
+        board = self.comp.leaderboard
+        columns = [{"key": c.key, "title": c.title, "index": c.index, "sorting": c.sorting,
+                    "hidden": c.hidden, "computation": c.computation}
+                   for c in (board.columns if board else ())]
+        phases = []
+        for phase in self.comp.phases:
+            if phase in meta_phases:
+                continue
+            tasks = self.comp.phase_tasks(phase)
+            dirs = _task_dirs(tasks)
+            phases.append({
+                "id": phase.index, "name": phase.name,
+                "tasks": [{"id": t.index, "name": t.name, "folder": dirs[t.index]} for t in tasks],
+                "leaderboard": {"title": board.title if board else "", "columns": columns},
+            })
+        return {"source": "metascore bundle run", "competition": {"title": self.comp.title},
+                "phases": phases}
+
     def map_jobs(self, phase: Phase, todo: list[tuple[Submission, Task]], dirs: dict[int, str]) -> list[JobResult]:
         """Run independent jobs, ``self.jobs`` at a time; results in the order of ``todo``."""
 
