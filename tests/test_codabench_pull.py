@@ -113,7 +113,7 @@ def test_rank_and_program_read_the_pulled_folder_unchanged(pulled, tmp_path, cap
     assert board.loc[board["is_baseline"], "candidate"].tolist() == ["organizers-601"]
     # the migrated baseline (a new id in Final) keeps its development score
     reason = board.loc[board["is_baseline"], "reason"].iloc[0]
-    assert reason == "baseline, shown for reference (not ranked); development score -3.5"
+    assert reason == "baseline, shown for reference (not ranked); development average rank 3.5"
 
 
 def test_codabench_rank_one_command(replay, capsys, tmp_path):
