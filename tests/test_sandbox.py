@@ -10,6 +10,8 @@ the worker mounts no ``/app/shared``.
 
 from __future__ import annotations
 
+import os
+
 import time
 from pathlib import Path
 
@@ -88,7 +90,9 @@ def test_sandbox_shows_the_worker_layout_and_nothing_else(tmp_path, monkeypatch)
     program, output = tmp_path / "program", tmp_path / "output"
     program.mkdir(), output.mkdir()
     (program / "probe.py").write_text(PROBE)
-    outside = Path(__file__).parent  # a host folder the job can see but not write
+    # a host folder the job can see but not write (not this checkout: it may live under /tmp,
+    # which the sandbox replaces with the run's own folder)
+    outside = Path(os.__file__).parent
     step = StepSpec("probe", f"python probe.py {outside}",
                     (Mount("/app/program", program), Mount("/app/output", output)),
                     scratch=tmp_path / "scratch")
