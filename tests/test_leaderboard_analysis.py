@@ -113,7 +113,9 @@ def test_outputs_hold_the_analysis(tmp_path):
     assert a["settings"] == {"bootstrap": 200, "level": 0.95, "seed": 12345,
                              "stability_q": 50, "stability_r": 1}
     assert doc["final"]["rows"][0]["rank_low"] == 1.0
-    assert doc["config"]["analysis"] == {"bootstrap": 200, "level": 0.95, "stability": True}
+    assert doc["config"]["analysis"] == {"bootstrap": 200, "level": 0.95, "stability": True,
+                                         "compare": []}
+    assert (a["comparison"], a["comparison_note"]) == (None, None)
 
 
 def test_report_sections():

@@ -39,6 +39,7 @@ COMPARISON_CSS = """
 .ms-an .dot { display:inline-block; width:10px; height:10px; border-radius:50%; margin-right:6px; }
 .ms-an .grid { display: flex; flex-wrap: wrap; gap: 14px; }
 .ms-an .panel { flex: 1 1 300px; }
+.ms-an td.method { white-space: nowrap; }
 .ms-an .current { font-size: 11px; font-weight: 600; color: #1f7a4d; background: #e3f6ec;
   border-radius: 999px; padding: 1px 7px; margin-left: 6px; white-space: nowrap; }
 .ms-an .note { color: var(--muted); font-size: 12.5px; margin: 6px 0 0; }
@@ -80,7 +81,7 @@ def _table(comp: MethodComparison, current: str | None) -> str:
     best = {k: np.nanmax(t[k].to_numpy(dtype=float)) if np.isfinite(t[k].to_numpy(dtype=float)).any()
             else None for k in CRITERIA}
     head = "".join(f'<th class="num">{esc(LABELS[k])}</th>' for k in CRITERIA)
-    mark = '<span class="current">ranks this leaderboard</span>'
+    mark = '<span class="current" title="the method that ranks this leaderboard">in use</span>'
     rows = []
     for i, name in enumerate(comp.methods):
         cells = []
@@ -90,8 +91,8 @@ def _table(comp: MethodComparison, current: str | None) -> str:
             cells.append(f'<td class="{cls}">{fmt_num(v)}<span class="pm">± {fmt_num(s, 2)}</span></td>')
         flags = "".join(f'<td>{"yes" if t.loc[i, f] else "no"}</td>'
                         for f in ("condorcet", "pareto", "order_only"))
-        rows.append(f'<tr><td><span class="dot" style="background:{method_color(i)}"></span>'
-                    f'{esc(name)}{mark if name == current else ""}</td>{"".join(cells)}{flags}</tr>')
+        rows.append(f'<tr><td class="method"><span class="dot" '
+                    f'style="background:{method_color(i)}"></span>{esc(name)}{mark if name == current else ""}</td>{"".join(cells)}{flags}</tr>')
     return (f'<div style="overflow-x:auto"><table><thead><tr><th>Method</th>{head}'
             '<th>Condorcet</th><th>Pareto</th><th>Order only</th></tr></thead><tbody>'
             f'{"".join(rows)}</tbody></table></div>')
