@@ -23,7 +23,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -36,14 +35,11 @@ from metascore.io.report import render_report
 from metascore.leaderboard import build_leaderboard
 from metascore.program import load_scores, run
 
-FIXTURE = Path(__file__).resolve().parent / "data" / "competition"
+from shared_competition import CONFIG as COMPETITION
+from shared_competition import FIXTURE
+
 CONFIG = {
-    "input": {"path": "long.csv"},
-    "judges": [{"task": "iris", "metric": "accuracy"},
-               {"task": "wine", "metric": "mae", "direction": "lower"},
-               {"task": "digits", "metric": "f1"}],
-    "baselines": ["organizers"],
-    "selection": {"final": "best"},
+    **COMPETITION,
     "filter": {"rule": "none"},
     "output": {"scores": {"n_qualified": "n_qualified", "agreement": "kendall_w",
                           "stability": "stability"}},

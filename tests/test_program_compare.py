@@ -1,16 +1,15 @@
 """``analysis.compare`` in the meta-scoring program: the comparison of ranking methods on the
 ranked pool, in ``detailed_results.html`` and ``leaderboard.json`` (issue 10).
 
-The fixture is the shared competition of ``tests/data/competition`` (see
-``test_leaderboard_analysis.py``): with ``filter: {beat: any}`` two of the four final
-candidates (dave-105, alice-101) qualify, over three judges; the baselines and the two
-excluded candidates are not ranked, so the comparison sees the two qualified ones only.
+The fixture is the shared competition (``tests/shared_competition.py``): with ``filter:
+{beat: any}`` two of the four final candidates (dave-105, alice-101) qualify, over three
+judges; the baselines and the two excluded candidates are not ranked, so the comparison
+sees the two qualified ones only.
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -23,18 +22,12 @@ from metascore.leaderboard import build_leaderboard
 from metascore.matrix import ScoreMatrix
 from metascore.program import load_scores, run
 
-FIXTURE = Path(__file__).resolve().parent / "data" / "competition"
-CONFIG = {
-    "input": {"path": "long.csv"},
-    "judges": [{"task": "iris", "metric": "accuracy"},
-               {"task": "wine", "metric": "mae", "direction": "lower"},
-               {"task": "digits", "metric": "f1"}],
-    "baselines": ["organizers"],
-    "selection": {"final": "best"},
-    "filter": {"beat": "any"},
-    "output": {"scores": {"n_qualified": "n_qualified", "winner_score": "winner_score",
-                          "stability": "stability"}},
-}
+from shared_competition import CONFIG as COMPETITION
+from shared_competition import FIXTURE
+
+CONFIG = {**COMPETITION, "output": {"scores": {"n_qualified": "n_qualified",
+                                               "winner_score": "winner_score",
+                                               "stability": "stability"}}}
 METHODS = ["average_rank", "copeland", "success_rate"]
 SECTION = "<h2>Comparison of ranking methods</h2>"
 

@@ -13,18 +13,8 @@ from metascore.config import parse_config
 from metascore.io.report import render_report
 from metascore.leaderboard import build_leaderboard
 from metascore.program import load_scores
+from shared_competition import CONFIG, FIXTURE
 from requirements import require_chromium
-
-FIXTURE = Path(__file__).resolve().parent / "data" / "competition"
-CONFIG = {
-    "input": {"path": "long.csv"},
-    "judges": [{"task": "iris", "metric": "accuracy"},
-               {"task": "wine", "metric": "mae", "direction": "lower"},
-               {"task": "digits", "metric": "f1"}],
-    "baselines": ["organizers"],
-    "selection": {"final": "best"},
-    "filter": {"beat": "any"},
-}
 
 
 def _report(**over) -> str:
