@@ -226,5 +226,10 @@ def test_report_reads_naturally(run):
     assert "development average rank 2.5 (position 3) beats the baseline" in page
     head, _, tail = page.partition("Configuration and signature")
     assert tail.count("<details>") == 2 and "<pre>" not in head
+    # analysis.compare: the template compares three methods on the 4 qualified candidates
+    assert "<h2>Comparison of ranking methods</h2>" in page and 'average_rank<span class="current"' in page
+    comparison = doc["analysis"]["comparison"]
+    assert [r["method"] for r in comparison["rows"]] == ["average_rank", "copeland", "success_rate"]
+    assert (comparison["n_candidates"], comparison["n_judges"], comparison["n_trials"]) == (4, 3, 200)
     final = {r["candidate"]: r for r in csv.DictReader((out / "final" / "leaderboard.csv").open())}
     assert final["alice__centroid"]["reason"].startswith("development average rank 2.5 (position 3)")

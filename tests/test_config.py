@@ -50,6 +50,20 @@ def test_full_config_round_trips():
     assert parse_config(c.to_dict()) == c
 
 
+def test_analysis_compare(tmp_path):
+    assert Config().analysis.compare == ()
+    c = parse_config({"analysis": {"compare": ["copeland", "average_rank"]}})
+    assert c.analysis.compare == ("copeland", "average_rank")  # the order given
+    assert c.to_dict()["analysis"]["compare"] == ["copeland", "average_rank"]
+    assert parse_config(c.to_dict()) == c
+    assert parse_config({"analysis": {"compare": "schulze"}}).analysis.compare == ("schulze",)
+    for empty in ([], None):
+        assert parse_config({"analysis": {"compare": empty}}).analysis.compare == ()
+    path = tmp_path / "metascore.yaml"
+    path.write_text("analysis:\n  bootstrap: 20\n  compare: [average_rank, epp]\n")
+    assert load_config(path).analysis.compare == ("average_rank", "epp")
+
+
 def test_load_config_file(tmp_path):
     path = tmp_path / "metascore.yaml"
     path.write_text("ranking:\n  method: copeland\nbaselines: [b1, b2]\n")
@@ -94,7 +108,7 @@ def test_load_config_file(tmp_path):
     ({"analysis": {"bootsrap": 100}},
      r"^unknown key 'analysis\.bootsrap' in metascore\.yaml \(did you mean 'bootstrap'\?\)\.$"),
     ({"analysis": {"seed": 1}}, r"unknown key 'analysis\.seed' in metascore\.yaml; valid keys are "
-                                r"\['bootstrap', 'level', 'stability'\]"),
+                                r"\['bootstrap', 'level', 'stability', 'compare'\]"),
     ({"analysys": {}}, r"unknown key 'analysys' .*did you mean 'analysis'"),
     ({"analysis": [200]}, r"`analysis` must be a mapping; got \[200\]"),
     ({"analysis": {"bootstrap": 1}},
@@ -107,6 +121,20 @@ def test_load_config_file(tmp_path):
     ({"analysis": {"level": 0}}, r"`analysis\.level` must be a number strictly .*; got 0"),
     ({"analysis": {"level": "high"}}, r"`analysis\.level` must be a number .*; got 'high'"),
     ({"analysis": {"stability": "yes"}}, r"`analysis\.stability` must be true or false; got 'yes'"),
+    ({"analysis": {"compare": ["average_rank", "copland"]}},
+     r"^metascore\.yaml: `analysis\.compare` must be one of \['average_rank', 'copeland', .*\]; "
+     r"got 'copland' \(did you mean 'copeland'\?\)\.$"),
+    ({"analysis": {"compare": ["copeland", "schulze", "copeland"]}},
+     r"^metascore\.yaml: `analysis\.compare` lists 'copeland' twice; list each method once\.$"),
+    ({"analysis": {"compare": "average_rank, copeland"}},
+     r"`analysis\.compare` must be a YAML list, one method per item \(e\.g\. \[average_rank, "
+     r"copeland\]\); got 'average_rank, copeland'\.$"),
+    ({"analysis": {"compare": {"copeland": 1}}},
+     r"`analysis\.compare` must be a list of ranking methods; got \{'copeland': 1\}\.$"),
+    ({"analysis": {"compare": [3]}}, r"`analysis\.compare` must be one of .*; got 3\.$"),
+    ({"analysis": {"compare": ["copeland"], "bootstrap": 0}},
+     r"`analysis\.compare` needs resamples: its criteria use analysis\.bootstrap trials, and "
+     r"analysis\.bootstrap is 0\.$"),
     ({"output": {"scores": {"w": "kendal_w"}}},
      r"`output\.scores\.w` must be one of .*'kendall_w', 'stability'\]; got 'kendal_w' "
      r"\(did you mean 'kendall_w'\?\)"),

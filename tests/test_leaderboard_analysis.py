@@ -23,7 +23,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -36,14 +35,11 @@ from metascore.io.report import render_report
 from metascore.leaderboard import build_leaderboard
 from metascore.program import load_scores, run
 
-FIXTURE = Path(__file__).resolve().parent / "data" / "competition"
+from shared_competition import CONFIG as COMPETITION
+from shared_competition import FIXTURE
+
 CONFIG = {
-    "input": {"path": "long.csv"},
-    "judges": [{"task": "iris", "metric": "accuracy"},
-               {"task": "wine", "metric": "mae", "direction": "lower"},
-               {"task": "digits", "metric": "f1"}],
-    "baselines": ["organizers"],
-    "selection": {"final": "best"},
+    **COMPETITION,
     "filter": {"rule": "none"},
     "output": {"scores": {"n_qualified": "n_qualified", "agreement": "kendall_w",
                           "stability": "stability"}},
@@ -113,7 +109,9 @@ def test_outputs_hold_the_analysis(tmp_path):
     assert a["settings"] == {"bootstrap": 200, "level": 0.95, "seed": 12345,
                              "stability_q": 50, "stability_r": 1}
     assert doc["final"]["rows"][0]["rank_low"] == 1.0
-    assert doc["config"]["analysis"] == {"bootstrap": 200, "level": 0.95, "stability": True}
+    assert doc["config"]["analysis"] == {"bootstrap": 200, "level": 0.95, "stability": True,
+                                         "compare": []}
+    assert (a["comparison"], a["comparison_note"]) == (None, None)
 
 
 def test_report_sections():

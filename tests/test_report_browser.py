@@ -13,18 +13,8 @@ from metascore.config import parse_config
 from metascore.io.report import render_report
 from metascore.leaderboard import build_leaderboard
 from metascore.program import load_scores
+from shared_competition import CONFIG, FIXTURE
 from requirements import require_chromium
-
-FIXTURE = Path(__file__).resolve().parent / "data" / "competition"
-CONFIG = {
-    "input": {"path": "long.csv"},
-    "judges": [{"task": "iris", "metric": "accuracy"},
-               {"task": "wine", "metric": "mae", "direction": "lower"},
-               {"task": "digits", "metric": "f1"}],
-    "baselines": ["organizers"],
-    "selection": {"final": "best"},
-    "filter": {"beat": "any"},
-}
 
 
 def _report(**over) -> str:
@@ -105,3 +95,36 @@ def test_report_renders_in_chromium(tmp_path):
     assert shot.stat().st_size > 20_000  # a real page, not a blank image
     for log in (dom.stderr, run.stderr):
         assert "net::ERR" not in log
+
+
+def test_comparison_section_is_self_contained():
+    page = _report(analysis={"bootstrap": 30, "compare": ["average_rank", "copeland", "schulze"]})
+    assert _external_references(page) == []
+    assert "<script" not in page.lower()
+    assert set(re.findall(r"https?://[^\s\"'<>]+", page)) == {"http://www.w3.org/2000/svg"}
+    assert "<h2>Comparison of ranking methods</h2>" in page
+
+
+@pytest.mark.browser
+def test_comparison_renders_in_chromium(tmp_path):
+    """analysis.compare: the table and its five error-bar plots are drawn (SVG in the DOM,
+    a non-blank screenshot of the section's size)."""
+    require_chromium()
+    page = tmp_path / "detailed_results.html"
+    page.write_text(_report(filter={"rule": "none"},
+                            analysis={"bootstrap": 30,
+                                      "compare": ["average_rank", "copeland", "schulze"]}))
+    dom = _chromium(["--dump-dom", page.as_uri()], tmp_path / "profile1")
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    section = dom.stdout[dom.stdout.index("<h2>Comparison of ranking methods</h2>"):]
+    section = section[:section.index("</section>")]
+    for label in ("Winner rank", "Condorcet rate", "Generalization", "Stability (judges)",
+                  "Stability (candidates)"):
+        assert f'aria-label="{label} per method"' in section
+    assert section.count('<circle') == 15  # 3 methods x 5 criteria
+    shot = tmp_path / "report.png"
+    run = _chromium([f"--screenshot={shot}", "--window-size=1280,4000", page.as_uri()],
+                    tmp_path / "profile2")
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert shot.stat().st_size > 20_000
+    assert "net::ERR" not in dom.stderr + run.stderr

@@ -20,16 +20,7 @@ from metascore.io.writers import decimal_literal, scores_json, scores_txt, write
 from metascore.leaderboard import build_leaderboard
 from metascore.program import load_scores
 
-FIXTURE = Path(__file__).resolve().parent / "data" / "competition"
-CONFIG = {
-    "input": {"path": "long.csv"},
-    "judges": [{"task": "iris", "metric": "accuracy"},
-               {"task": "wine", "metric": "mae", "direction": "lower"},
-               {"task": "digits", "metric": "f1"}],
-    "baselines": ["organizers"],
-    "selection": {"final": "best"},
-    "filter": {"beat": "any"},
-}
+from shared_competition import CONFIG, FIXTURE
 
 
 @pytest.fixture(scope="module")

@@ -21,11 +21,14 @@ Schema (every section optional; the values shown are the defaults)::
     selection: {development: best, final: last}       # best | last | all
     baselines: []                         # candidate ids or participant names
     filter: {rule: beat_baseline, beat: all, k: null, on_empty: warn}
-    analysis: {bootstrap: 200, level: 0.95, stability: true}
+    analysis: {bootstrap: 200, level: 0.95, stability: true, compare: []}
                                           # bootstrap: judge resamples for the rank intervals
                                           # (0 disables them); level: interval coverage;
                                           # stability: Kendall W of 50 judge-resampled rankings
-                                          # (false disables it); the seed is ranking.seed
+                                          # (false disables it); compare: methods whose
+                                          # criteria table goes into detailed_results.html
+                                          # (bootstrap trials, 50 x 5 for stabilities);
+                                          # the seed is ranking.seed
     output: {scores: {n_qualified: n_qualified, winner_score: winner_score}}
 """
 
@@ -172,18 +175,25 @@ class AnalysisConfig:
     ``bootstrap``: number of judge resamples behind the rank intervals, P(first) and the
     groups of inseparable candidates (0 disables them); ``level``: coverage of the rank
     intervals; ``stability``: estimate the judge-axis stability (Kendall's W of
-    :data:`STABILITY_Q` rankings of judge-resampled matrices). The seed is ``ranking.seed``.
+    :data:`STABILITY_Q` rankings of judge-resampled matrices); ``compare``: ranking methods
+    to compare on the ranked pool (:func:`metascore.analysis.compare_methods` with
+    ``bootstrap`` trials and :data:`STABILITY_Q` x :data:`COMPARE_R` stability rankings;
+    empty: no comparison). The seed is ``ranking.seed``.
     """
 
     bootstrap: int = 200
     level: float = 0.95
     stability: bool = True
+    compare: tuple[str, ...] = ()
 
 
 #: Judge-resampled rankings behind the stability estimate, and repetitions: small enough
 #: for a scoring step under the platform's time limit (the thesis uses q = 100, r = 10).
 STABILITY_Q = 50
 STABILITY_R = 1
+#: Repetitions of each stability in the method comparison (``analysis.compare``): the
+#: table shows their spread, which one repetition cannot give.
+COMPARE_R = 5
 
 
 @dataclass(frozen=True)
@@ -219,6 +229,7 @@ class Config:
         d["ranking"]["params"] = dict(self.ranking.params)
         d["ranking"]["tie_break"] = list(self.ranking.tie_break)
         d["baselines"] = list(self.baselines)
+        d["analysis"]["compare"] = list(self.analysis.compare)
         d["output"] = {"scores": dict(d.pop("scores"))}
         return d
 
@@ -256,7 +267,8 @@ def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
                       ("method", "params", "missing", "tie_break", "seed"))
     sel = v.mapping(top.get("selection", {}), "selection", ("development", "final"))
     filt = v.mapping(top.get("filter", {}), "filter", ("rule", "beat", "k", "on_empty"))
-    analysis = v.mapping(top.get("analysis", {}), "analysis", ("bootstrap", "level", "stability"))
+    analysis = v.mapping(top.get("analysis", {}), "analysis", ("bootstrap", "level", "stability",
+                                                                    "compare"))
     out = v.mapping(top.get("output", {}), "output", ("scores",))
 
     fmt = v.string(inp.get("format", "auto"), "input.format")
@@ -380,7 +392,28 @@ def _analysis(v: _Validator, data: dict) -> AnalysisConfig:
     stability = data.get("stability", True)
     if not isinstance(stability, bool):
         raise v.error("analysis.stability", f"must be true or false; got {stability!r}")
-    return AnalysisConfig(bootstrap, float(level), stability)
+    compare = _compare(v, data.get("compare"))
+    if compare and not bootstrap:
+        raise v.error("analysis.compare", "needs resamples: its criteria use analysis.bootstrap "
+                      "trials, and analysis.bootstrap is 0")
+    return AnalysisConfig(bootstrap, float(level), stability, compare)
+
+
+def _compare(v: _Validator, data: Any) -> tuple[str, ...]:
+    """``analysis.compare``: registered method names, each once (one name alone is a list)."""
+    items = [data] if isinstance(data, str) else [] if data is None else data
+    if not isinstance(items, list):
+        raise v.error("analysis.compare", f"must be a list of ranking methods; got {data!r}")
+    seen: list[str] = []
+    for name in items:
+        if isinstance(name, str) and "," in name:
+            raise v.error("analysis.compare", f"must be a YAML list, one method per item "
+                          f"(e.g. [average_rank, copeland]); got {name!r}")
+        v.choice(name, "analysis.compare", ranking_method_names())
+        if name in seen:
+            raise v.error("analysis.compare", f"lists {name!r} twice; list each method once")
+        seen.append(name)
+    return tuple(seen)
 
 
 def _deadlines(v: _Validator, data: Any) -> dict[str, pd.Timestamp]:

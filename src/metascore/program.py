@@ -25,7 +25,7 @@ from typing import Any
 import pandas as pd
 
 from . import __version__
-from .config import Config, judge_key, load_config
+from .config import COMPARE_R, STABILITY_Q, Config, judge_key, load_config
 from .errors import ConfigError, InputError, exit_code
 from .directions import column_direction, direction_warnings
 from .io.columns import read_directions
@@ -140,6 +140,9 @@ def run(config: Config, root: str | Path, output_dir: str | Path, *, log: Log = 
     if ac.bootstrap or ac.stability:
         log(f"[*] analysis: {ac.bootstrap} judge resamples for rank intervals (level "
             f"{ac.level}), stability {'on' if ac.stability else 'off'}, seed {rc.seed}")
+    if ac.compare:
+        log(f"[*] method comparison: {', '.join(ac.compare)} ({ac.bootstrap} trials, stabilities "
+            f"{STABILITY_Q} x {COMPARE_R}, seed {rc.seed})")
     lb = build_leaderboard(frame, config, source=source, progress=_progress(log))
     if lb.filter is not None:
         log(f"[*] filter {lb.filter.rule}: {len(lb.filter.qualified)} of "
@@ -148,6 +151,8 @@ def run(config: Config, root: str | Path, output_dir: str | Path, *, log: Log = 
         log(f"[!] {message}")
     for note in lb.analysis.notes:
         log(f"[*] {note}")
+    if lb.analysis.comparison_note:
+        log(f"[!] {lb.analysis.comparison_note}")
     files = render_outputs(lb)
     write_files(output_dir, files)
     log(f"[*] winner: {lb.winner or 'none'}")

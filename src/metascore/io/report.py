@@ -6,8 +6,9 @@ downloaded ``scoring_result`` zip). Sections: summary and warnings, the final le
 (baselines flagged, excluded candidates with their reason), the qualification threshold
 and decisions, a per-judge rank heatmap, the pairwise margin matrix with the Condorcet
 winner highlighted, the rank uncertainty plot (bootstrap rank intervals, P(first), groups),
-the judges' agreement and the ranking's stability, the development leaderboard, and the
-configuration and signature.
+the judges' agreement and the ranking's stability, with ``analysis.compare`` the
+comparison of ranking methods on the same pool (:mod:`metascore.io.comparison_html`), the
+development leaderboard, and the configuration and signature.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import numpy as np
 
 from ..leaderboard import Analysis, Board, Leaderboard, Row
 from ..registry import Display, get_ranking_method
+from .comparison_html import render_comparison
 
 __all__ = ["render_report"]
 
@@ -116,6 +118,8 @@ def render_report(lb: Leaderboard) -> str:
     if lb.analysis.uncertainty is not None:
         parts.append(_uncertainty_section(lb.final, lb.analysis))
     parts.append(_agreement_section(lb.analysis))
+    if lb.analysis.comparison is not None or lb.analysis.comparison_note:
+        parts.append(_comparison_section(lb.analysis, str(sig.get("method"))))
     if lb.development is not None:
         parts.append(_board_section(
             f"Development leaderboard: {lb.development.phase}", lb.development,
@@ -484,6 +488,22 @@ def _agreement_section(a: Analysis) -> str:
     parts += [f'<p class="note">Note: {_e(n)}</p>' for n in a.notes]
     parts.append("</section>")
     return "".join(parts)
+
+
+def _comparison_section(a: Analysis, method: str) -> str:
+    """The criteria table of the methods of ``analysis.compare``, or why it is absent."""
+    head = "<section><h2>Comparison of ranking methods</h2>"
+    comp = a.comparison
+    if comp is None:
+        return f'{head}<p class="note">{_e(a.comparison_note)}</p></section>'
+    intro = (f"How {', '.join(comp.methods)} behave on the pool this leaderboard was ranked "
+             f"from ({comp.n_candidates} candidates × {comp.n_judges} judges), to choose or "
+             f"confirm a method (the leaderboard uses {method}). Every criterion is at most 1, "
+             "higher is better: winner rank, how well the winner does on the judges; Condorcet "
+             "rate, how often the winner is the Condorcet winner of a resample; generalization, "
+             "how well the ranking agrees with judges left out; stabilities, how much the "
+             "rankings of resampled judges or candidates agree.")
+    return f"{head}<p>{_e(intro)}</p>{render_comparison(comp, current=method)}</section>"
 
 
 def _read_agreement(w: float) -> str:

@@ -16,7 +16,8 @@ platform owns, and ``detailed_results.html`` is the only HTML file written.
   computed (empty otherwise); per-judge values and ranks are the CSV columns
   ``judge:<judge>`` and ``judge_rank:<judge>``, and the JSON row's ``judges`` and
   ``judge_ranks`` objects; the JSON also summarizes the analysis (judge agreement,
-  stability, how the intervals were computed);
+  stability, how the intervals were computed) and holds the comparison of the methods of
+  ``analysis.compare`` (or why it is absent);
 - ``detailed_results.html`` (:mod:`metascore.io.report`).
 """
 
@@ -316,6 +317,8 @@ def _analysis_dict(a: Analysis) -> dict[str, Any]:
             "concordance": st.concordance, "q": st.q, "r": st.r, "seed": st.seed,
         },
         "notes": list(a.notes),
+        "comparison": None if a.comparison is None else a.comparison.to_dict(),
+        "comparison_note": a.comparison_note,
     }
 
 

@@ -11,6 +11,7 @@ Pure computation (no files, no prints). :func:`build_leaderboard` runs the pipel
 5. the pairwise margin matrix and Condorcet winner of the final pool;
 6. how much to trust the final ranking (:class:`Analysis`): rank intervals, P(first) and
    groups by bootstrap over the judges, the judges' agreement and the ranking's stability;
+   with ``analysis.compare``, the criteria table of other methods on the same pool;
 7. the statistics that ``scores.json`` publishes, the provenance signature and an input
    summary.
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..analysis import JudgeAgreement, RankUncertainty, StabilityResult
+from ..analysis import JudgeAgreement, MethodComparison, RankUncertainty, StabilityResult
 from ..filtering import FilterResult
 
 #: ``progress(what, done, total)``: called while the bootstrap analyses run.
@@ -97,6 +97,12 @@ class Analysis:
         ``bootstrap``, ``level``, ``seed``, ``stability_q``, ``stability_r``.
     notes : tuple of str
         Why a part was not computed (disabled, too few candidates or judges, ...).
+    comparison : MethodComparison or None
+        The methods of ``analysis.compare`` compared on the same pool (the criteria table of
+        :func:`metascore.analysis.compare_methods`); None when not configured or not
+        computable.
+    comparison_note : str or None
+        Why the configured comparison is absent (too few candidates or judges, ...).
     """
 
     settings: Mapping[str, Any] = field(default_factory=dict)
@@ -104,6 +110,8 @@ class Analysis:
     agreement: JudgeAgreement | None = None
     stability: StabilityResult | None = None
     notes: tuple[str, ...] = ()
+    comparison: MethodComparison | None = None
+    comparison_note: str | None = None
 
     @property
     def kendall_w(self) -> float | None:
@@ -147,7 +155,8 @@ class Leaderboard:
     messages : tuple of str
         Warnings an organizer must see (nobody qualified, omitted score keys, ...).
     analysis : Analysis
-        Rank uncertainty, judge agreement and stability of the final ranking.
+        Rank uncertainty, judge agreement and stability of the final ranking, and the
+        comparison of the methods of ``analysis.compare``.
     """
 
     final: Board

@@ -1,9 +1,10 @@
 """What the leaderboard publishes about its final ranking: statistics and analysis.
 
 :func:`final_analysis` computes how much to trust the final ranking (rank uncertainty,
-judge agreement, stability; :class:`~metascore.leaderboard.model.Analysis`) and
-:func:`with_intervals` copies the rank intervals onto the board; :func:`compute_statistics`
-gives every statistic of :data:`metascore.config.STATISTICS` and :func:`why_undefined` says
+judge agreement, stability; :class:`~metascore.leaderboard.model.Analysis`) and, with
+``analysis.compare``, how other methods would behave on the same pool
+(:func:`method_comparison`); :func:`with_intervals` copies the rank intervals onto the
+board; :func:`compute_statistics` gives every statistic of :data:`metascore.config.STATISTICS` and :func:`why_undefined` says
 why one is undefined.
 """
 
@@ -15,8 +16,15 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..analysis import RankUncertainty, judge_agreement, rank_uncertainty, stability
-from ..config import STABILITY_Q, STABILITY_R, STATISTICS, Config
+from ..analysis import (
+    MethodComparison,
+    RankUncertainty,
+    compare_methods,
+    judge_agreement,
+    rank_uncertainty,
+    stability,
+)
+from ..config import COMPARE_R, STABILITY_Q, STABILITY_R, STATISTICS, Config
 from ..errors import MetascoreError
 from ..filtering import FilterResult
 from ..ranking import Ranking
@@ -82,12 +90,64 @@ def why_undefined(
 def final_analysis(
     config: Config, ranking: Ranking | None, n_ranked: int, phase: str, progress: Progress
 ) -> Analysis:
-    """Rank uncertainty, judge agreement and stability of the final ranking.
+    """Rank uncertainty, judge agreement and stability of the final ranking, and the
+    comparison of the methods of ``analysis.compare`` (:func:`method_comparison`).
 
     Computed on the matrix the final ranking used (the qualified pool after the
     missing-data policy) with the configured method, parameters, missing policy and seed.
     A part that cannot or should not be computed leaves a note saying why.
     """
+    analysis = _trust(config, ranking, n_ranked, phase, progress)
+    if not config.analysis.compare:
+        return analysis
+    comparison, note = method_comparison(config, ranking, n_ranked, progress)
+    return dataclasses.replace(analysis, comparison=comparison, comparison_note=note)
+
+
+def method_comparison(
+    config: Config, ranking: Ranking | None, n_ranked: int, progress: Progress
+) -> tuple[MethodComparison | None, str | None]:
+    """The criteria table of the methods of ``analysis.compare`` on the ranked pool.
+
+    The pool is the one the leaderboard was ranked from (the qualified final candidates,
+    after the missing-data policy), so the table says how each method would have behaved on
+    this competition's data. Trials: ``analysis.bootstrap`` for the winner rank, Condorcet
+    rate and generalization (on the axes of ESANN 2021); :data:`STABILITY_Q` rankings x
+    :data:`COMPARE_R` repetitions for each stability; seed and missing policy of the
+    ranking; the configured parameters for the configured method, defaults for the others.
+    Returns ``(comparison, None)``, or ``(None, why)`` when the pool is too small or the
+    comparison fails on this data: the comparison is optional and never costs the scores.
+    """
+    ac, rc = config.analysis, config.ranking
+    n = n_ranked if ranking is None else len(ranking.candidates)
+    m = 0 if ranking is None else len(ranking.judges)
+    what = "the method comparison (analysis.compare) was not computed"
+    if n < 2:
+        return None, (f"{what}: it needs at least 2 ranked candidates and {n} "
+                      f"{'was' if n == 1 else 'were'} ranked.")
+    if m < 2:
+        return None, (f"{what}: it needs at least 2 judges (generalization tests on the judges "
+                      "a resample leaves out) and the final ranking uses only 1.")
+    params = {rc.method: dict(rc.params)} if rc.method in ac.compare and rc.params else None
+
+    def report(stage: str, done: int, total: int) -> None:
+        if progress is not None:
+            progress(f"method comparison, {stage}", done, total)
+
+    try:
+        comparison = compare_methods(
+            ranking.matrix, ac.compare, n_trials=ac.bootstrap, q=STABILITY_Q, r=COMPARE_R,
+            seed=rc.seed, missing=rc.missing, params=params, progress=report,
+        )
+    except MetascoreError as exc:
+        return None, f"{what}: {str(exc).rstrip('.')}."
+    return comparison, None
+
+
+def _trust(
+    config: Config, ranking: Ranking | None, n_ranked: int, phase: str, progress: Progress
+) -> Analysis:
+    """Rank uncertainty, judge agreement and stability (see :func:`final_analysis`)."""
     ac, rc = config.analysis, config.ranking
     settings = {"bootstrap": ac.bootstrap, "level": ac.level, "seed": rc.seed,
                 "stability_q": STABILITY_Q if ac.stability else None,
