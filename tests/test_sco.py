@@ -178,6 +178,15 @@ def test_auto_budget_converges_on_consistent_sparse_contests(rng):
     assert d["iterations"] > 3 and d["contradicted"] <= 0.15
 
 
+def test_complete_comparisons_get_the_full_budget(rng):
+    # noisy judges, but every pair is compared (a score matrix without missing cells)
+    matrix = ms.ScoreMatrix.from_array(rng.normal(size=(30, 4)), [f"c{i}" for i in range(30)])
+    auto, full = ms.rank(matrix, "sco"), ms.rank(matrix, "sco", max_iter=100)
+    assert auto.details["regime"] == "complete" and auto.details["early_stopping"] is False
+    assert auto.details["iterations"] > 3 and "contradicted" not in auto.details
+    np.testing.assert_array_equal(auto.scores, full.scores)
+
+
 def test_explicit_budget_is_honoured(rng):
     counts = contests(rng, 300, 150, 7, noise=1.0)
     for budget in (1, 7, 40):
@@ -190,15 +199,16 @@ def test_explicit_budget_is_honoured(rng):
 
 
 def test_condorcet_winner_in_incomplete_comparisons_gets_the_full_budget():
-    # "w" beats everyone in head-to-head votes; the others meet in noisy cycles and never
-    # all pairwise, so the comparison graph is incomplete.
+    # "w" beats everyone head to head, once each; "x0" wins many more pairs (over x1..x3)
+    # and the rest meet in cycles, never all pairwise: the comparison graph is incomplete.
     others = [f"x{i}" for i in range(8)]
-    votes = [["w", o] for o in others]
-    for i in range(8):
-        a, b, c = others[i], others[(i + 1) % 8], others[(i + 3) % 8]
+    votes = [["w", o] for o in others] + [["x0", "x1", "x2", "x3"]] * 6
+    for i in range(1, 8):
+        a, b, c = others[i], others[i % 7 + 1], others[(i + 2) % 7 + 1]
         votes += [[a, b, c], [b, c, a], [c, a, b]]
     counts = ms.PairwiseCounts.from_votes(votes)
-    assert counts.pairs()[0].size < 9 * 8 // 2
+    assert counts.pairs()[0].size < 9 * 8 // 2 and ms.condorcet_winner(counts) == "w"
+    assert ms.rank(counts, "sco", max_iter=3).winner == "x0"  # stopping early would lose it
     r = ms.rank(counts, "sco")
     assert r.details["regime"] == "condorcet_winner" and r.details["early_stopping"] is False
     assert r.details["converged"] is True
