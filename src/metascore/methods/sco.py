@@ -303,9 +303,10 @@ def sco(
         paper's nearly noiseless tournaments (``benchmarks/sco_tournament.py``) the
         converged ratings are the best: 3 iterations double the Kendall tau distance of
         skill-matched ones (18.3 against 7.1 at 50 contests). Sparsity alone does not tell
-        the two apart; noise does. ``"auto"`` (default): 100 iterations (convergence) when
-        every pair of candidates is compared (every score matrix without missing cells)
-        or a Condorcet winner exists, so Theorem 5 and the Kemeny approximation are kept;
+        the two apart; noise does. ``"auto"`` (default): up to 100 iterations (to
+        convergence) when every pair of candidates is compared (every score matrix
+        without missing cells) or a Condorcet winner exists, so Theorem 5 and the Kemeny
+        approximation are kept;
         otherwise, after 3 iterations, it measures the share of the pairwise majorities
         (weighted by margin) that the ratings order the wrong way, and stops there (early
         stopping) when it is above 15%, else goes on to 100. Noisy Plackett-Luce
