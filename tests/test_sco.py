@@ -39,6 +39,7 @@ def test_warmup_ratings_match_the_paper_example():
     assert r.ranked_candidates() == ["C", "A", "B"]
     assert r.details["loss"] == pytest.approx(4.0, abs=1e-6)  # the Kemeny distance, smoothed
     assert r.details["converged"] is True
+    assert r.details["regime"] == "complete" and r.details["early_stopping"] is False
     assert ((0 <= r.scores) & (r.scores <= 100)).all()
 
 
@@ -116,7 +117,8 @@ def test_sco_approximates_kemeny(rng):
         (dict(tau=0.0), "`tau` must be a positive number; got 0.0"),
         (dict(solver="adam"), r"`solver` must be one of \['lbfgs', 'sgd'\]; got 'adam'"),
         (dict(solver="sgd", batch_size=0), "`batch_size` must be a positive integer; got 0"),
-        (dict(max_iter=1.5), "`max_iter` must be a positive integer; got 1.5"),
+        (dict(max_iter=1.5), "`max_iter` must be 'auto' or a positive integer; got 1.5"),
+        (dict(max_iter="fast"), "`max_iter` must be 'auto' or a positive integer; got 'fast'"),
     ],
 )
 def test_bad_parameters_are_refused(params, message):
@@ -143,3 +145,81 @@ def test_box_lbfgs_reaches_the_scipy_l_bfgs_b_minimum(rng):
                                 np.zeros(3), 0.0, 1.0, max_iter=50)
     assert converged
     np.testing.assert_allclose(x, [0.0, 0.5, 1.0], atol=1e-8)
+
+
+def contests(rng, n: int, count: int, k: int, noise: float) -> ms.PairwiseCounts:
+    """``count`` contests of ``k`` distinct candidates ordered by skill + Gumbel ``noise``."""
+    skill = np.linspace(0.0, 3.0, n)
+    votes = []
+    for _ in range(count):
+        agents = rng.choice(n, k, replace=False)
+        perf = skill[agents] + noise * rng.gumbel(size=k)
+        votes.append([f"c{i:03d}" for i in agents[np.argsort(-perf)]])
+    return ms.PairwiseCounts.from_votes(votes, candidates=[f"c{i:03d}" for i in range(n)])
+
+
+def test_auto_budget_stops_early_on_noisy_sparse_contests(rng):
+    counts = contests(rng, 300, 150, 7, noise=1.0)  # every agent in ~3.5 contests, upsets common
+    assert counts.pairs()[0].size < 300 * 299 // 2
+    r = ms.rank(counts, "sco")
+    d = r.details
+    assert d["regime"] == "sparse_noisy" and d["early_stopping"] is True
+    assert d["iterations"] == 3 and d["converged"] is False and d["contradicted"] > 0.15
+    # the stop is exactly the explicit budget of the check's iteration count
+    np.testing.assert_array_equal(r.scores, ms.rank(counts, "sco", max_iter=3).scores)
+    assert ms.rank(counts, "sco", seed=99).scores.tolist() == r.scores.tolist()  # deterministic
+
+
+def test_auto_budget_converges_on_consistent_sparse_contests(rng):
+    counts = contests(rng, 300, 150, 7, noise=0.01)  # almost no upsets
+    assert counts.pairs()[0].size < 300 * 299 // 2
+    d = ms.rank(counts, "sco").details
+    assert d["regime"] == "sparse_consistent" and d["early_stopping"] is False
+    assert d["iterations"] > 3 and d["contradicted"] <= 0.15
+
+
+def test_complete_comparisons_get_the_full_budget(rng):
+    # noisy judges, but every pair is compared (a score matrix without missing cells)
+    matrix = ms.ScoreMatrix.from_array(rng.normal(size=(30, 4)), [f"c{i}" for i in range(30)])
+    auto, full = ms.rank(matrix, "sco"), ms.rank(matrix, "sco", max_iter=100)
+    assert auto.details["regime"] == "complete" and auto.details["early_stopping"] is False
+    assert auto.details["iterations"] > 3 and "contradicted" not in auto.details
+    np.testing.assert_array_equal(auto.scores, full.scores)
+
+
+def test_explicit_budget_is_honoured(rng):
+    counts = contests(rng, 300, 150, 7, noise=1.0)
+    for budget in (1, 7, 40):
+        d = ms.rank(counts, "sco", max_iter=budget).details
+        assert d["regime"] == "explicit" and d["early_stopping"] is False
+        assert d["iterations"] == budget and "contradicted" not in d
+    explicit = ms.rank(counts, "sco", max_iter=100)
+    assert explicit.details["iterations"] > 3
+    assert explicit.details["loss"] < ms.rank(counts, "sco").details["loss"]
+
+
+def test_condorcet_winner_in_incomplete_comparisons_gets_the_full_budget():
+    # "w" beats everyone head to head, once each; "x0" wins many more pairs (over x1..x3)
+    # and the rest meet in cycles, never all pairwise: the comparison graph is incomplete.
+    others = [f"x{i}" for i in range(8)]
+    votes = [["w", o] for o in others] + [["x0", "x1", "x2", "x3"]] * 6
+    for i in range(1, 8):
+        a, b, c = others[i], others[i % 7 + 1], others[(i + 2) % 7 + 1]
+        votes += [[a, b, c], [b, c, a], [c, a, b]]
+    counts = ms.PairwiseCounts.from_votes(votes)
+    assert counts.pairs()[0].size < 9 * 8 // 2 and ms.condorcet_winner(counts) == "w"
+    assert ms.rank(counts, "sco", max_iter=3).winner == "x0"  # stopping early would lose it
+    r = ms.rank(counts, "sco")
+    assert r.details["regime"] == "condorcet_winner" and r.details["early_stopping"] is False
+    assert r.details["converged"] is True
+    assert r.winner == "w" and list(r.positions).count(1) == 1
+
+
+def test_contradicted_share_weights_majorities_by_margin():
+    from metascore.methods.sco import contradicted_share
+
+    a, b = np.array([0, 0, 1]), np.array([1, 2, 2])
+    margin = np.array([3.0, -1.0, 2.0])  # 0 > 1 by 3, 2 > 0 by 1, 1 > 2 by 2
+    assert contradicted_share(np.array([3.0, 2.0, 1.0]), a, b, margin) == pytest.approx(1 / 6)
+    assert contradicted_share(np.array([1.0, 1.0, 1.0]), a, b, margin) == pytest.approx(0.5)
+    assert contradicted_share(np.array([2.0, 1.0, 3.0]), a, b, margin) == pytest.approx(2 / 6)
