@@ -203,6 +203,11 @@ def positions_and_order(
     n = len(scores)
     if group is None:
         _, group = tie_groups(scores)
+    sizes = np.bincount(group)
+    if len(sizes) == n:  # no two scores equal: nothing to break, positions are the groups
+        order = np.empty(n, dtype=np.intp)
+        order[group] = np.arange(n)
+        return (group + 1).astype(int), order
     keys: list[np.ndarray] = []
     for key in tie_break:
         if key == "submitted_at" and submitted_at:
@@ -218,7 +223,6 @@ def positions_and_order(
     keys.append(np.arange(n))  # input order as the last resort: always total
     # np.lexsort sorts by the last key first
     order = np.lexsort(tuple(reversed(keys)) + (group,))
-    sizes = np.bincount(group)
     first = np.concatenate([[1], 1 + np.cumsum(sizes)[:-1]])
     positions = first[group].astype(int)
     return positions, order
