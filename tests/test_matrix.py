@@ -114,8 +114,8 @@ def test_tie_break_by_submission_time_then_id():
     assert r.ranked_candidates() == ["a", "b", "c", "z"]
 
 
-def test_untied_scores_take_their_order_and_positions_from_the_sort():
-    from metascore.ranking import positions_and_order
+def test_untied_scores_take_their_order_positions_and_ranks_from_the_sort():
+    from metascore.ranking import fractional_rank_of_scores, positions_and_order
 
     scores = np.random.default_rng(3).permutation(50) / 7.0
     candidates = [f"c{k}" for k in range(50)][::-1]  # a tie-break by label would disagree
@@ -123,6 +123,7 @@ def test_untied_scores_take_their_order_and_positions_from_the_sort():
     np.testing.assert_array_equal(order, np.argsort(-scores))
     np.testing.assert_array_equal(positions, 50 - scipy.stats.rankdata(scores) + 1)
     assert positions.dtype.kind == "i"
+    np.testing.assert_array_equal(fractional_rank_of_scores(scores), positions)
     with pytest.raises(ms.ConfigError, match="unknown tie-break key 'size'"):
         positions_and_order(scores, ("size",), candidates)  # checked even without ties
 
