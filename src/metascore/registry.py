@@ -41,6 +41,7 @@ __all__ = [
     "generator",
     "rank",
     "prepare",
+    "Prepared",
 ]
 
 #: Seed used when none is given; recorded in every output.
