@@ -494,7 +494,7 @@ def _has_strings(values: Any) -> bool:
 
 def _constant(value: float, m: int) -> np.ndarray:
     """``m`` copies of ``value`` as a read-only view of one number (no allocation)."""
-    return np.broadcast_to(np.float64(value), (m,))
+    return np.ndarray((m,), dtype=np.float64, buffer=np.float64(value).tobytes(), strides=(0,))
 
 
 def _has_nan(array: np.ndarray) -> bool:
