@@ -268,14 +268,15 @@ class ScoreMatrix:
             )
             signs = np.where(np.array(directions, dtype=bool), 1.0, -1.0)
         if weights is None or isinstance(weights, (int, float, np.number)):
-            w = _constant(1.0 if weights is None else float(weights), m)
+            value = 1.0 if weights is None else float(weights)
+            w = _constant(value, m)
+            bad: Sequence[int] = () if math.isfinite(value) and value > 0 else (0,)
         else:
             w = np.array(
                 [float(x) for x in _per_judge(weights, jdgs, "weights", 1.0)], dtype=float
             )
-        check = w[:1] if w.strides == (0,) else w  # a constant: check its one number
-        bad = np.flatnonzero(~(np.isfinite(check) & (check > 0)))
-        if bad.size:
+            bad = np.flatnonzero(~(np.isfinite(w) & (w > 0)))
+        if len(bad):
             j = bad[0]
             raise InputError(f"judge {jdgs[j]!r} has weight {float(w[j])!r}; weights must be > 0.")
         parts = (None,) * n if participants is None else tuple(
@@ -287,7 +288,7 @@ class ScoreMatrix:
             for c, t in zip(cands, _per_candidate(submitted_at, cands, "submitted_at", None))
         )
         base = set(map(str, baselines))
-        unknown = sorted(base - set(cands))
+        unknown = sorted(base - set(cands)) if base else []
         if unknown:
             raise InputError(
                 f"baseline {unknown[0]!r} is not a candidate{did_you_mean(unknown[0], cands)}."
