@@ -270,7 +270,7 @@ class ScoreMatrix:
         if weights is None or isinstance(weights, (int, float, np.number)):
             value = 1.0 if weights is None else float(weights)
             w = _constant(value, m)
-            bad: Sequence[int] = () if math.isfinite(value) and value > 0 else (0,)
+            bad: tuple[int, ...] | np.ndarray = () if math.isfinite(value) and value > 0 else (0,)
         else:
             w = np.array(
                 [float(x) for x in _per_judge(weights, jdgs, "weights", 1.0)], dtype=float
