@@ -281,6 +281,34 @@ def test_constant_weights_and_explicit_equal_weights_give_identical_scores(metho
     np.testing.assert_allclose(fast, reference, rtol=1e-15)
 
 
+def test_mean_of_validated_row_sums_equals_the_mean_on_every_path(rng):
+    from metascore.matrix import ROW_SUMS_FROM_JUDGES
+    from metascore.methods import classical
+
+    values = rng.random((5, ROW_SUMS_FROM_JUDGES + 3))
+    plain = ms.ScoreMatrix.from_array(values)
+    assert plain.row_sums_known  # the mean below reuses them
+    np.testing.assert_array_equal(ms.rank(plain, "mean").scores, values.mean(axis=1))
+    w = np.ones(values.shape[1])
+    np.testing.assert_array_equal(classical.mean(values, w), classical.mean(values, w, sums=values.sum(axis=1)))
+    # directions, weights and missing cells: the validated sums are not the oriented,
+    # weighted or filled ones, and the result is still the reference
+    signs = np.where(np.arange(values.shape[1]) % 4 == 3, -1.0, 1.0)
+    mixed = ms.ScoreMatrix.from_array(values, higher_is_better=signs > 0)
+    np.testing.assert_allclose(ms.rank(mixed, "mean").scores, (values * signs).mean(axis=1), rtol=1e-12)
+    weights = rng.uniform(0.5, 2.0, size=values.shape[1])
+    weighted = ms.ScoreMatrix.from_array(values, weights=weights)
+    np.testing.assert_allclose(ms.rank(weighted, "mean").scores, values @ weights / weights.sum(), rtol=1e-12)
+    gaps = values.copy()
+    gaps[1, 3] = gaps[4, 0] = np.nan
+    holed = ms.ScoreMatrix.from_array(gaps)
+    np.testing.assert_allclose(ms.rank(holed, "mean", missing="pairwise").scores, np.nanmean(gaps, axis=1), rtol=1e-12)
+    worst = np.where(np.isnan(gaps), np.nanmin(gaps, axis=0), gaps)
+    np.testing.assert_allclose(ms.rank(holed, "mean").scores, worst.mean(axis=1), rtol=1e-12)
+    dropped = ms.rank(holed, "mean", missing="drop_candidates")
+    np.testing.assert_allclose(dropped.scores, values[[0, 2, 3]].mean(axis=1), rtol=1e-12)
+
+
 @pytest.mark.parametrize("method", ["mean", "median"])
 def test_missing_cells_take_the_nan_aware_path(method, rng):
     values = rng.random((5, 8))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.stats
 
 import metascore as ms
 
@@ -113,6 +114,20 @@ def test_tie_break_by_submission_time_then_id():
     assert r.ranked_candidates() == ["a", "b", "c", "z"]
 
 
+def test_untied_scores_take_their_order_positions_and_ranks_from_the_sort():
+    from metascore.ranking import fractional_rank_of_scores, positions_and_order
+
+    scores = np.random.default_rng(3).permutation(50) / 7.0
+    candidates = [f"c{k}" for k in range(50)][::-1]  # a tie-break by label would disagree
+    positions, order = positions_and_order(scores, ("candidate",), candidates)
+    np.testing.assert_array_equal(order, np.argsort(-scores))
+    np.testing.assert_array_equal(positions, 50 - scipy.stats.rankdata(scores) + 1)
+    assert positions.dtype.kind == "i"
+    np.testing.assert_array_equal(fractional_rank_of_scores(scores), positions)
+    with pytest.raises(ms.ConfigError, match="unknown tie-break key 'size'"):
+        positions_and_order(scores, ("size",), candidates)  # checked even without ties
+
+
 # ---------------------------------------------------------------- fast construction paths
 def test_default_judge_labels_behave_like_the_tuple_of_strings():
     labels = ms.ScoreMatrix.from_array(np.zeros((2, 12))).judges
@@ -167,3 +182,37 @@ def test_orientation_reuses_the_values_only_when_every_judge_is_higher_is_better
     down = ms.ScoreMatrix.from_array(values, higher_is_better=False)
     np.testing.assert_array_equal(down.oriented(), -values)
     assert down.higher_is_better == (False, False) and down.weights.tolist() == [1.0, 1.0]
+
+
+def test_long_rows_are_validated_by_their_row_sums():
+    from metascore.matrix import ROW_SUMS_FROM_JUDGES
+
+    wide = np.random.default_rng(2).random((3, ROW_SUMS_FROM_JUDGES))
+    m = ms.ScoreMatrix.from_array(wide)
+    assert m.row_sums_known and not m.has_missing
+    np.testing.assert_array_equal(m.row_sums, wide.sum(axis=1))
+    assert not m.row_sums.flags.writeable
+    short = ms.ScoreMatrix.from_array(wide[:, :10])  # short rows: one total sum validated it
+    assert not short.row_sums_known
+    np.testing.assert_array_equal(short.row_sums, wide[:, :10].sum(axis=1))
+    assert short.row_sums_known  # computed once, on demand
+    assert not ms.ScoreMatrix.from_array(np.asfortranarray(wide)).row_sums_known
+    # the same verdicts as the total sum: missing cells, refused and allowed infinities
+    gap = wide.copy()
+    gap[1, 5] = np.nan
+    m = ms.ScoreMatrix.from_array(gap)
+    assert m.has_missing and np.isnan(m.row_sums[1]) and np.isfinite(m.row_sums[[0, 2]]).all()
+    inf = wide.copy()
+    inf[2, 7] = -np.inf
+    with pytest.raises(ms.InputError, match=r"candidate '2', judge '7': score -inf is infinite"):
+        ms.ScoreMatrix.from_array(inf)
+    allowed = ms.ScoreMatrix.from_array(inf, allow_inf=["7"])
+    assert not allowed.has_missing and allowed.row_sums[2] == -np.inf
+    big = np.full((2, ROW_SUMS_FROM_JUDGES), 1e308)  # finite cells whose row sums overflow
+    assert not ms.ScoreMatrix.from_array(big).has_missing
+
+
+@pytest.mark.parametrize("weight", [0, -1.0, np.inf, np.nan])
+def test_a_bad_constant_weight_names_the_first_judge(weight):
+    with pytest.raises(ms.InputError, match=r"judge '0' has weight .*; weights must be > 0"):
+        ms.ScoreMatrix.from_array(np.ones((2, 3)), weights=weight)

@@ -34,10 +34,10 @@ def tie_groups(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     scores = np.asarray(scores, dtype=float)
     order = np.argsort(-scores, kind="stable")
     s = scores[order]
-    gap = np.abs(np.diff(s)) > SCORE_RTOL * np.maximum(1.0, np.maximum(np.abs(s[1:]), np.abs(s[:-1])))
-    group_sorted = np.concatenate([[0], np.cumsum(gap)])
-    group = np.empty_like(group_sorted)
-    group[order] = group_sorted
+    hi, lo = s[:-1], s[1:]  # hi >= lo, so max(|hi|, |lo|) = max(hi, -lo)
+    gap = hi - lo > SCORE_RTOL * np.maximum(1.0, np.maximum(hi, -lo))
+    group = np.empty(len(s), dtype=np.intp)
+    group[order] = np.concatenate(([0], np.cumsum(gap)))
     return order, group
 
 
@@ -49,6 +49,8 @@ def fractional_rank_of_scores(scores: np.ndarray, group: np.ndarray | None = Non
     if group is None:
         _, group = tie_groups(scores)
     sizes = np.bincount(group)
+    if len(sizes) == len(group):  # no two scores equal
+        return group + 1.0
     first = np.concatenate([[1], 1 + np.cumsum(sizes)[:-1]])
     return first[group] + (sizes[group] - 1) / 2.0
 
@@ -203,6 +205,11 @@ def positions_and_order(
     n = len(scores)
     if group is None:
         _, group = tie_groups(scores)
+    sizes = np.bincount(group)
+    if len(sizes) == n:  # no two scores equal: nothing to break, positions are the groups
+        order = np.empty(n, dtype=np.intp)
+        order[group] = np.arange(n)
+        return (group + 1).astype(int), order
     keys: list[np.ndarray] = []
     for key in tie_break:
         if key == "submitted_at" and submitted_at:
@@ -218,7 +225,6 @@ def positions_and_order(
     keys.append(np.arange(n))  # input order as the last resort: always total
     # np.lexsort sorts by the last key first
     order = np.lexsort(tuple(reversed(keys)) + (group,))
-    sizes = np.bincount(group)
     first = np.concatenate([[1], 1 + np.cumsum(sizes)[:-1]])
     positions = first[group].astype(int)
     return positions, order

@@ -24,6 +24,7 @@ import pandas as pd
 from .constraints import Constraint
 from .errors import ConfigError, InputError, did_you_mean
 from .matrix import ScoreMatrix
+from .missing import MISSING_POLICIES, Prepared, prepare
 from .pairwise import PairwiseCounts
 from .ranking import Ranking, fractional_rank_of_scores, positions_and_order, tie_groups
 
@@ -40,13 +41,11 @@ __all__ = [
     "generator",
     "rank",
     "prepare",
+    "Prepared",
 ]
 
 #: Seed used when none is given; recorded in every output.
 DEFAULT_SEED = 12345
-
-#: Missing-data policies (SPEC 2).
-MISSING_POLICIES = ("worst", "drop_candidates", "drop_judges", "pairwise", "error")
 
 _REGISTRY: dict[str, RankingMethod] = {}
 
@@ -129,6 +128,10 @@ class RankingMethod:
         Accepts sparse pairwise counts (large vote sets).
     uses_signs : bool
         Needs the judges' directions (``signs``: +1 higher-is-better, -1 lower-is-better).
+    uses_sums : bool
+        A value method that may reuse the row sums ``X.sum(axis=1)``: it receives ``sums``,
+        those sums when validating the matrix already computed them (``X`` is then the
+        validated array itself), else None.
     uses_values : bool
         A pairwise method that may also need the values behind the counts: it receives
         ``values=(X, w)`` (oriented, missing cells ``-inf`` under ``worst``, NaN under
@@ -157,6 +160,7 @@ class RankingMethod:
     condorcet: bool = False
     sparse: bool = False
     uses_signs: bool = False
+    uses_sums: bool = False
     uses_values: bool = False
     check: Callable[[ScoreMatrix, dict[str, Any]], None] | None = None
     values: Callable[..., Any] | None = None
@@ -172,7 +176,7 @@ class RankingMethod:
     @cached_property
     def _defaults(self) -> dict[str, Any]:
         sig = inspect.signature(self.func)
-        skip = {"rng", "signs", "values"}
+        skip = {"rng", "signs", "sums", "values"}
         return {
             name: p.default
             for name, p in list(sig.parameters.items())[1 if self.input == "pairwise" else 2:]
@@ -193,6 +197,7 @@ def ranking_method(
     condorcet: bool = False,
     sparse: bool = False,
     uses_signs: bool = False,
+    uses_sums: bool = False,
     uses_values: bool = False,
     check: Callable[[ScoreMatrix, dict[str, Any]], None] | None = None,
     values: Callable[..., Any] | None = None,
@@ -224,6 +229,7 @@ def ranking_method(
             condorcet=condorcet,
             sparse=sparse,
             uses_signs=uses_signs,
+            uses_sums=uses_sums,
             uses_values=uses_values,
             check=check,
             values=values,
@@ -271,86 +277,6 @@ def get_ranking_method(name: str) -> RankingMethod:
 
 
 # ---------------------------------------------------------------------- the wrapper
-@dataclass(frozen=True)
-class Prepared:
-    """A score matrix after the missing-data policy, ready for any method."""
-
-    matrix: ScoreMatrix            # kept candidates and judges, raw values, NaN kept
-    oriented: np.ndarray           # oriented values, NaN kept
-    excluded_candidates: dict[str, str]
-    excluded_judges: dict[str, str]
-    missing: str
-
-    @property
-    def unscored(self) -> np.ndarray:
-        """Candidates with no score on any judge (boolean mask)."""
-        return np.isnan(self.oriented).all(axis=1)
-
-    def filled(self, values_based: bool) -> np.ndarray:
-        """Oriented values with missing cells filled for the ``worst`` policy.
-
-        Value-based methods get the judge's worst observed value; order-based ones get
-        ``-inf``: below every present candidate and tied with the other missing ones.
-        Under ``pairwise``, a candidate with no score at all has nothing to average over:
-        its row is filled the same way (as ``worst`` would).
-        """
-        x = self.oriented
-        if self.missing not in ("worst", "pairwise") or not self.matrix.has_missing:
-            return x
-        cells = np.isnan(x)
-        if self.missing == "pairwise":
-            cells &= self.unscored[:, None]
-            if not cells.any():
-                return x
-        fill = np.nanmin(x, axis=0) if values_based else np.full(x.shape[1], -np.inf)
-        return np.where(cells, fill[None, :], x)
-
-
-def prepare(matrix: ScoreMatrix, missing: str = "worst") -> Prepared:
-    """Apply the missing-data policy (SPEC 2) to a score matrix."""
-    if missing not in MISSING_POLICIES:
-        raise ConfigError(
-            f"unknown missing-data policy {missing!r}{did_you_mean(missing, MISSING_POLICIES)}; "
-            f"allowed policies are {list(MISSING_POLICIES)}."
-        )
-    excluded_c: dict[str, str] = {}
-    excluded_j: dict[str, str] = {}
-    if not matrix.has_missing:  # nothing for the policy to do
-        return Prepared(matrix, matrix.oriented(), excluded_c, excluded_j, missing)
-    mask = matrix.missing()
-    empty = np.flatnonzero(mask.all(axis=0))
-    if empty.size and missing != "drop_judges":
-        raise InputError(
-            f"judge {matrix.judges[empty[0]]!r} has no score for any candidate; remove it or "
-            "use missing='drop_judges'."
-        )
-    if mask.any():
-        if missing == "error":
-            i, j = np.argwhere(mask)[0]
-            raise InputError(
-                f"candidate {matrix.candidates[i]!r} has no score for judge "
-                f"{matrix.judges[j]!r} (missing='error')."
-            )
-        if missing == "drop_candidates":
-            rows = mask.any(axis=1)
-            for i in np.flatnonzero(rows):
-                first = matrix.judges[np.flatnonzero(mask[i])[0]]
-                excluded_c[matrix.candidates[i]] = f"missing score for judge {first!r}"
-            matrix = matrix.subset(candidates=np.flatnonzero(~rows))
-        elif missing == "drop_judges":
-            cols = mask.any(axis=0)
-            for j in np.flatnonzero(cols):
-                first = matrix.candidates[np.flatnonzero(mask[:, j])[0]]
-                excluded_j[matrix.judges[j]] = f"no score for candidate {first!r}"
-            if cols.all():
-                raise InputError(
-                    "every judge has a missing score, so missing='drop_judges' leaves nothing "
-                    "to rank."
-                )
-            matrix = matrix.subset(judges=np.flatnonzero(~cols))
-    return Prepared(matrix, matrix.oriented(), excluded_c, excluded_j, missing)
-
-
 def _seed_value(seed: int | np.random.Generator | None) -> int | None:
     """The seed to record (None for a Generator), after checking it."""
     if isinstance(seed, np.random.Generator):
@@ -392,13 +318,17 @@ def _label_order(labels: Sequence[str]) -> np.ndarray:
     return np.array(sorted(range(len(labels)), key=labels.__getitem__), dtype=np.intp)
 
 
-def _restore_order(out: Any, c_order: np.ndarray, j_order: np.ndarray | None) -> MethodOutput:
+def _restore_order(
+    out: Any, c_order: np.ndarray | None, j_order: np.ndarray | None
+) -> MethodOutput:
     """Map a method's output computed on reordered candidates/judges back to input order.
 
-    ``j_order`` is None when the judges were not reordered.
+    ``c_order`` and ``j_order`` are None when the candidates or judges were not reordered.
     """
     if not isinstance(out, MethodOutput):
         out = MethodOutput(np.asarray(out, dtype=float))
+    if c_order is None:
+        return out
     n = len(c_order)
     if np.array_equal(c_order, np.arange(n)) and (
         j_order is None or np.array_equal(j_order, np.arange(len(j_order)))
@@ -510,37 +440,39 @@ def rank(
     kwargs = dict(params)
     # Stochastic methods see candidates and judges in label order, so that what they draw
     # does not depend on the input order (SPEC 2); their outputs are mapped back.
-    c_order = _label_order(candidates) if spec.stochastic else np.arange(len(candidates))
+    c_order = j_order = None  # None: the input order
     if spec.stochastic:
+        c_order = _label_order(candidates)
         kwargs["rng"], _ = generator(seed)
-    j_order = None  # judges keep their input order unless a stochastic method sees them
     if prepared is not None:
-        weights = np.asarray(prepared.matrix.weights)
+        matrix = prepared.matrix
+        weights = np.asarray(matrix.weights)
         if spec.input == "pairwise":
             x = prepared.filled(values_based=False)
-            x = x[c_order] if spec.stochastic else x
+            labels: Sequence[str] = candidates
+            if c_order is not None:
+                x, labels = x[c_order], [candidates[i] for i in c_order]
             if spec.values is not None:
                 out = spec.values(x, weights, **kwargs)
             else:
-                counts = PairwiseCounts.from_matrix(
-                    x, weights, [candidates[i] for i in c_order]
-                )
+                counts = PairwiseCounts.from_matrix(x, weights, labels)
                 if spec.uses_values:
                     kwargs["values"] = (x, weights)
                 out = spec.func(counts, **kwargs)
         else:
-            signs = prepared.matrix.signs
-            if spec.stochastic:
+            signs = matrix.signs
+            x = prepared.filled(values_based=not spec.order_only)
+            if c_order is not None:
                 j_order = _label_order(judges)
-                signs = signs[j_order]
+                x, weights, signs = x[np.ix_(c_order, j_order)], weights[j_order], signs[j_order]
             if spec.uses_signs:
                 kwargs["signs"] = signs
-            x = prepared.filled(values_based=not spec.order_only)
-            if spec.stochastic:
-                x, weights = x[np.ix_(c_order, j_order)], weights[j_order]
+            if spec.uses_sums:  # the row sums validation computed, when x is what it validated
+                known = x is matrix.values and matrix.row_sums_known
+                kwargs["sums"] = matrix.row_sums if known else None
             out = spec.func(x, weights, **kwargs)
     else:
-        if spec.stochastic:
+        if c_order is not None:
             counts = counts.subset(c_order)
         if spec.uses_values:
             kwargs["values"] = None

@@ -42,15 +42,20 @@ def _present_weights(X: np.ndarray, w: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(X), 0.0, w[None, :])
 
 
-@ranking_method("mean", description="Weighted mean of the oriented scores.")
-def mean(X: np.ndarray, w: np.ndarray) -> np.ndarray:
+@ranking_method("mean", uses_sums=True, description="Weighted mean of the oriented scores.")
+def mean(X: np.ndarray, w: np.ndarray, *, sums: np.ndarray | None = None) -> np.ndarray:
     """Weighted mean of oriented scores: ``sum_k w_k x_ik / sum_k w_k``.
 
     Lower-is-better judges enter negated (orientation), so a smaller error raises the mean.
+    ``sums`` are the row sums ``X.sum(axis=1)`` when already known (validation computes
+    them): with equal weights the mean is then one division, no pass over ``X``.
     """
-    # Equal weights: numpy's pairwise mean (no BLAS call, whose threads stall on a busy
+    # Equal weights: numpy's pairwise row sums (no BLAS call, whose threads stall on a busy
     # machine). A NaN cell makes its row NaN, so one pass both reduces and detects gaps.
-    out = X.mean(axis=1) if _equal(w) else X @ (w / w.sum())
+    if _equal(w):
+        out = (X.sum(axis=1) if sums is None else sums) / X.shape[1]
+    else:
+        out = X @ (w / w.sum())
     if not np.isnan(out).any():
         return out
     pw = _present_weights(X, w)
