@@ -274,9 +274,9 @@ def tournament_section(peers, repeat, limit, log, quick: bool) -> Table:
     cols = ["library", "method"] + [c[0] for c in cases]
     table = Table("Multi-player contests: time (s) and Kendall tau-b to the true skills", cols)
     impls = [
-        ("**metascore**", "`sco` (default solver)", lambda n, v: _ms_votes(n, v, "sco")),
-        ("**metascore**", "`sco`, max_iter=3 (early stopping)",
-         lambda n, v: _ms_votes(n, v, "sco", max_iter=3)),
+        ("**metascore**", "`sco` (default: lbfgs, max_iter="auto")", lambda n, v: _ms_votes(n, v, "sco")),
+        ("**metascore**", "`sco`, max_iter=100 (run to convergence)",
+         lambda n, v: _ms_votes(n, v, "sco", max_iter=100)),
         ("**metascore**", "`sco`, solver='sgd' (10k x 32, lr 0.01)",
          lambda n, v: _ms_votes(n, v, "sco", solver="sgd")),
         ("**metascore**", "`epp` (Bradley-Terry, ridge 0.01)", lambda n, v: _ms_votes(n, v, "epp")),
