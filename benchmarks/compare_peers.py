@@ -274,7 +274,7 @@ def tournament_section(peers, repeat, limit, log, quick: bool) -> Table:
     cols = ["library", "method"] + [c[0] for c in cases]
     table = Table("Multi-player contests: time (s) and Kendall tau-b to the true skills", cols)
     impls = [
-        ("**metascore**", "`sco` (default: lbfgs, max_iter="auto")", lambda n, v: _ms_votes(n, v, "sco")),
+        ("**metascore**", "`sco` (default: lbfgs, max_iter='auto')", lambda n, v: _ms_votes(n, v, "sco")),
         ("**metascore**", "`sco`, max_iter=100 (run to convergence)",
          lambda n, v: _ms_votes(n, v, "sco", max_iter=100)),
         ("**metascore**", "`sco`, solver='sgd' (10k x 32, lr 0.01)",
