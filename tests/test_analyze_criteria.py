@@ -206,6 +206,43 @@ def test_pairwise_count_path_equals_the_registry(axis):
         np.testing.assert_allclose(fast[name], slow[name], rtol=0, atol=1e-12)
 
 
+CANDIDATE_FAST = ["mean", "median", "average_rank", "success_rate", "copeland"]
+
+
+@pytest.mark.parametrize("axis", ["candidates", "both"])
+@pytest.mark.parametrize("weights", [None, [1, 2, 1, 1, 3, 1, 2]])
+@pytest.mark.parametrize("half", [False, True])
+def test_candidate_fast_paths_equal_the_registry(axis, weights, half):
+    # ties (4 levels), repeated candidates in every resample, lower-is-better judges
+    rng = np.random.default_rng(11)
+    v = rng.integers(0, 4, size=(8, 7)).astype(float)
+    m = matrix(v, weights=weights, higher_is_better=[True] * 5 + [False] * 2)
+    params = {"success_rate": {"ties": "half"}} if half else None
+    s = E.setup(m, CANDIDATE_FAST, params, "worst", 1)
+    draws = B.draw(4, 25, axis, s.n, s.m)
+    fast_names = [n for n in CANDIDATE_FAST
+                  if B.candidate_fast_reason(s, n, draws.counts is not None) is None]
+    assert fast_names == (CANDIDATE_FAST if weights is None else
+                          ["mean", "average_rank", "success_rate", "copeland"])
+    fast, slow = B.bootstrap_scores(s, draws), B.bootstrap_scores(s, draws, fast=False)
+    for name in CANDIDATE_FAST:
+        np.testing.assert_allclose(fast[name], slow[name], rtol=0, atol=1e-12)
+        np.testing.assert_array_equal(E.rank_codes(fast[name]), E.rank_codes(slow[name]))
+
+
+def test_candidate_fast_paths_fall_back():
+    v = np.array([[1.0, 2.0], [2.0, np.nan], [3.0, 3.0]])
+    s = E.setup(matrix(v), ["mean"], None, "worst", 1)
+    assert "missing" in B.candidate_fast_reason(s, "mean", False)
+    s = E.setup(matrix(v[[0, 2]], weights=[0.5, 1.5]), ["copeland", "median", "schulze"],
+                None, "worst", 1)
+    assert B.candidate_fast_reason(s, "copeland", False) == "non-integer judge weights"
+    assert "equal judge weights" in B.candidate_fast_reason(s, "median", True)
+    assert B.candidate_fast_reason(s, "schulze", True) == "no fast path for this method"
+    dense = E.setup(matrix(v[[0, 2]]), ["average_rank"], {"ties": "dense"}, "worst", 1)
+    assert "ties='average'" in B.candidate_fast_reason(dense, "average_rank", False)
+
+
 def test_counts_path_falls_back_when_it_cannot_be_exact():
     m = matrix([[1, 2], [2, 1], [3, 3]], weights=[0.5, 1.5])
     s = E.setup(m, ["schulze", "median"], None, "worst", 1)

@@ -28,12 +28,21 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats as _st
 
 from ..errors import ConfigError, did_you_mean
 from ..pairwise import PairwiseCounts
-from ..registry import get_ranking_method, prepare, rank
+from ..registry import get_ranking_method, rank
 from ._engine import Setup, generator
+from .fastpaths import (
+    candidate_fast_reason,
+    candidate_fast_scores,
+    fast_path_reason,
+    integer_valued,
+    judge_fast_scores,
+    pair_blocks,
+    pair_tensor_fits,
+    pairwise_tallies,
+)
 
 Progress = Callable[[int, int], None] | None
 
@@ -44,6 +53,7 @@ __all__ = [
     "check_axis",
     "bootstrap_scores",
     "fast_path_reason",
+    "candidate_fast_reason",
     "counts_path_reason",
     "pairwise_tallies",
     "pair_blocks",
@@ -53,15 +63,6 @@ __all__ = [
 
 #: Resampling axes of every bootstrap criterion.
 AXES = ("judges", "candidates", "both")
-
-#: Methods with an exactly equal fast path under judge resampling.
-FAST_METHODS = ("mean", "average_rank", "success_rate", "copeland")
-
-#: Elements per block of the pairwise tensors (memory bound of the products).
-_BLOCK = 4_000_000
-
-#: Largest n * n * m for which the per-judge win indicators are materialized.
-_COUNTS_LIMIT = 60_000_000
 
 
 def check_axis(axis: str, name: str = "axis") -> str:
@@ -140,38 +141,7 @@ def draw(
     return Draws(axis, counts, cands, seeds, seed_used)
 
 
-# ---------------------------------------------------------------------- fast paths
-def _integer_valued(x: np.ndarray) -> bool:
-    return bool(np.all(np.isfinite(x)) and np.all(x == np.round(x)))
-
-
-def pair_tensor_fits(n: int, m: int) -> bool:
-    """Whether the per-judge pair tensor of n candidates and m judges fits in memory."""
-    return n * n * m <= _COUNTS_LIMIT
-
-
-def fast_path_reason(s: Setup, name: str) -> str | None:
-    """None when ``name`` can use its fast path on ``s`` under judge resampling, else why not.
-
-    A fast path applies when the score of a resampled matrix is a weighted sum of per-judge
-    contributions computed once on the full matrix: this holds for ``mean``,
-    ``average_rank`` and ``success_rate`` (their contributions are the oriented values, the
-    per-judge ranks and the per-judge numbers of beaten opponents) and for ``copeland``
-    (the pairwise margins are sums of per-judge signs). It needs every candidate ranked by
-    every judge (no missing cell, or ``missing="worst"``), and integer-valued weights for
-    ``copeland``, so that margins are exact integers and a zero margin is exactly zero.
-    """
-    if name not in FAST_METHODS:
-        return "no fast path for this method"
-    if name == "average_rank" and s.params[name].get("ties", "average") != "average":
-        return "average_rank's fast path uses fractional ranks (ties='average')"
-    if np.isnan(s.matrix.values).any() and s.missing != "worst":
-        return f"missing cells under missing={s.missing!r}"
-    if name == "copeland" and not _integer_valued(np.asarray(s.matrix.weights)):
-        return "non-integer judge weights"
-    return None
-
-
+# ---------------------------------------------------------------------- pairwise counts path
 def counts_path_reason(s: Setup, name: str, draws: Draws) -> str | None:
     """None when ``name`` can run on pairwise counts built without the registry, else why not.
 
@@ -189,104 +159,9 @@ def counts_path_reason(s: Setup, name: str, draws: Draws) -> str | None:
         return f"missing cells under missing={s.missing!r}"
     if not pair_tensor_fits(s.n, s.m):
         return "too many candidates x judges for the pairwise tensor"
-    if draws.counts is not None and not _integer_valued(np.asarray(s.matrix.weights)):
+    if draws.counts is not None and not integer_valued(np.asarray(s.matrix.weights)):
         return "non-integer judge weights"
     return None
-
-
-def _pair_tensor(ranks: np.ndarray, kind: str, dtype: type) -> np.ndarray:
-    """Per-judge pair indicators as an (n * n) x m matrix: ``[rank_aj < rank_bj]`` for
-    ``kind="wins"``, ``sign(rank_bj - rank_aj)`` (0 when either is NaN) for ``"margins"``."""
-    n, m = ranks.shape
-    r = np.asarray(ranks, dtype=float)
-    if kind == "wins":
-        pairs = r[:, None, :] < r[None, :, :]
-    else:
-        pairs = np.nan_to_num(np.sign(r[None, :, :] - r[:, None, :]))
-    return pairs.reshape(n * n, m).astype(dtype)
-
-
-def pair_blocks(ranks: np.ndarray, cw: np.ndarray, kind: str = "wins"
-                ) -> Iterator[tuple[int, int, np.ndarray]]:
-    """Pairwise wins (or margins) of every trial, by blocks of trials, one product per block.
-
-    ``ranks`` are per-judge ranks (n x m, lower is better, NaN = not ranked), ``cw`` the
-    weight of each judge in each trial (T x m). Yields ``(lo, hi, x)`` with
-    ``x[t - lo, a, b] = sum_j cw[t, j] [rank_aj < rank_bj]`` (``kind="wins"``) or
-    ``sum_j cw[t, j] sign(rank_bj - rank_aj)`` (``kind="margins"``), computed in float32
-    when every sum is an exact integer below 2**24, else float64, returned as float64.
-    """
-    n, m = ranks.shape
-    trials = cw.shape[0]
-    exact32 = _integer_valued(cw) and float(np.abs(cw).sum(axis=1).max(initial=0)) < 2**24
-    dtype = np.float32 if exact32 else np.float64
-    pairs = _pair_tensor(ranks, kind, dtype)
-    step = max(1, _BLOCK // max(1, n * n))
-    for lo in range(0, trials, step):
-        hi = min(trials, lo + step)
-        block = pairs @ np.ascontiguousarray(cw[lo:hi].T, dtype=dtype)
-        yield lo, hi, block.T.reshape(hi - lo, n, n).astype(np.float64)
-
-
-def pairwise_tallies(ranks: np.ndarray, cw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Head-to-head wins and ties of every candidate in every trial.
-
-    ``ranks`` are per-judge ranks (n x m, lower is better, NaN = not ranked: not compared),
-    ``cw`` the weight of each judge in each trial (T x m). The margin of (a, b) in trial t is
-    ``sum_j cw[t, j] sign(rank_bj - rank_aj)``; returns ``(won, tied)``, each T x n: the
-    number of opponents each candidate beats (margin > 0) and ties (margin = 0). Blocks of
-    candidate rows keep the sign tensor under ``_BLOCK`` elements; the sums are one matrix
-    product per block, in float32 when every sum is an exact integer below 2**24.
-    """
-    n, m = ranks.shape
-    trials = cw.shape[0]
-    exact32 = _integer_valued(cw) and float(np.abs(cw).sum(axis=1).max(initial=0)) < 2**24
-    dtype = np.float32 if exact32 else np.float64
-    weights = np.ascontiguousarray(cw.T, dtype=dtype)
-    r = np.asarray(ranks, dtype=dtype)  # multiples of 1/2 below 2**23: exact in float32
-    has_nan = bool(np.isnan(r).any())
-    won = np.zeros((n, trials))
-    tied = np.zeros((n, trials))
-    rows = max(1, _BLOCK // max(1, n * m))
-    for a0 in range(0, n - 1, rows):
-        a1 = min(n - 1, a0 + rows)
-        nb, nc = a1 - a0, n - a0 - 1
-        signs = np.subtract(r[None, a0 + 1:, :], r[a0:a1, None, :])
-        np.sign(signs, out=signs)
-        if has_nan:
-            signs[np.isnan(signs)] = 0.0
-        margin = (signs.reshape(nb * nc, m) @ weights).reshape(nb, nc, trials)
-        upper = (np.arange(nc)[None, :] >= np.arange(nb)[:, None])[:, :, None]  # b > a
-        pos, neg, zero = (margin > 0) & upper, (margin < 0) & upper, (margin == 0) & upper
-        won[a0:a1] += pos.sum(axis=1)
-        won[a0 + 1:] += neg.sum(axis=0)
-        tied[a0:a1] += zero.sum(axis=1)
-        tied[a0 + 1:] += zero.sum(axis=0)
-    return won.T, tied.T
-
-
-def _fast_scores(
-    s: Setup, name: str, cw: np.ndarray, tallies: tuple[np.ndarray, np.ndarray] | None
-) -> np.ndarray:
-    """Scores (T x n) of ``name`` on resampled judges with per-trial judge weights ``cw``."""
-    ranks = s.filled_ranks
-    total = cw.sum(axis=1)[:, None]
-    n = s.n
-    if name == "average_rank":
-        return -(cw @ ranks.T) / total
-    if name == "mean":
-        values = prepare(s.matrix, s.missing).filled(values_based=True)
-        return (cw @ values.T) / total
-    if name == "success_rate":
-        if s.params[name].get("ties", "zero") == "half":
-            beaten = n - ranks  # worse + 1/2 (tied others)
-        else:
-            beaten = n - _st.rankdata(ranks, method="max", axis=0)
-        return (cw @ beaten.T) / (total * (n - 1))
-    if name == "copeland":
-        won, tied = pairwise_tallies(ranks, cw) if tallies is None else tallies
-        return (won + 0.5 * tied) / (n - 1)
-    raise AssertionError(name)  # pragma: no cover
 
 
 # ---------------------------------------------------------------------- per-trial work
@@ -455,15 +330,22 @@ def bootstrap_scores(
     trials = draws.trials
     total = trials if total is None else total
     out: dict[str, np.ndarray] = {}
-    registry, counted = [], []
+    registry, counted, by_candidates = [], [], []
     for name in s.methods:
         if fast and draws.candidates is None and fast_path_reason(s, name) is None:
             cw = draws.judge_weights(s.matrix.weights)
-            out[name] = _fast_scores(s, name, cw, tallies)
+            out[name] = judge_fast_scores(s, name, cw, tallies)
+        elif (fast and draws.candidates is not None
+              and candidate_fast_reason(s, name, draws.counts is not None) is None):
+            by_candidates.append(name)
         elif fast and counts_path_reason(s, name, draws) is None:
             counted.append(name)
         else:
             registry.append(name)
+    if by_candidates:
+        out.update(candidate_fast_scores(s, by_candidates, draws.candidates,
+                                         draws.judge_weights(s.matrix.weights),
+                                         draws.counts is not None))
     if not registry and not counted:
         if progress is not None:
             progress(done + trials, total)
