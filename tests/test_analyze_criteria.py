@@ -206,24 +206,28 @@ def test_pairwise_count_path_equals_the_registry(axis):
         np.testing.assert_allclose(fast[name], slow[name], rtol=0, atol=1e-12)
 
 
-CANDIDATE_FAST = ["mean", "median", "average_rank", "success_rate", "copeland"]
+CANDIDATE_FAST = ["mean", "median", "average_rank", "success_rate", "copeland",
+                  "relative_difference"]
 
 
-@pytest.mark.parametrize("axis", ["candidates", "both"])
+@pytest.mark.parametrize("axis", ["judges", "candidates", "both"])
 @pytest.mark.parametrize("weights", [None, [1, 2, 1, 1, 3, 1, 2]])
-@pytest.mark.parametrize("half", [False, True])
-def test_candidate_fast_paths_equal_the_registry(axis, weights, half):
-    # ties (4 levels), repeated candidates in every resample, lower-is-better judges
+@pytest.mark.parametrize("variant", ["default", "half_and_ranks"])
+def test_candidate_fast_paths_equal_the_registry(axis, weights, variant):
+    # ties and zeros (4 levels), repeated candidates in every resample, lower-is-better judges
     rng = np.random.default_rng(11)
     v = rng.integers(0, 4, size=(8, 7)).astype(float)
     m = matrix(v, weights=weights, higher_is_better=[True] * 5 + [False] * 2)
-    params = {"success_rate": {"ties": "half"}} if half else None
+    params = None if variant == "default" else {"success_rate": {"ties": "half"},
+                                                 "relative_difference": {"on": "ranks"}}
     s = E.setup(m, CANDIDATE_FAST, params, "worst", 1)
     draws = B.draw(4, 25, axis, s.n, s.m)
-    fast_names = [n for n in CANDIDATE_FAST
-                  if B.candidate_fast_reason(s, n, draws.counts is not None) is None]
-    assert fast_names == (CANDIDATE_FAST if weights is None else
-                          ["mean", "average_rank", "success_rate", "copeland"])
+    if axis == "judges":
+        assert B.fast_path_reason(s, "relative_difference") is None
+    else:
+        fast_names = [n for n in CANDIDATE_FAST
+                      if B.candidate_fast_reason(s, n, draws.counts is not None) is None]
+        assert fast_names == [n for n in CANDIDATE_FAST if weights is None or n != "median"]
     fast, slow = B.bootstrap_scores(s, draws), B.bootstrap_scores(s, draws, fast=False)
     for name in CANDIDATE_FAST:
         np.testing.assert_allclose(fast[name], slow[name], rtol=0, atol=1e-12)

@@ -34,6 +34,7 @@ from ..pairwise import PairwiseCounts
 from ..registry import get_ranking_method, rank
 from ._engine import Setup, generator
 from .fastpaths import (
+    PER_TRIAL_METHODS,
     candidate_fast_reason,
     candidate_fast_scores,
     fast_path_reason,
@@ -183,6 +184,7 @@ class _Work:
     setup: Setup
     registry: tuple[str, ...]  # methods ranked through the registry
     counted: tuple[str, ...]   # methods ranked on pairwise counts
+    per_trial: tuple[str, ...] = ()  # candidate fast paths that cost a pass per trial
 
 
 def _score_chunk(work: _Work, counts: np.ndarray | None, cands: np.ndarray | None,
@@ -202,6 +204,10 @@ def _score_trials(work: _Work, counts: np.ndarray | None, cands: np.ndarray | No
     s = work.setup
     trials = len(seeds)
     out = {name: np.full((trials, s.n), np.nan) for name in work.registry + work.counted}
+    if work.per_trial:
+        cw = np.asarray(s.matrix.weights, dtype=float)[None, :] * (
+            np.ones((trials, s.m)) if counts is None else counts)
+        out.update(candidate_fast_scores(s, list(work.per_trial), cands, cw, counts is not None))
     weights = np.asarray(s.matrix.weights, dtype=float)
     wins: dict[int, np.ndarray] = {}
     if work.counted:
@@ -330,14 +336,14 @@ def bootstrap_scores(
     trials = draws.trials
     total = trials if total is None else total
     out: dict[str, np.ndarray] = {}
-    registry, counted, by_candidates = [], [], []
+    registry, counted, by_candidates, per_trial = [], [], [], []
     for name in s.methods:
         if fast and draws.candidates is None and fast_path_reason(s, name) is None:
             cw = draws.judge_weights(s.matrix.weights)
             out[name] = judge_fast_scores(s, name, cw, tallies)
         elif (fast and draws.candidates is not None
               and candidate_fast_reason(s, name, draws.counts is not None) is None):
-            by_candidates.append(name)
+            (per_trial if name in PER_TRIAL_METHODS else by_candidates).append(name)
         elif fast and counts_path_reason(s, name, draws) is None:
             counted.append(name)
         else:
@@ -346,12 +352,12 @@ def bootstrap_scores(
         out.update(candidate_fast_scores(s, by_candidates, draws.candidates,
                                          draws.judge_weights(s.matrix.weights),
                                          draws.counts is not None))
-    if not registry and not counted:
+    if not registry and not counted and not per_trial:
         if progress is not None:
             progress(done + trials, total)
         return out
-    work = _Work(s, tuple(registry), tuple(counted))
-    for name in registry + counted:
+    work = _Work(s, tuple(registry), tuple(counted), tuple(per_trial))
+    for name in registry + counted + per_trial:
         out[name] = np.full((trials, s.n), np.nan)
     for lo, hi, res in _run(work, draws, jobs, backend, progress, done, total):
         for name, scores in res.items():

@@ -26,6 +26,7 @@ from ._engine import Setup
 __all__ = [
     "FAST_METHODS",
     "CANDIDATE_FAST_METHODS",
+    "PER_TRIAL_METHODS",
     "integer_valued",
     "pair_tensor_fits",
     "fast_path_reason",
@@ -37,7 +38,7 @@ __all__ = [
 ]
 
 #: Methods with an exactly equal fast path under judge resampling.
-FAST_METHODS = ("mean", "average_rank", "success_rate", "copeland")
+FAST_METHODS = ("mean", "average_rank", "success_rate", "copeland", "relative_difference")
 
 #: Elements per block of the pairwise tensors (memory bound of the products).
 _BLOCK = 4_000_000
@@ -71,6 +72,8 @@ def fast_path_reason(s: Setup, name: str) -> str | None:
         return "average_rank's fast path uses fractional ranks (ties='average')"
     if np.isnan(s.matrix.values).any() and s.missing != "worst":
         return f"missing cells under missing={s.missing!r}"
+    if name == "relative_difference" and np.isnan(s.matrix.values).any():
+        return "missing cells (relative_difference averages over the pairs both judges score)"
     if name == "copeland" and not integer_valued(np.asarray(s.matrix.weights)):
         return "non-integer judge weights"
     return None
@@ -168,13 +171,62 @@ def judge_fast_scores(
     if name == "copeland":
         won, tied = pairwise_tallies(ranks, cw) if tallies is None else tallies
         return (won + 0.5 * tied) / (n - 1)
+    if name == "relative_difference":
+        base, sgn = _rd_base(s)
+        ones = np.ones(n)
+        per_judge = np.stack([_rd_terms(base[:, k:k + 1], ones, sgn[k:k + 1])
+                              for k in range(s.m)], axis=1)  # sum over opponents, n x m
+        return (cw @ per_judge.T) / (total * (n - 1))
     raise AssertionError(name)  # pragma: no cover
+
+
+# ---------------------------------------------------------------------- relative difference
+def _rd_base(s: Setup) -> tuple[np.ndarray, np.ndarray]:
+    """What relative_difference divides (raw values, or None for per-subset ranks) and the
+    sign of each judge's terms."""
+    if s.params["relative_difference"].get("on", "values") == "ranks":
+        return s.filled_ranks, -np.ones(s.m)
+    signs = np.where(np.asarray(s.matrix.higher_is_better, dtype=bool), 1.0, -1.0)
+    return s.matrix.oriented() * signs[None, :], signs
+
+
+def _rd_terms(base: np.ndarray, c: np.ndarray, ws: np.ndarray) -> np.ndarray:
+    """``sum_v c_v sum_k ws_k (b_uk - b_vk) / (b_uk + b_vk)`` for every row u of ``base``,
+    a 0/0 term (both cells zero) being 0.
+
+    Written ``2 sum_k ws_k b_uk sum_v c_v / (b_uk + b_vk) - sum_v c_v sum_k ws_k``, so the
+    pair tensor costs one addition and one reciprocal; a 0/0 pair, counted -1 by the
+    second term, is added back. Blocks of rows keep the tensor under ``_BLOCK`` elements.
+    """
+    k, m = base.shape
+    inverse_sums = np.empty((k, m))
+    rows = max(1, _BLOCK // max(1, k * m))
+    for a0 in range(0, k, rows):
+        a1 = min(k, a0 + rows)
+        den = base[a0:a1, None, :] + base[None, :, :]
+        with np.errstate(divide="ignore"):
+            np.reciprocal(den, out=den)
+        inverse_sums[a0:a1] = np.matmul(c, den)
+    zero = base == 0
+    with np.errstate(invalid="ignore"):
+        out = 2.0 * ((base * inverse_sums) @ ws) - c.sum() * ws.sum()
+    if zero.any():
+        out[zero.any(axis=1)] = 0.0  # rows with a zero cell: recomputed below
+        for u in np.flatnonzero(zero.any(axis=1)):
+            with np.errstate(invalid="ignore", divide="ignore"):
+                term = (base[u] - base) / (base[u] + base)
+            term[(base[u] + base) == 0] = 0.0
+            out[u] = c @ (term @ ws)
+    return out
 
 
 # ---------------------------------------------------------------------- candidate axis
 #: Methods with a fast path under candidate resampling (axis ``candidates`` or ``both``).
-CANDIDATE_FAST_METHODS = ("mean", "median", "average_rank", "success_rate", "copeland")
+CANDIDATE_FAST_METHODS = ("mean", "median", "average_rank", "success_rate", "copeland",
+                          "relative_difference")
 _PAIRWISE_FAST = ("average_rank", "success_rate", "copeland")
+#: Candidate fast paths computed trial by trial (in the workers when ``jobs > 1``).
+PER_TRIAL_METHODS = ("relative_difference",)
 
 
 def candidate_fast_reason(s: Setup, name: str, judges_resampled: bool) -> str | None:
@@ -196,6 +248,9 @@ def candidate_fast_reason(s: Setup, name: str, judges_resampled: bool) -> str | 
         return "median's fast path needs equal judge weights"
     if name == "copeland" and not integer_valued(weights):
         return "non-integer judge weights"
+    if name == "relative_difference" and s.params[name].get("on", "values") == "values" \
+            and not pair_tensor_fits(s.n, s.m):
+        return "too many candidates x judges for the pairwise tensor"
     if name in _PAIRWISE_FAST and judges_resampled and not pair_tensor_fits(s.n, s.m):
         return "too many candidates x judges for the pairwise tensor"
     return None
@@ -261,6 +316,35 @@ def _pairwise_scores(s: Setup, names: list[str], c: np.ndarray, cw: np.ndarray,
     return out
 
 
+def _rd_candidates(s: Setup, cands: np.ndarray, c: np.ndarray, cw: np.ndarray) -> np.ndarray:
+    """relative_difference of each trial on its distinct drawn candidates, each opponent
+    counted with its multiplicity (a copy's terms are 0). On ranks, a candidate's rank
+    among the drawn multiset is one plus the multiplicity of the drawn candidates above
+    it plus half that of the others tied with it (copies included)."""
+    base, sgn = _rd_base(s)
+    on_ranks = s.params["relative_difference"].get("on", "values") == "ranks"
+    n, m = base.shape
+    if on_ranks:  # dense tie groups per judge, 0 = best, flattened per judge
+        groups = _st.rankdata(s.filled_ranks, method="dense", axis=0).astype(np.intp) - 1
+        flat = groups + n * np.arange(m)[None, :]
+    out = np.full(c.shape, np.nan)
+    for t in range(c.shape[0]):
+        drawn = np.flatnonzero(c[t])
+        mult = c[t, drawn]
+        if on_ranks:
+            weight = np.bincount(flat[drawn].ravel(), np.repeat(mult, m), minlength=n * m)
+            weight = weight.reshape(m, n).T  # multiplicity of each group, per judge
+            above = np.cumsum(weight, axis=0) - weight
+            g = groups[drawn]
+            cols = np.arange(m)[None, :]
+            b = 1.0 + above[g, cols] + (weight[g, cols] - 1.0) / 2.0
+        else:
+            b = base[drawn]
+        total = cw[t].sum()
+        out[t, drawn] = _rd_terms(b, mult, cw[t] * sgn) / (total * (cands.shape[1] - 1))
+    return out
+
+
 def candidate_fast_scores(s: Setup, names: list[str], cands: np.ndarray, cw: np.ndarray,
                           judges_resampled: bool) -> dict[str, np.ndarray]:
     """Scores (T x n, NaN for a candidate not drawn) of ``names`` on candidate resamples.
@@ -281,6 +365,8 @@ def candidate_fast_scores(s: Setup, names: list[str], cands: np.ndarray, cw: np.
     pairwise = [name for name in names if name in _PAIRWISE_FAST]
     if pairwise:
         out.update(_pairwise_scores(s, pairwise, c, cw, judges_resampled))
+    if "relative_difference" in names:
+        out["relative_difference"] = _rd_candidates(s, cands, c, cw)
     for scores in out.values():
         scores[c == 0] = np.nan
     return out
