@@ -34,6 +34,7 @@ from ..pairwise import PairwiseCounts
 from ..registry import get_ranking_method, rank
 from ._engine import Setup, generator
 from .fastpaths import (
+    CLONE_REDUCIBLE,
     PER_TRIAL_METHODS,
     candidate_fast_reason,
     candidate_fast_scores,
@@ -250,6 +251,11 @@ def _score_trials(work: _Work, counts: np.ndarray | None, cands: np.ndarray | No
             labels = s.matrix.subset(candidates=cand, judges=[0]).candidates
             pc = PairwiseCounts(labels, n_ab, np.full(n_ab.shape, total), total)
             for name in work.counted:
+                if cand is not None and name in CLONE_REDUCIBLE:  # rank each candidate once
+                    _, inverse, mult = np.unique(cand, return_inverse=True, return_counts=True)
+                    beats = rank(pc.subset(first), name, **s.params[name]).details["beats"]
+                    keep(name, (beats @ mult / (cand.size - 1))[inverse])
+                    continue
                 keep(name, rank(pc, name, seed=int(seeds[t]), **s.params[name]).scores)
     return out
 

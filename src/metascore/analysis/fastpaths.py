@@ -27,6 +27,7 @@ __all__ = [
     "FAST_METHODS",
     "CANDIDATE_FAST_METHODS",
     "PER_TRIAL_METHODS",
+    "CLONE_REDUCIBLE",
     "integer_valued",
     "pair_tensor_fits",
     "fast_path_reason",
@@ -225,6 +226,10 @@ def _rd_terms(base: np.ndarray, c: np.ndarray, ws: np.ndarray) -> np.ndarray:
 CANDIDATE_FAST_METHODS = ("mean", "median", "average_rank", "success_rate", "copeland",
                           "relative_difference")
 _PAIRWISE_FAST = ("average_rank", "success_rate", "copeland")
+#: Pairwise methods ranked on the distinct drawn candidates: Schulze's relation between two
+#: candidates ignores their copies (a beat path through a copy is one through its original,
+#: and a copy ties with it), and its score is the share of drawn opponents beaten.
+CLONE_REDUCIBLE = ("schulze",)
 #: Candidate fast paths computed trial by trial (in the workers when ``jobs > 1``).
 PER_TRIAL_METHODS = ("relative_difference",)
 
