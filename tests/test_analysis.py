@@ -422,6 +422,21 @@ def test_compare_methods_table():
     json.dumps(res.to_dict(), allow_nan=False)
 
 
+@pytest.mark.parametrize("axes", [None, {"condorcet_rate": "both"}])
+def test_compare_methods_equals_each_criterion_alone(axes):
+    # winner rank and Condorcet rate share their draws when their axes agree
+    from metascore.analysis import compare_methods, condorcet_rate, winner_rank_bootstrap
+
+    m, names = random_matrix(5, missing=False), ["mean", "copeland", "schulze"]
+    res = compare_methods(m, names, n_trials=15, q=3, r=1, seed=4, axes=axes)
+    axis = (axes or {}).get("condorcet_rate", "candidates")
+    wr = winner_rank_bootstrap(m, names, n_trials=15, seed=4)
+    cr = condorcet_rate(m, names, n_trials=15, seed=4, axis=axis)
+    for name in names:
+        np.testing.assert_array_equal(res.criteria["winner_rank"].values[name], wr.values[name])
+        np.testing.assert_array_equal(res.criteria["condorcet_rate"].values[name], cr.values[name])
+
+
 def test_analysis_refuses_an_invalid_parameter_value_before_any_work():
     m = ms.ScoreMatrix.from_array(np.eye(3), ["a", "b", "c"])
     with pytest.raises(ConfigError, match=r"method 'success_rate': `ties` must be one of"):

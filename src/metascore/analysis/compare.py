@@ -25,10 +25,13 @@ from .criteria import (
     CriterionResult,
     JudgeAgreement,
     condorcet_rate,
+    condorcet_rate_from,
     generalization,
     judge_agreement,
+    resample,
     winner_rank,
     winner_rank_bootstrap,
+    winner_rank_from,
 )
 from .stability import PAPER_CONCORDANCE, StabilityResult, stability
 
@@ -164,11 +167,21 @@ def _compare(matrix: ScoreMatrix, s: E.Setup, n_trials: int, q: int, r: int, see
         return None if progress is None else (lambda done, total: progress(name, done, total))
 
     kw = dict(seed=seed, missing=missing, params=s.params, jobs=jobs, backend=backend)
+    if ax["winner_rank"] == ax["condorcet_rate"]:  # the same draws: score them once
+        b = resample(matrix, s.methods, axis=ax["winner_rank"], n_trials=n_trials,
+                     progress=stage("winner rank and Condorcet rate"), **kw)
+        first = {"winner_rank": winner_rank_from(b), "condorcet_rate": condorcet_rate_from(b)}
+    else:
+        first = {
+            "winner_rank": winner_rank_bootstrap(matrix, s.methods, axis=ax["winner_rank"],
+                                                 n_trials=n_trials, progress=stage("winner rank"),
+                                                 **kw),
+            "condorcet_rate": condorcet_rate(matrix, s.methods, axis=ax["condorcet_rate"],
+                                             n_trials=n_trials, progress=stage("Condorcet rate"),
+                                             **kw),
+        }
     results: dict[str, CriterionResult | StabilityResult] = {
-        "winner_rank": winner_rank_bootstrap(matrix, s.methods, axis=ax["winner_rank"],
-                                             n_trials=n_trials, progress=stage("winner rank"), **kw),
-        "condorcet_rate": condorcet_rate(matrix, s.methods, axis=ax["condorcet_rate"],
-                                         n_trials=n_trials, progress=stage("Condorcet rate"), **kw),
+        **first,
         "generalization": generalization(matrix, s.methods, axis=ax["generalization"],
                                          n_trials=n_trials, progress=stage("generalization"), **kw),
         "stability_judges": stability(matrix, s.methods, axis="judges", q=q, r=r,

@@ -37,7 +37,11 @@ __all__ = [
     "PAPER_AXES",
     "winner_rank",
     "winner_rank_bootstrap",
+    "winner_rank_from",
     "condorcet_rate",
+    "condorcet_rate_from",
+    "resample",
+    "Resampled",
     "generalization",
     "judge_agreement",
     "CriterionResult",
@@ -167,7 +171,7 @@ class JudgeAgreement:
 
 # ---------------------------------------------------------------------- shared bootstrap
 @dataclass(frozen=True)
-class _Bootstrap:
+class Resampled:
     """A criterion's validated input, draws and per-trial scores of every method."""
 
     s: E.Setup
@@ -184,15 +188,15 @@ class _Bootstrap:
         return w if self.draws.counts is None else self.draws.counts[t] * w
 
 
-def _bootstrap(matrix: ScoreMatrix, methods: str | Sequence[str], *, axis: str, n_trials: int,
+def resample(matrix: ScoreMatrix, methods: str | Sequence[str], *, axis: str, n_trials: int,
                seed: Any, missing: str, params: Mapping[str, Any] | None, progress: E.Progress,
-               jobs: int, backend: str | None) -> _Bootstrap:
+               jobs: int, backend: str | None) -> Resampled:
     B.check_axis(axis)
     n_trials = positive_int(n_trials, "n_trials")
     s = E.setup(matrix, methods, params, missing, seed)
     draws = B.draw(seed, n_trials, axis, s.n, s.m)
     scores = B.bootstrap_scores(s, draws, progress=progress, jobs=jobs, backend=backend)
-    return _Bootstrap(s, draws, scores, prepare(s.matrix, missing).oriented)
+    return Resampled(s, draws, scores, prepare(s.matrix, missing).oriented)
 
 
 def _row_credit(scores: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -282,8 +286,14 @@ def winner_rank_bootstrap(
     >>> winner_rank_bootstrap(m, ["mean", "copeland"], n_trials=20).mean
     {'mean': 1.0, 'copeland': 1.0}
     """
-    b = _bootstrap(matrix, methods, axis=axis, n_trials=n_trials, seed=seed, missing=missing,
-                   params=params, progress=progress, jobs=jobs, backend=backend)
+    return winner_rank_from(resample(matrix, methods, axis=axis, n_trials=n_trials, seed=seed,
+                                     missing=missing, params=params, progress=progress,
+                                     jobs=jobs, backend=backend))
+
+
+def winner_rank_from(b: Resampled) -> CriterionResult:
+    """:func:`winner_rank_bootstrap` on resampled scores (shared with other criteria)."""
+    n_trials, missing = b.draws.trials, b.s.missing
     values = {name: np.empty(n_trials) for name in b.s.methods}
     for t in range(n_trials):
         rows = b.rows(t)
@@ -293,11 +303,11 @@ def winner_rank_bootstrap(
         for name in b.s.methods:
             values[name][t] = _row_credit(b.scores[name][t], rows) @ norm
     return CriterionResult("winner_rank", b.s.methods, values, n_trials, n_trials, b.draws.seed,
-                           missing, b.s.params, axis=axis)
+                           missing, b.s.params, axis=b.draws.axis)
 
 
 # ---------------------------------------------------------------------- Condorcet rate
-def _trial_margins(b: _Bootstrap) -> Any:
+def _trial_margins(b: Resampled) -> Any:
     """Yield the margin matrix (rows x rows) of each trial's resampled matrix, in order."""
     s, draws = b.s, b.draws
     if draws.counts is None and B.pair_tensor_fits(s.n, 1):
@@ -352,8 +362,14 @@ def condorcet_rate(
     >>> condorcet_rate(m, ["copeland", "mean"], axis="judges", n_trials=50).mean["copeland"]
     1.0
     """
-    b = _bootstrap(matrix, methods, axis=axis, n_trials=n_trials, seed=seed, missing=missing,
-                   params=params, progress=progress, jobs=jobs, backend=backend)
+    return condorcet_rate_from(resample(matrix, methods, axis=axis, n_trials=n_trials, seed=seed,
+                                        missing=missing, params=params, progress=progress,
+                                        jobs=jobs, backend=backend))
+
+
+def condorcet_rate_from(b: Resampled) -> CriterionResult:
+    """:func:`condorcet_rate` on resampled scores (shared with other criteria)."""
+    n_trials, missing = b.draws.trials, b.s.missing
     values = {name: np.full(n_trials, np.nan) for name in b.s.methods}
     found = 0
     for t, margins in enumerate(_trial_margins(b)):
@@ -366,7 +382,7 @@ def condorcet_rate(
             values[name][t] = _row_credit(b.scores[name][t], rows)[winner[0]]
     notes = () if found else ("no resample had a Condorcet winner; the rate is undefined.",)
     return CriterionResult("condorcet_rate", b.s.methods, values, n_trials, found,
-                           b.draws.seed, missing, b.s.params, notes, axis)
+                           b.draws.seed, missing, b.s.params, notes, b.draws.axis)
 
 
 # ---------------------------------------------------------------------- generalization
@@ -417,7 +433,7 @@ def generalization(
     if axis == "candidates":
         raise ConfigError("generalization tests on out-of-bag judges, so it must resample "
                           "the judges: use axis='judges' or 'both', not 'candidates'.")
-    b = _bootstrap(matrix, methods, axis=axis, n_trials=n_trials, seed=seed, missing=missing,
+    b = resample(matrix, methods, axis=axis, n_trials=n_trials, seed=seed, missing=missing,
                    params=params, progress=progress, jobs=jobs, backend=backend)
     if b.s.m < 2:
         raise InputError(f"generalization needs at least 2 judges; got {b.s.m}.")
