@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -14,6 +15,7 @@ from scipy import stats as _st
 
 from ..errors import ConfigError, InputError, did_you_mean
 from ..matrix import ScoreMatrix
+from ..pairwise import PairwiseCounts
 from ..ranking import Ranking, tie_groups
 from ..registry import DEFAULT_SEED, check_params, generator, get_ranking_method, prepare, rank, ranking_method_names
 from ..stats import kendall_w
@@ -52,6 +54,12 @@ class Setup:
     @property
     def n(self) -> int:
         return self.matrix.n_candidates
+
+    @cached_property
+    def full_counts(self) -> PairwiseCounts:
+        """Pairwise counts of the whole prepared matrix (from ``filled_ranks``), computed
+        once for every chunk of trials that restricts them to drawn candidates."""
+        return PairwiseCounts.from_matrix(-self.filled_ranks, self.matrix.weights)
 
     @property
     def m(self) -> int:

@@ -214,7 +214,7 @@ def _score_trials(work: _Work, counts: np.ndarray | None, cands: np.ndarray | No
     if work.counted:
         cw = (np.ones((trials, s.m), dtype=np.int64) if counts is None else counts) * weights
         if counts is None:
-            full = PairwiseCounts.from_matrix(-s.filled_ranks, weights).wins
+            full = s.full_counts.wins
             wins = {t: full for t in range(trials)}
         else:
             for lo, hi, block in pair_blocks(s.filled_ranks, cw):

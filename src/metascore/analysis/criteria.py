@@ -26,7 +26,6 @@ import pandas as pd
 from ..jsonable import jsonable
 from ..errors import ConfigError, InputError
 from ..matrix import ScoreMatrix
-from ..pairwise import PairwiseCounts
 from ..ranking import Ranking
 from ..registry import prepare, rank
 from ..stats import kendall_w, mean_spearman_from_w
@@ -311,7 +310,7 @@ def _trial_margins(b: Resampled) -> Any:
     """Yield the margin matrix (rows x rows) of each trial's resampled matrix, in order."""
     s, draws = b.s, b.draws
     if draws.counts is None and B.pair_tensor_fits(s.n, 1):
-        full = PairwiseCounts.from_matrix(-s.filled_ranks, s.matrix.weights).margins() \
+        full = s.full_counts.margins() \
             if not np.isnan(s.filled_ranks).any() else None
         if full is not None:
             for t in range(draws.trials):

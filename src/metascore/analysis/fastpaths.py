@@ -17,6 +17,8 @@ Each path gives the registry's scores on the resampled matrix (tested against it
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 from scipy import stats as _st
 
