@@ -192,6 +192,15 @@ class TestStability:
         for name in FAST:
             np.testing.assert_array_equal(fast.values[name], slow.values[name])
 
+    def test_median_fast_path_with_a_missing_cell(self):
+        m = random_matrix(4)
+        m = ms.ScoreMatrix.from_array(m.values, m.candidates, higher_is_better=m.higher_is_better)
+        s = E.setup(m, ["median"], None, "worst", 1)
+        assert B.fast_path_reason(s, "median") is None
+        draws = B.draw(3, 20, "judges", s.n, s.m)
+        np.testing.assert_array_equal(B.bootstrap_scores(s, draws)["median"],
+                                      B.bootstrap_scores(s, draws, fast=False)["median"])
+
     def test_fast_scores_equal_registry_scores(self):
         m = random_matrix(4)
         for params in ({}, {"success_rate": {"ties": "half"}}):

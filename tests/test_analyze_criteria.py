@@ -224,6 +224,7 @@ def test_candidate_fast_paths_equal_the_registry(axis, weights, variant):
     draws = B.draw(4, 25, axis, s.n, s.m)
     if axis == "judges":
         assert B.fast_path_reason(s, "relative_difference") is None
+        assert (B.fast_path_reason(s, "median") is None) == (weights is None)
     else:
         fast_names = [n for n in CANDIDATE_FAST
                       if B.candidate_fast_reason(s, n, draws.counts is not None) is None]

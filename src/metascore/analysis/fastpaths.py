@@ -41,7 +41,8 @@ __all__ = [
 ]
 
 #: Methods with an exactly equal fast path under judge resampling.
-FAST_METHODS = ("mean", "average_rank", "success_rate", "copeland", "relative_difference")
+FAST_METHODS = ("mean", "median", "average_rank", "success_rate", "copeland",
+                "relative_difference")
 
 #: Elements per block of the pairwise tensors (memory bound of the products).
 _BLOCK = 4_000_000
@@ -77,6 +78,9 @@ def fast_path_reason(s: Setup, name: str) -> str | None:
         return f"missing cells under missing={s.missing!r}"
     if name == "relative_difference" and np.isnan(s.matrix.values).any():
         return "missing cells (relative_difference averages over the pairs both judges score)"
+    weights = np.asarray(s.matrix.weights, dtype=float)
+    if name == "median" and not np.all(weights == weights[0]):
+        return "median's fast path needs equal judge weights"
     if name == "copeland" and not integer_valued(np.asarray(s.matrix.weights)):
         return "non-integer judge weights"
     return None
@@ -162,8 +166,10 @@ def judge_fast_scores(
     n = s.n
     if name == "average_rank":
         return -(cw @ ranks.T) / total
-    if name == "mean":
+    if name in ("mean", "median"):
         values = prepare(s.matrix, s.missing).filled(values_based=True)
+        if name == "median":
+            return _weighted_medians(values, cw / float(s.matrix.weights[0]))
         return (cw @ values.T) / total
     if name == "success_rate":
         if s.params[name].get("ties", "zero") == "half":
