@@ -209,19 +209,18 @@ def _mean_pairwise_spearman(codes: np.ndarray) -> float:
         ranks = fractional_ranks_rows(codes)
         rho = pearson_rows(ranks[iu[0]], ranks[iu[1]], np.ones((len(iu[0]), n), bool))
         return float(np.nanmean(rho)) if np.isfinite(rho).any() else float("nan")
-    # within[i, j] = ranks of row i restricted to the candidates rows i and j share
-    within = np.full((q, q, n), np.nan)
+    # within[i, j] = ranks of row i restricted to the candidates rows i and j share:
+    # 1 + (shared candidates above) + (shared candidates tied, itself excluded) / 2, one
+    # product per row. A candidate absent from row i is -inf there: never above, never tied.
+    within = np.empty((q, q, n))
     filled = np.where(present, codes, -np.inf)
+    sh = present.astype(float)
     for i in range(q):
-        shared = present & present[i][None, :]                     # (q, n)
-        better = (filled[i][None, :] > filled[i][:, None]).astype(float)   # [a, b]: b beats a
-        equal = (filled[i][None, :] == filled[i][:, None]).astype(float)
-        sh = shared.astype(float)
-        rk = 1.0 + sh @ better.T + 0.5 * (sh @ equal.T - 1.0)
-        within[i] = np.where(shared, rk, np.nan)
+        above = filled[i][None, :] > filled[i][:, None]           # [a, b]: b above a
+        credit = above + 0.5 * (filled[i][None, :] == filled[i][:, None])
+        within[i] = sh @ credit.T + 0.5                           # 1 + ... - 1/2 (itself)
     mask = present[iu[0]] & present[iu[1]]
-    x, y = within[iu[0], iu[1]], within[iu[1], iu[0]]
-    rho = pearson_rows(np.nan_to_num(x), np.nan_to_num(y), mask)
+    rho = pearson_rows(within[iu[0], iu[1]], within[iu[1], iu[0]], mask)
     return float(np.nanmean(rho)) if np.isfinite(rho).any() else float("nan")
 
 
