@@ -206,6 +206,19 @@ def test_pairwise_count_path_equals_the_registry(axis):
         np.testing.assert_allclose(fast[name], slow[name], rtol=0, atol=1e-12)
 
 
+@pytest.mark.parametrize("name", COUNTED + ["copeland", "success_rate", "sco"])
+def test_counts_scores_equal_the_public_rank(name):
+    rng = np.random.default_rng(3)
+    v = rng.integers(0, 5, size=(9, 6)).astype(float)
+    pc = ms.PairwiseCounts.from_matrix(v, np.array([1, 2, 1, 1, 3, 1.0]))
+    for seed in (1, 2):
+        np.testing.assert_array_equal(B.counts_scores(pc, name, {}, seed),
+                                      ms.rank(pc, name, seed=seed).scores)
+    if name == "epp":
+        np.testing.assert_array_equal(B.counts_scores(pc, name, {"ridge": 0.5}, 1),
+                                      ms.rank(pc, name, ridge=0.5).scores)
+
+
 def test_counts_path_falls_back_when_it_cannot_be_exact():
     m = matrix([[1, 2], [2, 1], [3, 3]], weights=[0.5, 1.5])
     s = E.setup(m, ["schulze", "median"], None, "worst", 1)

@@ -31,6 +31,7 @@ import numpy as np
 from scipy import stats as _st
 
 from ..errors import ConfigError, did_you_mean
+from ..methods.epp import SCORES_ONLY
 from ..pairwise import PairwiseCounts
 from ..registry import get_ranking_method, prepare, rank
 from ._engine import Setup, generator
@@ -48,6 +49,7 @@ __all__ = [
     "pairwise_tallies",
     "pair_blocks",
     "pair_tensor_fits",
+    "counts_scores",
     "single_threaded_blas",
 ]
 
@@ -290,6 +292,25 @@ def _fast_scores(
 
 
 # ---------------------------------------------------------------------- per-trial work
+def counts_scores(pc: PairwiseCounts, name: str, params: dict[str, Any], seed: int) -> np.ndarray:
+    """Scores of the pairwise method ``name`` on ``pc``, equal to
+    ``rank(pc, name, seed=seed, **params).scores``.
+
+    A deterministic method that reads only the counts is called directly (its scores alone
+    for ``epp`` and ``elo``: :data:`~metascore.methods.epp.SCORES_ONLY`), skipping what a
+    :class:`~metascore.Ranking` adds (positions, ties, details); a stochastic method, which
+    the registry feeds in label order, and any non-finite result go through :func:`rank`.
+    """
+    spec = get_ranking_method(name)
+    if not (spec.stochastic or spec.uses_values):
+        func = SCORES_ONLY.get(name, spec.func)
+        out = func(pc, **params)
+        scores = np.asarray(getattr(out, "scores", out), dtype=float)
+        if scores.shape == (pc.n,) and np.isfinite(scores).all():
+            return scores
+    return rank(pc, name, seed=seed, **params).scores
+
+
 def single_threaded_blas() -> contextlib.AbstractContextManager:
     """Limit BLAS to one thread (threadpoolctl), or do nothing when threadpoolctl is absent
     (a vendored copy of metascore in a stock image)."""
@@ -369,7 +390,7 @@ def _score_trials(work: _Work, counts: np.ndarray | None, cands: np.ndarray | No
             labels = s.matrix.subset(candidates=cand, judges=[0]).candidates
             pc = PairwiseCounts(labels, n_ab, np.full(n_ab.shape, total), total)
             for name in work.counted:
-                keep(name, rank(pc, name, seed=int(seeds[t]), **s.params[name]).scores)
+                keep(name, counts_scores(pc, name, s.params[name], int(seeds[t])))
     return out
 
 

@@ -24,7 +24,7 @@ from ..errors import ConfigError
 from ..pairwise import PairwiseCounts
 from ..registry import MethodOutput, ranking_method
 
-__all__ = ["epp", "elo", "fit_bradley_terry", "bradley_terry_loss", "BradleyTerryFit"]
+__all__ = ["epp", "elo", "fit_bradley_terry", "bradley_terry_loss", "BradleyTerryFit", "SCORES_ONLY"]
 
 #: Default ridge penalty ``lambda`` (a N(0, 1/lambda) = N(0, 10^2) prior on each beta).
 DEFAULT_RIDGE = 0.01
@@ -105,7 +105,7 @@ def _laplacian(a: np.ndarray, b: np.ndarray, h: np.ndarray, n: int, ridge: float
 
 def fit_bradley_terry(
     counts: PairwiseCounts, ridge: float = DEFAULT_RIDGE, *, tol: float = 1e-9,
-    max_iter: int = 100,
+    max_iter: int = 100, standard_errors: bool = True,
 ) -> BradleyTerryFit:
     """Penalized maximum-likelihood Bradley-Terry strengths by Newton's method.
 
@@ -117,7 +117,7 @@ def fit_bradley_terry(
     ``DENSE_SOLVE_LIMIT`` candidates, sparse conjugate gradients (Jacobi preconditioned)
     above, using only the compared pairs.
 
-    Standard errors (dense case) are the square roots of the diagonal of ``P H^{-1} P``,
+    Standard errors (dense case, unless ``standard_errors=False``) are the square roots of the diagonal of ``P H^{-1} P``,
     with ``H`` the penalized Fisher information at the optimum and ``P = I - 11^T/n`` the
     projection on ``sum beta = 0``.
 
@@ -156,7 +156,7 @@ def fit_bradley_terry(
     beta -= beta.mean()  # exact zero sum (it already is, up to rounding)
 
     se = None
-    if dense:
+    if dense and standard_errors:
         p = expit(beta[a] - beta[b])
         H = _laplacian(a, b, games * p * (1.0 - p), n, ridge, True)
         cov = scipy.linalg.inv(H, overwrite_a=True)
@@ -260,3 +260,16 @@ def elo(counts: PairwiseCounts, *, level: float = 0.95, ridge: float = DEFAULT_R
     a 400-point gap means 10:1 odds of winning a comparison. ``beta`` is kept in details.
     """
     return _output(counts, ridge, level, ELO_SCALE, 1500.0, "elo")
+
+
+def _scores_only(scale: float, offset: float):
+    def scores(counts: PairwiseCounts, *, level: float = 0.95, ridge: float = DEFAULT_RIDGE
+               ) -> np.ndarray:
+        return offset + scale * fit_bradley_terry(counts, ridge, standard_errors=False).beta
+    return scores
+
+
+#: The scores of ``epp`` and ``elo`` alone, equal to the registered methods' scores (the
+#: same fit) without standard errors, deviance or win probabilities: what the bootstrap
+#: analyses need on each resample.
+SCORES_ONLY = {"epp": _scores_only(1.0, 0.0), "elo": _scores_only(ELO_SCALE, 1500.0)}
