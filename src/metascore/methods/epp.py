@@ -80,7 +80,10 @@ def bradley_terry_loss(
     ``dL/dbeta_a = -sum_b (W_ab - C_ab p_ab) + ridge beta_a``, ``p_ab = expit(d)``.
     """
     d = beta[a] - beta[b]
-    value = wins @ np.logaddexp(0.0, -d) + (games - wins) @ np.logaddexp(0.0, d)
+    # log(1 + e^{-d}) = log1p(e^{-|d|}) + max(-d, 0), and log(1 + e^{d}) likewise: one
+    # exponential per pair, stable for any d (several times faster than two logaddexp).
+    soft = np.log1p(np.exp(-np.abs(d)))
+    value = games @ soft + wins @ np.maximum(-d, 0.0) + (games - wins) @ np.maximum(d, 0.0)
     value += 0.5 * ridge * beta @ beta
     resid = wins - games * expit(d)
     n = beta.size
