@@ -296,15 +296,16 @@ def counts_scores(pc: PairwiseCounts, name: str, params: dict[str, Any], seed: i
     """Scores of the pairwise method ``name`` on ``pc``, equal to
     ``rank(pc, name, seed=seed, **params).scores``.
 
-    A deterministic method that reads only the counts is called directly (its scores alone
+    A deterministic method is called directly on the counts (its scores alone
     for ``epp`` and ``elo``: :data:`~metascore.methods.epp.SCORES_ONLY`), skipping what a
     :class:`~metascore.Ranking` adds (positions, ties, details); a stochastic method, which
     the registry feeds in label order, and any non-finite result go through :func:`rank`.
     """
     spec = get_ranking_method(name)
-    if not (spec.stochastic or spec.uses_values):
+    if not spec.stochastic:
         func = SCORES_ONLY.get(name, spec.func)
-        out = func(pc, **params)
+        # the registry hands votes-like counts no values behind them
+        out = func(pc, **params, values=None) if spec.uses_values else func(pc, **params)
         scores = np.asarray(getattr(out, "scores", out), dtype=float)
         if scores.shape == (pc.n,) and np.isfinite(scores).all():
             return scores
