@@ -79,16 +79,27 @@ def bradley_terry_loss(
     + ridge / 2 * sum beta^2`` with ``d = beta_a - beta_b``;
     ``dL/dbeta_a = -sum_b (W_ab - C_ab p_ab) + ridge beta_a``, ``p_ab = expit(d)``.
     """
+    value, grad, _ = _loss(beta, a, b, wins, games, ridge)
+    return value, grad
+
+
+def _loss(
+    beta: np.ndarray, a: np.ndarray, b: np.ndarray, wins: np.ndarray, games: np.ndarray,
+    ridge: float,
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """:func:`bradley_terry_loss` and the win probabilities ``p_ab`` it computed (the
+    Newton step reuses them for the Fisher information)."""
     d = beta[a] - beta[b]
     # log(1 + e^{-d}) = log1p(e^{-|d|}) + max(-d, 0), and log(1 + e^{d}) likewise: one
     # exponential per pair, stable for any d (several times faster than two logaddexp).
     soft = np.log1p(np.exp(-np.abs(d)))
     value = games @ soft + wins @ np.maximum(-d, 0.0) + (games - wins) @ np.maximum(d, 0.0)
     value += 0.5 * ridge * beta @ beta
-    resid = wins - games * expit(d)
+    p = expit(d)
+    resid = wins - games * p
     n = beta.size
     grad = np.bincount(b, resid, minlength=n) - np.bincount(a, resid, minlength=n) + ridge * beta
-    return float(value), grad
+    return float(value), grad, p
 
 
 def _laplacian(a: np.ndarray, b: np.ndarray, h: np.ndarray, n: int, ridge: float,
@@ -136,24 +147,23 @@ def fit_bradley_terry(
     n = counts.n
     dense = n <= DENSE_SOLVE_LIMIT
     beta = np.zeros(n)
-    value, grad = bradley_terry_loss(beta, a, b, wins, games, ridge)
+    value, grad, p = _loss(beta, a, b, wins, games, ridge)
     it = 0
     for it in range(1, max_iter + 1):
-        p = expit(beta[a] - beta[b])
         H = _laplacian(a, b, games * p * (1.0 - p), n, ridge, dense)
         if dense:
-            step = scipy.linalg.solve(H, grad, assume_a="pos")
+            step = scipy.linalg.solve(H, grad, assume_a="pos", overwrite_a=True, check_finite=False)
         else:
             jacobi = sp.diags_array(1.0 / H.diagonal())
             step, _ = spla.cg(H, grad, rtol=1e-10, maxiter=1000, M=jacobi)
         t = 1.0
         while True:  # backtracking (Armijo) line search
             new_beta = beta - t * step
-            new_value, new_grad = bradley_terry_loss(new_beta, a, b, wins, games, ridge)
+            new_value, new_grad, new_p = _loss(new_beta, a, b, wins, games, ridge)
             if new_value <= value - 1e-4 * t * (grad @ step) or t < 1e-10:
                 break
             t /= 2.0
-        beta, value, grad = new_beta, new_value, new_grad
+        beta, value, grad, p = new_beta, new_value, new_grad, new_p
         if np.max(np.abs(t * step)) < tol:
             break
     beta -= beta.mean()  # exact zero sum (it already is, up to rounding)
