@@ -108,9 +108,10 @@ def _laplacian(a: np.ndarray, b: np.ndarray, h: np.ndarray, n: int, ridge: float
     diag = np.bincount(a, h, minlength=n) + np.bincount(b, h, minlength=n) + ridge
     if dense:
         H = np.zeros((n, n))
-        H[a, b] = -h
-        H[b, a] = -h
-        H[np.arange(n), np.arange(n)] = diag
+        flat = H.ravel()  # a view: flat indices are cheaper than pairs of indices
+        flat[a * n + b] = -h
+        flat[b * n + a] = -h
+        flat[:: n + 1] = diag
         return H
     off = sp.coo_array((np.concatenate([-h, -h]), (np.concatenate([a, b]), np.concatenate([b, a]))),
                        shape=(n, n))
