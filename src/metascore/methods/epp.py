@@ -173,7 +173,10 @@ def fit_bradley_terry(
     if dense and standard_errors:
         p = expit(beta[a] - beta[b])
         H = _laplacian(a, b, games * p * (1.0 - p), n, ridge, True)
-        cov = scipy.linalg.inv(H, overwrite_a=True)
+        # H is symmetric positive definite: Cholesky is several times cheaper than a
+        # general inverse (at 10 candidates as at 300)
+        factor = scipy.linalg.cho_factor(H, overwrite_a=True, check_finite=False)
+        cov = scipy.linalg.cho_solve(factor, np.eye(n), check_finite=False)
         cov -= cov.mean(axis=0, keepdims=True)
         cov -= cov.mean(axis=1, keepdims=True)
         se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
