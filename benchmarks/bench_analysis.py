@@ -26,8 +26,8 @@ deterministic ones are then called directly (epp without standard errors), and v
 methods on a matrix without missing cells run on the drawn rows and columns.
 
 Measured (jobs=1, the machine otherwise nearly idle, load average 0.4-1.1 by ``uptime``):
-table 13 x 66 19 s (was 42 s); table 292 x 76, 8 methods, 274 s (was 1,621 s with
---jobs 2 on a loaded machine): not met, what remains is the methods themselves on
+table 13 x 66 19 s (was 42 s); table 292 x 76, 8 methods, 274 s, 135 s with --jobs 2
+(was 1,621 s with --jobs 2 on a loaded machine): not met, what remains is the methods themselves on
 292 candidates (relative_difference's per-row loop, epp's Newton fit, schulze's 292
 Floyd-Warshall steps); intervals 0.27 s (kemeny_young) and 1.1 s (sco); stability
 0.6 s (average_rank) and 2.0 s (copeland).
