@@ -248,6 +248,40 @@ def test_candidate_fast_paths_fall_back():
     assert "ties='average'" in B.candidate_fast_reason(dense, "average_rank", False)
 
 
+@pytest.mark.parametrize("name", COUNTED + ["copeland", "success_rate", "sco"])
+def test_counts_scores_equal_the_public_rank(name):
+    rng = np.random.default_rng(3)
+    v = rng.integers(0, 5, size=(9, 6)).astype(float)
+    pc = ms.PairwiseCounts.from_matrix(v, np.array([1, 2, 1, 1, 3, 1.0]))
+    for seed in (1, 2):
+        np.testing.assert_array_equal(B.counts_scores(pc, name, {}, seed),
+                                      ms.rank(pc, name, seed=seed).scores)
+    if name == "epp":
+        np.testing.assert_array_equal(B.counts_scores(pc, name, {"ridge": 0.5}, 1),
+                                      ms.rank(pc, name, ridge=0.5).scores)
+
+
+@pytest.mark.parametrize("axis", ["judges", "candidates", "both"])
+def test_direct_value_path_equals_the_registry(axis):
+    rng = np.random.default_rng(6)
+    v = rng.integers(1, 5, size=(7, 6)) + rng.random(size=(7, 6)).round(1)
+    m = matrix(v, weights=[1, 2, 1, 1, 3, 1], higher_is_better=[True] * 4 + [False] * 2)
+    names = ["mean", "median", "relative_difference"]
+    for params in ({}, {"relative_difference": {"on": "ranks"}}):
+        s = E.setup(m, names, params, "worst", 1)
+        assert all(B.direct_values_reason(s, name) is None for name in names)
+        draws = B.draw(4, 15, axis, s.n, s.m)
+        fast, slow = B.bootstrap_scores(s, draws), B.bootstrap_scores(s, draws, fast=False)
+        for name in names:  # the fast paths are products: equal up to rounding
+            if (B.fast_path_reason(s, name) is None if axis == "judges" else
+                    B.candidate_fast_reason(s, name, axis == "both") is None):
+                np.testing.assert_allclose(fast[name], slow[name], rtol=0, atol=1e-12)
+            else:
+                np.testing.assert_array_equal(fast[name], slow[name])
+    holes = matrix(np.where(v > 4.5, np.nan, v))
+    assert "missing" in B.direct_values_reason(E.setup(holes, "mean", None, "worst", 1), "mean")
+
+
 def test_counts_path_falls_back_when_it_cannot_be_exact():
     m = matrix([[1, 2], [2, 1], [3, 3]], weights=[0.5, 1.5])
     s = E.setup(m, ["schulze", "median"], None, "worst", 1)

@@ -61,6 +61,28 @@ def test_widest_paths_by_hand():
     )
 
 
+def float_widest_paths(margins):
+    """Reference: Floyd-Warshall on the float strengths, paths through every candidate."""
+    n = len(margins)
+    p = np.where(margins > 0, margins, 0.0)
+    np.fill_diagonal(p, 0.0)
+    for k in range(n):
+        for a in range(n):
+            for b in range(n):
+                p[a, b] = max(p[a, b], min(p[a, k], p[k, b]))
+    np.fill_diagonal(p, 0.0)
+    return p
+
+
+@pytest.mark.parametrize("distinct", [3, 200, 400])  # uint8, then uint16 strength ranks
+def test_widest_paths_equal_float_floyd_warshall(distinct):
+    rng = np.random.default_rng(distinct)
+    for n in (1, 2, 7, 30):
+        x = rng.integers(0, distinct, size=(n, n)) * 0.37 + rng.integers(0, 2, size=(n, n)) * 1e-9
+        margins = x - x.T
+        np.testing.assert_array_equal(widest_paths(margins), float_widest_paths(margins))
+
+
 @pytest.mark.parametrize("method", ["schulze", "ranked_pairs"])
 def test_tennessee(method):
     r = ms.rank(votes_of(TENNESSEE), method)

@@ -103,13 +103,14 @@ class PairwiseCounts:
 
         Only pairs ranked together by at least one judge appear; works on sparse counts.
         """
-        comp = sp.triu(sp.csr_array(self.compared), k=1).tocoo()
-        a, b = comp.row.astype(np.intp), comp.col.astype(np.intp)
         if self.is_sparse:
+            comp = sp.triu(sp.csr_array(self.compared), k=1).tocoo()
+            a, b = comp.row.astype(np.intp), comp.col.astype(np.intp)
             wins = sp.csr_array(self.wins)
             n_ab = np.asarray(wins[a, b]).ravel()
             n_ba = np.asarray(wins[b, a]).ravel()
-        else:
+        else:  # row-major order, as the sparse route gives
+            a, b = np.nonzero(np.triu(np.asarray(self.compared) != 0, k=1))
             n_ab, n_ba = self.wins[a, b], self.wins[b, a]
         return a, b, np.asarray(n_ab, dtype=float), np.asarray(n_ba, dtype=float)
 

@@ -4,7 +4,7 @@
   from its own generator, spawned from one ``numpy.random.SeedSequence(seed)``, so a trial's
   resample depends only on the seed and ``t``: never on how trials are split among workers.
 - :func:`bootstrap_scores`: every method's scores on every trial's resampled matrix, in
-  three exactly equal ways, cheapest first:
+  four exactly equal ways, cheapest first:
 
   1. *fast paths* (``mean``, ``average_rank``, ``success_rate``, ``copeland`` under judge
      resampling): scores are weighted sums of per-judge contributions computed once;
@@ -13,7 +13,10 @@
      resample are a weighted sum of per-judge win indicators, so the counts of a block of
      resamples come from one matrix product; under candidate resampling they are the full
      counts restricted to the drawn candidates. The method then runs on those counts;
-  3. the registry on the resampled score matrix (value-based methods, fractional weights).
+  3. value methods on a matrix without missing cells: the method's function on the drawn
+     rows and columns of the oriented matrix (what the registry would hand it), without
+     building a resampled :class:`~metascore.ScoreMatrix` and a full ranking;
+  4. the registry on the resampled score matrix (missing cells, stochastic methods).
 
   Trials run in chunks, in this process (``jobs=1``) or through joblib (``jobs > 1``, any
   joblib backend: ``loky``, ``threading``, or ``dask``/``ray`` for a cluster); each trial is
@@ -30,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError, did_you_mean
+from ..methods.epp import SCORES_ONLY
 from ..pairwise import PairwiseCounts
 from ..registry import get_ranking_method, rank
 from ._engine import Setup, generator
@@ -60,6 +64,9 @@ __all__ = [
     "pairwise_tallies",
     "pair_blocks",
     "pair_tensor_fits",
+    "counts_scores",
+    "direct_values_reason",
+    "values_scores",
     "single_threaded_blas",
 ]
 
@@ -167,6 +174,26 @@ def counts_path_reason(s: Setup, name: str, draws: Draws) -> str | None:
 
 
 # ---------------------------------------------------------------------- per-trial work
+def counts_scores(pc: PairwiseCounts, name: str, params: dict[str, Any], seed: int) -> np.ndarray:
+    """Scores of the pairwise method ``name`` on ``pc``, equal to
+    ``rank(pc, name, seed=seed, **params).scores``.
+
+    A deterministic method is called directly on the counts (its scores alone
+    for ``epp`` and ``elo``: :data:`~metascore.methods.epp.SCORES_ONLY`), skipping what a
+    :class:`~metascore.Ranking` adds (positions, ties, details); a stochastic method, which
+    the registry feeds in label order, and any non-finite result go through :func:`rank`.
+    """
+    spec = get_ranking_method(name)
+    if not spec.stochastic:
+        func = SCORES_ONLY.get(name, spec.func)
+        # the registry hands votes-like counts no values behind them
+        out = func(pc, **params, values=None) if spec.uses_values else func(pc, **params)
+        scores = np.asarray(getattr(out, "scores", out), dtype=float)
+        if scores.shape == (pc.n,) and np.isfinite(scores).all():
+            return scores
+    return rank(pc, name, seed=seed, **params).scores
+
+
 def single_threaded_blas() -> contextlib.AbstractContextManager:
     """Limit BLAS to one thread (threadpoolctl), or do nothing when threadpoolctl is absent
     (a vendored copy of metascore in a stock image)."""
@@ -185,7 +212,37 @@ class _Work:
     setup: Setup
     registry: tuple[str, ...]  # methods ranked through the registry
     counted: tuple[str, ...]   # methods ranked on pairwise counts
+    direct: tuple[str, ...] = ()  # value methods called on the resampled values
     per_trial: tuple[str, ...] = ()  # candidate fast paths that cost a pass per trial
+
+
+def direct_values_reason(s: Setup, name: str) -> str | None:
+    """None when the value method ``name`` can be called directly on the rows and columns
+    of the oriented matrix that a resample draws, else why not.
+
+    Without missing cells the registry's missing-data policy leaves a resampled matrix as
+    it is, so the method's function on those values gives the registry's scores; a
+    stochastic method goes through the registry, which feeds it in label order.
+    """
+    spec = get_ranking_method(name)
+    if spec.input != "values":
+        return "the method reads pairwise counts"
+    if spec.stochastic:
+        return "a stochastic method sees candidates and judges in label order"
+    if s.matrix.has_missing:
+        return "missing cells: the registry applies the missing-data policy per resample"
+    return None
+
+
+def values_scores(x: np.ndarray, w: np.ndarray, signs: np.ndarray, name: str,
+                  params: dict[str, Any]) -> np.ndarray | None:
+    """Scores of the value method ``name`` on oriented values ``x`` (candidates x judges)
+    with judge weights ``w`` and directions ``signs``, as the registry computes them; None
+    when they are not all finite (the registry then says why)."""
+    spec = get_ranking_method(name)
+    out = spec.func(x, w, **params, signs=signs) if spec.uses_signs else spec.func(x, w, **params)
+    scores = np.asarray(getattr(out, "scores", out), dtype=float)
+    return scores if scores.shape == (x.shape[0],) and np.isfinite(scores).all() else None
 
 
 def _score_chunk(work: _Work, counts: np.ndarray | None, cands: np.ndarray | None,
@@ -204,7 +261,8 @@ def _score_trials(work: _Work, counts: np.ndarray | None, cands: np.ndarray | No
                   seeds: np.ndarray) -> dict[str, np.ndarray]:
     s = work.setup
     trials = len(seeds)
-    out = {name: np.full((trials, s.n), np.nan) for name in work.registry + work.counted}
+    out = {name: np.full((trials, s.n), np.nan)
+           for name in work.registry + work.counted + work.direct}
     if work.per_trial:
         cw = np.asarray(s.matrix.weights, dtype=float)[None, :] * (
             np.ones((trials, s.m)) if counts is None else counts)
@@ -220,6 +278,7 @@ def _score_trials(work: _Work, counts: np.ndarray | None, cands: np.ndarray | No
             for lo, hi, block in pair_blocks(s.filled_ranks, cw):
                 wins.update({lo + i: block[i] for i in range(hi - lo)})
     missing_cells = np.isnan(s.matrix.values)
+    oriented, signs = s.matrix.oriented(), s.matrix.signs
     for t in range(trials):
         cand = None if cands is None else np.asarray(cands[t], dtype=np.intp)
         first = None if cand is None else np.unique(cand, return_index=True)[1]
@@ -230,8 +289,18 @@ def _score_trials(work: _Work, counts: np.ndarray | None, cands: np.ndarray | No
             else:  # copies are ranked as clones; the score kept is the first copy's
                 out[name][t, cand[first]] = scores[first]
 
+        judges = None if counts is None else np.repeat(np.arange(s.m), counts[t])
+        if work.direct:  # the rows and columns ScoreMatrix.subset would take
+            rows = np.arange(s.n) if cand is None else cand
+            cols = np.arange(s.m) if judges is None else judges
+            x = oriented[np.ix_(rows, cols)]
+            for name in work.direct:
+                scores = values_scores(x, weights[cols], signs[cols], name, s.params[name])
+                if scores is None:  # the registry raises the error
+                    sub = s.matrix.subset(candidates=cand, judges=judges)
+                    scores = rank(sub, name, missing=s.missing, **s.params[name]).scores
+                keep(name, scores)
         if work.registry:
-            judges = None if counts is None else np.repeat(np.arange(s.m), counts[t])
             sub = s.matrix.subset(candidates=cand, judges=judges)
             if cand is not None:
                 empty = np.isnan(sub.values).all(axis=0)
@@ -253,10 +322,11 @@ def _score_trials(work: _Work, counts: np.ndarray | None, cands: np.ndarray | No
             for name in work.counted:
                 if cand is not None and name in CLONE_REDUCIBLE:  # rank each candidate once
                     _, inverse, mult = np.unique(cand, return_inverse=True, return_counts=True)
-                    beats = rank(pc.subset(first), name, **s.params[name]).details["beats"]
+                    beats = get_ranking_method(name).func(pc.subset(first),
+                                                          **s.params[name]).details["beats"]
                     keep(name, (beats @ mult / (cand.size - 1))[inverse])
                     continue
-                keep(name, rank(pc, name, seed=int(seeds[t]), **s.params[name]).scores)
+                keep(name, counts_scores(pc, name, s.params[name], int(seeds[t])))
     return out
 
 
@@ -326,8 +396,9 @@ def bootstrap_scores(
         Called after each chunk of trials (``done`` offsets the count, ``total`` defaults
         to the number of trials).
     fast : bool
-        Use the fast paths and the pairwise-count path where they apply (False: the
-        registry for every method, the reference they are tested against).
+        Use the fast paths, the pairwise-count path and the direct value path where they
+        apply (False: the registry for every method, the reference they are tested
+        against).
     tallies : (won, tied), optional
         :func:`pairwise_tallies` of the draws' judge weights, if the caller has them.
     jobs, backend
@@ -342,7 +413,7 @@ def bootstrap_scores(
     trials = draws.trials
     total = trials if total is None else total
     out: dict[str, np.ndarray] = {}
-    registry, counted, by_candidates, per_trial = [], [], [], []
+    registry, counted, direct, by_candidates, per_trial = [], [], [], [], []
     for name in s.methods:
         if fast and draws.candidates is None and fast_path_reason(s, name) is None:
             cw = draws.judge_weights(s.matrix.weights)
@@ -352,18 +423,20 @@ def bootstrap_scores(
             (per_trial if name in PER_TRIAL_METHODS else by_candidates).append(name)
         elif fast and counts_path_reason(s, name, draws) is None:
             counted.append(name)
+        elif fast and direct_values_reason(s, name) is None:
+            direct.append(name)
         else:
             registry.append(name)
     if by_candidates:
         out.update(candidate_fast_scores(s, by_candidates, draws.candidates,
                                          draws.judge_weights(s.matrix.weights),
                                          draws.counts is not None))
-    if not registry and not counted and not per_trial:
+    if not registry and not counted and not direct and not per_trial:
         if progress is not None:
             progress(done + trials, total)
         return out
-    work = _Work(s, tuple(registry), tuple(counted), tuple(per_trial))
-    for name in registry + counted + per_trial:
+    work = _Work(s, tuple(registry), tuple(counted), tuple(direct), tuple(per_trial))
+    for name in registry + counted + direct + per_trial:
         out[name] = np.full((trials, s.n), np.nan)
     for lo, hi, res in _run(work, draws, jobs, backend, progress, done, total):
         for name, scores in res.items():

@@ -79,8 +79,24 @@ def _weighted_average_ranks(ranks: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------- results
+class PerMethodSummary:
+    """Mean and spread of each method's values, for results holding ``methods`` and
+    ``values`` (``{method: array}``)."""
+
+    methods: tuple[str, ...]
+    values: dict[str, np.ndarray]
+
+    @property
+    def mean(self) -> dict[str, float]:
+        return {m: finite_mean(self.values[m]) for m in self.methods}
+
+    @property
+    def std(self) -> dict[str, float]:
+        return {m: spread(self.values[m]) for m in self.methods}
+
+
 @dataclass(frozen=True)
-class CriterionResult:
+class CriterionResult(PerMethodSummary):
     """A bootstrap estimate of one criterion for several methods.
 
     Attributes
@@ -111,14 +127,6 @@ class CriterionResult:
     params: dict[str, dict[str, Any]]
     notes: tuple[str, ...] = ()
     axis: str = "judges"
-
-    @property
-    def mean(self) -> dict[str, float]:
-        return {m: finite_mean(self.values[m]) for m in self.methods}
-
-    @property
-    def std(self) -> dict[str, float]:
-        return {m: spread(self.values[m]) for m in self.methods}
 
     def to_frame(self) -> pd.DataFrame:
         """One row per method: mean, std, number of valid trials."""

@@ -24,7 +24,7 @@ from ..errors import ConfigError
 from ..matrix import ScoreMatrix
 from . import _engine as E
 from . import bootstrap as B
-from .criteria import finite_mean, positive_int, spread
+from .criteria import PerMethodSummary, finite_mean, positive_int, spread
 
 __all__ = ["PAPER_CONCORDANCE", "stability", "stability_vs_judges", "StabilityResult",
            "StabilityCurve"]
@@ -47,7 +47,7 @@ def _concordance(value: str | None, axis: str) -> str:
 
 
 @dataclass(frozen=True)
-class StabilityResult:
+class StabilityResult(PerMethodSummary):
     """Stability of several methods: concordance of q rankings of q resampled matrices,
     repeated r times.
 
@@ -68,14 +68,6 @@ class StabilityResult:
     seed: int | None
     missing: str
     params: dict[str, dict[str, Any]]
-
-    @property
-    def mean(self) -> dict[str, float]:
-        return {m: finite_mean(self.values[m]) for m in self.methods}
-
-    @property
-    def std(self) -> dict[str, float]:
-        return {m: spread(self.values[m]) for m in self.methods}
 
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame(

@@ -22,13 +22,26 @@ def widest_paths(margins: np.ndarray) -> np.ndarray:
     strong as its weakest link; ``p[a, b]`` is the strongest path from a to b (0 if none).
     Floyd-Warshall on the (max, min) semiring: one loop over the intermediate candidate,
     each step vectorized over all pairs. The diagonal is set to 0.
+
+    Max and min commute with any increasing map, so the paths are computed on the ranks of
+    the distinct link strengths (1 = weakest, 0 = no link), in the smallest unsigned
+    integer type that holds them, and mapped back: exact for any margins, and several
+    times faster than on floats (less memory traffic per step).
     """
-    p = np.where(margins > 0, margins, 0.0).astype(float)
-    np.fill_diagonal(p, 0.0)
-    for k in range(p.shape[0]):
-        np.maximum(p, np.minimum(p[:, k, None], p[None, k, :]), out=p)
-    np.fill_diagonal(p, 0.0)
-    return p
+    margins = np.asarray(margins, dtype=float)
+    n = margins.shape[0]
+    links = margins > 0
+    np.fill_diagonal(links, False)
+    strengths, codes = np.unique(margins[links], return_inverse=True)
+    dtype = np.uint8 if strengths.size < 2**8 else np.uint16 if strengths.size < 2**16 else np.uint32
+    p = np.zeros((n, n), dtype=dtype)
+    p[links] = codes.astype(dtype) + 1
+    via = np.empty_like(p)
+    for k in range(n):
+        np.minimum(p[:, k, None], p[None, k, :], out=via)
+        np.maximum(p, via, out=p)
+    np.fill_diagonal(p, 0)
+    return np.concatenate(([0.0], strengths))[p]
 
 
 @ranking_method(
