@@ -202,8 +202,10 @@ def test_pairwise_count_path_equals_the_registry(axis):
     draws = B.draw(9, 12, axis, s.n, s.m)
     assert all(B.counts_path_reason(s, name, draws) is None for name in COUNTED)
     fast, slow = B.bootstrap_scores(s, draws), B.bootstrap_scores(s, draws, fast=False)
-    for name in COUNTED:
-        np.testing.assert_allclose(fast[name], slow[name], rtol=0, atol=1e-12)
+    for name in COUNTED:  # epp, elo: Newton from the full fit, the same optimum to its 1e-9 tolerance
+        tol = {"rtol": 1e-8, "atol": 1e-7} if name in ("epp", "elo") else {"rtol": 0, "atol": 1e-12}
+        np.testing.assert_allclose(fast[name], slow[name], **tol)
+        np.testing.assert_array_equal(E.rank_codes(fast[name]), E.rank_codes(slow[name]))
 
 
 CANDIDATE_FAST = ["mean", "median", "average_rank", "success_rate", "copeland",

@@ -174,9 +174,11 @@ def counts_path_reason(s: Setup, name: str, draws: Draws) -> str | None:
 
 
 # ---------------------------------------------------------------------- per-trial work
-def counts_scores(pc: PairwiseCounts, name: str, params: dict[str, Any], seed: int) -> np.ndarray:
+def counts_scores(pc: PairwiseCounts, name: str, params: dict[str, Any], seed: int,
+                  start: np.ndarray | None = None) -> np.ndarray:
     """Scores of the pairwise method ``name`` on ``pc``, equal to
-    ``rank(pc, name, seed=seed, **params).scores``.
+    ``rank(pc, name, seed=seed, **params).scores`` (for ``epp`` and ``elo``, a ``start``
+    for Newton's method gives the same optimum to the fit's tolerance).
 
     A deterministic method is called directly on the counts (its scores alone
     for ``epp`` and ``elo``: :data:`~metascore.methods.epp.SCORES_ONLY`), skipping what a
@@ -187,7 +189,10 @@ def counts_scores(pc: PairwiseCounts, name: str, params: dict[str, Any], seed: i
     if not spec.stochastic:
         func = SCORES_ONLY.get(name, spec.func)
         # the registry hands votes-like counts no values behind them
-        out = func(pc, **params, values=None) if spec.uses_values else func(pc, **params)
+        extra = {"values": None} if spec.uses_values else {}
+        if name in SCORES_ONLY and start is not None:
+            extra["start"] = start
+        out = func(pc, **params, **extra)
         scores = np.asarray(getattr(out, "scores", out), dtype=float)
         if scores.shape == (pc.n,) and np.isfinite(scores).all():
             return scores
@@ -326,7 +331,11 @@ def _score_trials(work: _Work, counts: np.ndarray | None, cands: np.ndarray | No
                                                           **s.params[name]).details["beats"]
                     keep(name, (beats @ mult / (cand.size - 1))[inverse])
                     continue
-                keep(name, counts_scores(pc, name, s.params[name], int(seeds[t])))
+                start = None
+                if name in SCORES_ONLY:  # Newton from the full data's strengths
+                    beta = s.full[name].details["beta"]
+                    start = beta if cand is None else beta[cand]
+                keep(name, counts_scores(pc, name, s.params[name], int(seeds[t]), start))
     return out
 
 
