@@ -19,18 +19,14 @@ Targets (2 cores):
 - ``stability``: judge stability of average_rank and copeland, q = 100, on 200 x 10,000
   (the toolbox behind the thesis, ranky, takes 41 s for average rank).
 
-Pairwise methods without a fast path (kemeny_young, schulze, ranked_pairs, epp, sco) get
-the counts of every judge resample from one matrix product and the counts of a candidate
-resample by indexing the full counts, instead of recounting each resampled matrix; the
-deterministic ones are then called directly (epp without standard errors), and value
-methods on a matrix without missing cells run on the drawn rows and columns.
+How resamples are scored: README, "Performance" (the fast paths in
+``metascore/analysis/fastpaths.py`` and ``bootstrap.py``).
 
-Measured (jobs=1, the machine otherwise nearly idle, load average 0.4-1.1 by ``uptime``):
-table 13 x 66 19 s (was 42 s); table 292 x 76, 8 methods, 274 s, 135 s with --jobs 2
-(was 1,621 s with --jobs 2 on a loaded machine): not met, what remains is the methods themselves on
-292 candidates (relative_difference's per-row loop, epp's Newton fit, schulze's 292
-Floyd-Warshall steps); intervals 0.27 s (kemeny_young) and 1.1 s (sco); stability
-0.6 s (average_rank) and 2.0 s (copeland).
+Measured (2 cores, load average 0.9-1.4 by ``uptime``): table 13 x 66, 13 s (was 42 s);
+table 292 x 76, 8 methods, 82 s with --jobs 2 (was 1,621 s), 83 s on the real OpenML matrix:
+not met, what remains is epp's Newton fits, schulze's Floyd-Warshall and
+relative_difference's pair pass on ranks, one per resample; intervals 0.34 s
+(kemeny_young) and 1.4 s (sco); stability 0.5 s (average_rank) and 2.1 s (copeland).
 """
 
 from __future__ import annotations
