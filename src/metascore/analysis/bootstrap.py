@@ -327,8 +327,8 @@ def _score_trials(work: _Work, counts: np.ndarray | None, cands: np.ndarray | No
             for name in work.counted:
                 if cand is not None and name in CLONE_REDUCIBLE:  # rank each candidate once
                     _, inverse, mult = np.unique(cand, return_inverse=True, return_counts=True)
-                    beats = get_ranking_method(name).func(pc.subset(first),
-                                                          **s.params[name]).details["beats"]
+                    beats = np.zeros((1, 1)) if first.size == 1 else get_ranking_method(
+                        name).func(pc.subset(first), **s.params[name]).details["beats"]
                     keep(name, (beats @ mult / (cand.size - 1))[inverse])
                     continue
                 start = None
