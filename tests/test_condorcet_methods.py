@@ -81,6 +81,9 @@ def test_widest_paths_equal_float_floyd_warshall(distinct):
         x = rng.integers(0, distinct, size=(n, n)) * 0.37 + rng.integers(0, 2, size=(n, n)) * 1e-9
         margins = x - x.T
         np.testing.assert_array_equal(widest_paths(margins), float_widest_paths(margins))
+        whole = rng.integers(0, min(distinct, 300), size=(n, n)).astype(float)  # own codes < 256
+        np.testing.assert_array_equal(widest_paths(whole - whole.T),
+                                      float_widest_paths(whole - whole.T))
 
 
 @pytest.mark.parametrize("method", ["schulze", "ranked_pairs"])
