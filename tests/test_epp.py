@@ -138,3 +138,22 @@ def test_bad_ridge_is_refused(bad):
 def test_bad_level_is_refused():
     with pytest.raises(ms.ConfigError, match=r"`level` must be a confidence level in \(0, 1\); got 95"):
         ms.rank(ms.PairwiseCounts.from_votes([["a", "b"]]), "elo", level=95)
+
+
+def test_fit_with_multiplicities_equals_the_fit_of_the_copies():
+    # a resample drawing candidates (0, 0, 1, 2, 2, 2, 3): copies tie with each other
+    rng = np.random.default_rng(8)
+    v = rng.integers(0, 5, size=(4, 9)).astype(float)
+    drawn = np.array([0, 0, 1, 2, 2, 2, 3])
+    expanded = ms.PairwiseCounts.from_matrix(v[drawn])
+    fit = E.fit_bradley_terry(expanded, 0.5)
+    mult = np.array([2, 1, 3, 1])
+    once = ms.PairwiseCounts.from_matrix(v)
+    both = np.outer(mult, mult).astype(float)
+    reduced = ms.PairwiseCounts(once.candidates, once.wins * both, once.compared * both,
+                                once.total_weight * 9)
+    small = E.fit_bradley_terry(reduced, 0.5, multiplicity=mult, standard_errors=False,
+                              start=np.arange(4.0))
+    np.testing.assert_allclose(small.beta[np.unique(drawn, return_inverse=True)[1]], fit.beta,
+                               atol=1e-8)
+    assert small.se is None

@@ -335,6 +335,17 @@ def _score_trials(work: _Work, counts: np.ndarray | None, cands: np.ndarray | No
                 if name in SCORES_ONLY:  # Newton from the full data's strengths
                     beta = s.full[name].details["beta"]
                     start = beta if cand is None else beta[cand]
+                if cand is not None and name in SCORES_ONLY and first.size > 1:
+                    # copies share their strength: fit each drawn candidate once
+                    _, inverse, mult = np.unique(cand, return_inverse=True, return_counts=True)
+                    sub, both = pc.subset(first), np.outer(mult, mult).astype(float)
+                    reduced = PairwiseCounts(sub.candidates, sub.wins * both, sub.compared * both,
+                                             sub.total_weight * float(mult.max()) ** 2)
+                    once = SCORES_ONLY[name](reduced, **s.params[name], start=start[first],
+                                             multiplicity=mult)
+                    if np.isfinite(once).all():  # else the registry says what went wrong
+                        keep(name, once[inverse])
+                        continue
                 keep(name, counts_scores(pc, name, s.params[name], int(seeds[t]), start))
     return out
 

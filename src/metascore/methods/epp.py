@@ -121,13 +121,18 @@ def _laplacian(a: np.ndarray, b: np.ndarray, h: np.ndarray, n: int, ridge: float
 def fit_bradley_terry(
     counts: PairwiseCounts, ridge: float = DEFAULT_RIDGE, *, tol: float = 1e-9,
     max_iter: int = 100, standard_errors: bool = True, start: np.ndarray | None = None,
+    multiplicity: np.ndarray | None = None,
 ) -> BradleyTerryFit:
     """Penalized maximum-likelihood Bradley-Terry strengths by Newton's method.
 
     Minimizes :func:`bradley_terry_loss`. The loss is strictly convex (the ridge makes it
     so), so Newton steps with backtracking converge from ``beta = 0``, or from ``start``
     (centered; e.g. the strengths of the full data when fitting a resample: fewer steps to
-    the same optimum, reached to the same tolerance). The ridge keeps every
+    the same optimum, reached to the same tolerance). ``multiplicity`` says candidate u stands
+    for ``m_u`` identical copies (a resample that drew it ``m_u`` times), the counts being
+    the copies' totals ``m_u m_v N(u, v)``: the ridge then counts every copy and the fit is
+    that of the expanded counts, whose unique optimum gives copies equal strengths (no
+    standard errors then). The ridge keeps every
     estimate finite when a candidate wins or loses all its comparisons and when the
     comparison graph is disconnected; since the likelihood only depends on differences,
     its minimizer has ``sum beta = 0`` exactly. Dense Cholesky solves up to
@@ -149,11 +154,17 @@ def fit_bradley_terry(
     a, b, wins, games = _pair_data(counts)
     n = counts.n
     dense = n <= DENSE_SOLVE_LIMIT
-    beta = np.zeros(n) if start is None else np.asarray(start, dtype=float) - np.mean(start)
-    value, grad, p = _loss(beta, a, b, wins, games, ridge)
+    copies = None if multiplicity is None else np.asarray(multiplicity, dtype=float)
+    penalty = ridge if copies is None else ridge * copies  # the ridge counts every copy
+
+    def centered(x: np.ndarray) -> np.ndarray:
+        return x - (np.mean(x) if copies is None else np.average(x, weights=copies))
+
+    beta = np.zeros(n) if start is None else centered(np.asarray(start, dtype=float))
+    value, grad, p = _loss(beta, a, b, wins, games, penalty)
     it = 0
     for it in range(1, max_iter + 1):
-        H = _laplacian(a, b, games * p * (1.0 - p), n, ridge, dense)
+        H = _laplacian(a, b, games * p * (1.0 - p), n, penalty, dense)
         if dense:
             step = scipy.linalg.solve(H, grad, assume_a="pos", overwrite_a=True, check_finite=False)
         else:
@@ -162,17 +173,17 @@ def fit_bradley_terry(
         t = 1.0
         while True:  # backtracking (Armijo) line search
             new_beta = beta - t * step
-            new_value, new_grad, new_p = _loss(new_beta, a, b, wins, games, ridge)
+            new_value, new_grad, new_p = _loss(new_beta, a, b, wins, games, penalty)
             if new_value <= value - 1e-4 * t * (grad @ step) or t < 1e-10:
                 break
             t /= 2.0
         beta, value, grad, p = new_beta, new_value, new_grad, new_p
         if np.max(np.abs(t * step)) < tol:
             break
-    beta -= beta.mean()  # exact zero sum (it already is, up to rounding)
+    beta = centered(beta)  # exact zero sum (it already is, up to rounding)
 
     se = None
-    if dense and standard_errors:
+    if dense and standard_errors and copies is None:
         p = expit(beta[a] - beta[b])
         H = _laplacian(a, b, games * p * (1.0 - p), n, ridge, True)
         # H is symmetric positive definite: Cholesky is several times cheaper than a
@@ -283,8 +294,10 @@ def elo(counts: PairwiseCounts, *, level: float = 0.95, ridge: float = DEFAULT_R
 
 def _scores_only(scale: float, offset: float):
     def scores(counts: PairwiseCounts, *, level: float = 0.95, ridge: float = DEFAULT_RIDGE,
-               start: np.ndarray | None = None) -> np.ndarray:
-        fit = fit_bradley_terry(counts, ridge, standard_errors=False, start=start)
+               start: np.ndarray | None = None, multiplicity: np.ndarray | None = None
+               ) -> np.ndarray:
+        fit = fit_bradley_terry(counts, ridge, standard_errors=False, start=start,
+                                multiplicity=multiplicity)
         return offset + scale * fit.beta
     return scores
 
