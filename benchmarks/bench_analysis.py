@@ -22,8 +22,8 @@ Targets (2 cores):
 How resamples are scored: README, "Performance" (the fast paths in
 ``metascore/analysis/fastpaths.py`` and ``bootstrap.py``).
 
-Measured (2 cores, load average 0.9-1.4 by ``uptime``): table 13 x 66, 13 s (was 42 s);
-table 292 x 76, 8 methods, 82 s with --jobs 2 (was 1,621 s), 83 s on the real OpenML matrix:
+Measured (2 cores, load average 0.9-1.6 by ``uptime``): table 13 x 66, 13 s (was 42 s);
+table 292 x 76, 8 methods, 72 s with --jobs 2 (was 1,621 s), 76 s on the real OpenML matrix:
 not met, what remains is epp's Newton fits, schulze's Floyd-Warshall and
 relative_difference's pair pass on ranks, one per resample; intervals 0.34 s
 (kemeny_young) and 1.4 s (sco); stability 0.5 s (average_rank) and 2.1 s (copeland).
