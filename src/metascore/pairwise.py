@@ -109,9 +109,12 @@ class PairwiseCounts:
             wins = sp.csr_array(self.wins)
             n_ab = np.asarray(wins[a, b]).ravel()
             n_ba = np.asarray(wins[b, a]).ravel()
-        else:  # row-major order, as the sparse route gives
-            a, b = np.nonzero(np.triu(np.asarray(self.compared) != 0, k=1))
-            n_ab, n_ba = self.wins[a, b], self.wins[b, a]
+        else:  # row-major order, as the sparse route gives; flat indices are cheaper
+            n = self.n
+            upper = np.flatnonzero(np.triu(np.asarray(self.compared) != 0, k=1))
+            a, b = np.divmod(upper, n)
+            flat = np.asarray(self.wins).ravel()
+            n_ab, n_ba = flat[upper], flat[b * n + a]
         return a, b, np.asarray(n_ab, dtype=float), np.asarray(n_ba, dtype=float)
 
     def subset(self, index: Sequence[int]) -> PairwiseCounts:
