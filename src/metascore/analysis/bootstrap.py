@@ -282,7 +282,6 @@ def _score_trials(work: _Work, counts: np.ndarray | None, cands: np.ndarray | No
         else:
             for lo, hi, block in pair_blocks(s.filled_ranks, cw):
                 wins.update({lo + i: block[i] for i in range(hi - lo)})
-    missing_cells = np.isnan(s.matrix.values)
     oriented, signs = s.matrix.oriented(), s.matrix.signs
     for t in range(trials):
         cand = None if cands is None else np.asarray(cands[t], dtype=np.intp)
@@ -315,39 +314,59 @@ def _score_trials(work: _Work, counts: np.ndarray | None, cands: np.ndarray | No
                 keep(name, rank(sub, name, missing=s.missing, seed=int(seeds[t]),
                                 **s.params[name]).scores)
         if work.counted:
-            w_t = weights if counts is None else counts[t] * weights
-            n_ab = wins[t]
-            if cand is not None:
-                n_ab = n_ab[np.ix_(cand, cand)]
-                # a judge scoring none of the drawn candidates is dropped, as in the registry
-                w_t = w_t * ~missing_cells[cand].all(axis=0)
-            total = float(w_t.sum())
-            labels = s.matrix.subset(candidates=cand, judges=[0]).candidates
-            pc = PairwiseCounts(labels, n_ab, np.full(n_ab.shape, total), total)
-            for name in work.counted:
-                if cand is not None and name in CLONE_REDUCIBLE:  # rank each candidate once
-                    _, inverse, mult = np.unique(cand, return_inverse=True, return_counts=True)
-                    beats = np.zeros((1, 1)) if first.size == 1 else get_ranking_method(
-                        name).func(pc.subset(first), **s.params[name]).details["beats"]
-                    keep(name, (beats @ mult / (cand.size - 1))[inverse])
-                    continue
-                start = None
-                if name in SCORES_ONLY:  # Newton from the full data's strengths
-                    beta = s.full[name].details["beta"]
-                    start = beta if cand is None else beta[cand]
-                if cand is not None and name in SCORES_ONLY and first.size > 1:
-                    # copies share their strength: fit each drawn candidate once
-                    _, inverse, mult = np.unique(cand, return_inverse=True, return_counts=True)
-                    sub, both = pc.subset(first), np.outer(mult, mult).astype(float)
-                    reduced = PairwiseCounts(sub.candidates, sub.wins * both, sub.compared * both,
-                                             sub.total_weight * float(mult.max()) ** 2)
-                    once = SCORES_ONLY[name](reduced, **s.params[name], start=start[first],
-                                             multiplicity=mult)
-                    if np.isfinite(once).all():  # else the registry says what went wrong
-                        keep(name, once[inverse])
-                        continue
-                keep(name, counts_scores(pc, name, s.params[name], int(seeds[t]), start))
+            _score_counted(work, keep, cand, wins[t],
+                           weights if counts is None else counts[t] * weights, int(seeds[t]))
     return out
+
+
+def _score_counted(work: _Work, keep: Callable[[str, np.ndarray], None],
+                   cand: np.ndarray | None, n_ab: np.ndarray, w_t: np.ndarray, seed: int) -> None:
+    """A trial's scores of the methods ranked on pairwise counts, handed to ``keep``.
+
+    ``cand``: the drawn candidates (None: all), ``n_ab``: the wins of the trial's judges
+    among all candidates, ``w_t``: their weights."""
+    s = work.setup
+    labels = s.matrix.candidates
+    if cand is not None:  # a judge scoring none of the drawn candidates is dropped, as in the registry
+        w_t = w_t * ~np.isnan(s.matrix.values[cand]).all(axis=0)
+    total = float(w_t.sum())
+
+    def counts(rows: np.ndarray | None) -> PairwiseCounts:
+        if rows is None:
+            return PairwiseCounts(labels, n_ab, np.full(n_ab.shape, total), total)
+        sub = n_ab[np.ix_(rows, rows)]
+        names = tuple(labels[i] for i in rows)
+        if len(set(names)) < len(names):  # copies: the labels ScoreMatrix.subset gives
+            names = s.matrix.subset(candidates=rows, judges=[0]).candidates
+        return PairwiseCounts(names, sub, np.full(sub.shape, total), total)
+
+    if cand is not None:  # the distinct drawn candidates, their copies and multiplicities
+        distinct, inverse, mult = np.unique(cand, return_inverse=True, return_counts=True)
+        once = counts(distinct)
+    whole: PairwiseCounts | None = None
+    for name in work.counted:
+        if cand is not None and name in CLONE_REDUCIBLE:  # rank each candidate once
+            beats = np.zeros((1, 1)) if distinct.size == 1 else get_ranking_method(
+                name).func(once, **s.params[name]).details["beats"]
+            keep(name, (beats @ mult / (cand.size - 1))[inverse])
+            continue
+        start = None
+        if name in SCORES_ONLY:  # Newton from the full data's strengths
+            beta = s.full[name].details["beta"]
+            start = beta if cand is None else beta[cand]
+        if cand is not None and name in SCORES_ONLY and distinct.size > 1:
+            # copies share their strength: fit each drawn candidate once
+            both = np.outer(mult, mult).astype(float)
+            reduced = PairwiseCounts(once.candidates, once.wins * both, once.compared * both,
+                                     once.total_weight * float(mult.max()) ** 2)
+            scores = SCORES_ONLY[name](reduced, **s.params[name], start=beta[distinct],
+                                       multiplicity=mult)
+            if np.isfinite(scores).all():  # else the registry says what went wrong
+                keep(name, scores[inverse])
+                continue
+        if whole is None:
+            whole = counts(cand)
+        keep(name, counts_scores(whole, name, s.params[name], seed, start))
 
 
 def _chunks(trials: int, jobs: int) -> list[tuple[int, int]]:
