@@ -223,13 +223,17 @@ class TestStability:
         rho = stability(m, "mean", q=7, r=3, concordance="spearman", seed=1).values["mean"]
         np.testing.assert_allclose(rho, (7 * w - 1) / 6)
 
-    def test_candidate_axis_spearman_matches_a_plain_loop(self):
-        rng = np.random.default_rng(0)
-        codes = rng.integers(0, 4, size=(6, 8)).astype(float)
-        codes[rng.random(codes.shape) < 0.3] = np.nan
+    @pytest.mark.parametrize("seed, q, n, levels, absent", [
+        (0, 6, 8, 4, 0.3), (1, 12, 30, 30, 0.4), (2, 9, 25, 3, 0.5), (3, 5, 4, 2, 0.6),
+        (4, 8, 40, 1000, 0.2)])
+    def test_candidate_axis_spearman_matches_a_plain_loop(self, seed, q, n, levels, absent):
+        rng = np.random.default_rng(seed)
+        codes = rng.integers(0, levels, size=(q, n)).astype(float)
+        codes[rng.random(codes.shape) < absent] = np.nan
+        codes[-1] = np.nan  # a ranking without candidates shares none
         expected = []
-        for i in range(6):
-            for j in range(i + 1, 6):
+        for i in range(q):
+            for j in range(i + 1, q):
                 keep = ~np.isnan(codes[i]) & ~np.isnan(codes[j])
                 x, y = codes[i][keep], codes[j][keep]
                 if keep.sum() < 2:
@@ -237,7 +241,8 @@ class TestStability:
                 fx, fy = np.ptp(x) == 0, np.ptp(y) == 0
                 expected.append(1.0 if fx and fy else 0.0 if fx or fy else ms.spearman(x, y))
         assert E.concordance(codes, "spearman") == pytest.approx(np.mean(expected))
-        assert E.concordance(codes, "kendall_w") == pytest.approx((1 + 5 * np.mean(expected)) / 6)
+        assert E.concordance(codes, "kendall_w") == pytest.approx(
+            (1 + (q - 1) * np.mean(expected)) / q)
 
     def test_progress_is_reported(self):
         calls = []

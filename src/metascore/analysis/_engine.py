@@ -209,18 +209,36 @@ def _mean_pairwise_spearman(codes: np.ndarray) -> float:
         ranks = fractional_ranks_rows(codes)
         rho = pearson_rows(ranks[iu[0]], ranks[iu[1]], np.ones((len(iu[0]), n), bool))
         return float(np.nanmean(rho)) if np.isfinite(rho).any() else float("nan")
-    # within[i, j] = ranks of row i restricted to the candidates rows i and j share:
-    # 1 + (shared candidates above) + (shared candidates tied, itself excluded) / 2, one
-    # product per row. A candidate absent from row i is -inf there: never above, never tied.
-    within = np.empty((q, q, n))
-    filled = np.where(present, codes, -np.inf)
-    sh = present.astype(float)
+    # within[i, j, c] = rank of c in row i among the candidates rows i and j share: one
+    # plus the shared candidates in better tie groups of row i, plus half the others in
+    # its group. Along row i's order, those are cumulative sums of row j's presence.
+    shared = present.astype(float)
+    within = np.zeros((q, q, n))
     for i in range(q):
-        above = filled[i][None, :] > filled[i][:, None]           # [a, b]: b above a
-        credit = above + 0.5 * (filled[i][None, :] == filled[i][:, None])
-        within[i] = sh @ credit.T + 0.5                           # 1 + ... - 1/2 (itself)
-    mask = present[iu[0]] & present[iu[1]]
-    rho = pearson_rows(within[iu[0], iu[1]], within[iu[1], iu[0]], mask)
+        order = np.flatnonzero(present[i])
+        if order.size == 0:
+            continue
+        order = order[np.argsort(-codes[i, order], kind="stable")]
+        ordered = codes[i, order]
+        new_group = np.r_[True, ordered[1:] != ordered[:-1]]
+        group = np.cumsum(new_group) - 1
+        size = np.add.reduceat(shared[:, order], np.flatnonzero(new_group), axis=1)  # q x G
+        better = np.cumsum(size, axis=1) - size
+        within[i][:, order] = 1.0 + better[:, group] + (size[:, group] - 1.0) / 2.0
+    # Pearson on the shared candidates: fractional ranks of k items have mean (k + 1) / 2
+    # whatever the ties, so three masked sums of products give every pair's correlation.
+    x = within * shared[:, None, :] * shared[None, :, :]
+    k = shared @ shared.T
+    centre = k * ((k + 1.0) / 2.0) ** 2
+    sxx = np.einsum("ijc,ijc->ij", x, x) - centre
+    sxy = np.einsum("ijc,jic->ij", x, x) - centre
+    syy = sxx.T
+    # ranks are multiples of 1/2, so a spread is 0 or at least 1/2: 1e-3 tells them apart
+    flat_x, flat_y = sxx < 1e-3, syy < 1e-3
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rho = sxy / np.sqrt(sxx * syy)
+    rho = np.where(flat_x & flat_y, 1.0, np.where(flat_x | flat_y, 0.0, rho))
+    rho = np.where(k >= 2, rho, np.nan)[iu]
     return float(np.nanmean(rho)) if np.isfinite(rho).any() else float("nan")
 
 
