@@ -333,17 +333,21 @@ def _rd_candidates(s: Setup, cands: np.ndarray, c: np.ndarray, cw: np.ndarray) -
     """relative_difference of each trial on its distinct drawn candidates, each opponent
     counted with its multiplicity (a copy's terms are 0). On ranks, a candidate's rank
     among the drawn multiset is one plus the multiplicity of the drawn candidates above
-    it plus half that of the others tied with it (copies included)."""
+    it plus half that of the others tied with it (copies included): see
+    :func:`_rd_rank_terms`."""
     base, sgn = _rd_base(s)
     on_ranks = s.params["relative_difference"].get("on", "values") == "ranks"
     n, m = base.shape
     if on_ranks:  # dense tie groups per judge, 0 = best, flattened per judge
         groups = _st.rankdata(s.filled_ranks, method="dense", axis=0).astype(np.intp) - 1
         flat = groups + n * np.arange(m)[None, :]
+        grid = np.arange(2, 2 * cands.shape[1] + 1, dtype=float)  # doubled ranks
+        kernel = 2.0 / (grid[:, None] + grid[None, :])
     out = np.full(c.shape, np.nan)
     for t in range(c.shape[0]):
         drawn = np.flatnonzero(c[t])
         mult = c[t, drawn]
+        total = cw[t].sum()
         if on_ranks:
             weight = np.bincount(flat[drawn].ravel(), np.repeat(mult, m), minlength=n * m)
             weight = weight.reshape(m, n).T  # multiplicity of each group, per judge
@@ -351,11 +355,30 @@ def _rd_candidates(s: Setup, cands: np.ndarray, c: np.ndarray, cw: np.ndarray) -
             g = groups[drawn]
             cols = np.arange(m)[None, :]
             b = 1.0 + above[g, cols] + (weight[g, cols] - 1.0) / 2.0
+            terms = _rd_rank_terms(b, mult, cw[t] * sgn, kernel)
         else:
-            b = base[drawn]
-        total = cw[t].sum()
-        out[t, drawn] = _rd_terms(b, mult, cw[t] * sgn) / (total * (cands.shape[1] - 1))
+            terms = _rd_terms(base[drawn], mult, cw[t] * sgn)
+        out[t, drawn] = terms / (total * (cands.shape[1] - 1))
     return out
+
+
+def _rd_rank_terms(ranks: np.ndarray, c: np.ndarray, ws: np.ndarray, kernel: np.ndarray
+                   ) -> np.ndarray:
+    """:func:`_rd_terms` for ranks among K drawn candidates: multiples of 1/2 in [1, K], so
+    twice a rank is an integer h in [2, 2K].
+
+    ``sum_v c_v / (b_uk + b_vk)`` is then ``F[2 b_uk, k]`` with ``F = kernel @ H``, where
+    ``H[h, k]`` is the multiplicity of the candidates whose doubled rank on judge k is h and
+    ``kernel[s, h] = 2 / (s + h)`` (rows and columns from h = 2): one product on the rank
+    grid replaces the pair tensor.
+    """
+    m = ranks.shape[1]
+    doubled = np.rint(2.0 * ranks).astype(np.intp) - 2
+    cols = np.arange(m)[None, :]
+    hist = np.bincount((doubled * m + cols).ravel(), np.repeat(c, m),
+                       minlength=kernel.shape[0] * m).reshape(kernel.shape[0], m)
+    inverse_sums = (kernel @ hist)[doubled, cols]
+    return 2.0 * ((ranks * inverse_sums) @ ws) - c.sum() * ws.sum()
 
 
 def candidate_fast_scores(s: Setup, names: list[str], cands: np.ndarray, cw: np.ndarray,
