@@ -157,3 +157,47 @@ def test_fit_with_multiplicities_equals_the_fit_of_the_copies():
     np.testing.assert_allclose(small.beta[np.unique(drawn, return_inverse=True)[1]], fit.beta,
                                atol=1e-8)
     assert small.se is None
+
+
+def test_strengths_alone_equal_the_fit(rng):
+    counts = bt_counts(rng.normal(size=7), 9, rng)
+    np.testing.assert_array_equal(E.bradley_terry_strengths(counts, 0.3),
+                                  E.fit_bradley_terry(counts, 0.3).beta)
+    start, mult = rng.normal(size=7), np.array([1, 2, 1, 3, 1, 1, 2])
+    np.testing.assert_array_equal(
+        E.bradley_terry_strengths(counts, 0.3, start=start, multiplicity=mult),
+        E.fit_bradley_terry(counts, 0.3, start=start, multiplicity=mult).beta)
+    with pytest.raises(ms.ConfigError, match="ridge"):
+        E.bradley_terry_strengths(counts, 0.0)
+
+
+def test_gradient_by_flat_cells_equals_the_bincount_gradient(rng):
+    counts = bt_counts(rng.normal(size=8), 5, rng)
+    a, b, wins, games = E._pair_data(counts)
+    beta = rng.normal(size=8)
+    value, grad, p = E._loss(beta, a, b, wins, games, 0.2)
+    value2, grad2, p2 = E._loss(beta, a, b, wins, games, 0.2, a * 8 + b)
+    assert value == value2
+    np.testing.assert_allclose(grad2, grad, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(p2, p)
+    np.testing.assert_allclose(p, expit(beta[a] - beta[b]), rtol=1e-15)
+
+
+@pytest.mark.parametrize("n, games, seed", [(20, 10**6, 0), (40, 10**9, 1), (6, 10**6, 0)])
+def test_newton_converges_when_the_loss_is_too_large_to_see_the_last_steps(n, games, seed,
+                                                                           monkeypatch):
+    # Millions of games per pair: the loss cannot resolve the decrease of the final steps.
+    # They are taken in full (one loss per step) rather than halved until the line search
+    # gives up (these cases took 16 to 26 losses for 7 to 9 steps).
+    rng = np.random.default_rng(seed)
+    truth = rng.normal(size=n)
+    counts = bt_counts(truth, games, rng)
+    calls = []
+    loss = E._loss
+    monkeypatch.setattr(E, "_loss", lambda *args: calls.append(1) or loss(*args))
+    fit = E.fit_bradley_terry(counts, standard_errors=False)
+    assert len(calls) == fit.iterations + 1 and fit.iterations < 10
+    a, b, wins, games_ab = fit.pairs
+    _, grad = E.bradley_terry_loss(fit.beta, a, b, wins, games_ab, E.DEFAULT_RIDGE)
+    assert np.abs(grad).max() < 1e-9 * games
+    np.testing.assert_allclose(fit.beta, truth - truth.mean(), atol=0.01)
