@@ -384,32 +384,34 @@ def check_jobs(jobs: Any) -> int:
 
 def _run(work: _Work, draws: Draws, jobs: int, backend: str | None,
          progress: Progress, done: int, total: int) -> Iterator[tuple[int, int, dict]]:
-    """Score the chunks in order, here or through joblib, reporting progress."""
+    """Score the chunks in order, here or through joblib, reporting progress as they are
+    collected. With joblib the workers start at once: the caller can work meanwhile."""
     def part(a: np.ndarray | None, lo: int, hi: int) -> np.ndarray | None:
         return None if a is None else a[lo:hi]
 
     chunks = _chunks(draws.trials, jobs)
+    tasks = ((work, part(draws.counts, lo, hi), part(draws.candidates, lo, hi),
+              draws.seeds[lo:hi]) for lo, hi in chunks)
     if jobs == 1 and backend is None:
-        for lo, hi in chunks:
-            res = _score_chunk(work, part(draws.counts, lo, hi), part(draws.candidates, lo, hi),
-                               draws.seeds[lo:hi])
-            if progress is not None:
-                progress(done + hi, total)
-            yield lo, hi, res
-        return
-    from joblib import Parallel, delayed, parallel_config
+        results: Iterator[dict] = (_score_chunk(*task) for task in tasks)  # when collected
+    else:
+        from joblib import Parallel, delayed, parallel_config
 
-    # parallel_config (not Parallel(backend=...)) also finds the external backends (dask)
-    with parallel_config(backend=backend or "loky", n_jobs=jobs):
-        results = Parallel(return_as="generator")(
-            delayed(_score_chunk)(work, part(draws.counts, lo, hi),
-                                  part(draws.candidates, lo, hi), draws.seeds[lo:hi])
-            for lo, hi in chunks
-        )
-        for (lo, hi), res in zip(chunks, results):
-            if progress is not None:
-                progress(done + hi, total)
-            yield lo, hi, res
+        # parallel_config (not Parallel(backend=...)) also finds the external backends
+        # (dask); a generator Parallel dispatches the first chunks before it returns and
+        # the rest as workers finish
+        with parallel_config(backend=backend or "loky", n_jobs=jobs):
+            results = Parallel(return_as="generator")(
+                delayed(_score_chunk)(*task) for task in tasks)
+    return _collect(chunks, results, progress, done, total)
+
+
+def _collect(chunks: list[tuple[int, int]], results: Iterator[dict], progress: Progress,
+             done: int, total: int) -> Iterator[tuple[int, int, dict]]:
+    for (lo, hi), res in zip(chunks, results):
+        if progress is not None:
+            progress(done + hi, total)
+        yield lo, hi, res
 
 
 def bootstrap_scores(
@@ -452,11 +454,10 @@ def bootstrap_scores(
     trials = draws.trials
     total = trials if total is None else total
     out: dict[str, np.ndarray] = {}
-    registry, counted, direct, by_candidates, per_trial = [], [], [], [], []
+    registry, counted, direct, by_judges, by_candidates, per_trial = [], [], [], [], [], []
     for name in s.methods:
         if fast and draws.candidates is None and fast_path_reason(s, name) is None:
-            cw = draws.judge_weights(s.matrix.weights)
-            out[name] = judge_fast_scores(s, name, cw, tallies)
+            by_judges.append(name)
         elif (fast and draws.candidates is not None
               and candidate_fast_reason(s, name, draws.counts is not None) is None):
             (per_trial if name in PER_TRIAL_METHODS else by_candidates).append(name)
@@ -466,18 +467,21 @@ def bootstrap_scores(
             direct.append(name)
         else:
             registry.append(name)
+    scored: Iterator[tuple[int, int, dict]] | None = None
+    if registry or counted or direct or per_trial:  # workers start before the fast paths
+        work = _Work(s, tuple(registry), tuple(counted), tuple(direct), tuple(per_trial))
+        scored = _run(work, draws, jobs, backend, progress, done, total)
+        for name in registry + counted + direct + per_trial:
+            out[name] = np.full((trials, s.n), np.nan)
+    cw = draws.judge_weights(s.matrix.weights)
+    for name in by_judges:
+        out[name] = judge_fast_scores(s, name, cw, tallies)
     if by_candidates:
-        out.update(candidate_fast_scores(s, by_candidates, draws.candidates,
-                                         draws.judge_weights(s.matrix.weights),
+        out.update(candidate_fast_scores(s, by_candidates, draws.candidates, cw,
                                          draws.counts is not None))
-    if not registry and not counted and not direct and not per_trial:
-        if progress is not None:
-            progress(done + trials, total)
-        return out
-    work = _Work(s, tuple(registry), tuple(counted), tuple(direct), tuple(per_trial))
-    for name in registry + counted + direct + per_trial:
-        out[name] = np.full((trials, s.n), np.nan)
-    for lo, hi, res in _run(work, draws, jobs, backend, progress, done, total):
+    if scored is None and progress is not None:
+        progress(done + trials, total)
+    for lo, hi, res in scored or ():
         for name, scores in res.items():
             out[name][lo:hi] = scores
     return {name: out[name] for name in s.methods}
