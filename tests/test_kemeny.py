@@ -60,6 +60,19 @@ def test_matches_brute_force(solver, data):
         assert tuple(order) == optima[0]
 
 
+@pytest.mark.parametrize("k", range(2, K.ENUMERATE_LIMIT + 1))
+def test_enumeration_equals_the_subset_program(k):
+    # small cycles score every order; the subset program must give the same order and count
+    rng = np.random.default_rng(k)
+    for _ in range(100):
+        W = rng.integers(0, 4, size=(k, k)).astype(float)  # many ties among the optima
+        np.fill_diagonal(W, 0.0)
+        order, count = K._kemeny_enumerate(W, 1e-9)
+        dp_order, dp_count = K._kemeny_dp(W, 1e-9)
+        np.testing.assert_array_equal(order, dp_order)
+        assert count == dp_count
+
+
 def test_dp_and_ilp_agree_on_larger_random_profiles(rng):
     for _ in range(3):
         values = rng.normal(size=(12, 9)) + np.linspace(1, 0, 12)[:, None]

@@ -15,6 +15,9 @@ solved exactly in three steps:
 2. **Subset dynamic programming** for components of at most ``DP_LIMIT`` candidates:
    ``f(S) = max_{c in S} [N(c, S \\ {c}) + f(S \\ {c})]`` (c placed first among S), one
    vectorized step per subset size, ``O(2^k k)`` time; it also counts the optimal orders.
+   Components of at most ``ENUMERATE_LIMIT`` candidates (most cycles of competition data)
+   score all k! orders at once instead, with the same tie-break and count: 10 to 20 times
+   faster there than the steps of the program.
 3. **Integer program** for larger components (scipy ``milp``/HiGHS): a binary variable
    ``x_ab`` per pair ``a < b`` (1 = a above b) and the transitivity constraints
    ``0 <= x_ab + x_bc - x_ac <= 1`` for every triple ``a < b < c``. Uniqueness is checked by
@@ -22,6 +25,9 @@ solved exactly in three steps:
 """
 
 from __future__ import annotations
+
+import itertools
+from functools import lru_cache
 
 import numpy as np
 import scipy.sparse as sp
@@ -37,6 +43,8 @@ __all__ = ["kemeny_young", "kemeny_order", "DP_LIMIT", "EXACT_LIMIT"]
 
 #: Components up to this size are solved by subset dynamic programming.
 DP_LIMIT = 16
+#: Components up to this size are solved by scoring every order (k! of them).
+ENUMERATE_LIMIT = 7
 #: Largest component solved exactly (integer program); larger ones are refused. Measured on
 #: a 2-core machine with independent random judges (the hardest profiles): 40 candidates
 #: in about 1 s, 50 in 8 s (50 judges) to 130 s (200 judges), 60 in 100 s (50 judges).
@@ -106,6 +114,27 @@ def _kemeny_dp(W: np.ndarray, tol: float) -> tuple[np.ndarray, int]:
     return np.array(order, dtype=np.intp), int(cnt[size - 1])
 
 
+@lru_cache(maxsize=None)
+def _orders(k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every order of k labels in lexicographic order, the flat cells ``(above, below)``
+    of its pairs in a k x k matrix, and its number of label inversions."""
+    orders = np.array(list(itertools.permutations(range(k))), dtype=np.intp)
+    i, j = np.triu_indices(k, 1)
+    above, below = orders[:, i], orders[:, j]
+    return orders, above * k + below, (above > below).sum(axis=1)
+
+
+def _kemeny_enumerate(W: np.ndarray, tol: float) -> tuple[np.ndarray, int]:
+    """:func:`_kemeny_dp` by scoring all k! orders (small k): the optimal order with the
+    fewest label inversions, then the lexicographically smallest, and the number of
+    optimal orders."""
+    orders, cells, inversions = _orders(W.shape[0])
+    agreement = W.ravel()[cells].sum(axis=1)
+    near = agreement >= agreement.max() - tol
+    pick = np.flatnonzero(near & (inversions == inversions[near].min()))[0]
+    return orders[pick].copy(), int(near.sum())
+
+
 def _order_from_x(x: np.ndarray, k: int) -> np.ndarray:
     a, b = np.triu_indices(k, 1)
     above = np.zeros((k, k))
@@ -161,19 +190,21 @@ def _kemeny_ilp(W: np.ndarray, tol: float) -> tuple[np.ndarray, bool]:
 
 
 def kemeny_order(
-    wins: np.ndarray, solver: str = "auto", margins: np.ndarray | None = None
+    wins: np.ndarray, solver: str = "auto", margins: np.ndarray | None = None,
+    components: list[np.ndarray] | None = None,
 ) -> tuple[np.ndarray, bool, int | None, str]:
     """Exact Kemeny order of the dense counts ``wins`` (indices assumed in label order).
 
     ``margins`` defaults to ``wins - wins.T``; pass :meth:`PairwiseCounts.margins` (in
     the same order) so that float noise of decimal weights does not split a cycle.
+    ``components``: the strong components of the margins, if the caller has them.
     Returns ``(order best first, unique, number of optimal orders or None, solver used)``.
     """
     margins = wins - wins.T if margins is None else margins
     tol = 1e-9 * max(1.0, float(np.abs(wins).sum()))
     order: list[np.ndarray] = []
     unique, count, used = True, 1, set()
-    for comp in _components(margins):
+    for comp in _components(margins) if components is None else components:
         k = comp.size
         if k == 1:
             order.append(comp)
@@ -189,7 +220,7 @@ def kemeny_order(
         if use_dp and k > 20:
             raise ConfigError(f"solver='dp' is limited to 20 candidates per cycle; got {k}.")
         if use_dp:
-            local, n_opt = _kemeny_dp(W, tol)
+            local, n_opt = (_kemeny_enumerate if k <= ENUMERATE_LIMIT else _kemeny_dp)(W, tol)
             count = count * n_opt if count is not None else None
             unique &= n_opt == 1
             used.add("dp")
@@ -238,7 +269,8 @@ def kemeny_young(counts: PairwiseCounts, *, solver: str = "auto") -> MethodOutpu
     by_label = np.array(sorted(range(counts.n), key=labels.__getitem__), dtype=np.intp)
     W = wins[np.ix_(by_label, by_label)]
     margins = counts.margins()[np.ix_(by_label, by_label)]
-    local, unique, n_opt, used = kemeny_order(W, solver, margins)
+    components = _components(margins)
+    local, unique, n_opt, used = kemeny_order(W, solver, margins, components)
     order = by_label[local]
     n = counts.n
     position = np.empty(n, dtype=np.intp)
@@ -246,7 +278,7 @@ def kemeny_young(counts: PairwiseCounts, *, solver: str = "auto") -> MethodOutpu
     above = position[:, None] < position[None, :]
     agreement = float(wins[above].sum())
     distance = float(wins.T[above].sum())
-    sizes = [int(c.size) for c in _components(margins)]
+    sizes = [int(c.size) for c in components]
     notes: tuple[str, ...] = ()
     if not unique:
         how_many = f" ({n_opt} optimal orders)" if n_opt is not None else ""
