@@ -23,7 +23,7 @@ How resamples are scored: README, "Performance" (the fast paths in
 ``metascore/analysis/fastpaths.py`` and ``bootstrap.py``).
 
 Measured (2 cores, load average 1.1-1.6 by ``uptime``, ``--jobs 2``): table 13 x 66,
-10-12 s (was 42 s), 7 s on the real AutoDL-ALC matrix; table 292 x 76, 8 methods, 35-39 s
+7-12 s (was 42 s), 7-8 s on the real AutoDL-ALC matrix; table 292 x 76, 8 methods, 32-39 s
 (was 1,621 s), 37-42 s on the real OpenML matrix (55 s with one job); intervals 0.2 s
 (kemeny_young) and 0.7 s (sco); stability 0.5 s (average_rank) and 2.1 s (copeland).
 """
