@@ -1,10 +1,11 @@
 """Safe zip extraction and Codabench-style bundle zipping.
 
 Extraction (:func:`safe_extract`) refuses what could write outside the target directory or
-fill the disk: absolute member names, ``..`` components, drive letters, symbolic links
-that point outside the target, more than ``max_members`` members, and more than
-``max_total_size`` uncompressed bytes (checked on the declared sizes first, then on the
-bytes actually written, since declared sizes can lie). The noise that macOS adds to zips
+fill the disk: absolute member names, ``..`` components, drive letters, repeated members,
+members under a link, symbolic links that lead outside the target (alone or through other
+links), more than ``max_members`` members, and more than ``max_total_size`` uncompressed
+bytes (checked on the declared sizes first, then on the bytes actually written, since
+declared sizes can lie); a damaged member (bad CRC, truncated) is refused with its name. The noise that macOS adds to zips
 (``__MACOSX/``, ``.DS_Store``, ``._*`` AppleDouble files) is skipped, as many real bundles
 carry it.
 
@@ -29,6 +30,7 @@ import stat
 import tempfile
 import threading
 import zipfile
+import zlib
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
@@ -73,18 +75,26 @@ def safe_extract(
     max_members: int = MAX_MEMBERS,
     max_total_size: int = MAX_TOTAL_SIZE,
 ) -> list[str]:
-    """Extract the zip ``archive`` into ``dest`` (created) and return the member names kept.
+    """Extract the zip ``archive`` into ``dest`` (absent or an empty folder) and return the
+    member names kept.
+
+    Nothing is ever written outside ``dest``: the archive is extracted into a fresh folder
+    beside it, every folder is entered without following links and every file created with
+    ``O_EXCL | O_NOFOLLOW``; symbolic links are made last, and each must lead inside the
+    finished tree (through the other links too); then the folder takes the name ``dest``.
 
     Raises
     ------
     InputError
-        When the file is not a zip, a member name is absolute or contains ``..``, a symbolic
-        link points outside ``dest``, or the archive exceeds ``max_members`` members or
-        ``max_total_size`` uncompressed bytes. Nothing is written for a refused archive,
-        except when the size limit is only discovered while writing (then ``dest`` may hold
-        a partial extraction, which the caller owns).
+        When the file is not a zip or a member cannot be read (a bad CRC, a truncated or
+        encrypted member), a member name is absolute, contains ``..`` or comes twice, a member
+        lies under a link, a link leads outside the tree, or the archive exceeds
+        ``max_members`` members or ``max_total_size`` uncompressed bytes. Nothing is left of a
+        refused archive.
     """
     archive, dest = Path(archive), Path(dest)
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        raise InputError(f"{dest}: not an empty folder; cannot extract {archive} into it.")
     try:
         zf = zipfile.ZipFile(archive)
     except (zipfile.BadZipFile, OSError) as exc:
@@ -102,42 +112,129 @@ def safe_extract(
                 f"{archive}: {declared} bytes uncompressed, more than the limit of "
                 f"{max_total_size}; refusing to extract it."
             )
-        for info in infos:
-            _check_member_name(archive, info.filename)
-        dest.mkdir(parents=True, exist_ok=True)
-        root = dest.resolve()
-        written = 0
-        for info in infos:
-            name = info.filename.replace("\\", "/")
-            target = root / name
-            if not target.parent.resolve().is_relative_to(root):
-                raise InputError(f"{archive}: member {name!r} would be written outside {dest}.")
-            if stat.S_ISLNK(info.external_attr >> 16):
-                link = zf.read(info).decode("utf-8", "replace")
-                if os.path.isabs(link) or not (target.parent / link).resolve().is_relative_to(root):
-                    raise InputError(
-                        f"{archive}: symbolic link {name!r} -> {link!r} points outside the archive."
-                    )
-                target.parent.mkdir(parents=True, exist_ok=True)
-                os.symlink(link, target)
-                continue
-            if info.is_dir():
-                target.mkdir(parents=True, exist_ok=True)
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with zf.open(info) as src, open(target, "wb") as out:
+        members = _members(archive, infos)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".extract-", dir=dest.parent))
+        try:
+            _Extraction(zf, archive, tmp, max_total_size).run(members)
+            if dest.exists():
+                dest.rmdir()
+            os.replace(tmp, dest)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+    return [i.filename for i in infos]
+
+
+def _members(archive: Path, infos: list[zipfile.ZipInfo]) -> list[tuple[tuple[str, ...], zipfile.ZipInfo]]:
+    """Each member's path components, checked: no absolute path, ``..``, drive, repeat, or
+    member under a link member."""
+    members, seen = [], set()
+    for info in infos:
+        _check_member_name(archive, info.filename)
+        parts = PurePosixPath(info.filename.replace("\\", "/")).parts
+        if not parts:
+            continue
+        if parts in seen:
+            raise InputError(f"{archive}: member {info.filename!r} comes twice; refusing to extract it.")
+        seen.add(parts)
+        members.append((parts, info))
+    links = {parts for parts, info in members if _is_link(info)}
+    for parts, info in members:
+        if any(parts[:k] in links for k in range(1, len(parts))):
+            raise InputError(f"{archive}: member {info.filename!r} lies under a symbolic link of the "
+                             "archive; refusing to extract it.")
+    return members
+
+
+def _is_link(info: zipfile.ZipInfo) -> bool:
+    return stat.S_ISLNK(info.external_attr >> 16)
+
+
+class _Extraction:
+    """One archive written into the fresh folder ``root`` through folder descriptors."""
+
+    def __init__(self, zf: zipfile.ZipFile, archive: Path, root: Path, max_total_size: int) -> None:
+        self.zf, self.archive, self.root, self.max = zf, archive, root, max_total_size
+        self.written = 0
+        self.fds: dict[tuple[str, ...], int] = {}
+
+    def run(self, members: list[tuple[tuple[str, ...], zipfile.ZipInfo]]) -> None:
+        self.fds[()] = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            links = []
+            for parts, info in members:
+                if _is_link(info):
+                    links.append((parts, self.read(info).decode("utf-8", "replace")))
+                elif info.is_dir():
+                    self.folder(parts)
+                else:
+                    self.file(parts, info)
+            for parts, target in links:  # last: no file is ever written through one
+                if os.path.isabs(target):
+                    raise InputError(f"{self.archive}: symbolic link {'/'.join(parts)!r} -> {target!r} "
+                                     "points outside the archive.")
+                try:
+                    os.symlink(target, parts[-1], dir_fd=self.folder(parts[:-1]))
+                except FileExistsError:
+                    raise InputError(f"{self.archive}: member {'/'.join(parts)!r} comes twice; refusing "
+                                     "to extract it.") from None
+            top = os.path.realpath(self.root)
+            for parts, target in links:  # through the other links of the finished tree
+                real = os.path.realpath(os.path.join(self.root, *parts))
+                if real != top and not real.startswith(top + os.sep):
+                    raise InputError(f"{self.archive}: symbolic link {'/'.join(parts)!r} -> {target!r} "
+                                     "points outside the archive.")
+        finally:
+            for fd in self.fds.values():
+                os.close(fd)
+
+    def folder(self, parts: tuple[str, ...]) -> int:
+        """The descriptor of the folder ``parts`` (made as needed; never through a link)."""
+        if parts not in self.fds:
+            parent = self.folder(parts[:-1])
+            try:
+                os.mkdir(parts[-1], 0o755, dir_fd=parent)
+            except FileExistsError:
+                pass
+            try:
+                self.fds[parts] = os.open(parts[-1], os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=parent)
+            except OSError:
+                raise InputError(f"{self.archive}: {'/'.join(parts)!r} is both a file and a folder in the "
+                                 "archive; refusing to extract it.") from None
+        return self.fds[parts]
+
+    def file(self, parts: tuple[str, ...], info: zipfile.ZipInfo) -> None:
+        mode = ((info.external_attr >> 16) & 0o777 or 0o644) | stat.S_IRUSR | stat.S_IWUSR
+        try:
+            fd = os.open(parts[-1], os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode,
+                         dir_fd=self.folder(parts[:-1]))
+        except FileExistsError:
+            raise InputError(f"{self.archive}: member {info.filename!r} comes twice; refusing to "
+                             "extract it.") from None
+        with os.fdopen(fd, "wb") as out:
+            for chunk in self.chunks(info):
+                out.write(chunk)
+            os.fchmod(out.fileno(), mode)
+
+    def read(self, info: zipfile.ZipInfo) -> bytes:
+        return b"".join(self.chunks(info))
+
+    def chunks(self, info: zipfile.ZipInfo):
+        """The member's bytes, counted against the size limit; a corrupt member is refused."""
+        try:
+            with self.zf.open(info) as src:
                 while chunk := src.read(_CHUNK):
-                    written += len(chunk)
-                    if written > max_total_size:
+                    self.written += len(chunk)
+                    if self.written > self.max:
                         raise InputError(
-                            f"{archive}: more than {max_total_size} bytes once uncompressed (the "
+                            f"{self.archive}: more than {self.max} bytes once uncompressed (the "
                             "declared sizes are wrong); extraction stopped."
                         )
-                    out.write(chunk)
-            mode = (info.external_attr >> 16) & 0o777
-            if mode:
-                os.chmod(target, mode | stat.S_IRUSR | stat.S_IWUSR)
-    return [i.filename for i in infos]
+                    yield chunk
+        except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError) as exc:
+            raise InputError(f"{self.archive}: member {info.filename!r} cannot be read ({exc}); the "
+                             "zip file is damaged or encrypted.") from None
 
 
 def _check_member_name(archive: Path, name: str) -> None:
@@ -156,10 +253,7 @@ def as_folder(path: Path, cache: Path) -> Path:
         return path
     with _EXTRACT_LOCK:
         if not cache.exists():
-            cache.parent.mkdir(parents=True, exist_ok=True)
-            tmp = Path(tempfile.mkdtemp(prefix=".extract-", dir=cache.parent))
-            safe_extract(path, tmp)
-            os.replace(tmp, cache)
+            safe_extract(path, cache)
     return cache
 
 
