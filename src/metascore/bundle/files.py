@@ -5,17 +5,30 @@
 - :func:`is_excluded`: never copied into a zip or an assembled program (caches, VCS data,
   compiled Python, OS noise);
 - :func:`copy_clean`: a folder copied without the excluded files;
-- :func:`write_text`: a text file written under a temporary name, then renamed;
+- :func:`write_text`: a text file written under a fresh temporary name, then renamed;
+- :func:`read_job_file` and :func:`copy_job_output`: a file or a tree that a job wrote, read
+  or copied without following what the job may have planted there (a symbolic link to a
+  host file, a FIFO that would block): links that stay inside the tree are copied as the
+  files they name, anything else is left out and named;
 - :data:`METADATA_FILES`: the names of a program's metadata file, in the worker's order.
+
+The runner is often root and the jobs are not to be trusted: every folder a job could write
+is read through these functions, and a file the runner writes into one is created under a
+name that cannot exist yet (``O_EXCL``), then renamed over the name it replaces.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import stat
+import tempfile
 from pathlib import Path, PurePosixPath
 
-__all__ = ["METADATA_FILES", "EXCLUDED_NAMES", "is_noise", "is_excluded", "copy_clean", "write_text"]
+__all__ = [
+    "METADATA_FILES", "EXCLUDED_NAMES", "is_noise", "is_excluded", "copy_clean", "write_text",
+    "read_job_file", "copy_job_output",
+]
 
 #: A program's metadata file (``command``, ...): ``metadata.yaml`` first, as the worker reads it.
 METADATA_FILES = ("metadata.yaml", "metadata")
@@ -47,8 +60,71 @@ def copy_clean(src: Path, dest: Path) -> None:
 
 
 def write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` (parents created) under a temporary name, then rename it."""
+    """Write ``text`` to ``path`` (parents created) under a fresh temporary name (created with
+    ``O_EXCL``, so never through a link planted there), then rename it over ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def read_job_file(path: Path, limit: int = 64 * 1024**2) -> bytes | None:
+    """The bytes of the regular file ``path`` in a folder a job wrote (at most ``limit``);
+    ``None`` when it is absent, a symbolic link, a FIFO or anything but a regular file."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return handle.read(limit)
+
+
+def copy_job_output(src: Path, dest: Path) -> list[str]:
+    """Copy the folder a job wrote into ``dest`` (merged) with regular files and folders only.
+
+    A symbolic link is copied as the file or folder it names when that lies inside ``src``
+    (the platform zips the output and keeps the file a link names); a link that leaves
+    ``src`` (``pred.txt -> /app/input/ref/truth.txt``), a FIFO, a socket or a device is not
+    copied. Returns what was left out, as ``"path (why)"``.
+    """
+    root = os.path.realpath(src)
+    skipped: list[str] = []
+    dest.mkdir(parents=True, exist_ok=True)
+    for dirpath, dirnames, filenames in os.walk(src):
+        rel = os.path.relpath(dirpath, src)
+        for name in sorted(dirnames + filenames):
+            path = os.path.join(dirpath, name)
+            shown = os.path.normpath(os.path.join(rel, name))
+            target = dest / shown
+            mode = os.lstat(path).st_mode
+            if stat.S_ISLNK(mode):
+                real = os.path.realpath(path)
+                if real != root and not real.startswith(root + os.sep):
+                    skipped.append(f"{shown} (a link to {os.readlink(path)}, outside the folder)")
+                elif os.path.isdir(real):
+                    skipped.append(f"{shown} (a link to a folder)")
+                elif (data := read_job_file(Path(real))) is not None:
+                    target.write_bytes(data)
+                else:
+                    skipped.append(f"{shown} (a link to nothing readable)")
+            elif stat.S_ISDIR(mode):
+                target.mkdir(exist_ok=True)
+            elif stat.S_ISREG(mode):
+                with open(path, "rb", opener=_no_follow) as source, open(target, "wb") as out:
+                    shutil.copyfileobj(source, out)
+            else:
+                skipped.append(f"{shown} (not a regular file)")
+    return skipped
+
+
+def _no_follow(path: str, flags: int) -> int:
+    return os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK)

@@ -53,7 +53,7 @@ from ..io.columns import COLUMNS_FILE
 from ..io.tree import FAILURE_FILE
 from .archive import as_folder
 from .backend import Backend
-from .files import write_text
+from .files import copy_job_output, write_text
 from .meta_program import assemble_meta_program, needs_meta_program
 from .model import UUID_PATTERN, Competition, Phase, Task
 from .programs import read_metadata
@@ -325,7 +325,9 @@ class Site:
                 final = self.out / "final" if len(tasks) == 1 else self.out / "final" / safe_name(task.name)
                 if final.exists():
                     shutil.rmtree(final)
-                shutil.copytree(output, final, ignore=shutil.ignore_patterns("metadata"))
+                for left in copy_job_output(output, final):
+                    res.warnings.append(f"meta-scoring output: {left} is not copied to {final}.")
+                (final / "metadata").unlink(missing_ok=True)
                 output = final
             for attr, name in (("leaderboard", "leaderboard.csv"), ("detailed_results", "detailed_results.html")):
                 if (output / name).is_file():

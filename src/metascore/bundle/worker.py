@@ -42,6 +42,7 @@ them; which keys the leaderboard keeps is the site's business.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from dataclasses import dataclass, field
@@ -53,7 +54,7 @@ import yaml
 
 from ..errors import ConfigError, InputError
 from .backend import Backend, Mount, StepResult, StepSpec
-from .files import write_text
+from .files import copy_job_output, read_job_file, write_text
 from .model import DEFAULT_TIME_LIMIT
 from .programs import read_metadata
 
@@ -219,7 +220,9 @@ def run_job(job: Job, backend: Backend) -> JobResult:
         _copy(scoring_program, score / "program")
         if reference is not None:
             _copy(reference, score / "input" / "ref")
-        _copy(pred / "output", score / "input" / "res")
+        for left in copy_job_output(pred / "output", score / "input" / "res"):
+            result.warnings.append(f"prediction output: {left} is not passed to the scoring step "
+                                   "(only the output's own files are).")
         if only_scoring:
             if input_data is not None:
                 _copy(input_data, score / "input_data")
@@ -262,7 +265,8 @@ def _run_programs(
             raise JobFailed(MISSING_METADATA_MESSAGE,
                              f"{step} step: the ingestion program has no metadata.yaml/metadata with a command")
         if meta is None:  # a result submission (or a scoring program without metadata)
-            shutil.copytree(folder, sandbox / "output", dirs_exist_ok=True)
+            for left in copy_job_output(folder, sandbox / "output"):
+                result.warnings.append(f"{step} step: {left} is not copied to the output.")
             continue
         if not command:
             result.warnings.append(f"{step} step: {'submission' if not is_scoring else 'scoring program'} "
@@ -306,7 +310,7 @@ def _run_programs(
             raise JobFailed(run.message, f"{step} step: the {label[kind]} was stopped: {run.message}\n"
                                          f"{_tail(run.stderr)}")
     metadata = sandbox / "output" / "metadata"
-    if metadata.exists():
+    if os.path.lexists(metadata):
         raise JobFailed(METADATA_EXISTS_MESSAGE,
                          f"{step} step: a program wrote output/metadata, which the platform owns")
     program, ingestion = runs.get("program"), runs.get("ingestion")
@@ -324,9 +328,10 @@ def _run_programs(
 
 # ===================================================================== scores
 def scores_file(output: Path) -> str | None:
-    """The scores file the worker reads in ``output``: ``scores.json``, else ``scores.txt``."""
+    """The scores file the worker reads in ``output``: ``scores.json``, else ``scores.txt``
+    (any kind of file: a link there is refused when read)."""
     for name in ("scores.json", "scores.txt"):
-        if (output / name).is_file():
+        if os.path.lexists(output / name):
             return name
     return None
 
@@ -341,13 +346,17 @@ def read_scores(output: Path, result: JobResult, columns: tuple[str, ...] = ()) 
     with a warning in ``result``.
     """
     name = scores_file(output)
+    data = read_job_file(output / name) if name else None
+    if name and data is None:
+        raise JobFailed(f"{name} is not a regular file",
+                         f"{name} in {output.name}/ is a link or a special file; write the scores into a file")
     if name == "scores.json":
         try:
-            raw = json.loads((output / name).read_text(encoding="utf-8"))
+            raw = json.loads(data.decode("utf-8"))
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise JobFailed("scores.json is not valid JSON", f"scores.json: {exc}") from None
     elif name == "scores.txt":
-        text = (output / name).read_text(encoding="utf-8", errors="replace")
+        text = data.decode("utf-8", errors="replace")
         try:
             raw = yaml.safe_load(text)
         except yaml.YAMLError as exc:
