@@ -14,8 +14,8 @@ service) through the ``docker`` Python SDK, found with :func:`docker.from_env`, 
 and, stricter than the worker's defaults: no network unless ``network=True`` (the worker
 enables it unless ``COMPETITION_CONTAINER_NETWORK_DISABLED=true``) and the job's limits
 (:class:`~metascore.bundle.limits.Limits`): memory and process count given to the engine,
-and the disk written under the mounted output watched from here (the container is killed
-above the cap). No ``ulimit`` is set: with any, podman fills in its own defaults for the
+and the growth of every writable mount watched from here (the container is killed above
+the cap). No ``ulimit`` is set: with any, podman fills in its own defaults for the
 others, which can exceed what its service may grant, and the container cannot start.
 
 The output is read through an attach made before the container starts, demultiplexed here
@@ -256,7 +256,7 @@ class DockerBackend:
             config["network_mode"] = "none"
         limits = self.limits
         if limits.memory:
-            config["mem_limit"] = self.memory
+            config["mem_limit"] = config["memswap_limit"] = self.memory  # no swap on top
         if limits.processes:
             config["pids_limit"] = limits.processes
         if self.user is not None:
@@ -283,8 +283,8 @@ class _Run:
         self.outcome = _Outcome()
         self.killed: str | None = None
         self.started = 0.0
-        output = [m.host_path for m in step.mounts if m.container_path == "/app/output" and not m.read_only]
-        self.watcher = JobWatch(None, output, limits)  # the disk cap; the engine has the rest
+        writable = [m.host_path for m in step.mounts if not m.read_only]
+        self.watcher = JobWatch(None, writable, limits)  # the disk cap; the engine has the rest
         self._thread = threading.Thread(target=self._wait, daemon=True)
 
     def start(self) -> None:
@@ -325,8 +325,8 @@ class _Run:
             self.logs[1].write(f"(log stream interrupted: {exc})\n".encode())
 
     def watch(self) -> None:
-        """Kill the container when its output folder passed the disk cap."""
-        if not self.finished.is_set() and self.watcher.disk_exceeded():
+        """Kill the container when its writable folders grew past the disk cap."""
+        if not self.finished.is_set() and self.watcher.disk_exceeded(now=False):
             self.kill("disk")
 
     def kill(self, why: str) -> None:

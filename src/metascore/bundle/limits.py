@@ -6,29 +6,34 @@ A job (the programs of one prediction or scoring step) gets the phase's wall tim
   pages shared after ``fork`` count once; default 2 GiB);
 - ``processes``: how many of its processes may exist at once (default 256; a fork bomb is
   killed when it passes that);
-- ``disk``: bytes written under its output and scratch folders (default 5 GiB; every
-  single file is capped there too);
+- ``disk``: bytes written in every folder it can write (its output, its other mounts, its
+  ``/app`` and ``/tmp``; default 5 GiB; every single file is capped there too);
 - ``log``: bytes kept of each of its stdout/stderr logs (default 10 MiB: the first and the
   last half, with a note of what was cut; see :mod:`metascore.bundle.logs`).
 
 The local backend enforces them with resource limits in the job's first process
-(:func:`apply_rlimits`: the address space one process may allocate, the size of one file)
-and by watching the job from the outside a few times a second (:class:`JobWatch`: the
-processes of the job's session in ``/proc``, the size of its folders); the Docker backend
-gives memory and processes to the engine and watches the output folder the same way.
+(:func:`rlimit_values`, set by :mod:`metascore.bundle.job_init`: the address space one
+process may allocate, the size of one file, and as root the processes of the job's own
+user) and by watching the job from the outside a few times a second (:class:`JobWatch`:
+every descendant of its first process in ``/proc``, its ``/dev/shm``, the growth of every
+folder it can write); the Docker backend gives memory and processes to the engine and
+watches the writable folders the same way.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigError
+from .job_init import descendants, process_table
 
 __all__ = [
-    "Limits", "parse_size", "format_size", "tree_size", "apply_rlimits", "JobWatch",
+    "Limits", "parse_size", "format_size", "tree_size", "rlimit_values", "process_table",
+    "descendants", "JobWatch",
     "LIMIT_MESSAGES", "limit_error", "add_limit_options", "limits_from_args",
 ]
 
@@ -119,49 +124,36 @@ def tree_size(paths: list[Path]) -> int:
     return total
 
 
-def apply_rlimits(limits: Limits) -> None:
-    """In the job's first process (before ``exec``): cap what one process may allocate and
-    the size of one file, and forbid core dumps. Children inherit the limits."""
-    import resource
-
-    def cap(which: int, value: int) -> None:
-        soft, hard = resource.getrlimit(which)
-        if hard != resource.RLIM_INFINITY:
-            value = min(value, hard)
-        resource.setrlimit(which, (value, value))
-
-    if limits.memory is not None:
-        cap(resource.RLIMIT_DATA, limits.memory)
-    if limits.disk is not None:
-        cap(resource.RLIMIT_FSIZE, limits.disk)
-    cap(resource.RLIMIT_CORE, 0)
+def rlimit_values(limits: Limits, *, processes: bool) -> list[int]:
+    """The ``--rlimits DATA FSIZE NPROC`` of :mod:`metascore.bundle.job_init` (-1: unchanged):
+    the address space one process may allocate, the size of one file and, with
+    ``processes`` (the job runs as a user of its own), how many processes that user may have."""
+    nproc = limits.processes if processes and limits.processes is not None else -1
+    return [limits.memory if limits.memory is not None else -1,
+            limits.disk if limits.disk is not None else -1, nproc]
 
 
 class JobWatch:
-    """Watches one job from the outside: its processes (all those of the session ``sid``) and
-    the size of its writable folders; :meth:`check` says which limit it broke, if any."""
+    """Watches one program of a job from the outside: its processes (every descendant of its
+    first process ``root``: a process that leaves its session stays one, since the sandbox's
+    PID namespace or the rewrite mode's supervisor adopts orphans; ``own`` of them are the
+    sandbox's and not counted), their memory with what they hold in the job's own
+    ``/dev/shm``, and what they wrote in every folder they can write (growth since the
+    start); :meth:`check` says which limit it broke, if any."""
 
-    def __init__(self, sid: int | None, folders: list[Path], limits: Limits) -> None:
-        self.sid, self.folders, self.limits = sid, folders, limits
+    def __init__(self, root: int | None, folders: list[Path], limits: Limits, *, shm: bool = False,
+                 own: int = 0) -> None:
+        self.root, self.folders, self.limits, self.shm, self.own = root, folders, limits, shm, own
         self.page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+        self.base = tree_size(folders) if limits.disk is not None else 0
+        self._next_disk, self._disk_cost = 0.0, 0.0
 
     def processes(self) -> list[tuple[int, int]]:
-        """``(pid, resident bytes)`` of every process of the session (Linux ``/proc``)."""
-        found = []
-        if self.sid is None or not os.path.isdir("/proc/self"):
-            return found
-        for name in os.listdir("/proc"):
-            if not name.isdigit():
-                continue
-            try:
-                with open(f"/proc/{name}/stat", "rb") as handle:
-                    fields = handle.read().rsplit(b")", 1)[1].split()
-            except (OSError, IndexError):
-                continue
-            # after "pid (comm)": state ppid pgrp session ... rss is field 24 (index 21 here)
-            if len(fields) > 21 and int(fields[3]) == self.sid:
-                found.append((int(name), int(fields[21]) * self.page))
-        return found
+        """``(pid, resident bytes)`` of every process of the program but its first."""
+        if self.root is None:
+            return []
+        table = process_table()
+        return [(pid, table[pid][1] * self.page) for pid in descendants(self.root, table) if pid in table]
 
     @staticmethod
     def memory(pid: int, rss: int) -> int:
@@ -176,21 +168,47 @@ class JobWatch:
             pass
         return rss
 
-    def disk_exceeded(self) -> bool:
-        """The folders hold more than the disk cap (checked once more when the job ends)."""
-        return self.limits.disk is not None and bool(self.folders) and tree_size(self.folders) > self.limits.disk
+    @staticmethod
+    def shm_used(pids: list[int]) -> int:
+        """Bytes the job holds in its own ``/dev/shm`` (seen through one of its processes)."""
+        for pid in pids:
+            try:
+                fs = os.statvfs(f"/proc/{pid}/root/dev/shm")
+            except OSError:
+                continue
+            return (fs.f_blocks - fs.f_bfree) * fs.f_frsize
+        return 0
+
+    def written(self) -> int:
+        """Bytes added to the job's writable folders since the watch began."""
+        return tree_size(self.folders) - self.base
+
+    def disk_exceeded(self, *, now: bool = True) -> bool:
+        """The folders grew by more than the disk cap (``now=False``: only when a look is due;
+        a large tree is looked at less often, so that watching costs at most a tenth of a core)."""
+        if self.limits.disk is None or not self.folders:
+            return False
+        if not now and time.monotonic() < self._next_disk:
+            return False
+        started = time.monotonic()
+        exceeded = self.written() > self.limits.disk
+        self._disk_cost = time.monotonic() - started
+        self._next_disk = time.monotonic() + 10 * self._disk_cost
+        return exceeded
 
     def check(self) -> str | None:
         """``"memory"``, ``"processes"``, ``"disk"`` or ``None``."""
         limits = self.limits
         if limits.memory is not None or limits.processes is not None:
             procs = self.processes()
-            if limits.processes is not None and len(procs) > limits.processes:
+            if limits.processes is not None and len(procs) - self.own > limits.processes:
                 return "processes"
-            if limits.memory is not None and sum(rss for _, rss in procs) > limits.memory \
-                    and sum(self.memory(pid, rss) for pid, rss in procs) > limits.memory:
-                return "memory"
-        return "disk" if self.disk_exceeded() else None
+            if limits.memory is not None:
+                shm = self.shm_used([pid for pid, _ in procs]) if self.shm else 0
+                if sum(rss for _, rss in procs) + shm > limits.memory \
+                        and sum(self.memory(pid, rss) for pid, rss in procs) + shm > limits.memory:
+                    return "memory"
+        return "disk" if self.disk_exceeded(now=False) else None
 
 
 def add_limit_options(parser) -> None:

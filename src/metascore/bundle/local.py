@@ -3,15 +3,19 @@
 Two modes (:class:`LocalBackend` ``sandbox=``):
 
 - ``bwrap`` (the default wherever bubblewrap runs): the command runs **unchanged** in the
-  worker's ``/app`` layout, the rest of the host read-only, no network
-  (:mod:`metascore.bundle.sandbox`); hard-coded ``/app/...`` paths work;
+  worker's ``/app`` layout as a user of its own, seeing only the system folders, its Python
+  and its own folders, with no network (:mod:`metascore.bundle.sandbox`); hard-coded
+  ``/app/...`` paths work;
 - ``rewrite`` (the fallback: macOS, Windows' WSL without user namespaces, locked-down
   containers): a plain subprocess whose command has every ``/app/...`` path rewritten to the
   host folder mounted there (:func:`map_container_paths`; a path under a folder that is not
   mounted in this step goes to the run's scratch folder), run in the host folder of
-  ``/app/program``. Paths hard-coded in a program's source are not rewritten, the network
-  is not blocked and read-only mounts are not enforced; the backend says so once
-  (:attr:`LocalBackend.notice`).
+  ``/app/program``. It **isolates nothing**: the program runs as the runner's user and sees
+  the host; paths hard-coded in a program's source are not rewritten, the network is not
+  blocked and read-only mounts are not enforced. Only its environment is clean and its
+  processes cannot outlive it (:mod:`metascore.bundle.job_init` supervises them). The
+  backend says so once (:attr:`LocalBackend.notice`); the runner refuses to take this
+  mode by itself for submissions the bundle does not carry (:attr:`LocalBackend.chosen`).
 
 In both modes the command is split with :func:`shlex.split` and run **without a shell**
 (docker-py splits a string command the same way); ``python`` and ``python3`` run the chosen
@@ -34,24 +38,37 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 from ..errors import ConfigError
 from .backend import Mount, StepResult, StepSpec
-from .limits import JobWatch, Limits, limit_error
+from .limits import JobWatch, Limits, descendants, limit_error, rlimit_values
 from .logs import CappedLog, tail
 from .pyenv import interpreter_for, missing_module_hint
-from .sandbox import SCRATCH_DIRS, bwrap_argv, clean_env, python_wrappers, sandbox_available, sandbox_env
+from .sandbox import (
+    JOB_INIT,
+    SCRATCH_DIRS,
+    SHM_SIZE,
+    bwrap_argv,
+    clean_env,
+    give_to,
+    python_wrappers,
+    sandbox_available,
+    sandbox_env,
+    visible_paths,
+)
 
 __all__ = ["LocalBackend", "map_container_paths", "SANDBOX_MODES", "REWRITE_NOTICE"]
 
 SANDBOX_MODES = ("auto", "bwrap", "rewrite")
 REWRITE_NOTICE = (
-    "local backend in rewrite mode ({why}): only /app/... paths on the command line are "
-    "rewritten; a program that opens a hard-coded /app/... path in its own code fails, the "
-    "network is not blocked and read-only mounts are not enforced. Install bubblewrap "
-    "(apt-get install bubblewrap) or use --backend docker for the worker's real layout."
+    "local backend in rewrite mode ({why}): the programs run unisolated, as your user, and can "
+    "read and write what you can; only /app/... paths on the command line are rewritten, so "
+    "a program that opens a hard-coded /app/... path in its own code fails; the network is not "
+    "blocked and read-only mounts are not enforced. Install bubblewrap (apt-get install "
+    "bubblewrap) or use --backend docker for the worker's real layout and isolation."
 )
 APP_PATH_HINT = (
     "metascore: this program opened a hard-coded /app/... path, which the rewrite mode "
@@ -66,14 +83,30 @@ _CHUNK = 1 << 16
 _DRAIN = 5.0        # seconds to read what is left in the pipes once the job's processes are gone
 _APP_MISSING = re.compile(r"(No such file or directory|FileNotFoundError|can't open file).*'/app/")
 _MODULE = re.compile(r"No module named '([\w.]+)'")
-_RLIMIT_SHIM = (
-    "import os,resource as r,sys\n"
-    "for k,v in ((r.RLIMIT_DATA,int(sys.argv[1])),(r.RLIMIT_FSIZE,int(sys.argv[2])),(r.RLIMIT_CORE,0)):\n"
-    " h=r.getrlimit(k)[1]\n"
-    " if v>=0:r.setrlimit(k,(v if h==r.RLIM_INFINITY else min(v,h),)*2)\n"
-    "try:os.execvp(sys.argv[3],sys.argv[3:])\n"
-    "except OSError as e:print(f'cannot start {sys.argv[3]!r}: {e}',file=sys.stderr);sys.exit(127)\n"
-)
+#: The users jobs run as when the runner is root: ``_UID_BASE + 1000 * (pid mod 100,000) +
+#: slot``, one per job running at a time, unknown to the system and to other runners.
+_UID_BASE = 1_000_000_000
+_SLOTS = 1000
+
+
+class _Users:
+    """A user of its own for each job running at the same time (the runner is root)."""
+
+    def __init__(self) -> None:
+        self._lock, self._used = threading.Lock(), set()
+
+    def take(self) -> int:
+        with self._lock:
+            slot = next(i for i in range(_SLOTS) if i not in self._used)
+            self._used.add(slot)
+        return _UID_BASE + _SLOTS * (os.getpid() % 100_000) + slot
+
+    def give_back(self, uid: int) -> None:
+        with self._lock:
+            self._used.discard((uid - _UID_BASE) % _SLOTS)
+
+
+_USERS = _Users()
 
 
 def map_container_paths(text: str, mounts: tuple[Mount, ...]) -> str:
@@ -124,6 +157,10 @@ class LocalBackend:
         if sandbox == "bwrap" and not ok:
             raise ConfigError(f"--sandbox bwrap: {why}; install bubblewrap or use --sandbox rewrite.")
         self.mode = "bwrap" if ok else "rewrite"
+        #: the mode was asked for (``--sandbox bwrap`` or ``rewrite``), not chosen for lack of bwrap
+        self.chosen = sandbox != "auto"
+        #: why bwrap is not used ("" in the sandbox)
+        self.why = why
         #: what this mode cannot do, said once by the runner ("" in the sandbox)
         self.notice = "" if ok else REWRITE_NOTICE.format(why=why)
         self.python = _interpreter(python) if python is not None else None
@@ -150,44 +187,52 @@ class LocalBackend:
 
     def run_many(self, steps: list[StepSpec], time_limit: float) -> list[StepResult]:
         """Start every step, then stream their logs and watch their limits until all end or
-        the shared deadline passes."""
-        with tempfile.TemporaryDirectory(prefix="metascore-local-") as tmp:
-            procs: list[_Proc] = []
-            try:
-                for i, step in enumerate(steps):
-                    procs.append(_Proc.start(self, step, Path(tmp) / str(i)))
-            except ConfigError:  # a bad command: stop the steps already started
-                for proc in procs:
-                    proc.kill_rest()
-                raise
-            selector = selectors.DefaultSelector()
+        the shared deadline passes. As root, the steps (one job) run as a user of their own."""
+        uid = _USERS.take() if self.mode == "bwrap" and os.geteuid() == 0 else None
+        try:
+            with tempfile.TemporaryDirectory(prefix="metascore-local-") as tmp:
+                return self._run_all(steps, time_limit, Path(tmp), uid)
+        finally:
+            if uid is not None:
+                _USERS.give_back(uid)
+
+    def _run_all(self, steps: list[StepSpec], time_limit: float, tmp: Path, uid: int | None) -> list[StepResult]:
+        procs: list[_Proc] = []
+        try:
+            for i, step in enumerate(steps):
+                procs.append(_Proc.start(self, step, tmp / str(i), uid))
+        except ConfigError:  # a bad command: stop the steps already started
             for proc in procs:
-                for stream, log in proc.streams():
-                    selector.register(stream, selectors.EVENT_READ, (proc, log))
-            deadline = time.monotonic() + time_limit
-            next_watch = time.monotonic() + _WATCH
-            try:
-                while any(p.running() for p in procs) and time.monotonic() < deadline:
-                    _pump(selector, _SELECT)
-                    if time.monotonic() >= next_watch:
-                        for proc in procs:
-                            proc.watch()
-                        next_watch = time.monotonic() + _WATCH
-                for proc in procs:
-                    if proc.running():
-                        proc.kill("time")
-                    proc.kill_rest()
-                # what is left in the pipes; a process that left the session may hold one open
-                drained = time.monotonic() + _DRAIN
-                while selector.get_map() and time.monotonic() < drained:
-                    _pump(selector, _SELECT)
-            finally:
-                for key in list(selector.get_map().values()):
-                    key.fileobj.close()
-                selector.close()
-                for proc in procs:
-                    proc.kill_rest()
-            return [proc.result() for proc in procs]
+                proc.kill_rest()
+            raise
+        selector = selectors.DefaultSelector()
+        for proc in procs:
+            for stream, log in proc.streams():
+                selector.register(stream, selectors.EVENT_READ, (proc, log))
+        deadline = time.monotonic() + time_limit
+        next_watch = time.monotonic() + _WATCH
+        try:
+            while any(p.running() for p in procs) and time.monotonic() < deadline:
+                _pump(selector, _SELECT)
+                if time.monotonic() >= next_watch:
+                    for proc in procs:
+                        proc.watch()
+                    next_watch = time.monotonic() + _WATCH
+            for proc in procs:
+                if proc.running():
+                    proc.kill("time")
+                proc.kill_rest()
+            # what is left in the pipes; a process that left the session may hold one open
+            drained = time.monotonic() + _DRAIN
+            while selector.get_map() and time.monotonic() < drained:
+                _pump(selector, _SELECT)
+        finally:
+            for key in list(selector.get_map().values()):
+                key.fileobj.close()
+            selector.close()
+            for proc in procs:
+                proc.kill_rest()
+        return [proc.result() for proc in procs]
 
     # -- the command --------------------------------------------------------------------------
     def argv(self, step: StepSpec, scratch: Path | None = None) -> list[str]:
@@ -240,18 +285,18 @@ class _Proc:
     """One started step: its process, capped logs, watcher and outcome."""
 
     def __init__(self, backend: LocalBackend, step: StepSpec, proc: subprocess.Popen | None,
-                 logs: tuple[CappedLog, CappedLog], scratch: Path) -> None:
+                 logs: tuple[CappedLog, CappedLog], writable: list[Path]) -> None:
         self.backend, self.step, self.proc, self.logs = backend, step, proc, logs
         self.start_time, self.end = time.monotonic(), None
         self.killed: str | None = None
-        folders = [m.host_path for m in step.mounts if m.container_path == "/app/output"]
-        folders += [scratch / "app", scratch / "tmp"]
-        self.watcher = JobWatch(proc.pid if proc else None, folders, backend.limits)
+        sandboxed = backend.mode == "bwrap"  # bwrap's own init process is the first descendant
+        self.watcher = JobWatch(proc.pid if proc else None, writable, backend.limits, shm=sandboxed,
+                                own=int(sandboxed))
         if proc is None:
             self.end = self.start_time
 
     @classmethod
-    def start(cls, backend: LocalBackend, step: StepSpec, base: Path) -> _Proc:
+    def start(cls, backend: LocalBackend, step: StepSpec, base: Path, uid: int | None = None) -> _Proc:
         scratch = step.scratch or base.with_suffix(".scratch")
         for sub in SCRATCH_DIRS:
             (scratch / sub).mkdir(parents=True, exist_ok=True)
@@ -260,15 +305,23 @@ class _Proc:
         logs = (CappedLog(step.stdout_path or Path(f"{base}.out"), backend.limits.log),
                 CappedLog(step.stderr_path or Path(f"{base}.err"), backend.limits.log))
         command = backend.argv(step, scratch)
+        writable = [m.host_path for m in step.mounts if not m.read_only] + [scratch / "app", scratch / "tmp"]
         if backend.mode == "bwrap":
-            env = sandbox_env(dict(step.env))
-            argv = bwrap_argv(command, step.mounts, step.working_dir, env, scratch, network=backend.network,
-                              interpreter=interpreter)
+            user = (uid, uid) if uid is not None else None
+            if user is not None:
+                give_to(writable, *user)
+            limits = backend.limits
+            shm = min(SHM_SIZE, limits.memory) if limits.memory is not None else SHM_SIZE
+            argv = bwrap_argv(command, step.mounts, step.working_dir, sandbox_env(dict(step.env)), scratch,
+                              network=backend.network, visible=visible_paths(interpreter, sys.executable),
+                              user=user, shm_size=shm)
             cwd, outer_env = str(scratch), {"PATH": os.environ.get("PATH", ""), "LANG": "C.UTF-8"}
+            init = ["--rlimits", *map(str, rlimit_values(limits, processes=user is not None))]
         else:
             argv, cwd = command, LocalBackend.cwd(step)
             outer_env = clean_env(dict(step.env), path_first=str(scratch / "bin"), home=str(scratch / "tmp"))
-        argv = _rlimit_argv(backend.limits) + argv
+            init = ["--rlimits", *map(str, rlimit_values(backend.limits, processes=False)), "--supervise"]
+        argv = [sys.executable, "-S", "-I", str(JOB_INIT), *init, "--", *argv]
         try:
             proc = subprocess.Popen(argv, cwd=cwd, env=outer_env, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
@@ -276,7 +329,7 @@ class _Proc:
         except OSError as exc:
             logs[1].write(f"cannot start {argv[0]!r}: {exc}\n".encode())
             proc = None
-        return cls(backend, step, proc, logs, scratch)
+        return cls(backend, step, proc, logs, writable)
 
     def streams(self):
         if self.proc is None:
@@ -305,18 +358,23 @@ class _Proc:
         self.end = self.end or time.monotonic()
 
     def kill_rest(self) -> None:
-        """SIGKILL every process of the step's session (its process group and the rest)."""
+        """SIGKILL every process of the step: its descendants (again until none is left, so
+        that none forks away), then its first process."""
         if self.proc is None:
             return
+        for _ in range(100):
+            rest = descendants(self.proc.pid)
+            if not rest:
+                break
+            for pid in rest:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-        for pid, _ in self.watcher.processes():
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
 
     def result(self) -> StepResult:
         for log in self.logs:
@@ -358,10 +416,3 @@ class _Proc:
 def _exit_code(returncode: int) -> int:
     """A signal death as a shell reports it (128 + N), like a container's exit code."""
     return 128 - returncode if returncode < 0 else returncode
-
-
-def _rlimit_argv(limits: Limits) -> list[str]:
-    """A tiny Python that sets the per-process limits, then ``exec``s the command."""
-    return [sys.executable, "-S", "-c", _RLIMIT_SHIM,
-            str(limits.memory if limits.memory is not None else -1),
-            str(limits.disk if limits.disk is not None else -1)]
