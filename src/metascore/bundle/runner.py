@@ -194,6 +194,11 @@ def run_bundle(
             raise InputError(f"--data {key}={path}: no such file or folder.")
     engine = get_backend(backend, image=image, network=network, sandbox=sandbox,
                          python_env=python_env, limits=limits)
+    if submissions is not None and getattr(engine, "mode", "") == "rewrite" and not engine.chosen:
+        raise ConfigError(
+            f"--submissions: the local sandbox cannot run here ({engine.why}), and without it "
+            "these submissions would run unisolated, as your user; install bubblewrap (apt-get "
+            "install bubblewrap) or use --backend docker, or give --sandbox rewrite to run them so.")
     out.mkdir(parents=True, exist_ok=True)
     for name in ("runs", "outputs", "cache", "bundle", "final"):
         if (out / name).exists():
