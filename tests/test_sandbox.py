@@ -133,3 +133,19 @@ def test_without_bwrap_auto_falls_back_and_bwrap_mode_refuses(monkeypatch):
     with pytest.raises(ConfigError, match="unknown sandbox mode 'chroot'"):
         LocalBackend(sandbox="chroot")
     assert LocalBackend(sandbox="rewrite").notice.startswith("local backend in rewrite mode (--sandbox rewrite)")
+
+
+def test_folders_only_their_owner_may_enter_still_run(tmp_path):
+    """A bundle's program folder of mode 0700 with files of mode 0600 (kept by a copy or an
+    extraction) is the job's own folder in the sandbox: it runs and reads them."""
+    program, output = tmp_path / "program", tmp_path / "output"
+    program.mkdir(mode=0o700), output.mkdir(mode=0o700)
+    (program / "p.py").write_text("import sys; open('/app/output/x', 'w').write(open('data.txt').read())\n")
+    (program / "data.txt").write_text("mine")
+    for path in (program / "p.py", program / "data.txt"):
+        path.chmod(0o600)
+    step = StepSpec("p", "python3 p.py", (Mount("/app/program", program), Mount("/app/output", output)),
+                    scratch=tmp_path / "scratch")
+    result = local_backend("bwrap").run(step)
+    assert result.exit_code == 0, result.stderr
+    assert (output / "x").read_text() == "mine"

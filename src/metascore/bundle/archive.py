@@ -116,6 +116,7 @@ def safe_extract(
         dest.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=".extract-", dir=dest.parent))
         try:
+            os.chmod(tmp, 0o755)  # as a folder made with mkdir, not mkdtemp's 0700
             _Extraction(zf, archive, tmp, max_total_size).run(members)
             if dest.exists():
                 dest.rmdir()

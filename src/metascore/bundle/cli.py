@@ -71,9 +71,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="let the programs use the network (off by default; the local rewrite "
                    "mode cannot block it)")
     p.add_argument("--sandbox", default="auto", choices=SANDBOX_MODES,
-                   help="local backend: auto (bwrap where it runs, else rewrite; default), "
-                   "bwrap (fail without it) or rewrite (only /app paths on the command line "
-                   "are rewritten; no isolation)")
+                   help="local backend: auto (bwrap where it runs, else rewrite, but never by "
+                   "itself for --submissions; default), bwrap (fail without it) or rewrite "
+                   "(only /app paths on the command line are rewritten; the programs run "
+                   "unisolated, as you)")
     p.add_argument("--python-env", metavar="PATH",
                    help="local backend: virtual environment (or interpreter) that runs python "
                    "and python3 (default: the one `metascore bundle env` built for the bundle's "

@@ -151,9 +151,10 @@ def bwrap_argv(
     """
     args = [bwrap, "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--new-session", "--hostname", "metascore-job"]
-    if user is not None:  # only what job_init needs to become the job's user
-        args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
-                 "--cap-add", "CAP_SETPCAP"]
+    if user is not None:  # only what job_init needs to become the job's user (and bwrap to
+        # enter a working directory of the job's user whatever its mode)
+        args += ["--cap-drop", "ALL"] + [arg for cap in ("SETUID", "SETGID", "SETPCAP", "DAC_READ_SEARCH")
+                                         for arg in ("--cap-add", f"CAP_{cap}")]
     else:
         args += ["--unshare-user", "--uid", str(_NOBODY), "--gid", str(_NOBODY), "--disable-userns"]
     if not network:
@@ -164,19 +165,19 @@ def bwrap_argv(
             args += ["--symlink", os.readlink(host), host]
         elif os.path.isdir(host):
             args += ["--ro-bind", host, host]
-    made: set[str] = set()
-    for path in visible:  # parents readable by anyone (bwrap would make them 0700)
-        for parent in reversed(PurePosixPath(path).parents[:-1]):
-            if str(parent) not in made:
-                made.add(str(parent))
-                args += ["--perms", "0755", "--dir", str(parent)]
-        args += ["--ro-bind", path, path]
     args += ["--proc", "/proc", "--dev", "/dev",
              "--perms", "1777", "--size", str(shm_size), "--tmpfs", "/dev/shm",
              "--bind", str(scratch / "app"), "/app",
              "--bind", str(scratch / "tmp"), "/tmp",
              "--perms", "0755", "--dir", "/.metascore",
              "--ro-bind", str(scratch / "bin"), _BIN]
+    made: set[str] = set()
+    for path in visible:  # after /tmp: an environment may live there; parents readable by
+        for parent in reversed(PurePosixPath(path).parents[:-1]):  # anyone (not bwrap's 0700)
+            if str(parent) not in made:
+                made.add(str(parent))
+                args += ["--perms", "0755", "--dir", str(parent)]
+        args += ["--ro-bind", path, path]
     for mount in sorted(mounts, key=lambda m: m.container_path.count("/")):
         args += ["--ro-bind" if mount.read_only else "--bind", str(mount.host_path), mount.container_path]
     args += ["--chdir", working_dir, "--clearenv"]
