@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import requests
 
 from codabench_replay import TOKEN, Answer, Replay, serve
 from metascore.codabench.client import TOKEN_ENV, Client, PlatformError, read_token
@@ -144,3 +145,67 @@ def test_connection_refused_is_one_line():
     assert str(err.value).startswith(f"competition 1: cannot connect to 127.0.0.1:{port} (")
     assert str(err.value).endswith("(2 attempts); is --site right, and the site up?")
     assert waits == [0.25]
+
+
+# ---------------------------------------------------------------- the token is never shown
+SECRET = "tok_3f9a1c\n7b2e5d"  # a token file with a line break inside the token
+
+
+def test_token_with_a_line_break_is_refused_without_showing_it(tmp_path, monkeypatch):
+    path = tmp_path / "token"
+    path.write_text(SECRET + "\n")
+    with pytest.raises(PlatformError) as err:
+        read_token(path)
+    message = str(err.value)
+    assert message.startswith(f"the API token in the token file {path} contains whitespace")
+    assert "tok_3f9a1c" not in message and "7b2e5d" not in message
+    path.write_bytes(b"tok_\xff\xfe")
+    with pytest.raises(PlatformError, match=f"cannot read the token file {path}: it is not UTF-8"):
+        read_token(path)
+    monkeypatch.setenv(TOKEN_ENV, "abc def")
+    with pytest.raises(PlatformError, match=r"the API token in \$CODABENCH_TOKEN contains") as err:
+        read_token()
+    assert "abc" not in str(err.value)
+
+
+@pytest.mark.parametrize("inside", ["\n", "\x00", " ", "\t", "\u00e9", "\u2028"])
+def test_client_refuses_a_token_it_cannot_send(inside):
+    with pytest.raises(PlatformError, match="the API token given to Client contains") as err:
+        Client("http://127.0.0.1:9", f"q7w3{inside}z9x5")
+    assert "q7w3" not in str(err.value) and "z9x5" not in str(err.value)
+
+
+def test_cli_never_prints_the_token(tmp_path, capsys):
+    from metascore.cli import main
+
+    path = tmp_path / "token"
+    path.write_text(SECRET)
+    code = main(["codabench", "pull", "--site", "http://127.0.0.1:9", "--competition", "1",
+                 "--token-file", str(path), "--retries", "0", "--out", str(tmp_path / "out")])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert "tok_3f9a1c" not in out + err and "7b2e5d" not in out + err
+    assert str(path) in err
+
+
+def test_errors_building_a_request_never_quote_it(replay, monkeypatch):
+    c, waits = client(replay)
+
+    def refuse(*args, **kwargs):  # what requests says of a header it cannot send
+        raise requests.exceptions.InvalidHeader(
+            f"Invalid return character or leading space in header: Authorization: 'Token {TOKEN}'")
+
+    monkeypatch.setattr(c.session, "request", refuse)
+    with pytest.raises(PlatformError) as err:
+        c.get_json("/api/x/", what="competition 1")
+    assert TOKEN not in str(err.value)
+    assert str(err.value).startswith("competition 1: the request could not be sent (InvalidHeader)")
+    assert waits == []  # not retried
+
+
+def test_invalid_url_is_a_platform_error():
+    c = Client("http://127.0.0.1:99999", TOKEN, retries=0)  # no such port
+    with pytest.raises(PlatformError, match="could not be sent") as err:
+        c.get_json("/api/x/")
+    assert TOKEN not in str(err.value)
+

@@ -5,7 +5,9 @@ site's ``/api/`` only (never to the signed storage URLs the site hands out), ret
 exponential backoff on 429 and 5xx answers and on timeouts or dropped connections (POST
 only on 429: a retried POST could create a second submission), and turns every failure
 into a :class:`PlatformError`: one sentence naming the request, what the site said, and
-what to do. The token never appears in a message, a log line or a file.
+what to do. The token never appears in a message, a log line or a file: a token that
+cannot go in a header is refused without being shown, and the text of a failed request's
+exception (which may quote the headers) is never shown either.
 """
 
 from __future__ import annotations
@@ -49,18 +51,29 @@ def read_token(token_file: str | os.PathLike[str] | None = None, *, required: bo
         path = Path(token_file)
         try:
             token = path.read_text(encoding="utf-8").strip()
-        except OSError as exc:
-            raise PlatformError(f"cannot read the token file {path}: {exc.strerror or exc}.") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = getattr(exc, "strerror", None) or "it is not UTF-8 text"
+            raise PlatformError(f"cannot read the token file {path}: {reason}.") from None
         if not token:
             raise PlatformError(f"the token file {path} is empty.")
-        return token
+        return _checked(token, f"in the token file {path}")
     token = os.environ.get(TOKEN_ENV, "").strip()
     if not token and required:
         raise PlatformError(
             f"no API token: set {TOKEN_ENV} or give --token-file FILE (the token of an "
             "organizer or collaborator of the competition, from the site's user settings)."
         )
-    return token or None
+    return _checked(token, f"in ${TOKEN_ENV}") if token else None
+
+
+def _checked(token: str, where: str) -> str:
+    """``token`` if it is one word of printable ASCII, as it must be in a header."""
+    if not all("!" <= char <= "~" for char in token):
+        # never show the token, not even a part of it
+        raise PlatformError(
+            f"the API token {where} contains whitespace, a control character or a non-ASCII "
+            "character; a token is a single line of printable ASCII with no spaces.")
+    return token
 
 
 class Client:
@@ -96,7 +109,7 @@ class Client:
         self.sleep, self.log = sleep, log
         self.session = requests.Session()
         self.session.headers["User-Agent"] = f"metascore/{__version__}"
-        self._token = token
+        self._token = _checked(token, "given to Client") if token else None
 
     def url(self, path: str, params: Mapping[str, Any] | None = None) -> str:
         """The full address of an API path (``/api/...``) with its query string."""
@@ -139,12 +152,9 @@ class Client:
             try:
                 response = self.session.request(method, url, timeout=self.timeout,
                                                 allow_redirects=False, **kwargs)
-            except requests.Timeout:
-                failure, retryable = f"no answer within {self.timeout:g} s", method != "POST"
-                hint = "is the site up? Try again later or raise --timeout."
-            except requests.ConnectionError as exc:
-                failure = f"cannot connect to {urlsplit(url).netloc} ({_reason(exc)})"
-                retryable, hint = method != "POST", "is --site right, and the site up?"
+            except (OSError, ValueError) as exc:  # every requests error is one or both
+                failure, retryable, hint = _failure(exc, self.timeout, url)
+                retryable = retryable and method != "POST"
             else:
                 if response.status_code < 300:
                     return response
@@ -162,6 +172,19 @@ class Client:
                 wait = max(wait, min(_retry_after(response), 60.0))
             self.log(f"[!] {what}: {failure}; retrying in {wait:g} s")
             self.sleep(wait)
+
+
+def _failure(exc: Exception, timeout: float, url: str) -> tuple[str, bool, str]:
+    """What went wrong with a request that got no answer, whether to retry, and a hint."""
+    if isinstance(exc, requests.Timeout):
+        return (f"no answer within {timeout:g} s", True,
+                "is the site up? Try again later or raise --timeout.")
+    if isinstance(exc, requests.ConnectionError):
+        return (f"cannot connect to {urlsplit(url).netloc} ({_reason(exc)})", True,
+                "is --site right, and the site up?")
+    # e.g. InvalidHeader or InvalidURL: their text may quote a header, so the token; name the
+    # kind of error only
+    return f"the request could not be sent ({type(exc).__name__})", False, "is --site right?"
 
 
 def _json(response: requests.Response, what: str) -> Any:
