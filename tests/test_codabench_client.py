@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import socket
+import threading
+import time
+
 import pytest
+import requests
 
 from codabench_replay import TOKEN, Answer, Replay, serve
 from metascore.codabench.client import TOKEN_ENV, Client, PlatformError, read_token
@@ -144,3 +149,155 @@ def test_connection_refused_is_one_line():
     assert str(err.value).startswith(f"competition 1: cannot connect to 127.0.0.1:{port} (")
     assert str(err.value).endswith("(2 attempts); is --site right, and the site up?")
     assert waits == [0.25]
+
+
+# ---------------------------------------------------------------- the token is never shown
+SECRET = "tok_3f9a1c\n7b2e5d"  # a token file with a line break inside the token
+
+
+def test_token_with_a_line_break_is_refused_without_showing_it(tmp_path, monkeypatch):
+    path = tmp_path / "token"
+    path.write_text(SECRET + "\n")
+    with pytest.raises(PlatformError) as err:
+        read_token(path)
+    message = str(err.value)
+    assert message.startswith(f"the API token in the token file {path} contains whitespace")
+    assert "tok_3f9a1c" not in message and "7b2e5d" not in message
+    path.write_bytes(b"tok_\xff\xfe")
+    with pytest.raises(PlatformError, match=f"cannot read the token file {path}: it is not UTF-8"):
+        read_token(path)
+    monkeypatch.setenv(TOKEN_ENV, "abc def")
+    with pytest.raises(PlatformError, match=r"the API token in \$CODABENCH_TOKEN contains") as err:
+        read_token()
+    assert "abc" not in str(err.value)
+
+
+@pytest.mark.parametrize("inside", ["\n", "\x00", " ", "\t", "\u00e9", "\u2028"])
+def test_client_refuses_a_token_it_cannot_send(inside):
+    with pytest.raises(PlatformError, match="the API token given to Client contains") as err:
+        Client("http://127.0.0.1:9", f"q7w3{inside}z9x5")
+    assert "q7w3" not in str(err.value) and "z9x5" not in str(err.value)
+
+
+def test_cli_never_prints_the_token(tmp_path, capsys):
+    from metascore.cli import main
+
+    path = tmp_path / "token"
+    path.write_text(SECRET)
+    code = main(["codabench", "pull", "--site", "http://127.0.0.1:9", "--competition", "1",
+                 "--token-file", str(path), "--retries", "0", "--out", str(tmp_path / "out")])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert "tok_3f9a1c" not in out + err and "7b2e5d" not in out + err
+    assert str(path) in err
+
+
+def test_errors_building_a_request_never_quote_it(replay, monkeypatch):
+    c, waits = client(replay)
+
+    def refuse(*args, **kwargs):  # what requests says of a header it cannot send
+        raise requests.exceptions.InvalidHeader(
+            f"Invalid return character or leading space in header: Authorization: 'Token {TOKEN}'")
+
+    monkeypatch.setattr(c.session, "request", refuse)
+    with pytest.raises(PlatformError) as err:
+        c.get_json("/api/x/", what="competition 1")
+    assert TOKEN not in str(err.value)
+    assert str(err.value).startswith("competition 1: the request could not be sent (InvalidHeader)")
+    assert waits == []  # not retried
+
+
+def test_invalid_url_is_a_platform_error():
+    c = Client("http://127.0.0.1:99999", TOKEN, retries=0)  # no such port
+    with pytest.raises(PlatformError, match="could not be sent") as err:
+        c.get_json("/api/x/")
+    assert TOKEN not in str(err.value)
+
+
+# ---------------------------------------------------------------- the whole request is bounded
+HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+
+
+@pytest.fixture
+def drip():
+    """``drip(first, byte)``: a site on 127.0.0.1 that answers every request with ``first``,
+    then ``byte`` every 0.2 s for 8 s (far beyond the timeouts below), then closes."""
+    servers = []
+
+    def start(first: bytes, byte: bytes = b" ") -> str:
+        stop = threading.Event()
+        listener = socket.create_server(("127.0.0.1", 0))
+
+        def serve_one(conn: socket.socket) -> None:
+            with conn:
+                conn.recv(65536)  # the request
+                try:
+                    conn.sendall(first)
+                    end = time.monotonic() + 8.0
+                    while time.monotonic() < end and not stop.wait(0.2):
+                        conn.sendall(byte)
+                except OSError:  # the client hung up
+                    pass
+
+        def accept() -> None:
+            while not stop.is_set():
+                try:
+                    conn, _ = listener.accept()
+                except OSError:
+                    return
+                threading.Thread(target=serve_one, args=(conn,), daemon=True).start()
+
+        threading.Thread(target=accept, daemon=True).start()
+        servers.append((stop, listener))
+        return f"http://127.0.0.1:{listener.getsockname()[1]}"
+
+    yield start
+    for stop, listener in servers:
+        stop.set()
+        listener.close()
+
+
+@pytest.mark.parametrize("first", [
+    HEAD + b"Content-Length: 1000\r\n\r\n",  # the body, one byte at a time
+    HEAD + b"Connection: close\r\n\r\n[",  # the body up to the end of the stream
+    HEAD + b"X-Slow: ",  # the headers themselves, one byte at a time
+    b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + b"1\r\n[\r\n",  # chunks
+], ids=["body", "body-until-close", "headers", "chunked"])
+def test_a_slow_drip_cannot_outlast_the_timeout(drip, first):
+    byte = b"1\r\n \r\n" if b"chunked" in first else b" "
+    c = Client(drip(first, byte), TOKEN, timeout=1.0, retries=0)
+    start = time.monotonic()
+    with pytest.raises(PlatformError) as err:
+        c.get_json("/api/x/", what="competition 1")
+    assert time.monotonic() - start < 5.0
+    assert str(err.value).startswith("competition 1: no answer within 1 s;")
+
+
+def test_a_slow_drip_is_retried_and_each_attempt_bounded(drip):
+    waits: list[float] = []
+    c = Client(drip(HEAD + b"X-Slow: "), TOKEN, timeout=0.5, retries=2, sleep=waits.append)
+    start = time.monotonic()
+    with pytest.raises(PlatformError, match=r"no answer within 0.5 s \(3 attempts\)"):
+        c.get_json("/api/x/", what="competition 1")
+    assert time.monotonic() - start < 5.0
+    assert waits == [1.0, 2.0]
+
+
+def test_a_slow_drip_through_a_proxy_is_bounded_too(drip):
+    c = Client("http://codabench.invalid", TOKEN, timeout=1.0, retries=0)
+    c.session.proxies = {"http": drip(HEAD + b"X-Slow: ")}  # e.g. from $HTTP_PROXY
+    start = time.monotonic()
+    with pytest.raises(PlatformError, match="no answer within 1 s"):
+        c.get_json("/api/x/")
+    assert time.monotonic() - start < 5.0
+
+
+
+def test_a_slow_drip_of_a_proxy_tunnel_is_bounded_too(drip):
+    # https through an HTTP proxy: the proxy's answer to CONNECT, one byte at a time
+    c = Client("https://codabench.invalid", TOKEN, timeout=1.0, retries=0)
+    c.session.proxies = {"https": drip(b"HTTP/1.1 200 Connection established\r\nX-Slow: ")}
+    start = time.monotonic()
+    with pytest.raises(PlatformError, match="no answer within 1 s"):
+        c.get_json("/api/x/")
+    assert time.monotonic() - start < 5.0

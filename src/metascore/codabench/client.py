@@ -5,12 +5,19 @@ site's ``/api/`` only (never to the signed storage URLs the site hands out), ret
 exponential backoff on 429 and 5xx answers and on timeouts or dropped connections (POST
 only on 429: a retried POST could create a second submission), and turns every failure
 into a :class:`PlatformError`: one sentence naming the request, what the site said, and
-what to do. The token never appears in a message, a log line or a file.
+what to do. The token never appears in a message, a log line or a file: a token that
+cannot go in a header is refused without being shown, and the text of a failed request's
+exception (which may quote the headers) is never shown either.
+
+``timeout`` bounds each whole request (connecting, sending, and reading the whole answer),
+not each read from the socket: see :class:`_Deadline`.
 """
 
 from __future__ import annotations
 
 import os
+import socket
+import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -18,6 +25,10 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 import requests
+from requests.adapters import HTTPAdapter
+from urllib3 import poolmanager
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from .. import __version__
 from ..errors import MetascoreError
@@ -49,18 +60,29 @@ def read_token(token_file: str | os.PathLike[str] | None = None, *, required: bo
         path = Path(token_file)
         try:
             token = path.read_text(encoding="utf-8").strip()
-        except OSError as exc:
-            raise PlatformError(f"cannot read the token file {path}: {exc.strerror or exc}.") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = getattr(exc, "strerror", None) or "it is not UTF-8 text"
+            raise PlatformError(f"cannot read the token file {path}: {reason}.") from None
         if not token:
             raise PlatformError(f"the token file {path} is empty.")
-        return token
+        return _checked(token, f"in the token file {path}")
     token = os.environ.get(TOKEN_ENV, "").strip()
     if not token and required:
         raise PlatformError(
             f"no API token: set {TOKEN_ENV} or give --token-file FILE (the token of an "
             "organizer or collaborator of the competition, from the site's user settings)."
         )
-    return token or None
+    return _checked(token, f"in ${TOKEN_ENV}") if token else None
+
+
+def _checked(token: str, where: str) -> str:
+    """``token`` if it is one word of printable ASCII, as it must be in a header."""
+    if not all("!" <= char <= "~" for char in token):
+        # never show the token, not even a part of it
+        raise PlatformError(
+            f"the API token {where} contains whitespace, a control character or a non-ASCII "
+            "character; a token is a single line of printable ASCII with no spaces.")
+    return token
 
 
 class Client:
@@ -70,7 +92,8 @@ class Client:
     ----------
     site : the site's address, e.g. ``https://www.codabench.org``.
     token : the API token (see :func:`read_token`); ``None`` sends no credentials.
-    timeout : seconds to wait for each answer.
+    timeout : seconds each request may take in all, from connecting to the answer's last
+        byte (each retry has its own).
     retries : further attempts after a retryable failure.
     backoff : the first wait between attempts, doubled each time (a 429's
         ``Retry-After`` wins when longer, up to 60 s).
@@ -95,8 +118,10 @@ class Client:
         self.timeout, self.retries, self.backoff = float(timeout), int(retries), float(backoff)
         self.sleep, self.log = sleep, log
         self.session = requests.Session()
+        self.session.mount("http://", _Adapter())
+        self.session.mount("https://", _Adapter())
         self.session.headers["User-Agent"] = f"metascore/{__version__}"
-        self._token = token
+        self._token = _checked(token, "given to Client") if token else None
 
     def url(self, path: str, params: Mapping[str, Any] | None = None) -> str:
         """The full address of an API path (``/api/...``) with its query string."""
@@ -136,15 +161,18 @@ class Client:
         while True:
             attempt += 1
             response = None
+            deadline = _Deadline(self.timeout)
             try:
-                response = self.session.request(method, url, timeout=self.timeout,
-                                                allow_redirects=False, **kwargs)
-            except requests.Timeout:
-                failure, retryable = f"no answer within {self.timeout:g} s", method != "POST"
-                hint = "is the site up? Try again later or raise --timeout."
-            except requests.ConnectionError as exc:
-                failure = f"cannot connect to {urlsplit(url).netloc} ({_reason(exc)})"
-                retryable, hint = method != "POST", "is --site right, and the site up?"
+                with deadline:
+                    response = self.session.request(method, url, timeout=self.timeout,
+                                                    allow_redirects=False, **kwargs)
+                if deadline.expired:  # the answer was cut at the deadline: maybe incomplete
+                    response.close()
+                    raise requests.Timeout()
+            except (OSError, ValueError) as exc:  # every requests error is one or both
+                response = None
+                failure, retryable, hint = _failure(exc, deadline.expired, self.timeout, url)
+                retryable = retryable and method != "POST"
             else:
                 if response.status_code < 300:
                     return response
@@ -162,6 +190,132 @@ class Client:
                 wait = max(wait, min(_retry_after(response), 60.0))
             self.log(f"[!] {what}: {failure}; retrying in {wait:g} s")
             self.sleep(wait)
+
+
+def _failure(exc: Exception, expired: bool, timeout: float, url: str) -> tuple[str, bool, str]:
+    """What went wrong with a request that got no answer, whether to retry, and a hint."""
+    if expired or isinstance(exc, requests.Timeout):
+        return (f"no answer within {timeout:g} s", True,
+                "is the site up? Try again later or raise --timeout.")
+    if isinstance(exc, requests.ConnectionError):
+        return (f"cannot connect to {urlsplit(url).netloc} ({_reason(exc)})", True,
+                "is --site right, and the site up?")
+    # e.g. InvalidHeader or InvalidURL: their text may quote a header, so the token; name the
+    # kind of error only
+    return f"the request could not be sent ({type(exc).__name__})", False, "is --site right?"
+
+
+class _Deadline:
+    """Ends one request at ``timeout`` seconds, whatever the server does.
+
+    requests' timeout bounds each read from the socket, so a server sending a byte a second
+    (in the headers or the body) keeps a request alive forever. Checking a deadline between
+    reads of the body would not help while http.client reads the headers, so a timer thread
+    shuts the request's socket down at the deadline instead: any read or write blocked on it
+    returns at once (an end of stream or an error), and :meth:`Client._send` then reports a
+    timeout whatever requests made of it (``expired``). The connection (:class:`_Tracked`)
+    gives its socket to the deadline of the request running in its thread.
+    """
+
+    current = threading.local()  # the deadline of the request running in this thread
+
+    def __init__(self, timeout: float) -> None:
+        self.lock = threading.Lock()
+        self.sock: socket.socket | None = None
+        self.expired = self.done = False
+        self.timer = threading.Timer(timeout, self.expire)
+        self.timer.daemon = True
+
+    def __enter__(self) -> _Deadline:
+        _Deadline.current.deadline = self
+        self.timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.timer.cancel()
+        _Deadline.current.deadline = None
+        with self.lock:  # a late timer must not shut a connection another request reuses
+            self.done, self.sock = True, None
+
+    def watch(self, sock: socket.socket | None) -> None:
+        # the socket itself: http.client drops it from the connection when the answer is
+        # read up to the end of the stream
+        with self.lock:
+            if not self.done and sock is not None:
+                self.sock = sock
+                if self.expired:  # expired while connecting: no socket to shut back then
+                    _shut(sock)
+
+    def expire(self) -> None:
+        with self.lock:
+            if not self.done:
+                self.expired = True
+                _shut(self.sock)
+
+
+def _shut(sock: socket.socket | None) -> None:
+    try:
+        if sock is not None:
+            sock.shutdown(socket.SHUT_RDWR)
+    except OSError:  # already closed
+        pass
+
+
+class _Tracked:
+    """An urllib3 connection that gives its socket to the deadline of the request using it."""
+
+    sock: socket.socket | None
+
+    def _new_conn(self) -> socket.socket:
+        # urllib3 (1.26 and 2) opens the socket here: watched from before a TLS handshake or
+        # a proxy's answer to CONNECT
+        sock = super()._new_conn()  # type: ignore[misc]
+        _watch(sock)
+        return sock
+
+    def request(self, *args: Any, **kwargs: Any) -> Any:  # a kept-alive connection
+        _watch(self.sock)
+        return super().request(*args, **kwargs)  # type: ignore[misc]
+
+
+def _watch(sock: socket.socket | None) -> None:
+    deadline = getattr(_Deadline.current, "deadline", None)
+    if deadline is not None:
+        deadline.watch(sock)
+
+
+class _HTTPConnection(_Tracked, HTTPConnection):
+    pass
+
+
+class _HTTPSConnection(_Tracked, HTTPSConnection):
+    pass
+
+
+class _HTTPPool(HTTPConnectionPool):
+    ConnectionCls = _HTTPConnection
+
+
+class _HTTPSPool(HTTPSConnectionPool):
+    ConnectionCls = _HTTPSConnection
+
+
+class _Adapter(HTTPAdapter):
+    """requests' adapter, with connections a :class:`_Deadline` can shut down (also through
+    an HTTP proxy; a SOCKS proxy keeps its own connections, bounded per read only)."""
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        _tracked_pools(self.poolmanager)
+
+    def proxy_manager_for(self, *args: Any, **kwargs: Any) -> Any:
+        return _tracked_pools(super().proxy_manager_for(*args, **kwargs))
+
+
+def _tracked_pools(manager: poolmanager.PoolManager) -> poolmanager.PoolManager:
+    if manager.pool_classes_by_scheme is poolmanager.pool_classes_by_scheme:  # urllib3's own
+        manager.pool_classes_by_scheme = {"http": _HTTPPool, "https": _HTTPSPool}
+    return manager
 
 
 def _json(response: requests.Response, what: str) -> Any:
