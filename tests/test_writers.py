@@ -1,4 +1,6 @@
-"""Output writers: score-file formats, atomic all-or-nothing writes, determinism."""
+"""Output writers: score-file formats, all-or-nothing writes, publishing order, determinism.
+
+SIGKILL during a write: tests/test_publish.py."""
 
 from __future__ import annotations
 
@@ -92,12 +94,18 @@ NEW = {"scores.json": "{}", "scores.txt": "", "a.csv": "new a", "b.csv": "new b"
        "c.html": "new c"}
 
 
+OLD = {"scores.json": '{"old": 1}', "scores.txt": "old: 1\n", "a.csv": "old a",
+       "b.csv": "old b"}
+
+
+@pytest.mark.parametrize("before", [
+    {"scores.json": '{"old": 1}', "a.csv": "old a", "b.csv": "old b"}, OLD],
+    ids=["no-scores.txt", "full"])
 @pytest.mark.parametrize("fail_at", [1, 2, 4, 5])
-def test_all_or_nothing(tmp_path, monkeypatch, fail_at):
+def test_all_or_nothing(tmp_path, monkeypatch, fail_at, before):
     """A failure while publishing leaves every previous file as it was and no new one."""
     out = tmp_path / "out"
     out.mkdir()
-    before = {"scores.json": '{"old": 1}', "a.csv": "old a", "b.csv": "old b"}
     for name, text in before.items():
         (out / name).write_text(text)
     published = []
@@ -116,14 +124,77 @@ def test_all_or_nothing(tmp_path, monkeypatch, fail_at):
     assert {p.name: p.read_text() for p in out.iterdir()} == before  # nothing new, no temp
 
 
+@pytest.mark.parametrize("fail_at", [1, 2])
+def test_a_failed_withdrawal_restores_the_scores(tmp_path, monkeypatch, fail_at):
+    out = tmp_path / "out"
+    out.mkdir()
+    for name, text in OLD.items():
+        (out / name).write_text(text)
+    withdrawn = []
+    real = writers.os.replace
+
+    def flaky(src, dst):
+        if Path(src).parent == out:
+            withdrawn.append(Path(src).name)
+            if len(withdrawn) == fail_at:
+                raise OSError("read-only")
+        real(src, dst)
+
+    monkeypatch.setattr(writers.os, "replace", flaky)
+    with pytest.raises(OSError, match="read-only"):
+        write_files(out, NEW)
+    assert {p.name: p.read_text() for p in out.iterdir()} == OLD
+
+
+def test_score_files_are_withdrawn_first_and_published_last(tmp_path, monkeypatch):
+    """The old scores go before any new file lands; scores.txt, then scores.json come last."""
+    out = tmp_path / "out"
+    out.mkdir()
+    for name, text in OLD.items():
+        (out / name).write_text(text)
+    moves = []
+    real = writers.os.replace
+
+    def record(src, dst):
+        src, dst = Path(src), Path(dst)
+        moves.append(("withdraw" if src.parent == out else "publish",
+                      dst.name if dst.parent == out else src.name))
+        real(src, dst)
+
+    monkeypatch.setattr(writers.os, "replace", record)
+    write_files(out, NEW)
+    assert moves == [("withdraw", "scores.json"), ("withdraw", "scores.txt"),
+                     ("publish", "a.csv"), ("publish", "b.csv"), ("publish", "c.html"),
+                     ("publish", "scores.txt"), ("publish", "scores.json")]
+    assert {p.name: p.read_text() for p in out.iterdir()} == NEW
+
+
 def test_scores_json_is_published_last(tmp_path, monkeypatch):
     published = []
     real = writers.os.replace
     monkeypatch.setattr(writers.os, "replace",
                         lambda src, dst: (published.append(Path(dst).name), real(src, dst)))
     write_files(tmp_path / "out", NEW)
-    assert published[-1] == "scores.json" and sorted(published) == sorted(NEW)
+    assert published[-2:] == ["scores.txt", "scores.json"] and sorted(published) == sorted(NEW)
     assert {p.name: p.read_text() for p in (tmp_path / "out").iterdir()} == NEW
+
+
+def test_files_of_others_are_left_alone(tmp_path):
+    """Other files, and score files not in the new set, stay as they are."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "scores.json").write_text('{"theirs": 1}')
+    (out / "program.log").write_text("theirs")
+    write_files(out, {"analysis.json": "{}"})
+    assert {p.name: p.read_text() for p in out.iterdir()} == {
+        "scores.json": '{"theirs": 1}', "program.log": "theirs", "analysis.json": "{}"}
+
+
+@pytest.mark.parametrize("name", ["", ".", "..", "a/b", ".metascore-staging-x"])
+def test_unsafe_names_are_refused(tmp_path, name):
+    with pytest.raises(MetascoreError, match="refusing to write"):
+        write_files(tmp_path, {name: "x"})
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_the_platform_metadata_file_is_never_written(tmp_path):
