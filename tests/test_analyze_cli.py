@@ -82,6 +82,30 @@ def test_final_phase_adds_the_top_k_analysis(scores, tmp_path):
     assert "Top-k rule across the two phases" in (out / "analysis.html").read_text()
 
 
+def test_resamples_without_a_usable_judge_are_skipped_and_noted(tmp_path, capsys):
+    # A has no score on task1: a generalization resample (candidates, then judges) drawing
+    # only A and only task1 has no usable judge; it crashed with an internal IndexError
+    scores = tmp_path / "holes.csv"
+    scores.write_text("candidate,task0,task1\nA,1,\nB,2,3\nC,3,1\n")
+    args = ["analyze", str(scores), "--trials", "200", "--q", "5", "--r", "2", "--methods",
+            "mean", "--seed", "1", "--quiet"]
+    assert main([*args, "--out", str(tmp_path / "a")]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    data = json.loads((tmp_path / "a" / "analysis.json").read_text())
+    notes = data["comparison"]["criteria"]["generalization"]["notes"]
+    no_judge, no_oob = (int(re.match(r"(\d+) of 200 resamples", n).group(1)) for n in notes)
+    assert "kept no usable judge" in notes[0] and "no out-of-bag judge" in notes[1]
+    assert no_judge > 0 and data["settings"]["notes"] == [f"generalization: {n}" for n in notes]
+    assert len(err) == 1 and err[0].startswith("metascore: note: skipped resamples without a "
+                                               "usable judge"), err
+    assert f"generalization {no_judge + no_oob} of 200;" in err[0]
+    assert "kept no usable judge" in (tmp_path / "a" / "analysis.html").read_text()
+    assert main([*args, "--out", str(tmp_path / "b"), "--jobs", "2"]) == 0
+    assert capsys.readouterr().err.strip().splitlines() == err
+    for name in ("analysis.json", "analysis.html"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
 @pytest.mark.parametrize("case, message", [
     ("unknown_method", "unknown ranking method 'kemeny'"),
     ("one_candidate", "at least 2 candidates"),

@@ -6,6 +6,7 @@ to a value computed by hand; the statistical ones use fixed seeds.
 
 from __future__ import annotations
 
+import json
 import os
 
 import numpy as np
@@ -350,3 +351,197 @@ def test_epp_resamples_split_ties_as_the_registry(seed):
         slow = B.bootstrap_scores(s, draws, fast=False)["epp"]
         np.testing.assert_allclose(fast, slow, rtol=0, atol=1e-12)
         np.testing.assert_array_equal(E.rank_codes(fast), E.rank_codes(slow))
+
+
+# --------------------------------------------------------------------------- no usable judge
+# c0 and c1 have no score on j1: a "both" resample drawing only c0/c1 and only j1 has
+# nothing to rank (probability 8/27 x 1/4); the candidate or judge axis alone never does.
+NOJUDGE = [[1, np.nan], [2, np.nan], [3, 1]]
+SKIP_METHODS = ["mean", "median", "copeland", "schulze", "kemeny_young", "epp"]
+
+
+def plain_usable(values, draws) -> np.ndarray:
+    """Whether some drawn judge scores some drawn candidate, trial by trial."""
+    values = np.asarray(values, dtype=float)
+    out = []
+    for t in range(draws.trials):
+        rows = np.arange(len(values)) if draws.candidates is None else draws.candidates[t]
+        cols = np.arange(values.shape[1]) if draws.counts is None else np.flatnonzero(draws.counts[t])
+        out.append(bool(np.isfinite(values[np.ix_(rows, cols)]).any()))
+    return np.array(out)
+
+
+def seed_skipping_all(trials: int) -> int:
+    """The first seed whose first ``trials`` "both" resamples of NOJUDGE are all unusable."""
+    return next(seed for seed in range(20_000)
+                if not plain_usable(NOJUDGE, B.draw(seed, trials, "both", 3, 2)).any())
+
+
+@pytest.mark.parametrize("axis", ["judges", "candidates", "both"])
+def test_usable_trials_matches_a_plain_loop(axis):
+    s = E.setup(matrix(NOJUDGE), "mean", None, "worst", 1)
+    draws = B.draw(2, 300, axis, s.n, s.m)
+    usable = B.usable_trials(s, draws)
+    np.testing.assert_array_equal(usable, plain_usable(NOJUDGE, draws))
+    assert usable.all() == (axis != "both")
+
+
+def test_bootstrap_scores_leave_a_trial_without_a_judge_nan_on_every_path():
+    # hand-made judge draws: trial 1 draws no judge at all; every path (fast, pairwise
+    # counts, direct values, registry) leaves it NaN and scores the others as the registry
+    m = matrix([[3, 1, 2], [2, 3, 1], [1, 2, 3], [0, 0, 4]], weights=[1, 2, 1])
+    names = ["mean", "copeland", "kemeny_young", "median", "random_dictator"]
+    s = E.setup(m, names, None, "worst", 1)
+    counts = np.array([[1, 1, 1], [0, 0, 0], [3, 0, 1]])
+    draws = B.Draws("judges", counts, None, np.array([5, 6, 7]), 1)
+    np.testing.assert_array_equal(B.usable_trials(s, draws), [True, False, True])
+    assert B.direct_values_reason(s, "median") is None and B.fast_path_reason(s, "median")
+    for fast in (True, False):
+        out = B.bootstrap_scores(s, draws, fast=fast)
+        for name in names:
+            assert np.isnan(out[name][1]).all(), name
+            for t in (0, 2):
+                sub = s.matrix.subset(judges=np.repeat(np.arange(3), counts[t]))
+                expected = ms.rank(sub, name, seed=int(draws.seeds[t])).scores
+                np.testing.assert_allclose(out[name][t], expected, rtol=0, atol=1e-12)
+
+
+def test_winner_rank_and_condorcet_rate_skip_resamples_without_a_usable_judge():
+    m = matrix(NOJUDGE)
+    usable = plain_usable(NOJUDGE, B.draw(4, 200, "both", 3, 2))
+    skipped = int((~usable).sum())
+    assert 0 < skipped < 200
+    wr = winner_rank_bootstrap(m, SKIP_METHODS, axis="both", n_trials=200, seed=4)
+    cr = condorcet_rate(m, SKIP_METHODS, axis="both", n_trials=200, seed=4)
+    note = f"{skipped} of 200 resamples kept no usable judge"
+    for res in (wr, cr):
+        assert res.skipped == skipped and res.notes[0].startswith(note)
+        assert res.to_dict()["notes"][0].startswith(note)
+        for name in SKIP_METHODS:
+            assert np.isnan(res.values[name][~usable]).all()
+    assert wr.n_valid == 200 - skipped
+    for name in SKIP_METHODS:
+        assert np.isfinite(wr.values[name][usable]).all()
+        assert wr.mean[name] == pytest.approx(wr.values[name][usable].mean(), abs=1e-12)
+    assert cr.n_valid == int(np.isfinite(cr.values["mean"]).sum()) <= 200 - skipped
+
+
+def test_generalization_skips_resamples_without_in_bag_or_out_of_bag_judges():
+    m = matrix(NOJUDGE)
+    draws = B.draw(6, 200, "both", 3, 2)
+    usable = plain_usable(NOJUDGE, draws)
+    no_oob = int((usable & (draws.counts > 0).all(axis=1)).sum())
+    res = generalization(m, SKIP_METHODS, axis="both", n_trials=200, seed=6)
+    assert res.skipped == int((~usable).sum()) + no_oob and (~usable).any() and no_oob
+    assert res.notes == (
+        f"{int((~usable).sum())} of 200 resamples kept no usable judge (every drawn judge "
+        "lacks a score for every drawn candidate) and were skipped.",
+        f"{no_oob} of 200 resamples drew every judge, leaving no out-of-bag judge to test "
+        "on, and were skipped.")
+    for name in SKIP_METHODS:
+        assert np.isnan(res.values[name][~usable]).all()
+    assert 0 < res.n_valid <= 200 - res.skipped
+
+
+@pytest.mark.parametrize("axis", ["both", "candidates"])
+def test_stability_leaves_skipped_resamples_out_of_their_repetition(axis):
+    # under the candidate axis, c0 without any score empties a resample drawing only c0
+    values = NOJUDGE if axis == "both" else [[np.nan, np.nan], [2, 1], [3, 3]]
+    m = matrix(values)
+    q, r = 6, 12
+    res = stability(m, SKIP_METHODS, axis=axis, q=q, r=r, seed=5)
+    s = E.setup(m, SKIP_METHODS, None, "worst", 5)
+    draws = B.draw(5, q * r, axis, 3, 2)
+    usable = plain_usable(values, draws).reshape(r, q)
+    assert res.skipped == int((~usable).sum()) > 0
+    assert res.notes[0].startswith(f"{res.skipped} of {q * r} resamples kept no usable judge")
+    scores = B.bootstrap_scores(s, draws, fast=False)
+    for name in SKIP_METHODS:
+        codes = E.rank_codes(scores[name]).reshape(r, q, 3)
+        expected = [E.concordance(c[ok], res.concordance) for c, ok in zip(codes, usable)]
+        np.testing.assert_allclose(res.values[name], expected, rtol=0, atol=1e-12)
+    assert res.to_dict()["notes"] == list(res.notes)
+    assert "notes" not in stability(matrix(NOJUDGE), "mean", axis="judges", q=3, r=2).to_dict()
+
+
+def test_every_resample_skipped_leaves_each_criterion_undefined():
+    m = matrix(NOJUDGE)
+    one = seed_skipping_all(1)
+    results = {
+        "the winner rank": winner_rank_bootstrap(m, ["mean", "copeland"], axis="both",
+                                                 n_trials=1, seed=one),
+        "the rate": condorcet_rate(m, ["mean", "copeland"], axis="both", n_trials=1, seed=one),
+        "the generalization": generalization(m, ["mean", "copeland"], axis="both",
+                                             n_trials=1, seed=one),
+    }
+    for what, res in results.items():
+        assert res.skipped == 1 and res.n_valid == 0
+        assert res.notes[-1] == f"every resample was skipped; {what} is undefined."
+        d = res.to_dict()
+        assert d["mean"] == {"mean": None, "copeland": None} == d["std"]
+        assert json.dumps(d, allow_nan=False)
+    st = stability(m, ["mean", "copeland"], axis="both", q=2, r=1, seed=seed_skipping_all(2))
+    assert st.skipped == 2 and np.isnan(st.values["mean"]).all()
+    assert st.notes[-1] == ("1 of 1 repetitions kept fewer than 2 rankings; their concordance "
+                            "is undefined, and so is the stability.")
+    assert st.to_dict()["mean"] == {"mean": None, "copeland": None}
+
+
+def _without_judges_in(trial: int):
+    """``B.draw`` whose judge draws of one trial are empty (no judge drawn)."""
+    real = B.draw
+
+    def draw(*args, **kw):
+        d = real(*args, **kw)
+        counts = d.counts.copy()
+        counts[trial] = 0
+        return B.Draws(d.axis, counts, d.candidates, d.seeds, d.seed)
+    return draw
+
+
+def test_judge_axis_procedures_skip_a_resample_without_judges(monkeypatch):
+    # a judge-axis resample keeps every candidate and draws judges that each score one,
+    # so only an empty judge draw (forced here) has no usable judge: it is skipped too
+    m = noisy(2, n=5, m=6)
+    monkeypatch.setattr(B, "draw", _without_judges_in(1))
+    u = rank_uncertainty(m, "copeland", n_trials=40, seed=3)
+    s = E.setup(m, "copeland", None, "worst", 3)
+    draws = B.draw(3, 40, "judges", s.n, s.m)
+    scores = np.delete(B.bootstrap_scores(s, draws, fast=False)["copeland"], 1, axis=0)
+    ranks = E.fractional_ranks_rows(E.rank_codes(scores))
+    assert u.skipped == 1 and u.to_dict()["notes"] == list(u.notes)
+    assert u.notes[0].startswith("1 of 40 resamples kept no usable judge")
+    np.testing.assert_allclose(u.mean_rank, ranks.mean(axis=0), rtol=0, atol=1e-12)
+    curve = stability_vs_judges(m, ["copeland", "mean"], [2, 4], q=4, r=2, seed=3)
+    assert curve.skipped == 2 and curve.notes[0].startswith("2 of 16 resamples kept")
+    for k, size in enumerate((2, 4)):
+        draws = B.draw(3, 8, "judges", s.n, s.m, judges=size)
+        codes = E.rank_codes(B.bootstrap_scores(s, draws, fast=False)["copeland"])
+        expected = [E.concordance(codes[[0, 2, 3]], "kendall_w"),
+                    E.concordance(codes[4:], "kendall_w")]
+        assert curve.mean["copeland"][k] == pytest.approx(np.mean(expected), abs=1e-12)
+
+
+def test_pairwise_winner_rank_counts_only_winners_with_a_score():
+    # missing='pairwise': A has no score on j1. A resample of j1 alone ranks B and A tied
+    # first (A filled with the worst value): A has no rank there, so the trial is undefined
+    # for the mean; a resample with j0 has a winner rank whatever A's row holds
+    m = matrix([[1, np.nan], [1, 2]])
+    res = winner_rank_bootstrap(m, ["mean"], axis="judges", n_trials=60, seed=2,
+                                missing="pairwise")
+    draws = B.draw(2, 60, "judges", 2, 2)
+    only_j1 = draws.counts[:, 0] == 0
+    assert 0 < only_j1.sum() < 60
+    assert np.isnan(res.values["mean"][only_j1]).all()
+    assert np.isfinite(res.values["mean"][~only_j1]).all()
+    assert res.n_valid == 60 - only_j1.sum() and res.skipped == 0
+    assert res.notes == (f"mean: in {only_j1.sum()} of 60 resamples a winner has no score on "
+                         "the drawn judges (missing='pairwise'); its winner rank is undefined "
+                         "there.",)
+    # A has no score on j1 but C wins every resample: the winner rank is always defined
+    # (A's undefined average rank is not the winner's)
+    m = matrix([[1, np.nan], [2, 2], [3, 3]])
+    res = winner_rank_bootstrap(m, ["mean"], axis="judges", n_trials=60, seed=2,
+                                missing="pairwise")
+    assert res.n_valid == 60 and res.notes == ()
+    np.testing.assert_array_equal(res.values["mean"], np.ones(60))

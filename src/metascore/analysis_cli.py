@@ -3,7 +3,9 @@
 Prints the comparison table, shows a progress bar on long work (tqdm, on stderr, only on
 a terminal and without ``--quiet``), and writes ``analysis.json`` and a self-contained
 ``analysis.html`` into ``--out``. Everything is computed before anything is written, so
-bad input leaves the output directory untouched.
+bad input leaves the output directory untouched. Resamples skipped for lack of a usable
+judge (see :func:`metascore.analysis.bootstrap.usable_trials`) are counted in one
+``metascore: note:`` line on stderr and explained in the notes of both files.
 """
 
 from __future__ import annotations
@@ -185,6 +187,16 @@ def _print_table(result: Any) -> None:
                                     for m, c in result.topk.items()))
 
 
+def _note_skipped(result: Any) -> None:
+    """One ``metascore: note:`` line on stderr when some part skipped trials."""
+    skipped = result.skipped
+    if skipped:
+        parts = ", ".join(f"{name} {k} of {total}" for name, (k, total) in skipped.items())
+        print(f"metascore: note: skipped resamples without a usable judge (or, for the "
+              f"generalization, without an out-of-bag judge): {parts}; see the notes in "
+              "analysis.json.", file=sys.stderr)
+
+
 def _cmd_analyze(args: argparse.Namespace) -> int:
     from .io.analysis_report import write_analysis
 
@@ -209,6 +221,7 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         if client is not None:
             client.close()
     _print_table(result)
+    _note_skipped(result)
     paths = write_analysis(args.out, result)
     print("wrote " + " and ".join(str(p) for p in paths))
     return 0

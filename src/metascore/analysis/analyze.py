@@ -8,7 +8,7 @@ intervals, and with a second phase the meta-train/meta-test curves of the top-k 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..jsonable import jsonable
@@ -39,6 +39,9 @@ class AnalysisResult:
     topk : dict or None
         ``{method: TopKCurves}`` when a final phase was given: the development phase picks
         the top k, random halves of the final phase's judges are meta-train and meta-test.
+    settings : dict
+        How it was computed; ``notes`` (only when there is one) repeats every part's notes
+        about skipped trials and undefined values, each prefixed with the part's name.
     """
 
     comparison: MethodComparison
@@ -57,6 +60,40 @@ class AnalysisResult:
                 "top_k": None if self.topk is None else {m: c.to_dict() for m, c in self.topk.items()},
             }
         )
+
+    def parts(self) -> list[tuple[str, Any]]:
+        """Every result of the analysis, with its name, in report order."""
+        out: list[tuple[str, Any]] = [
+            (LABELS.get(key, key), res) for key, res in self.comparison.criteria.items()]
+        out.append(("stability vs judges", self.curve))
+        out += [(f"rank intervals of {m}", u) for m, u in self.intervals.items()]
+        out += [(f"top-k of {m}", c) for m, c in (self.topk or {}).items()]
+        return out
+
+    @property
+    def skipped(self) -> dict[str, tuple[int, int]]:
+        """``{part: (skipped, trials)}`` for every part that skipped trials (resamples
+        without a usable judge, or, for the generalization, without an out-of-bag judge)."""
+        return {name: (res.skipped, _trials(res)) for name, res in self.parts() if res.skipped}
+
+
+#: Names of the comparison's criteria in notes.
+LABELS = {"winner_rank": "winner rank", "condorcet_rate": "Condorcet rate",
+          "generalization": "generalization", "stability_judges": "judge stability",
+          "stability_candidates": "candidate stability"}
+
+
+def _trials(res: Any) -> int:
+    """How many trials a part drew."""
+    if hasattr(res, "sizes"):
+        return len(res.sizes) * res.q * res.r
+    if hasattr(res, "q"):
+        return res.q * res.r
+    return res.n_trials
+
+
+def _notes(result: AnalysisResult) -> list[str]:
+    return [f"{name}: {note}" for name, res in result.parts() for note in res.notes]
 
 
 def shared_candidates(dev: ScoreMatrix, final: ScoreMatrix) -> list[str]:
@@ -134,4 +171,8 @@ def analyze(
                                               "n_judges": final.n_judges,
                                               "shared_candidates": len(common)},
     }
-    return AnalysisResult(comparison, curve, intervals, topk, settings)
+    result = AnalysisResult(comparison, curve, intervals, topk, settings)
+    notes = _notes(result)
+    if notes:  # only then: the settings of an analysis without a note stay as they were
+        result = replace(result, settings={**settings, "notes": notes})
+    return result

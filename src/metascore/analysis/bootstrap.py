@@ -56,6 +56,8 @@ __all__ = [
     "AXES",
     "Draws",
     "draw",
+    "usable_trials",
+    "skip_note",
     "check_axis",
     "bootstrap_scores",
     "fast_path_reason",
@@ -148,6 +150,35 @@ def draw(
             counts[t] = np.bincount(g.integers(0, m, size=size), minlength=m)
         seeds[t] = g.integers(0, 2**31 - 1)
     return Draws(axis, counts, cands, seeds, seed_used)
+
+
+def usable_trials(s: Setup, draws: Draws) -> np.ndarray:
+    """Whether each trial's resample keeps a usable judge (bool array, T).
+
+    A judge is usable in a trial when it is drawn and scores at least one drawn candidate;
+    a trial without one (every drawn judge lacks a score for every drawn candidate, which
+    only missing cells kept by ``missing="worst"`` or ``"pairwise"`` allow) has nothing to
+    rank. Such a trial is skipped: :func:`bootstrap_scores` leaves its scores NaN for every
+    method, each criterion leaves it out and counts it (:func:`skip_note`). The rule reads
+    only the draws, so it is the same for every method and whatever ``jobs``.
+    """
+    present = ~np.isnan(s.matrix.values)
+    if present.all() or draws.candidates is None:
+        scoring = np.repeat(present.any(axis=0)[None, :], draws.trials, axis=0)
+    else:
+        trials, n = draws.candidates.shape[0], s.n
+        flat = (draws.candidates + n * np.arange(trials)[:, None]).ravel()
+        drawn = np.bincount(flat, minlength=trials * n).reshape(trials, n)
+        scoring = (drawn @ present.astype(np.int64)) > 0  # T x m
+    if draws.counts is not None:
+        scoring &= draws.counts > 0
+    return scoring.any(axis=1)
+
+
+def skip_note(skipped: int, total: int, what: str = "resamples") -> str:
+    """The note of a result whose ``skipped`` of ``total`` trials kept no usable judge."""
+    return (f"{skipped} of {total} {what} kept no usable judge (every drawn judge lacks a "
+            "score for every drawn candidate) and were skipped.")
 
 
 # ---------------------------------------------------------------------- pairwise counts path
@@ -251,7 +282,7 @@ def values_scores(x: np.ndarray, w: np.ndarray, signs: np.ndarray, name: str,
 
 
 def _score_chunk(work: _Work, counts: np.ndarray | None, cands: np.ndarray | None,
-                 seeds: np.ndarray) -> dict[str, np.ndarray]:
+                 seeds: np.ndarray, usable: np.ndarray) -> dict[str, np.ndarray]:
     """Scores (Tc x n) of the registry and counted methods on a chunk of trials.
 
     BLAS runs single-threaded here: the trials make many small linear-algebra calls, which
@@ -259,13 +290,15 @@ def _score_chunk(work: _Work, counts: np.ndarray | None, cands: np.ndarray | Non
     comes from ``jobs`` instead).
     """
     with single_threaded_blas():
-        return _score_trials(work, counts, cands, seeds)
+        return _score_trials(work, counts, cands, seeds, usable)
 
 
 def _score_trials(work: _Work, counts: np.ndarray | None, cands: np.ndarray | None,
-                  seeds: np.ndarray) -> dict[str, np.ndarray]:
+                  seeds: np.ndarray, usable: np.ndarray) -> dict[str, np.ndarray]:
     s = work.setup
     trials = len(seeds)
+    if counts is not None and not usable.all():  # skipped trials: no division by no judge
+        counts = np.where(usable[:, None], counts, 1)
     out = {name: np.full((trials, s.n), np.nan)
            for name in work.registry + work.counted + work.direct}
     if work.per_trial:
@@ -284,6 +317,8 @@ def _score_trials(work: _Work, counts: np.ndarray | None, cands: np.ndarray | No
                 wins.update({lo + i: block[i] for i in range(hi - lo)})
     oriented, signs = s.matrix.oriented(), s.matrix.signs
     for t in range(trials):
+        if not usable[t]:  # no usable judge: skipped, its scores stay NaN
+            continue
         cand = None if cands is None else np.asarray(cands[t], dtype=np.intp)
         first = None if cand is None else np.unique(cand, return_index=True)[1]
 
@@ -382,7 +417,7 @@ def check_jobs(jobs: Any) -> int:
     return int(jobs)
 
 
-def _run(work: _Work, draws: Draws, jobs: int, backend: str | None,
+def _run(work: _Work, draws: Draws, usable: np.ndarray, jobs: int, backend: str | None,
          progress: Progress, done: int, total: int) -> Iterator[tuple[int, int, dict]]:
     """Score the chunks in order, here or through joblib, reporting progress as they are
     collected. With joblib the workers start at once: the caller can work meanwhile."""
@@ -391,7 +426,7 @@ def _run(work: _Work, draws: Draws, jobs: int, backend: str | None,
 
     chunks = _chunks(draws.trials, jobs)
     tasks = ((work, part(draws.counts, lo, hi), part(draws.candidates, lo, hi),
-              draws.seeds[lo:hi]) for lo, hi in chunks)
+              draws.seeds[lo:hi], usable[lo:hi]) for lo, hi in chunks)
     if jobs == 1 and backend is None:
         results: Iterator[dict] = (_score_chunk(*task) for task in tasks)  # when collected
     else:
@@ -448,7 +483,9 @@ def bootstrap_scores(
     Returns
     -------
     dict
-        ``{method: array (T, n)}``, NaN for a candidate absent from a trial.
+        ``{method: array (T, n)}``, NaN for a candidate absent from a trial, and a whole
+        row of NaN for a trial without a usable judge (:func:`usable_trials`), whatever
+        the path.
     """
     jobs = check_jobs(jobs)
     trials = draws.trials
@@ -467,13 +504,17 @@ def bootstrap_scores(
             direct.append(name)
         else:
             registry.append(name)
+    usable = usable_trials(s, draws)
     scored: Iterator[tuple[int, int, dict]] | None = None
     if registry or counted or direct or per_trial:  # workers start before the fast paths
         work = _Work(s, tuple(registry), tuple(counted), tuple(direct), tuple(per_trial))
-        scored = _run(work, draws, jobs, backend, progress, done, total)
+        scored = _run(work, draws, usable, jobs, backend, progress, done, total)
         for name in registry + counted + direct + per_trial:
             out[name] = np.full((trials, s.n), np.nan)
     cw = draws.judge_weights(s.matrix.weights)
+    if not usable.all():  # a trial without a judge would divide by zero on the fast paths
+        cw = np.where(usable[:, None], cw, 1.0)
+        tallies = None
     for name in by_judges:
         out[name] = judge_fast_scores(s, name, cw, tallies)
     if by_candidates:
@@ -484,4 +525,6 @@ def bootstrap_scores(
     for lo, hi, res in scored or ():
         for name, scores in res.items():
             out[name][lo:hi] = scores
+    for name in out:
+        out[name][~usable] = np.nan
     return {name: out[name] for name in s.methods}

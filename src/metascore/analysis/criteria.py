@@ -60,8 +60,11 @@ def positive_int(value: Any, name: str, minimum: int = 1) -> int:
 
 
 def spread(x: np.ndarray) -> float:
-    """Standard deviation (ddof=1) of the finite values; 0 for fewer than 2."""
+    """Standard deviation (ddof=1) of the finite values; 0 for one value, NaN for none (an
+    undefined criterion has no spread either)."""
     x = x[np.isfinite(x)]
+    if x.size == 0:
+        return float("nan")
     return float(np.std(x, ddof=1)) if x.size > 1 else 0.0
 
 
@@ -105,16 +108,22 @@ class CriterionResult(PerMethodSummary):
     methods : tuple of str
     values : dict
         ``{method: array of per-trial values}`` (NaN for a trial where the criterion is
-        undefined, e.g. no Condorcet winner).
+        undefined, e.g. no Condorcet winner, or that was skipped).
     n_trials : int
-        Trials drawn; ``n_valid`` trials where the criterion is defined.
+        Trials drawn; ``n_valid`` trials where the criterion is defined (for every method).
     seed : int or None
     missing : str
     params : dict
         Method parameters used.
     notes : tuple of str
+        What was skipped or is undefined, and why.
     axis : str
         What each trial resampled.
+    skipped : int
+        Trials skipped because their resample kept no usable judge (every drawn judge
+        lacks a score for every drawn candidate: :func:`~.bootstrap.usable_trials`) or,
+        for the generalization, no out-of-bag judge; counted in ``notes``, NaN in
+        ``values``. When every trial is skipped the criterion is undefined (NaN mean).
     """
 
     criterion: str
@@ -127,6 +136,7 @@ class CriterionResult(PerMethodSummary):
     params: dict[str, dict[str, Any]]
     notes: tuple[str, ...] = ()
     axis: str = "judges"
+    skipped: int = 0
 
     def to_frame(self) -> pd.DataFrame:
         """One row per method: mean, std, number of valid trials."""
@@ -185,6 +195,7 @@ class Resampled:
     draws: B.Draws
     scores: dict[str, np.ndarray]
     oriented: np.ndarray   # the prepared matrix, oriented, NaN kept
+    usable: np.ndarray     # trials with a usable judge (the others are skipped)
 
     def rows(self, t: int) -> np.ndarray:
         """Candidate positions of trial t's rows (every candidate when not resampled)."""
@@ -203,7 +214,19 @@ def resample(matrix: ScoreMatrix, methods: str | Sequence[str], *, axis: str, n_
     s = E.setup(matrix, methods, params, missing, seed)
     draws = B.draw(seed, n_trials, axis, s.n, s.m)
     scores = B.bootstrap_scores(s, draws, progress=progress, jobs=jobs, backend=backend)
-    return Resampled(s, draws, scores, prepare(s.matrix, missing).oriented)
+    return Resampled(s, draws, scores, prepare(s.matrix, missing).oriented,
+                     B.usable_trials(s, draws))
+
+
+def skipped_notes(b: Resampled) -> tuple[int, tuple[str, ...]]:
+    """The number of trials ``b`` skips for lack of a usable judge, and the note saying so
+    (none when nothing was skipped)."""
+    skipped = int((~b.usable).sum())
+    return skipped, (B.skip_note(skipped, b.draws.trials),) if skipped else ()
+
+
+def all_skipped(what: str) -> str:
+    return f"every resample was skipped; {what} is undefined."
 
 
 def _row_credit(scores: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -284,7 +307,10 @@ def winner_rank_bootstrap(
     the resampled matrix and the trial's value is :func:`winner_rank` on it: the winner's
     average rank over the (resampled) judges among the drawn rows, mapped to [0, 1] by
     ``1 - (r - 1)/(n - 1)``. When the method ties several distinct candidates first, their
-    values are averaged.
+    values are averaged. A trial whose resample keeps no usable judge (every drawn judge
+    lacks a score for every drawn candidate) is skipped: NaN in ``values``, counted in
+    ``skipped`` and ``notes``. Under ``missing="pairwise"`` a winner without a score on the
+    drawn judges has no average rank: the trial is undefined for that method (noted).
 
     Examples
     --------
@@ -301,16 +327,29 @@ def winner_rank_bootstrap(
 def winner_rank_from(b: Resampled) -> CriterionResult:
     """:func:`winner_rank_bootstrap` on resampled scores (shared with other criteria)."""
     n_trials, missing = b.draws.trials, b.s.missing
-    values = {name: np.empty(n_trials) for name in b.s.methods}
-    for t in range(n_trials):
+    values = {name: np.full(n_trials, np.nan) for name in b.s.methods}
+    for t in np.flatnonzero(b.usable):
         rows = b.rows(t)
         ranks = E.judge_ranks(b.oriented[rows], missing)
-        avg = _weighted_average_ranks(ranks, b.judge_weights(t))
+        with np.errstate(invalid="ignore"):  # pairwise: a row no drawn judge scores is NaN
+            avg = _weighted_average_ranks(ranks, b.judge_weights(t))
         norm = 1.0 - (avg - 1.0) / (len(rows) - 1)
         for name in b.s.methods:
-            values[name][t] = _row_credit(b.scores[name][t], rows) @ norm
-    return CriterionResult("winner_rank", b.s.methods, values, n_trials, n_trials, b.draws.seed,
-                           missing, b.s.params, axis=b.draws.axis)
+            credit = _row_credit(b.scores[name][t], rows)
+            values[name][t] = credit @ np.where(credit > 0, norm, 0.0)  # the winners' ranks
+    skipped, notes = skipped_notes(b)
+    if skipped == n_trials:
+        notes += (all_skipped("the winner rank"),)
+    usable = int(b.usable.sum())
+    for name in b.s.methods:
+        undefined = usable - int(np.isfinite(values[name]).sum())
+        if undefined:
+            notes += (f"{name}: in {undefined} of {n_trials} resamples a winner has no score "
+                      "on the drawn judges (missing='pairwise'); its winner rank is undefined "
+                      "there.",)
+    n_valid = int(np.isfinite(np.vstack([values[m] for m in b.s.methods])).all(axis=0).sum())
+    return CriterionResult("winner_rank", b.s.methods, values, n_trials, n_valid, b.draws.seed,
+                           missing, b.s.params, notes, b.draws.axis, skipped)
 
 
 # ---------------------------------------------------------------------- Condorcet rate
@@ -360,7 +399,9 @@ def condorcet_rate(
     winner, ``1/t`` when t distinct candidates tie for first, 0 otherwise. A candidate drawn twice
     ties with its copy, so it cannot be the Condorcet winner. Head-to-head margins follow
     the missing-data policy (under ``worst`` a missing score loses to every present one).
-    Trials without a Condorcet winner are NaN in ``values`` and not counted.
+    Trials without a Condorcet winner are NaN in ``values`` and not counted; so are trials
+    whose resample keeps no usable judge (every drawn judge lacks a score for every drawn
+    candidate), which are skipped and counted in ``skipped`` and ``notes``.
 
     Examples
     --------
@@ -380,6 +421,8 @@ def condorcet_rate_from(b: Resampled) -> CriterionResult:
     values = {name: np.full(n_trials, np.nan) for name in b.s.methods}
     found = 0
     for t, margins in enumerate(_trial_margins(b)):
+        if not b.usable[t]:
+            continue
         rows = b.rows(t)
         winner = np.flatnonzero((margins > 0).sum(axis=1) == len(rows) - 1)
         if winner.size == 0:
@@ -387,9 +430,13 @@ def condorcet_rate_from(b: Resampled) -> CriterionResult:
         found += 1
         for name in b.s.methods:
             values[name][t] = _row_credit(b.scores[name][t], rows)[winner[0]]
-    notes = () if found else ("no resample had a Condorcet winner; the rate is undefined.",)
+    skipped, notes = skipped_notes(b)
+    if skipped == n_trials:
+        notes += (all_skipped("the rate"),)
+    elif not found:
+        notes += ("no resample had a Condorcet winner; the rate is undefined.",)
     return CriterionResult("condorcet_rate", b.s.methods, values, n_trials, found,
-                           b.draws.seed, missing, b.s.params, notes, b.draws.axis)
+                           b.draws.seed, missing, b.s.params, notes, b.draws.axis, skipped)
 
 
 # ---------------------------------------------------------------------- generalization
@@ -434,8 +481,10 @@ def generalization(
     out-of-bag judges (never drawn) of the Spearman rho between that ranking and the
     judge's ranking of the same rows. A judge that ties all rows carries no information and
     is skipped; a method ranking all rows equal has rho 0. Trials without an informative
-    out-of-bag judge are NaN in ``values``. ``axis="candidates"`` is refused: without
-    resampled judges there is no out-of-bag judge to test on.
+    out-of-bag judge are NaN in ``values``. A trial whose in-bag judges are not usable
+    (none scores any drawn row) or that leaves no judge out of the bag is skipped: NaN in
+    ``values``, counted in ``skipped`` and ``notes``. ``axis="candidates"`` is refused:
+    without resampled judges there is no out-of-bag judge to test on.
     """
     if axis == "candidates":
         raise ConfigError("generalization tests on out-of-bag judges, so it must resample "
@@ -446,10 +495,12 @@ def generalization(
         raise InputError(f"generalization needs at least 2 judges; got {b.s.m}.")
     w = np.asarray(b.s.matrix.weights, dtype=float)
     values = {name: np.full(n_trials, np.nan) for name in b.s.methods}
-    for t in range(n_trials):
+    no_oob = 0
+    for t in np.flatnonzero(b.usable):
         oob = np.flatnonzero(b.draws.counts[t] == 0)
         rows = b.rows(t)
         if oob.size == 0:
+            no_oob += 1
             continue
         judges = E.judge_ranks(b.oriented[np.ix_(rows, oob)], missing)
         for name in b.s.methods:
@@ -459,8 +510,17 @@ def generalization(
             if use.any():
                 values[name][t] = rho[use] @ w[oob][use] / w[oob][use].sum()
     n_valid = int(np.isfinite(values[b.s.methods[0]]).sum())  # the same for every method
+    skipped, notes = skipped_notes(b)
+    if no_oob:
+        notes += (f"{no_oob} of {n_trials} resamples drew every judge, leaving no "
+                  "out-of-bag judge to test on, and were skipped.",)
+    if skipped + no_oob == n_trials:
+        notes += (all_skipped("the generalization"),)
+    elif not n_valid:
+        notes += ("no resample had an informative out-of-bag judge; the generalization is "
+                  "undefined.",)
     return CriterionResult("generalization", b.s.methods, values, n_trials, n_valid,
-                           b.draws.seed, missing, b.s.params, axis=axis)
+                           b.draws.seed, missing, b.s.params, notes, axis, skipped + no_oob)
 
 
 # ---------------------------------------------------------------------- agreement

@@ -54,9 +54,14 @@ class StabilityResult(PerMethodSummary):
     Attributes
     ----------
     values : dict
-        ``{method: array (r,)}``: the concordance of each repetition.
+        ``{method: array (r,)}``: the concordance of each repetition (NaN when fewer than
+        2 of its q rankings are left).
     mean, std : dict
         Over the r repetitions (std with ddof=1; 0 when r = 1).
+    skipped, notes
+        Resamples skipped because they kept no usable judge (every drawn judge lacks a
+        score for every drawn candidate): a repetition's concordance is over the rankings
+        left. ``notes`` (in :meth:`to_dict` only when there is one) says how many.
     """
 
     methods: tuple[str, ...]
@@ -68,6 +73,8 @@ class StabilityResult(PerMethodSummary):
     seed: int | None
     missing: str
     params: dict[str, dict[str, Any]]
+    skipped: int = 0
+    notes: tuple[str, ...] = ()
 
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame(
@@ -93,7 +100,7 @@ class StabilityResult(PerMethodSummary):
                 "seed": self.seed,
                 "missing": self.missing,
                 "params": self.params,
-            }
+            } | _notes(self.notes)
         )
 
 
@@ -101,7 +108,9 @@ class StabilityResult(PerMethodSummary):
 class StabilityCurve:
     """Stability versus the number of judges drawn (thesis fig. 5.5).
 
-    ``mean[method]`` and ``std[method]`` are arrays aligned with ``sizes``.
+    ``mean[method]`` and ``std[method]`` are arrays aligned with ``sizes`` (NaN at a size
+    where no repetition kept 2 rankings). ``skipped`` resamples kept no usable judge
+    (counted in ``notes``, as :class:`StabilityResult`).
     """
 
     methods: tuple[str, ...]
@@ -115,6 +124,8 @@ class StabilityCurve:
     missing: str
     params: dict[str, dict[str, Any]]
     n_judges: int
+    skipped: int = 0
+    notes: tuple[str, ...] = ()
 
     def judges_needed(self, target: float = 0.9) -> dict[str, int | None]:
         """Smallest size whose mean stability reaches ``target`` (None if none does)."""
@@ -149,26 +160,51 @@ class StabilityCurve:
                 "missing": self.missing,
                 "params": self.params,
                 "n_judges": self.n_judges,
-            }
+            } | _notes(self.notes)
         )
+
+
+def _notes(notes: tuple[str, ...]) -> dict[str, list[str]]:
+    """``{"notes": [...]}`` when there is a note, else nothing (the key is new: a result
+    without a note keeps the files it always gave)."""
+    return {"notes": list(notes)} if notes else {}
+
+
+def _stability_notes(skipped: int, total: int, undefined: int, r: int) -> tuple[str, ...]:
+    if not skipped:
+        return ()
+    notes = (B.skip_note(skipped, total) + " Each repetition's concordance is over the "
+             "rankings left.",)
+    if undefined:
+        notes += (f"{undefined} of {r} repetitions kept fewer than 2 rankings; their "
+                  "concordance is undefined"
+                  + (", and so is the stability." if undefined == r else "."),)
+    return notes
 
 
 def _stability_values(
     s: E.Setup, seed: Any, *, axis: str, size: int, q: int, r: int, concordance: str,
     progress: E.Progress, done: int, total: int, fast: bool, jobs: int, backend: str | None,
-) -> tuple[dict[str, np.ndarray], int | None]:
-    """Concordance of each of r repetitions of q resampled rankings, per method.
+) -> tuple[dict[str, np.ndarray], int | None, int, int]:
+    """Concordance of each of r repetitions of q resampled rankings, per method; the seed,
+    the number of skipped resamples and of undefined repetitions.
 
-    All q * r resamples are drawn first, then every method ranks the same matrices.
+    All q * r resamples are drawn first, then every method ranks the same matrices. A
+    resample without a usable judge is skipped: its repetition's concordance is over the
+    other rankings, and undefined (NaN) when fewer than 2 are left.
     """
     draws = B.draw(seed, q * r, axis, s.n, s.m, judges=size)
     scores = B.bootstrap_scores(s, draws, progress=progress, done=done, total=total, fast=fast,
                                 jobs=jobs, backend=backend)
+    usable = B.usable_trials(s, draws).reshape(r, q)
+    kept = usable.sum(axis=1)
     out = {}
     for name in s.methods:
         codes = E.rank_codes(scores[name]).reshape(r, q, s.n)
-        out[name] = np.array([E.concordance(block, concordance) for block in codes])
-    return out, draws.seed
+        out[name] = np.array([
+            E.concordance(block if k == q else block[ok], concordance) if k >= 2 else np.nan
+            for block, ok, k in zip(codes, usable, kept)])
+    return out, draws.seed, int(q * r - kept.sum()), int((kept < 2).sum())
 
 
 def stability(
@@ -211,12 +247,12 @@ def stability(
     q = positive_int(q, "q", 2)
     r = positive_int(r, "r")
     s = E.setup(matrix, methods, params, missing, seed)
-    values, seed_used = _stability_values(
+    values, seed_used, skipped, undefined = _stability_values(
         s, seed, axis=axis, size=s.m, q=q, r=r, concordance=concordance, progress=progress,
         done=0, total=q * r, fast=_fast, jobs=jobs, backend=backend,
     )
     return StabilityResult(s.methods, axis, concordance, q, r, values, seed_used, missing,
-                           s.params)
+                           s.params, skipped, _stability_notes(skipped, q * r, undefined, r))
 
 
 def default_sizes(m: int) -> np.ndarray:
@@ -257,14 +293,18 @@ def stability_vs_judges(
     std = {m: np.zeros(len(sizes)) for m in s.methods}
     total = len(sizes) * q * r
     seed_used = None
+    skipped = undefined = 0
     for i, k in enumerate(sizes):
-        vals, seed_used = _stability_values(
+        vals, seed_used, skip, undef = _stability_values(
             s, seed, axis="judges", size=int(k), q=q, r=r, concordance=concordance,
             progress=progress, done=i * q * r, total=total, fast=True, jobs=jobs,
             backend=backend,
         )
+        skipped, undefined = skipped + skip, undefined + undef
         for m in s.methods:
             mean[m][i], std[m][i] = finite_mean(vals[m]), spread(vals[m])
+    notes = _stability_notes(skipped, total, undefined, len(sizes) * r)
     return StabilityCurve(
-        s.methods, sizes, mean, std, concordance, q, r, seed_used, missing, s.params, s.m
+        s.methods, sizes, mean, std, concordance, q, r, seed_used, missing, s.params, s.m,
+        skipped, notes,
     )

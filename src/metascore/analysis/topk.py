@@ -124,6 +124,9 @@ class TopKCurves:
     ``mode`` says where the phases came from: ``"given"`` (D, F and P given: one trial),
     ``"split_final"`` (F and P are random halves of the final matrix' judges) or
     ``"split_all"`` (D, F and P are random thirds of one matrix' judges, thesis 6.5.1).
+    ``skipped`` splits had a part without a usable judge (:func:`~.bootstrap.usable_trials`;
+    every part holds a judge and every judge scores some candidate, so valid input has
+    none): they are left out of the averages and counted in ``notes``.
     """
 
     k: np.ndarray
@@ -141,6 +144,8 @@ class TopKCurves:
     seed: int | None
     missing: str
     params: dict[str, Any]
+    skipped: int = 0
+    notes: tuple[str, ...] = ()
 
     @property
     def gap(self) -> np.ndarray:
@@ -173,7 +178,7 @@ class TopKCurves:
                 "k_star": self.k_star,
                 "d_mean": self.d_mean,
                 "curves": self.to_frame().to_dict(orient="list"),
-            }
+            } | ({"notes": list(self.notes)} if self.notes else {})
         )
 
 
@@ -270,6 +275,7 @@ def top_k_curves(
         fixed_codes[key] = np.array([scores.get(c, np.nan) for c in common])
 
     trials = 1 if mode == "given" else int(n_trials)
+    usable = np.ones(trials, dtype=bool)
     split_codes: list[np.ndarray] = []
     if source is not None:
         s = E.setup(source.subset(candidates=common), method, params, missing, seed)
@@ -294,6 +300,10 @@ def top_k_curves(
         seeds = rng.integers(0, 2**31 - 1, size=len(counts))
         draws = B.Draws("judges", counts, None, seeds, seed_used)
         scores = B.bootstrap_scores(s, draws, progress=progress)[method]
+        usable = B.usable_trials(s, draws).reshape(trials, parts).all(axis=1)
+        if not usable.any():
+            raise InputError(B.skip_note(trials, trials, "random splits of the judges")
+                             + " The top-k curves are undefined.")
         index = [s.matrix.candidates.index(c) if c in s.matrix.candidates else -1 for c in common]
         kept = np.where(np.array(index) >= 0, scores[:, np.maximum(index, 0)], np.nan)
         split_codes = list(kept.reshape(trials, parts, len(common)).transpose(1, 0, 2))
@@ -307,7 +317,7 @@ def top_k_curves(
              "split_final": {"final": 0, "post": 1}, "given": {}}[mode]
     present = np.ones(len(common), bool)
     raw = []
-    for t in range(trials):
+    for t in np.flatnonzero(usable):
         row = [codes_of(k, t, slots.get(k, -1)) for k in ("dev", "final", "post")]
         raw.append(row)
         for r in row:
@@ -318,15 +328,16 @@ def top_k_curves(
     if n < 2:
         raise InputError(f"the top-k analysis needs at least 2 candidates in every phase; got {n}.")
     label_key = np.argsort(np.argsort(np.array(cands, dtype=object)))
-    train = np.zeros((trials, n))
-    test = np.zeros((trials, n))
-    dist = np.zeros(trials)
+    skipped = trials - len(raw)
+    train = np.zeros((len(raw), n))
+    test = np.zeros((len(raw), n))
+    dist = np.zeros(len(raw))
     for t, row in enumerate(raw):
         d, f, p = E.rank_codes(np.vstack([r[keep] for r in row]))
         train[t], test[t] = topk_errors(d, f, p, label_key)
         dist[t] = kendall_tau_distance(d, f, normalize=False)
     mean_test = test.mean(axis=0)
-    ddof = 1 if trials > 1 else 0
+    ddof = 1 if len(raw) > 1 else 0
     return TopKCurves(
         k=np.arange(1, n + 1),
         meta_train=train.mean(axis=0),
@@ -343,4 +354,6 @@ def top_k_curves(
         seed=seed_used,
         missing=missing,
         params=dict(params),
+        skipped=skipped,
+        notes=(B.skip_note(skipped, trials, "random splits of the judges"),) if skipped else (),
     )

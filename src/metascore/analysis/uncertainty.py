@@ -48,6 +48,12 @@ class RankUncertainty:
         Indistinguishability group, 1 = top group (rule in :func:`rank_uncertainty`).
     level, n_trials, seed, missing, params
         How it was computed.
+    skipped, notes
+        Trials skipped, as in every bootstrap criterion, because their resample kept no
+        usable judge (:func:`~.bootstrap.usable_trials`; with every candidate kept, only a
+        judge without any score could be one, which the missing-data policies refuse). The
+        statistics above are over the other trials; with none left they are NaN and every
+        candidate is in group 1. ``notes`` is in :meth:`to_dict` only when not empty.
     """
 
     method: str
@@ -66,6 +72,8 @@ class RankUncertainty:
     missing: str
     params: dict[str, Any]
     excluded_candidates: dict[str, str]
+    skipped: int = 0
+    notes: tuple[str, ...] = ()
 
     def to_frame(self) -> pd.DataFrame:
         """One row per candidate, best first; join with a leaderboard on ``candidate``."""
@@ -104,7 +112,7 @@ class RankUncertainty:
                 "params": self.params,
                 "excluded_candidates": self.excluded_candidates,
                 "rows": self.to_frame().to_dict(orient="records"),
-            }
+            } | ({"notes": list(self.notes)} if self.notes else {})
         )
 
 
@@ -162,14 +170,26 @@ def rank_uncertainty(
     s = E.setup(matrix, method, params, missing, seed)
     draws = B.draw(seed, n_trials, "judges", s.n, s.m)
     scores = B.bootstrap_scores(s, draws, progress=progress, jobs=jobs, backend=backend)[method]
-    codes = E.rank_codes(scores)
-    ranks = E.fractional_ranks_rows(codes)
-    alpha = (1.0 - level) / 2.0
-    lower = np.quantile(ranks, alpha, axis=0, method="lower")
-    upper = np.quantile(ranks, 1.0 - alpha, axis=0, method="higher")
-    top = codes == codes.max(axis=1, keepdims=True)
-    p_first = (top / top.sum(axis=1, keepdims=True)).mean(axis=0)
+    usable = B.usable_trials(s, draws)
+    skipped = int((~usable).sum())
+    notes: tuple[str, ...] = () if not skipped else (B.skip_note(skipped, n_trials),)
     full = s.full[method]
+    if skipped == n_trials:
+        notes += ("every resample was skipped; the rank intervals are undefined.",)
+        undefined = np.full(s.n, np.nan)
+        lower = upper = mean_rank = std_rank = p_first = undefined
+        group = np.ones(s.n, dtype=int)
+    else:
+        codes = E.rank_codes(scores if not skipped else scores[usable])
+        ranks = E.fractional_ranks_rows(codes)
+        alpha = (1.0 - level) / 2.0
+        lower = np.quantile(ranks, alpha, axis=0, method="lower")
+        upper = np.quantile(ranks, 1.0 - alpha, axis=0, method="higher")
+        top = codes == codes.max(axis=1, keepdims=True)
+        p_first = (top / top.sum(axis=1, keepdims=True)).mean(axis=0)
+        mean_rank = ranks.mean(axis=0)
+        std_rank = ranks.std(axis=0, ddof=1) if len(ranks) > 1 else np.zeros(s.n)
+        group = _groups(full.order, lower, upper)
     return RankUncertainty(
         method=method,
         candidates=s.matrix.candidates,
@@ -177,14 +197,16 @@ def rank_uncertainty(
         position=full.positions,
         lower=lower,
         upper=upper,
-        mean_rank=ranks.mean(axis=0),
-        std_rank=ranks.std(axis=0, ddof=1),
+        mean_rank=mean_rank,
+        std_rank=std_rank,
         p_first=p_first,
-        group=_groups(full.order, lower, upper),
+        group=group,
         level=float(level),
         n_trials=int(n_trials),
         seed=draws.seed,
         missing=missing,
         params=s.params[method],
         excluded_candidates=s.excluded_candidates,
+        skipped=skipped,
+        notes=notes,
     )
