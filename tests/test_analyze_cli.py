@@ -99,7 +99,8 @@ def test_resamples_without_a_usable_judge_are_skipped_and_noted(tmp_path, capsys
     assert len(err) == 1 and err[0].startswith("metascore: note: skipped resamples without a "
                                                "usable judge"), err
     assert f"generalization {no_judge + no_oob} of 200;" in err[0]
-    assert "kept no usable judge" in (tmp_path / "a" / "analysis.html").read_text()
+    html = (tmp_path / "a" / "analysis.html").read_text()
+    assert "<h2>Notes</h2><ul><li>generalization: " in html and "kept no usable judge" in html
     assert main([*args, "--out", str(tmp_path / "b"), "--jobs", "2"]) == 0
     assert capsys.readouterr().err.strip().splitlines() == err
     for name in ("analysis.json", "analysis.html"):

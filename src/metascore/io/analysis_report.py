@@ -157,6 +157,9 @@ def render_analysis(result: AnalysisResult, title: str = "Which ranking method?"
     ]
     if result.topk:
         parts.append(_topk_section(result.topk))
+    if st.get("notes"):
+        items = "".join(f"<li>{esc(note)}</li>" for note in st["notes"])
+        parts.append(f"<section><h2>Notes</h2><ul>{items}</ul></section>")
     parts.append(f"<section><h2>Settings</h2><pre>{esc(json.dumps(st, indent=2, sort_keys=True))}"
                  "</pre></section>")
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{esc(title)}'
