@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -128,3 +130,105 @@ def test_comparison_renders_in_chromium(tmp_path):
     assert run.returncode == 0, run.stderr[-2000:]
     assert shot.stat().st_size > 20_000
     assert "net::ERR" not in dom.stderr + run.stderr
+
+
+# ---------------------------------------------------------------- long judge names
+#: Measures the page once laid out and writes the figures into the DOM (test copies only:
+#: the report itself has no script).
+_PROBE = """<script>
+(function () {
+  const box = (el) => el.getBoundingClientRect();
+  const board = document.querySelector('table.leaderboard');
+  const value = document.querySelector('.cards .card .value');  // the winner's
+  const heat = document.querySelector('svg[aria-label="Per-judge rank heatmap"]');
+  const status = [...board.querySelectorAll('thead tr:first-child th')]
+    .findIndex((th) => th.textContent === 'Status');  // before any task group: the column
+  const out = {
+    viewport: window.innerWidth,
+    page: document.documentElement.scrollWidth,
+    rows: [...board.querySelectorAll('tbody tr')].map((tr) => box(tr).height),
+    status: [...board.querySelectorAll('tbody tr')].map((tr) => box(tr.cells[status]).right),
+    judges: [...board.querySelectorAll('th.judge')].map((th) => [box(th).width, box(th).height]),
+    winner: {height: box(value).height, line: parseFloat(getComputedStyle(value).lineHeight),
+             scroll: value.scrollWidth, client: value.clientWidth, text: value.textContent},
+    heads: [...heat.querySelectorAll('text')].filter((t) => t.querySelector('tspan'))
+      .map((t) => { const b = t.getBBox(); return [t.querySelector('title').textContent,
+                    t.textContent.replace(t.querySelector('title').textContent, ''),
+                    b.x, b.x + b.width, b.y]; }),
+  };
+  const pre = document.createElement('pre');
+  pre.id = 'geometry';
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+</script>"""
+
+
+def _long_names_report(tmp_path: Path) -> str:
+    from long_names import CONFIG as LONG_CONFIG, write_long_names
+
+    root = write_long_names(tmp_path / "competition")
+    config = parse_config(LONG_CONFIG)
+    frame, source = load_scores(config, root)
+    return render_report(build_leaderboard(frame, config, source=source))
+
+
+def test_long_judge_names_show_task_and_column_title(tmp_path):
+    """The leaderboard's header names each task once over its columns and shows the
+    columns' titles (from codabench.json), not the keys; the heat map's column labels are
+    all different and never cut; the status comes before the judges."""
+    from long_names import COLUMNS, TASKS
+
+    page = _long_names_report(tmp_path)
+    board = page[page.index('<table class="leaderboard">'):]
+    board = board[:board.index("</table>")]
+    for task in TASKS:
+        assert board.count(f'title="task {task}">{task}</th>') == 1, task
+    for _, title, _ in COLUMNS:
+        assert board.count(f">{title}&nbsp;") == len(TASKS)
+    assert "private_test_RMSE&nbsp;" not in board  # the key only in the tooltip
+    assert 'title="GDP Nowcasting Task/private_test_RMSE: lower is better"' in board
+    assert board.index("<th rowspan=\"2\">Status</th>") < board.index('class="num judge"')
+    heat = page[page.index('aria-label="Per-judge rank heatmap"'):]
+    heat = heat[:heat.index("</svg>")]
+    labels = re.findall(r"<text [^>]*>((?:<tspan[^>]*>[^<]*</tspan>)+)<title>([^<]*)</title>", heat)
+    columns = {title: " ".join(re.findall(r">([^<]*)</tspan>", spans)) for spans, title in labels
+               if not title.startswith("task ")}
+    assert len(columns) == len(TASKS) * len(COLUMNS)
+    assert set(columns.values()) == {t for _, t, _ in COLUMNS}
+    assert "\u2026" not in "".join(columns.values())
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [1024, 1400])
+def test_long_judge_names_fit_the_window(tmp_path, width):
+    """At 1024 and 1400 px: the page does not overflow (the wide table scrolls inside its
+    box), the status and reason of every row are on screen without scrolling, no row is
+    padded with blank space, the judge headers wrap, the winner's name is whole, and the
+    heat map's column labels do not overlap."""
+    from long_names import WINNER
+
+    require_chromium()
+    probe = tmp_path / "probe.html"
+    probe.write_text(_long_names_report(tmp_path).replace("</body>", _PROBE + "</body>"))
+    dom = _chromium([f"--window-size={width},900", "--dump-dom", probe.as_uri()], tmp_path / "profile")
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    geometry = json.loads(html.unescape(re.search(r'<pre id="geometry">([^<]*)</pre>', dom.stdout)[1]))
+    assert geometry["viewport"] == width
+    assert geometry["page"] <= width
+    assert len(geometry["status"]) == 7 and max(geometry["status"]) <= width - 20
+    assert max(geometry["rows"]) <= 90, geometry["rows"]  # three lines of reason at most
+    for w, h in geometry["judges"]:
+        assert w <= 11 * 14 + 21 and h <= 4 * 19 + 13, (w, h)
+    winner = geometry["winner"]
+    assert winner["text"] == WINNER and winner["scroll"] <= winner["client"]
+    assert winner["height"] <= 2 * winner["line"] + 1  # broken at hyphens at most once
+    heads = sorted(geometry["heads"], key=lambda h: (round(h[4]), h[2]))
+    columns = [h for h in heads if not h[0].startswith("task ")]
+    assert len(columns) == 9 and len({h[1] for h in columns}) == 3
+    for a, b in zip(columns, columns[1:]):
+        assert a[3] < b[2], (a, b)  # side by side, apart
+    shot = tmp_path / "report.png"
+    run = _chromium([f"--screenshot={shot}", f"--window-size={width},1600", probe.as_uri()],
+                    tmp_path / "profile2")
+    assert run.returncode == 0 and shot.stat().st_size > 20_000

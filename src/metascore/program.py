@@ -28,7 +28,7 @@ from . import __version__
 from .config import COMPARE_R, STABILITY_Q, Config, judge_key, load_config
 from .errors import ConfigError, InputError, exit_code
 from .directions import column_direction, direction_warnings
-from .io.columns import read_directions
+from .io.columns import read_directions, read_titles
 from .io.readers import CANONICAL_COLUMNS, concat_scores, read_scores, resolve_inside
 from .io.writers import long_csv, render_outputs, write_files
 from .leaderboard import Leaderboard, build_leaderboard
@@ -63,16 +63,21 @@ def load_scores(config: Config, root: str | Path) -> tuple[pd.DataFrame, dict[st
         return _with_directions(frame, root), _source(frame, LONG_NAME)
     spec = config.input.path
     if isinstance(spec, str):
-        frame = _phased(read_scores(resolve_inside(root, spec), fmt, root=root), config)
-        return _with_directions(frame, root), _source(frame, spec)
+        target = resolve_inside(root, spec)
+        frame = _phased(read_scores(target, fmt, root=root), config)
+        return _with_directions(frame, root, target), _source(frame, spec)
     frame = concat_scores([read_scores(resolve_inside(root, rel), fmt, phase=phase, root=root)
                            for phase, rel in spec.items()])
     return _with_directions(frame, root), _source(frame, dict(spec))
 
 
-def _with_directions(frame: pd.DataFrame, root: Path) -> pd.DataFrame:
-    """Add the directions of ``<root>/codabench.json`` (a pulled folder) to the frame's."""
+def _with_directions(frame: pd.DataFrame, root: Path, tree: Path | None = None) -> pd.DataFrame:
+    """Add the directions of ``<root>/codabench.json`` (a pulled folder) to the frame's,
+    and the columns' titles (``frame.attrs["titles"]``, shown by the report) of that file
+    and of the one at the root of the scores folder ``tree``."""
     frame.attrs["directions"] = {**read_directions(root), **frame.attrs.get("directions", {})}
+    inner = read_titles(tree) if tree is not None and tree != root and tree.is_dir() else {}
+    frame.attrs["titles"] = {**inner, **read_titles(root)}
     return frame
 
 
@@ -105,7 +110,10 @@ def _source(frame: pd.DataFrame, path: Any) -> dict[str, Any]:
         {"phase": p, "candidate": c, "task": t, "reason": r}
         for p, c, t, r in frame.attrs.get("failed", [])
     ]
-    return {"path": path, "format": frame.attrs.get("format"), "failed": failed}
+    out = {"path": path, "format": frame.attrs.get("format"), "failed": failed}
+    if frame.attrs.get("titles"):  # the competition's column titles, for the report's labels
+        out["column_titles"] = dict(frame.attrs["titles"])
+    return out
 
 
 def run(config: Config, root: str | Path, output_dir: str | Path, *, log: Log = print) -> Leaderboard:

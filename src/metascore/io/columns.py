@@ -14,17 +14,20 @@ format; only these keys are read here::
 column key (and title, as Codabench's results export names columns by title): ``sorting:
 desc`` is higher-is-better, ``asc`` lower-is-better. Codabench attaches one leaderboard
 to every task of a phase, so a direction belongs to a column key, not to a task.
+:func:`read_titles` gives the same columns' titles, which the report shows instead of the
+keys.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
 from .rows import check_inside, load_json
 
-__all__ = ["COLUMNS_FILE", "read_directions"]
+__all__ = ["COLUMNS_FILE", "read_directions", "read_titles"]
 
 COLUMNS_FILE = "codabench.json"
 _SORTINGS = {"desc": True, "asc": False}
@@ -33,13 +36,43 @@ _SORTINGS = {"desc": True, "asc": False}
 def read_directions(root: Path) -> dict[str, bool]:
     """``{column key or title: higher_is_better}`` from ``<root>/codabench.json`` ({} when
     absent). A name that sorts both ways in different phases is an error."""
-    path = root / COLUMNS_FILE
-    if not (path.exists() or path.is_symlink()):
-        return {}
-    path = check_inside(root, path, shown=COLUMNS_FILE)
-    data = load_json(path)
     out: dict[str, bool] = {}
     seen: dict[str, str] = {}
+    for path, at, col in _judge_columns(root):
+        sorting = col.get("sorting", "desc")
+        if sorting not in _SORTINGS:
+            raise InputError(f"{path}: {at}.sorting is {sorting!r}; expected 'asc' or 'desc'.")
+        for name in dict.fromkeys(n for n in (col["key"], col.get("title")) if isinstance(n, str) and n):
+            higher = _SORTINGS[sorting]
+            if name in out and out[name] != higher:
+                raise InputError(
+                    f"{path}: column {name!r} sorts {sorting!r} at {at} but "
+                    f"{'desc' if out[name] else 'asc'} at {seen[name]}; a column keeps one "
+                    "direction in every phase."
+                )
+            out[name], seen[name] = higher, at
+    return out
+
+
+def read_titles(root: Path) -> dict[str, str]:
+    """``{column key: title}`` of the judge columns of ``<root>/codabench.json`` whose title
+    differs from the key ({} when absent); the first phase naming a key wins."""
+    out: dict[str, str] = {}
+    for _, _, col in _judge_columns(root):
+        title = col.get("title")
+        if isinstance(title, str) and title.strip() and title.strip() != col["key"]:
+            out.setdefault(col["key"], title.strip())
+    return out
+
+
+def _judge_columns(root: Path) -> Iterator[tuple[Path, str, dict[str, Any]]]:
+    """``(path, where, column)`` of every visible, non-computed leaderboard column of
+    ``<root>/codabench.json`` (nothing when absent); a column without a string key is an error."""
+    path = root / COLUMNS_FILE
+    if not (path.exists() or path.is_symlink()):
+        return
+    path = check_inside(root, path, shown=COLUMNS_FILE)
+    data = load_json(path)
     for p, phase in enumerate(_list(data, "phases", path, "the top level")):
         board = phase.get("leaderboard") if isinstance(phase, dict) else None
         where = f"phases[{p}].leaderboard"
@@ -51,19 +84,7 @@ def read_directions(root: Path) -> dict[str, bool]:
                 raise InputError(f"{path}: {at} must be an object with a string `key`.")
             if col.get("hidden") or col.get("computation"):
                 continue  # not a judge: hidden, or an aggregate of the others
-            sorting = col.get("sorting", "desc")
-            if sorting not in _SORTINGS:
-                raise InputError(f"{path}: {at}.sorting is {sorting!r}; expected 'asc' or 'desc'.")
-            for name in dict.fromkeys(n for n in (col["key"], col.get("title")) if isinstance(n, str) and n):
-                higher = _SORTINGS[sorting]
-                if name in out and out[name] != higher:
-                    raise InputError(
-                        f"{path}: column {name!r} sorts {sorting!r} at {at} but "
-                        f"{'desc' if out[name] else 'asc'} at {seen[name]}; a column keeps one "
-                        "direction in every phase."
-                    )
-                out[name], seen[name] = higher, at
-    return out
+            yield path, at, col
 
 
 def _list(data: Any, key: str, path: Path, where: str) -> list[Any]:
