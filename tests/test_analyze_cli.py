@@ -79,7 +79,11 @@ def test_final_phase_adds_the_top_k_analysis(scores, tmp_path):
     curves = data["top_k"]["average_rank"]
     assert curves["n_candidates"] == 6 and len(curves["curves"]["meta_test"]) == 6
     assert data["settings"]["final"]["shared_candidates"] == 6
-    assert "Top-k rule across the two phases" in (out / "analysis.html").read_text()
+    page = (out / "analysis.html").read_text()
+    assert "Top-k rule across the two phases" in page
+    chart = page[page.index('aria-label="normalized rank of the winner"'):]
+    chart = chart[:chart.index("</svg>")]  # a proportion: its axis spans [0, 1]
+    assert re.findall(r'text-anchor="end">([-\d.]+)</text>', chart) == ["0", "0.25", "0.5", "0.75", "1"]
 
 
 def test_resamples_without_a_usable_judge_are_skipped_and_noted(tmp_path, capsys):
@@ -105,6 +109,123 @@ def test_resamples_without_a_usable_judge_are_skipped_and_noted(tmp_path, capsys
     assert capsys.readouterr().err.strip().splitlines() == err
     for name in ("analysis.json", "analysis.html"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
+def test_default_methods_leave_out_one_the_data_rules_out(tmp_path, capsys):
+    """Negative R²: relative_difference (a default method) cannot rank it. Without
+    --methods it is left out with a note and the others are compared; named in --methods it
+    is an error."""
+    rng = np.random.default_rng(3)
+    r2 = write_wide(tmp_path / "r2.csv", rng.uniform(-0.5, 0.9, size=(5, 4)))
+    out = tmp_path / "a"
+    assert main(["analyze", str(r2), "--out", str(out), *FAST]) == 0
+    captured = capsys.readouterr()
+    note = ("metascore: note: default method relative_difference left out: relative difference "
+            "needs non-negative scores, but candidate ")
+    assert captured.err.startswith(note), captured.err
+    assert "relative_difference" not in captured.out
+    data = json.loads((out / "analysis.json").read_text())
+    assert data["settings"]["methods"] == ["mean", "median", "average_rank", "success_rate", "copeland"]
+    assert list(data["settings"]["methods_left_out"]) == ["relative_difference"]
+    assert data["settings"]["notes"][0].startswith("default method relative_difference left out")
+    assert "<h2>Notes</h2><ul><li>default method relative_difference left out: " in \
+        (out / "analysis.html").read_text()
+    assert main(["analyze", str(r2), "--out", str(tmp_path / "b"), "--methods",
+                 "mean,relative_difference", *FAST]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("metascore: error: relative difference needs non-negative scores")
+    assert len(err.splitlines()) == 1 and not (tmp_path / "b").exists()
+
+
+def test_fewer_than_three_candidates_skip_the_comparison(tmp_path, capsys):
+    """Two candidates: no criteria table (nothing highlighted as best), a sentence saying
+    why, and the other parts of the analysis."""
+    two = write_wide(tmp_path / "two.csv", np.array([[0.9, 0.8, 0.7], [0.5, 0.85, 0.6]]))
+    out = tmp_path / "a"
+    assert main(["analyze", str(two), "--methods", "mean,copeland", "--out", str(out), *FAST]) == 0
+    why = ("the comparison of ranking methods needs at least 3 candidates and there are 2: with "
+           "fewer, the criteria measure the order of a single pair and cannot tell the methods "
+           "apart.")
+    text = capsys.readouterr().out
+    assert f"no comparison table: {why}" in text and "winner_rank" not in text
+    data = json.loads((out / "analysis.json").read_text())
+    assert data["comparison"] is None and data["settings"]["comparison_note"] == why
+    assert set(data["rank_intervals"]) == {"mean", "copeland"}
+    page = (out / "analysis.html").read_text()
+    assert f"<p>Not computed: {why}</p>" in page
+    assert 'class="num best"' not in page and "favours" not in page
+
+
+def _comparison(tmp_path) -> "MethodComparison":  # noqa: F821
+    from metascore import ScoreMatrix
+    from metascore.analysis import compare_methods
+
+    rng = np.random.default_rng(0)
+    matrix = ScoreMatrix.from_array(rng.normal(size=(6, 5)), [f"c{i}" for i in range(6)])
+    return compare_methods(matrix, ["mean", "average_rank", "copeland"], n_trials=20, q=5, r=2)
+
+
+def _with_table(comp, rows):
+    """``comp`` whose criteria table holds ``rows``: {method: [(mean, std) per criterion]}."""
+    import dataclasses
+
+    from metascore.analysis.compare import CRITERIA
+
+    table = comp.table.copy()
+    for i, method in enumerate(comp.methods):
+        for k, (mean, std) in zip(CRITERIA, rows[method]):
+            table.loc[i, k], table.loc[i, f"{k}_std"] = mean, std
+    return dataclasses.replace(comp, table=table)
+
+
+def test_the_comparison_says_which_method_it_favours_and_why(tmp_path):
+    from metascore.io.comparison_html import verdict
+
+    comp = _comparison(tmp_path)
+    clear = _with_table(comp, {
+        "mean": [(0.8, 0.05), (0.5, 0.1), (0.3, 0.1), (0.6, 0.1), (0.7, 0.1)],
+        "average_rank": [(0.7, 0.05), (0.6, 0.1), (0.2, 0.1), (0.7, 0.1), (0.6, 0.1)],
+        "copeland": [(0.9, 0.05), (0.9, 0.1), (0.25, 0.1), (0.9, 0.1), (0.7, 0.1)],
+    })
+    text = verdict(clear)
+    assert text.startswith("The table favours copeland: it is best on winner rank, Condorcet "
+                           "rate, stability (judges) and stability (candidates) (4 of the 5 "
+                           "criteria that separate the methods).")
+    assert ("Its lead exceeds the spread of the resamples on winner rank, Condorcet rate and "
+            "stability (judges) and is within the spread on stability (candidates)") in text
+    assert "On generalization, mean does better (0.300 against 0.250, within the spread)." in text
+    assert "copeland also satisfies the Condorcet criterion and Pareto by construction" in text
+    tied = _with_table(comp, {m: [(0.5, 0.1)] * 5 for m in comp.methods})
+    assert verdict(tied).startswith("The table favours no method: the methods tie on every criterion")
+    split = _with_table(comp, {
+        "mean": [(0.9, 0.1), (0.5, 0.1), (0.5, 0.1), (0.5, 0.1), (0.5, 0.1)],
+        "average_rank": [(0.5, 0.1), (0.9, 0.1), (0.5, 0.1), (0.5, 0.1), (0.5, 0.1)],
+        "copeland": [(0.5, 0.1)] * 5,
+    })
+    assert verdict(split).startswith("The table favours no single method: mean and average_rank "
+                                     "are each best on 1 of the 2 criteria")
+
+
+def test_the_page_defines_each_criterion_and_keeps_proportions_in_0_1(tmp_path):
+    from metascore.io.comparison_html import render_comparison
+
+    comp = _with_table(_comparison(tmp_path), {  # error bars that reach below 0
+        m: [(0.1, 0.3), (0.05, 0.2), (-0.2, 0.3), (0.1, 0.3), (0.1, 0.3)] for m in ("mean", "average_rank", "copeland")})
+    page = render_comparison(comp)
+    for term in ("Winner rank", "Condorcet rate", "Generalization", "Stability (judges)",
+                 "Stability (candidates)", "Condorcet, Pareto, Order only"):
+        assert f"<dt>{term}</dt><dd>" in page, term
+    assert "Kendall&#x27;s W (0 to 1) between 5 rankings, each on a resample of the judges" in page
+
+    def ticks(label):
+        chart = page[page.index(f'aria-label="{label} per method"'):]
+        chart = chart[:chart.index("</svg>")]
+        return re.findall(r'text-anchor="middle">(-?[\d.]+)</text>', chart)
+
+    for proportion in ("Winner rank", "Condorcet rate", "Stability (judges)"):  # Kendall's W
+        assert ticks(proportion) == ["0", "0.25", "0.5", "0.75", "1"], proportion
+    for correlation in ("Generalization", "Stability (candidates)"):  # Spearman: may be < 0
+        assert ticks(correlation) == ["-1", "-0.5", "0", "0.5", "1"], correlation
 
 
 @pytest.mark.parametrize("case, message", [

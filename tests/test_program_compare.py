@@ -1,10 +1,11 @@
 """``analysis.compare`` in the meta-scoring program: the comparison of ranking methods on the
 ranked pool, in ``detailed_results.html`` and ``leaderboard.json`` (issue 10).
 
-The fixture is the shared competition (``tests/shared_competition.py``): with ``filter:
-{beat: any}`` two of the four final candidates (dave-105, alice-101) qualify, over three
-judges; the baselines and the two excluded candidates are not ranked, so the comparison
-sees the two qualified ones only.
+The fixture is the shared competition (``tests/shared_competition.py``), here with
+``filter: {rule: top_k, k: 3}``: three of the four final candidates (dave-105, alice-101,
+bob-103) qualify, over three judges; the baselines and the excluded candidate are not
+ranked, so the comparison sees the three qualified ones only. With ``filter: {beat: any}``
+only two qualify, too few to compare methods on (a note instead).
 """
 
 from __future__ import annotations
@@ -25,9 +26,9 @@ from metascore.program import load_scores, run
 from shared_competition import CONFIG as COMPETITION
 from shared_competition import FIXTURE
 
-CONFIG = {**COMPETITION, "output": {"scores": {"n_qualified": "n_qualified",
-                                               "winner_score": "winner_score",
-                                               "stability": "stability"}}}
+CONFIG = {**COMPETITION, "filter": {"rule": "top_k", "k": 3},
+          "output": {"scores": {"n_qualified": "n_qualified", "winner_score": "winner_score",
+                                "stability": "stability"}}}
 METHODS = ["average_rank", "copeland", "success_rate"]
 SECTION = "<h2>Comparison of ranking methods</h2>"
 
@@ -54,7 +55,7 @@ def test_program_adds_the_comparison_and_leaves_the_scores_alone(tmp_path):
     comp = lb.analysis.comparison
     assert comp is not None and lb.analysis.comparison_note is None
     assert comp.methods == tuple(METHODS)
-    assert (comp.n_candidates, comp.n_judges) == (len(lb.filter.qualified), 3) == (2, 3)
+    assert (comp.n_candidates, comp.n_judges) == (len(lb.filter.qualified), 3) == (3, 3)
     assert (comp.n_trials, comp.q, comp.r, comp.seed, comp.missing) == \
         (30, STABILITY_Q, COMPARE_R, 12345, "worst")
     assert "[*] method comparison: average_rank, copeland, success_rate (30 trials, " \
@@ -63,7 +64,7 @@ def test_program_adds_the_comparison_and_leaves_the_scores_alone(tmp_path):
     page = (tmp_path / "cmp" / "detailed_results.html").read_text()
     section = page[page.index(SECTION):]
     section = section[:section.index("</section>")]
-    assert "(2 candidates × 3 judges)" in section and "the leaderboard uses average_rank" in section
+    assert "(3 candidates × 3 judges)" in section and "the leaderboard uses average_rank" in section
     for method in METHODS:
         assert f"{method}</td>" in section or f"{method}<span" in section
         assert f"<title>{method}: " in section  # its point on the error-bar plots
@@ -75,7 +76,7 @@ def test_program_adds_the_comparison_and_leaves_the_scores_alone(tmp_path):
     doc = json.loads((tmp_path / "cmp" / "leaderboard.json").read_text())
     cmp_doc = doc["analysis"]["comparison"]
     assert [r["method"] for r in cmp_doc["rows"]] == METHODS
-    assert (cmp_doc["seed"], cmp_doc["n_trials"], cmp_doc["n_candidates"]) == (12345, 30, 2)
+    assert (cmp_doc["seed"], cmp_doc["n_trials"], cmp_doc["n_candidates"]) == (12345, 30, 3)
     assert doc["analysis"]["comparison_note"] is None
     assert doc["config"]["analysis"]["compare"] == METHODS
 
@@ -86,7 +87,7 @@ def test_the_comparison_describes_the_ranked_pool():
     lb = _board({"compare": METHODS})
     rows = {r.candidate: r for r in lb.final.rows}
     qualified = list(lb.filter.qualified)
-    assert qualified == ["dave-105", "alice-101"] and len(rows) == 6  # + 2 baselines, 2 excluded
+    assert qualified == ["dave-105", "alice-101", "bob-103"] and len(rows) == 6  # + 2 baselines, 1 excluded
     board = lb.final
     values = [[np.nan if rows[c].values[j] is None else rows[c].values[j] for j in board.judges]
               for c in qualified]
@@ -117,8 +118,11 @@ DEADLINE = "2024-03-15T23:59:59+00:00"  # leaves one qualified final candidate
 @pytest.mark.parametrize("over, why", [
     ({"filter": {"rule": "beat_baseline"}, "selection": {"final": "last"},
       "phases": {"deadlines": {"Development": DEADLINE, "Final": DEADLINE}}},
-     "the method comparison (analysis.compare) was not computed: it needs at least 2 ranked "
-     "candidates and 1 was ranked."),
+     "the method comparison (analysis.compare) was not computed: it needs at least 3 ranked "
+     "candidates (with fewer the criteria cannot tell the methods apart) and 1 was ranked."),
+    ({"filter": {"beat": "any"}},  # two qualify: a comparison would only order one pair
+     "the method comparison (analysis.compare) was not computed: it needs at least 3 ranked "
+     "candidates (with fewer the criteria cannot tell the methods apart) and 2 were ranked."),
     ({"judges": [{"task": "iris", "metric": "accuracy"}]},
      "the method comparison (analysis.compare) was not computed: it needs at least 2 judges "
      "(generalization tests on the judges a resample leaves out) and the final ranking uses "
@@ -154,7 +158,7 @@ def test_a_comparison_that_fails_on_the_data_does_not_fail_the_run(tmp_path, mon
     why = ("the method comparison (analysis.compare) was not computed: every trial drew the "
            "same candidate.")
     assert lb.analysis.comparison_note == why and f"[!] {why}" in lines
-    assert json.loads((tmp_path / "scores.json").read_text())["n_qualified"] == 2
+    assert json.loads((tmp_path / "scores.json").read_text())["n_qualified"] == 3
 
 
 def test_same_seed_same_report():

@@ -5,12 +5,16 @@ a terminal and without ``--quiet``), and writes ``analysis.json`` and a self-con
 ``analysis.html`` into ``--out``. Everything is computed before anything is written, so
 bad input leaves the output directory untouched. Resamples skipped for lack of a usable
 judge (see :func:`metascore.analysis.bootstrap.usable_trials`) are counted in one
-``metascore: note:`` line on stderr and explained in the notes of both files.
+``metascore: note:`` line on stderr and explained in the notes of both files. Without
+``--methods``, a default method that cannot take the data (``relative_difference`` on
+negative scores) is left out with a note and the others are compared; a method named in
+``--methods`` that cannot take the data is an error.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -18,9 +22,9 @@ from typing import Any
 
 from .analysis import PAPER_AXES, analyze
 from .analysis.bootstrap import AXES
-from .analysis.compare import CRITERIA
+from .analysis.compare import CRITERIA, unusable_methods
 from .cli import read_matrix_file
-from .errors import ConfigError, did_you_mean
+from .errors import ConfigError, InputError, did_you_mean
 from .io.readers import FORMATS
 from .matrix import ScoreMatrix
 from .registry import DEFAULT_SEED, MISSING_POLICIES, get_ranking_method, ranking_method_names
@@ -44,8 +48,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("scores", help="score file (any format `metascore rank` reads)")
     p.add_argument("--final", help="final-phase score file: adds the top-k analysis")
-    p.add_argument("--methods", default=DEFAULT_METHODS,
-                   help=f"comma-separated methods (default: {DEFAULT_METHODS})")
+    p.add_argument("--methods",
+                   help=f"comma-separated methods (default: {DEFAULT_METHODS}; a default "
+                   "method that cannot take the data, e.g. relative_difference on negative "
+                   "scores, is left out with a note; a method named here is an error then)")
     p.add_argument("--out", required=True, help="output directory for the report")
     p.add_argument("--trials", type=int, default=1000,
                    help="resamples for the bootstrap criteria, intervals and top-k (default 1000)")
@@ -157,6 +163,10 @@ def _print_table(result: Any) -> None:
     comp = result.comparison
     st = result.settings
     print(f"{st['n_candidates']} candidates x {st['n_judges']} judges, seed {st['seed']}")
+    if comp is None:
+        print(f"no comparison table: {st['comparison_note']}")
+        _print_curves(result)
+        return
     if comp.agreement is not None:
         print(f"Kendall's W of the judges: {comp.agreement.w:.3f} "
               f"(mean Spearman between judges {comp.agreement.mean_spearman:.3f})")
@@ -178,6 +188,11 @@ def _print_table(result: Any) -> None:
           f"generalization {ax['generalization']}; stability concordance: judges "
           f"{comp.concordance['judges']}, candidates {comp.concordance['candidates']}; "
           f"± = std over trials (repetitions for stabilities)")
+    _print_curves(result)
+
+
+def _print_curves(result: Any) -> None:
+    """The judges needed for a stable ranking and, with a final phase, the top-k."""
     needed = result.curve.judges_needed(0.9)
     print("judges needed for a judge stability of 0.9: " + ", ".join(
         f"{m} {n if n is not None else '> ' + str(int(result.curve.sizes.max()))}"
@@ -197,13 +212,33 @@ def _note_skipped(result: Any) -> None:
               "analysis.json.", file=sys.stderr)
 
 
+def _with_left_out(result: Any, left_out: dict[str, str]) -> Any:
+    """``result`` whose settings record the default methods left out and why (a note each,
+    shown in analysis.html's notes and analysis.json)."""
+    notes = {m: f"default method {m} left out: {why}." for m, why in left_out.items()}
+    settings = {**result.settings, "methods_left_out": notes,
+                "notes": [*notes.values(), *result.settings.get("notes", [])]}
+    return dataclasses.replace(result, settings=settings)
+
+
 def _cmd_analyze(args: argparse.Namespace) -> int:
     from .io.analysis_report import write_analysis
 
-    methods = _methods(args.methods)
+    methods = _methods(args.methods or DEFAULT_METHODS)
     params = _params(args.param, methods)
     matrix = _read(args.scores, args)
     final = _read(args.final, args) if args.final else None
+    left_out: dict[str, str] = {}
+    if args.methods is None:  # the defaults: leave out those the data rules out
+        left_out = unusable_methods(matrix, methods, params=params, missing=args.missing)
+        if final is not None:
+            left_out.update({m: why for m, why in unusable_methods(
+                final, methods, params=params, missing=args.missing).items() if m not in left_out})
+        methods = [m for m in methods if m not in left_out]
+        params = {m: v for m, v in params.items() if m in methods}
+        if not methods:
+            raise InputError("no default method can rank these scores: "
+                             + "; ".join(f"{m}: {why}" for m, why in left_out.items()) + ".")
     bars = _Bars(args.quiet)
     client = _backend(args)
     try:
@@ -220,7 +255,11 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         bars.close()
         if client is not None:
             client.close()
+    if left_out:
+        result = _with_left_out(result, left_out)
     _print_table(result)
+    for note in result.settings.get("methods_left_out", {}).values():
+        print(f"metascore: note: {note}", file=sys.stderr)
     _note_skipped(result)
     paths = write_analysis(args.out, result)
     print("wrote " + " and ".join(str(p) for p in paths))

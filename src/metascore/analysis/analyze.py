@@ -14,8 +14,9 @@ from typing import Any
 from ..jsonable import jsonable
 from ..errors import InputError
 from ..matrix import ScoreMatrix
+from ..registry import prepare
 from . import _engine as E
-from .compare import MethodComparison, StageProgress, compare_methods
+from .compare import MethodComparison, StageProgress, compare_methods, too_few_to_compare
 from .criteria import positive_int
 from .stability import StabilityCurve, stability_vs_judges
 from .topk import TopKCurves, top_k_curves
@@ -30,8 +31,9 @@ class AnalysisResult:
 
     Attributes
     ----------
-    comparison : MethodComparison
-        The criteria table.
+    comparison : MethodComparison or None
+        The criteria table; None with fewer than :data:`~.compare.MIN_COMPARED` candidates
+        (``settings["comparison_note"]`` says why).
     curve : StabilityCurve
         Judge stability against the number of judges.
     intervals : dict
@@ -44,7 +46,7 @@ class AnalysisResult:
         about skipped trials and undefined values, each prefixed with the part's name.
     """
 
-    comparison: MethodComparison
+    comparison: MethodComparison | None
     curve: StabilityCurve
     intervals: dict[str, RankUncertainty]
     topk: dict[str, TopKCurves] | None
@@ -54,7 +56,7 @@ class AnalysisResult:
         return jsonable(
             {
                 "settings": self.settings,
-                "comparison": self.comparison.to_dict(),
+                "comparison": None if self.comparison is None else self.comparison.to_dict(),
                 "stability_vs_judges": self.curve.to_dict(),
                 "rank_intervals": {m: u.to_dict() for m, u in self.intervals.items()},
                 "top_k": None if self.topk is None else {m: c.to_dict() for m, c in self.topk.items()},
@@ -63,8 +65,8 @@ class AnalysisResult:
 
     def parts(self) -> list[tuple[str, Any]]:
         """Every result of the analysis, with its name, in report order."""
-        out: list[tuple[str, Any]] = [
-            (LABELS.get(key, key), res) for key, res in self.comparison.criteria.items()]
+        criteria = {} if self.comparison is None else self.comparison.criteria
+        out: list[tuple[str, Any]] = [(LABELS.get(key, key), res) for key, res in criteria.items()]
         out.append(("stability vs judges", self.curve))
         out += [(f"rank intervals of {m}", u) for m, u in self.intervals.items()]
         out += [(f"top-k of {m}", c) for m, c in (self.topk or {}).items()]
@@ -143,9 +145,15 @@ def analyze(
         return None if progress is None else (lambda done, total: progress(name, done, total))
 
     kw = dict(seed=seed, missing=missing, jobs=jobs, backend=backend)
-    comparison = compare_methods(matrix, methods, n_trials=n_trials, q=q, r=r, params=params,
-                                 axes=axes, concordance=concordance, progress=progress, **kw)
-    names, per_method = comparison.methods, comparison.params
+    skip = too_few_to_compare(prepare(matrix, missing).matrix.n_candidates)
+    comparison: MethodComparison | None = None
+    if skip:  # the other parts still run: check the methods, parameters and data as it would
+        checked = E.setup(matrix, methods, params, missing, seed)
+        names, per_method = checked.methods, checked.params
+    else:
+        comparison = compare_methods(matrix, methods, n_trials=n_trials, q=q, r=r, params=params,
+                                     axes=axes, concordance=concordance, progress=progress, **kw)
+        names, per_method = comparison.methods, comparison.params
     curve = stability_vs_judges(matrix, names, sizes, q=q, r=curve_r, params=per_method,
                                 progress=stage("stability vs judges"), **kw)
     intervals = {
@@ -165,8 +173,9 @@ def analyze(
     settings = {
         "methods": list(names), "n_candidates": matrix.n_candidates, "n_judges": matrix.n_judges,
         "n_trials": n_trials, "q": q, "r": r, "curve_r": curve_r, "level": level, "seed": seed,
-        "missing": missing, "params": per_method, "axes": comparison.axes,
-        "concordance": comparison.concordance,
+        "missing": missing, "params": per_method,
+        **({"comparison_note": skip} if skip else {"axes": comparison.axes,
+                                                  "concordance": comparison.concordance}),
         "final": None if final is None else {"n_candidates": final.n_candidates,
                                               "n_judges": final.n_judges,
                                               "shared_candidates": len(common)},

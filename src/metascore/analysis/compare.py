@@ -15,9 +15,9 @@ import numpy as np
 import pandas as pd
 
 from ..jsonable import jsonable
-from ..errors import ConfigError, did_you_mean
+from ..errors import ConfigError, InputError, did_you_mean
 from ..matrix import ScoreMatrix
-from ..registry import get_ranking_method
+from ..registry import check_params, get_ranking_method, prepare
 from . import _engine as E
 from . import bootstrap as B
 from .criteria import (
@@ -35,11 +35,16 @@ from .criteria import (
 )
 from .stability import PAPER_CONCORDANCE, StabilityResult, stability
 
-__all__ = ["compare_methods", "MethodComparison", "CRITERIA", "StageProgress"]
+__all__ = ["compare_methods", "MethodComparison", "CRITERIA", "StageProgress", "MIN_COMPARED",
+           "too_few_to_compare", "unusable_methods"]
 
 #: The table's criteria, in order.
 CRITERIA = ("winner_rank", "condorcet_rate", "generalization", "stability_judges",
             "stability_candidates")
+
+#: The fewest candidates a comparison of methods is made on: with two, the criteria measure
+#: the order of one pair, so they tie or differ by chance and no method can be told best.
+MIN_COMPARED = 3
 
 #: ``progress(stage, done, total)``: one stage per criterion.
 StageProgress = Callable[[str, int, int], None] | None
@@ -105,6 +110,35 @@ class MethodComparison:
                 "n_judges": self.n_judges,
             }
         )
+
+
+def too_few_to_compare(n_candidates: int) -> str | None:
+    """Why a comparison of methods on ``n_candidates`` candidates is not made, or None."""
+    if n_candidates >= MIN_COMPARED:
+        return None
+    return (f"the comparison of ranking methods needs at least {MIN_COMPARED} candidates and "
+            f"there {'is' if n_candidates == 1 else 'are'} {n_candidates}: with fewer, the "
+            "criteria measure the order of a single pair and cannot tell the methods apart.")
+
+
+def unusable_methods(
+    matrix: ScoreMatrix, methods: Sequence[str], *, params: Mapping[str, Any] | None = None,
+    missing: str = "worst",
+) -> dict[str, str]:
+    """``{method: why}`` for the methods of ``methods`` that cannot rank ``matrix`` (after the
+    missing-data policy), e.g. ``relative_difference`` on negative scores: the method's own
+    check of the data, without ranking anything."""
+    prepared = prepare(matrix, missing).matrix
+    out: dict[str, str] = {}
+    for name in methods:
+        spec = get_ranking_method(name)
+        if spec.check is None:
+            continue
+        try:
+            spec.check(prepared, check_params(spec, dict((params or {}).get(name, {}))))
+        except InputError as exc:
+            out[name] = str(exc).rstrip(".")
+    return out
 
 
 def _axes(axes: Mapping[str, str] | None) -> dict[str, str]:

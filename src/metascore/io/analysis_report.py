@@ -72,8 +72,11 @@ def _line_chart(x: np.ndarray, series: Sequence[tuple[str, np.ndarray, np.ndarra
 
 def _curve_section(curve: StabilityCurve) -> str:
     series = [(m, curve.mean[m], curve.std[m], method_color(i)) for i, m in enumerate(curve.methods)]
+    # Kendall's W is a proportion: [0, 1]; a Spearman correlation may be negative
+    low = min((float(np.nanmin(y - sd)) for _, y, sd, _ in series if np.isfinite(y).any()), default=0.0)
+    ylim = (-1.0, 1.0) if curve.concordance != "kendall_w" and low < 0 else (0.0, 1.0)
     chart = _line_chart(curve.sizes.astype(float), series, "number of judges",
-                        f"stability ({curve.concordance})")
+                        f"stability ({curve.concordance})", ylim=ylim)
     needed = curve.judges_needed(0.9)
     text = "; ".join(f"{esc(m)}: {needed[m] if needed[m] is not None else f'more than {int(curve.sizes.max())}'}"
                      for m in curve.methods)
@@ -121,10 +124,8 @@ def _intervals_section(intervals: dict[str, RankUncertainty], limit: int = 25) -
 def _topk_chart(c: TopKCurves) -> str:
     series = [("meta-train", c.meta_train, c.meta_train_std, "#4e79a7"),
               ("meta-test", c.meta_test, c.meta_test_std, "#e15759")]
-    top = float(min(1.0, max(np.nanmax(c.meta_test + c.meta_test_std),
-                             np.nanmax(c.meta_train + c.meta_train_std), 0.05)))
     return _line_chart(c.k.astype(float), series, "k (candidates kept from development)",
-                       "normalized rank of the winner", ylim=(0.0, top),
+                       "normalized rank of the winner", ylim=(0.0, 1.0),
                        marks=[(c.k_star, f"k* = {c.k_star:.2f}", "#59a14f"),
                               (float(c.k_best), f"best k = {c.k_best}", "#9c755f")],
                        width=420, height=250)
@@ -148,10 +149,11 @@ def render_analysis(result: AnalysisResult, title: str = "Which ranking method?"
     st = result.settings
     sub = (f"{st['n_candidates']} candidates × {st['n_judges']} judges · methods: "
            f"{', '.join(st['methods'])} · seed {st['seed']}")
+    table = (render_comparison(result.comparison) if result.comparison is not None
+             else f'<p>Not computed: {esc(st.get("comparison_note", ""))}</p>')
     parts = [
         f"<header><h1>{esc(title)}</h1><p>{esc(sub)}</p></header>",
-        f"<section><h2>Comparison of the ranking methods</h2>{render_comparison(result.comparison)}"
-        "</section>",
+        f"<section><h2>Comparison of the ranking methods</h2>{table}</section>",
         _curve_section(result.curve),
         _intervals_section(result.intervals),
     ]

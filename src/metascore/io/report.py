@@ -518,10 +518,7 @@ def _comparison_section(a: Analysis, method: str) -> str:
     intro = (f"How {', '.join(comp.methods)} behave on the pool this leaderboard was ranked "
              f"from ({comp.n_candidates} candidates × {comp.n_judges} judges), to choose or "
              f"confirm a method (the leaderboard uses {method}). Every criterion is at most 1, "
-             "higher is better: winner rank, how well the winner does on the judges; Condorcet "
-             "rate, how often the winner is the Condorcet winner of a resample; generalization, "
-             "how well the ranking agrees with judges left out; stabilities, how much the "
-             "rankings of resampled judges or candidates agree.")
+             "higher is better; each is defined below the table.")
     return f"{head}<p>{_e(intro)}</p>{render_comparison(comp, current=method)}</section>"
 
 

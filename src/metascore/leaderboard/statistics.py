@@ -24,6 +24,7 @@ from ..analysis import (
     rank_uncertainty,
     stability,
 )
+from ..analysis.compare import MIN_COMPARED
 from ..config import COMPARE_R, STABILITY_Q, STABILITY_R, STATISTICS, Config
 from ..errors import MetascoreError
 from ..filtering import FilterResult
@@ -122,9 +123,10 @@ def method_comparison(
     n = n_ranked if ranking is None else len(ranking.candidates)
     m = 0 if ranking is None else len(ranking.judges)
     what = "the method comparison (analysis.compare) was not computed"
-    if n < 2:
-        return None, (f"{what}: it needs at least 2 ranked candidates and {n} "
-                      f"{'was' if n == 1 else 'were'} ranked.")
+    if n < MIN_COMPARED:
+        return None, (f"{what}: it needs at least {MIN_COMPARED} ranked candidates (with fewer "
+                      "the criteria cannot tell the methods apart) and "
+                      f"{n} {'was' if n == 1 else 'were'} ranked.")
     if m < 2:
         return None, (f"{what}: it needs at least 2 judges (generalization tests on the judges "
                       "a resample leaves out) and the final ranking uses only 1.")
