@@ -200,3 +200,58 @@ def test_duplicate_yaml_keys_are_refused_with_their_lines(tmp_path, text, messag
     path.write_text(text)
     with pytest.raises(ConfigError, match=message):
         load_config(path)
+
+
+# ---------------------------------------------------------------- judges against the scores
+def _two_phases() -> pd.DataFrame:
+    rows = []
+    for phase in ("Development", "Final"):
+        for i, cand in enumerate(("a", "b", "c")):
+            for metric, value in (("test_MAE", 0.3 + i / 10), ("test_R2", 0.7 - i / 10)):
+                rows.append({"phase": phase, "candidate": cand, "participant": cand,
+                             "task": "gdp", "metric": metric, "value": value,
+                             "submitted_at": None, "is_baseline": False})
+    return pd.DataFrame(rows)
+
+
+def test_did_you_mean_prefers_the_same_name_in_another_case():
+    from metascore.errors import did_you_mean
+
+    assert did_you_mean("test_mae", ["test_R2", "test_MAE"]) == " (did you mean 'test_MAE'?)"
+    assert did_you_mean("gdp/test_mae", ["gdp/test_R2", "gdp/test_MAE"]) == \
+        " (did you mean 'gdp/test_MAE'?)"
+    assert did_you_mean("Accuracy", ["accuracy", "f1"]) == " (did you mean 'accuracy'?)"
+    assert did_you_mean("rankng", ["ranking", "input"]) == " (did you mean 'ranking'?)"
+    assert did_you_mean("zzz", ["ranking"]) == ""
+
+
+def test_a_judge_metric_in_the_wrong_case_suggests_the_right_one():
+    from metascore.errors import InputError
+    from metascore.leaderboard import build_leaderboard
+
+    config = parse_config({"judges": [{"task": "gdp", "metric": "test_mae", "direction": "lower"}],
+                           "filter": {"rule": "none"}})
+    with pytest.raises(InputError, match=r"judge 'gdp/test_mae'.*\(did you mean 'gdp/test_MAE'\?\)"):
+        build_leaderboard(_two_phases(), config)
+
+
+def test_a_judge_missing_from_the_final_phase_fails_before_any_ranking(monkeypatch):
+    """A judge of the final phase only, misspelt: the error comes before the development
+    phase is ranked (no ranking work is wasted, no progress is logged)."""
+    from metascore.errors import InputError
+    from metascore.leaderboard import build, build_leaderboard
+
+    calls: list[str] = []
+    real = build.rank
+
+    def counted(*args, **kwargs):
+        calls.append(kwargs.get("method", ""))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(build, "rank", counted)
+    config = parse_config({"judges": [{"task": "gdp", "metric": "test_MAE", "direction": "lower"},
+                                      {"task": "gdp", "metric": "test_r2", "phase": "Final"}],
+                           "filter": {"rule": "none"}})
+    with pytest.raises(InputError, match=r"judge 'gdp/test_r2'.*phase 'Final' \(did you mean 'gdp/test_R2'\?\)"):
+        build_leaderboard(_two_phases(), config)
+    assert calls == []

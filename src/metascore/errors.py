@@ -42,9 +42,21 @@ class InputWarning(UserWarning):
 
 
 def did_you_mean(value: str, choices: Iterable[str]) -> str:
-    """Return ``" (did you mean 'x'?)"`` for the closest choice, or ``""``."""
-    close = difflib.get_close_matches(str(value), [str(c) for c in choices], n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    """Return ``" (did you mean 'x'?)"`` for the closest choice, or ``""``.
+
+    A choice equal to ``value`` but for case wins (``test_mae`` -> ``test_MAE``, not the
+    closer-spelled ``test_R2``); otherwise the closest by spelling, case ignored.
+    """
+    names = list(dict.fromkeys(str(c) for c in choices))
+    text = str(value)
+    same = [c for c in names if c.casefold() == text.casefold() and c != text]
+    if same:
+        return f" (did you mean {same[0]!r}?)"
+    folded: dict[str, str] = {}
+    for c in names:
+        folded.setdefault(c.casefold(), c)
+    close = difflib.get_close_matches(text.casefold(), list(folded), n=1, cutoff=0.6)
+    return f" (did you mean {folded[close[0]]!r}?)" if close else ""
 
 
 def report_internal_error(exc: BaseException) -> None:

@@ -22,7 +22,7 @@ from ..ranking import Ranking
 from ..registry import get_ranking_method, rank
 from .boards import baseline_dev_scores, dev_board, final_board, first_place_note, pool_margins
 from .model import Board, Leaderboard, Progress
-from .phases import check_baselines, check_phases, in_phase, normalize_frame, select_phase
+from .phases import check_baselines, check_judges, check_phases, in_phase, normalize_frame, select_phase
 from .statistics import compute_statistics, final_analysis, why_undefined, with_intervals
 
 
@@ -40,6 +40,7 @@ def build_leaderboard(
     """
     frame = normalize_frame(frame)
     check_phases(frame, config)
+    check_judges(frame, config)  # every configuration error before any ranking work
     check_baselines(frame, config.baselines)
     rc = config.ranking
     rank_fn = functools.partial(

@@ -43,31 +43,13 @@ def phase_matrix(
     is flagged ``is_baseline``.
     """
     known = frame.attrs.get("directions") or {}
-    rows = frame[frame["phase"] == phase]
-    if rows.empty:
-        raise InputError(f"phase {phase!r} has no scores.")
-    rows = _titles_as_metrics(rows, judges, phase)
-    pairs = pd.MultiIndex.from_arrays([rows["task"].astype(str), rows["metric"].astype(str)])
-    codes, uniq = pairs.factorize()
-    rows = rows.assign(judge=np.array([judge_key(t, m) for t, m in uniq], dtype=object)[codes])
-    found = sorted(pd.unique(rows["judge"]))
+    rows, found = _judge_rows(frame, phase, judges)
     if judges is None:
         pairs = dict(zip(rows["judge"], zip(rows["task"], rows["metric"])))
         keys, weights = found, [1.0] * len(found)
         higher = [column_direction(*pairs[k], known) is not False for k in keys]
     else:
         mine = [j for j in judges if j.phase in (None, phase)]
-        if not mine:
-            raise InputError(f"no configured judge applies to phase {phase!r}.")
-        for j in mine:
-            if j.key not in found:
-                tasks = sorted(set(rows["task"]))
-                raise InputError(
-                    f"judge {j.key!r}: task {j.task!r}"
-                    + (f" with metric {j.metric!r}" if j.metric else "")
-                    + f" has no score in phase {phase!r}{did_you_mean(j.key, found)}; "
-                    f"judges found are {found} (tasks {tasks})."
-                )
         keys = [j.key for j in mine]
         higher = [_higher(j, known) for j in mine]
         weights = [j.weight for j in mine]
@@ -101,6 +83,46 @@ def phase_matrix(
     except InputError as exc:
         raise InputError(f"phase {phase!r}: {exc}") from None
     return matrix.subset(judges=keys)
+
+
+def _judge_rows(
+    frame: pd.DataFrame, phase: str, judges: tuple[JudgeConfig, ...] | None
+) -> tuple[pd.DataFrame, list[str]]:
+    """The rows of ``phase`` with their ``judge`` key, and the judge keys found; an error
+    when the phase has no scores or a configured judge of the phase has none."""
+    rows = frame[frame["phase"] == phase]
+    if rows.empty:
+        raise InputError(f"phase {phase!r} has no scores.")
+    rows = _titles_as_metrics(rows, judges, phase)
+    pairs = pd.MultiIndex.from_arrays([rows["task"].astype(str), rows["metric"].astype(str)])
+    codes, uniq = pairs.factorize()
+    rows = rows.assign(judge=np.array([judge_key(t, m) for t, m in uniq], dtype=object)[codes])
+    found = sorted(pd.unique(rows["judge"]))
+    if judges is None:
+        return rows, found
+    mine = [j for j in judges if j.phase in (None, phase)]
+    if not mine:
+        raise InputError(f"no configured judge applies to phase {phase!r}.")
+    for j in mine:
+        if j.key not in found:
+            tasks = sorted(set(rows["task"]))
+            raise InputError(
+                f"judge {j.key!r}: task {j.task!r}"
+                + (f" with metric {j.metric!r}" if j.metric else "")
+                + f" has no score in phase {phase!r}{did_you_mean(j.key, found)}; "
+                f"judges found are {found} (tasks {tasks})."
+            )
+    return rows, found
+
+
+def check_judges(frame: pd.DataFrame, config: Config) -> None:
+    """Every configured judge has scores in each configured phase it applies to: checked
+    before any ranking, so a misspelt judge of the final phase fails at once."""
+    if config.judges is None:
+        return
+    for phase in (config.phases.development, config.phases.final):
+        if phase is not None:
+            _judge_rows(frame, phase, config.judges)
 
 
 def _per_candidate(rows: pd.DataFrame, what: str, phase: str) -> dict[str, Any]:
