@@ -27,6 +27,27 @@ def test_competition_detail():
     assert comp.queue is None
 
 
+def test_phase_dates_status_and_submission_rule_are_read_when_sent():
+    comp = parse_competition(DETAIL, "competition 41")
+    final, meta = comp.phase("Final"), comp.phase("Final ranking")
+    assert (final.start, final.end, final.status) == \
+        ("2024-03-01T00:00:00Z", "2024-03-15T23:59:00Z", "Previous")
+    assert meta.end is None  # a phase that never ends
+    assert comp.leaderboards[0].submission_rule == "Force_Last"
+    bare = copy.deepcopy(DETAIL)  # an older site: none of them sent
+    for phase in bare["phases"]:
+        for key in ("start", "end", "status"):
+            phase.pop(key)
+    bare["leaderboards"][0].pop("submission_rule")
+    comp = parse_competition(bare, "competition 41")
+    assert (comp.phases[0].start, comp.phases[0].status, comp.leaderboards[0].submission_rule) == \
+        (None, None, None)
+    bad = copy.deepcopy(DETAIL)
+    bad["phases"][1]["end"] = 5
+    with pytest.raises(PayloadError, match=r"phases\[1\]\.end"):
+        parse_competition(bad, "competition 41")
+
+
 def test_results_export_rows():
     comp = parse_competition(DETAIL, "c")
     board, rows = parse_results(FINAL, "export", comp.phase("Final"), comp.leaderboards)

@@ -138,6 +138,39 @@ def test_codabench_rank_one_command(replay, capsys, tmp_path):
     assert {r.query for r in replay.requests("GET") if "results" in r.path} == {"phase=101", "phase=102"}
 
 
+def test_phases_lists_ids_dates_tasks_and_columns(replay, capsys, monkeypatch):
+    """No token needed (a public competition); one line per phase with its id, then the
+    leaderboard and what `pull` reads without --phase."""
+    monkeypatch.delenv(TOKEN_ENV)
+    rc, stdout, _ = cli(replay, capsys, "phases")
+    assert rc == 0
+    lines = stdout.splitlines()
+    assert lines[0] == "competition 41: 'Two-task mini benchmark', 3 phase(s)"
+    assert lines[1].split() == ["id", "index", "name", "start", "end", "status", "tasks"]
+    assert lines[2].split() == ["101", "0", "Development", "2024-01-01", "00:00", "2024-02-29",
+                                "23:59", "Previous", "iris,", "wine"]
+    assert lines[4].split()[:4] == ["103", "2", "Final", "ranking"] and " never " in lines[4]
+    assert lines[5].startswith("leaderboard 'Results', submission rule Force_Last: accuracy "
+                               "(Accuracy, desc), rmse (RMSE, asc), duration (Duration, asc, hidden)")
+    assert "the first two phases ['Development', 'Final']" in lines[6]
+    assert not replay.requests("GET")[0].headers.get("Authorization")
+
+
+def test_pull_says_which_phases_it_reads(replay, capsys, tmp_path):
+    rc, stdout, _ = cli(replay, capsys, "pull", "--out", str(tmp_path / "a"))
+    assert rc == 0
+    assert ("[*] pulling phases ['Development', 'Final']: no --phase and no configuration, so "
+            "the competition's first two phases; choose others with --phase") in stdout
+    config = tmp_path / "metascore.yaml"
+    config.write_text(CONFIG)
+    rc, stdout, _ = cli(replay, capsys, "pull", "--config", str(config), "--out", str(tmp_path / "b"))
+    assert rc == 0
+    assert ("[*] pulling phases ['Development', 'Final']: the configuration's phases.development "
+            "and phases.final") in stdout
+    rc, stdout, _ = cli(replay, capsys, "pull", "--phase", "Final", "--out", str(tmp_path / "c"))
+    assert rc == 0 and "[*] pulling phases ['Final']: named by --phase" in stdout
+
+
 def test_config_direction_conflict_is_an_error(replay, capsys, tmp_path):
     config = tmp_path / "metascore.yaml"
     config.write_text(CONFIG + "judges:\n  - {task: iris, metric: accuracy}\n"

@@ -4,9 +4,10 @@ Shapes follow Codabench's serializers and views (``codalab/codabench`` @ ``c7dbc
 ``src/apps/api/``):
 
 - ``GET /api/competitions/<id>/`` (``CompetitionDetailSerializer``): ``phases[]`` with
-  ``id, index, name, tasks[] {id, name}`` and ``leaderboards[] {id, title, hidden,
-  columns[] {key, title, sorting, index, hidden, computation}}``; a token without admin
-  rights does not see hidden leaderboards.
+  ``id, index, name, tasks[] {id, name}`` (and, read when present, ``start``, ``end``,
+  ``status``) and ``leaderboards[] {id, title, hidden, columns[] {key, title, sorting,
+  index, hidden, computation}}`` (and ``submission_rule`` when present); a token without
+  admin rights does not see hidden leaderboards.
 - ``GET /api/competitions/<id>/results.json?phase=<pid>`` (``collect_leaderboard_data``):
   ``{"<leaderboard title> - <phase name>(<phase id>)": {"<owner>-<parent id or id>":
   {"fact_sheet_answers": ..., "<task name>(<task id>)-<column title>": "0.9100000000" or
@@ -59,6 +60,7 @@ class LeaderboardInfo:
     title: str
     columns: tuple[Column, ...]
     hidden: bool = False
+    submission_rule: str | None = None
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,9 @@ class PhaseInfo:
     index: int
     name: str
     tasks: tuple[TaskInfo, ...]
+    start: str | None = None  # ISO 8601 as the site sends it; None: not given
+    end: str | None = None  # None: the phase never ends
+    status: str | None = None  # "Previous", "Current" or "Next"
 
 
 @dataclass(frozen=True)
@@ -165,8 +170,10 @@ def parse_competition(data: Any, what: str) -> CompetitionInfo:
             TaskInfo(f.get(t, tp, "id", int), f.get(t, tp, "name", str))
             for tp, t in f.items(phase, path, "tasks")
         )
-        phases.append(PhaseInfo(f.get(phase, path, "id", int), f.get(phase, path, "index", int),
-                                f.get(phase, path, "name", str), tasks))
+        phases.append(PhaseInfo(
+            f.get(phase, path, "id", int), f.get(phase, path, "index", int),
+            f.get(phase, path, "name", str), tasks,
+            *(f.get(phase, path, key, str, optional=True) for key in ("start", "end", "status"))))
     boards = []
     for path, board in f.items(data, "", "leaderboards"):
         columns = []
@@ -181,7 +188,8 @@ def parse_competition(data: Any, what: str) -> CompetitionInfo:
             ))
         boards.append(LeaderboardInfo(f.get(board, path, "id", int), f.get(board, path, "title", str),
                                       tuple(columns),
-                                      f.get(board, path, "hidden", bool, optional=True, default=False)))
+                                      f.get(board, path, "hidden", bool, optional=True, default=False),
+                                      f.get(board, path, "submission_rule", str, optional=True)))
     queue = f.get(data, "", "queue", dict, optional=True)
     return CompetitionInfo(
         f.get(data, "", "id", int), f.get(data, "", "title", str), tuple(phases), tuple(boards),

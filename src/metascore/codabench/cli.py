@@ -1,4 +1,5 @@
-"""``metascore codabench pull | rank | submit``: from a live competition to the final ranking.
+"""``metascore codabench phases | pull | rank | submit``: from a live competition to the final
+ranking (``phases`` lists the phases, their ids and the leaderboard, to choose ``--phase``).
 
 The API token comes from ``$CODABENCH_TOKEN`` or ``--token-file``, never from the command
 line, and is never printed or written.
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING
 from . import TOKEN_ENV
 
 if TYPE_CHECKING:
+    from .api import CompetitionInfo
     from .client import Client
 
 __all__ = ["register"]
@@ -32,6 +34,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     sub = top.add_subparsers(dest="codabench_command", metavar="COMMAND")
     sub.required = True
+
+    p = sub.add_parser(
+        "phases", help="list the competition's phases (ids, dates, tasks) and leaderboard columns",
+        description="Read the competition and print each phase (id, index, name, dates, status, "
+        "tasks), the leaderboards' columns and submission rule, and which phases `pull` and "
+        f"`rank` read without --phase. The token (${TOKEN_ENV} or --token-file) is optional: "
+        "a public competition answers without one; hidden leaderboards need an organizer's.",
+    )
+    _common(p)
+    p.set_defaults(func=_cmd_phases)
 
     p = sub.add_parser(
         "pull", help="download the phases' results into a folder metascore reads",
@@ -100,6 +112,53 @@ def _client(args: argparse.Namespace, *, token: bool = True) -> Client:
 
     return Client(args.site, read_token(args.token_file, required=token), timeout=args.timeout,
                   retries=args.retries, backoff=args.backoff, log=print)
+
+
+def _cmd_phases(args: argparse.Namespace) -> int:
+    from .pull import fetch_competition
+
+    comp = fetch_competition(_client(args, token=False), args.competition)
+    for line in phase_listing(comp):
+        print(line)
+    return 0
+
+
+def phase_listing(comp: CompetitionInfo) -> list[str]:
+    """The lines ``metascore codabench phases`` prints: a table of the phases, then the
+    leaderboards and the phases ``pull`` reads by default."""
+    phases = sorted(comp.phases, key=lambda p: p.index)
+    rows = [("id", "index", "name", "start", "end", "status", "tasks")]
+    rows += [(str(p.id), str(p.index), p.name, _when(p.start), _when(p.end) if p.end else "never",
+              p.status or "", ", ".join(t.name for t in p.tasks) or "(none)") for p in phases]
+    widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]) - 1)]
+    lines = [f"competition {comp.id}: {comp.title!r}, {len(phases)} phase(s)"]
+    lines += ["  " + "  ".join(v.ljust(w) for v, w in zip(r, widths)) + "  " + r[-1] for r in rows]
+    for board in comp.leaderboards:
+        cols = ", ".join(f"{c.key} ({c.title}, {c.sorting}"
+                         + (", hidden" if c.hidden else "")
+                         + (f", computed {c.computation}" if c.computation else "") + ")"
+                         for c in board.columns)
+        rule = f", submission rule {board.submission_rule}" if board.submission_rule else ""
+        lines.append(f"leaderboard {board.title!r}{rule}: {cols or 'no columns'}")
+    if not comp.leaderboards:
+        lines.append("no leaderboard is visible to this token (a hidden leaderboard needs an "
+                     "organizer's token)")
+    first = [p.name for p in phases[:2]]
+    lines.append(f"`pull` and `rank` read phases.development and phases.final of --config, else "
+                 f"the first two phases {first}; --phase NAME ... chooses others.")
+    return lines
+
+
+def _when(text: str | None) -> str:
+    """An ISO 8601 time as ``YYYY-MM-DD HH:MM`` (as sent when it does not parse)."""
+    if not text:
+        return ""
+    import datetime as dt
+
+    try:
+        return dt.datetime.fromisoformat(text.replace("Z", "+00:00")).strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return text
 
 
 def _cmd_pull(args: argparse.Namespace) -> int:

@@ -99,7 +99,8 @@ def pull(
     """
     comp = fetch_competition(client, competition_id)
     log(f"[*] competition {comp.id}: {comp.title!r}, phases {[p.name for p in comp.phases]}")
-    chosen = _choose_phases(comp, phases, config)
+    chosen, why = _choose_phases(comp, phases, config)
+    log(f"[*] pulling phases {[p.name for p in chosen]}: {why}")
     if not comp.leaderboards:
         raise PlatformError(
             f"competition {comp.id} shows no leaderboard to this token: its leaderboard is "
@@ -189,12 +190,21 @@ def _scores_files(phase: PhaseInfo, row: ExportRow, board: LeaderboardInfo,
     return files
 
 
-def _choose_phases(comp: CompetitionInfo, names: Sequence[str], config: Config | None) -> list[PhaseInfo]:
+def _choose_phases(
+    comp: CompetitionInfo, names: Sequence[str], config: Config | None
+) -> tuple[list[PhaseInfo], str]:
+    """The phases to pull and why those: ``--phase``, else the configuration's development
+    and final phases, else the competition's first two phases."""
+    why = "named by --phase"
     if not names and config is not None:
         names = [n for n in (config.phases.development, config.phases.final) if n is not None]
+        why = "the configuration's phases.development and phases.final (--phase to choose others)"
     if not names:
-        return sorted(comp.phases, key=lambda p: p.index)[:2]
-    return [find_phase(comp, name) for name in dict.fromkeys(names)]
+        first = sorted(comp.phases, key=lambda p: p.index)[:2]
+        return first, (f"no --phase and no configuration, so the competition's first "
+                       f"{'two phases' if len(first) == 2 else 'phase'}; choose others with "
+                       "--phase (`metascore codabench phases` lists them)")
+    return [find_phase(comp, name) for name in dict.fromkeys(names)], why
 
 
 def find_phase(comp: CompetitionInfo, name: str) -> PhaseInfo:
