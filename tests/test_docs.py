@@ -67,3 +67,31 @@ def test_readme_points_to_the_docs_not_to_unshipped_notes():
     assert "SPEC.md" not in readme and "research" not in readme
     for link in re.findall(r"\]\((docs/[^)#]+)", readme):
         assert (ROOT / link).is_file(), link
+
+
+def test_the_template_readme_says_what_the_runner_does():
+    """bundle_template/README.md's "How faithful" section names what `bundle run` offers
+    today (both backends, both sandbox modes, both feeds, the limits) and only options the
+    command has."""
+    import contextlib
+    import io
+
+    from metascore.bundle.local import SANDBOX_MODES
+    from metascore.bundle.runner import BACKENDS
+    from metascore.cli import main
+
+    text = (ROOT / "bundle_template" / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("## How faithful the local run is"):]
+    help_text = io.StringIO()
+    with contextlib.redirect_stdout(help_text), pytest.raises(SystemExit):
+        main(["bundle", "run", "--help"])
+    options = set(re.findall(r"--[a-z][a-z-]+", help_text.getvalue()))
+    named = set(re.findall(r"`(--[a-z][a-z-]+)", section))
+    assert named and named <= options, named - options
+    for needed in ("--backend docker", "--sandbox rewrite", "--feed all", "--network",
+                   "--memory", "--submissions"):
+        assert needed in section, needed
+    assert {m for m in SANDBOX_MODES if m != "auto"} <= set(re.findall(r"\w+", section))
+    assert set(BACKENDS) <= set(re.findall(r"\w+", section))
+    assert "auto_migrate_to_this_phase" in section and "submission_rule" in section
+    assert "Every submission runs in every phase" not in section
