@@ -179,7 +179,7 @@ def _with_table(comp, rows):
 
 
 def test_the_comparison_says_which_method_it_favours_and_why(tmp_path):
-    from metascore.io.comparison_html import verdict
+    from metascore.io.comparison_html import render_comparison, verdict
 
     comp = _comparison(tmp_path)
     clear = _with_table(comp, {
@@ -197,6 +197,8 @@ def test_the_comparison_says_which_method_it_favours_and_why(tmp_path):
     assert "copeland also satisfies the Condorcet criterion and Pareto by construction" in text
     tied = _with_table(comp, {m: [(0.5, 0.1)] * 5 for m in comp.methods})
     assert verdict(tied).startswith("The table favours no method: the methods tie on every criterion")
+    assert 'class="num best"' not in render_comparison(tied)  # a tie picks no method
+    assert render_comparison(clear).count('class="num best"') == 6  # copeland 4, mean 2 (one tied)
     split = _with_table(comp, {
         "mean": [(0.9, 0.1), (0.5, 0.1), (0.5, 0.1), (0.5, 0.1), (0.5, 0.1)],
         "average_rank": [(0.5, 0.1), (0.9, 0.1), (0.5, 0.1), (0.5, 0.1), (0.5, 0.1)],

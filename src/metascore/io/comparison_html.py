@@ -31,6 +31,7 @@ LABELS = {
     "stability_candidates": "Stability (candidates)",
 }
 
+_AXES = {"both": "candidates, then the judges"}
 #: The criteria's names mid-sentence.
 _IN_TEXT = {"winner_rank": "winner rank", "condorcet_rate": "Condorcet rate",
             "generalization": "generalization", "stability_judges": "stability (judges)",
@@ -49,7 +50,8 @@ def _is_proportion(comp: MethodComparison, key: str) -> bool:
 
 def _definitions(comp: MethodComparison) -> str:
     """What each column of the table measures, on this comparison's axes."""
-    ax, conc = comp.axes, comp.concordance
+    ax = {k: _AXES.get(v, v) for k, v in comp.axes.items()}
+    conc = comp.concordance
     items = [
         ("Winner rank", "how well the method's winner does on the judges: 1 - (r - 1)/(n - 1), "
          "r its average rank over the judges, n the number of candidates; 1 when it is first on "
@@ -205,8 +207,11 @@ def _error_bar_chart(comp: MethodComparison, key: str) -> str:
 
 def _table(comp: MethodComparison, current: str | None) -> str:
     t = comp.table
-    best = {k: np.nanmax(t[k].to_numpy(dtype=float)) if np.isfinite(t[k].to_numpy(dtype=float)).any()
-            else None for k in CRITERIA}
+    best: dict[str, float | None] = {}
+    for k in CRITERIA:  # no highlight where every method ties: the column picks no method
+        v = t[k].to_numpy(dtype=float)
+        top = float(np.nanmax(v)) if np.isfinite(v).any() else None
+        best[k] = None if top is None or (len(v) > 1 and np.all(np.isfinite(v) & (v >= top - 1e-12))) else top
     head = "".join(f'<th class="num">{esc(LABELS[k])}</th>' for k in CRITERIA)
     mark = '<span class="current" title="the method that ranks this leaderboard">in use</span>'
     rows = []
@@ -233,7 +238,8 @@ def _procedure(comp: MethodComparison) -> str:
             f'{comp.q} rankings × {comp.r} repetitions ({esc(conc["judges"])} on judges, '
             f'{esc(conc["candidates"])} on candidates). ± is the standard deviation over '
             f'resamples (over repetitions for stabilities). Seed {esc(comp.seed)}, missing '
-            f'cells: {esc(comp.missing)}. Best value of each column highlighted.</p>')
+            f'cells: {esc(comp.missing)}. The best value of a column is highlighted unless every '
+            'method ties on it.</p>')
 
 
 def render_comparison(comp: MethodComparison, current: str | None = None) -> str:
