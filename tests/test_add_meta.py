@@ -294,10 +294,11 @@ def test_an_add_leaderboard_is_said_and_force_last_is_offered(tmp_path, capsys):
     assert "leaderboard submission_rule Add (Codabench's default): nothing reaches the leaderboard" in said
     assert "--submission-rule Force_Last puts each participant's last finished submission there" in said
     assert "submission_rule" not in yaml.safe_load((bundle / "competition.yaml").read_text())["leaderboards"][0]
-    assert main(["bundle", "add-meta", str(bundle), "--end", "2026-12-31", "--force",
+    # the meta phase stays as it is, so no --force is needed to change the rule afterwards
+    assert main(["bundle", "add-meta", str(bundle), "--end", "2026-12-31",
                  "--submission-rule", "Force_Last"]) == 0
     said = capsys.readouterr().out
-    assert "~ leaderboard submission_rule: Add -> Force_Last" in said
+    assert "updated (the meta-ranking phase stays as it was):\n  ~ leaderboard submission_rule: Add -> Force_Last\nnote:" in said
     assert "replaces their previous one, even a worse one (participants no longer choose what shows)" in said
     board = yaml.safe_load((bundle / "competition.yaml").read_text())["leaderboards"][0]
     assert board["submission_rule"] == "Force_Last"

@@ -55,16 +55,19 @@ class AddMetaResult:
     notes: list[str] = field(default_factory=list)
     warnings: int = 0
     zipped: bool = False
-    rewrote: bool = False
+    #: "added", "rewrote" (--force) or "updated" (only the image, rule or end changed)
+    kind: str = "added"
 
     def lines(self) -> list[str]:
         where = "" if self.target == self.bundle else f" -> {self.target}"
         if not self.changed:
             out = [f"{self.bundle}: already has the meta phase add-meta would write; nothing changed."]
         else:
-            done = "rewrote the meta-ranking phase (--force)" if self.rewrote else "added the meta-ranking phase"
+            done = {"added": "added the meta-ranking phase",
+                    "rewrote": "rewrote the meta-ranking phase (--force)",
+                    "updated": "updated (the meta-ranking phase stays as it was)"}[self.kind]
             out = [f"{self.bundle}{where}: {done}:"]
-            out += [f"  {c}" for c in self.changes]
+            out += [f"  {c}" for c in self.changes if self.kind != "updated" or c.startswith("~")]
             out += [f"note: {n}" for n in self.notes]
         subs = " --submissions DIR" if self.zipped else ""
         seen = f"   ({self.warnings} warning(s) to read)" if self.warnings else ""
@@ -126,14 +129,16 @@ def add_meta(
         files, fill = editor.plan(fill_program=zip_out)
         current = {rel: _read(root / rel) for rel in files}
         same = all(current[rel] == text for rel, text in files.items()) and not fill
-        result = AddMetaResult(src, target, not same, editor.changes, editor.notes, zipped=zip_out,
-                               rewrote=bool(editor.existing))
+        result = AddMetaResult(src, target, not same, editor.changes, editor.notes, zipped=zip_out)
         if same:
             return result
-        if editor.existing and not force:
-            raise ConfigError(
-                f"{src}: already has a meta phase ({editor.existing}), and this run would write it "
-                "differently; --force rewrites it with these options.")
+        if editor.existing:
+            result.kind = "updated" if _platform_only(editor, files, current, tmp, end,
+                                                      submission_rule, image) else "rewrote"
+            if result.kind == "rewrote" and not force:
+                raise ConfigError(
+                    f"{src}: already has a meta phase ({editor.existing}), and this run would write "
+                    "it differently; --force rewrites it with these options.")
         if not editor.existing:
             clash = [rel for rel in files if rel != "competition.yaml" and current[rel] is not None
                      and current[rel] != files[rel]]
@@ -160,6 +165,17 @@ def add_meta(
             for rel in sorted(files, key=lambda r: r == "competition.yaml"):  # the yaml last
                 write_text(target / rel, files[rel])
     return result
+
+
+def _platform_only(editor: BundleEditor, files: dict[str, str], current: dict[str, str | None],
+                   tmp: Path, end: str | None, rule: str | None, image: str | None) -> bool:
+    """Whether this run changes an existing meta phase's bundle only by its image, submission
+    rule or end date (the meta phase and metascore.yaml stay as they are)."""
+    if any(current[rel] != text for rel, text in files.items() if rel != "competition.yaml"):
+        return False
+    other = BundleEditor(editor.root, tmp / "platform", editor.choices, end=end,
+                         submission_rule=rule, image=image)
+    return other.platform_edits() == files["competition.yaml"]
 
 
 def _read(path: Path) -> str | None:

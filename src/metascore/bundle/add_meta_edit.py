@@ -128,6 +128,19 @@ class BundleEditor:
                                     "`bundle zip` fill the folder with the meta-scoring program")
         return files, fill
 
+    def platform_edits(self) -> str:
+        """competition.yaml with only this run's image, submission rule and end date applied,
+        the meta phase left as it is: equal to the planned text when this run differs from
+        the one that wrote the meta phase only in those options (no --force needed)."""
+        comp, yt = self.load()
+        stripped, _, old_start = self.strip(comp, YamlText(yt.text))
+        if not stripped.phases:
+            return yt.text
+        self.set_image(stripped, yt)
+        self.set_rule(stripped, yt)
+        self.meta_start(stripped, yt, stripped.phases[-1], old_start)
+        return yt.text
+
     def unsorted(self, comp: Competition, yt: YamlText) -> list[str]:
         """Keys of the leaderboard columns whose sorting is not written."""
         if comp.version == 2:
