@@ -336,6 +336,7 @@ def test_one_phase_flow_style_bundle(tmp_path, capsys):
     "a: 1\nitems:\n  - x: 1\n    y: 'q'\n  - x: 2\n    y: >\n      folded\n      text\n# next\nb: 2\n",
     "a: 1\r\nitems: [{x: 1}, {x: 2}]\r\nb: 2\r\n",
     "items:\n    -   x: 1\n        y: 2\n",
+    "base: &B {x: 0}\nitems:\n  - x: 1\n    ref: *B\n  - *B\n# after\nz: 1\n",  # aliases last
 ])
 def test_append_then_remove_gives_the_text_back(text):
     yt = YamlText(text)
@@ -346,3 +347,19 @@ def test_append_then_remove_gives_the_text_back(text):
         assert "\n" not in yt.text.replace("\r\n", "")
     yt.remove_item(yt.get(yt.root, "items"), -1 % len(yt.get(yt.root, "items").value), "marker:")
     assert yt.text == text
+
+
+def test_a_v1_column_ending_with_its_leaderboard_alias(tmp_path):
+    """The new columns go after the last column even when its last key is an alias (PyYAML
+    hands out the anchored node, whose position is the anchor's)."""
+    bundle = _copy(V1, tmp_path)
+    path = bundle / "competition.yaml"
+    text = path.read_text()
+    path.write_text(text.replace("      label: Duration\n      numeric_format: 2\n      rank: 3\n      leaderboard: *RESULTS\n", "")
+                    .replace("    Duration:\n      leaderboard: *RESULTS\n      label: Duration\n      numeric_format: 2\n      rank: 3\n",
+                             "    Duration:\n      label: Duration\n      numeric_format: 2\n      rank: 3\n      leaderboard: *RESULTS\n"))
+    assert path.read_text().endswith("      leaderboard: *RESULTS\n")
+    add_meta(bundle, end="2026-08-31")
+    columns = yaml.safe_load(path.read_text())["leaderboard"]["columns"]
+    assert list(columns) == ["hits", "rmse", "Duration", "n_qualified", "winner_score"]
+    assert columns["Duration"]["leaderboard"] == columns["n_qualified"]["leaderboard"] == {"label": "RESULTS", "rank": 1}

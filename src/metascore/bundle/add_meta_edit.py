@@ -168,12 +168,13 @@ class BundleEditor:
             meta = metas.get(id(comp.tasks[i]))
             if meta is not None and meta.config is not None:
                 keys |= set(meta.config.scores)
-            elif meta is None or meta.config is None:
+            else:  # no readable configuration: the default output columns
                 keys |= {"n_qualified", "winner_score"}
         task = comp.tasks[min(tasks)]
         self.existing = (f"phase {meta_phases[0].name!r}, task {task.name!r}, "
                          f"{(task.reference_data or '').rstrip('/')}/{CONFIG_NAME}")
-        if task.reference_data and comp.path(task.reference_data).is_dir():
+        ref = comp.path(task.reference_data)
+        if ref is not None and ref.is_dir():
             self.ref_dir = task.reference_data.rstrip("/") + "/"
         if task.scoring_program:
             self.program_ref = task.scoring_program
@@ -186,7 +187,7 @@ class BundleEditor:
             self._remove_items(yt, ("leaderboards", 0, "columns"), lambda n: _scalar(yt, n, "key") in keys)
         else:
             self._remove_pairs(yt, ("phases",), lambda v: _scalar(yt, v, "label") in names)
-            self._remove_pairs(yt, ("leaderboard", "columns"), lambda v, k=None: False, keys)
+            self._remove_pairs(yt, ("leaderboard", "columns"), lambda v: False, keys)
         board = replace(comp.leaderboard, columns=tuple(
             c for c in comp.leaderboard.columns if c.key not in keys))
         return replace(comp, phases=tuple(p for p in comp.phases if p.name not in names),

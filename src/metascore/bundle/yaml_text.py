@@ -23,6 +23,7 @@ nodes handed out before an edit are stale after it: look them up again.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import yaml
@@ -32,6 +33,7 @@ from ..errors import ConfigError
 __all__ = ["YamlText", "Raw", "flow"]
 
 Node = yaml.Node
+_ALIAS = re.compile(r"\*[^\s,\[\]{}]+")
 
 
 class Raw(str):
@@ -122,21 +124,35 @@ class YamlText:
         """The text of ``node`` as written (a scalar's quotes included)."""
         return self.text[node.start_mark.index:self._end(node)]
 
-    def _end(self, node: Node) -> int:
+    def _end(self, node: Node, after: int = -1) -> int:
         """Where the node's own text ends (a block collection: its last content, not the
-        comments and blank lines after it)."""
+        comments and blank lines after it). ``after``: where the node's text starts at the
+        earliest; a node that starts before is an alias (``*name``), whose end is found there."""
+        if node.start_mark.index < after:  # an alias: PyYAML hands out the anchored node
+            alias = _ALIAS.search(self.text, after)
+            return alias.end() if alias else after
         if isinstance(node, yaml.ScalarNode) or getattr(node, "flow_style", False):
             return node.end_mark.index
         if isinstance(node, yaml.MappingNode):
             if not node.value:
                 return node.end_mark.index
-            key, value = node.value[-1]
-            if isinstance(value, yaml.ScalarNode) and value.value == "" and value.style is None:
-                return max(key.end_mark.index, self._end(key))  # "key:" with no value
-            return self._end(value)
+            return self._pair_end(*node.value[-1])
         if not node.value:
             return node.end_mark.index
-        return self._end(node.value[-1])
+        return self._item_end(node, len(node.value) - 1)
+
+    def _pair_end(self, key: Node, value: Node) -> int:
+        """Where the pair ``key: value`` ends (``key:`` alone: after the key)."""
+        if isinstance(value, yaml.ScalarNode) and value.value == "" and value.style is None:
+            return self._end(key)
+        return max(self._end(key), self._end(value, key.end_mark.index))
+
+    def _item_end(self, seq: Node, i: int) -> int:
+        """Where item ``i`` of the sequence ``seq`` ends."""
+        end = seq.start_mark.index
+        for item in seq.value[:i + 1]:
+            end = self._end(item, end)
+        return end
 
     def _line_after(self, index: int) -> int:
         """The start of the line after the one holding ``index - 1`` (the end of a node)."""
@@ -148,16 +164,6 @@ class YamlText:
     def _line_start(self, index: int) -> int:
         return self.text.rfind("\n", 0, index) + 1
 
-    def _dash_column(self, item: Node) -> int:
-        """The column of the ``-`` of a block sequence item."""
-        start = item.start_mark.index
-        line = self._line_start(start)
-        dash = self.text.rfind("-", line, start)
-        if dash < 0:
-            raise ConfigError(f"{self.name}: line {item.start_mark.line + 1}: cannot find the '-' of "
-                              "this list item; edit the file by hand.")
-        return dash - line
-
     # ------------------------------------------------------------------ edits
     def _insert(self, at: int, text: str) -> None:
         if at == len(self.text) and self.text and not self.text.endswith("\n"):
@@ -168,21 +174,22 @@ class YamlText:
         """Append ``item`` (a mapping of scalars and flow values) to the sequence ``seq``."""
         if not isinstance(seq, yaml.SequenceNode) or not seq.value:
             raise ConfigError(f"{self.name}: line {seq.start_mark.line + 1}: expected a non-empty list.")
-        last = seq.value[-1]
         if seq.flow_style:
-            self._insert(self._end(last), ", " + flow(item))
+            self._insert(self._item_end(seq, len(seq.value) - 1), ", " + flow(item))
             return
-        dash = self._dash_column(last)
+        dash = seq.start_mark.column  # a block sequence starts at its first "-"
+        own = [it for it in seq.value if it.start_mark.index >= seq.start_mark.index]  # no aliases
+        last = own[-1] if own else None
         nl = self.newline
         lines = [" " * dash + "# " + c for c in comment]
-        if getattr(last, "flow_style", False) or not isinstance(last, yaml.MappingNode):
+        if last is None or getattr(last, "flow_style", False) or not isinstance(last, yaml.MappingNode):
             lines.append(" " * dash + "- " + flow(item))
         else:
             col = last.start_mark.column
             pairs = [f"{flow(k)}: {flow(v)}" for k, v in item.items()]
             lines.append(" " * dash + "-" + " " * (col - dash - 1) + pairs[0])
             lines.extend(" " * col + p for p in pairs[1:])
-        self._insert(self._line_after(self._end(last)), nl.join(lines) + nl)
+        self._insert(self._line_after(self._item_end(seq, len(seq.value) - 1)), nl.join(lines) + nl)
 
     def append_pair(self, mapping: Node, key: str | int, value: object, comment: Sequence[str] = ()) -> None:
         """Append ``key: value`` to the mapping ``mapping`` (``value``: a scalar, a flow value,
@@ -202,8 +209,7 @@ class YamlText:
     def _pair_after(self, mapping: Node, pair: tuple[Node, Node], key: str | int, value: object,
                     comment: Sequence[str]) -> None:
         k, v = pair
-        end = max(self._end(k), self._end(v)) if not (
-            isinstance(v, yaml.ScalarNode) and v.value == "" and v.style is None) else self._end(k)
+        end = self._pair_end(k, v)
         if mapping.flow_style:  # quoted as a flow collection needs: {key: value} less its braces
             self._insert(end, ", " + flow({key: value})[1:-1])
             return
@@ -212,8 +218,9 @@ class YamlText:
         lines = [" " * col + "# " + c for c in comment]
         if isinstance(value, dict):
             inner = col + 2  # nested keys: indented like the mapping's last nested block
-            last = mapping.value[-1][1]
-            if isinstance(last, yaml.MappingNode) and not last.flow_style and last.value:
+            key_end, last = mapping.value[-1][0].end_mark.index, mapping.value[-1][1]
+            if isinstance(last, yaml.MappingNode) and not last.flow_style and last.value \
+                    and last.start_mark.index >= key_end:  # not an alias
                 inner = max(col + 1, last.value[0][0].start_mark.column)
             lines.append(" " * col + f"{flow(key)}:")
             lines.extend(" " * inner + f"{flow(a)}: {flow(b)}" for a, b in value.items())
@@ -233,15 +240,15 @@ class YamlText:
         item = seq.value[index]
         if seq.flow_style:
             if index > 0:
-                start = self._end(seq.value[index - 1])
-                end = self._end(item)
+                start = self._item_end(seq, index - 1)
+                end = self._item_end(seq, index)
             else:
                 start = item.start_mark.index
-                end = seq.value[1].start_mark.index if len(seq.value) > 1 else self._end(item)
+                end = seq.value[1].start_mark.index if len(seq.value) > 1 else self._item_end(seq, 0)
             self._set(self.text[:start] + self.text[end:])
             return
         start = self._line_start(item.start_mark.index)
-        self._remove_lines(self._marked_start(start, marker), self._line_after(self._end(item)))
+        self._remove_lines(self._marked_start(start, marker), self._line_after(self._item_end(seq, index)))
 
     def remove_pair(self, mapping: Node, key: str, marker: str = "") -> None:
         """Remove the key ``key`` of ``mapping`` (and the ``# <marker>`` comment lines above it)."""
@@ -251,12 +258,11 @@ class YamlText:
             return
         k, v = pairs[i]
         if mapping.flow_style:
-            start = self._end(pairs[i - 1][1]) if i > 0 else k.start_mark.index
-            end = max(self._end(v), self._end(k)) if i > 0 or len(pairs) == 1 else pairs[i + 1][0].start_mark.index
+            start = self._pair_end(*pairs[i - 1]) if i > 0 else k.start_mark.index
+            end = self._pair_end(k, v) if i > 0 or len(pairs) == 1 else pairs[i + 1][0].start_mark.index
             self._set(self.text[:start] + self.text[end:])
             return
-        end = self._end(k) if isinstance(v, yaml.ScalarNode) and v.value == "" and v.style is None \
-            else max(self._end(k), self._end(v))
+        end = self._pair_end(k, v)
         start = self._line_start(k.start_mark.index)
         self._remove_lines(self._marked_start(start, marker), self._line_after(end))
 
