@@ -116,6 +116,8 @@ def add_meta(
                               "`metascore bundle zip`, which also fills the meta-scoring program.")
         if out.resolve() == src.resolve():
             out = None
+        elif not zipped and out.resolve().is_relative_to(src.resolve()):
+            raise InputError(f"-o {out}: inside the bundle {src}; choose a folder outside it.")
         elif out.exists() and not (out.is_dir() and not any(out.iterdir())) and not (zip_out and out.is_file()):
             raise InputError(f"-o {out}: already exists and is not an empty folder; choose a new path.")
     with tempfile.TemporaryDirectory(prefix="metascore-add-meta-") as tmp_name:
@@ -179,7 +181,8 @@ def _platform_only(editor: BundleEditor, files: dict[str, str], current: dict[st
 
 
 def _read(path: Path) -> str | None:
-    return path.read_bytes().decode("utf-8") if path.is_file() else None
+    return path.read_bytes().decode("utf-8", errors="replace") if path.is_file() else None
+
 
 # ====================================================================== writing
 def _overlay(root: Path, files: dict[str, str], stage: Path) -> Path:

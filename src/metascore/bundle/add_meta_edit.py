@@ -87,7 +87,11 @@ class BundleEditor:
             first = report.errors[0] if report.errors else "competition.yaml cannot be read"
             raise ConfigError(f"{self.root}: fix the bundle first: {first} (run `metascore bundle "
                               "check`); nothing written.")
-        text = (self.root / "competition.yaml").read_bytes().decode("utf-8")
+        try:
+            text = (self.root / "competition.yaml").read_bytes().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{self.root}: competition.yaml is not UTF-8 text ({exc.reason} at byte "
+                              f"{exc.start}); add-meta edits it as text.") from None
         return report.competition, YamlText(text)
 
     def plan(self, fill_program: bool) -> tuple[dict[str, str], bool]:

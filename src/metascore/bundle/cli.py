@@ -21,28 +21,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``bundle`` and its subcommands to the ``metascore`` command line."""
     bundle = subparsers.add_parser(
         "bundle",
-        help="check, run locally, or zip a Codabench/CodaLab competition bundle",
+        help="add the meta phase to, check, run locally, or zip a Codabench/CodaLab bundle",
         description="Work with a competition bundle (a folder or zip with competition.yaml at "
-        "its root): check it, run it as Codabench's compute worker would, or zip it for upload.",
+        "its root): add the meta-ranking phase to it, check it, run it as Codabench's compute "
+        "worker would, or zip it for upload.",
     )
     sub = bundle.add_subparsers(dest="bundle_command", metavar="SUBCOMMAND")
     sub.required = True
-
-    p = sub.add_parser(
-        "check",
-        help="check competition.yaml, the files it references and the programs' metadata",
-        description="Check a bundle: the v2 or v1 competition.yaml schema (errors name the key "
-        "and the allowed values), the files it references, each program's metadata, and the "
-        "meta-ranking's metascore.yaml against the competition (method and parameters, "
-        "directions, judges' tasks and columns, baselines, output keys). Warnings list what "
-        "Codabench accepts but silently ignores or gets wrong, including its known traps "
-        "(multi-task phases with Force_Last, migration of multi-task submissions, a meta phase "
-        "under the Add rule, baselines), each with the upstream issue and the fix. Exit code 1 "
-        "when there are errors (or warnings with --strict).",
-    )
-    p.add_argument("bundle", help="bundle folder or zip")
-    p.add_argument("--strict", action="store_true", help="treat warnings as errors")
-    p.set_defaults(func=_cmd_check)
 
     p = sub.add_parser(
         "add-meta",
@@ -99,6 +84,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--force", action="store_true",
                    help="rewrite an existing meta phase (its task, phase, columns and metascore.yaml)")
     p.set_defaults(func=_cmd_add_meta)
+
+    p = sub.add_parser(
+        "check",
+        help="check competition.yaml, the files it references and the programs' metadata",
+        description="Check a bundle: the v2 or v1 competition.yaml schema (errors name the key "
+        "and the allowed values), the files it references, each program's metadata, and the "
+        "meta-ranking's metascore.yaml against the competition (method and parameters, "
+        "directions, judges' tasks and columns, baselines, output keys). Warnings list what "
+        "Codabench accepts but silently ignores or gets wrong, including its known traps "
+        "(multi-task phases with Force_Last, migration of multi-task submissions, a meta phase "
+        "under the Add rule, baselines), each with the upstream issue and the fix. Exit code 1 "
+        "when there are errors (or warnings with --strict).",
+    )
+    p.add_argument("bundle", help="bundle folder or zip")
+    p.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    p.set_defaults(func=_cmd_check)
 
     p = sub.add_parser(
         "run",
