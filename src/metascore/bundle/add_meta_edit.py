@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 import yaml
+from dateutil import parser as dateparser
 
 from ..errors import ConfigError, did_you_mean
 from ..program import CONFIG_NAME
@@ -27,7 +28,6 @@ from .check_config import find_meta_configs
 from .meta_program import META_PROGRAM_NAME, needs_meta_program
 from .model import DEFAULT_IMAGE, SUBMISSION_RULES, Competition, Phase
 from .schema import check_bundle as schema_check
-from .schema_base import _as_datetime
 from .submission_rules import MANUAL_RULES
 from .submissions import collect_submissions
 from .yaml_text import Raw, YamlText, flow
@@ -304,7 +304,7 @@ class BundleEditor:
                 end = given
         else:
             node = yt.get(yt.root, "end_date")
-            set_end = None if node is None or _blank(node) else _parse_date(str(node.value))
+            set_end = None if node is None or _blank(node) else _parse_date(str(node.value), "competition.yaml: end_date:")
             end = given or set_end or (old_start - dt.timedelta(days=1) if old_start else None)
             if end is None:
                 raise ConfigError(_NO_END.format(name=last.name))
@@ -437,11 +437,13 @@ def _image_key(image: str) -> str:
     return image if ":" in image.rsplit("/", 1)[-1] else image + ":latest"
 
 
-def _parse_date(text: str) -> dt.datetime:
+def _parse_date(text: str, what: str = "--end") -> dt.datetime:
+    """A date as Codabench's unpacker reads one (dateutil; the time zone dropped)."""
     try:
-        return _as_datetime(text)
+        return dateparser.parse(str(text)).replace(tzinfo=None)
     except (ValueError, OverflowError):
-        raise ConfigError(f"--end {text!r} is not a date (e.g. 2027-06-30 or 2027-06-30 23:59:00).") from None
+        raise ConfigError(f"{what} {text!r} is not a date (e.g. 2027-06-30 or 2027-06-30 "
+                          "23:59:00).") from None
 
 
 def _date_text(when: dt.datetime) -> str:
