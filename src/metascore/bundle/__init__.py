@@ -1,6 +1,10 @@
-"""Codabench/CodaLab bundles: check ``competition.yaml``, run a whole competition locally
-as a compute worker would, and zip a bundle for upload.
+"""Codabench/CodaLab bundles: add the meta-ranking phase to one, check ``competition.yaml``,
+run a whole competition locally as a compute worker would, and zip a bundle for upload.
 
+- :mod:`~metascore.bundle.add_meta`: ``add_meta``, the meta phase added to an organizer's
+  own bundle; :mod:`~metascore.bundle.add_meta_edit` (the ``competition.yaml`` edits),
+  :mod:`~metascore.bundle.add_meta_config` (the ``metascore.yaml`` it writes) and
+  :mod:`~metascore.bundle.yaml_text` (YAML edited as text, comments kept).
 - :mod:`~metascore.bundle.check`: ``check_bundle``, the whole ``bundle check``: the schema,
   then the meta-ranking's configuration (:mod:`~metascore.bundle.check_config`) and
   Codabench's traps (:mod:`~metascore.bundle.platform_traps`).
@@ -21,7 +25,7 @@ as a compute worker would, and zip a bundle for upload.
 - :mod:`~metascore.bundle.archive`: safe zip extraction and bundle zipping;
   :mod:`~metascore.bundle.meta_program` (the meta-scoring program assembled from
   metascore's own) and :mod:`~metascore.bundle.files` (noise, clean copies, atomic writes).
-- :mod:`~metascore.bundle.cli`: ``metascore bundle check | run | zip``.
+- :mod:`~metascore.bundle.cli`: ``metascore bundle add-meta | check | run | env | zip``.
 """
 
 from .archive import build_bundle_zip, safe_extract

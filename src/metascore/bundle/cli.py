@@ -1,4 +1,5 @@
-"""``metascore bundle check | run | zip``: test a Codabench/CodaLab bundle before uploading it."""
+"""``metascore bundle add-meta | check | run | env | zip``: add the meta phase to a Codabench/CodaLab
+bundle and test it before uploading it."""
 
 from __future__ import annotations
 
@@ -20,12 +21,69 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``bundle`` and its subcommands to the ``metascore`` command line."""
     bundle = subparsers.add_parser(
         "bundle",
-        help="check, run locally, or zip a Codabench/CodaLab competition bundle",
+        help="add the meta phase to, check, run locally, or zip a Codabench/CodaLab bundle",
         description="Work with a competition bundle (a folder or zip with competition.yaml at "
-        "its root): check it, run it as Codabench's compute worker would, or zip it for upload.",
+        "its root): add the meta-ranking phase to it, check it, run it as Codabench's compute "
+        "worker would, or zip it for upload.",
     )
     sub = bundle.add_subparsers(dest="bundle_command", metavar="SUBCOMMAND")
     sub.required = True
+
+    p = sub.add_parser(
+        "add-meta",
+        help="add the meta-ranking phase (metascore's meta-scoring program) to your bundle",
+        description="Add to a bundle you already have (v2 or v1, folder or zip) everything the "
+        "meta-ranking phase needs and nothing else: the meta task (meta_scoring_program/, which "
+        "`bundle run` and `bundle zip` fill, and reference data holding metascore.yaml), a "
+        "'Final ranking' phase the day after the last phase ends, the leaderboard columns the "
+        "meta-scoring program writes, and an image that can run it (codalab/codalab-legacy:py312 "
+        "when the bundle has none, py37 or py39). metascore.yaml ranks the last phase after the "
+        "one before it (one phase: that phase alone), judges = the leaderboard columns with "
+        "directions from their sorting (no sorting: descending, as Codabench sorts), timing and "
+        "computed columns left out, baseline = the starting kit's submission or the solution "
+        "(none: no filter). competition.yaml keeps its comments and order; each added block has "
+        "a comment. A folder is edited in place (or copied to -o DIR); a zip gives a zip with the "
+        "meta-scoring program filled in (in place, or -o NEW.zip), or a folder with -o DIR. "
+        "Prints what it changed and what to check. Running it again with the same options changes "
+        "nothing; a bundle that already has another meta phase is refused unless --force. Nothing "
+        "is written unless the result passes `metascore bundle check`.",
+    )
+    p.add_argument("bundle", help="bundle folder or zip")
+    p.add_argument("--output", "-o", metavar="OUT",
+                   help="write a copy instead of editing the bundle: a folder, or (zip bundles) "
+                   "NEW.zip")
+    p.add_argument("--method", "-m", default="average_rank",
+                   help="ranking method of the final ranking (default: average_rank; see "
+                   "`metascore methods`)")
+    p.add_argument("--baseline", action="append", metavar="NAME",
+                   help="the account (participant) whose submission is the baseline; repeatable; "
+                   "'none': no baseline (default: the starting kit's submission, run locally as "
+                   "'baseline', or the first solution, run as 'organizer')")
+    p.add_argument("--judges", metavar="KEY,...", type=_names,
+                   help="the leaderboard columns (keys or titles) to rank on (default: every column "
+                   "but computed and timing ones)")
+    p.add_argument("--exclude", metavar="KEY,...", type=_names, default=(),
+                   help="leaderboard columns not to rank on")
+    p.add_argument("--filter", metavar="RULE",
+                   help="who enters the final ranking: beat_baseline (default with a baseline), "
+                   "top_k:K, top_k:auto, or none (default without a baseline)")
+    p.add_argument("--phases", metavar="DEV[,FINAL]", type=_names,
+                   help="the development and final phases (default: the last two phases; one "
+                   "name: that phase ranked alone)")
+    p.add_argument("--submission-rule", metavar="RULE",
+                   help="set the leaderboard's submission_rule (v2), e.g. Force_Last: each "
+                   "participant's last finished submission goes on the leaderboard, and so into the "
+                   "results export the meta phase ranks (under Add, Codabench's default, nothing "
+                   "does without a click)")
+    p.add_argument("--end", metavar="DATE",
+                   help="the end date of the last phase when it has none (e.g. 2027-06-30); the "
+                   "Final ranking phase starts the day after")
+    p.add_argument("--image", metavar="IMAGE",
+                   help="the competition's docker image to set (default: keep it, or "
+                   "codalab/codalab-legacy:py312 when it cannot run the meta-scoring program)")
+    p.add_argument("--force", action="store_true",
+                   help="rewrite an existing meta phase (its task, phase, columns and metascore.yaml)")
+    p.set_defaults(func=_cmd_add_meta)
 
     p = sub.add_parser(
         "check",
@@ -136,6 +194,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_cmd_zip)
 
 
+def _names(text: str) -> tuple[str, ...]:
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    if not names:
+        raise argparse.ArgumentTypeError(f"expected one or more comma-separated names, got {text!r}")
+    return names
+
+
 def _data_item(text: str) -> tuple[str, str]:
     key, sep, path = text.partition("=")
     if not sep or not key.strip() or not path.strip():
@@ -176,6 +241,20 @@ def _cmd_check(args: argparse.Namespace) -> int:
     print(f"{len(report.errors)} error(s), {len(report.warnings)} warning(s): "
           + ("not ready to upload." if failed else "OK."))
     return 1 if failed else 0
+
+
+def _cmd_add_meta(args: argparse.Namespace) -> int:
+    from .add_meta import add_meta
+    from .add_meta_config import MetaChoices
+
+    choices = MetaChoices(
+        method=args.method, baselines=tuple(args.baseline) if args.baseline else None,
+        judges=args.judges, exclude=tuple(args.exclude), filter=args.filter, phases=args.phases,
+    )
+    result = add_meta(args.bundle, args.output, choices=choices, force=args.force, end=args.end,
+                      submission_rule=args.submission_rule, image=args.image)
+    print("\n".join(result.lines()))
+    return 0
 
 
 def _cmd_run(args: argparse.Namespace) -> int:

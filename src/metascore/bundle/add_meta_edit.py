@@ -1,0 +1,464 @@
+"""The edits of ``metascore bundle add-meta``: a bundle's ``competition.yaml`` with the meta phase.
+
+:class:`BundleEditor` reads a bundle (the schema check, then the text of ``competition.yaml``
+as :class:`~metascore.bundle.yaml_text.YamlText`), removes an existing meta phase (its
+phase, its task and the leaderboard columns its configuration writes, with the comments
+add-meta wrote above them), then adds the meta task, the "Final ranking" phase and the
+output columns in the file's own style (v2: list items; v1: a numbered phase and column
+keys that name the leaderboard by the same alias), sets the image and, on request, the
+leaderboard's ``submission_rule`` and the last phase's end. It returns the files to write
+and collects a short list of changes and the notes an organizer must read; it writes
+nothing (:func:`metascore.bundle.add_meta.add_meta` does).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import replace
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import yaml
+from dateutil import parser as dateparser
+
+from ..errors import ConfigError, did_you_mean
+from ..program import CONFIG_NAME
+from .add_meta_config import ConfigPlan, MetaChoices, plan_config
+from .check_config import find_meta_configs
+from .meta_program import META_PROGRAM_NAME, needs_meta_program
+from .model import DEFAULT_IMAGE, SUBMISSION_RULES, Competition, Phase
+from .schema import check_bundle as schema_check
+from .submission_rules import MANUAL_RULES
+from .submissions import collect_submissions
+from .yaml_text import Raw, YamlText, flow
+
+__all__ = ["BundleEditor", "MARKER", "META_IMAGE"]
+
+#: The comment that starts every block add-meta writes into competition.yaml.
+MARKER = "metascore add-meta:"
+#: An image whose Python runs the meta-scoring program (Python >= 3.10, recent numpy).
+META_IMAGE = "codalab/codalab-legacy:py312"
+#: Images whose Python cannot run it (Codabench's default is the first).
+_OLD_IMAGES = ("codalab/codalab-legacy:py37", "codalab/codalab-legacy:py39",
+               "codalab/codalab-legacy:latest", "codalab/codalab-legacy:py27")
+_REF_DIR = "final_ranking/reference_data/"
+_PROGRAM_DIR = f"{META_PROGRAM_NAME}/"
+_POINTER = f"""# {META_PROGRAM_NAME}/ (filled automatically)
+
+Written by `metascore bundle add-meta`. This folder is a pointer: the "Final ranking" task's
+scoring program is metascore's meta-scoring program, and it is not copied here, so that the
+bundle always gets the installed version:
+
+- `metascore bundle run BUNDLE` fills it, inside its run folder;
+- `metascore bundle zip BUNDLE -o bundle.zip` puts it into the zip, with a vendored copy of
+  the `metascore` package next to `score.py`, so it runs in a stock image such as
+  `{META_IMAGE}`. Upload that zip, not this folder as it is.
+
+To freeze a version, replace this README by the program's files (`metadata.yaml`,
+`score.py` and a `metascore/` package folder).
+"""
+_RULES_EFFECT = {
+    "Force_Last": "each participant's last finished submission goes on the leaderboard by itself "
+                  "and replaces their previous one, even a worse one (participants no longer "
+                  "choose what shows)",
+    "Force_Best": "each participant's best finished submission (by the primary column) stays on "
+                  "the leaderboard by itself",
+    "Force_Latest_Multiple": "every finished submission goes on the leaderboard",
+}
+
+
+class BundleEditor:
+    """Plans the new competition.yaml and files of one bundle; collects changes and notes."""
+
+    def __init__(self, root: Path, tmp: Path, choices: MetaChoices, *, end: str | None,
+                 submission_rule: str | None, image: str | None) -> None:
+        self.root, self.tmp, self.choices = root, tmp, choices
+        self.end, self.rule, self.image = end, submission_rule, image
+        self.changes: list[str] = []
+        self.notes: list[str] = []
+        self.existing = ""
+        self.program_ref = _PROGRAM_DIR
+        self.ref_dir = _REF_DIR
+
+    # ------------------------------------------------------------------ reading
+    def load(self) -> tuple[Competition, YamlText]:
+        report = schema_check(self.root)
+        if report.errors or report.competition is None:
+            first = report.errors[0] if report.errors else "competition.yaml cannot be read"
+            raise ConfigError(f"{self.root}: fix the bundle first: {first} (run `metascore bundle "
+                              "check`); nothing written.")
+        try:
+            text = (self.root / "competition.yaml").read_bytes().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{self.root}: competition.yaml is not UTF-8 text ({exc.reason} at byte "
+                              f"{exc.start}); add-meta edits it as text.") from None
+        return report.competition, YamlText(text)
+
+    def plan(self, fill_program: bool) -> tuple[dict[str, str], bool]:
+        """The files to write (path -> text) and whether to fill the meta program (zip)."""
+        comp, yt = self.load()
+        if comp.leaderboard is None:
+            raise ConfigError(f"{self.root}: the competition has no leaderboard.")
+        comp, removed_keys, old_start = self.strip(comp, yt)
+        phases = list(comp.phases)
+        if not phases:
+            raise ConfigError(f"{self.root}: competition.yaml has no phase to rank besides the meta phase.")
+        columns = [c for c in comp.leaderboard.columns if c.key not in removed_keys]
+        taken = [c.key for c in columns]
+        submissions, _ = collect_submissions(comp, cache=self.tmp / "submissions")
+        cfg = plan_config(comp, phases, self.choices, columns=columns,
+                          unsorted=self.unsorted(comp, yt), submissions=submissions,
+                          taken_keys=taken, program_ref=self.program_ref)
+        self.set_image(comp, yt)
+        self.set_rule(comp, yt)
+        start = self.meta_start(comp, yt, phases[-1], old_start)
+        if comp.version == 2:
+            self.append_v2(comp, yt, phases[-1], start, cfg)
+        else:
+            self.append_v1(yt, phases[-1], start, cfg)
+        self.changes.append(f"+ {self.ref_dir}{CONFIG_NAME}: {cfg.summary}")
+        self.notes.extend(cfg.notes)
+        files = {"competition.yaml": yt.text, f"{self.ref_dir}{CONFIG_NAME}": cfg.text}
+        program = comp.path(self.program_ref)
+        fill = False
+        if program is not None and needs_meta_program(program):
+            if fill_program:
+                fill = True
+                self.changes.append(f"+ {self.program_ref}: metascore's meta-scoring program with a "
+                                    "vendored metascore (the zip uploads as it is)")
+            elif not program.exists() or not any(program.iterdir()):
+                files[f"{self.program_ref}README.md"] = _POINTER
+                self.changes.append(f"+ {self.program_ref}README.md: a pointer; `bundle run` and "
+                                    "`bundle zip` fill the folder with the meta-scoring program")
+        return files, fill
+
+    def platform_edits(self) -> str:
+        """competition.yaml with only this run's image, submission rule and end date applied,
+        the meta phase left as it is: equal to the planned text when this run differs from
+        the one that wrote the meta phase only in those options (no --force needed)."""
+        comp, yt = self.load()
+        stripped, _, old_start = self.strip(comp, YamlText(yt.text))
+        if not stripped.phases:
+            return yt.text
+        self.set_image(stripped, yt)
+        self.set_rule(stripped, yt)
+        self.meta_start(stripped, yt, stripped.phases[-1], old_start)
+        return yt.text
+
+    def unsorted(self, comp: Competition, yt: YamlText) -> list[str]:
+        """Keys of the leaderboard columns whose sorting is not written."""
+        if comp.version == 2:
+            cols = yt.path("leaderboards", 0, "columns")
+            items = cols.value if isinstance(cols, yaml.SequenceNode) else []
+            return [str(yt.get(c, "key").value) for c in items
+                    if yt.get(c, "key") is not None and _blank(yt.get(c, "sorting"))]
+        cols = yt.path("leaderboard", "columns")
+        pairs = cols.value if isinstance(cols, yaml.MappingNode) else []
+        return [str(k.value) for k, v in pairs if _blank(yt.get(v, "sort"))]
+
+    # ------------------------------------------------------------------ an existing meta phase
+    def strip(self, comp: Competition, yt: YamlText) -> tuple[Competition, set[str], dt.datetime | None]:
+        """Remove the meta phase(s), their tasks and output columns from ``yt``; the
+        competition without them, the removed column keys and the old meta phase's start."""
+        metas = {id(m.task): m for m in find_meta_configs(comp)}
+        meta_phases = [p for p in comp.phases if p.tasks and all(
+            id(comp.tasks[i]) in metas or _is_meta_program(comp.tasks[i].scoring_program)
+            for i in p.tasks)]
+        if not meta_phases:
+            return comp, set(), None
+        tasks = {i for p in meta_phases for i in p.tasks}
+        keys: set[str] = set()
+        for i in tasks:
+            meta = metas.get(id(comp.tasks[i]))
+            if meta is not None and meta.config is not None:
+                keys |= set(meta.config.scores)
+            else:  # no readable configuration: the default output columns
+                keys |= {"n_qualified", "winner_score"}
+        task = comp.tasks[min(tasks)]
+        self.existing = (f"phase {meta_phases[0].name!r}, task {task.name!r}, "
+                         f"{(task.reference_data or '').rstrip('/')}/{CONFIG_NAME}")
+        ref = comp.path(task.reference_data)
+        if ref is not None and ref.is_dir():
+            self.ref_dir = task.reference_data.rstrip("/") + "/"
+        if task.scoring_program:
+            self.program_ref = task.scoring_program
+        names = {p.name for p in meta_phases}
+        keys &= {c.key for c in comp.leaderboard.columns}
+        used = {i for p in comp.phases if p.name not in names for i in p.tasks}
+        if comp.version == 2:
+            self._remove_items(yt, ("phases",), lambda n: _scalar(yt, n, "name") in names)
+            self._remove_items(yt, ("tasks",), lambda n: _int(yt, n, "index") in tasks - used)
+            self._remove_items(yt, ("leaderboards", 0, "columns"), lambda n: _scalar(yt, n, "key") in keys)
+        else:
+            self._remove_pairs(yt, ("phases",), lambda v: _scalar(yt, v, "label") in names)
+            self._remove_pairs(yt, ("leaderboard", "columns"), lambda v: False, keys)
+        board = replace(comp.leaderboard, columns=tuple(
+            c for c in comp.leaderboard.columns if c.key not in keys))
+        return replace(comp, phases=tuple(p for p in comp.phases if p.name not in names),
+                       tasks={i: t for i, t in comp.tasks.items() if i not in tasks - used},
+                       leaderboard=board), keys, meta_phases[0].start
+
+    def _remove_items(self, yt: YamlText, where: tuple, match) -> None:
+        while True:
+            seq = yt.path(*where)
+            items = seq.value if isinstance(seq, yaml.SequenceNode) else []
+            hit = next((i for i in range(len(items) - 1, -1, -1) if match(items[i])), None)
+            if hit is None:
+                return
+            yt.remove_item(seq, hit, MARKER)
+
+    def _remove_pairs(self, yt: YamlText, where: tuple, match, keys: set[str] = frozenset()) -> None:
+        while True:
+            node = yt.path(*where)
+            pairs = node.value if isinstance(node, yaml.MappingNode) else []
+            hit = next((str(k.value) for k, v in reversed(pairs) if str(k.value) in keys or match(v)), None)
+            if hit is None:
+                return
+            yt.remove_pair(node, hit, MARKER)
+
+    # ------------------------------------------------------------------ image and rule
+    def set_image(self, comp: Competition, yt: YamlText) -> None:
+        key = "docker_image" if comp.version == 2 else "competition_docker_image"
+        node = yt.get(yt.root, key)
+        written = None if node is None or _blank(node) else str(node.value)
+        current = written or DEFAULT_IMAGE
+        shown = current if written else f"{DEFAULT_IMAGE} (Codabench's default: no {key})"
+        target = self.image or (META_IMAGE if _image_key(current) in _OLD_IMAGES else current)
+        if target == current and written:
+            if self.image is None and _image_key(current) != META_IMAGE:
+                self.notes.append(f"{key} {current}: the meta-scoring program needs Python >= 3.10 "
+                                  "with numpy, scipy, pandas and pyyaml; make sure the image has them "
+                                  f"({META_IMAGE} does), or give --image.")
+            return
+        if node is not None:
+            yt.replace_value(node, flow(target))
+        else:
+            after = "title" if yt.get(yt.root, "title") is not None else str(yt.root.value[0][0].value)
+            yt.insert_pair_after(yt.root, after, key, target, comment=[
+                f"{MARKER} the image of every phase; {META_IMAGE} runs metascore's",
+                "  meta-scoring program (Python >= 3.10), Codabench's default py37 does not."])
+        self.changes.append(f"~ {key}: {shown} -> {target}")
+        why = ("--image" if self.image else "the meta-scoring program needs Python >= 3.10 and "
+               f"recent numpy, which {current} lacks")
+        self.notes.append(f"image {target} ({why}): Codabench runs every phase in this one image, so "
+                          "check that your programs still run in it with `metascore bundle run` "
+                          "(the local backend takes the image's packages from `metascore bundle env "
+                          "BUNDLE`).")
+
+    def set_rule(self, comp: Competition, yt: YamlText) -> None:
+        current = comp.leaderboard.submission_rule
+        if self.rule is not None:
+            if self.rule not in SUBMISSION_RULES:
+                raise ConfigError(f"--submission-rule {self.rule!r} is not one of "
+                                  f"{', '.join(SUBMISSION_RULES)}{did_you_mean(self.rule, SUBMISSION_RULES)}.")
+            if comp.version != 2:
+                raise ConfigError("--submission-rule: a v1 bundle cannot set it (Codabench's v1 import "
+                                  "ignores force_submission_to_leaderboard and leaves the rule Add); "
+                                  "set it in Codabench's competition editor after upload.")
+            if self.rule != current:
+                board = yt.path("leaderboards", 0)
+                node = yt.get(board, "submission_rule")
+                if node is not None:
+                    yt.replace_value(node, self.rule)
+                else:
+                    after = "key" if yt.get(board, "key") is not None else str(board.value[0][0].value)
+                    yt.insert_pair_after(board, after, "submission_rule", self.rule)
+                self.changes.append(f"~ leaderboard submission_rule: {current} -> {self.rule}")
+            effect = _RULES_EFFECT.get(self.rule)
+            if effect:
+                self.notes.append(f"submission_rule {self.rule}: {effect}; the results export, migration "
+                                  "and so the Final ranking phase get these submissions.")
+                return
+            current = self.rule
+        if current in MANUAL_RULES:
+            v1 = (" (a v1 bundle: Codabench's import ignores force_submission_to_leaderboard and "
+                  "makes it Add; set the rule in the competition editor after upload)"
+                  if comp.version == 1 else " (Codabench's default)" if self.rule is None
+                  and yt.get(yt.path("leaderboards", 0), "submission_rule") is None else "")
+            fix = "" if comp.version == 1 else (
+                "; --submission-rule Force_Last puts each participant's last finished submission "
+                "there automatically (participants then no longer choose which one shows)")
+            self.notes.append(
+                f"leaderboard submission_rule {current}{v1}: nothing reaches the leaderboard, and so "
+                "the results export the Final ranking phase ranks, until a participant clicks 'add to "
+                f"leaderboard'{fix}. A local `bundle run` feeds the meta phase only the submissions "
+                "marked on_leaderboard in a submissions manifest (--feed all: every submission).")
+
+    # ------------------------------------------------------------------ dates
+    def meta_start(self, comp: Competition, yt: YamlText, last: Phase, old_start: dt.datetime | None) -> dt.datetime:
+        """The meta phase's start: the day after the last phase ends (setting its end if asked)."""
+        given = _parse_date(self.end) if self.end is not None else None
+        if comp.version == 2:
+            if last.end is not None:
+                if given is not None and given != last.end:
+                    raise ConfigError(f"--end {self.end}: phase {last.name!r} already ends at "
+                                      f"{last.end}; drop --end (or edit its end in competition.yaml).")
+                end = last.end
+            elif given is None:
+                raise ConfigError(_NO_END.format(name=last.name))
+            else:
+                node = next(n for n in yt.get(yt.root, "phases").value if _scalar(yt, n, "name") == last.name)
+                yt.insert_pair_after(node, "start", "end", Raw(_date_text(given)), comment=[
+                    f"{MARKER} --end: the Final ranking phase starts the day after this phase ends"])
+                self.changes.append(f"~ phase {last.name!r}: end {_date_text(given)} (--end; it had none)")
+                end = given
+        else:
+            node = yt.get(yt.root, "end_date")
+            set_end = None if node is None or _blank(node) else _parse_date(str(node.value), "competition.yaml: end_date:")
+            end = given or set_end or (old_start - dt.timedelta(days=1) if old_start else None)
+            if end is None:
+                raise ConfigError(_NO_END.format(name=last.name))
+            if given is not None:
+                self.changes.append(f"~ phase {last.name!r}: ends {_date_text(given)} (--end; a v1 phase "
+                                    "ends the day before the next one starts)")
+            if set_end is not None:
+                yt.replace_value(node, "null")
+                self.changes.append(f"~ end_date: {node.value} -> null (it now ends phase {last.name!r}, "
+                                    "and the Final ranking phase starts the day after)")
+        if last.start is not None and end <= last.start:
+            raise ConfigError(f"--end {self.end}: phase {last.name!r} starts at {last.start}; its end "
+                              "must come after that.")
+        return dt.datetime.combine(end.date() + dt.timedelta(days=1), dt.time())
+
+    # ------------------------------------------------------------------ appending
+    def append_v2(self, comp: Competition, yt: YamlText, last: Phase, start: dt.datetime, cfg: ConfigPlan) -> None:
+        data = yaml.safe_load(yt.text)
+        task_index = max((t.get("index", -1) for t in data["tasks"] if isinstance(t, dict)), default=-1) + 1
+        given = [p["index"] for p in data["phases"] if isinstance(p, dict) and isinstance(p.get("index"), int)]
+        phase_index = max([len(data["phases"]) - 1, *given]) + 1  # after every phase, numbered or not
+        task_name = _unique("meta-ranking", [t.name for t in comp.tasks.values()])
+        phase_name = _unique("Final ranking", [p.name for p in comp.phases])
+        yt.append_item(yt.get(yt.root, "tasks"), {
+            "index": task_index, "name": task_name,
+            "description": f"{cfg.method} over the leaderboard columns, metascore's meta-scoring program",
+            "reference_data": self.ref_dir, "scoring_program": self.program_ref,
+        }, comment=[f"{MARKER} the Final ranking task: metascore's meta-scoring program, configured",
+                    f"  by {self.ref_dir}{CONFIG_NAME} (`metascore bundle run` and `bundle zip`",
+                    f"  fill {self.program_ref} while it holds only a README)."])
+        yt.append_item(yt.get(yt.root, "phases"), {
+            "index": phase_index, "name": phase_name,
+            "description": _phase_description(cfg), "start": Raw(_date_text(start)),
+            "execution_time_limit": 300, "max_submissions": 10, "tasks": [task_index],
+        }, comment=[f"{MARKER} the Final ranking phase, after {last.name!r}: the organizer submits the",
+                    "  results export of the ranked phases here and metascore ranks the participants."])
+        index = max(c.index for c in comp.leaderboard.columns) + 1
+        for n, col in enumerate(cfg.columns):
+            yt.append_item(yt.path("leaderboards", 0, "columns"), {
+                "title": col.title, "key": col.key, "index": index + n, "sorting": "desc",
+                "precision": 0 if col.statistic.startswith("n_") else 4,
+            }, comment=[f"{MARKER} written by the Final ranking phase (empty in the other phases)"]
+                if n == 0 else ())
+        self._said(task_name, task_index, phase_name, start, last, cfg)
+
+    def append_v1(self, yt: YamlText, last: Phase, start: dt.datetime, cfg: ConfigPlan) -> None:
+        data = yaml.safe_load(yt.text)
+        phases = data["phases"]
+        number = max((int(p.get("phasenumber", k)) for k, p in phases.items() if isinstance(p, dict)),
+                     default=0) + 1
+        key = number if all(isinstance(k, int) for k in phases) else str(number)
+        label = _unique("Final ranking", [str(p.get("label")) for p in phases.values() if isinstance(p, dict)])
+        yt.append_pair(yt.get(yt.root, "phases"), key, {
+            "phasenumber": number, "label": label, "description": _phase_description(cfg),
+            "start_date": Raw(_date_text(start)), "execution_time_limit": 300, "max_submissions": 10,
+            "scoring_program": self.program_ref, "reference_data": self.ref_dir,
+        }, comment=[f"{MARKER} the Final ranking phase, after {last.name!r}: the organizer submits",
+                    "  the results export here; metascore's meta-scoring program, configured by",
+                    f"  {self.ref_dir}{CONFIG_NAME}, ranks the participants (`metascore bundle run`",
+                    f"  and `bundle zip` fill {self.program_ref} while it holds only a README)."])
+        columns = yt.path("leaderboard", "columns")
+        board = self._v1_board(yt, columns, data)
+        rank = max((int(c.get("rank", 1)) for c in data["leaderboard"]["columns"].values()
+                    if isinstance(c, dict)), default=0) + 1
+        for n, col in enumerate(cfg.columns):
+            yt.append_pair(yt.path("leaderboard", "columns"), col.key, {
+                "leaderboard": board, "label": col.title,
+                "numeric_format": 0 if col.statistic.startswith("n_") else 4, "rank": rank + n,
+                "sort": "desc",
+            }, comment=[f"{MARKER} written by the Final ranking phase (empty in the other phases)"]
+                if n == 0 else ())
+        self._said(f"{label} Task", None, label, start, last, cfg)
+
+    @staticmethod
+    def _v1_board(yt: YamlText, columns: Any, data: dict) -> object:
+        """How the existing columns name their leaderboard: the alias (``*RESULTS``), else a
+        mapping with the first leaderboard's label (Codabench matches columns by label)."""
+        for k, _ in columns.value:
+            key_node = yt.key_node(yt.get(columns, str(k.value)), "leaderboard")
+            if key_node is None:
+                continue
+            rest = yt.text[key_node.end_mark.index:yt.text.find("\n", key_node.end_mark.index)]
+            alias = rest.split(":", 1)[-1].strip().split("#")[0].strip()
+            if alias.startswith("*"):
+                return Raw(alias)
+        boards = data["leaderboard"]["leaderboards"]
+        first = sorted(boards.items(), key=lambda kv: (kv[1] or {}).get("rank", 1))[0]
+        return {"label": str((first[1] or {}).get("label", first[0]))}
+
+    def _said(self, task: str, index: int | None, phase: str, start: dt.datetime, last: Phase,
+              cfg: ConfigPlan) -> None:
+        at = f" {index}" if index is not None else ""
+        self.changes[:0] = [
+            f"+ task{at} {task!r}: {self.program_ref} with {self.ref_dir}",
+            f"+ phase {phase!r}: starts {_date_text(start)}, the day after {last.name!r} ends",
+            "+ leaderboard columns " + ", ".join(f"{c.key} ({c.title})" for c in cfg.columns),
+        ]
+
+
+_NO_END = ("phase {name!r} (the last phase) has no end date, so the Final ranking phase cannot start "
+           "after it: give --end DATE (e.g. --end 2027-06-30), the day {name!r} closes; the Final "
+           "ranking phase starts the day after.")
+
+
+# ====================================================================== helpers
+def _blank(node: Any) -> bool:
+    return node is None or (isinstance(node, yaml.ScalarNode) and (
+        node.value == "" or (node.style is None and node.value in ("null", "~", "Null", "NULL"))))
+
+
+def _scalar(yt: YamlText, node: Any, key: str) -> str | None:
+    value = yt.get(node, key) if isinstance(node, yaml.MappingNode) else None
+    return str(value.value) if isinstance(value, yaml.ScalarNode) else None
+
+
+def _int(yt: YamlText, node: Any, key: str) -> int | None:
+    text = _scalar(yt, node, key)
+    try:
+        return int(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+def _is_meta_program(ref: str | None) -> bool:
+    return bool(ref) and PurePosixPath(ref.rstrip("/")).name.removesuffix(".zip") == META_PROGRAM_NAME
+
+
+def _image_key(image: str) -> str:
+    image = image.strip().removeprefix("docker.io/").removeprefix("index.docker.io/")
+    return image if ":" in image.rsplit("/", 1)[-1] else image + ":latest"
+
+
+def _parse_date(text: str, what: str = "--end") -> dt.datetime:
+    """A date as Codabench's unpacker reads one (dateutil; the time zone dropped)."""
+    try:
+        return dateparser.parse(str(text)).replace(tzinfo=None)
+    except (ValueError, OverflowError):
+        raise ConfigError(f"{what} {text!r} is not a date (e.g. 2027-06-30 or 2027-06-30 "
+                          "23:59:00).") from None
+
+
+def _date_text(when: dt.datetime) -> str:
+    """``2027-06-30`` at midnight, else ``2027-06-30 23:59:00`` (both YAML timestamps)."""
+    return when.strftime("%Y-%m-%d") if when.time() == dt.time() else when.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _unique(name: str, taken: list[str]) -> str:
+    out, n = name, 2
+    while out in taken:
+        out, n = f"{name} ({n})", n + 1
+    return out
+
+
+def _phase_description(cfg: ConfigPlan) -> str:
+    phases = cfg.development if cfg.final is None else f"{cfg.development} and {cfg.final}"
+    return (f"Organizers only. The results export of {phases} is submitted here (a result "
+            f"submission) and ranked by metascore ({cfg.method}).")

@@ -1,0 +1,2 @@
+def predict(xs):
+    return [2 * x + 1 for x in xs]

@@ -1,0 +1,2 @@
+def predict(xs):
+    return [-x for x in xs]
