@@ -25,9 +25,8 @@ from typing import Any
 import pandas as pd
 
 from . import __version__
-from .config import COMPARE_R, STABILITY_Q, Config, judge_key, load_config
+from .config import COMPARE_R, STABILITY_Q, Config, load_config
 from .errors import ConfigError, InputError, exit_code
-from .directions import column_direction, direction_warnings
 from .io.columns import read_directions
 from .io.readers import CANONICAL_COLUMNS, concat_scores, read_scores, resolve_inside
 from .io.writers import long_csv, render_outputs, write_files
@@ -76,24 +75,15 @@ def _with_directions(frame: pd.DataFrame, root: Path) -> pd.DataFrame:
     return frame
 
 
-def undirected_judges(frame: pd.DataFrame, config: Config) -> list[tuple[str, str, str]]:
-    """``(key, task, metric)`` of the judges whose direction neither the configuration nor
-    the competition's columns give (they are ranked as higher-is-better)."""
-    known = frame.attrs.get("directions") or {}
-    if config.judges is None:
-        pairs = sorted(set(zip(frame["task"].astype(str), frame["metric"].astype(str))))
-        candidates = [(judge_key(t, m), t, m) for t, m in pairs]
-    else:
-        candidates = [(j.key, j.task, j.metric) for j in config.judges if not j.direction_set]
-    return [c for c in candidates if column_direction(c[1], c[2], known) is None]
-
-
 def _phased(frame: pd.DataFrame, config: Config) -> pd.DataFrame:
     """Scores without any phase (a wide CSV, a CodaLab CSV) are the development phase."""
     if len(frame) and (frame["phase"] == "").all():
         attrs = dict(frame.attrs)
-        frame = frame.assign(phase=config.phases.development)
+        dev = config.phases.development
+        frame = frame.assign(phase=dev)
         frame.attrs.update(attrs)
+        frame.attrs["failed"] = [(p or dev, *rest) for p, *rest in attrs.get("failed", [])]
+        frame.attrs["unscored"] = [{**u, "phase": u["phase"] or dev} for u in attrs.get("unscored", [])]
         frame.attrs["notes"] = [*attrs.get("notes", []), (
             f"the scores name no phase; they are read as phase {config.phases.development!r} "
             "(phases.development)")]
@@ -121,16 +111,6 @@ def run(config: Config, root: str | Path, output_dir: str | Path, *, log: Log = 
         log(f"[*] note: {note}")
     if frame.attrs.get("directions"):
         log("[*] directions of judges without one: the competition's leaderboard columns")
-    for warning in direction_warnings(undirected_judges(frame, config),
-                                      "give its `direction: lower` in the configuration's judges"):
-        log(f"[!] {warning}")
-    known = frame.attrs.get("directions") or {}
-    for j in config.judges or ():
-        column = column_direction(j.task, j.metric, known)
-        if j.direction_set and column is not None and column != j.higher_is_better:
-            log(f"[!] judge {j.key!r}: the configuration says {'higher' if j.higher_is_better else 'lower'}"
-                f" is better, but the competition's column sorts {'desc' if column else 'asc'}; the "
-                "configuration wins.")
     for item in source["failed"]:
         log(f"[!] failed: phase {item['phase']!r}, candidate {item['candidate']!r}, task "
             f"{item['task']!r} ({item['reason']})")

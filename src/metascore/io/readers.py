@@ -19,7 +19,9 @@ is_baseline    bool (``False`` unless the source says so)
 The frame's ``attrs`` hold ``format``, ``source`` (the path read), ``failed``: a list of
 ``(phase, candidate, task, reason)`` for submissions of a scoring-output tree that produced
 no scores for a task (their rows are absent, so the score is missing downstream),
-``notes`` (what a reader left out on purpose) and ``directions`` (the competition's
+``unscored``: a list of ``{phase, candidate, participant, submitted_at, is_baseline}`` for
+the submissions of a tree with no score at all (every run failed), so they stay accounted
+for, ``notes`` (what a reader left out on purpose) and ``directions`` (the competition's
 column sortings, ``{column: higher_is_better}``, from a tree's ``codabench.json``).
 
 Formats (``FORMATS``); :func:`detect_format` recognises them (detection lives here only),
@@ -256,6 +258,7 @@ def concat_scores(frames: list[pd.DataFrame]) -> pd.DataFrame:
     frame.attrs["format"] = ",".join(dict.fromkeys(str(f.attrs.get("format")) for f in frames))
     frame.attrs["source"] = ",".join(str(f.attrs.get("source")) for f in frames)
     frame.attrs["failed"] = [x for f in frames for x in f.attrs.get("failed", [])]
+    frame.attrs["unscored"] = [x for f in frames for x in f.attrs.get("unscored", [])]
     frame.attrs["notes"] = list(dict.fromkeys(x for f in frames for x in f.attrs.get("notes", [])))
     frame.attrs["directions"] = {k: v for f in frames for k, v in f.attrs.get("directions", {}).items()}
     return frame

@@ -61,7 +61,7 @@ def read_tree(root: Path, phase: str | None, rows: Rows) -> None:
     """Add the scores of a scoring-output tree to ``rows`` (``phase`` as in ``read_scores``).
 
     A submission without scores for a task, or listed in the manifest without any
-    output, goes to ``rows.failed``.
+    output, goes to ``rows.failed``; one without any score also to ``rows.unscored``.
     """
     deep, shallow = tree_score_files(root)
     if deep and shallow:
@@ -102,6 +102,7 @@ def read_tree(root: Path, phase: str | None, rows: Rows) -> None:
                 rows.failed.append(
                     (label, candidate, "", f"listed in {MANIFEST} (line {n}) but has no scoring output")
                 )
+                rows.unscored.append(_member(label, candidate, manifest[(m_phase, candidate)][1]))
 
 
 def _read_phase_dir(
@@ -112,6 +113,7 @@ def _read_phase_dir(
         _, meta = manifest.get((phase, candidate)) or manifest.get(("", candidate)) or (0, {})
         participant = meta.get("participant") or candidate
         tasks = _subdirs(root, cand_dir)
+        before = len(rows.where)
         if not tasks:
             rows.failed.append((phase, candidate, "", "no task directories"))
         for task_dir in tasks:
@@ -134,6 +136,16 @@ def _read_phase_dir(
                     meta.get("submitted_at"),
                     bool(meta.get("is_baseline", False)),
                 )
+        if len(rows.where) == before:  # every run failed: still a submission of the phase
+            rows.unscored.append(_member(phase, candidate, {**meta, "participant": participant}))
+
+
+def _member(phase: str, candidate: str, meta: dict[str, Any]) -> dict[str, Any]:
+    """A submission without any score, with what the manifest says of it."""
+    return {"phase": phase, "candidate": candidate,
+            "participant": meta.get("participant") or candidate,
+            "submitted_at": meta.get("submitted_at"),
+            "is_baseline": bool(meta.get("is_baseline", False))}
 
 
 def _failure(root: Path, task_dir: Path) -> str:
