@@ -403,10 +403,7 @@ def _progress(res: JobResult) -> str:
 
 
 def _failure_text(res: JobResult) -> str:
-    """What ``error.txt`` says of a failed run: its status and the root cause."""
-    why = " ".join(str(res.reason or res.status_details).split())
-    for problem in res.prediction_problems:  # the root cause, e.g. a crash
-        lines = problem.strip().splitlines()
-        head = lines[0].split(": Traceback")[0]
-        why += f"; {head}" + (f": {lines[-1].strip()}" if len(lines) > 1 else "")
-    return f"{res.status} ({res.status_details}): {why}\n"
+    """What ``error.txt`` says of a failed run, in one line: its status and the reason's
+    headline (the root cause first: a failed prediction step leads the reason)."""
+    lines = str(res.reason or res.status_details).strip().splitlines() or [res.status_details]
+    return f"{res.status} ({res.status_details}): {' '.join(lines[0].split())}\n"
