@@ -314,7 +314,8 @@ def _problem_lines(results: list[JobResult]) -> list[str]:
         if not r.finished or r.flagged:
             for problem in extra:
                 lines.extend("    " + line for line in problem.splitlines())
-            lines.append(f"    logs: {r.run_dir}")
+            if r.run_dir:  # a job refused before it ran has none
+                lines.append(f"    logs: {r.run_dir}")
         for note in r.warnings:
             notes.setdefault(note, []).append(head)
     for note, heads in notes.items():
@@ -337,5 +338,9 @@ def _export_lines(report: RunReport) -> list[str]:
         kept = [e["candidate"] for e in entries if e["exported"]]
         lines.append(f"export {phase}: {len(kept)} of {len(entries)} submission(s) reach the meta "
                      f"phase: {', '.join(kept) or 'none'}")
-        lines.extend(f"    not {e['candidate']}: {e['reason']}" for e in entries if not e["exported"])
+        left: dict[str, list[str]] = {}  # one line per reason, naming its submissions
+        for e in entries:
+            if not e["exported"]:
+                left.setdefault(e["reason"], []).append(e["candidate"])
+        lines.extend(f"    not {', '.join(names)}: {reason}" for reason, names in left.items())
     return [""] + lines if lines else []

@@ -71,6 +71,7 @@ from .long import read_long
 from .preflib import PREFLIB_SUFFIXES, read_votes
 from .rows import CANONICAL_COLUMNS, Rows, check_inside, load_json, read_text
 from .scores_file import SCORE_FILES, read_scores_file
+from .columns import COLUMNS_FILE
 from .tree import MANIFEST, read_tree, tree_score_files
 from .wide import read_wide
 
@@ -265,9 +266,11 @@ def concat_scores(frames: list[pd.DataFrame]) -> pd.DataFrame:
 
 
 def _export_files(folder: Path) -> list[Path]:
-    """The export files directly in ``folder`` (``.json``, ``.csv``, ``.txt``; no hidden files)."""
+    """The export files directly in ``folder`` (``.json``, ``.csv``, ``.txt``; no hidden
+    files, not a tree's ``submissions.csv`` and ``codabench.json``)."""
     return sorted(f for f in folder.iterdir() if f.is_file() and not f.name.startswith(".")
-                  and f.suffix.lower() in (".json", ".csv", ".txt"))
+                  and f.suffix.lower() in (".json", ".csv", ".txt")
+                  and f.name not in (MANIFEST, COLUMNS_FILE))
 
 
 def _option(option: str) -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, did_you_mean
-from .rows import Rows, cell_at, check_inside, column_index, csv_header, csv_rows, flag_cell
+from .rows import Rows, cell_at, check_inside, column_index, csv_header, csv_rows, flag_cell, load_json
 from .rows import optional_text_cell, require_columns, text_cell, time_cell
 from .columns import COLUMNS_FILE, read_directions
 from .scores_file import SCORE_FILES, read_scores_file
@@ -70,12 +70,10 @@ def read_tree(root: Path, phase: str | None, rows: Rows) -> None:
             f"{deep[0].relative_to(root)}) and <candidate>/<task>/scores.json (e.g. "
             f"{shallow[0].relative_to(root)}); use one layout."
         )
-    if not deep and not shallow:
-        raise InputError(
-            f"no scores found in {root} (expected <phase>/<candidate>/<task>/scores.json or "
-            "scores.txt)."
-        )
     manifest = _read_manifest(root)
+    if not deep and not shallow:
+        raise InputError(f"no scores found in {root} (expected <phase>/<candidate>/<task>/"
+                         f"scores.json or scores.txt){_why_empty(root, manifest)}.")
     rows.directions = read_directions(root)
     if deep:
         phases = _subdirs(root, root)
@@ -146,6 +144,29 @@ def _member(phase: str, candidate: str, meta: dict[str, Any]) -> dict[str, Any]:
             "participant": meta.get("participant") or candidate,
             "submitted_at": meta.get("submitted_at"),
             "is_baseline": bool(meta.get("is_baseline", False))}
+
+
+def _why_empty(root: Path, manifest: dict[tuple[str, str], tuple[int, dict[str, Any]]]) -> str:
+    """Why a tree with a manifest holds no scores: the export that fed it was empty (with
+    the leaderboard's ``submission_rule`` when ``codabench.json`` records it)."""
+    if manifest or not (root / MANIFEST).is_file():
+        return ""
+    rules = set()
+    try:
+        phases = load_json(check_inside(root, root / COLUMNS_FILE, shown=COLUMNS_FILE)).get("phases", [])
+        rules = {p["leaderboard"].get("submission_rule") for p in phases
+                 if isinstance(p, dict) and isinstance(p.get("leaderboard"), dict)} - {None}
+    except (InputError, OSError, AttributeError):
+        pass
+    why = (f": its {MANIFEST} lists no submission, so the results export that fed it was empty "
+           "(no submission was on the leaderboard")
+    manual = rules & {"Add", "Add_And_Delete", "Add_And_Delete_Multiple"}
+    if manual:
+        rule = sorted(manual)[0]
+        return (f"{why}: under the leaderboard's submission_rule {rule!r} nothing reaches it "
+                "without a click; set submission_rule: Force_Last in competition.yaml, or put "
+                "the submissions on the leaderboard)")
+    return f"{why}: every submission failed, or none was made)"
 
 
 def _failure(root: Path, task_dir: Path) -> str:
