@@ -430,3 +430,20 @@ def test_quick_mode_keeps_and_names_a_candidate_without_judge_scores(tmp_path):
     assert list(matrix.candidates) == ["a", "b", "c"]
     assert alerts == ["candidate 'c' has no score on any judge (its scores are for t/time, which is "
                       "not a judge); it is ranked with every score missing (--missing decides its place)."]
+
+
+def test_a_board_that_loses_a_candidate_is_refused():
+    """The invariant behind issue 24's vanished participant: every submission of a phase is
+    on its board or listed as not selected, else the run stops loudly."""
+    import dataclasses
+
+    from metascore.errors import MetascoreError
+    from metascore.leaderboard.notices import check_accounted
+
+    frame, _ = load_scores(_config(), FIXTURE)
+    lb = build_leaderboard(frame, _config(analysis={"bootstrap": 0, "stability": False}))
+    check_accounted(frame, lb.final)  # the real board: nobody lost
+    lost = dataclasses.replace(lb.final, rows=tuple(r for r in lb.final.rows if r.candidate != "bob-103"))
+    with pytest.raises(MetascoreError, match=r"phase 'Final': candidate\(s\) 'bob-103' are neither ranked "
+                                             r"nor listed with a reason"):
+        check_accounted(frame, lost)

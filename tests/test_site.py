@@ -241,7 +241,7 @@ def test_migration_counts_what_runs(tmp_path):
 
 # ------------------------------------------------------------------ a meta phase that has nothing, or no baseline
 PARITY = {"right": "'even' if x % 2 == 0 else 'odd'", "even": "'even'", "odd": "'odd'",
-          "broken": "1 / 0"}
+          "broken": "1 / 0", "final_breaks": "('even' if x % 2 == 0 else 'odd') if x < 6 else 1 / 0"}
 
 
 def _code(folder, mode):
@@ -346,3 +346,22 @@ def test_one_phase_competition_filters_within_the_phase(tmp_path):
     assert rows["carol__odd"]["qualified"] == "false" and rows["carol__odd"]["position"] == ""
     assert "ties with baseline 'baseline_submission'" in rows["carol__odd"]["reason"]
     assert report.meta.scores == {"n_qualified": 2.0}
+
+
+def test_a_finalist_whose_final_run_failed_is_on_the_final_leaderboard(tmp_path):
+    """Issue 24: a participant that qualifies but whose every final run failed used to vanish
+    from the final leaderboard; it is ranked last (missing: worst), with the reason."""
+    bundle, subs = meta_bundle(tmp_path, META)
+    _code(subs / "dan__final_breaks", "final_breaks")
+    report = run_bundle(bundle, tmp_path / "out", submissions=subs, feed="all")
+    assert report.meta.status == "Finished", report.meta.reason
+    rows = list(csv.DictReader(report.leaderboard.open()))
+    ranked = [r["candidate"] for r in rows if r["position"]]
+    assert ranked[-1] == "dan__final_breaks" and rows[len(ranked) - 1]["qualified"] == "true"
+    board = json.loads((report.leaderboard.parent / "leaderboard.json").read_text())
+    assert any(m.startswith("phase 'Final Phase': candidate 'dan__final_breaks' has no score on any "
+                            "judge (every run failed: task 'Final Task': Failed (program_rc=1): "
+                            "prediction step: the submission exited with code 1; last line of its "
+                            "stderr: ZeroDivisionError") for m in board["messages"])
+    page = (report.detailed_results).read_text()
+    assert "dan__final_breaks" in page

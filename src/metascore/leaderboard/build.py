@@ -22,7 +22,8 @@ from ..ranking import Ranking
 from ..registry import get_ranking_method, rank
 from .boards import baseline_dev_scores, dev_board, final_board, first_place_note, pool_margins
 from .model import Board, Leaderboard, Progress
-from .notices import check_scored_baselines, direction_messages, one_phase_filter, unscored_messages
+from .notices import (check_accounted, check_scored_baselines, direction_messages, one_phase_filter,
+                      unscored_messages)
 from .phases import check_baselines, check_phases, in_phase, normalize_frame, select_phase
 from .statistics import compute_statistics, final_analysis, why_undefined, with_intervals
 
@@ -97,6 +98,9 @@ def build_leaderboard(
             final_phase, final_sel.matrix, list(filt.qualified), decisions,
             baseline_dev_scores(final_sel.matrix, filt.baselines), final_sel.dropped, rank_fn, shown,
         )
+    for checked in (development, board):
+        if checked is not None:
+            check_accounted(frame, checked)
     tie = first_place_note(board, tuple(rc.tie_break), shown)
     if tie is not None:
         messages.append(tie)

@@ -6,7 +6,9 @@
   scores are on other columns, or every run failed), kept with every score missing;
 - :func:`check_scored_baselines`: a baseline the filter needs but that has no score;
 - :func:`one_phase_filter`: whether a one-phase configuration (``phases.final: null``)
-  filters within its phase.
+  filters within its phase;
+- :func:`check_accounted`: the invariant that no submission of a phase leaves its board
+  silently (ranked, shown unranked with a reason, or listed as not selected).
 
 Each returns sentences (or raises one); :func:`~metascore.leaderboard.build_leaderboard`
 puts them in ``Leaderboard.messages``, which every output shows (the console, the
@@ -22,11 +24,12 @@ import pandas as pd
 
 from ..config import Config, judge_key
 from ..directions import column_direction, direction_warnings
-from ..errors import InputError
+from ..errors import InputError, MetascoreError
 from ..matrix import ScoreMatrix
+from .model import Board
 
 __all__ = ["undirected_judges", "direction_messages", "unscored_messages",
-           "check_scored_baselines", "one_phase_filter"]
+           "check_scored_baselines", "one_phase_filter", "check_accounted"]
 
 
 def undirected_judges(frame: pd.DataFrame, config: Config) -> list[tuple[str, str, str]]:
@@ -97,3 +100,16 @@ def one_phase_filter(matrix: ScoreMatrix, rule: str) -> bool:
     if rule == "top_k":
         return True
     return rule == "beat_baseline" and any(matrix.is_baseline or ())
+
+
+def check_accounted(frame: pd.DataFrame, board: Board) -> None:
+    """Every submission of the board's phase is a row of it or listed as not selected;
+    losing one silently is a bug, said loudly rather than published."""
+    members = set(frame.loc[frame["phase"] == board.phase, "candidate"].astype(str))
+    members |= {str(u["candidate"]) for u in frame.attrs.get("unscored") or ()
+                if u["phase"] == board.phase}
+    lost = sorted(members - {r.candidate for r in board.rows} - set(board.not_selected))
+    if lost:
+        raise MetascoreError(
+            f"phase {board.phase!r}: candidate(s) {', '.join(map(repr, lost[:5]))} are neither "
+            "ranked nor listed with a reason; this is a bug in metascore, please report it.")
