@@ -394,3 +394,19 @@ def test_a_note_repeated_over_runs_is_said_once_with_a_count(tmp_path):
             "by Codabench (columns: score).") in text
     assert "    runs: Stress / s0 / echo; Stress / s1 / echo; Stress / s2 / echo; Stress / s3 / echo; " \
            "Stress / s4 / echo; Stress / s5 / echo and 2 more" in text
+
+
+def test_the_headline_quotes_the_programs_last_line_not_the_hint():
+    from metascore.bundle.backend import StepResult
+    from metascore.bundle.worker import exited
+
+    run = StepResult(exit_code=1, timed_out=False, stdout="", elapsed=0.1, stderr=(
+        "Traceback (most recent call last):\nModuleNotFoundError: No module named 'xgboost'\n"
+        "metascore: the program needs the Python module 'xgboost', ..."))
+    first, *tail = exited("submission", run).splitlines()
+    assert first == ("the submission exited with code 1; last line of its stderr: "
+                     "ModuleNotFoundError: No module named 'xgboost'")
+    assert tail[-1].startswith("metascore: the program needs")  # the hint stays in the tail
+    quiet = StepResult(exit_code=2, timed_out=False, stdout="", stderr="", elapsed=0.1)
+    assert exited("ingestion program", quiet) == ("the ingestion program exited with code 2 and "
+                                                  "wrote nothing on stdout or stderr")

@@ -447,8 +447,9 @@ def exited(label: str, run: StepResult, lines: int = _TAIL_LINES) -> str:
     (stdout when stderr is empty: some programs print their traceback there)."""
     for name, text in (("stderr", run.stderr), ("stdout", run.stdout)):
         kept = [line for line in text.strip().splitlines() if line.strip()][-lines:]
-        if kept:
+        if kept:  # the program's own last line, not a hint the backend appended
+            own = [line for line in kept if not line.startswith("metascore: ")] or kept
             return (f"the {label} exited with code {run.exit_code}; last line of its {name}: "
-                    f"{kept[-1].strip()}\n" + "\n".join(kept))
+                    f"{own[-1].strip()}\n" + "\n".join(kept))
     return f"the {label} exited with code {run.exit_code} and wrote nothing on stdout or stderr"
 
