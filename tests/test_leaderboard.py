@@ -373,10 +373,16 @@ def test_a_candidate_scored_only_on_other_columns_is_ranked_or_listed(tmp_path):
     assert any(r["candidate"] == "erin-106" for r in board["final"]["rows"])
 
     dropped = _config(**{**config.to_dict(), "ranking": {"missing": "drop_candidates"}})
-    lb, _, board, csv_text, _ = _run(dropped, tree, tmp_path / "out2")
+    lb, lines, board, csv_text, _ = _run(dropped, tree, tmp_path / "out2")
     (erin,) = [r for r in lb.final.rows if r.candidate == "erin-106"]
     assert erin.position is None and erin.reason.startswith("excluded by the missing-data policy")
     assert "erin-106" in csv_text
+    # the console accounts for every candidate too
+    unranked = [r for r in lb.final.rows if r.position is None and not r.is_baseline]
+    assert (f"[*] {len(lb.final.ranked)} ranked, {len(unranked)} not ranked, 1 submission(s) not "
+            "selected (a participant's other submissions, or late) in phase 'Final'") in lines
+    assert len(lb.final.ranked) + len(unranked) == 5  # alice, bob, carol, dave, erin
+    assert f"[*] not ranked: erin-106 ({erin.reason})" in lines
 
 
 def test_a_candidate_whose_every_run_failed_is_on_the_board(tmp_path):

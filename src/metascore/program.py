@@ -127,6 +127,8 @@ def run(config: Config, root: str | Path, output_dir: str | Path, *, log: Log = 
     if lb.filter is not None:
         log(f"[*] filter {lb.filter.rule}: {len(lb.filter.qualified)} of "
             f"{len(lb.filter.decisions)} final candidates qualified")
+    for line in _left_out(lb):
+        log(line)
     for message in lb.messages:
         log(f"[!] {message}")
     for note in lb.analysis.notes:
@@ -138,6 +140,25 @@ def run(config: Config, root: str | Path, output_dir: str | Path, *, log: Log = 
     log(f"[*] winner: {lb.winner or 'none'}")
     log(f"[*] wrote {', '.join(files)} to {output_dir}")
     return lb
+
+
+#: How many candidates left out of the ranking the log names one by one.
+_LEFT_OUT_SHOWN = 20
+
+
+def _left_out(lb: Leaderboard) -> list[str]:
+    """The log lines that account for every candidate of the final board that is not
+    ranked (baselines aside), with the reason, and for the submissions not selected."""
+    rows = [r for r in lb.final.rows if r.position is None and not r.is_baseline]
+    lines = [f"[*] {len(lb.final.ranked)} ranked, {len(rows)} not ranked"
+             + (f", {len(lb.final.not_selected)} submission(s) not selected (a participant's "
+                "other submissions, or late)" if lb.final.not_selected else "")
+             + f" in phase {lb.final.phase!r}"]
+    lines += [f"[*] not ranked: {r.candidate} ({r.reason})" for r in rows[:_LEFT_OUT_SHOWN]]
+    if len(rows) > _LEFT_OUT_SHOWN:
+        lines.append(f"[*] ... and {len(rows) - _LEFT_OUT_SHOWN} more (leaderboard.csv lists "
+                     "every one with its reason)")
+    return lines
 
 
 def _progress(log: Log) -> Callable[[str, int, int], None]:
