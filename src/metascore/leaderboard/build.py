@@ -115,8 +115,8 @@ def build_leaderboard(
     for key, stat in config.scores.items():
         value = stats[stat]
         if value is None:
-            messages.append(f"scores.json omits {key!r}: statistic {stat!r} is undefined "
-                            f"({why_undefined(stat, board, filt, analysis, one_phase=final_name is None, rule=fc.rule)}).")
+            why = why_undefined(stat, board, filt, analysis, one_phase=final_name is None, rule=fc.rule)
+            messages.append(f"scores.json omits {key!r}: statistic {stat!r} is undefined ({why}).")
             continue
         if not math.isfinite(value):
             raise MetascoreError(
