@@ -27,7 +27,7 @@ def test_defaults():
 def test_full_config_round_trips():
     data = {
         "input": {"format": "codabench_json", "path": "exports/results.json"},
-        "phases": {"development": "Feedback", "final": None,
+        "phases": {"development": "Feedback", "final": "Final",
                    "deadlines": {"Feedback": "2024-03-15T23:59:59+01:00"}},
         "judges": [{"task": "iris", "metric": "acc", "sorting": "desc", "weight": 2},
                    {"task": "wine", "direction": "lower", "phase": "Feedback"}],

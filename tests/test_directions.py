@@ -90,8 +90,13 @@ def test_config_mode_warns_about_lower_is_better_names_without_direction(tmp_pat
     config = parse_config({"baselines": ["organizers"], "analysis": NO_ANALYSIS})
     run(config, TREE, tmp_path / "out", log=lines.append)
     warned = [line for line in lines if line.startswith("[!] judge")]
-    assert warned == ["[!] judge 'wine/mae' is ranked as higher-is-better, but its name says lower "
-                      "is better; if it is, give its `direction: lower` in the configuration's judges."]
+    warning = ("judge 'wine/mae' is ranked as higher-is-better, but its name says lower is better; "
+               "if it is, give its `direction: lower` in the configuration's judges.")
+    assert warned == [f"[!] {warning}"]
+    # issue 24: the warning reaches the files an organizer reads, not only the console
+    assert warning in json.loads((tmp_path / "out" / "leaderboard.json").read_text())["messages"]
+    page = (tmp_path / "out" / "detailed_results.html").read_text()
+    assert "judge &#x27;wine/mae&#x27; is ranked as higher-is-better" in page
 
 
 def test_quick_mode_uses_the_columns_and_warns_otherwise(tree, capsys):

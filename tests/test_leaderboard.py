@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from metascore.config import parse_config
-from metascore.errors import InputError
+from metascore.errors import ConfigError, InputError
 from metascore.leaderboard import build_leaderboard
 from metascore.program import load_scores
 
@@ -152,11 +152,37 @@ def test_top_k_and_absent_candidates():
 
 
 def test_development_only():
-    lb = _board(_config(phases={"final": None}))
+    lb = _board(_config(phases={"final": None}, filter={"rule": "none"}))
     assert lb.filter is None and lb.development is None
     assert [(r.position, r.candidate) for r in lb.final.ranked] == [
         (1, "dave-105"), (2, "alice-101"), (3, "bob-103"), (4, "carol-104")]
     assert [r.candidate for r in lb.final.rows if r.is_baseline] == ["baseline_knn", "baseline_rf"]
+    assert lb.messages == ("scores.json omits 'n_qualified': statistic 'n_qualified' is undefined "
+                           "(filter rule is 'none').",)
+
+
+def test_one_phase_filters_within_the_phase():
+    """phases.final: null with baselines: a candidate must beat the baselines in the one
+    phase (both tie at 11/3 there), then the qualified are ranked among themselves."""
+    lb = _board(_config(phases={"final": None}))
+    assert lb.filter is not None and lb.development is None
+    assert [(r.position, r.candidate) for r in lb.final.ranked] == [(1, "dave-105"), (2, "alice-101")]
+    excluded = {r.candidate: r.reason for r in lb.final.rows if r.qualified is False}
+    assert excluded == {
+        "bob-103": "development average rank 4.5 (position 5) does not beat baseline "
+                   "'baseline_rf' (3.67)",
+        "carol-104": "development average rank 5.5 (position 6) does not beat baseline "
+                     "'baseline_rf' (3.67)"}
+    assert lb.scores == {"n_qualified": 2.0, "winner_score": -1.0}
+    assert lb.statistics["dev_final_kendall_tau"] is None
+    # without any baseline, no filter applies, and the outputs say so
+    frame, _ = load_scores(_config(), FIXTURE)
+    lb = build_leaderboard(frame.assign(is_baseline=False), _config(phases={"final": None}, baselines=[]))
+    assert lb.filter is None and len(lb.final.ranked) == 5  # organizers: one submission kept
+    assert lb.messages[0].startswith("no filter applies: phase 'Development' (the only phase: "
+                                     "phases.final is null) has no baseline")
+    with pytest.raises(ConfigError, match=r"`filter.k` 'auto' compares the development and final"):
+        _config(phases={"final": None}, filter={"rule": "top_k", "k": "auto"})
 
 
 def test_nobody_qualifies_warns():
@@ -283,3 +309,147 @@ def test_a_failed_run_is_shown_as_failed_not_as_a_missing_score(tmp_path):
     page = (tmp_path / "out" / "detailed_results.html").read_text()
     assert 'class="num failed"' in page
     assert "dave&#x27;s model crashed" in page
+
+
+# ------------------------------------------------------------------ every candidate accounted for
+def _tree_with(tmp_path, runs):
+    """A copy of the fixture tree plus ``runs``: ``{(phase, candidate, task): scores dict or
+    an error.txt line}``; new candidates are added to the manifest."""
+    import json
+    import shutil
+
+    tree = tmp_path / "tree"
+    shutil.copytree(FIXTURE / "tree", tree)
+    added = set()
+    for (phase, cand, task), what in runs.items():
+        folder = tree / phase / cand / task
+        folder.mkdir(parents=True, exist_ok=True)
+        for old in folder.iterdir():
+            old.unlink()
+        if isinstance(what, dict):
+            (folder / "scores.json").write_text(json.dumps(what))
+        else:
+            (folder / "error.txt").write_text(what + "\n")
+        if not cand.startswith(("alice", "bob", "carol", "dave", "baseline")):
+            added.add(cand)
+    with (tree / "submissions.csv").open("a") as manifest:
+        for cand in sorted(added):
+            manifest.write(f"{cand},{cand.split('-')[0]},2024-03-20T00:00:00+00:00,false\n")
+    return tree
+
+
+def _run(config, tree, out):
+    import json
+
+    from metascore.program import run
+
+    lines: list[str] = []
+    lb = run(config, tree, out, log=lines.append)
+    board = json.loads((out / "leaderboard.json").read_text())
+    return lb, lines, board, (out / "leaderboard.csv").read_text(), (out / "detailed_results.html").read_text()
+
+
+ERIN = {("Development", "erin-106", t): {m: v} for t, m, v in
+        (("iris", "accuracy", 0.99), ("wine", "mae", 0.3), ("digits", "f1", 0.99))}
+
+
+def test_a_candidate_scored_only_on_other_columns_is_ranked_or_listed(tmp_path):
+    """Issue 24: erin's final scores are on a column that is not a judge (duration); she
+    used to vanish from every output while the same candidate with empty cells ranked
+    last. She is now a candidate with every score missing: ranked by missing=worst, or
+    listed with the reason under drop_candidates, in every output."""
+    tree = _tree_with(tmp_path, {**ERIN, ("Final", "erin-106", "iris"): {"duration": 12.0}})
+    config = _config(input={"path": "."}, selection={"final": "best"}, filter={"beat": "any"},
+                     analysis={"bootstrap": 0, "stability": False})
+    lb, lines, board, csv_text, page = _run(config, tree, tmp_path / "out")
+    rows = {r.candidate: r for r in lb.final.rows}
+    assert rows["erin-106"].qualified and rows["erin-106"].position == len(lb.final.ranked)
+    why = ("phase 'Final': candidate 'erin-106' has no score on any judge (its scores are for "
+           "iris/duration, which is not a judge); it is kept with every score missing: "
+           "ranking.missing 'worst' ranks it below every scored candidate.")
+    assert why in lb.messages and f"[!] {why}" in lines and why in board["messages"]
+    assert any(line.startswith("[*] filter beat_baseline: 3 of 5 final candidates") for line in lines)
+    assert "erin-106" in csv_text and "erin-106" in page
+    assert any(r["candidate"] == "erin-106" for r in board["final"]["rows"])
+
+    dropped = _config(**{**config.to_dict(), "ranking": {"missing": "drop_candidates"}})
+    lb, lines, board, csv_text, _ = _run(dropped, tree, tmp_path / "out2")
+    (erin,) = [r for r in lb.final.rows if r.candidate == "erin-106"]
+    assert erin.position is None and erin.reason.startswith("excluded by the missing-data policy")
+    assert "erin-106" in csv_text
+    # the console accounts for every candidate too
+    unranked = [r for r in lb.final.rows if r.position is None and not r.is_baseline]
+    assert (f"[*] {len(lb.final.ranked)} ranked, {len(unranked)} not ranked, 1 submission(s) not "
+            "selected (a participant's other submissions, or late) in phase 'Final'") in lines
+    assert len(lb.final.ranked) + len(unranked) == 5  # alice, bob, carol, dave, erin
+    assert f"[*] not ranked: erin-106 ({erin.reason})" in lines
+
+
+def test_a_candidate_whose_every_run_failed_is_on_the_board(tmp_path):
+    """A final submission whose every task failed (error.txt only) is a candidate with
+    every score missing, with the failure as the reason in the messages."""
+    failed = {("Final", "erin-106", t): "Failed (program_rc=1): MemoryError" for t in ("iris", "wine")}
+    tree = _tree_with(tmp_path, {**ERIN, **failed})
+    config = _config(input={"path": "."}, selection={"final": "best"}, filter={"beat": "any"},
+                     analysis={"bootstrap": 0, "stability": False})
+    lb, _, _, csv_text, _ = _run(config, tree, tmp_path / "out")
+    (erin,) = [r for r in lb.final.rows if r.candidate == "erin-106"]
+    assert erin.participant == "erin" and erin.position == len(lb.final.ranked)
+    assert any("candidate 'erin-106' has no score on any judge (every run failed: task 'iris': "
+               "Failed (program_rc=1): MemoryError (and 1 more))" in m for m in lb.messages)
+
+
+def test_a_baseline_whose_run_failed_says_so(tmp_path):
+    """Issue 24: a baseline whose run failed used to abort with "neither a candidate nor a
+    participant"; now the error says its run failed, and why."""
+    runs = {("Development", b, t): "Failed (program_rc=1): ModuleNotFoundError: No module named 'xgboost'"
+            for b in ("baseline_rf", "baseline_knn") for t in ("iris", "wine", "digits")}
+    tree = _tree_with(tmp_path, runs)
+    config = _config(input={"path": "."}, analysis={"bootstrap": 0, "stability": False})
+    frame, source = load_scores(config, tree)
+    with pytest.raises(InputError, match=r"baseline 'baseline_\w+' has no score in phase 'Development' "
+                       r"\(every run failed: task 'digits': Failed \(program_rc=1\): ModuleNotFoundError: "
+                       r"No module named 'xgboost' \(and 2 more\)\), so the beat_baseline filter"):
+        build_leaderboard(frame, config, source=source)
+    # named by candidate id, absent from every phase's scores: the same sentence, not "neither"
+    import shutil
+    for b in ("baseline_rf", "baseline_knn"):
+        shutil.rmtree(tree / "Final" / b)
+    frame, source = load_scores(config, tree)
+    with pytest.raises(InputError, match=r"baseline 'baseline_\w+' has no score in phase 'Development' "
+                                         r"\(every run failed"):
+        build_leaderboard(frame, _config(input={"path": "."}, baselines=["baseline_rf"]), source=source)
+    # without the filter, the failed baseline is only shown
+    lb = build_leaderboard(frame, _config(input={"path": "."}, filter={"rule": "none"},
+                                          analysis={"bootstrap": 0, "stability": False}), source=source)
+    assert lb.winner is not None
+
+
+def test_quick_mode_keeps_and_names_a_candidate_without_judge_scores(tmp_path):
+    from metascore.cli import read_matrix_file
+
+    path = tmp_path / "long.csv"
+    path.write_text("phase,candidate,task,metric,value\nD,a,t,acc,0.9\nD,b,t,acc,0.8\n"
+                    "D,a,t,time,3\nD,c,t,time,3\n")
+    alerts: list[str] = []
+    matrix = read_matrix_file(path, exclude=["t/time"], alerts=alerts)
+    assert list(matrix.candidates) == ["a", "b", "c"]
+    assert alerts == ["candidate 'c' has no score on any judge (its scores are for t/time, which is "
+                      "not a judge); it is ranked with every score missing (--missing decides its place)."]
+
+
+def test_a_board_that_loses_a_candidate_is_refused():
+    """The invariant behind issue 24's vanished participant: every submission of a phase is
+    on its board or listed as not selected, else the run stops loudly."""
+    import dataclasses
+
+    from metascore.errors import MetascoreError
+    from metascore.leaderboard.notices import check_accounted
+
+    frame, _ = load_scores(_config(), FIXTURE)
+    lb = build_leaderboard(frame, _config(analysis={"bootstrap": 0, "stability": False}))
+    check_accounted(frame, lb.final)  # the real board: nobody lost
+    lost = dataclasses.replace(lb.final, rows=tuple(r for r in lb.final.rows if r.candidate != "bob-103"))
+    with pytest.raises(MetascoreError, match=r"phase 'Final': candidate\(s\) 'bob-103' are neither ranked "
+                                             r"nor listed with a reason"):
+        check_accounted(frame, lost)

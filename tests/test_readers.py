@@ -74,7 +74,8 @@ def test_canonical_long_table(canonical):
     assert row["submitted_at"] == "2024-03-16T00:30:00+00:00"
     wine_dev = canonical[(canonical["phase"] == "Development") & (canonical["task"] == "wine")]
     assert wine_dev.set_index("candidate")["value"]["alice-101"] == 0.412
-    assert canonical.attrs == {"format": "long", "source": str(COMP / "long.csv"), "failed": [], "notes": [], "directions": {}}
+    assert canonical.attrs == {"format": "long", "source": str(COMP / "long.csv"), "failed": [], "unscored": [],
+                               "notes": [], "directions": {}}
 
 
 def test_long_json_is_identical(canonical):

@@ -281,3 +281,132 @@ def test_bundle_zip_of_fixture_runs_with_parallel_jobs(tmp_path):
     report = run_bundle(zipped, tmp_path / "out", submissions=subs, jobs=4)
     assert [r.status for r in report.results] == ["Finished"] * 4
     assert [r.scores["accuracy"] for r in report.results] == [1.0, 0.5, 0.75, 0.25]
+
+
+# ------------------------------------------------------------------ failures the summary must not hide
+def _echo_bundle(tmp_path, score, ingestion=None):
+    """The failures fixture with ``score`` as its scoring program (and ``ingestion`` as an
+    ingestion program), without sample submissions."""
+    bundle = tmp_path / "bundle"
+    shutil.copytree(BUNDLES / "failures", bundle)
+    shutil.rmtree(bundle / "sample_submissions")
+    (bundle / "scoring_program" / "score.py").write_text(score)
+    if ingestion is not None:
+        (bundle / "ingestion_program").mkdir()
+        (bundle / "ingestion_program" / "ingest.py").write_text(ingestion)
+        (bundle / "ingestion_program" / "metadata.yaml").write_text(
+            "command: python3 /app/program/ingest.py /app/input_data /app/output /app/ingested_program\n")
+        data = yaml.safe_load((bundle / "competition.yaml").read_text())
+        data["tasks"][0]["ingestion_program"] = "ingestion_program/"
+        (bundle / "competition.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    return bundle
+
+
+def _submissions(tmp_path, **modes):
+    subs = tmp_path / "subs"
+    for name, mode in modes.items():
+        shutil.copytree(BUNDLES / "failures/sample_submissions/good", subs / name)
+        (subs / name / "metadata.yaml").write_text(f"command: python3 /app/program/run.py /app/output {mode}\n")
+    return subs
+
+
+DEFAULT_999 = """\
+import json, os, sys
+found = os.path.exists(os.path.join(sys.argv[1], "res", "output.txt"))
+json.dump({"score": 1.0 if found else 999}, open(os.path.join(sys.argv[2], "scores.json"), "w"))
+"""
+
+
+def test_finished_after_a_failed_prediction_is_flagged(tmp_path, capsys):
+    """Issue 24, "Finished score=999": the submission crashes, the scoring program writes a
+    default score; the summary flags the job with the exit code and the log's last line."""
+    bundle = _echo_bundle(tmp_path, DEFAULT_999)
+    report = run_bundle(bundle, tmp_path / "out", submissions=_submissions(tmp_path, crash="crash"))
+    (res,) = report.results
+    assert res.status == "Finished" and res.scores == {"score": 999.0} and res.flagged
+    assert res.prediction_problems[0].splitlines()[0] == (
+        "prediction step: the submission exited with code 1; last line of its stderr: "
+        "RuntimeError: boom: this submission crashes on purpose")
+    text = format_report(report)
+    assert "Finished (prediction failed)  score=999" in text
+    assert ("FLAGGED Stress / crash / echo: finished, but prediction step: the submission exited "
+            "with code 1; last line of its stderr: RuntimeError: boom: this submission crashes on "
+            "purpose; its scores come from a scoring program that ran without the predictions") in text
+    assert "1 of 1 runs finished (1 flagged: finished after a failed prediction step; check its scores)" in text
+    summary = json.loads((tmp_path / "out/run_summary.json").read_text())
+    assert summary["flagged"] == ["Stress / crash / echo"]
+    # --strict counts a flagged run as a failure
+    from metascore.cli import main
+
+    args = ["bundle", "run", str(bundle), "--out", str(tmp_path / "out2"), "-q",
+            "--submissions", str(tmp_path / "subs")]
+    assert main(args) == 0 and main([*args, "--strict"]) == 1
+    assert "0 of 1 runs failed, 1 finished after a failed prediction step (--strict)" in capsys.readouterr().err
+
+
+INGEST_STDOUT = """\
+import sys, traceback
+try:
+    raise ValueError("the model has no fit method")
+except ValueError:
+    traceback.print_exc(file=sys.stdout)  # the traceback goes to stdout, stderr stays empty
+    sys.exit(1)
+"""
+NEEDS_PREDICTIONS = """\
+import os, sys
+open(os.path.join(sys.argv[1], "res", "test_predictions.csv"))
+"""
+
+
+def test_a_failed_ingestion_leads_the_reason_and_its_stdout_is_read(tmp_path):
+    """Issue 24: the ingestion program fails (traceback on stdout), then the scoring program
+    cannot find the predictions: the reason leads with the ingestion's failure and quotes
+    its stdout, not "no output on stderr"."""
+    bundle = _echo_bundle(tmp_path, NEEDS_PREDICTIONS, INGEST_STDOUT)
+    subs = tmp_path / "subs"
+    (subs / "bob").mkdir(parents=True)
+    (subs / "bob" / "model.py").write_text("class Model: pass\n")
+    report = run_bundle(bundle, tmp_path / "out", submissions=subs, feed="all")
+    (res,) = report.results
+    assert res.status == "Failed" and res.status_details == "program_rc=1"
+    lines = res.reason.splitlines()
+    assert lines[0] == ("prediction step: the ingestion program exited with code 1; last line of "
+                        "its stdout: ValueError: the model has no fit method (then the scoring "
+                        "program failed)")
+    assert any(line.startswith("then the scoring program exited with code 1; last line of its "
+                               "stderr: FileNotFoundError") for line in lines)
+    error = (tmp_path / "out/outputs/Stress/bob/echo/error.txt").read_text()
+    assert error.startswith("Failed (program_rc=1): prediction step: the ingestion program exited "
+                            "with code 1; last line of its stdout: ValueError")
+    text = format_report(report)
+    assert f"FAILED Stress / bob / echo: program_rc=1\n    {lines[0]}\n" in text
+    assert "no output on stderr" not in text
+
+
+def test_a_note_repeated_over_runs_is_said_once_with_a_count(tmp_path):
+    extra_key = ("import json, os, sys\njson.dump({'score': 1.0, 'extra': 2}, "
+                 "open(os.path.join(sys.argv[2], 'scores.json'), 'w'))\n")
+    bundle = _echo_bundle(tmp_path, extra_key)
+    subs = _submissions(tmp_path, **{f"s{i}": "good" for i in range(8)})
+    text = format_report(run_bundle(bundle, tmp_path / "out", submissions=subs))
+    assert text.count("match no leaderboard column") == 1
+    assert ("note   (8 runs) scores.json: key(s) 'extra' match no leaderboard column and are ignored "
+            "by Codabench (columns: score).") in text
+    assert "    runs: Stress / s0 / echo; Stress / s1 / echo; Stress / s2 / echo; Stress / s3 / echo; " \
+           "Stress / s4 / echo; Stress / s5 / echo and 2 more" in text
+
+
+def test_the_headline_quotes_the_programs_last_line_not_the_hint():
+    from metascore.bundle.backend import StepResult
+    from metascore.bundle.worker import exited
+
+    run = StepResult(exit_code=1, timed_out=False, stdout="", elapsed=0.1, stderr=(
+        "Traceback (most recent call last):\nModuleNotFoundError: No module named 'xgboost'\n"
+        "metascore: the program needs the Python module 'xgboost', ..."))
+    first, *tail = exited("submission", run).splitlines()
+    assert first == ("the submission exited with code 1; last line of its stderr: "
+                     "ModuleNotFoundError: No module named 'xgboost'")
+    assert tail[-1].startswith("metascore: the program needs")  # the hint stays in the tail
+    quiet = StepResult(exit_code=2, timed_out=False, stdout="", stderr="", elapsed=0.1)
+    assert exited("ingestion program", quiet) == ("the ingestion program exited with code 2 and "
+                                                  "wrote nothing on stdout or stderr")

@@ -123,6 +123,21 @@ def test_missing_module_names_it_and_the_fix(mode, tmp_path):
     assert "metascore bundle env BUNDLE" in result.stderr
 
 
+@pytest.mark.parametrize("mode", ["bwrap", "rewrite"])
+def test_missing_module_hint_reads_a_traceback_printed_on_stdout(mode, tmp_path):
+    """Issue 24: a program that prints its traceback on stdout gets the hint too."""
+    program = tmp_path / "program"
+    program.mkdir()
+    (program / "p.py").write_text(
+        "import sys, traceback\ntry:\n    import sklearn_is_not_here\nexcept ImportError:\n"
+        "    traceback.print_exc(file=sys.stdout)\n    sys.exit(1)\n")
+    step = StepSpec("p", "python3 p.py", (Mount("/app/program", program),),
+                    image="codalab/codalab-legacy:py37", scratch=tmp_path / "scratch")
+    result = local_backend(mode).run(step)
+    assert result.exit_code == 1 and "No module named" in result.stdout
+    assert "the program needs the Python module 'sklearn_is_not_here'" in result.stderr
+
+
 def test_without_bwrap_auto_falls_back_and_bwrap_mode_refuses(monkeypatch):
     monkeypatch.setattr(local, "sandbox_available", lambda: (False, "bwrap is not installed"))
     backend = LocalBackend(sandbox="auto")

@@ -14,7 +14,7 @@ import yaml
 
 from bundle_backends import BACKENDS, options, require
 from engine import build_legacy_image
-from metascore.bundle.runner import run_bundle
+from metascore.bundle.runner import format_report, run_bundle
 from metascore.bundle.schema import check_bundle, load_competition
 from metascore.bundle.submissions import collect_submissions, slug
 from metascore.cli import main
@@ -218,3 +218,150 @@ def test_local_and_legacy_image_give_identical_scores(tmp_path):
             local[key].pop("Duration", None)
             docker[key].pop("Duration", None)
         assert local == docker, name
+
+
+def test_migration_counts_what_runs(tmp_path):
+    """Issue 24: a solution bound to the development task is held by the development
+    leaderboard but has no task in the final phase: it is not counted as migrated."""
+    bundle = tmp_path / "b"
+    shutil.copytree(BUNDLES / "phases", bundle)
+    data = yaml.safe_load((bundle / "competition.yaml").read_text())
+    data["solutions"] = [{"index": 0, "tasks": [0], "path": "sample_submissions/coder/"}]
+    (bundle / "competition.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    lines: list[str] = []
+    report = run_bundle(bundle, tmp_path / "out", log=lines.append)
+    assert sorted((r.phase, r.candidate) for r in report.results if r.phase == "Final Phase") == [
+        ("Final Phase", "coder"), ("Final Phase", "final_results")]
+    assert ("[*] Final Phase: 1 submission(s) migrated from the previous phase; not migrated: "
+            "solution (its task(s) 0 are not in this phase)") in lines
+    # solutions run as the participant "organizer"
+    rows = list(csv.DictReader((tmp_path / "out/outputs/submissions.csv").open()))
+    assert ("Development Phase", "solution", "organizer") in [(r["phase"], r["candidate"], r["participant"]) for r in rows]
+
+
+# ------------------------------------------------------------------ a meta phase that has nothing, or no baseline
+PARITY = {"right": "'even' if x % 2 == 0 else 'odd'", "even": "'even'", "odd": "'odd'",
+          "broken": "1 / 0", "final_breaks": "('even' if x % 2 == 0 else 'odd') if x < 6 else 1 / 0"}
+
+
+def _code(folder, mode):
+    folder.mkdir(parents=True)
+    (folder / "metadata.yaml").write_text("command: python3 predict.py /app/input_data /app/output\n")
+    (folder / "predict.py").write_text(
+        "import os, sys\n"
+        "xs = [int(v) for v in open(os.path.join(sys.argv[1], 'x.txt')).read().split()]\n"
+        f"open(os.path.join(sys.argv[2], 'predictions.txt'), 'w').write("
+        f"'\\n'.join(str({PARITY[mode]}) for x in xs) + '\\n')\n")
+
+
+def meta_bundle(tmp_path, config, *, rule="Force_Last", kit="odd", one_phase=False):
+    """The 'phases' fixture (Development, Final with auto-migration) plus a starting-kit
+    baseline, a 'Final ranking' meta phase whose metascore.yaml is ``config``, and three
+    code submissions (alice right, bob always 'even', carol always 'odd'); returns the
+    bundle and the submissions folder. ``one_phase``: without the Final phase."""
+    bundle = tmp_path / "bundle"
+    shutil.copytree(BUNDLES / "phases", bundle)
+    shutil.rmtree(bundle / "sample_submissions")
+    _code(bundle / "starting_kit" / "baseline_submission", kit)
+    (bundle / "meta_ref").mkdir()
+    (bundle / "meta_ref" / "metascore.yaml").write_text(yaml.safe_dump(config))
+    data = yaml.safe_load((bundle / "competition.yaml").read_text())
+    data["tasks"].append({"index": 2, "name": "meta", "reference_data": "meta_ref/",
+                          "scoring_program": "meta_scoring_program/"})
+    data["phases"][0]["starting_kit"] = "starting_kit/"
+    data["phases"][1]["end"] = "2026-02-28"
+    if one_phase:
+        data["phases"] = data["phases"][:1]
+    data["phases"].append({"index": 2, "name": "Final ranking", "start": "2026-03-01",
+                           "execution_time_limit": 120, "tasks": [2]})
+    board = data["leaderboards"][0]
+    board["submission_rule"] = rule
+    board["columns"].append({"title": "Qualified", "key": "n_qualified", "index": 1, "sorting": "desc"})
+    (bundle / "competition.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    subs = tmp_path / "subs"
+    for name, mode in (("alice__right", "right"), ("bob__even", "even"), ("carol__odd", "odd")):
+        _code(subs / name, mode)
+    return bundle, subs
+
+
+META = {"phases": {"development": "Development Phase", "final": "Final Phase"},
+        "baselines": ["baseline"], "analysis": {"bootstrap": 0, "stability": False},
+        "output": {"scores": {"n_qualified": "n_qualified"}}}
+
+
+def test_a_failed_baseline_is_named_by_the_meta_phase(tmp_path):
+    """Issue 24: the baseline's run failed; the meta phase says so and why, instead of
+    "baseline ... is neither a candidate nor a participant"."""
+    bundle, subs = meta_bundle(tmp_path, META, kit="broken")
+    report = run_bundle(bundle, tmp_path / "out", submissions=subs)
+    assert any(w.startswith("phase 'Development Phase': baseline 'baseline_submission' (participant "
+                            "'baseline') failed (Failed (program_rc=1): prediction step: the submission "
+                            "exited with code 1; last line of its stderr: ZeroDivisionError")
+               for w in report.warnings)
+    meta = report.meta
+    assert meta.status == "Failed"
+    assert ("baseline 'baseline_submission' has no score in phase 'Development Phase' (every run "
+            "failed: task 'Development Task': Failed (program_rc=1): prediction step: the submission "
+            "exited with code 1") in meta.reason
+    assert "neither a candidate nor a participant" not in meta.reason
+
+
+def test_an_empty_export_says_so_and_names_the_rule(tmp_path):
+    """Issue 24: under Add nothing reaches the meta phase; it used to fail with "cannot tell
+    the format of .../codabench.json"."""
+    bundle, subs = meta_bundle(tmp_path, META, rule="Add")
+    report = run_bundle(bundle, tmp_path / "out", submissions=subs)
+    meta = report.meta
+    assert meta.status == "Failed" and meta.status_details == "the results export is empty"
+    assert meta.reason.startswith(
+        "the results export is empty: no submission of any phase reaches it ('Development Phase': "
+        "4 of 4 submission(s) finished, but under the leaderboard's submission_rule 'Add' nothing "
+        "reaches the leaderboard, hence the results export, without a click; set submission_rule: "
+        "Force_Last in competition.yaml")
+    text = format_report(report)
+    assert "cannot tell the format" not in text and "logs: \n" not in text
+    # the same reason for four submissions: said once, naming them
+    assert text.count("nothing reaches the leaderboard without a click, and the submissions") == 1
+    assert "    not baseline_submission, alice__right, bob__even, carol__odd: Add: nothing" in text
+    assert main(["bundle", "run", str(bundle), "--out", str(tmp_path / "o2"), "-q",
+                 "--submissions", str(subs)]) == 1
+    # the meta-scoring program, given that tree, says the same in its own words
+    from metascore.config import parse_config
+    from metascore.program import load_scores
+
+    with pytest.raises(InputError, match=r"its submissions.csv lists no submission, so the results "
+                       r"export that fed it was empty .*submission_rule 'Add' nothing reaches it"):
+        load_scores(parse_config(META), tmp_path / "out" / "outputs")
+
+
+def test_one_phase_competition_filters_within_the_phase(tmp_path):
+    """Issue 24: phases.final: null used to skip the beat-the-baseline filter silently."""
+    config = {**META, "phases": {"development": "Development Phase", "final": None}}
+    bundle, subs = meta_bundle(tmp_path, config, one_phase=True)
+    report = run_bundle(bundle, tmp_path / "out", submissions=subs)
+    assert report.meta.status == "Finished", report.meta.reason
+    rows = {r["candidate"]: r for r in csv.DictReader(report.leaderboard.open())}
+    # dev accuracies: alice 0.75, bob 0.75, carol 0.25, the baseline ('odd') 0.25
+    assert (rows["alice__right"]["qualified"], rows["bob__even"]["qualified"]) == ("true", "true")
+    assert rows["carol__odd"]["qualified"] == "false" and rows["carol__odd"]["position"] == ""
+    assert "ties with baseline 'baseline_submission'" in rows["carol__odd"]["reason"]
+    assert report.meta.scores == {"n_qualified": 2.0}
+
+
+def test_a_finalist_whose_final_run_failed_is_on_the_final_leaderboard(tmp_path):
+    """Issue 24: a participant that qualifies but whose every final run failed used to vanish
+    from the final leaderboard; it is ranked last (missing: worst), with the reason."""
+    bundle, subs = meta_bundle(tmp_path, META)
+    _code(subs / "dan__final_breaks", "final_breaks")
+    report = run_bundle(bundle, tmp_path / "out", submissions=subs, feed="all")
+    assert report.meta.status == "Finished", report.meta.reason
+    rows = list(csv.DictReader(report.leaderboard.open()))
+    ranked = [r["candidate"] for r in rows if r["position"]]
+    assert ranked[-1] == "dan__final_breaks" and rows[len(ranked) - 1]["qualified"] == "true"
+    board = json.loads((report.leaderboard.parent / "leaderboard.json").read_text())
+    assert any(m.startswith("phase 'Final Phase': candidate 'dan__final_breaks' has no score on any "
+                            "judge (every run failed: task 'Final Task': Failed (program_rc=1): "
+                            "prediction step: the submission exited with code 1; last line of its "
+                            "stderr: ZeroDivisionError") for m in board["messages"])
+    page = (report.detailed_results).read_text()
+    assert "dan__final_breaks" in page

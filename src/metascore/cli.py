@@ -86,7 +86,8 @@ def read_matrix_file(
     its column's direction from the competition when the input carries it (a tree's
     ``codabench.json``), else higher-is-better. What the reader left out on purpose is
     appended to ``notes``; a warning per judge whose name says lower is better but that
-    is ranked higher-is-better by default, to ``alerts``.
+    is ranked higher-is-better by default, and per candidate with no score on any chosen
+    judge (kept with every score missing), to ``alerts``.
     """
     from .config import JudgeConfig
     from .errors import did_you_mean
@@ -127,7 +128,12 @@ def read_matrix_file(
         JudgeConfig(t, m, higher_is_better=given.get(key, True), weight=weight_map.get(key, 1.0))
         for (t, m), key in zip(pairs, keys)
     )
-    return phase_matrix(frame, phase, judges)
+    unscored: dict[str, str] = {}
+    matrix = phase_matrix(frame, phase, judges, unscored=unscored)
+    if alerts is not None:
+        alerts.extend(f"candidate {c!r} has no score on any judge ({why}); it is ranked with "
+                      "every score missing (--missing decides its place)." for c, why in unscored.items())
+    return matrix
 
 
 def _read_votes(path: Path) -> PairwiseCounts:

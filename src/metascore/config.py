@@ -9,7 +9,8 @@ Schema (every section optional; the values shown are the defaults)::
 
     input: {format: auto, path: .}       # path relative to the input directory, inside it;
                                           # or one path per phase: {Development: dev.csv, ...}
-    phases: {development: Development, final: Final,   # final: null ranks development only
+    phases: {development: Development, final: Final,   # final: null ranks development only,
+                                          # filtered within it when it has baselines
              deadlines: {}}               # {phase: ISO time}: later submissions are left out
     judges:                               # default: every (task, metric) found
       - {task: iris, metric: accuracy, direction: higher, weight: 1}
@@ -20,7 +21,7 @@ Schema (every section optional; the values shown are the defaults)::
               tie_break: [submitted_at, candidate], seed: 12345}
     selection: {development: best, final: last}       # best | last | all
     baselines: []                         # candidate ids or participant names
-    filter: {rule: beat_baseline, beat: all, k: null, on_empty: warn}
+    filter: {rule: beat_baseline, beat: all, k: null, on_empty: warn}   # one phase: within it
     analysis: {bootstrap: 200, level: 0.95, stability: true, compare: []}
                                           # bootstrap: judge resamples for the rank intervals
                                           # (0 disables them); level: interval coverage;
@@ -155,7 +156,7 @@ class SelectionConfig:
 
 @dataclass(frozen=True)
 class FilterConfig:
-    """Final-phase filter (SPEC 5).
+    """Final-phase filter (SPEC 5); with one phase (``phases.final: null``), within it.
 
     ``rule``: ``beat_baseline`` | ``top_k`` | ``none``; ``beat``: ``all`` | ``any``
     baselines; ``k``: an int or ``"auto"`` (top_k only); ``on_empty``: ``warn`` | ``error``
@@ -308,6 +309,9 @@ def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
         raise v.error("filter.k", f"must be a positive integer or 'auto'; got {k!r}")
     if rule == "top_k" and k is None:
         raise v.error("filter.k", "is required with rule top_k (a positive integer or 'auto')")
+    if rule == "top_k" and k == "auto" and final is None:
+        raise v.error("filter.k", "'auto' compares the development and final rankings, and "
+                      "phases.final is null (one phase); give k as a positive integer")
 
     return Config(
         input=InputConfig(None if fmt == "auto" else fmt, path),

@@ -15,6 +15,8 @@ participant (falling back to the candidate id) and qualifies according to the ru
 - ``none``: everyone qualifies.
 
 A final candidate without a development counterpart never qualifies (the reason says so).
+In a one-phase competition (``same_phase``) the phase is both: each candidate is compared,
+within the phase, with the baselines scored there.
 Every decision carries a one-sentence reason; the threshold (the baselines' development
 scores and positions) is part of the result.
 """
@@ -115,6 +117,7 @@ def filter_final(
     rank_fn: Callable[[ScoreMatrix], Ranking] | None = None,
     dev_phase: str = "development",
     dropped_baselines: Mapping[str, str] | None = None,
+    same_phase: bool = False,
 ) -> FilterResult:
     """Decide which final-phase candidates enter the final ranking (module docstring).
 
@@ -134,6 +137,9 @@ def filter_final(
     dropped_baselines : mapping, optional
         Baselines the missing-data policy removed from the development ranking, with the
         reason (``Ranking.excluded_candidates``), named when no baseline is left.
+    same_phase : bool
+        ``final`` is the development phase itself (a one-phase competition): each candidate
+        is its own counterpart, matched by id rather than by participant.
     """
     dm = dev.matrix
     n_dev = dev.n
@@ -172,6 +178,9 @@ def filter_final(
                  if not (final.is_baseline and final.is_baseline[i])]
     match: dict[int, int | None] = {}
     for i in final_idx:
+        if same_phase:
+            match[i] = by_id.get(final.candidates[i])
+            continue
         key = participant_key(final, i)
         match[i] = by_key.get(key, by_id.get(final.candidates[i]))
 

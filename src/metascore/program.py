@@ -25,9 +25,8 @@ from typing import Any
 import pandas as pd
 
 from . import __version__
-from .config import COMPARE_R, STABILITY_Q, Config, judge_key, load_config
+from .config import COMPARE_R, STABILITY_Q, Config, load_config
 from .errors import ConfigError, InputError, exit_code
-from .directions import column_direction, direction_warnings
 from .io.columns import read_directions, read_titles
 from .io.readers import CANONICAL_COLUMNS, concat_scores, read_scores, resolve_inside
 from .io.writers import long_csv, render_outputs, write_files
@@ -81,24 +80,15 @@ def _with_directions(frame: pd.DataFrame, root: Path, tree: Path | None = None) 
     return frame
 
 
-def undirected_judges(frame: pd.DataFrame, config: Config) -> list[tuple[str, str, str]]:
-    """``(key, task, metric)`` of the judges whose direction neither the configuration nor
-    the competition's columns give (they are ranked as higher-is-better)."""
-    known = frame.attrs.get("directions") or {}
-    if config.judges is None:
-        pairs = sorted(set(zip(frame["task"].astype(str), frame["metric"].astype(str))))
-        candidates = [(judge_key(t, m), t, m) for t, m in pairs]
-    else:
-        candidates = [(j.key, j.task, j.metric) for j in config.judges if not j.direction_set]
-    return [c for c in candidates if column_direction(c[1], c[2], known) is None]
-
-
 def _phased(frame: pd.DataFrame, config: Config) -> pd.DataFrame:
     """Scores without any phase (a wide CSV, a CodaLab CSV) are the development phase."""
     if len(frame) and (frame["phase"] == "").all():
         attrs = dict(frame.attrs)
-        frame = frame.assign(phase=config.phases.development)
+        dev = config.phases.development
+        frame = frame.assign(phase=dev)
         frame.attrs.update(attrs)
+        frame.attrs["failed"] = [(p or dev, *rest) for p, *rest in attrs.get("failed", [])]
+        frame.attrs["unscored"] = [{**u, "phase": u["phase"] or dev} for u in attrs.get("unscored", [])]
         frame.attrs["notes"] = [*attrs.get("notes", []), (
             f"the scores name no phase; they are read as phase {config.phases.development!r} "
             "(phases.development)")]
@@ -129,16 +119,6 @@ def run(config: Config, root: str | Path, output_dir: str | Path, *, log: Log = 
         log(f"[*] note: {note}")
     if frame.attrs.get("directions"):
         log("[*] directions of judges without one: the competition's leaderboard columns")
-    for warning in direction_warnings(undirected_judges(frame, config),
-                                      "give its `direction: lower` in the configuration's judges"):
-        log(f"[!] {warning}")
-    known = frame.attrs.get("directions") or {}
-    for j in config.judges or ():
-        column = column_direction(j.task, j.metric, known)
-        if j.direction_set and column is not None and column != j.higher_is_better:
-            log(f"[!] judge {j.key!r}: the configuration says {'higher' if j.higher_is_better else 'lower'}"
-                f" is better, but the competition's column sorts {'desc' if column else 'asc'}; the "
-                "configuration wins.")
     for item in source["failed"]:
         log(f"[!] failed: phase {item['phase']!r}, candidate {item['candidate']!r}, task "
             f"{item['task']!r} ({item['reason']})")
@@ -155,6 +135,8 @@ def run(config: Config, root: str | Path, output_dir: str | Path, *, log: Log = 
     if lb.filter is not None:
         log(f"[*] filter {lb.filter.rule}: {len(lb.filter.qualified)} of "
             f"{len(lb.filter.decisions)} final candidates qualified")
+    for line in _left_out(lb):
+        log(line)
     for message in lb.messages:
         log(f"[!] {message}")
     for note in lb.analysis.notes:
@@ -166,6 +148,25 @@ def run(config: Config, root: str | Path, output_dir: str | Path, *, log: Log = 
     log(f"[*] winner: {lb.winner or 'none'}")
     log(f"[*] wrote {', '.join(files)} to {output_dir}")
     return lb
+
+
+#: How many candidates left out of the ranking the log names one by one.
+_LEFT_OUT_SHOWN = 20
+
+
+def _left_out(lb: Leaderboard) -> list[str]:
+    """The log lines that account for every candidate of the final board that is not
+    ranked (baselines aside), with the reason, and for the submissions not selected."""
+    rows = [r for r in lb.final.rows if r.position is None and not r.is_baseline]
+    lines = [f"[*] {len(lb.final.ranked)} ranked, {len(rows)} not ranked"
+             + (f", {len(lb.final.not_selected)} submission(s) not selected (a participant's "
+                "other submissions, or late)" if lb.final.not_selected else "")
+             + f" in phase {lb.final.phase!r}"]
+    lines += [f"[*] not ranked: {r.candidate} ({r.reason})" for r in rows[:_LEFT_OUT_SHOWN]]
+    if len(rows) > _LEFT_OUT_SHOWN:
+        lines.append(f"[*] ... and {len(rows) - _LEFT_OUT_SHOWN} more (leaderboard.csv lists "
+                     "every one with its reason)")
+    return lines
 
 
 def _progress(log: Log) -> Callable[[str, int, int], None]:

@@ -115,9 +115,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "runs in its phase (manifest column 'phase' or a DIR/<phase name>/ folder; without one: "
         "every phase that does not migrate, the first phase only for a result submission) and "
         "reaches later phases through auto_migrate_to_this_phase. Prints a summary and where "
-        "the final leaderboard.csv and detailed_results.html are. Writes only inside --out. "
-        "Exit code 1 when every run of a phase failed (any run with --strict) or the "
-        "meta-scoring failed.",
+        "the final leaderboard.csv and detailed_results.html are; a run that finished after a "
+        "failed prediction step (the worker goes on to scoring) is marked 'prediction failed' "
+        "and listed as FLAGGED. Writes only inside --out. "
+        "Exit code 1 when every run of a phase failed (any run failed or flagged with "
+        "--strict) or the meta-scoring failed.",
     )
     p.add_argument("bundle", help="bundle folder or zip")
     p.add_argument("--out", "-o", default="runs", help="output folder (default: ./runs)")
@@ -159,7 +161,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="a zip or folder for a Codabench dataset key the bundle uses instead of "
                    "a file (input_data, reference_data, a program); repeatable")
     p.add_argument("--strict", action="store_true",
-                   help="exit 1 when any run failed (default: when every run of a phase failed)")
+                   help="exit 1 when any run failed or finished after a failed prediction step "
+                   "(default: when every run of a phase failed)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
     p.set_defaults(func=_cmd_run)
 
@@ -281,9 +284,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"metascore: error: every run of phase(s) {', '.join(map(repr, failed))} failed.",
               file=sys.stderr)
         return 1
-    if args.strict and not all(r.finished for r in report.results):
-        n = sum(not r.finished for r in report.results)
-        print(f"metascore: error: {n} of {len(report.results)} runs failed (--strict).", file=sys.stderr)
+    if args.strict and not all(r.finished and not r.flagged for r in report.results):
+        n, flagged = sum(not r.finished for r in report.results), sum(r.flagged for r in report.results)
+        print(f"metascore: error: {n} of {len(report.results)} runs failed"
+              + (f", {flagged} finished after a failed prediction step" if flagged else "")
+              + " (--strict).", file=sys.stderr)
         return 1
     return 0
 

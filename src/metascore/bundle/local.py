@@ -391,19 +391,22 @@ class _Proc:
             message = limits.message(killed)
             if self.killed:
                 self.logs[1].append(f"metascore: killed: {message}")
-        hint = self._hint(stderr) if code not in (0, None) else ""
+        stdout = tail(self.logs[0].path)
+        # a program may print its traceback on stdout: read both for the hint
+        hint = self._hint(f"{stderr}\n{stdout}") if code not in (0, None) else ""
         if hint:
             self.logs[1].append(hint)
         return StepResult(
-            exit_code=code, timed_out=killed == "time", stdout=tail(self.logs[0].path),
+            exit_code=code, timed_out=killed == "time", stdout=stdout,
             stderr=tail(self.logs[1].path), elapsed=(self.end or time.monotonic()) - self.start_time,
             killed=killed, message=message,
         )
 
-    def _hint(self, stderr: str) -> str:
-        if self.backend.mode == "rewrite" and (_APP_MISSING.search(stderr) or self._mounted_module(stderr)):
+    def _hint(self, output: str) -> str:
+        """A fix for what the program's output (stderr and stdout) shows, else ``""``."""
+        if self.backend.mode == "rewrite" and (_APP_MISSING.search(output) or self._mounted_module(output)):
             return APP_PATH_HINT
-        return missing_module_hint(stderr, self.backend.interpreter(self.step), self.step.image)
+        return missing_module_hint(output, self.backend.interpreter(self.step), self.step.image)
 
     def _mounted_module(self, stderr: str) -> bool:
         """A "missing" module that is in a mounted folder: imported through an /app path."""

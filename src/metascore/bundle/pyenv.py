@@ -148,9 +148,10 @@ def interpreter_for(image: str | None) -> str | None:
     return str(interpreter) if (target / _COMPLETE).is_file() and interpreter.is_file() else None
 
 
-def missing_module_hint(stderr: str, interpreter: str, image: str | None) -> str:
-    """A one-paragraph fix when ``stderr`` shows a missing Python module, else ``""``."""
-    found = _MISSING.findall(stderr)
+def missing_module_hint(output: str, interpreter: str, image: str | None) -> str:
+    """A one-paragraph fix when ``output`` (the program's stderr and stdout: some programs
+    print their traceback on stdout) shows a missing Python module, else ``""``."""
+    found = _MISSING.findall(output)
     if not found:
         return ""
     module = found[-1].split(".")[0]

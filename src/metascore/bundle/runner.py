@@ -100,6 +100,7 @@ class RunReport(SiteRun):
             "detailed_results": str(self.detailed_results) if self.detailed_results else None,
             "export": self.export,
             "failed_phases": self.failed_phases(),
+            "flagged": [f"{r.phase} / {r.candidate} / {r.task}" for r in self.results if r.flagged],
         }
 
     def failed_phases(self) -> list[str]:
@@ -255,34 +256,29 @@ def _only_baselines(comp: Competition, site: Site, subs: list[Submission], zippe
 
 
 def format_report(report: RunReport) -> str:
-    """The summary table (phase, submission, task, status, scores, elapsed) and file paths."""
+    """The summary table (phase, submission, task, status, scores, elapsed), each failed or
+    flagged job with its reason, the notes (one per distinct text, with the runs it is
+    about), what reached the meta phase, and the file paths."""
     rows = [("phase", "submission", "task", "status", "scores", "elapsed")]
     for r in report.results:
         shown = {**r.scores, **r.computed}
         scores = ", ".join(f"{k}={v:.6g}" for k, v in shown.items()) or "-"
-        rows.append((r.phase, r.candidate, r.task, r.status, scores, f"{r.elapsed:.1f}s"))
+        status = f"{r.status} (prediction failed)" if r.flagged else r.status
+        rows.append((r.phase, r.candidate, r.task, status, scores, f"{r.elapsed:.1f}s"))
     widths = [max(len(row[i]) for row in rows) for i in range(5)]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row[:5], widths)) + "  " + row[5] for row in rows]
-    problems = [r for r in report.results if not r.finished or r.prediction_problems or r.warnings]
-    if problems:
-        lines.append("")
-        for r in problems:
-            head = f"{r.phase} / {r.candidate} / {r.task}"
-            if not r.finished:
-                lines.append(f"FAILED {head}: {r.status_details}")
-                lines.extend("    " + line for line in r.reason.splitlines())
-            for note in r.prediction_problems + r.warnings:
-                first, *rest = note.splitlines()
-                lines.append(f"note   {head}: {first}")
-                lines.extend("    " + line for line in rest)
-            lines.append(f"    logs: {r.run_dir}")
+    lines.extend(_problem_lines(report.results))
     lines.extend(_export_lines(report))
     if report.warnings:
         lines.append("")
         lines.extend(f"warning: {w}" for w in report.warnings)
     lines.append("")
     n_ok = sum(r.finished for r in report.results)
-    lines.append(f"{n_ok} of {len(report.results)} runs finished; outputs tree: {report.out / 'outputs'}")
+    flagged = sum(r.flagged for r in report.results)
+    lines.append(f"{n_ok} of {len(report.results)} runs finished"
+                 + (f" ({flagged} flagged: finished after a failed prediction step; check "
+                    f"{'its' if flagged == 1 else 'their'} scores)" if flagged else "")
+                 + f"; outputs tree: {report.out / 'outputs'}")
     if report.meta is not None:
         lines.append(f"meta-scoring: {report.meta.status}"
                      + (f" ({report.meta.status_details})" if not report.meta.finished else ""))
@@ -293,6 +289,47 @@ def format_report(report: RunReport) -> str:
     return "\n".join(lines)
 
 
+#: How many runs a note repeated over several runs names.
+_NOTE_RUNS = 6
+
+
+def _problem_lines(results: list[JobResult]) -> list[str]:
+    """FAILED and FLAGGED jobs one by one (reason, logs), then each distinct note once,
+    with how many runs and which ones it is about."""
+    lines: list[str] = []
+    notes: dict[str, list[str]] = {}
+    for r in results:
+        head = f"{r.phase} / {r.candidate} / {r.task}"
+        extra = list(r.prediction_problems)
+        if not r.finished:
+            lines.append(f"FAILED {head}: {r.status_details}")
+            lines.extend("    " + line for line in r.reason.splitlines())
+            if extra and extra[0].splitlines()[0] in r.reason:
+                extra = extra[1:]  # already the reason's headline
+        elif r.flagged:
+            first, *rest = extra.pop(0).splitlines()
+            lines.append(f"FLAGGED {head}: finished, but {first}; its scores come from a scoring "
+                         "program that ran without the predictions")
+            lines.extend("    " + line for line in rest)
+        if not r.finished or r.flagged:
+            for problem in extra:
+                lines.extend("    " + line for line in problem.splitlines())
+            if r.run_dir:  # a job refused before it ran has none
+                lines.append(f"    logs: {r.run_dir}")
+        for note in r.warnings:
+            notes.setdefault(note, []).append(head)
+    for note, heads in notes.items():
+        first, *rest = note.splitlines()
+        if len(heads) == 1:
+            lines.append(f"note   {heads[0]}: {first}")
+        else:
+            more = f" and {len(heads) - _NOTE_RUNS} more" if len(heads) > _NOTE_RUNS else ""
+            lines.append(f"note   ({len(heads)} runs) {first}")
+            lines.append(f"    runs: {'; '.join(heads[:_NOTE_RUNS])}{more}")
+        lines.extend("    " + line for line in rest)
+    return [""] + lines if lines else []
+
+
 def _export_lines(report: RunReport) -> list[str]:
     """Per phase, the submissions the meta phase gets, and why each other one does not."""
     lines: list[str] = []
@@ -301,5 +338,9 @@ def _export_lines(report: RunReport) -> list[str]:
         kept = [e["candidate"] for e in entries if e["exported"]]
         lines.append(f"export {phase}: {len(kept)} of {len(entries)} submission(s) reach the meta "
                      f"phase: {', '.join(kept) or 'none'}")
-        lines.extend(f"    not {e['candidate']}: {e['reason']}" for e in entries if not e["exported"])
+        left: dict[str, list[str]] = {}  # one line per reason, naming its submissions
+        for e in entries:
+            if not e["exported"]:
+                left.setdefault(e["reason"], []).append(e["candidate"])
+        lines.extend(f"    not {', '.join(names)}: {reason}" for reason, names in left.items())
     return [""] + lines if lines else []

@@ -28,11 +28,17 @@ every submission with ``feed="all"``) are collected into ``<out>/outputs/<phase>
 participant, submitted_at, is_baseline) and ``<out>/outputs/codabench.json`` (each phase's
 tasks and leaderboard columns with their ``sorting``, the format ``metascore codabench
 pull`` writes, read by :mod:`metascore.io.columns`: judges without a direction take their
-column's); a failed run of an exported submission leaves ``error.txt`` with its status
-instead of ``scores.json``; each decision and its reason is in the report. A **meta phase** (every task's reference data holds
+column's, and the leaderboard's ``submission_rule``); a failed run of an exported
+submission leaves ``error.txt`` with its status instead of ``scores.json``, and so does a
+baseline whose every run failed, though no export would hold it (a knowing difference: the
+meta phase then says that the baseline's run failed, and why); each decision and its
+reason is in the report. A **meta phase** (every task's reference data holds
 ``metascore.yaml``, e.g. the template's "Final ranking") runs last, once: the outputs tree is
 its result submission (what an organizer would upload on Codabench), scored by the
 meta-scoring program like any other scoring job; its files are copied to ``<out>/final/``.
+When no submission of any phase reaches it (e.g. every leaderboard under ``Add``), the meta
+phase is not run: its job fails with the reason (the export is empty, and which rule made
+it so).
 """
 
 from __future__ import annotations
@@ -57,7 +63,7 @@ from .files import copy_job_output, write_text
 from .meta_program import assemble_meta_program, needs_meta_program
 from .model import UUID_PATTERN, Competition, Phase, Task
 from .programs import read_metadata
-from .submission_rules import PhaseSubmission, export_decisions
+from .submission_rules import MANUAL_RULES, PhaseSubmission, export_decisions
 from .submissions import Submission, safe_name, slug
 from .worker import Job, JobResult, run_job
 
@@ -220,7 +226,11 @@ class Site:
                 "submissions manifest ('phase' column) or put it in a <phase name>/ sub-folder.")
         write_text(outputs / "submissions.csv", _csv(manifest))
         write_text(outputs / COLUMNS_FILE, json.dumps(self.columns_file(meta_phases), indent=2) + "\n")
+        empty = self.empty_export(regular, manifest, report)
         for phase in meta_phases:
+            if empty is not None:
+                self.refuse_meta_phase(phase, empty, report)
+                continue
             self.run_meta_phase(phase, outputs, report)
         if self.columns:
             written = {k for r in report.results for k in r.scores}
@@ -263,7 +273,7 @@ class Site:
         """The previous phase's held submissions that ``auto_migrate_to_this_phase`` brings
         into ``phase`` (result submissions stay in the phase they were made for)."""
         here = {s.candidate for s in entries}
-        out = []
+        out, bound = [], []
         for sub in held:
             if sub.candidate in here:
                 continue
@@ -271,9 +281,14 @@ class Site:
                 report.warnings.append(f"phase {phase.name!r}: result submission {sub.candidate!r} is not "
                                        "migrated (a results zip is made for one phase's data).")
                 continue
+            if sub.tasks is not None and not any(i in phase.tasks for i in sub.tasks):
+                bound.append(f"{sub.candidate} (its task(s) {', '.join(map(str, sub.tasks))} are not "
+                             "in this phase)")
+                continue
             out.append(sub)
-        if out:
-            self.log(f"[*] {phase.name}: {len(out)} submission(s) migrated from the previous phase")
+        if out or bound:
+            self.log(f"[*] {phase.name}: {len(out)} submission(s) migrated from the previous phase"
+                     + (f"; not migrated: {'; '.join(bound)}" if bound else ""))
         return out
 
     def run_phase(self, phase: Phase, entries: list[Submission], outputs: Path,
@@ -294,8 +309,21 @@ class Site:
             report.results.append(res)
             finished[sub.candidate] = finished.get(sub.candidate, False) or res.finished
         exported = self.export(phase, todo, results, report)
+        # a baseline whose every run failed is on no leaderboard, hence in no export; its
+        # failure goes into the tree all the same, so the meta phase says why it has no
+        # baseline (rather than that the baseline does not exist)
+        failed_baselines = {sub.candidate for sub in entries if sub.is_baseline
+                            and sub.candidate in finished and not finished[sub.candidate]}
+        for sub in entries:
+            if sub.candidate in failed_baselines:
+                first = next(r for (s, _), r in zip(todo, results) if s.candidate == sub.candidate)
+                report.warnings.append(
+                    f"phase {phase.name!r}: baseline {sub.candidate!r} (participant "
+                    f"{sub.participant!r}) failed ({_failure_text(first).strip()}); a failed "
+                    "submission is on no leaderboard, so on Codabench the export would not hold "
+                    "it; its error.txt is left in the outputs tree so the meta phase can say why.")
         for (sub, task), res in zip(todo, results):
-            if sub.candidate not in exported:
+            if sub.candidate not in exported and sub.candidate not in failed_baselines:
                 continue
             folder = outputs / safe_name(phase.name) / sub.candidate / dirs[task.index]
             if res.finished:
@@ -303,13 +331,39 @@ class Site:
             else:  # shown as a failed run, not as a missing score
                 write_text(folder / FAILURE_FILE, _failure_text(res))
         for sub in entries:
-            if sub.candidate in exported:
+            if sub.candidate in exported or sub.candidate in failed_baselines:
                 manifest.append({"phase": phase.name, "candidate": sub.candidate,
                                  "participant": sub.participant, "submitted_at": sub.submitted_at or "",
                                  "is_baseline": "true" if sub.is_baseline else "false"})
         # what migrates: the submissions the leaderboard holds (the export's, or every
         # finished one with feed="all")
         return [sub for sub in entries if finished.get(sub.candidate) and sub.candidate in exported]
+
+    def empty_export(self, regular: list[Phase], manifest: list[dict[str, Any]],
+                     report: SiteRun) -> str | None:
+        """Why nothing reaches the meta phase (None when something does); a phase that
+        sends nothing while others do gets a warning saying why."""
+        rule = self.comp.leaderboard.submission_rule if self.comp.leaderboard else None
+        sent = {row["phase"] for row in manifest}
+        for phase in regular:
+            if manifest and phase.name not in sent:
+                report.warnings.append(f"phase {phase.name!r}: no submission reaches the meta phase "
+                                       f"({_why_nothing(phase.name, report.export, rule, self.feed)}).")
+        if manifest:
+            return None
+        why = "; ".join(f"{p.name!r}: {_why_nothing(p.name, report.export, rule, self.feed)}"
+                        for p in regular)
+        return f"the results export is empty: no submission of any phase reaches it ({why})"
+
+    def refuse_meta_phase(self, phase: Phase, why: str, report: SiteRun) -> None:
+        """The meta phase has nothing to rank: a failed job per task, saying why, instead of
+        a meta-scoring program that cannot read an empty tree."""
+        for task in self.comp.phase_tasks(phase):
+            res = JobResult(phase.name, "organizer_results", task.name,
+                            status_details="the results export is empty", reason=why)
+            report.results.append(res)
+            report.meta = res
+            self.log(_progress(res))
 
     def run_meta_phase(self, phase: Phase, outputs: Path, report: SiteRun) -> None:
         """Score the outputs tree with the meta phase's program(s); keep its files in ``final/``."""
@@ -350,7 +404,8 @@ class Site:
             phases.append({
                 "id": phase.index, "name": phase.name,
                 "tasks": [{"id": t.index, "name": t.name, "folder": dirs[t.index]} for t in tasks],
-                "leaderboard": {"title": board.title if board else "", "columns": columns},
+                "leaderboard": {"title": board.title if board else "", "columns": columns,
+                                "submission_rule": board.submission_rule if board else None},
             })
         return {"source": "metascore bundle run", "competition": {"title": self.comp.title},
                 "phases": phases}
@@ -402,11 +457,24 @@ def _progress(res: JobResult) -> str:
     return f"[{mark}] {res.phase} / {res.candidate} / {res.task}: {res.status}{detail} ({res.elapsed:.1f} s)"
 
 
+def _why_nothing(phase: str, export: list[dict[str, Any]], rule: str | None, feed: str) -> str:
+    """Why no submission of ``phase`` reaches the meta phase, in words and with the fix."""
+    mine = [e for e in export if e["phase"] == phase]
+    if not mine:
+        return "no submission ran in it (none was made to it or migrated into it)"
+    if rule in MANUAL_RULES and feed == "export":
+        finished = [e for e in mine if not e["reason"].startswith("failed")]
+        return (f"{len(finished)} of {len(mine)} submission(s) finished, but under the "
+                f"leaderboard's submission_rule {rule!r} nothing reaches the leaderboard, hence "
+                "the results export, without a click; set submission_rule: Force_Last in "
+                "competition.yaml (each participant's last finished submission is then on the "
+                "leaderboard), mark submissions on_leaderboard in the submissions manifest, or "
+                "run with --feed all")
+    return f"every one of its {len(mine)} submission(s) failed"
+
+
 def _failure_text(res: JobResult) -> str:
-    """What ``error.txt`` says of a failed run: its status and the root cause."""
-    why = " ".join(str(res.reason or res.status_details).split())
-    for problem in res.prediction_problems:  # the root cause, e.g. a crash
-        lines = problem.strip().splitlines()
-        head = lines[0].split(": Traceback")[0]
-        why += f"; {head}" + (f": {lines[-1].strip()}" if len(lines) > 1 else "")
-    return f"{res.status} ({res.status_details}): {why}\n"
+    """What ``error.txt`` says of a failed run, in one line: its status and the reason's
+    headline (the root cause first: a failed prediction step leads the reason)."""
+    lines = str(res.reason or res.status_details).strip().splitlines() or [res.status_details]
+    return f"{res.status} ({res.status_details}): {' '.join(lines[0].split())}\n"

@@ -11,7 +11,10 @@ holding ``program/``, ``ingestion_program/``, ``input_data/``, ``input/ref``, ``
    ``output/``; metadata without ``command`` runs nothing (a code submission an ingestion
    program imports). The task's ingestion program runs at the same time, with the
    submission mounted at ``/app/ingested_program``. Exit codes are not checked (v2 goes on
-   to scoring whatever happens), but the runner reports them.
+   to scoring whatever happens), but the runner reports them (``prediction_problems``):
+   a job that then finishes is *flagged* (its scores come from a scoring program that ran
+   without the predictions), one whose scoring program then fails leads its reason with
+   that first failure.
 2. **Scoring job**: the scoring program is ``program/``, ``input/ref`` the reference data,
    ``input/res`` the prediction output (with the platform's ``metadata``). With
    ``ingestion_only_during_scoring`` the ingestion program runs here instead, next to the
@@ -33,8 +36,9 @@ output; a program that wrote ``metadata`` itself fails the job, as on the worker
 
 Statuses are the worker's ``Finished`` / ``Failed`` with its messages
 (``Execution Time Limit exceeded. Limit was N seconds``, ``Could not find scores file, did
-the scoring program output it?``, ``program_rc=N``), plus the real reason (the tail of the
-program's stderr). Scores are read as the worker reads them (:func:`read_scores`:
+the scoring program output it?``, ``program_rc=N``), plus the real reason (the exit code,
+the last line of the program's stderr, or of its stdout when stderr is empty, then the
+log's tail). Scores are read as the worker reads them (:func:`read_scores`:
 ``scores.json``, else ``scores.txt`` parsed as YAML) and checked as the server would store
 them; which keys the leaderboard keeps is the site's business.
 """
@@ -122,11 +126,20 @@ class JobResult:
     elapsed: float = 0.0
     run_dir: str = ""
     warnings: list[str] = field(default_factory=list)
+    #: failures of the programs that make the predictions (the submission, the ingestion
+    #: program, in either step), which the worker does not check: first line the headline
+    #: (exit code, last line of the log), then the log's tail
     prediction_problems: list[str] = field(default_factory=list)
 
     @property
     def finished(self) -> bool:
         return self.status == "Finished"
+
+    @property
+    def flagged(self) -> bool:
+        """Finished although a program that makes the predictions failed: its scores come
+        from a scoring program that ran without (all) predictions (e.g. a default 999)."""
+        return self.finished and bool(self.prediction_problems)
 
     @property
     def scoring_output(self) -> Path:
@@ -212,9 +225,7 @@ def run_job(job: Job, backend: Backend) -> JobResult:
         for kind, run in runs.items():
             if run.exit_code not in (0, None):
                 label = "submission" if kind == "program" else "ingestion program"
-                result.prediction_problems.append(
-                    f"prediction step: the {label} exited with code {run.exit_code}: {_tail(run.stderr)}"
-                )
+                result.prediction_problems.append(f"prediction step: {exited(label, run)}")
         # ---- scoring job
         score = _sandbox(base / "scoring")
         _copy(scoring_program, score / "program")
@@ -233,13 +244,15 @@ def run_job(job: Job, backend: Backend) -> JobResult:
                              with_ingestion=only_scoring and ingestion is not None, result=result)
         program = runs.get("program")
         if "ingestion" in runs and runs["ingestion"].exit_code not in (0, None):
-            result.warnings.append(
-                f"scoring step: the ingestion program exited with code "
-                f"{runs['ingestion'].exit_code} (the worker does not check it): {_tail(runs['ingestion'].stderr)}"
-            )
+            result.prediction_problems.append(
+                f"scoring step (the worker does not check it): {exited('ingestion program', runs['ingestion'])}")
         if program is not None and program.exit_code not in (0, None):
-            raise JobFailed(f"program_rc={program.exit_code}",
-                             f"the scoring program exited with code {program.exit_code}: {_tail(program.stderr)}")
+            scoring = exited("scoring program", program)
+            if result.prediction_problems:  # the root cause first: no predictions were made
+                first, *tail = result.prediction_problems[0].splitlines()
+                raise JobFailed(f"program_rc={program.exit_code}", "\n".join(
+                    [f"{first} (then the scoring program failed)", *tail, f"then {scoring}"]))
+            raise JobFailed(f"program_rc={program.exit_code}", scoring)
         result.scores = read_scores(score / "output", result, job.columns)
         result.status, result.status_details = "Finished", ""
     except JobFailed as exc:
@@ -308,7 +321,7 @@ def _run_programs(
                     shutil.rmtree(folder, ignore_errors=True)
                 (sandbox / "output").mkdir()
             raise JobFailed(run.message, f"{step} step: the {label[kind]} was stopped: {run.message}\n"
-                                         f"{_tail(run.stderr)}")
+                                         f"{_tail(run.stderr if run.stderr.strip() else run.stdout)}")
     metadata = sandbox / "output" / "metadata"
     if os.path.lexists(metadata):
         raise JobFailed(METADATA_EXISTS_MESSAGE,
@@ -426,5 +439,17 @@ def _append(path: Path | None, line: str) -> None:
 
 def _tail(text: str, lines: int = _TAIL_LINES) -> str:
     kept = [line for line in text.strip().splitlines() if line.strip()][-lines:]
-    return "\n".join(kept) if kept else "(no output on stderr)"
+    return "\n".join(kept) if kept else "(no output on stdout or stderr)"
+
+
+def exited(label: str, run: StepResult, lines: int = _TAIL_LINES) -> str:
+    """``the <label> exited with code N; last line of its stderr: ...`` then the log's tail
+    (stdout when stderr is empty: some programs print their traceback there)."""
+    for name, text in (("stderr", run.stderr), ("stdout", run.stdout)):
+        kept = [line for line in text.strip().splitlines() if line.strip()][-lines:]
+        if kept:  # the program's own last line, not a hint the backend appended
+            own = [line for line in kept if not line.startswith("metascore: ")] or kept
+            return (f"the {label} exited with code {run.exit_code}; last line of its {name}: "
+                    f"{own[-1].strip()}\n" + "\n".join(kept))
+    return f"the {label} exited with code {run.exit_code} and wrote nothing on stdout or stderr"
 

@@ -10,7 +10,9 @@ format; only these keys are read here::
                      {"key": "mae", "title": "MAE", "index": 0, "sorting": "asc",
                       "hidden": false, "computation": null}, ...]}}, ...]}
 
-:func:`read_directions` turns the visible, non-computed columns into directions keyed by
+The mock runner also writes each leaderboard's ``submission_rule``, which the tree reader
+quotes when the tree is empty. :func:`read_directions` turns the visible, non-computed
+columns into directions keyed by
 column key (and title, as Codabench's results export names columns by title): ``sorting:
 desc`` is higher-is-better, ``asc`` lower-is-better. Codabench attaches one leaderboard
 to every task of a phase, so a direction belongs to a column key, not to a task.

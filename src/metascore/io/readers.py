@@ -19,7 +19,9 @@ is_baseline    bool (``False`` unless the source says so)
 The frame's ``attrs`` hold ``format``, ``source`` (the path read), ``failed``: a list of
 ``(phase, candidate, task, reason)`` for submissions of a scoring-output tree that produced
 no scores for a task (their rows are absent, so the score is missing downstream),
-``notes`` (what a reader left out on purpose) and ``directions`` (the competition's
+``unscored``: a list of ``{phase, candidate, participant, submitted_at, is_baseline}`` for
+the submissions of a tree with no score at all (every run failed), so they stay accounted
+for, ``notes`` (what a reader left out on purpose) and ``directions`` (the competition's
 column sortings, ``{column: higher_is_better}``, from a tree's ``codabench.json``).
 
 Formats (``FORMATS``); :func:`detect_format` recognises them (detection lives here only),
@@ -69,6 +71,7 @@ from .long import read_long
 from .preflib import PREFLIB_SUFFIXES, read_votes
 from .rows import CANONICAL_COLUMNS, Rows, check_inside, load_json, read_text
 from .scores_file import SCORE_FILES, read_scores_file
+from .columns import COLUMNS_FILE
 from .tree import MANIFEST, read_tree, tree_score_files
 from .wide import read_wide
 
@@ -256,15 +259,18 @@ def concat_scores(frames: list[pd.DataFrame]) -> pd.DataFrame:
     frame.attrs["format"] = ",".join(dict.fromkeys(str(f.attrs.get("format")) for f in frames))
     frame.attrs["source"] = ",".join(str(f.attrs.get("source")) for f in frames)
     frame.attrs["failed"] = [x for f in frames for x in f.attrs.get("failed", [])]
+    frame.attrs["unscored"] = [x for f in frames for x in f.attrs.get("unscored", [])]
     frame.attrs["notes"] = list(dict.fromkeys(x for f in frames for x in f.attrs.get("notes", [])))
     frame.attrs["directions"] = {k: v for f in frames for k, v in f.attrs.get("directions", {}).items()}
     return frame
 
 
 def _export_files(folder: Path) -> list[Path]:
-    """The export files directly in ``folder`` (``.json``, ``.csv``, ``.txt``; no hidden files)."""
+    """The export files directly in ``folder`` (``.json``, ``.csv``, ``.txt``; no hidden
+    files, not a tree's ``submissions.csv`` and ``codabench.json``)."""
     return sorted(f for f in folder.iterdir() if f.is_file() and not f.name.startswith(".")
-                  and f.suffix.lower() in (".json", ".csv", ".txt"))
+                  and f.suffix.lower() in (".json", ".csv", ".txt")
+                  and f.name not in (MANIFEST, COLUMNS_FILE))
 
 
 def _option(option: str) -> str:

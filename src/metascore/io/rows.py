@@ -66,6 +66,9 @@ class Rows:
         self.columns: dict[str, list[Any]] = {c: [] for c in CANONICAL_COLUMNS}
         self.where: list[str] = []
         self.failed: list[tuple[str, str, str, str]] = []
+        #: submissions with no score at all (every run failed): phase, candidate,
+        #: participant, submitted_at, is_baseline, so they are still accounted for
+        self.unscored: list[dict[str, Any]] = []
         self.notes: list[str] = []  # what a reader left out on purpose, said once
         self.directions: dict[str, bool] = {}  # the competition's column sortings, if known
         self.drop_empty_judges = False
@@ -110,7 +113,7 @@ class Rows:
             # a leaderboard column that task does not fill, not a judge
             scored = frame["value"].notna().groupby([frame["task"], frame["metric"]]).transform("any")
             frame, where = frame[scored.to_numpy()], where[scored.to_numpy()]
-        failed = list(self.failed)
+        failed, unscored = list(self.failed), list(self.unscored)
         if phase is not None:
             present = sorted(set(frame["phase"]) - {""})
             if not present:
@@ -119,6 +122,7 @@ class Rows:
                 keep = (frame["phase"] == str(phase)).to_numpy()
                 frame, where = frame[keep], where[keep]
                 failed = [f for f in failed if f[0] == str(phase)]
+                unscored = [u for u in unscored if u["phase"] == str(phase)]
             else:
                 raise InputError(
                     f"phase {phase!r} is not in {path}{did_you_mean(phase, present)}; it holds "
@@ -130,8 +134,8 @@ class Rows:
         where = where.reset_index(drop=True)
         _check_unique(frame, where)
         _check_metadata(frame, where)
-        frame.attrs.update(format=fmt, source=str(path), failed=failed, notes=list(self.notes),
-                           directions=dict(self.directions))
+        frame.attrs.update(format=fmt, source=str(path), failed=failed, unscored=unscored,
+                           notes=list(self.notes), directions=dict(self.directions))
         return frame
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, did_you_mean
-from .rows import Rows, cell_at, check_inside, column_index, csv_header, csv_rows, flag_cell
+from .rows import Rows, cell_at, check_inside, column_index, csv_header, csv_rows, flag_cell, load_json
 from .rows import optional_text_cell, require_columns, text_cell, time_cell
 from .columns import COLUMNS_FILE, read_directions
 from .scores_file import SCORE_FILES, read_scores_file
@@ -61,7 +61,7 @@ def read_tree(root: Path, phase: str | None, rows: Rows) -> None:
     """Add the scores of a scoring-output tree to ``rows`` (``phase`` as in ``read_scores``).
 
     A submission without scores for a task, or listed in the manifest without any
-    output, goes to ``rows.failed``.
+    output, goes to ``rows.failed``; one without any score also to ``rows.unscored``.
     """
     deep, shallow = tree_score_files(root)
     if deep and shallow:
@@ -70,12 +70,10 @@ def read_tree(root: Path, phase: str | None, rows: Rows) -> None:
             f"{deep[0].relative_to(root)}) and <candidate>/<task>/scores.json (e.g. "
             f"{shallow[0].relative_to(root)}); use one layout."
         )
-    if not deep and not shallow:
-        raise InputError(
-            f"no scores found in {root} (expected <phase>/<candidate>/<task>/scores.json or "
-            "scores.txt)."
-        )
     manifest = _read_manifest(root)
+    if not deep and not shallow:
+        raise InputError(f"no scores found in {root} (expected <phase>/<candidate>/<task>/"
+                         f"scores.json or scores.txt){_why_empty(root, manifest)}.")
     rows.directions = read_directions(root)
     if deep:
         phases = _subdirs(root, root)
@@ -102,6 +100,7 @@ def read_tree(root: Path, phase: str | None, rows: Rows) -> None:
                 rows.failed.append(
                     (label, candidate, "", f"listed in {MANIFEST} (line {n}) but has no scoring output")
                 )
+                rows.unscored.append(_member(label, candidate, manifest[(m_phase, candidate)][1]))
 
 
 def _read_phase_dir(
@@ -112,6 +111,7 @@ def _read_phase_dir(
         _, meta = manifest.get((phase, candidate)) or manifest.get(("", candidate)) or (0, {})
         participant = meta.get("participant") or candidate
         tasks = _subdirs(root, cand_dir)
+        before = len(rows.where)
         if not tasks:
             rows.failed.append((phase, candidate, "", "no task directories"))
         for task_dir in tasks:
@@ -134,6 +134,39 @@ def _read_phase_dir(
                     meta.get("submitted_at"),
                     bool(meta.get("is_baseline", False)),
                 )
+        if len(rows.where) == before:  # every run failed: still a submission of the phase
+            rows.unscored.append(_member(phase, candidate, {**meta, "participant": participant}))
+
+
+def _member(phase: str, candidate: str, meta: dict[str, Any]) -> dict[str, Any]:
+    """A submission without any score, with what the manifest says of it."""
+    return {"phase": phase, "candidate": candidate,
+            "participant": meta.get("participant") or candidate,
+            "submitted_at": meta.get("submitted_at"),
+            "is_baseline": bool(meta.get("is_baseline", False))}
+
+
+def _why_empty(root: Path, manifest: dict[tuple[str, str], tuple[int, dict[str, Any]]]) -> str:
+    """Why a tree with a manifest holds no scores: the export that fed it was empty (with
+    the leaderboard's ``submission_rule`` when ``codabench.json`` records it)."""
+    if manifest or not (root / MANIFEST).is_file():
+        return ""
+    rules = set()
+    try:
+        phases = load_json(check_inside(root, root / COLUMNS_FILE, shown=COLUMNS_FILE)).get("phases", [])
+        rules = {p["leaderboard"].get("submission_rule") for p in phases
+                 if isinstance(p, dict) and isinstance(p.get("leaderboard"), dict)} - {None}
+    except (InputError, OSError, AttributeError):
+        pass
+    why = (f": its {MANIFEST} lists no submission, so the results export that fed it was empty "
+           "(no submission was on the leaderboard")
+    manual = rules & {"Add", "Add_And_Delete", "Add_And_Delete_Multiple"}
+    if manual:
+        rule = sorted(manual)[0]
+        return (f"{why}: under the leaderboard's submission_rule {rule!r} nothing reaches it "
+                "without a click; set submission_rule: Force_Last in competition.yaml, or put "
+                "the submissions on the leaderboard)")
+    return f"{why}: every submission failed, or none was made)"
 
 
 def _failure(root: Path, task_dir: Path) -> str:

@@ -5,7 +5,8 @@ Pure computation (no files, no prints). :func:`build_leaderboard` runs the pipel
 1. judges: one per (task, metric) of the config (or every one found, higher is better);
 2. per phase: the score matrix of every submission, participant selection
    (:mod:`metascore.selection`), and the ranking with the configured method;
-3. the final-phase filter against the development ranking (:mod:`metascore.filtering`);
+3. the final-phase filter against the development ranking (:mod:`metascore.filtering`;
+   with one phase, within it);
 4. the final ranking of the qualified candidates only; baselines shown, flagged, without a
    position; excluded candidates shown with their reason;
 5. the pairwise margin matrix and Condorcet winner of the final pool;
@@ -22,6 +23,8 @@ Modules: :mod:`.model` (the frozen result: Row, Board, Margins, Analysis, Leader
 :mod:`.phases` (a phase's score matrix, input checks, deadlines and selection),
 :mod:`.boards` (the development and final boards and the margins),
 :mod:`.statistics` (the published statistics and the analysis of the final ranking),
+:mod:`.notices` (the messages about the input: directions, candidates without a judge
+score, baselines without a score, whether one phase is filtered),
 :mod:`.build` (:func:`build_leaderboard`, the signature and the input summary).
 """
 

@@ -22,6 +22,8 @@ from ..ranking import Ranking
 from ..registry import get_ranking_method, rank
 from .boards import baseline_dev_scores, dev_board, final_board, first_place_note, pool_margins
 from .model import Board, Leaderboard, Progress
+from .notices import (check_accounted, check_scored_baselines, direction_messages, one_phase_filter,
+                      unscored_messages)
 from .phases import check_baselines, check_judges, check_phases, in_phase, normalize_frame, select_phase
 from .statistics import compute_statistics, final_analysis, why_undefined, with_intervals
 
@@ -51,23 +53,38 @@ def build_leaderboard(
     shown = get_ranking_method(rc.method).display
     messages: list[str] = []
 
-    dev_sel = select_phase(frame, dev_name, config, config.selection.development, rank_fn)
-    if final_name is None:
+    messages.extend(direction_messages(frame, config))
+    unscored: dict[str, str] = {}
+    dev_sel = select_phase(frame, dev_name, config, config.selection.development, rank_fn, unscored)
+    messages.extend(unscored_messages(dev_name, unscored, rc.missing))
+    fc = config.filter
+    development = filt = dev_ranking = None
+    if final_name is None and not one_phase_filter(dev_sel.matrix, fc.rule):
         pool = dev_sel.matrix
+        if fc.rule == "beat_baseline":
+            messages.append(
+                f"no filter applies: phase {dev_name!r} (the only phase: phases.final is null) has "
+                "no baseline, so filter rule 'beat_baseline' has nothing to beat and every "
+                "candidate is ranked; list the baselines under `baselines` (or flag them "
+                "is_baseline), or set filter.rule: none to say no filter is wanted.")
         keep = [c for c, b in zip(pool.candidates, pool.is_baseline) if not b]
         board, ranking, prepared = final_board(
             dev_name, pool, keep, {}, {}, dev_sel.dropped, rank_fn, shown
         )
-        development = filt = None
-        dev_ranking = None
     else:
+        if fc.rule == "beat_baseline":
+            check_scored_baselines(dev_sel.matrix, unscored, dev_name)
         dev_ranking = in_phase(rank_fn, dev_name)(dev_sel.matrix)
-        development = dev_board(dev_name, dev_sel.matrix, dev_ranking, rc.missing, dev_sel.dropped)
-        final_sel = select_phase(frame, final_name, config, config.selection.final, rank_fn)
-        fc = config.filter
+        if final_name is None:  # one phase: candidates beat the baseline within it
+            final_phase, final_sel = dev_name, dev_sel
+        else:
+            development = dev_board(dev_name, dev_sel.matrix, dev_ranking, rc.missing, dev_sel.dropped)
+            final_phase, unscored = final_name, {}
+            final_sel = select_phase(frame, final_name, config, config.selection.final, rank_fn, unscored)
+            messages.extend(unscored_messages(final_name, unscored, rc.missing))
         filt = filter_final(
             dev_ranking, final_sel.matrix, rule=fc.rule, beat=fc.beat, k=fc.k,
-            rank_fn=in_phase(rank_fn, final_name), dev_phase=dev_name,
+            rank_fn=in_phase(rank_fn, final_phase), dev_phase=dev_name, same_phase=final_name is None,
             dropped_baselines={
                 c: why for c, why in dev_ranking.excluded_candidates.items()
                 if dev_sel.matrix.is_baseline and dev_sel.matrix.is_baseline[dev_sel.matrix.index_of(c)]
@@ -79,9 +96,12 @@ def build_leaderboard(
             messages.append(filt.message)
         decisions = {d.candidate: d for d in filt.decisions}
         board, ranking, prepared = final_board(
-            final_name, final_sel.matrix, list(filt.qualified), decisions,
+            final_phase, final_sel.matrix, list(filt.qualified), decisions,
             baseline_dev_scores(final_sel.matrix, filt.baselines), final_sel.dropped, rank_fn, shown,
         )
+    for checked in (development, board):
+        if checked is not None:
+            check_accounted(frame, checked)
     tie = first_place_note(board, tuple(rc.tie_break), shown)
     if tie is not None:
         messages.append(tie)
@@ -90,12 +110,14 @@ def build_leaderboard(
     if analysis.uncertainty is not None:
         board = with_intervals(board, analysis.uncertainty)
     stats = compute_statistics(board, ranking, filt, margins, dev_ranking, analysis)
+    if final_name is None:  # one phase: no development-to-final comparison
+        stats["dev_final_kendall_tau"] = None
     scores = {}
     for key, stat in config.scores.items():
         value = stats[stat]
         if value is None:
-            messages.append(f"scores.json omits {key!r}: statistic {stat!r} is undefined "
-                            f"({why_undefined(stat, board, filt, analysis)}).")
+            why = why_undefined(stat, board, filt, analysis, one_phase=final_name is None, rule=fc.rule)
+            messages.append(f"scores.json omits {key!r}: statistic {stat!r} is undefined ({why}).")
             continue
         if not math.isfinite(value):
             raise MetascoreError(

@@ -30,8 +30,15 @@ def phase_matrix(
     phase: str,
     judges: tuple[JudgeConfig, ...] | None,
     baselines: tuple[str, ...] = (),
+    unscored: dict[str, str] | None = None,
 ) -> ScoreMatrix:
     """The score matrix of every submission of ``phase`` in the canonical long table.
+
+    Every submission of the phase is a candidate: one whose scores are all on columns
+    that are not judges, or whose every run failed (``frame.attrs["unscored"]``, from a
+    scoring-output tree), is kept with every judge's score missing, so the missing-data
+    policy ranks it or leaves it out with a reason, as for empty cells; ``unscored``
+    (when given) receives ``{candidate: why it has no judge score}``.
 
     Judges are the configured ones that apply to ``phase`` (each must have at least one
     score; scores named by a judge's column ``title`` count as its metric) or, without a
@@ -44,6 +51,7 @@ def phase_matrix(
     """
     known = frame.attrs.get("directions") or {}
     rows, found = _judge_rows(frame, phase, judges)
+    members = rows  # every submission of the phase, before the judges are chosen
     if judges is None:
         pairs = dict(zip(rows["judge"], zip(rows["task"], rows["metric"])))
         keys, weights = found, [1.0] * len(found)
@@ -63,6 +71,9 @@ def phase_matrix(
                 f"task {task!r} (judge {key!r}) has no score for any candidate in phase {phase!r}."
             )
 
+    rows, why = _every_submission(frame, members, rows, keys, phase)
+    if unscored is not None:
+        unscored.update(why)
     cand = rows["candidate"]
     participants = _per_candidate(rows, "participant", phase)
     times = _per_candidate(rows, "submitted_at", phase)
@@ -123,6 +134,41 @@ def check_judges(frame: pd.DataFrame, config: Config) -> None:
     for phase in (config.phases.development, config.phases.final):
         if phase is not None:
             _judge_rows(frame, phase, config.judges)
+
+
+def _every_submission(
+    frame: pd.DataFrame, members: pd.DataFrame, rows: pd.DataFrame, keys: list[str], phase: str,
+) -> tuple[pd.DataFrame, dict[str, str]]:
+    """``rows`` (the judges' scores) plus one missing score on the first judge for each
+    submission of the phase that has none on any judge, and why each has none."""
+    present = set(rows["candidate"])
+    absent = members[~members["candidate"].isin(present)]
+    why: dict[str, str] = {}
+    extra: list[dict[str, Any]] = []
+    first = {"judge": keys[0], "value": np.nan}
+    for cand, own in absent.groupby("candidate", sort=False):
+        columns = list(dict.fromkeys(own["judge"]))
+        shown = ", ".join(columns[:3]) + (f" and {len(columns) - 3} more" if len(columns) > 3 else "")
+        why[str(cand)] = (f"its scores are for {shown}, "
+                          f"{'which is not a judge' if len(columns) == 1 else 'none of which is a judge'}")
+        extra.append({**own.iloc[0].to_dict(), **first})
+    failures: dict[str, list[str]] = {}
+    for p, c, task, reason in frame.attrs.get("failed") or ():
+        if p == phase:
+            failures.setdefault(c, []).append(f"task {task!r}: {reason}" if task else reason)
+    for member in frame.attrs.get("unscored") or ():
+        cand = str(member["candidate"])
+        if member["phase"] != phase or cand in present or cand in why:
+            continue
+        runs = failures.get(cand) or ["no scores"]
+        more = f" (and {len(runs) - 1} more)" if len(runs) > 1 else ""
+        why[cand] = f"every run failed: {runs[0]}{more}"
+        extra.append({"phase": phase, "candidate": cand, "participant": member.get("participant"),
+                      "task": "", "metric": "", "submitted_at": member.get("submitted_at"),
+                      "is_baseline": bool(member.get("is_baseline")), **first})
+    if not extra:
+        return rows, why
+    return pd.concat([rows, pd.DataFrame(extra, columns=rows.columns)], ignore_index=True), why
 
 
 def _per_candidate(rows: pd.DataFrame, what: str, phase: str) -> dict[str, Any]:
@@ -192,10 +238,11 @@ def _truthy(value: Any) -> bool:
 
 def select_phase(
     frame: pd.DataFrame, phase: str, config: Config, policy: str,
-    rank_fn: Callable[[ScoreMatrix], Ranking],
+    rank_fn: Callable[[ScoreMatrix], Ranking], unscored: dict[str, str] | None = None,
 ) -> Selection:
-    """The phase's matrix without late submissions, then participant selection."""
-    matrix = phase_matrix(frame, phase, config.judges, config.baselines)
+    """The phase's matrix without late submissions, then participant selection
+    (``unscored``: as in :func:`phase_matrix`)."""
+    matrix = phase_matrix(frame, phase, config.judges, config.baselines, unscored)
     late: dict[str, str] = {}
     deadline = config.phases.deadlines.get(phase)
     if deadline is not None and matrix.submitted_at:
@@ -262,8 +309,12 @@ def check_phases(frame: pd.DataFrame, config: Config) -> None:
 
 
 def check_baselines(frame: pd.DataFrame, baselines: tuple[str, ...]) -> None:
+    """Each listed baseline names a candidate or a participant (one whose every run failed
+    counts: the phase that needs its scores says why it has none)."""
     names = set(pd.unique(frame["candidate"])) | {
         p for p in pd.unique(frame["participant"]) if p is not None}
+    for member in frame.attrs.get("unscored") or ():
+        names |= {str(member["candidate"]), str(member.get("participant") or member["candidate"])}
     for b in baselines:
         if b not in names:
             raise InputError(

@@ -69,12 +69,19 @@ def compute_statistics(
 
 
 def why_undefined(
-    stat: str, board: Board, filt: FilterResult | None, analysis: Analysis
+    stat: str, board: Board, filt: FilterResult | None, analysis: Analysis, *,
+    one_phase: bool = False, rule: str = "beat_baseline",
 ) -> str:
     if stat in ("kendall_w", "stability"):
         return analysis.why_missing("judge agreement" if stat == "kendall_w" else "stability")
     if not board.ranked:
         return "nobody was ranked"
+    if one_phase and stat == "dev_final_kendall_tau":
+        return "there is one phase (phases.final is null)"
+    if filt is None and one_phase and stat in ("n_qualified", "n_excluded", "threshold_score",
+                                               "k", "winner_dev_position"):
+        return ("filter rule is 'none'" if rule == "none" else
+                "no filter applies: phases.final is null and the phase has no baseline")
     if filt is None and stat in ("n_qualified", "n_excluded", "threshold_score", "k",
                                  "winner_dev_position", "dev_final_kendall_tau"):
         return "no final phase is configured"
