@@ -117,6 +117,7 @@ def check_bundle(root: str | Path, *, meta_program_available: bool = True) -> Bu
     if competition is not None:
         programs = ProgramChecks(root, report, meta_program_available)
         programs.check_programs(competition)
+        programs.check_data_layout(competition)
         programs.check_column_keys(competition)
         report.competition = Competition(
             **{**competition.__dict__, "warnings": tuple(report.warnings)}

@@ -24,7 +24,7 @@ from ..analysis import (
     rank_uncertainty,
     stability,
 )
-from ..config import COMPARE_R, STABILITY_Q, STABILITY_R, STATISTICS, Config
+from ..config import COMPARE_R, FINAL_PHASE_STATISTICS, STABILITY_Q, STABILITY_R, STATISTICS, Config
 from ..errors import MetascoreError
 from ..filtering import FilterResult
 from ..ranking import Ranking
@@ -74,8 +74,7 @@ def why_undefined(
         return analysis.why_missing("judge agreement" if stat == "kendall_w" else "stability")
     if not board.ranked:
         return "nobody was ranked"
-    if filt is None and stat in ("n_qualified", "n_excluded", "threshold_score", "k",
-                                 "winner_dev_position", "dev_final_kendall_tau"):
+    if filt is None and stat in FINAL_PHASE_STATISTICS:
         return "no final phase is configured"
     if stat == "threshold_score":
         return f"filter rule is {filt.rule!r}" if filt else "no filter"
