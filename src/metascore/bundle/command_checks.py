@@ -63,9 +63,7 @@ def check_command(
     if _SHELL.search(command):
         warnings.append(f"command {command!r} uses shell syntax, but the worker runs it without "
                         "a shell; wrap it as: bash -c \"...\".")
-    # the input data reaches the ingestion's step; the scoring step only with ingestion_only
-    input_data = task.input_data is not None and (kind == "ingestion" or only)
-    warnings.extend(command_problems(command, step, input_data))
+    warnings.extend(command_problems(command, step, task.input_data is not None))
     try:
         tokens = shlex.split(command)
     except ValueError as exc:

@@ -49,8 +49,8 @@ _WHY_ABSENT = {
     "/app/shared": "only the scoring step has /app/shared",
     "/app/ingested_program": "only an ingestion program gets the submission there",
     "/app/ingestion_program": "the worker never mounts it; this program is /app/program",
-    "/app/input_data": "the input data is mounted for the ingestion program's step only, and "
-                       "only when the task has input_data",
+    "/app/input_data": "the task's input data, mounted in the prediction step (and in the "
+                       "scoring step with ingestion_only_during_scoring)",
 }
 #: Placeholders people write, by meaning, and the one the worker replaces.
 _MEANT = {
@@ -84,14 +84,17 @@ def markdown_table() -> str:
         cells = []
         for step in STEPS:
             value = substitute(name, step.kind, step.is_scoring, step.ingestion_only)
-            cells.append(f"`{value}`" + ("" if _mounted(value, step, True) else " (not mounted)"))
+            mounted = _mounted(value, step, not step.is_scoring or step.ingestion_only)
+            cells.append(f"`{value}`" + ("" if mounted else " (not mounted)"))
         lines.append(f"| `{name}` | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
-def command_problems(command: str, step: Step, input_data: bool) -> list[str]:
+def command_problems(command: str, step: Step, has_input_data: bool) -> list[str]:
     """Warnings for the placeholders and ``/app`` paths of ``command`` that cannot work
-    where it runs (``step``; ``input_data``: the task has input data)."""
+    where it runs (``step``; ``has_input_data``: the task has input data, which the worker
+    mounts in the prediction step, and in the scoring step with ingestion_only_during_scoring)."""
+    input_data = has_input_data and (not step.is_scoring or step.ingestion_only)
     shell = bool(re.match(r"\s*(?:\S*/)?(?:ba)?sh\s+-\w*c\b", command))
     problems: list[str] = []
     reported: set[str] = set()
@@ -109,7 +112,7 @@ def command_problems(command: str, step: Step, input_data: bool) -> list[str]:
             if not _mounted(value, step, input_data):
                 reported.add(_root(value))
                 problems.append(f"{word!r} becomes {value}, which the worker does not mount for "
-                                f"the {step.label} ({_why(value, input_data)}).")
+                                f"the {step.label} ({_why(value, has_input_data)}).")
             continue
         replaced = substitute(word, step.kind, step.is_scoring, step.ingestion_only)
         if replaced != word:
@@ -122,7 +125,7 @@ def command_problems(command: str, step: Step, input_data: bool) -> list[str]:
     for path in dict.fromkeys(_APP_PATH.findall(final)):
         if path not in reported and path in _WHY_ABSENT and not _mounted(path, step, input_data):
             problems.append(f"it uses {path}, which the worker does not mount for the "
-                            f"{step.label} ({_why(path, input_data)}).")
+                            f"{step.label} ({_why(path, has_input_data)}).")
     return problems
 
 
@@ -131,9 +134,9 @@ def _root(path: str) -> str:
     return "/" + "/".join(path.strip("/").split("/")[:2])
 
 
-def _why(path: str, input_data: bool) -> str:
+def _why(path: str, has_input_data: bool) -> str:
     root = _root(path)
-    if root == "/app/input_data" and input_data:
+    if root == "/app/input_data" and has_input_data:
         return "the input data reaches the scoring step only with ingestion_only_during_scoring"
     if root == "/app/input_data":
         return "the task has no input_data"
