@@ -157,6 +157,17 @@ def test_placeholders_that_name_folders_absent_from_the_step_warn(tmp_path):
         "(prediction step) (only the scoring step has /app/input (ref/ and res/)).",
         "'$input_data' is not a placeholder: the worker replaces its beginning and passes "
         "'/app/input_data_data' (did you mean '$input'?)."]
+    # with ingestion_only_during_scoring, $program is /app/ingestion_program, never mounted
+    comp = root / "competition.yaml"
+    comp.write_text(comp.read_text().replace("scoring_program: scoring_program/}",
+                                             "scoring_program: scoring_program/, ingestion_only_during_scoring: true}"))
+    (root / "ingestion_program" / "metadata.yaml").write_text("command: python3 $program/ingest.py $submission_program\n")
+    report = check_bundle(root)
+    assert report.errors == []
+    assert [w.split(": ", 2)[2] for w in report.warnings] == [
+        "'$program' becomes /app/ingestion_program, which the worker does not mount for the ingestion "
+        "program (scoring step, ingestion_only_during_scoring) (the worker never mounts it; this "
+        "program is /app/program)."]
 
 
 def test_scoring_command_passing_program_as_the_predictions_warns(tmp_path):

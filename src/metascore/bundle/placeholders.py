@@ -39,8 +39,8 @@ STEPS = (
     Step("submission (prediction step)", "program", False),
     Step("ingestion program (prediction step)", "ingestion", False),
     Step("scoring program (scoring step)", "program", True),
-    Step("ingestion program during scoring", "ingestion", True, True),
-    Step("scoring program next to it", "program", True, True),
+    Step("ingestion program (scoring step, ingestion_only_during_scoring)", "ingestion", True, True),
+    Step("scoring program (scoring step, ingestion_only_during_scoring)", "program", True, True),
 )
 
 #: Why a folder is missing from a step, for the messages.
