@@ -99,7 +99,7 @@ def test_warnings_for_what_codabench_ignores(bundle):
     assert "more than Codabench's limit of 36" in text
     assert "leaderboard: ignored by Codabench v2" in text
     assert "tasks[0].is_public: unknown key" in text
-    assert "'a_very_long_key_that_is_longer_than_36'" in text and "no scoring program" in text
+    assert "'a_very_long_key_that_is_longer_than_36'" in text and "no file of any task's scoring" in text
 
 
 def test_missing_path_error_with_did_you_mean(bundle):
@@ -141,8 +141,14 @@ def test_program_metadata_checks(bundle):
     report = check_bundle(root)
     assert report.errors == []
     assert any("shell syntax" in w for w in report.warnings)
-    (root / "scoring_program" / "metadata").write_text("command: python3 /app/program/missing.py\n")
-    assert any("missing.py does not exist" in w for w in check_bundle(root).warnings)
+    (root / "scoring_program" / "metadata").write_text("command: python3 /app/program/scroe.py\n")
+    assert check_bundle(root).errors == [  # the program cannot run: an error, with the closest name
+        "competition.yaml: tasks[index=0].scoring_program (metadata): command 'python3 "
+        "/app/program/scroe.py' runs '/app/program/scroe.py', but scoring_program has no scroe.py "
+        "(did you mean 'score.py'?).",
+        "competition.yaml: tasks[index=1].scoring_program (metadata): command 'python3 "
+        "/app/program/scroe.py' runs '/app/program/scroe.py', but scoring_program has no scroe.py "
+        "(did you mean 'score.py'?)."]
 
 
 def test_program_zip_with_nested_folder_is_refused(bundle):

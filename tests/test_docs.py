@@ -95,3 +95,21 @@ def test_the_template_readme_says_what_the_runner_does():
     assert set(BACKENDS) <= set(re.findall(r"\w+", section))
     assert "auto_migrate_to_this_phase" in section and "submission_rule" in section
     assert "Every submission runs in every phase" not in section
+
+
+def test_placeholder_table_is_generated_from_the_worker():
+    """docs/placeholders.md's table is what the worker's substitute() and mounts give."""
+    from metascore.bundle.placeholders import STEPS, markdown_table
+    from metascore.bundle.worker import PLACEHOLDERS, substitute
+
+    doc = (DOCS / "placeholders.md").read_text(encoding="utf-8")
+    table = markdown_table()
+    assert table in doc, ("docs/placeholders.md is stale: paste "
+                          "metascore.bundle.placeholders.markdown_table() between its markers")
+    rows = {line.split(" | ")[0].strip("| `"): line for line in table.splitlines()[2:]}
+    assert list(rows) == list(PLACEHOLDERS)
+    for name in PLACEHOLDERS:
+        cells = rows[name].strip("|").split(" | ")[1:]
+        for step, cell in zip(STEPS, cells, strict=True):
+            assert cell.split("`")[1] == substitute(name, step.kind, step.is_scoring, step.ingestion_only)
+    assert "[placeholders.md](placeholders.md)" in (DOCS / "README.md").read_text(encoding="utf-8")

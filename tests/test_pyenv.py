@@ -88,3 +88,26 @@ def test_cli_without_a_package_list_asks_for_requirements(cache, tmp_path, capsy
     code = main(["bundle", "env", str(BUNDLE), "--image", "someone/custom:1"])
     assert code == 1
     assert "no package list ships for the image 'someone/custom:1'" in capsys.readouterr().err
+
+
+def test_system_site_packages_from_a_virtual_environment_are_that_environments(cache, tmp_path):
+    """Run from a virtual environment (as metascore usually is), --system-site-packages gives
+    the new environment the packages of that environment, not only the base interpreter's."""
+    import subprocess
+
+    parent = tmp_path / "parent"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(parent)],
+                   check=True)
+    python = str(parent / "bin" / "python")
+    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    (Path(site) / "metascore_parent_marker.py").write_text("WHERE = 'the parent environment'\n")
+    env = build_env("example/image:4", (), system_site_packages=True, python=python)
+    probe = "import metascore_parent_marker, yaml; print(metascore_parent_marker.WHERE)"
+    out = subprocess.run([str(env / "bin" / "python"), "-c", probe], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "the parent environment"
+    plain = build_env("example/image:5", (), python=python)  # without the option: neither
+    out = subprocess.run([str(plain / "bin" / "python"), "-c", "import metascore_parent_marker"],
+                         capture_output=True, text=True)
+    assert out.returncode != 0 and "No module named 'metascore_parent_marker'" in out.stderr

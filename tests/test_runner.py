@@ -225,6 +225,10 @@ def test_program_that_is_not_found_fails_with_reason(tmp_path):
     (bundle / "scoring_program" / "metadata.yaml").write_text("command: python3 /app/program/nope.py\n")
     subs = tmp_path / "subs"
     shutil.copytree(BUNDLES / "failures/sample_submissions/good", subs / "good")
+    with pytest.raises(ConfigError, match=r"runs '/app/program/nope\.py', but scoring_program has no nope\.py"):
+        run_bundle(bundle, tmp_path / "out", submissions=subs)  # the check sees it: nothing runs
+    # a script outside the program, which the check cannot see, fails at run time with the reason
+    (bundle / "scoring_program" / "metadata.yaml").write_text("command: python3 /app/output/nope.py\n")
     report = run_bundle(bundle, tmp_path / "out", submissions=subs)
     (result,) = report.results
     assert result.status_details == "program_rc=2" and "nope.py" in result.reason

@@ -58,6 +58,7 @@ __all__ = [
     "FilterConfig",
     "AnalysisConfig",
     "STATISTICS",
+    "FINAL_PHASE_STATISTICS",
     "SELECTION_POLICIES",
     "FILTER_RULES",
     "load_config",
@@ -84,6 +85,10 @@ STATISTICS = {
     "kendall_w": "Kendall's W between the judges of the final ranking (agreement, 0 to 1)",
     "stability": "Kendall's W of the rankings of judge-resampled matrices (stability, 0 to 1)",
 }
+#: Statistics that need a final phase (``phases.final``): the filter's outcome, or a
+#: comparison of the development and final phases; without one they are undefined.
+FINAL_PHASE_STATISTICS = frozenset({"n_qualified", "n_excluded", "threshold_score", "k",
+                                    "winner_dev_position", "dev_final_kendall_tau"})
 #: Codabench leaderboard column keys are at most 36 characters.
 MAX_KEY_LENGTH = 36
 _DIRECTIONS = {"higher": True, "lower": False, "desc": True, "asc": False}

@@ -6,7 +6,9 @@ the files it references, the programs' metadata), then, on the parsed competitio
 - each meta task's ``metascore.yaml`` against the competition
   (:mod:`~metascore.bundle.check_config`), with the submissions a local run would use
   (:func:`~metascore.bundle.submissions.collect_submissions`) to find the baselines;
-- the traps of Codabench as it runs today (:mod:`~metascore.bundle.platform_traps`).
+- the traps of Codabench as it runs today (:mod:`~metascore.bundle.platform_traps`);
+- the competition's image against the meta phase and the programs' imports
+  (:mod:`~metascore.bundle.image_checks`).
 
 Their errors and warnings are added to the same :class:`~metascore.bundle.model.BundleReport`.
 """
@@ -18,6 +20,7 @@ from pathlib import Path
 
 from ..errors import MetascoreError
 from .check_config import check_meta_configs, find_meta_configs
+from .image_checks import image_problems
 from .model import BundleReport, Competition
 from .platform_traps import platform_traps
 from .schema import check_bundle as check_schema
@@ -44,7 +47,8 @@ def check_bundle(root: str | Path, *, meta_program_available: bool = True) -> Bu
             report.errors.append(str(exc))
             submissions = []
     errors, warnings = check_meta_configs(comp, metas, submissions)
-    report.errors.extend(errors)
-    report.warnings.extend(warnings + platform_traps(comp, metas))
+    image_errors, image_warnings = image_problems(comp, metas)
+    report.errors.extend(errors + image_errors)
+    report.warnings.extend(warnings + platform_traps(comp, metas) + image_warnings)
     report.competition = Competition(**{**comp.__dict__, "warnings": tuple(report.warnings)})
     return report

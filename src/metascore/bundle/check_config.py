@@ -10,11 +10,16 @@ errors (the meta phase would fail, or rank something else than the organizer mea
     unknown keys, the ranking method and its parameters through the registry, directions
     ``higher | lower``, ...); ``phases.development`` / ``phases.final`` that are not phases
     of ``competition.yaml``; a judge whose task is not a task of its phase(s), whose metric
-    is not a leaderboard column key, whose direction contradicts the column's ``sorting``,
-    or whose ``title`` is not the column's title; a ``beat_baseline`` filter with no baseline anywhere (starting kit,
+    is not a leaderboard column key, whose direction contradicts the column's ``sorting``
+    (given, or the default ``higher`` when none is given and the input is a results export,
+    which does not carry the sorting), or whose ``title`` is not the column's title; a ``beat_baseline`` filter with no baseline anywhere (starting kit,
     submissions manifest, ``baselines:``).
 warnings (accepted, but not what was meant)
-    an ``output.scores`` key with no leaderboard column (Codabench drops it); no
+    an ``output.scores`` key with no leaderboard column (Codabench drops it); an
+    ``output.scores`` statistic that needs a final phase (``n_qualified``, ...) while
+    ``phases.final`` is null (it is undefined, so never written); a judge without direction
+    whose column sorts the other way, when the input is a tree (which may carry the sorting
+    in ``codabench.json``); no
     ``judges:`` while a leaderboard column is ``sorting: asc`` (every column would be ranked
     higher-is-better); a ``baselines:`` name that no local submission has (``bundle run``
     fails on it; on Codabench it must be the account that submits the baseline); a judge
@@ -30,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..config import Config, load_config
+from ..config import FINAL_PHASE_STATISTICS, Config, load_config
 from ..errors import ConfigError, did_you_mean
 from ..program import CONFIG_NAME
 from .model import Competition, Phase, Task
@@ -172,7 +177,15 @@ class _Check:
                 self.error(f"{head}: metric {judge.metric!r} is not a leaderboard column key"
                            f"{did_you_mean(judge.metric, keys)} (keys: {', '.join(map(repr, keys))}).")
                 continue
-            if column.higher_is_better != judge.higher_is_better:
+            if column.higher_is_better != judge.higher_is_better and not judge.direction_set:
+                # an export has no sorting: the default applies; a tree may carry codabench.json
+                report = self.error if self.config.input.format in EXPORT_FORMATS else self.warn
+                report(f"{head}: no direction given, so the default, higher is better, applies "
+                       "wherever the input does not carry the columns' sorting (a Codabench results "
+                       f"export does not), but leaderboard column {column.key!r} has sorting: "
+                       f"{column.sorting}; add direction: "
+                       f"{'higher' if column.higher_is_better else 'lower'} to this judge.")
+            elif column.higher_is_better != judge.higher_is_better:
                 said = "higher" if judge.higher_is_better else "lower"
                 self.error(f"{head}: direction {said}, but leaderboard column {column.key!r} has "
                            f"sorting: {column.sorting} ({'higher' if column.higher_is_better else 'lower'}"
@@ -188,6 +201,16 @@ class _Check:
                           f"finds no score there; add title: {column.title!r} to it.")
 
     def scores(self) -> None:
+        if self.config.phases.final is None:  # one phase: the filter applies within it
+            for key, stat in self.config.scores.items():
+                if stat == "dev_final_kendall_tau" or (stat in FINAL_PHASE_STATISTICS
+                                                       and self.config.filter.rule == "none"):
+                    why = ("compares two phases" if stat == "dev_final_kendall_tau"
+                           else "is the filter's, and the filter rule is 'none'")
+                    self.warn(f"`output.scores` key {key!r} ({stat}): `phases.final` is null and "
+                              f"{stat} {why}, so it is undefined: scores.json omits it and its "
+                              "leaderboard column stays empty. Remove the key, or name the final "
+                              "phase in `phases.final`.")
         if not self.columns:
             return
         for key, stat in self.config.scores.items():

@@ -179,7 +179,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="pip requirements file to install instead of the image's package list")
     p.add_argument("--image", help="image to build for (default: the bundle's docker_image)")
     p.add_argument("--system-site-packages", action="store_true",
-                   help="let the environment see this Python's packages (faster, less faithful)")
+                   help="let the environment see the packages of the Python running metascore "
+                   "(those of its virtual environment too, when it runs in one; faster, less faithful)")
     p.set_defaults(func=_cmd_env)
 
     p = sub.add_parser(

@@ -139,6 +139,8 @@ class Competition:
     solutions: tuple[Solution, ...] = ()
     pages: tuple[tuple[str, str], ...] = ()
     warnings: tuple[str, ...] = ()
+    #: False when competition.yaml sets no image (``docker_image`` is Codabench's default)
+    image_given: bool = True
 
     def path(self, ref: str | None) -> Path | None:
         """The bundle file or folder ``ref`` points to (a ``.zip`` or a folder), or ``None``."""

@@ -1,66 +1,31 @@
 """Programs (scoring, ingestion, submissions): their metadata file and the checks on them.
 
 A program is a folder or a zip with ``metadata.yaml`` (preferred) or ``metadata`` at its root
-holding a ``command``; :func:`read_metadata` reads it (the runner too). :class:`ProgramChecks`
-checks every program a competition references: metadata present at the root (not inside a
-single top-level folder, which Codabench does not flatten), ``command`` one string, no shell
-syntax (there is no shell), no unknown ``$placeholder``, the files the command runs present.
-It also warns about leaderboard column keys that no scoring program or reference data file
-mentions.
+holding a ``command``; :func:`~metascore.bundle.metadata.read_metadata` reads it (the runner
+too). :class:`ProgramChecks` checks every program a competition references: metadata present
+at the root (not inside a single top-level folder, which Codabench does not flatten),
+``command`` one string, then the command itself (:mod:`~metascore.bundle.command_checks`:
+the file it runs present, placeholders that work in its step, the submission passed to an
+ingestion program). It also warns about leaderboard column keys that no file of any task's
+scoring program, ingestion program or reference data mentions.
 """
 
 from __future__ import annotations
 
 import re
-import shlex
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
-from typing import Any
 
 from ..errors import ConfigError
-from ..io.yaml_loader import load_yaml
+from .command_checks import check_command
 from .files import METADATA_FILES, is_noise
 from .meta_program import default_scoring_program, needs_meta_program
+from .metadata import read_metadata
 from .model import Competition, Task
 from .schema_base import SchemaChecker
 
 __all__ = ["METADATA_FILES", "read_metadata", "ProgramChecks"]
-
-_SHELL = re.compile(r"&&|\|\||[|;<>`]|\$\(")
-
-
-def read_metadata(program: Path) -> tuple[dict[str, Any] | None, str | None]:
-    """The parsed ``metadata.yaml`` (preferred) or ``metadata`` of a program folder or zip.
-
-    Returns ``(metadata, file name)``, or ``(None, None)`` when there is none. Raises
-    :class:`ConfigError` when it is not a YAML mapping.
-    """
-    for name in METADATA_FILES:
-        text = _member_text(program, name)
-        if text is None:
-            continue
-        # the worker reads it with yaml.load: a duplicate key keeps its last value there too
-        meta = load_yaml(text, f"{program}/{name}", on_duplicate=lambda _: None)
-        if meta is None:
-            meta = {}
-        if not isinstance(meta, dict):
-            raise ConfigError(f"{program}/{name}: expected a mapping such as 'command: ...'.")
-        return meta, name
-    return None, None
-
-
-def _member_text(program: Path, name: str) -> str | None:
-    if program.is_dir():
-        path = program / name
-        return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
-    if zipfile.is_zipfile(program):
-        with zipfile.ZipFile(program) as zf:
-            try:
-                return zf.read(name).decode("utf-8", "replace")
-            except KeyError:
-                return None
-    return None
 
 
 def _root_names(program: Path) -> list[str]:
@@ -90,9 +55,9 @@ class ProgramChecks(SchemaChecker):
                     continue
                 if needs_meta_program(path):
                     continue
-                self.check_program(path, f"{where}.{kind}_program", task)
+                self.check_program(path, f"{where}.{kind}_program", task, kind)
 
-    def check_program(self, path: Path, where: str, task: Task) -> None:
+    def check_program(self, path: Path, where: str, task: Task, kind: str) -> None:
         if path.is_file() and not zipfile.is_zipfile(path):
             self.error(where, f"{path.name} is neither a folder nor a zip file.")
             return
@@ -118,39 +83,38 @@ class ProgramChecks(SchemaChecker):
         if not isinstance(command, str) or not command.strip():
             self.error(f"{where} ({name})", f"no 'command' string; got {command!r}.")
             return
-        self.check_command(command, where, name or "", path, task)
+        self.check_command(command, where, name or "", path, task, kind)
 
-    def check_command(self, command: str, where: str, name: str, path: Path, task: Task) -> None:
+    def check_command(self, command: str, where: str, name: str, path: Path, task: Task, kind: str) -> None:
         here = f"{where} ({name})"
-        if _SHELL.search(command):
-            self.warn(here, f"command {command!r} uses shell syntax, but the worker runs it without "
-                      "a shell; wrap it as: bash -c \"...\".")
-        if task.ingestion_only_during_scoring and "$program" in command:
-            self.warn(here, "'$program' becomes /app/ingestion_program with "
-                      "ingestion_only_during_scoring, which the worker never mounts; use /app/program.")
-        leftover = re.findall(r"\$\{?([A-Za-z_]\w*)", command)
-        known = {"input", "output", "program", "ingestion_program", "hidden", "shared",
-                 "submission_program", "tmp", "predictions"}
-        for var in leftover:
-            if var not in known:
-                self.warn(here, f"'${var}' is not a Codabench placeholder and there is no shell to "
-                          "expand it.")
-        try:
-            tokens = shlex.split(command)
-        except ValueError as exc:
-            self.error(here, f"command {command!r} cannot be split ({exc}).")
-            return
-        if not path.is_dir():
-            return
-        for token in tokens[1:]:
-            rel = None
-            for prefix in ("/app/program/", "$program/", "$ingestion_program/"):
-                if token.startswith(prefix):
-                    rel = token[len(prefix):]
-            if rel is None and token.endswith((".py", ".R", ".sh")) and not token.startswith(("/", "$")):
-                rel = token
-            if rel and not (path / rel).exists():
-                self.warn(here, f"the command runs {token!r} but {path.name}/{rel} does not exist.")
+        errors, warnings = check_command(command, kind=kind, task=task, program=path,
+                                         source=lambda: "\n".join(_texts(path)))
+        for text in errors:
+            self.error(here, text)
+        for text in warnings:
+            self.warn(here, text)
+
+    def check_data_layout(self, comp: Competition) -> None:
+        """Warn about data whose content sits under one top-level folder that no program names."""
+        for task in comp.tasks.values():
+            where = f"tasks[index={task.index}]" if comp.version == 2 else f"phase {task.name!r}"
+            for key, ref, mount in (("input_data", task.input_data, "/app/input_data"),
+                                    ("reference_data", task.reference_data, "/app/input/ref")):
+                path = comp.path(ref)
+                if path is None or not path.exists() or needs_meta_program(path):
+                    continue
+                folder = _single_folder(path)
+                if folder is None:
+                    continue
+                programs = [comp.path(r) for r in (task.scoring_program, task.ingestion_program)]
+                source = "\n".join(t for p in programs if p is not None and p.exists() for t in _texts(p))
+                if _names_folder(source, folder):
+                    continue
+                root = "the zip root" if path.is_file() else f"the top of {path.name}/"
+                self.warn(f"{where}.{key}", f"{path.name} holds everything under one folder, {folder}/, "
+                          f"and Codabench does not flatten it: the programs get {mount}/{folder}/... "
+                          f"where they read {mount}/..., and no program file names {folder!r}. Put "
+                          f"the folder's contents at {root}.")
 
     def check_column_keys(self, comp: Competition) -> None:
         if comp.leaderboard is None:
@@ -158,7 +122,7 @@ class ProgramChecks(SchemaChecker):
         texts = []
         meta = False
         for task in comp.tasks.values():
-            for ref in (task.scoring_program, task.reference_data):
+            for ref in (task.scoring_program, task.ingestion_program, task.reference_data):
                 path = comp.path(ref)
                 if path is None or not path.exists():
                     continue
@@ -172,9 +136,30 @@ class ProgramChecks(SchemaChecker):
         blob = "\n".join(texts)
         for col in comp.leaderboard.columns:
             if not col.computation and col.key and col.key not in blob:
-                self.warn(f"leaderboard column {col.key!r}", "no scoring program or reference data "
-                          "file mentions this key; the column stays empty unless a program writes it "
-                          "(keys built at run time are not detected).")
+                self.warn(f"leaderboard column {col.key!r}", "no file of any task's scoring program, "
+                          "ingestion program or reference data mentions this key; the column stays "
+                          "empty unless a program writes it (keys built at run time are not detected).")
+
+def _single_folder(data: Path) -> str | None:
+    """The name of the only top-level entry of a data folder or zip when it is a folder."""
+    if data.is_dir():
+        entries = [p for p in data.iterdir() if not is_noise(p.name)]
+        return entries[0].name if len(entries) == 1 and entries[0].is_dir() else None
+    if not zipfile.is_zipfile(data):
+        return None
+    with zipfile.ZipFile(data) as zf:
+        names = [n for n in zf.namelist() if not is_noise(n)]
+    tops = {n.split("/")[0] for n in names}
+    if len(tops) != 1 or not all("/" in n for n in names):
+        return None
+    return tops.pop()
+
+
+def _names_folder(source: str, folder: str) -> bool:
+    """Whether program text names ``folder`` other than as a worker path (``/app/<folder>``)
+    or a placeholder (``$<folder>``)."""
+    return re.search(rf"(?<![\w$])(?<!/app/){re.escape(folder)}(?!\w)", source) is not None
+
 
 def _texts(path: Path, limit: int = 1_000_000) -> Iterator[str]:
     suffixes = {".py", ".r", ".yaml", ".yml", ".json", ".txt", ".sh", ".cfg", ".toml", ".ini", ""}

@@ -29,8 +29,9 @@ from pathlib import Path
 from ..errors import ConfigError, MetascoreError
 
 __all__ = [
-    "IMAGE_PACKAGES", "cache_root", "packages_for", "build_env", "interpreter_for",
-    "missing_module_hint", "read_requirements",
+    "IMAGE_PACKAGES", "IMAGE_PYTHON", "IMAGE_MODULES", "cache_root", "packages_for", "python_of",
+    "modules_of", "package_for", "build_env", "interpreter_for", "missing_module_hint",
+    "read_requirements",
 ]
 
 _PY37 = ("numpy>=1.23,<2", "scipy>=1.9,<1.12", "scikit-learn>=1.1,<1.4", "pandas>=1.5,<2.1",
@@ -50,9 +51,30 @@ IMAGE_PACKAGES: dict[str, tuple[str, ...]] = {
                                      "imutils==0.5.4", "numba==0.61.2", "threadpoolctl==3.6.0",
                                      "matplotlib==3.8.4", "psutil==7.0.0"),
 }
-# a module a program imports -> the package that provides it, for the hint
+#: The Python version of the common images (their Dockerfiles: Anaconda3 2019.07 is 3.7,
+#: Anaconda3 2022.05 is 3.9, python:3.12-slim is 3.12).
+IMAGE_PYTHON: dict[str, tuple[int, int]] = {
+    "codalab/codalab-legacy:py37": (3, 7),
+    "codalab/codalab-legacy:py39": (3, 9),
+    "codalab/codalab-legacy:py312": (3, 12),
+}
+#: The top-level modules beyond the standard library that an image carries, for the images
+#: whose content is known exactly: py312 is python:3.12-slim plus the pip list of its
+#: Dockerfile and their dependencies (py37 and py39 are Anaconda, hundreds of packages:
+#: not listed, so not checked).
+IMAGE_MODULES: dict[str, frozenset[str]] = {
+    "codalab/codalab-legacy:py312": frozenset({
+        "Cython", "cython", "pyximport", "numpy", "scipy", "sklearn", "joblib", "threadpoolctl",
+        "pandas", "dateutil", "six", "pytz", "tzdata", "yaml", "_yaml", "imutils", "numba",
+        "llvmlite", "cloudpickle", "matplotlib", "mpl_toolkits", "pylab", "contourpy", "cycler",
+        "fontTools", "kiwisolver", "packaging", "PIL", "pyparsing", "psutil", "pip",
+        "setuptools", "pkg_resources", "_distutils_hack", "distutils", "wheel",
+    }),
+}
+# a module a program imports -> the package that provides it, for the hints
 _PROVIDERS = {"sklearn": "scikit-learn", "yaml": "pyyaml", "PIL": "pillow", "cv2": "opencv-python",
-              "skimage": "scikit-image"}
+              "skimage": "scikit-image", "dateutil": "python-dateutil", "fontTools": "fonttools",
+              "mpl_toolkits": "matplotlib", "pylab": "matplotlib", "bs4": "beautifulsoup4"}
 _COMPLETE = ".metascore-complete"
 _MISSING = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '([\w.]+)'")
 
@@ -81,6 +103,21 @@ def packages_for(image: str | None) -> tuple[str, ...] | None:
     return IMAGE_PACKAGES.get(_image_key(image)) if image else None
 
 
+def python_of(image: str | None) -> tuple[int, int] | None:
+    """The Python version of ``image`` (:data:`IMAGE_PYTHON`), or ``None`` when unknown."""
+    return IMAGE_PYTHON.get(_image_key(image)) if image else None
+
+
+def modules_of(image: str | None) -> frozenset[str] | None:
+    """The non-standard modules ``image`` carries (:data:`IMAGE_MODULES`), or ``None``."""
+    return IMAGE_MODULES.get(_image_key(image)) if image else None
+
+
+def package_for(module: str) -> str:
+    """The pip package that provides the top-level ``module`` (``sklearn`` -> ``scikit-learn``)."""
+    return _PROVIDERS.get(module, module)
+
+
 def read_requirements(path: str | os.PathLike[str]) -> tuple[str, ...]:
     """The requirement lines of a pip requirements file (comments and blanks dropped)."""
     try:
@@ -91,11 +128,25 @@ def read_requirements(path: str | os.PathLike[str]) -> tuple[str, ...]:
     return tuple(line for line in lines if line)
 
 
-def _env_dir(packages: tuple[str, ...], system_site_packages: bool, python: str) -> Path:
+def _env_dir(packages: tuple[str, ...], system_site_packages: bool, python: str,
+             parent_sites: tuple[str, ...]) -> Path:
     version = subprocess.run([python, "-c", "import sys;print(sys.version)"], capture_output=True,
                              text=True, check=False).stdout.strip()
-    key = "\n".join([python, version, str(system_site_packages), *sorted(packages)])
+    key = "\n".join([python, version, str(system_site_packages), *sorted(packages), *parent_sites])
     return cache_root() / "envs" / hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def _virtual_env_sites(python: str) -> tuple[str, ...]:
+    """The site-packages folders of ``python`` when it runs in a virtual environment, else ().
+
+    ``python -m venv --system-site-packages`` run from a virtual environment gives the new
+    one the *base* interpreter's packages (a venv's home is the base interpreter), so these
+    folders are added to the new environment explicitly.
+    """
+    probe = ("import site, sys\nif sys.prefix != sys.base_prefix:\n"
+             "    print('\\n'.join(site.getsitepackages()))")
+    proc = subprocess.run([python, "-c", probe], capture_output=True, text=True, check=False)
+    return tuple(line for line in proc.stdout.splitlines() if line.strip())
 
 
 def _record(image: str) -> Path:
@@ -109,8 +160,11 @@ def build_env(
     """Build (or reuse) the virtual environment with ``packages`` and record it for ``image``.
 
     Returns the environment folder. A half-built environment (interrupted) is never used: it is built again.
+    ``system_site_packages``: the environment also sees the packages ``python`` sees: those of
+    its virtual environment when it runs in one, and the base interpreter's.
     """
-    target = _env_dir(packages, system_site_packages, python)
+    parent_sites = _virtual_env_sites(python) if system_site_packages else ()
+    target = _env_dir(packages, system_site_packages, python, parent_sites)
     done = target / _COMPLETE
     if not done.is_file():  # absent or half-built (interrupted): build it from scratch
         shutil.rmtree(target, ignore_errors=True)
@@ -118,6 +172,8 @@ def build_env(
         log(f"[*] building {target} for {image}: {' '.join(packages) or '(no packages)'}")
         venv = [python, "-m", "venv", str(target)] + (["--system-site-packages"] if system_site_packages else [])
         _call(venv, "cannot create a virtual environment")
+        if parent_sites:  # the packages of the virtual environment ``python`` runs in
+            _link_sites(target, parent_sites)
         (target / "requirements.txt").write_text("\n".join(packages) + "\n", encoding="utf-8")
         if packages:
             _call([str(target / "bin" / "python"), "-m", "pip", "install", "--quiet",
@@ -127,6 +183,19 @@ def build_env(
     record.parent.mkdir(parents=True, exist_ok=True)
     record.write_text(str(target) + "\n", encoding="utf-8")
     return target
+
+
+def _link_sites(target: Path, sites: tuple[str, ...]) -> None:
+    """Make ``target`` see ``sites`` after its own packages: a ``.pth`` file whose lines call
+    ``site.addsitedir`` (so the ``.pth`` files there, e.g. editable installs, work too)."""
+    proc = subprocess.run([str(target / "bin" / "python"), "-c",
+                           "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=False)
+    purelib = Path(proc.stdout.strip())
+    if proc.returncode != 0 or not purelib.is_dir():
+        raise MetascoreError(f"cannot find the site-packages folder of {target}: {proc.stderr.strip()}")
+    lines = [f"import site; site.addsitedir({site!r})" for site in sites]
+    (purelib / "_metascore_parent_env.pth").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def _call(argv: list[str], what: str) -> None:
@@ -155,7 +224,7 @@ def missing_module_hint(output: str, interpreter: str, image: str | None) -> str
     if not found:
         return ""
     module = found[-1].split(".")[0]
-    package = _PROVIDERS.get(module, module)
+    package = package_for(module)
     where = f"the bundle's image {image}" if image else "the competition image"
     if interpreter_for(image):
         fix = (f"the environment built for {image} lacks it: list {package} in a requirements "

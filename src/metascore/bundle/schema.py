@@ -23,9 +23,15 @@ Warnings (Codabench accepts these but the result is not what the organizer meant
 unknown keys; ``leaderboards`` beyond the first (only ``leaderboards[0]`` is attached, to
 every phase); ``leaderboard:`` singular next to ``leaderboards:``; ``computation_indexes``
 written as a string; no column at the primary index; column keys or titles longer than 36
-characters; column keys that no scoring program file or reference data mentions; v1
-``computed:`` columns; dataset UUID keys (not runnable offline); shell syntax in a
-``command`` (there is no shell); ``$program`` with ``ingestion_only_during_scoring``.
+characters; column keys that no file of any task's scoring program, ingestion program or
+reference data mentions; v1 ``computed:`` columns and ``force_submission_to_leaderboard``
+(ignored: the rule stays ``Add``); dataset UUID keys (not runnable offline); data whose
+content sits under one top-level folder that no program names (Codabench does not flatten
+it); and, in a ``command`` (:mod:`~metascore.bundle.command_checks`), shell syntax (there
+is no shell) and placeholders that do not work in the program's step
+(:mod:`~metascore.bundle.placeholders`), an ingestion program never given the submission,
+a scoring program given ``$program`` for the predictions. A command whose script is not in
+its program is an error.
 
 Differences from Codabench, on purpose: a path that does not exist and is not a UUID is an
 error here (Codabench would look it up as a dataset key and fail the unpack), and a
@@ -117,6 +123,7 @@ def check_bundle(root: str | Path, *, meta_program_available: bool = True) -> Bu
     if competition is not None:
         programs = ProgramChecks(root, report, meta_program_available)
         programs.check_programs(competition)
+        programs.check_data_layout(competition)
         programs.check_column_keys(competition)
         report.competition = Competition(
             **{**competition.__dict__, "warnings": tuple(report.warnings)}

@@ -9,7 +9,10 @@ ordered by ``rank``). In a v1.8 bundle (any phase with ``is_parallel_parent`` or
 ``parent_phasenumber``) it drops the first phase, the parallel parent, and the runner does
 not run it. It drops ``computed:`` columns to plain columns and ``is_scoring_only``; each of
 these is a warning here. A phase's ``datasets:`` entries are links shown on CodaLab's data
-page, not dataset keys: Codabench ignores them.
+page, not dataset keys: Codabench ignores them. It also ignores
+``force_submission_to_leaderboard`` (and a phase's ``force_best_submission_to_leaderboard``):
+the leaderboard keeps the rule ``Add``, a warning here. A blank
+``competition_docker_image`` is the default image, as none.
 """
 
 from __future__ import annotations
@@ -21,6 +24,13 @@ from .model import DEFAULT_IMAGE, DEFAULT_TIME_LIMIT, SORTINGS, Column, Competit
 from .schema_base import SchemaChecker
 
 __all__ = ["SchemaV1"]
+
+_IGNORED_FORCE = (
+    "Codabench's v1 import ignores it: the leaderboard's submission rule stays Add, so no "
+    "submission reaches the leaderboard, the results export or a meta phase until its "
+    "participant clicks 'add to leaderboard'. Set the rule to Force_Last on Codabench after "
+    "the upload (the competition editor's leaderboard), or write a v2 competition.yaml with "
+    "submission_rule: Force_Last.")
 
 
 class SchemaV1(SchemaChecker):
@@ -40,7 +50,10 @@ class SchemaV1(SchemaChecker):
         for key in html:
             ref = self.path(html, key, "html")
             pages.append((str(key), ref or ""))
-        image = self.get(data, "competition_docker_image", "", str, default=DEFAULT_IMAGE)
+        given = self.get(data, "competition_docker_image", "", str, default="")
+        image = given or DEFAULT_IMAGE  # Codabench: a blank image is the default one too
+        if data.get("force_submission_to_leaderboard"):
+            self.warn("force_submission_to_leaderboard", _IGNORED_FORCE)
         nodes = self.get(data, "phases", "", dict, required=True, default={})
         tasks: dict[int, Task] = {}
         phases: list[Phase] = []
@@ -57,6 +70,8 @@ class SchemaV1(SchemaChecker):
             where = f"phases.{number}"
             if node.get("is_scoring_only"):
                 self.warn(f"{where}.is_scoring_only", "dropped by Codabench's v1 unpacker.")
+            if node.get("force_best_submission_to_leaderboard"):
+                self.warn(f"{where}.force_best_submission_to_leaderboard", _IGNORED_FORCE)
             if "datasets" in node:
                 self.warn(f"{where}.datasets", "links shown on CodaLab's data page (not dataset keys); "
                           "Codabench ignores them.")
@@ -85,7 +100,7 @@ class SchemaV1(SchemaChecker):
         if not phases or leaderboard is None:
             return None
         return Competition(
-            root=self.root, version=1, title=title, docker_image=image, tasks=tasks,
+            root=self.root, version=1, title=title, docker_image=image, image_given=bool(given), tasks=tasks,
             phases=tuple(phases), leaderboard=leaderboard, pages=tuple(pages),
         )
 

@@ -75,11 +75,12 @@ class SchemaV2(SchemaChecker):
         solutions = self.solutions_v2(data, tasks)
         phases = self.phases_v2(data, tasks)
         leaderboard = self.leaderboards_v2(data)
-        image = self.get(data, "docker_image", "", str, default=DEFAULT_IMAGE)
+        given = self.get(data, "docker_image", "", str, default="")
+        image = given or DEFAULT_IMAGE
         if self.report.errors and (not phases or leaderboard is None):
             return None
         return Competition(
-            root=self.root, version=2, title=title, docker_image=image, tasks=tasks,
+            root=self.root, version=2, title=title, docker_image=image, image_given=bool(given), tasks=tasks,
             phases=phases, leaderboard=leaderboard, solutions=solutions, pages=pages,
         )
 

@@ -62,7 +62,7 @@ from .backend import Backend
 from .files import copy_job_output, write_text
 from .meta_program import assemble_meta_program, needs_meta_program
 from .model import UUID_PATTERN, Competition, Phase, Task
-from .programs import read_metadata
+from .metadata import read_metadata
 from .submission_rules import MANUAL_RULES, PhaseSubmission, export_decisions
 from .submissions import Submission, safe_name, slug
 from .worker import Job, JobResult, run_job

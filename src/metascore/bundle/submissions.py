@@ -24,7 +24,7 @@ from ..errors import InputError, did_you_mean
 from ..io.yaml_loader import load_yaml
 from .archive import as_folder
 from .model import Competition
-from .programs import read_metadata
+from .metadata import read_metadata
 
 __all__ = ["Submission", "collect_submissions", "safe_name", "slug"]
 

@@ -60,13 +60,15 @@ from ..errors import ConfigError, InputError
 from .backend import Backend, Mount, StepResult, StepSpec
 from .files import copy_job_output, read_job_file, write_text
 from .model import DEFAULT_TIME_LIMIT
-from .programs import read_metadata
+from .metadata import read_metadata
 
 __all__ = [
     "Job",
     "JobResult",
     "run_job",
     "substitute",
+    "PLACEHOLDERS",
+    "mount_points",
     "read_scores",
     "scores_file",
     "JobFailed",
@@ -147,17 +149,9 @@ class JobResult:
         return Path(self.run_dir) / "scoring" / "output"
 
 
-def substitute(command: str, kind: str, is_scoring: bool, ingestion_only_during_scoring: bool = False) -> str:
-    """The v2 worker's placeholder substitution: plain ``str.replace``, in this order.
-
-    ``kind`` is ``"program"`` (submission or scoring program) or ``"ingestion"``.
-
-    >>> substitute("python $program/score.py $input $output", "program", True)
-    'python /app/program/score.py /app/input /app/output'
-    >>> substitute("python $program/ingest.py $input $output $submission_program", "ingestion", False)
-    'python /app/program/ingest.py /app/input_data /app/output /app/ingested_program'
-    """
-    pairs = (
+def _placeholder_values(kind: str, is_scoring: bool, ingestion_only_during_scoring: bool) -> tuple[tuple[str, str], ...]:
+    """(placeholder, value) in the worker's order (``replace_legacy_metadata_command``)."""
+    return (
         ("$input", "/app/input_data" if kind == "ingestion" else "/app/input"),
         ("$output", "/app/output"),
         ("$program", "/app/ingestion_program" if ingestion_only_during_scoring and is_scoring else "/app/program"),
@@ -168,9 +162,30 @@ def substitute(command: str, kind: str, is_scoring: bool, ingestion_only_during_
         ("$tmp", "/app/output"),
         ("$predictions", "/app/input/res" if is_scoring else "/app/output"),
     )
-    for placeholder, value in pairs:
+
+
+#: The placeholders the worker replaces in a ``command``, in the order it replaces them.
+PLACEHOLDERS = tuple(name for name, _ in _placeholder_values("program", False, False))
+
+
+def substitute(command: str, kind: str, is_scoring: bool, ingestion_only_during_scoring: bool = False) -> str:
+    """The v2 worker's placeholder substitution: plain ``str.replace``, in this order.
+
+    ``kind`` is ``"program"`` (submission or scoring program) or ``"ingestion"``.
+
+    >>> substitute("python $program/score.py $input $output", "program", True)
+    'python /app/program/score.py /app/input /app/output'
+    >>> substitute("python $program/ingest.py $input $output $submission_program", "ingestion", False)
+    'python /app/program/ingest.py /app/input_data /app/output /app/ingested_program'
+    """
+    for placeholder, value in _placeholder_values(kind, is_scoring, ingestion_only_during_scoring):
         command = command.replace(placeholder, value)
     return command
+
+
+def mount_points(kind: str, is_scoring: bool, ingestion_only: bool, input_data: bool) -> tuple[str, ...]:
+    """The container paths the worker mounts for one program (:func:`_mounts`)."""
+    return tuple(m.container_path for m in _mounts(Path("."), kind, is_scoring, ingestion_only, input_data))
 
 
 def _mounts(sandbox: Path, kind: str, is_scoring: bool, ingestion_only: bool, input_data: bool) -> tuple[Mount, ...]:

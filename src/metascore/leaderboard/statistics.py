@@ -25,7 +25,7 @@ from ..analysis import (
     stability,
 )
 from ..analysis.compare import MIN_COMPARED
-from ..config import COMPARE_R, STABILITY_Q, STABILITY_R, STATISTICS, Config
+from ..config import COMPARE_R, FINAL_PHASE_STATISTICS, STABILITY_Q, STABILITY_R, STATISTICS, Config
 from ..errors import MetascoreError
 from ..filtering import FilterResult
 from ..ranking import Ranking
@@ -78,12 +78,10 @@ def why_undefined(
         return "nobody was ranked"
     if one_phase and stat == "dev_final_kendall_tau":
         return "there is one phase (phases.final is null)"
-    if filt is None and one_phase and stat in ("n_qualified", "n_excluded", "threshold_score",
-                                               "k", "winner_dev_position"):
+    if filt is None and one_phase and stat in FINAL_PHASE_STATISTICS:
         return ("filter rule is 'none'" if rule == "none" else
                 "no filter applies: phases.final is null and the phase has no baseline")
-    if filt is None and stat in ("n_qualified", "n_excluded", "threshold_score", "k",
-                                 "winner_dev_position", "dev_final_kendall_tau"):
+    if filt is None and stat in FINAL_PHASE_STATISTICS:
         return "no final phase is configured"
     if stat == "threshold_score":
         return f"filter rule is {filt.rule!r}" if filt else "no filter"
