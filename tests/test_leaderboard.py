@@ -188,6 +188,7 @@ def test_one_phase_filters_within_the_phase():
 def test_nobody_qualifies_warns():
     frame, _ = load_scores(_config(), FIXTURE)
     final = frame["phase"] == "Final"
+    frame = frame.astype({"participant": object, "candidate": object})  # new values go in
     frame.loc[final & ~frame["is_baseline"], "participant"] = "newcomer"
     frame.loc[final & ~frame["is_baseline"], "candidate"] += "-new"
     lb = build_leaderboard(frame, _config(selection={"final": "all"}))

@@ -41,8 +41,11 @@ def canonical() -> pd.DataFrame:
 
 
 def present(frame: pd.DataFrame, columns=("phase", "candidate", "task", "metric", "value")) -> pd.DataFrame:
-    """Rows with a score, in a fixed order, without index or attrs."""
-    out = frame.loc[frame["value"].notna(), list(columns)].sort_values([c for c in KEY if c in columns])
+    """Rows with a score, in a fixed order, without index or attrs (text as plain objects:
+    the categories of two tables differ when their rows do)."""
+    out = frame.loc[frame["value"].notna(), list(columns)]
+    out = out.astype({c: object for c in columns if c != "value"})
+    out = out.sort_values([c for c in KEY if c in columns])
     out = out.reset_index(drop=True)
     out.attrs = {}
     return out
@@ -427,7 +430,7 @@ def test_long_metadata_columns_are_optional_and_checked(tmp_path):
     path.write_text("Candidate,Value,Task\nA,0.5,t1\nA,,t2\nB,NaN,t1\nB,null,t2\n")
     frame = read_scores(path, phase="Final")
     assert frame["phase"].tolist() == ["Final"] * 4
-    assert frame["participant"].tolist() == [None] * 4
+    assert frame["participant"].isna().all()  # missing (a categorical: NaN)
     assert frame["is_baseline"].tolist() == [False] * 4
     assert frame["value"].isna().tolist() == [False, True, True, True]
     path.write_text("candidate,task,value,is_baseline\nA,t1,0.5,maybe\n")

@@ -89,10 +89,10 @@ def read_matrix_file(
     is ranked higher-is-better by default, and per candidate with no score on any chosen
     judge (kept with every score missing), to ``alerts``.
     """
-    from .config import JudgeConfig
     from .errors import did_you_mean
     from .io.readers import read_scores
-    from .leaderboard import phase_matrix
+    from .leaderboard.phases import keyed_matrix
+    from .leaderboard.pivot import phase_pairs
 
     frame = read_scores(path, format, format_option="--format")
     if notes is not None:
@@ -104,17 +104,21 @@ def read_matrix_file(
         phase = phases[0]
     elif phase not in phases:
         raise InputError(f"{path}: no phase {phase!r}{did_you_mean(phase, phases)}; phases are {phases}.")
-    rows = frame[frame["phase"] == phase]  # judges come from the chosen phase only
-    pairs = sorted(set(zip(rows["task"], rows["metric"])), key=lambda tm: judge_key(*tm))
+    # judges come from the chosen phase only; keys computed once per (task, metric)
+    pairs = sorted(phase_pairs(frame, phase), key=lambda tm: judge_key(*tm))
     keys = [judge_key(t, m) for t, m in pairs]
     weight_map = dict(weights)
+    known_keys = set(keys)
     for name in list(lower_is_better) + list(weight_map) + list(judges) + list(exclude):
-        if name not in keys:
+        if name not in known_keys:
             raise InputError(f"{path}: no judge {name!r}{did_you_mean(name, keys)}; judges are {keys}.")
-    chosen = [k for k in keys if (not judges or k in judges) and k not in exclude]
+    wanted, left_out = set(judges), set(exclude)
+    chosen = [k for k in keys if (not wanted or k in wanted) and k not in left_out]
     if not chosen:
         raise InputError(f"{path}: --judges/--exclude leave no judge (judges are {keys}).")
-    pairs = [p for p, k in zip(pairs, keys) if k in chosen]
+    if len(chosen) < len(keys):
+        chosen_set = set(chosen)
+        pairs = [p for p, k in zip(pairs, keys) if k in chosen_set]
     keys = chosen
     known = frame.attrs.get("directions") or {}
     given = {key: False for key in lower_is_better}
@@ -124,12 +128,9 @@ def read_matrix_file(
     if alerts is not None:
         alerts.extend(direction_warnings(
             [(k, t, m) for (t, m), k in zip(pairs, keys) if k not in given], "give -l {key} (or --exclude {key} if it is not a score)"))
-    judges = tuple(
-        JudgeConfig(t, m, higher_is_better=given.get(key, True), weight=weight_map.get(key, 1.0))
-        for (t, m), key in zip(pairs, keys)
-    )
     unscored: dict[str, str] = {}
-    matrix = phase_matrix(frame, phase, judges, unscored=unscored)
+    matrix = keyed_matrix(frame, phase, keys, [given.get(key, True) for key in keys],
+                          [weight_map.get(key, 1.0) for key in keys], unscored=unscored)
     if alerts is not None:
         alerts.extend(f"candidate {c!r} has no score on any judge ({why}); it is ranked with "
                       "every score missing (--missing decides its place)." for c, why in unscored.items())

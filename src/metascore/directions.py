@@ -23,6 +23,10 @@ LOWER_IS_BETTER_WORDS = frozenset({
 })
 
 
+#: Any of the words anywhere in a name (a word of the name must contain one).
+_ANY_WORD = re.compile("|".join(sorted(map(re.escape, LOWER_IS_BETTER_WORDS))), re.IGNORECASE)
+
+
 def _name(task: str, metric: str) -> str:
     return metric or task
 
@@ -39,6 +43,8 @@ def looks_lower_is_better(name: str) -> bool:
     >>> looks_lower_is_better("wine/MAE"), looks_lower_is_better("val_logLoss"), looks_lower_is_better("accuracy")
     (True, True, False)
     """
+    if not _ANY_WORD.search(name):  # no such word inside: the common case, one C call
+        return False
     words = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", name)
     return any(w.lower() in LOWER_IS_BETTER_WORDS for w in words)
 

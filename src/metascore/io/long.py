@@ -7,6 +7,8 @@ is a list of records or ``{"rows": [...]}``.
 
 from __future__ import annotations
 
+import io
+import itertools
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,9 +17,12 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..matrix import MISSING_TOKENS
+from . import table
 from .rows import CANONICAL_COLUMNS, Rows, cell_at, column_index, csv_header, csv_rows, csv_table
 from .rows import flag_cell
-from .rows import load_json, optional_text_cell, require_columns, score_cell, text_cell, time_cell
+from .rows import load_json, optional_text_cell, read_text, require_columns, score_cell, text_cell
+from .rows import time_cell
 
 __all__ = ["read_long", "read_long_csv", "read_long_json"]
 
@@ -34,6 +39,9 @@ def read_long_csv(path: Path, rows: Rows) -> None:
     """A long CSV: pandas' C parser and column-wise checks when rows map to lines (see
     :func:`~metascore.io.rows.csv_table`), else the csv module row by row. Both give the
     same table and the same errors (file, line, column and value)."""
+    text = read_text(path)
+    if _read_long_columns(path, text, rows):
+        return
     table = csv_table(path)
     if table is not None:
         _read_long_table(path, rows, *table)
@@ -48,6 +56,100 @@ def read_long_csv(path: Path, rows: Rows) -> None:
     for n, row in lines:
         record = {name: cell_at(row, i) for name, i in cols.items()}
         _add_long(rows, record, lambda col: f"{path}, line {n}, column {col!r}", f"{path}, line {n}")
+
+
+#: The missing-value tokens as pandas compares them (exact strings): each case of each.
+_MISSING_CELLS = sorted({"".join(chars) for token in MISSING_TOKENS
+                         for chars in itertools.product(*({c.lower(), c.upper()} for c in token))})
+#: How each text column of a long table is read (``None`` for an absent column).
+_TEXT_CELLS: dict[str, Callable[[Any, Callable[[], str]], Any]] = {
+    "phase": lambda v, _: text_cell(v), "candidate": lambda v, _: text_cell(v),
+    "task": lambda v, _: text_cell(v), "metric": lambda v, _: text_cell(v),
+    "participant": lambda v, _: optional_text_cell(v), "submitted_at": time_cell,
+}
+
+
+class _Irregular(Exception):
+    """The file needs the row-by-row reader (it raises the right error or reads what the
+    column reader does not)."""
+
+
+def _read_long_columns(path: Path, text: str, rows: Rows) -> bool:
+    """A long CSV read column by column: pandas' C parser reads the cells (the text columns
+    coded, each distinct text parsed once) and parses the scores; the rows go into the table as one
+    block. Only a plain file qualifies (no quotes, NUL bytes or lone carriage returns, every
+    row within the header's width, every cell valid); anything else returns False and is
+    read by :func:`_read_long_table` or row by row, which give the same table, or the
+    error naming the line."""
+    if not text.strip() or '"' in text or "\0" in text or "\r" in text.replace("\r\n", ""):
+        return False
+    header_line, header = _header(text)
+    try:
+        cols = column_index(header, CANONICAL_COLUMNS)
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
+    require_columns(cols, ("candidate", "value"), path, header)
+    # object, not "category": pandas would infer the categories' type ("001" -> 1)
+    text_cols = {cols[name]: object for name in (*_TEXT_CELLS, "is_baseline") if name in cols}
+    try:
+        cells = pd.read_csv(
+            io.StringIO(text), header=None, skiprows=header_line, names=list(range(len(header))),
+            usecols=sorted([*text_cols, cols["value"]]), dtype=text_cols, keep_default_na=False,
+            na_values={cols["value"]: _MISSING_CELLS}, skip_blank_lines=True, engine="c",
+        )
+        columns = _long_columns(cells, cols)
+    except (ValueError, pd.errors.ParserError, _Irregular, InputError):
+        return False
+    lines: list[int] = []
+
+    def where(i: int) -> str:
+        if not lines:
+            lines.extend(n for n, line in enumerate(io.StringIO(text, newline=""), start=1)
+                         if n > header_line and line.strip(" \t\r\n,"))
+        return f"{path}, line {lines[i]}"
+
+    rows.add_block(columns, len(cells), where)
+    return True
+
+
+def _header(text: str) -> tuple[int, list[str]]:
+    """The line number and stripped names of the first non-blank line (the header)."""
+    for n, line in enumerate(io.StringIO(text, newline=""), start=1):
+        if line.strip(" \t\r\n,"):
+            return n, [h.strip() for h in line.rstrip("\r\n").split(",")]
+    raise _Irregular()  # not reached: the text is not blank
+
+
+def _long_columns(cells: pd.DataFrame, cols: dict[str, int]) -> dict[str, Any]:
+    """The canonical columns of a long table read by pandas (see :func:`_read_long_columns`);
+    :class:`_Irregular` when a cell needs the row-by-row reader."""
+    n = len(cells)
+    value = cells[cols["value"]]
+    if value.dtype.kind not in "fiu":
+        raise _Irregular()  # a cell that is neither a number nor a missing-value token
+    values = value.to_numpy(dtype=float)
+    if np.isinf(values).any():
+        raise _Irregular()
+    out: dict[str, Any] = {"value": values}
+
+    def where() -> str:
+        raise _Irregular()  # a cell the parsers refuse: the row-by-row reader names its line
+
+    for name, parse in _TEXT_CELLS.items():
+        if name not in cols:
+            out[name] = table.constant(None if name in ("participant", "submitted_at") else "", n)
+            continue
+        codes, raw = table.codes_of(cells[cols[name]])
+        out[name] = table.recode(codes, raw, lambda _, v, parse=parse: parse("" if v is None else v, where))
+    if "" in out["candidate"].categories:
+        raise _Irregular()  # an empty candidate, or a line the row-by-row reader skips
+    if "is_baseline" in cols:
+        codes, raw = table.codes_of(cells[cols["is_baseline"]])
+        flags = np.array([flag_cell(v, where) for v in raw] + [False], dtype=bool)
+        out["is_baseline"] = flags[codes]
+    else:
+        out["is_baseline"] = np.zeros(n, dtype=bool)
+    return out
 
 
 def _read_long_table(path: Path, rows: Rows, header: list[str], cells: pd.DataFrame,

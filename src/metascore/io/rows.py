@@ -24,6 +24,7 @@ import pandas as pd
 
 from ..errors import InputError, did_you_mean
 from ..matrix import MISSING_TOKENS, parse_score
+from . import table
 
 CANONICAL_COLUMNS = [
     "phase",
@@ -60,11 +61,18 @@ _FALSE = frozenset({"false", "0", "no", "n", "f", ""}) | MISSING_TOKENS
 
 # ================================================================ rows
 class Rows:
-    """Collects canonical rows plus where each came from (for error messages)."""
+    """Collects canonical rows plus where each came from (for error messages).
+
+    Readers add rows one at a time (:meth:`add`) or as a block of columns (:meth:`add_block`:
+    categoricals and arrays, one function giving each row's location); :meth:`frame` makes
+    the table (:mod:`metascore.io.table` says how it is stored).
+    """
 
     def __init__(self) -> None:
         self.columns: dict[str, list[Any]] = {c: [] for c in CANONICAL_COLUMNS}
         self.where: list[str] = []
+        self._blocks: list[tuple[dict[str, Any], int, Callable[[int], str]]] = []
+        self._order: list[Any] = []  # list rows (as "rows") and blocks, in the order added
         self.failed: list[tuple[str, str, str, str]] = []
         #: submissions with no score at all (every run failed): phase, candidate,
         #: participant, submitted_at, is_baseline, so they are still accounted for
@@ -100,27 +108,64 @@ class Rows:
             self.columns[col].extend(columns[col])
         self.where.extend(where)
 
+    def add_block(self, columns: dict[str, Any], n: int, where: Callable[[int], str]) -> None:
+        """Add ``n`` checked rows as columns: text columns as categoricals, ``value`` a float
+        array, ``is_baseline`` a bool array; ``where(i)`` locates row ``i`` of the block."""
+        self._flush()
+        self._blocks.append((columns, n, where))
+        self._order.append(len(self._blocks) - 1)
+
+    def _flush(self) -> None:
+        """Turn the rows added one at a time so far into a block."""
+        if not self.where:
+            return
+        columns = {c: table.categorical(self.columns[c]) for c in table.TEXT_COLUMNS}
+        columns["value"] = np.asarray(self.columns["value"], dtype=float)
+        columns["is_baseline"] = np.asarray(self.columns["is_baseline"], dtype=bool)
+        texts = list(self.where)
+        self._blocks.append((columns, len(texts), texts.__getitem__))
+        self._order.append(len(self._blocks) - 1)
+        self.columns = {c: [] for c in CANONICAL_COLUMNS}
+        self.where = []
+
     def frame(self, path: Path, fmt: str, phase: str | None) -> pd.DataFrame:
         """The canonical table, after phase selection and consistency checks."""
-        frame = pd.DataFrame(self.columns, columns=CANONICAL_COLUMNS)
-        frame["value"] = frame["value"].astype(float)
-        frame["is_baseline"] = frame["is_baseline"].astype(bool)
-        for col in ("participant", "submitted_at"):
-            frame[col] = frame[col].astype(object)
-        where = pd.Series(self.where, dtype=object)
+        self._flush()
+        blocks = [self._blocks[k] for k in self._order]
+        where = table.Where()
+        for _, n, locate in blocks:
+            where.block(n, locate)
+        if blocks:
+            columns = table.concat_columns([b[0] for b in blocks], CANONICAL_COLUMNS)
+        else:
+            columns = {c: table.constant("", 0) for c in table.TEXT_COLUMNS}
+            columns.update(value=np.empty(0), is_baseline=np.empty(0, dtype=bool))
+        frame = pd.DataFrame(columns, columns=CANONICAL_COLUMNS, copy=False)
+        keep: np.ndarray | None = None  # rows kept, as positions into ``where``
         if self.drop_empty_judges and len(frame):
             # an export lists every (task, column) pair; a pair nobody has a score in is
             # a leaderboard column that task does not fill, not a judge
-            scored = frame["value"].notna().groupby([frame["task"], frame["metric"]]).transform("any")
-            frame, where = frame[scored.to_numpy()], where[scored.to_numpy()]
+            task, tasks = table.codes_of(frame["task"])
+            metric, metrics = table.codes_of(frame["metric"])
+            pair = task.astype(np.int64) * (len(metrics) + 1) + metric
+            pair, _ = pd.factorize(pair)
+            scored = np.bincount(pair[frame["value"].notna().to_numpy()],
+                                 minlength=int(pair.max()) + 1) > 0
+            mask = scored[pair]
+            if not mask.all():
+                keep = np.flatnonzero(mask)
+                frame = frame.iloc[keep]
         failed, unscored = list(self.failed), list(self.unscored)
         if phase is not None:
-            present = sorted(set(frame["phase"]) - {""})
+            present = sorted(set(frame["phase"].unique()) - {""})
             if not present:
-                frame = frame.assign(phase=str(phase))
+                frame = table.with_phase(frame, str(phase))
             elif str(phase) in present:
-                keep = (frame["phase"] == str(phase)).to_numpy()
-                frame, where = frame[keep], where[keep]
+                mask = (frame["phase"] == str(phase)).to_numpy()
+                if not mask.all():
+                    kept = np.flatnonzero(mask)
+                    keep = kept if keep is None else keep[kept]
+                    frame = frame.iloc[kept]
                 failed = [f for f in failed if f[0] == str(phase)]
                 unscored = [u for u in unscored if u["phase"] == str(phase)]
             else:
@@ -130,46 +175,26 @@ class Rows:
                 )
         if not frame["value"].notna().any():
             raise InputError(f"no scores found in {path}.")
-        frame = frame.reset_index(drop=True)
-        where = where.reset_index(drop=True)
-        _check_unique(frame, where)
-        _check_metadata(frame, where)
+        if keep is not None:
+            frame = frame.reset_index(drop=True)
+            for col in table.TEXT_COLUMNS:
+                frame[col] = frame[col].cat.remove_unused_categories()
+            where = _Kept(where, keep)
+        table.check_unique(frame, where)
+        table.check_metadata(frame, where)
         frame.attrs.update(format=fmt, source=str(path), failed=failed, unscored=unscored,
                            notes=list(self.notes), directions=dict(self.directions))
         return frame
 
 
-def _check_unique(frame: pd.DataFrame, where: pd.Series) -> None:
-    keys = ["phase", "candidate", "task", "metric"]
-    later = np.flatnonzero(frame.duplicated(keys).to_numpy())
-    if later.size:
-        second = later[0]
-        row = frame.iloc[second]
-        same = (frame[keys] == row[keys]).all(axis=1).to_numpy()
-        first = np.flatnonzero(same)[0]
-        raise InputError(
-            f"candidate {row['candidate']!r} has two scores for phase {row['phase']!r}, task "
-            f"{row['task']!r}, metric {row['metric']!r} ({where[first]} and {where[second]})."
-        )
+class _Kept:
+    """The locations of the rows kept from a larger table."""
 
+    def __init__(self, where: table.Where, keep: np.ndarray) -> None:
+        self.where, self.keep = where, keep
 
-def _check_metadata(frame: pd.DataFrame, where: pd.Series) -> None:
-    """One participant / submission time / baseline flag per (phase, candidate)."""
-    for col in ("participant", "submitted_at", "is_baseline"):
-        filled = frame[col].astype(object).where(frame[col].notna(), "\0none")
-        counts = filled.groupby([frame["phase"], frame["candidate"]]).transform("nunique")
-        bad = np.flatnonzero(counts.to_numpy() > 1)
-        if bad.size:
-            row = frame.iloc[bad[0]]
-            same = np.flatnonzero(
-                ((frame["phase"] == row["phase"]) & (frame["candidate"] == row["candidate"])).to_numpy()
-            )
-            other = next(i for i in same if filled.iloc[i] != filled.iloc[same[0]])
-            raise InputError(
-                f"candidate {row['candidate']!r} has two different {col} values: "
-                f"{frame[col].iloc[same[0]]!r} ({where[same[0]]}) and {frame[col].iloc[other]!r} "
-                f"({where[other]})."
-            )
+    def __getitem__(self, i: int) -> str:
+        return self.where[int(self.keep[int(i)])]
 
 
 # ================================================================ cells

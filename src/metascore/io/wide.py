@@ -11,13 +11,26 @@ judges are then named ``j1``,
 ``j2``, ... (columns, left to right). When every row starts with a cell that is not a
 number, that cell is the candidate; otherwise candidates are named ``c1``, ``c2``, ...
 (rows, top to bottom).
+
+A row's scores are converted at once (numpy parses each cell as Python's ``float``
+does); only a row holding a missing cell, a non-number or an infinity is read cell by
+cell, with the same result and errors. The rows go into the canonical table as one block
+(:meth:`~metascore.io.rows.Rows.add_block`): per-sample judges make files of hundreds of
+thousands of columns.
 """
 
 from __future__ import annotations
 
+import io
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
+
 from ..errors import InputError
+from ..matrix import MISSING_TOKENS
+from . import table
 from .rows import Rows, cell_at, column_index, csv_header, csv_rows, flag_cell, optional_text_cell
 from .rows import read_text, score_cell, text_cell, time_cell
 
@@ -27,11 +40,10 @@ __all__ = ["read_wide"]
 def read_wide(path: Path, rows: Rows) -> None:
     """Add the rows of a wide CSV to ``rows``: one row per candidate, one column per judge."""
     text = read_text(path)
-    first = next((line for line in text.splitlines() if line.strip()), "")
-    if "," not in text and len(first.split()) > 1:
+    if "," not in text and len(_first_line(text).split()) > 1:
         _read_matrix(path, text, rows)
         return
-    lines = csv_rows(path)
+    lines = _csv_lines(path, text)
     _, header = csv_header(path, lines)
     try:
         meta = column_index(header, ("candidate", "participant", "submitted_at", "is_baseline"))
@@ -48,17 +60,128 @@ def read_wide(path: Path, rows: Rows) -> None:
         if h in seen:
             raise InputError(f"{path}: column {h!r} appears twice in the header.")
         seen.add(h)
+    positions = [i for i, _ in judges]
+    names = [h for _, h in judges]
+    first, m = positions[0], len(positions)
+    contiguous = positions == list(range(first, first + m))
+    block = _Block(path, names, text.count("\n") + 1)
+    width = len(header)
     for n, row in lines:
         at = f"{path}, line {n}"
-        if len(row) > len(header) and any(c.strip() for c in row[len(header):]):
-            raise InputError(f"{at}: the row has {len(row)} cells but the header has {len(header)}.")
+        if len(row) > width and any(c.strip() for c in row[width:]):
+            raise InputError(f"{at}: the row has {len(row)} cells but the header has {width}.")
         participant = optional_text_cell(cell_at(row, meta.get("participant")))
         submitted = time_cell(cell_at(row, meta.get("submitted_at")), f"{at}, column 'submitted_at'")
         baseline = flag_cell(cell_at(row, meta.get("is_baseline")), f"{at}, column 'is_baseline'")
         candidate = text_cell(cell_at(row, cand))
-        for i, judge in judges:
-            value = score_cell(cell_at(row, i), lambda: f"{at}, column {judge!r}")
-            rows.add(at, "", candidate, participant, judge, "", value, submitted, baseline)
+        if len(row) < width:
+            row = row + [""] * (width - len(row))
+        cells = row[first:first + m] if contiguous else [row[i] for i in positions]
+        block.add(n, candidate, participant, submitted, baseline, _scores(cells, names, at, candidate))
+    block.close(rows)
+
+
+class _Block:
+    """The rows of a wide file, collected as a (candidates x judges) array and per-row
+    metadata, then added to the canonical table in one block."""
+
+    def __init__(self, path: Path, judges: Sequence[str], max_rows: int) -> None:
+        self.path, self.judges = path, list(judges)
+        # np.empty touches no memory: only the rows written take space
+        self.values = np.empty((max_rows, len(self.judges)))
+        self.lines: list[int] = []
+        self.candidates: list[str] = []
+        self.participants: list[str | None] = []
+        self.times: list[str | None] = []
+        self.flags: list[bool] = []
+
+    def add(self, line: int, candidate: str, participant: str | None, submitted: str | None,
+            baseline: bool, values: np.ndarray) -> None:
+        self.values[len(self.lines)] = values
+        self.lines.append(line)
+        self.candidates.append(candidate)
+        self.participants.append(participant)
+        self.times.append(submitted)
+        self.flags.append(baseline)
+
+    def close(self, rows: Rows) -> None:
+        n, m = len(self.lines), len(self.judges)
+
+        def per_row(values: list[str | None]) -> pd.Categorical:
+            codes, cats = table.codes_of(table.categorical(values))
+            return table.from_codes(np.repeat(codes, m), cats)
+
+        columns = {
+            "phase": table.constant("", n * m),
+            "candidate": per_row(self.candidates),  # type: ignore[arg-type]
+            "participant": per_row(self.participants),
+            "task": table.from_codes(np.tile(np.arange(m, dtype=np.int32), n), self.judges),
+            "metric": table.constant("", n * m),
+            "value": self.values[:n].reshape(-1),
+            "submitted_at": per_row(self.times),
+            "is_baseline": np.repeat(np.array(self.flags, dtype=bool), m),
+        }
+        lines, path = self.lines, self.path
+        rows.add_block(columns, n * m, lambda i: f"{path}, line {lines[i // m]}")
+
+
+def _scores(cells: list[str], judges: Sequence[str], at: str, candidate: str) -> np.ndarray:
+    """The scores of one row, as :func:`~metascore.io.rows.score_cell` reads each cell.
+
+    numpy converts a list of strings with Python's ``float``; a row it refuses (a missing
+    cell) is tried again with the missing-value tokens as ``nan``, and a row that still
+    fails, holds an infinity or has no candidate is read one cell at a time, which raises
+    the error the file deserves (an empty candidate after its first cell's, as before).
+    """
+    if candidate:
+        for attempt in (cells, None):
+            if attempt is None:
+                attempt = ["nan" if c.strip().lower() in MISSING_TOKENS else c for c in cells]
+            try:
+                values = np.array(attempt, dtype=float)
+            except ValueError:
+                continue
+            if not np.isinf(values).any():
+                return values
+            break
+    out = np.empty(len(cells))
+    for k, cell in enumerate(cells):
+        out[k] = score_cell(cell, lambda k=k: f"{at}, column {judges[k]!r}")
+        if not candidate:
+            raise InputError(f"{at}: the candidate is empty.")
+    return out
+
+
+def _first_line(text: str) -> str:
+    """The first non-blank line of ``text`` (as ``str.splitlines`` cuts it), reading only
+    as far as needed."""
+    size = 4096
+    while True:
+        pieces = text[:size].splitlines()
+        whole = size >= len(text)
+        for line in pieces if whole else pieces[:-1]:  # the last piece may be cut short
+            if line.strip():
+                return line
+        if whole:
+            return ""
+        size *= 4
+
+
+def _csv_lines(path: Path, text: str) -> Iterator[tuple[int, list[str]]]:
+    """``(line number, cells)`` of every non-blank CSV row, as :func:`csv_rows` gives them.
+
+    Without quotes, NUL bytes or carriage returns other than in ``\\r\\n``, a row is a line
+    split at its commas, which is what the csv module does with it, only faster.
+    """
+    if '"' in text or "\0" in text or "\r" in text.replace("\r\n", ""):
+        yield from csv_rows(path)
+        return
+    for n, line in enumerate(io.StringIO(text, newline=""), start=1):
+        if line.endswith("\n"):
+            line = line[:-2] if line.endswith("\r\n") else line[:-1]
+        row = line.split(",")
+        if any(cell.strip() for cell in row):
+            yield n, row
 
 
 def _is_number(cell: str) -> bool:
@@ -88,10 +211,11 @@ def _read_matrix(path: Path, text: str, rows: Rows) -> None:
     judges = header or [f"j{k}" for k in range(1, width + 1)]
     if len(set(judges)) != len(judges):
         raise InputError(f"{path}: a column name appears twice in the header {judges}.")
+    block = _Block(path, judges, len(lines))
     for k, (n, cells) in enumerate(lines, start=1):
         at = f"{path}, line {n}"
         if len(cells) != width + named:
             raise InputError(f"{at}: the row has {len(cells)} cells; the first row has {width + named}.")
         candidate = cells[0] if named else f"c{k}"
-        for judge, cell in zip(judges, cells[named:]):
-            rows.add(at, "", candidate, None, judge, "", score_cell(cell, lambda: f"{at}, column {judge!r}"))
+        block.add(n, candidate, None, None, False, _scores(cells[named:], judges, at, candidate))
+    block.close(rows)

@@ -2,8 +2,9 @@
 
 :func:`normalize_frame`, :func:`check_phases` and :func:`check_baselines` validate the
 table against the config once; :func:`phase_matrix` turns one phase into a
-:class:`~metascore.matrix.ScoreMatrix` (judges, baselines, participants, submission times);
-:func:`select_phase` drops late submissions and applies participant selection.
+:class:`~metascore.matrix.ScoreMatrix` (judges, baselines, participants, submission times),
+with integer codes and array indexing (:mod:`.pivot`); :func:`select_phase` drops late
+submissions and applies participant selection.
 """
 
 from __future__ import annotations
@@ -12,17 +13,16 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from ..config import Config, JudgeConfig, judge_key
+from ..config import Config, JudgeConfig
 from ..directions import column_direction
 from ..errors import InputError, MetascoreError, did_you_mean
+from ..io.table import codes_of, constant, recode
 from ..matrix import ScoreMatrix
 from ..ranking import Ranking
 from ..selection import Selection, select_candidates
-
-_TRUE = {"true", "1", "yes", "y", "t"}
+from .pivot import is_missing, judge_directions, phase_rows, pivot
 
 
 def phase_matrix(
@@ -50,80 +50,37 @@ def phase_matrix(
     is flagged ``is_baseline``.
     """
     known = frame.attrs.get("directions") or {}
-    rows, found = _judge_rows(frame, phase, judges)
-    members = rows  # every submission of the phase, before the judges are chosen
+    rows = phase_rows(frame, phase, judges)
     if judges is None:
-        pairs = dict(zip(rows["judge"], zip(rows["task"], rows["metric"])))
-        keys, weights = found, [1.0] * len(found)
-        higher = [column_direction(*pairs[k], known) is not False for k in keys]
+        keys = rows.found()
+        directions = judge_directions(rows, known, column_direction)
+        higher = [directions[k] for k in keys]
+        weights = [1.0] * len(keys)
     else:
         mine = [j for j in judges if j.phase in (None, phase)]
         keys = [j.key for j in mine]
         higher = [_higher(j, known) for j in mine]
         weights = [j.weight for j in mine]
-        rows = rows[rows["judge"].isin(keys)]
-    values = pd.to_numeric(rows["value"], errors="coerce")
-    scored = set(pd.unique(rows.loc[values.notna().to_numpy(), "judge"]))
-    for key in keys:
-        if key not in scored:
-            task = rows.loc[rows["judge"] == key, "task"].iloc[0]
-            raise InputError(
-                f"task {task!r} (judge {key!r}) has no score for any candidate in phase {phase!r}."
-            )
-
-    rows, why = _every_submission(frame, members, rows, keys, phase)
+    matrix, why = pivot(frame, rows, phase, keys, higher, weights, baselines)
     if unscored is not None:
         unscored.update(why)
-    cand = rows["candidate"]
-    participants = _per_candidate(rows, "participant", phase)
-    times = _per_candidate(rows, "submitted_at", phase)
-    listed = set(baselines)
-    flagged = pd.Series(_map_distinct(rows["is_baseline"], _truthy), index=rows.index,
-                        dtype=bool).groupby(cand, sort=False).any()
-    base = [c for c, flag in flagged.items()
-            if flag or c in listed or participants.get(c) in listed]
-    try:
-        matrix = ScoreMatrix.from_long(
-            rows,
-            higher_is_better=dict(zip(keys, higher)),
-            weights=dict(zip(keys, weights)),
-            participants={c: None if p is None else str(p) for c, p in participants.items()},
-            submitted_at=times,
-            baselines=base,
-        )
-    except InputError as exc:
-        raise InputError(f"phase {phase!r}: {exc}") from None
-    return matrix.subset(judges=keys)
+    return matrix
 
 
-def _judge_rows(
-    frame: pd.DataFrame, phase: str, judges: tuple[JudgeConfig, ...] | None
-) -> tuple[pd.DataFrame, list[str]]:
-    """The rows of ``phase`` with their ``judge`` key, and the judge keys found; an error
-    when the phase has no scores or a configured judge of the phase has none."""
-    rows = frame[frame["phase"] == phase]
-    if rows.empty:
-        raise InputError(f"phase {phase!r} has no scores.")
-    rows = _titles_as_metrics(rows, judges, phase)
-    pairs = pd.MultiIndex.from_arrays([rows["task"].astype(str), rows["metric"].astype(str)])
-    codes, uniq = pairs.factorize()
-    rows = rows.assign(judge=np.array([judge_key(t, m) for t, m in uniq], dtype=object)[codes])
-    found = sorted(pd.unique(rows["judge"]))
-    if judges is None:
-        return rows, found
-    mine = [j for j in judges if j.phase in (None, phase)]
-    if not mine:
-        raise InputError(f"no configured judge applies to phase {phase!r}.")
-    for j in mine:
-        if j.key not in found:
-            tasks = sorted(set(rows["task"]))
-            raise InputError(
-                f"judge {j.key!r}: task {j.task!r}"
-                + (f" with metric {j.metric!r}" if j.metric else "")
-                + f" has no score in phase {phase!r}{did_you_mean(j.key, found)}; "
-                f"judges found are {found} (tasks {tasks})."
-            )
-    return rows, found
+def keyed_matrix(
+    frame: pd.DataFrame, phase: str, keys: list[str], higher: list[bool], weights: list[float],
+    unscored: dict[str, str] | None = None,
+) -> ScoreMatrix:
+    """:func:`phase_matrix` on the judges ``keys`` (each found in the phase) with the given
+    directions and weights, as the command line chooses them (no configuration)."""
+    rows = phase_rows(frame, phase, None)
+    missing = sorted(set(keys) - set(rows.keys))
+    if missing:
+        raise InputError(f"phase {phase!r} has no judge {missing[0]!r}.")
+    matrix, why = pivot(frame, rows, phase, keys, higher, weights, ())
+    if unscored is not None:
+        unscored.update(why)
+    return matrix
 
 
 def check_judges(frame: pd.DataFrame, config: Config) -> None:
@@ -133,107 +90,13 @@ def check_judges(frame: pd.DataFrame, config: Config) -> None:
         return
     for phase in (config.phases.development, config.phases.final):
         if phase is not None:
-            _judge_rows(frame, phase, config.judges)
-
-
-def _every_submission(
-    frame: pd.DataFrame, members: pd.DataFrame, rows: pd.DataFrame, keys: list[str], phase: str,
-) -> tuple[pd.DataFrame, dict[str, str]]:
-    """``rows`` (the judges' scores) plus one missing score on the first judge for each
-    submission of the phase that has none on any judge, and why each has none."""
-    present = set(rows["candidate"])
-    absent = members[~members["candidate"].isin(present)]
-    why: dict[str, str] = {}
-    extra: list[dict[str, Any]] = []
-    first = {"judge": keys[0], "value": np.nan}
-    for cand, own in absent.groupby("candidate", sort=False):
-        columns = list(dict.fromkeys(own["judge"]))
-        shown = ", ".join(columns[:3]) + (f" and {len(columns) - 3} more" if len(columns) > 3 else "")
-        why[str(cand)] = (f"its scores are for {shown}, "
-                          f"{'which is not a judge' if len(columns) == 1 else 'none of which is a judge'}")
-        extra.append({**own.iloc[0].to_dict(), **first})
-    failures: dict[str, list[str]] = {}
-    for p, c, task, reason in frame.attrs.get("failed") or ():
-        if p == phase:
-            failures.setdefault(c, []).append(f"task {task!r}: {reason}" if task else reason)
-    for member in frame.attrs.get("unscored") or ():
-        cand = str(member["candidate"])
-        if member["phase"] != phase or cand in present or cand in why:
-            continue
-        runs = failures.get(cand) or ["no scores"]
-        more = f" (and {len(runs) - 1} more)" if len(runs) > 1 else ""
-        why[cand] = f"every run failed: {runs[0]}{more}"
-        extra.append({"phase": phase, "candidate": cand, "participant": member.get("participant"),
-                      "task": "", "metric": "", "submitted_at": member.get("submitted_at"),
-                      "is_baseline": bool(member.get("is_baseline")), **first})
-    if not extra:
-        return rows, why
-    return pd.concat([rows, pd.DataFrame(extra, columns=rows.columns)], ignore_index=True), why
-
-
-def _per_candidate(rows: pd.DataFrame, what: str, phase: str) -> dict[str, Any]:
-    """Each candidate's one non-missing ``what`` value (None when it has none), vectorized;
-    two different values for one candidate are an error."""
-    col = rows[what]
-    given = ~pd.Series(_map_distinct(col, _is_missing), index=col.index, dtype=bool)
-    text = col[given].astype(str)
-    cand = rows["candidate"][given]
-    distinct = text.groupby(cand, sort=False).nunique()
-    if (distinct > 1).any():
-        bad = distinct.index[(distinct > 1).to_numpy()][0]
-        _unique_or_error(col[(rows["candidate"] == bad).to_numpy()], bad, what, phase)
-    first = col[given].groupby(cand, sort=False).first()
-    return {c: first.get(c) for c in pd.unique(rows["candidate"])}
-
-
-def _titles_as_metrics(
-    rows: pd.DataFrame, judges: tuple[JudgeConfig, ...] | None, phase: str
-) -> pd.DataFrame:
-    """Scores named by a judge's column ``title`` (a Codabench export) count as its metric."""
-    aliases = [j for j in judges or () if j.title and j.title != j.metric and j.phase in (None, phase)]
-    if not aliases:
-        return rows
-    metric = rows["metric"].copy()
-    for j in aliases:
-        metric[(rows["task"] == j.task) & (rows["metric"] == j.title)] = j.metric
-    return rows.assign(metric=metric)
+            phase_rows(frame, phase, config.judges)
 
 
 def _higher(judge: JudgeConfig, known: dict[str, bool]) -> bool:
     """The configured direction, else the competition's column sorting, else higher."""
     column = None if judge.direction_set else column_direction(judge.task, judge.metric, known)
     return judge.higher_is_better if column is None else column
-
-
-def _unique_or_error(series: pd.Series, cand: str, what: str, phase: str) -> Any:
-    values = [v for v in series if not _is_missing(v)]
-    distinct = list(dict.fromkeys(str(v) for v in values))
-    if len(distinct) > 1:
-        raise InputError(
-            f"phase {phase!r}: candidate {cand!r} has several {what} values {distinct}; "
-            "candidate ids must be unique within a phase."
-        )
-    if not values:
-        return None
-    return str(values[0]) if what == "participant" else values[0]
-
-
-def _is_missing(value: Any) -> bool:
-    if value is None:
-        return True
-    if isinstance(value, float) and math.isnan(value):
-        return True
-    if value is pd.NaT:
-        return True
-    return isinstance(value, str) and value.strip() == ""
-
-
-def _truthy(value: Any) -> bool:
-    if _is_missing(value):
-        return False
-    if isinstance(value, str):
-        return value.strip().lower() in _TRUE
-    return bool(value)
 
 
 def select_phase(
@@ -262,6 +125,9 @@ def select_phase(
 
 
 def normalize_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """The table with its text columns as categoricals of strings (``metric`` ``""`` and
+    ``participant`` missing when empty), as every reader gives it; a table a reader made
+    is only checked."""
     required = ("phase", "candidate", "task", "value")
     missing = [c for c in required if c not in frame.columns]
     if missing:
@@ -270,26 +136,24 @@ def normalize_frame(frame: pd.DataFrame) -> pd.DataFrame:
         )
     if frame.empty:
         raise InputError("the input holds no scores; nothing to rank.")
-    out = frame.copy()
+    out = frame.copy(deep=False)
     for col in ("participant", "submitted_at", "is_baseline"):
         if col not in out.columns:
             out[col] = None
-    out["metric"] = _map_distinct(out["metric"], lambda m: "" if _is_missing(m) else str(m)) \
-        if "metric" in out.columns else ""
-    for col in ("phase", "candidate", "task"):
-        out[col] = out[col].astype(str)
-    out["participant"] = _map_distinct(out["participant"],
-                                       lambda p: None if _is_missing(p) else str(p))
+    if "metric" not in out.columns:
+        out["metric"] = constant("", len(out))
+    for col, text in (("phase", str), ("candidate", str), ("task", str),
+                      ("metric", lambda m: "" if is_missing(m) else str(m)),
+                      ("participant", lambda p: None if is_missing(p) else str(p))):
+        out[col] = _as_text(out[col], text)
     out.attrs = dict(frame.attrs)  # format, source, failed, notes, directions
     return out
 
 
-def _map_distinct(series: pd.Series, fn: Callable[[Any], Any]) -> np.ndarray:
-    """``fn`` of every cell, called once per distinct value (columns repeat a few values)."""
-    codes, distinct = pd.factorize(series, use_na_sentinel=False)
-    out = np.empty(len(distinct), dtype=object)
-    out[:] = [fn(v) for v in distinct]
-    return out[codes]
+def _as_text(series: pd.Series, text: Callable[[Any], Any]) -> pd.Categorical:
+    """``text`` of every cell, called once per distinct value, as a categorical."""
+    codes, values = codes_of(series)
+    return recode(codes, values, lambda _, v: text(math.nan if v is None else v))
 
 
 def check_phases(frame: pd.DataFrame, config: Config) -> None:
@@ -312,7 +176,7 @@ def check_baselines(frame: pd.DataFrame, baselines: tuple[str, ...]) -> None:
     """Each listed baseline names a candidate or a participant (one whose every run failed
     counts: the phase that needs its scores says why it has none)."""
     names = set(pd.unique(frame["candidate"])) | {
-        p for p in pd.unique(frame["participant"]) if p is not None}
+        p for p in pd.unique(frame["participant"]) if not is_missing(p)}
     for member in frame.attrs.get("unscored") or ():
         names |= {str(member["candidate"]), str(member.get("participant") or member["candidate"])}
     for b in baselines:
