@@ -30,7 +30,10 @@ Schema (every section optional; the values shown are the defaults)::
                                           # criteria table goes into detailed_results.html
                                           # (bootstrap trials, 50 x 5 for stabilities);
                                           # the seed is ranking.seed
-    output: {scores: {n_qualified: n_qualified, winner_score: winner_score}}
+    output: {scores: {n_qualified: n_qualified, winner_score: winner_score},
+             judge_columns: 200,          # per-judge columns in leaderboard.csv/.json up to
+                                          # this many judges; beyond, per_judge.csv.gz holds
+             per_judge: ranks}            # ranks | values_and_ranks | none
 """
 
 from __future__ import annotations
@@ -61,6 +64,8 @@ __all__ = [
     "FINAL_PHASE_STATISTICS",
     "SELECTION_POLICIES",
     "FILTER_RULES",
+    "JUDGE_COLUMNS",
+    "PER_JUDGE_CONTENTS",
     "load_config",
     "parse_config",
 ]
@@ -89,6 +94,15 @@ STATISTICS = {
 #: comparison of the development and final phases; without one they are undefined.
 FINAL_PHASE_STATISTICS = frozenset({"n_qualified", "n_excluded", "threshold_score", "k",
                                     "winner_dev_position", "dev_final_kendall_tau"})
+#: ``leaderboard.csv`` and ``leaderboard.json`` hold per-judge columns (each judge's value
+#: and rank) up to this many judges (``output.judge_columns``); beyond, ``per_judge.csv.gz``
+#: holds them (``output.per_judge``), so that per-sample judges (hundreds of thousands)
+#: leave files a platform can carry.
+JUDGE_COLUMNS = 200
+#: What ``per_judge.csv.gz`` holds when the judges are more than ``output.judge_columns``:
+#: each judge's rank of every candidate (the values are the input's), the values too
+#: (larger: about 10 MB per 2 million scores), or no file.
+PER_JUDGE_CONTENTS = ("ranks", "values_and_ranks", "none")
 #: Codabench leaderboard column keys are at most 36 characters.
 MAX_KEY_LENGTH = 36
 _DIRECTIONS = {"higher": True, "lower": False, "desc": True, "asc": False}
@@ -217,6 +231,8 @@ class Config:
     scores: Mapping[str, str] = field(
         default_factory=lambda: {"n_qualified": "n_qualified", "winner_score": "winner_score"}
     )
+    judge_columns: int = JUDGE_COLUMNS
+    per_judge: str = "ranks"
 
     def to_dict(self) -> dict[str, Any]:
         """The effective configuration, in the file's schema (JSON/YAML ready)."""
@@ -236,7 +252,8 @@ class Config:
         d["ranking"]["tie_break"] = list(self.ranking.tie_break)
         d["baselines"] = list(self.baselines)
         d["analysis"]["compare"] = list(self.analysis.compare)
-        d["output"] = {"scores": dict(d.pop("scores"))}
+        d["output"] = {"scores": dict(d.pop("scores")), "judge_columns": d.pop("judge_columns"),
+                       "per_judge": d.pop("per_judge")}
         return d
 
 
@@ -275,7 +292,7 @@ def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
     filt = v.mapping(top.get("filter", {}), "filter", ("rule", "beat", "k", "on_empty"))
     analysis = v.mapping(top.get("analysis", {}), "analysis", ("bootstrap", "level", "stability",
                                                                     "compare"))
-    out = v.mapping(top.get("output", {}), "output", ("scores",))
+    out = v.mapping(top.get("output", {}), "output", ("scores", "judge_columns", "per_judge"))
 
     fmt = v.string(inp.get("format", "auto"), "input.format")
     path = inp.get("path", ".")
@@ -343,6 +360,8 @@ def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
         analysis=_analysis(v, analysis),
         scores=_scores(v, out.get("scores", {"n_qualified": "n_qualified",
                                               "winner_score": "winner_score"})),
+        judge_columns=v.count(out.get("judge_columns", JUDGE_COLUMNS), "output.judge_columns"),
+        per_judge=v.choice(out.get("per_judge", "ranks"), "output.per_judge", PER_JUDGE_CONTENTS),
     )
 
 
@@ -500,6 +519,9 @@ class _Validator:
         return value
 
     def seed(self, value: Any, key: str) -> int:
+        return self.count(value, key)
+
+    def count(self, value: Any, key: str) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise self.error(key, f"must be a non-negative integer; got {value!r}")
         return value

@@ -29,7 +29,7 @@ from .config import COMPARE_R, STABILITY_Q, Config, load_config
 from .errors import ConfigError, InputError, exit_code
 from .io.columns import read_directions, read_titles
 from .io.readers import CANONICAL_COLUMNS, concat_scores, read_scores, resolve_inside
-from .io.writers import long_csv, render_outputs, write_files
+from .io.writers import PER_JUDGE_FILE, long_csv, render_outputs, write_files
 from .leaderboard import Leaderboard, build_leaderboard
 
 __all__ = ["CONFIG_NAME", "LONG_NAME", "load_scores", "run", "score_main", "ingest_main"]
@@ -144,7 +144,7 @@ def run(config: Config, root: str | Path, output_dir: str | Path, *, log: Log = 
     if lb.analysis.comparison_note:
         log(f"[!] {lb.analysis.comparison_note}")
     files = render_outputs(lb)
-    write_files(output_dir, files)
+    write_files(output_dir, files, withdraw=[PER_JUDGE_FILE])  # not an earlier run's
     log(f"[*] winner: {lb.winner or 'none'}")
     log(f"[*] wrote {', '.join(files)} to {output_dir}")
     return lb

@@ -37,9 +37,12 @@ which the platform owns, and ``detailed_results.html`` is the only HTML file wri
   candidate, with its rank interval, P(first) and group when the rank uncertainty was
   computed (empty otherwise); per-judge values and ranks are the CSV columns
   ``judge:<judge>`` and ``judge_rank:<judge>``, and the JSON row's ``judges`` and
-  ``judge_ranks`` objects; the JSON also summarizes the analysis (judge agreement,
-  stability, how the intervals were computed) and holds the comparison of the methods of
-  ``analysis.compare`` (or why it is absent);
+  ``judge_ranks`` objects, for a board of at most ``output.judge_columns`` judges
+  (:data:`~metascore.config.JUDGE_COLUMNS`); beyond, the board's ``per_judge`` entry says
+  so and ``per_judge.csv.gz`` (:mod:`metascore.io.per_judge`) holds the final board's
+  per-judge ranks (and values, or nothing: ``output.per_judge``); the JSON also
+  summarizes the analysis (judge agreement, stability, how the intervals were computed)
+  and holds the comparison of the methods of ``analysis.compare`` (or why it is absent);
 - ``detailed_results.html`` (:mod:`metascore.io.report`).
 """
 
@@ -67,9 +70,11 @@ except ImportError:  # Windows: writers into one folder are not serialized
 import numpy as np
 import pandas as pd
 
+from ..config import JUDGE_COLUMNS
 from ..errors import MetascoreError
 from ..jsonable import jsonable
 from ..leaderboard import Analysis, Board, Leaderboard
+from .per_judge import PER_JUDGE_FILE, judge_columns, per_judge_csv_gz
 from .report import render_report
 
 __all__ = [
@@ -82,6 +87,7 @@ __all__ = [
     "leaderboard_csv",
     "leaderboard_json",
     "long_csv",
+    "PER_JUDGE_FILE",
 ]
 
 OUTPUT_FILES = (
@@ -105,15 +111,20 @@ SCORE_FILES = ("scores.json", "scores.txt")
 STAGING_PREFIX = ".metascore-staging-"
 
 
-def render_outputs(lb: Leaderboard) -> dict[str, str]:
-    """Every output file's text, keyed by file name (nothing is written)."""
-    return {
+def render_outputs(lb: Leaderboard) -> dict[str, str | bytes]:
+    """Every output file's text (bytes for ``per_judge.csv.gz``), keyed by file name
+    (nothing is written)."""
+    files: dict[str, str | bytes] = {
         "scores.json": scores_json(lb.scores),
         "scores.txt": scores_txt(lb.scores),
         "leaderboard.csv": leaderboard_csv(lb),
         "leaderboard.json": leaderboard_json(lb),
         "detailed_results.html": render_report(lb),
     }
+    limit, contents = judge_columns(lb)
+    if len(lb.final.judges) > limit and contents != "none":
+        files[PER_JUDGE_FILE] = per_judge_csv_gz(lb.final, values=contents == "values_and_ranks")
+    return files
 
 
 def write_outputs(output_dir: str | Path, lb: Leaderboard) -> list[Path]:
@@ -121,8 +132,11 @@ def write_outputs(output_dir: str | Path, lb: Leaderboard) -> list[Path]:
     return write_files(output_dir, render_outputs(lb))
 
 
-def write_files(output_dir: str | Path, files: Mapping[str, str]) -> list[Path]:
-    """Write ``{name: text}`` into ``output_dir``, all or nothing (steps in the module doc).
+def write_files(output_dir: str | Path, files: Mapping[str, str | bytes],
+                withdraw: Iterable[str] = ()) -> list[Path]:
+    """Write ``{name: text or bytes}`` into ``output_dir``, all or nothing (steps in the
+    module doc); then remove the files named in ``withdraw`` that are not among ``files``
+    (an output of an earlier run that this run does not produce, e.g. ``per_judge.csv.gz``).
 
     The score files among ``files`` (``scores.json``, ``scores.txt``) are withdrawn first
     and published last, ``scores.json`` last of all: the platform reads it as "the results
@@ -147,6 +161,10 @@ def write_files(output_dir: str | Path, files: Mapping[str, str]) -> list[Path]:
             for name, text in files.items():
                 _write_synced(new / name, text, mode)
             _publish(new, old, out, list(files), dir_fd)
+            for name in withdraw:
+                if name not in files and name not in _FORBIDDEN and "/" not in name \
+                        and os.path.isfile(out / name):
+                    os.unlink(out / name)
         finally:
             shutil.rmtree(stage, ignore_errors=True)
     return [out / name for name in files]
@@ -195,9 +213,10 @@ def _publish(new: Path, old: Path, out: Path, names: list[str], dir_fd: int | No
         raise
 
 
-def _write_synced(path: Path, text: str, mode: int) -> None:
-    """Write ``text`` to ``path`` and flush it to the disk, with ``mode``."""
-    with path.open("w", encoding="utf-8", newline="") as fh:
+def _write_synced(path: Path, text: str | bytes, mode: int) -> None:
+    """Write ``text`` (UTF-8) or bytes to ``path`` and flush it to the disk, with ``mode``."""
+    with (path.open("wb") if isinstance(text, bytes)
+          else path.open("w", encoding="utf-8", newline="")) as fh:
         fh.write(text)
         fh.flush()
         os.fsync(fh.fileno())
@@ -303,17 +322,18 @@ def scores_txt(scores: Mapping[str, float]) -> str:
 
 
 # ---------------------------------------------------------------------- leaderboards
-def _board_columns(board: Board) -> list[str]:
+def _board_columns(board: Board, per_judge: bool = True) -> list[str]:
     details = sorted({k for r in board.rows for k in r.details})
     cols = ["position", "rank", "score", "candidate", "participant", "is_baseline", "qualified",
             "reason", "submitted_at", "dev_position", "dev_score", "rank_low", "rank_high",
             "p_first", "group", *details]
-    for j in board.judges:
-        cols += [f"{JUDGE_PREFIX}{j}", f"{JUDGE_RANK_PREFIX}{j}"]
+    if per_judge:
+        for j in board.judges:
+            cols += [f"{JUDGE_PREFIX}{j}", f"{JUDGE_RANK_PREFIX}{j}"]
     return cols
 
 
-def _board_records(board: Board) -> list[dict[str, Any]]:
+def _board_records(board: Board, per_judge: bool = True) -> list[dict[str, Any]]:
     records = []
     for r in board.rows:
         rec: dict[str, Any] = {
@@ -324,17 +344,18 @@ def _board_records(board: Board) -> list[dict[str, Any]]:
             "rank_high": r.rank_high, "p_first": r.p_first, "group": r.group,
             **dict(r.details),
         }
-        rec["judges"] = {j: r.values.get(j) for j in board.judges}
-        rec["judge_ranks"] = {j: r.judge_ranks.get(j) for j in board.judges}
+        if per_judge:
+            rec["judges"] = {j: r.values.get(j) for j in board.judges}
+            rec["judge_ranks"] = {j: r.judge_ranks.get(j) for j in board.judges}
         records.append(rec)
     return records
 
 
 def _flat_record(rec: dict[str, Any]) -> dict[str, Any]:
-    """A board record with its per-judge mappings as prefixed CSV columns."""
+    """A board record with its per-judge mappings (if any) as prefixed CSV columns."""
     flat = {k: v for k, v in rec.items() if k not in ("judges", "judge_ranks")}
-    flat.update({f"{JUDGE_PREFIX}{j}": v for j, v in rec["judges"].items()})
-    flat.update({f"{JUDGE_RANK_PREFIX}{j}": v for j, v in rec["judge_ranks"].items()})
+    flat.update({f"{JUDGE_PREFIX}{j}": v for j, v in rec.get("judges", {}).items()})
+    flat.update({f"{JUDGE_RANK_PREFIX}{j}": v for j, v in rec.get("judge_ranks", {}).items()})
     return flat
 
 
@@ -349,12 +370,14 @@ def _cell(value: Any) -> str:
 
 
 def leaderboard_csv(lb: Leaderboard) -> str:
-    """The final board as CSV: one row per candidate, ranked ones first."""
+    """The final board as CSV: one row per candidate, ranked ones first (per-judge columns
+    for at most ``output.judge_columns`` judges)."""
     buf = io.StringIO()
-    cols = _board_columns(lb.final)
+    per_judge = len(lb.final.judges) <= judge_columns(lb)[0]
+    cols = _board_columns(lb.final, per_judge)
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(cols)
-    for rec in map(_flat_record, _board_records(lb.final)):
+    for rec in map(_flat_record, _board_records(lb.final, per_judge)):
         writer.writerow([_cell(rec.get(c)) for c in cols])
     return buf.getvalue()
 
@@ -367,8 +390,9 @@ def leaderboard_json(lb: Leaderboard) -> str:
         "scores": dict(lb.scores),
         "statistics": dict(lb.statistics),
         "messages": list(lb.messages),
-        "final": _board_dict(lb.final),
-        "development": None if lb.development is None else _board_dict(lb.development),
+        "final": _board_dict(lb.final, *judge_columns(lb), final=True),
+        "development": None if lb.development is None else _board_dict(
+            lb.development, *judge_columns(lb), final=False),
         "filter": None if lb.filter is None else {
             **{k: v for k, v in asdict(lb.filter).items() if k != "decisions"},
             "qualified": list(lb.filter.qualified),
@@ -393,7 +417,23 @@ def leaderboard_json(lb: Leaderboard) -> str:
         raise MetascoreError(f"leaderboard.json would hold a non-finite number ({exc}).") from None
 
 
-def _board_dict(board: Board) -> dict[str, Any]:
+def _board_dict(board: Board, limit: int = JUDGE_COLUMNS, contents: str = "ranks",
+                final: bool = True) -> dict[str, Any]:
+    """A board as JSON; beyond ``limit`` judges without its judges and per-judge numbers,
+    and with ``per_judge`` saying where they are (the final board's in ``per_judge.csv.gz``)."""
+    if len(board.judges) > limit:
+        return {
+            "phase": board.phase,
+            "judges": None,
+            "per_judge": {
+                "n_judges": len(board.judges), "judge_columns": limit,
+                "file": PER_JUDGE_FILE if final and contents != "none" else None,
+                "holds": contents if final and contents != "none" else None,
+            },
+            "rows": _board_records(board, per_judge=False),
+            "not_selected": dict(board.not_selected),
+            "notes": list(board.notes),
+        }
     return {
         "phase": board.phase,
         "judges": [

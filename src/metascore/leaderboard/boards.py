@@ -20,7 +20,7 @@ from ..ranking import Ranking
 from ..registry import Display, Prepared, prepare
 from ..selection import participant_key
 from ..stats import fractional_ranks
-from .model import Board, Margins, Row
+from .model import Board, JudgeIndex, JudgeValues, Margins, Row
 from .phases import in_phase
 
 
@@ -117,22 +117,30 @@ def _ranked_rows(
     decisions = decisions or {}
     jr = fractional_ranks(prepared.filled(values_based=False), axis=0)
     kept = prepared.matrix
+    if kept.judges != pool.judges:  # judges the missing-data policy dropped have no rank
+        col_of = {j: k for k, j in enumerate(kept.judges)}
+        at = np.array([col_of.get(j, -1) for j in pool.judges], dtype=np.int64)
+        full = np.full((jr.shape[0], len(pool.judges)), np.nan)
+        full[:, at >= 0] = jr[:, at[at >= 0]]
+        jr = full
+    jr.setflags(write=False)
     details = ranking.per_candidate_details()
     rows = []
     row_of = {c: k for k, c in enumerate(kept.candidates)}
-    col_of = {j: k for k, j in enumerate(kept.judges)}  # dict lookups: linear in the judges
+    index_of = {c: k for k, c in enumerate(pool.candidates)}
+    judges = JudgeIndex(pool.judges)
     for i in ranking.order:
         cand = ranking.candidates[i]
-        k = row_of[cand]
-        ranks = {j: _num(jr[k, col_of[j]]) if j in col_of else None for j in pool.judges}
-        reason = "baseline" if pool.is_baseline[pool.candidates.index(cand)] else ""
+        at_pool = index_of[cand]
+        reason = "baseline" if pool.is_baseline[at_pool] else ""
         rows.append(_row(
-            pool, pool.candidates.index(cand), position=int(ranking.positions[i]),
+            pool, at_pool, position=int(ranking.positions[i]),
             rank=float(ranking.ranks[i]), score=float(ranking.scores[i]),
-            qualified=qualified, reason=_reason(decisions, cand, reason), judge_ranks=ranks,
+            qualified=qualified, reason=_reason(decisions, cand, reason),
+            judge_ranks=JudgeValues(judges, jr[row_of[cand]]),
             details={key: float(arr[i]) for key, arr in details.items()
                      if np.issubdtype(np.asarray(arr).dtype, np.number)},
-            decision=decisions.get(cand),
+            decision=decisions.get(cand), judges=judges,
         ))
     return rows
 
@@ -142,15 +150,17 @@ def _unranked_rows(
     decisions: Mapping[str, Decision], baseline_dev: Mapping[str, float],
 ) -> list[Row]:
     rows = []
+    judges = JudgeIndex(matrix.judges)
+    index_of = {c: k for k, c in enumerate(matrix.candidates)}
     for cand in candidates:
-        i = matrix.candidates.index(cand)
+        i = index_of[cand]
         d = decisions.get(cand)
         is_base = bool(matrix.is_baseline and matrix.is_baseline[i])
         rows.append(_row(
             matrix, i, position=None, rank=None, score=None,
             qualified=None if is_base else (d.qualified if d is not None else False),
             reason=reasons.get(cand) or (d.reason if d is not None else ""),
-            decision=d, dev_score=baseline_dev.get(cand),
+            decision=d, dev_score=baseline_dev.get(cand), judges=judges,
         ))
     return rows
 
@@ -158,11 +168,14 @@ def _unranked_rows(
 def _row(
     matrix: ScoreMatrix, i: int, *, position: int | None, rank: float | None,
     score: float | None, qualified: bool | None, reason: str,
-    judge_ranks: Mapping[str, float | None] | None = None,
+    judge_ranks: JudgeValues | None = None,
     details: Mapping[str, float] | None = None, decision: Decision | None = None,
-    dev_score: float | None = None,
+    dev_score: float | None = None, judges: JudgeIndex | None = None,
 ) -> Row:
+    """One board row; its per-judge values and ranks are views of ``matrix.values[i]`` and
+    of the pool's rank array (no per-judge objects)."""
     stamp = matrix.submitted_at[i] if matrix.submitted_at else None
+    judges = judges or JudgeIndex(matrix.judges)
     return Row(
         candidate=matrix.candidates[i],
         participant=matrix.participants[i] if matrix.participants else None,
@@ -173,16 +186,12 @@ def _row(
         qualified=qualified,
         reason=reason,
         submitted_at=None if stamp is None else pd.Timestamp(stamp).isoformat(),
-        values={j: _num(matrix.values[i, k]) for k, j in enumerate(matrix.judges)},
-        judge_ranks=judge_ranks or {j: None for j in matrix.judges},
+        values=JudgeValues(judges, matrix.values[i]),
+        judge_ranks=judge_ranks if judge_ranks is not None else JudgeValues(judges),
         details=details or {},
         dev_position=decision.dev_position if decision else None,
         dev_score=decision.dev_score if decision and decision.dev_score is not None else dev_score,
     )
-
-
-def _num(x: float) -> float | None:
-    return None if x is None or not np.isfinite(x) else float(x)
 
 
 def _board(
@@ -214,8 +223,8 @@ def pool_margins(ranking: Ranking | None, prepared: Prepared | None) -> Margins 
     counts = PairwiseCounts.from_matrix(
         prepared.filled(values_based=False), np.asarray(kept.weights), kept.candidates
     )
-    idx = [kept.candidates.index(ranking.candidates[i]) for i in ranking.order
-           if ranking.candidates[i] in kept.candidates]
+    row_of = {c: k for k, c in enumerate(kept.candidates)}
+    idx = [row_of[ranking.candidates[i]] for i in ranking.order if ranking.candidates[i] in row_of]
     counts = counts.subset(idx)
     return Margins(counts.candidates, counts.margins(), condorcet_winner(counts))
 

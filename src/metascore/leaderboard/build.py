@@ -165,7 +165,9 @@ def _summary(
                 "candidates": len(b.rows),
                 "baselines": sum(r.is_baseline for r in b.rows),
                 "not_selected": len(b.not_selected),
-                "judges": list(b.judges),
+                # beyond output.judge_columns the judges are listed in per_judge.csv.gz
+                **({"judges": list(b.judges)} if len(b.judges) <= config.judge_columns
+                   else {"judges": None, "n_judges": len(b.judges)}),
             }
     return {
         **dict(source or {}),

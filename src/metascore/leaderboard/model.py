@@ -8,7 +8,8 @@ builds it; :mod:`metascore.io.writers` and :mod:`metascore.io.report` render it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import math
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,65 @@ from ..filtering import FilterResult
 Progress = Callable[[str, int, int], None] | None
 
 
+class JudgeIndex:
+    """The judges of a board and each one's position, shared by the board's rows (the
+    lookup table is built on the first lookup by key)."""
+
+    __slots__ = ("judges", "_position")
+
+    def __init__(self, judges: Sequence[str]) -> None:
+        self.judges = tuple(judges)
+        self._position: dict[str, int] | None = None
+
+    def position(self, judge: str) -> int | None:
+        if self._position is None:
+            self._position = {j: k for k, j in enumerate(self.judges)}
+        return self._position.get(judge)
+
+
+class JudgeValues(Mapping[str, "float | None"]):
+    """One row's number per judge, read by judge key: ``None`` where it is missing (not a
+    finite number). A view of one row of an array, so a board of 471,033 judges holds no
+    dictionary of 471,033 entries per candidate; :attr:`array` is the row itself."""
+
+    __slots__ = ("_index", "_values")
+
+    def __init__(self, index: JudgeIndex | Sequence[str], values: np.ndarray | None = None) -> None:
+        self._index = index if isinstance(index, JudgeIndex) else JudgeIndex(index)
+        n = len(self._index.judges)
+        self._values = np.broadcast_to(np.nan, (n,)) if values is None else values
+        if len(self._values) != n:
+            raise ValueError(f"{len(self._values)} values for {n} judges")
+
+    @property
+    def array(self) -> np.ndarray:
+        """The numbers in the judges' order (NaN where missing; do not write into it)."""
+        return self._values
+
+    def __getitem__(self, judge: str) -> float | None:
+        k = self._index.position(judge)
+        if k is None:
+            raise KeyError(judge)
+        x = float(self._values[k])
+        return x if math.isfinite(x) else None
+
+    def get(self, judge: str, default: Any = None) -> Any:  # type: ignore[override]
+        k = self._index.position(judge)
+        if k is None:
+            return default
+        x = float(self._values[k])
+        return x if math.isfinite(x) else None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index.judges)
+
+    def __len__(self) -> int:
+        return len(self._index.judges)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
 @dataclass(frozen=True)
 class Row:
     """One candidate on a board.
@@ -28,7 +88,8 @@ class Row:
     ``position``/``rank``/``score`` are None for candidates that are shown but not ranked
     (baselines and excluded candidates on the final board). ``qualified`` is None on the
     development board and for baselines. ``values`` are the raw per-judge scores (None =
-    missing) and ``judge_ranks`` the fractional per-judge ranks inside the ranked pool.
+    missing) and ``judge_ranks`` the fractional per-judge ranks inside the ranked pool
+    (each a :class:`JudgeValues` on a board: a mapping by judge key over one row of an array).
     ``rank_low``/``rank_high`` (the bootstrap rank interval), ``p_first`` (probability of
     being first) and ``group`` (1 = top group of inseparable candidates) are set on ranked
     rows when the rank uncertainty is computed (:class:`Analysis`), None otherwise.

@@ -27,6 +27,7 @@ from ..directions import column_direction, direction_warnings
 from ..errors import InputError, MetascoreError
 from ..matrix import ScoreMatrix
 from .model import Board
+from .pivot import table_pairs
 
 __all__ = ["undirected_judges", "direction_messages", "unscored_messages",
            "check_scored_baselines", "one_phase_filter", "check_accounted"]
@@ -37,7 +38,7 @@ def undirected_judges(frame: pd.DataFrame, config: Config) -> list[tuple[str, st
     the competition's columns give (they are ranked as higher-is-better)."""
     known = frame.attrs.get("directions") or {}
     if config.judges is None:
-        pairs = sorted(set(zip(frame["task"].astype(str), frame["metric"].astype(str))))
+        pairs = sorted({(str(t), str(m)) for t, m in table_pairs(frame)})
         candidates = [(judge_key(t, m), t, m) for t, m in pairs]
     else:
         candidates = [(j.key, j.task, j.metric) for j in config.judges if not j.direction_set]
@@ -105,7 +106,8 @@ def one_phase_filter(matrix: ScoreMatrix, rule: str) -> bool:
 def check_accounted(frame: pd.DataFrame, board: Board) -> None:
     """Every submission of the board's phase is a row of it or listed as not selected;
     losing one silently is a bug, said loudly rather than published."""
-    members = set(frame.loc[frame["phase"] == board.phase, "candidate"].astype(str))
+    in_phase = (frame["phase"] == board.phase).to_numpy(dtype=bool)
+    members = set(map(str, frame["candidate"][in_phase].unique()))
     members |= {str(u["candidate"]) for u in frame.attrs.get("unscored") or ()
                 if u["phase"] == board.phase}
     lost = sorted(members - {r.candidate for r in board.rows} - set(board.not_selected))

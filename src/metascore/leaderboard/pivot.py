@@ -23,7 +23,7 @@ from ..errors import InputError, did_you_mean
 from ..io.table import codes_of, first_index
 from ..matrix import ScoreMatrix
 
-__all__ = ["PhaseRows", "phase_rows", "phase_pairs", "pivot", "judge_directions", "is_missing", "truthy"]
+__all__ = ["PhaseRows", "phase_rows", "phase_pairs", "table_pairs", "pivot", "judge_directions", "is_missing", "truthy"]
 
 _TRUE = {"true", "1", "yes", "y", "t"}
 
@@ -85,6 +85,12 @@ def _pairs(frame: pd.DataFrame, pos: np.ndarray | None) -> tuple[np.ndarray, lis
     if one_metric:
         uniq = [u * width + 1 for u in uniq]
     return pair, uniq, list(tasks), list(metrics)
+
+
+def table_pairs(frame: pd.DataFrame) -> list[tuple[Any, Any]]:
+    """The distinct (task, metric) pairs of the whole table, in order of appearance."""
+    _, uniq, tasks, metrics = _pairs(frame, None)
+    return [_pair(code, tasks, metrics) for code in uniq]
 
 
 def phase_pairs(frame: pd.DataFrame, phase: str) -> list[tuple[Any, Any]]:

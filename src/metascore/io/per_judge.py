@@ -1,0 +1,98 @@
+"""``per_judge.csv.gz``: the final board's per-judge numbers when the judges are too many
+for ``leaderboard.csv`` and ``leaderboard.json`` (more than ``output.judge_columns``).
+
+One CSV row per judge, gzip-compressed (no time stamp in the header, so one run's file is
+the same bytes every time)::
+
+    judge,higher_is_better,weight,rank:<candidate 1>,rank:<candidate 2>,...
+    s0,true,1.0,3.0,1.0,...
+
+Candidates are the columns, in the order of ``leaderboard.csv`` (ranked ones first); a
+rank is the candidate's fractional rank on that judge inside the ranked pool, empty for a
+candidate that is not ranked (a baseline, an excluded candidate). With
+``output.per_judge: values_and_ranks`` each candidate has a ``value:<candidate>`` column
+(its raw score, empty when missing) before its ``rank:<candidate>``. Numbers are written as
+``leaderboard.csv`` writes them (Python's shortest ``repr``).
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import numpy as np
+
+from ..config import JUDGE_COLUMNS
+from ..leaderboard import Board, Leaderboard
+
+__all__ = ["PER_JUDGE_FILE", "per_judge_csv_gz", "number_texts", "judge_columns"]
+
+PER_JUDGE_FILE = "per_judge.csv.gz"
+#: Judges formatted at a time (bounds the memory the text takes).
+_CHUNK = 20_000
+
+
+def judge_columns(lb: Leaderboard) -> tuple[int, str]:
+    """``output.judge_columns`` and ``output.per_judge`` of the leaderboard's configuration."""
+    out = lb.config.get("output") or {}
+    return int(out.get("judge_columns", JUDGE_COLUMNS)), str(out.get("per_judge", "ranks"))
+
+
+def per_judge_csv_gz(board: Board, *, values: bool = False) -> bytes:
+    """The board's per-judge ranks (and ``values``) as gzip-compressed CSV bytes."""
+    rows = board.rows
+    header: list[str] = ["judge", "higher_is_better", "weight"]
+    for r in rows:
+        header += [f"value:{r.candidate}", f"rank:{r.candidate}"] if values else [f"rank:{r.candidate}"]
+    buf = io.BytesIO()
+    with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0, compresslevel=6) as gz:
+        text = io.StringIO()
+        csv.writer(text, lineterminator="\n").writerow(header)
+        gz.write(text.getvalue().encode("utf-8"))
+        m = len(board.judges)
+        for start in range(0, m, _CHUNK):
+            stop = min(m, start + _CHUNK)
+            ranks = np.stack([r.judge_ranks.array[start:stop] for r in rows], axis=1)
+            cells = number_texts(ranks)
+            if values:
+                raw = number_texts(np.stack([r.values.array[start:stop] for r in rows], axis=1))
+                both = np.empty((stop - start, 2 * len(rows)), dtype=object)
+                both[:, 0::2], both[:, 1::2] = raw, cells
+                cells = both
+            lines = []
+            for k, numbers in enumerate(cells.tolist(), start=start):
+                lines.append(",".join([_text(board.judges[k]),
+                                       "true" if board.higher_is_better[k] else "false",
+                                       repr(float(board.weights[k])), *numbers]))
+            gz.write(("\n".join(lines) + "\n").encode("utf-8"))
+    return buf.getvalue()
+
+
+def number_texts(x: np.ndarray) -> np.ndarray:
+    """Each number as ``repr(float)`` (``""`` when not finite), as an object array.
+
+    Ranks (halves of integers) are looked up in a table of texts; other numbers are
+    formatted one by one."""
+    out = np.empty(x.shape, dtype=object)
+    finite = np.isfinite(x)
+    out[~finite] = ""
+    vals = x[finite]
+    if not vals.size:
+        return out
+    halves = vals * 2
+    low, high = float(halves.min()), float(halves.max())
+    if (np.floor(halves) == halves).all() and 0 <= low and high <= 1e6:  # no -0.0 here
+        codes = halves.astype(np.int64) - int(low)
+        table = np.array([repr((int(low) + k) / 2) for k in range(int(high) - int(low) + 1)],
+                         dtype=object)
+        out[finite] = table[codes]
+    else:
+        out[finite] = list(map(repr, vals.tolist()))
+    return out
+
+
+def _text(cell: str) -> str:
+    """One CSV cell as the csv module writes it (quoted when it must be)."""
+    if any(c in cell for c in ',"\n\r'):
+        return '"' + cell.replace('"', '""') + '"'
+    return cell
