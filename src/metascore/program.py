@@ -29,6 +29,7 @@ from .config import COMPARE_R, STABILITY_Q, Config, load_config
 from .errors import ConfigError, InputError, exit_code
 from .io.columns import read_directions, read_titles
 from .io.readers import CANONICAL_COLUMNS, concat_scores, read_scores, resolve_inside
+from .io.table import with_phase
 from .io.writers import PER_JUDGE_FILE, long_csv, render_outputs, write_files
 from .leaderboard import Leaderboard, build_leaderboard
 
@@ -85,7 +86,7 @@ def _phased(frame: pd.DataFrame, config: Config) -> pd.DataFrame:
     if len(frame) and (frame["phase"] == "").all():
         attrs = dict(frame.attrs)
         dev = config.phases.development
-        frame = frame.assign(phase=dev)
+        frame = with_phase(frame, dev)
         frame.attrs.update(attrs)
         frame.attrs["failed"] = [(p or dev, *rest) for p, *rest in attrs.get("failed", [])]
         frame.attrs["unscored"] = [{**u, "phase": u["phase"] or dev} for u in attrs.get("unscored", [])]
@@ -114,7 +115,7 @@ def run(config: Config, root: str | Path, output_dir: str | Path, *, log: Log = 
     log(f"[*] reading scores from {Path(root).name or root}")
     frame, source = load_scores(config, root)
     log(f"[*] {len(frame)} scores, format {source['format']}, phases "
-        f"{sorted(set(map(str, frame['phase'])))}")
+        f"{sorted(set(map(str, frame['phase'].unique())))}")
     for note in frame.attrs.get("notes", []):
         log(f"[*] note: {note}")
     if frame.attrs.get("directions"):

@@ -7,7 +7,6 @@ is a list of records or ``{"rows": [...]}``.
 
 from __future__ import annotations
 
-import io
 import itertools
 from collections.abc import Callable
 from pathlib import Path
@@ -22,7 +21,7 @@ from . import table
 from .rows import CANONICAL_COLUMNS, Rows, cell_at, column_index, csv_header, csv_rows, csv_table
 from .rows import flag_cell
 from .rows import load_json, optional_text_cell, read_text, require_columns, score_cell, text_cell
-from .rows import time_cell
+from .rows import text_lines, time_cell
 
 __all__ = ["read_long", "read_long_csv", "read_long_json"]
 
@@ -92,8 +91,8 @@ def _read_long_columns(path: Path, text: str, rows: Rows) -> bool:
     # object, not "category": pandas would infer the categories' type ("001" -> 1)
     text_cols = {cols[name]: object for name in (*_TEXT_CELLS, "is_baseline") if name in cols}
     try:
-        cells = pd.read_csv(
-            io.StringIO(text), header=None, skiprows=header_line, names=list(range(len(header))),
+        cells = pd.read_csv(  # the file itself: a StringIO would hold 4 bytes per character
+            path, encoding="utf-8-sig", header=None, skiprows=header_line, names=list(range(len(header))),
             usecols=sorted([*text_cols, cols["value"]]), dtype=text_cols, keep_default_na=False,
             na_values={cols["value"]: _MISSING_CELLS}, skip_blank_lines=True, engine="c",
         )
@@ -103,9 +102,9 @@ def _read_long_columns(path: Path, text: str, rows: Rows) -> bool:
     lines: list[int] = []
 
     def where(i: int) -> str:
-        if not lines:
-            lines.extend(n for n, line in enumerate(io.StringIO(text, newline=""), start=1)
-                         if n > header_line and line.strip(" \t\r\n,"))
+        if not lines:  # lines end at "\n" here (no lone carriage return)
+            lines.extend(n for n, line in enumerate(text.split("\n"), start=1)
+                         if n > header_line and line.strip(" \t\r,"))
         return f"{path}, line {lines[i]}"
 
     rows.add_block(columns, len(cells), where)
@@ -114,7 +113,7 @@ def _read_long_columns(path: Path, text: str, rows: Rows) -> bool:
 
 def _header(text: str) -> tuple[int, list[str]]:
     """The line number and stripped names of the first non-blank line (the header)."""
-    for n, line in enumerate(io.StringIO(text, newline=""), start=1):
+    for n, line in enumerate(text_lines(text), start=1):
         if line.strip(" \t\r\n,"):
             return n, [h.strip() for h in line.rstrip("\r\n").split(",")]
     raise _Irregular()  # not reached: the text is not blank

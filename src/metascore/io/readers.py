@@ -72,6 +72,7 @@ from .preflib import PREFLIB_SUFFIXES, read_votes
 from .rows import CANONICAL_COLUMNS, Rows, check_inside, load_json, read_text
 from .scores_file import SCORE_FILES, read_scores_file
 from .columns import COLUMNS_FILE
+from .table import concat_frames
 from .tree import MANIFEST, read_tree, tree_score_files
 from .wide import read_wide
 
@@ -254,8 +255,10 @@ def read_scores(
 
 
 def concat_scores(frames: list[pd.DataFrame]) -> pd.DataFrame:
-    """Several canonical long tables as one; ``attrs`` joins the formats and the failures."""
-    frame = pd.concat(frames, ignore_index=True)
+    """Several canonical long tables as one (text columns stay categoricals, their
+    categories joined); ``attrs`` joins the formats and the failures."""
+    frame = concat_frames(frames)
+    frame.attrs = {}
     frame.attrs["format"] = ",".join(dict.fromkeys(str(f.attrs.get("format")) for f in frames))
     frame.attrs["source"] = ",".join(str(f.attrs.get("source")) for f in frames)
     frame.attrs["failed"] = [x for f in frames for x in f.attrs.get("failed", [])]

@@ -47,6 +47,7 @@ __all__ = [
     "cell_at",
     "read_text",
     "csv_rows",
+    "text_lines",
     "csv_table",
     "csv_header",
     "column_index",
@@ -290,6 +291,20 @@ def read_text(path: Path) -> str:
         raise InputError(
             f"{path}: byte {exc.start} is not valid UTF-8; save the file as UTF-8."
         ) from None
+
+
+def text_lines(text: str) -> Iterator[str]:
+    """The lines of ``text``, each with its ``\n``, one at a time (``io.StringIO`` would
+    first copy the whole text at 4 bytes per character); a carriage return only ends a
+    line before ``\n``."""
+    start, size = 0, len(text)
+    while start < size:
+        end = text.find("\n", start)
+        if end < 0:
+            yield text[start:]
+            return
+        yield text[start:end + 1]
+        start = end + 1
 
 
 def csv_rows(path: Path) -> Iterator[tuple[int, list[str]]]:

@@ -25,7 +25,8 @@ from ..errors import InputError
 
 __all__ = [
     "TEXT_COLUMNS", "Where", "categorical", "constant", "recode", "codes_of", "concat_columns",
-    "concat_frames", "with_phase", "check_unique", "check_metadata", "first_index",
+    "concat_frames", "with_phase", "check_unique", "check_metadata", "first_index", "last_index",
+    "positions",
 ]
 
 #: Columns of the canonical table stored as categoricals.
@@ -88,16 +89,32 @@ def codes_of(series: pd.Series | pd.Categorical) -> tuple[np.ndarray, list[Any]]
     return codes, list(uniques)
 
 
+def positions(n: int) -> np.ndarray:
+    """``0..n-1`` in the smallest integer type that holds them (int32 below 2**31)."""
+    return np.arange(n, dtype=np.int32 if n < 2**31 - 1 else np.int64)
+
+
 def first_index(codes: np.ndarray, n: int) -> np.ndarray:
     """Position of the first row holding each code ``0..n-1`` (``len(codes)`` when none
     does; codes -1 are ignored)."""
-    first = np.full(n, len(codes), dtype=np.int64)
+    pos = positions(len(codes))
+    first = np.full(n, len(codes), dtype=pos.dtype)  # one dtype: ufunc.at's fast loop
     valid = codes >= 0
-    pos = np.arange(len(codes))
     if not valid.all():
         pos, codes = pos[valid], codes[valid]
     np.minimum.at(first, codes, pos)
     return first
+
+
+def last_index(codes: np.ndarray, n: int) -> np.ndarray:
+    """Position of the last row holding each code ``0..n-1`` (-1 when none does)."""
+    pos = positions(len(codes))
+    last = np.full(n, -1, dtype=pos.dtype)
+    valid = codes >= 0
+    if not valid.all():
+        pos, codes = pos[valid], codes[valid]
+    np.maximum.at(last, codes, pos)
+    return last
 
 
 class Where:

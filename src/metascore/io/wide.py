@@ -21,7 +21,6 @@ thousands of columns.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -32,7 +31,7 @@ from ..errors import InputError
 from ..matrix import MISSING_TOKENS
 from . import table
 from .rows import Rows, cell_at, column_index, csv_header, csv_rows, flag_cell, optional_text_cell
-from .rows import read_text, score_cell, text_cell, time_cell
+from .rows import read_text, score_cell, text_cell, text_lines, time_cell
 
 __all__ = ["read_wide"]
 
@@ -176,7 +175,7 @@ def _csv_lines(path: Path, text: str) -> Iterator[tuple[int, list[str]]]:
     if '"' in text or "\0" in text or "\r" in text.replace("\r\n", ""):
         yield from csv_rows(path)
         return
-    for n, line in enumerate(io.StringIO(text, newline=""), start=1):
+    for n, line in enumerate(text_lines(text), start=1):
         if line.endswith("\n"):
             line = line[:-2] if line.endswith("\r\n") else line[:-1]
         row = line.split(",")

@@ -4,8 +4,10 @@
 keys computed once per distinct (task, metric); :func:`pivot` puts their scores into the
 candidates x judges array by direct indexing and gathers each candidate's metadata
 (participant, submission time, baseline flag) with array operations. No step loops over
-rows in Python: a phase of 20 candidates x 471,033 per-sample judges is 9.4 million rows.
-:func:`metascore.leaderboard.phases.phase_matrix` says what the matrix holds.
+rows in Python, and the per-row arrays are the table's own codes where they can be (a
+phase of 20 candidates x 471,033 per-sample judges is 9.4 million rows: each int64 copy
+of a column is 75 MB). :func:`metascore.leaderboard.phases.phase_matrix` says what the
+matrix holds.
 """
 
 from __future__ import annotations
@@ -20,12 +22,15 @@ import pandas as pd
 
 from ..config import JudgeConfig, judge_key
 from ..errors import InputError, did_you_mean
-from ..io.table import codes_of, first_index
+from ..io.table import codes_of, first_index, last_index
 from ..matrix import ScoreMatrix
 
-__all__ = ["PhaseRows", "phase_rows", "phase_pairs", "table_pairs", "pivot", "judge_directions", "is_missing", "truthy"]
+__all__ = ["PhaseRows", "phase_rows", "phase_pairs", "table_pairs", "pivot", "judge_directions",
+           "is_missing", "truthy"]
 
 _TRUE = {"true", "1", "yes", "y", "t"}
+#: Rows scattered into the matrix at a time (bounds the index arrays numpy makes).
+_CHUNK = 1 << 20
 
 
 def is_missing(value: Any) -> bool:
@@ -50,61 +55,55 @@ def truthy(value: Any) -> bool:
 
 def _text_codes(series: pd.Series) -> tuple[np.ndarray, list[str]]:
     """Codes of a column read as text (``str`` of each value: values with one text share a
-    code; a missing cell reads ``str(nan)``, as ``astype(str)`` does)."""
+    code; a missing cell reads ``str(nan)``, as ``astype(str)`` does). The column's own
+    codes when its categories are distinct texts already."""
     codes, cats = codes_of(series)
     texts = [str(c) for c in cats]
+    if len(set(texts)) == len(texts) and (not len(codes) or codes.min() >= 0):
+        return codes, texts
     merged, names = pd.factorize(np.asarray(texts + [str(math.nan)], dtype=object))
     return merged.astype(np.int32)[codes], list(names)  # code -1 reads the appended "nan"
 
 
-def _pairs(frame: pd.DataFrame, pos: np.ndarray | None) -> tuple[np.ndarray, list[int], list[Any], list[Any]]:
-    """Each row's (task, metric) pair as a code in order of first appearance (rows ``pos``
-    of the table, or all), the pairs (``(task code + 1) * (len(metrics) + 1) + metric code
-    + 1``, codes -1 for a missing cell) and the task and metric categories."""
+def _pairs(frame: pd.DataFrame, pos: np.ndarray | None) -> tuple[np.ndarray, list[tuple[Any, Any]]]:
+    """Each row's (task, metric) pair as a code (rows ``pos`` of the table, or all), and the
+    pairs' (task, metric) by code (a missing cell reads NaN). Codes follow the categories'
+    order; the table's own task codes when they say it all (one metric: a wide file)."""
     task, tasks = codes_of(frame["task"])
     metric, metrics = codes_of(frame["metric"])
     if pos is not None:
         task, metric = task[pos], metric[pos]
-    width = len(metrics) + 1
-    one_metric = len(metrics) == 1 and not (metric < 0).any()
-    if one_metric:  # a wide file: the task says it all
-        combined, size = task.astype(np.int64) + 1, len(tasks) + 1
+    if len(metrics) == 1 and len(task) and task.min() >= 0 and metric.min() >= 0:
+        combined, size = task, len(tasks)
+        decode: Callable[[int], tuple[Any, Any]] = lambda c: (tasks[c], metrics[0])  # noqa: E731
     else:
+        width = len(metrics) + 1
         combined = (task.astype(np.int64) + 1) * width + (metric.astype(np.int64) + 1)
         size = (len(tasks) + 1) * width
+
+        def decode(c: int) -> tuple[Any, Any]:
+            t, m = divmod(c, width)
+            return (tasks[t - 1] if t > 0 else math.nan, metrics[m - 1] if m > 0 else math.nan)
     if size > 4 * len(combined) + (1 << 20):  # sparse codes: hash them
-        pair, uniq_codes = pd.factorize(combined)
-        uniq = uniq_codes.tolist()
-    else:  # dense codes: order them by first appearance, no hashing
-        first = first_index(combined, size)
-        used = np.flatnonzero(first < len(combined))
-        used = used[np.argsort(first[used], kind="stable")]
-        remap = np.full(size, -1, dtype=np.int32)
-        remap[used] = np.arange(len(used), dtype=np.int32)
-        pair, uniq = remap[combined], used.tolist()
-    if one_metric:
-        uniq = [u * width + 1 for u in uniq]
-    return pair, uniq, list(tasks), list(metrics)
+        pair, uniq = pd.factorize(combined)
+        return pair, [decode(c) for c in uniq.tolist()]
+    used = np.zeros(size, dtype=bool)
+    used[combined] = True
+    if used.all():
+        return combined, [decode(c) for c in range(size)]
+    remap = (np.cumsum(used) - 1).astype(np.int32)
+    return remap[combined], [decode(c) for c in np.flatnonzero(used).tolist()]
 
 
 def table_pairs(frame: pd.DataFrame) -> list[tuple[Any, Any]]:
-    """The distinct (task, metric) pairs of the whole table, in order of appearance."""
-    _, uniq, tasks, metrics = _pairs(frame, None)
-    return [_pair(code, tasks, metrics) for code in uniq]
+    """The distinct (task, metric) pairs of the whole table."""
+    return _pairs(frame, None)[1]
 
 
 def phase_pairs(frame: pd.DataFrame, phase: str) -> list[tuple[Any, Any]]:
-    """The distinct (task, metric) pairs of the rows of ``phase``, in order of appearance."""
+    """The distinct (task, metric) pairs of the rows of ``phase``."""
     mask = (frame["phase"] == phase).to_numpy(dtype=bool)
-    _, uniq, tasks, metrics = _pairs(frame, None if mask.all() else np.flatnonzero(mask))
-    return [_pair(code, tasks, metrics) for code in uniq]
-
-
-def _pair(code: int, tasks: list[Any], metrics: list[Any]) -> tuple[Any, Any]:
-    """The (task, metric) of a pair code (a missing cell reads NaN)."""
-    t_code, m_code = divmod(code, len(metrics) + 1)
-    return (tasks[t_code - 1] if t_code > 0 else math.nan,
-            metrics[m_code - 1] if m_code > 0 else math.nan)
+    return _pairs(frame, None if mask.all() else np.flatnonzero(mask))[1]
 
 
 @dataclass(frozen=True)
@@ -112,9 +111,10 @@ class PhaseRows:
     """The rows of one phase of the table, as codes.
 
     ``pos``: the rows' positions in the table (``None``: every row); ``cand``: each row's
-    candidate code into ``candidates``; ``judge``: each row's judge code into ``keys`` (in
-    order of first appearance); ``last_pair``/``first_task``: the (task, metric) of the last
-    row of each judge and the task of its first; ``tasks``: the phase's tasks, sorted.
+    candidate code into ``candidates``; ``judge``: each row's judge code into ``keys``;
+    ``last_pair``/``first_task``: the (task, metric) of the last row of each judge and the
+    task of its first (two pairs may share a key: ``("a/b", "")`` and ``("a", "b")``);
+    ``tasks``: the phase's tasks, sorted.
     """
 
     pos: np.ndarray | None
@@ -126,10 +126,10 @@ class PhaseRows:
     first_task: list[Any]
     tasks: list[Any]
 
-    def take(self, series: pd.Series) -> Any:
-        """The phase's rows of a column (its categorical or array values)."""
-        values = series.array
-        return values if self.pos is None else values.take(self.pos)
+    def take(self, column: np.ndarray) -> np.ndarray:
+        """The phase's rows of a column (one entry per table row); a view when the phase is
+        the whole table."""
+        return column if self.pos is None else column[self.pos]
 
     def found(self) -> list[str]:
         return sorted(self.keys)
@@ -144,33 +144,34 @@ def phase_rows(frame: pd.DataFrame, phase: str, judges: tuple[JudgeConfig, ...] 
     n = len(frame) if pos is None else len(pos)
     if n == 0:
         raise InputError(f"phase {phase!r} has no scores.")
-    pair, uniq, tasks, metrics = _pairs(frame, pos)
+    pair, pairs = _pairs(frame, pos)
     aliases = [j for j in judges or () if j.title and j.title != j.metric and j.phase in (None, phase)]
     index: dict[str, int] = {}
-    judge_of_pair = np.empty(len(uniq), dtype=np.int32)
+    judge_of_pair = np.empty(len(pairs), dtype=np.int32)
     raw_pairs: list[tuple[Any, Any]] = []
-    for k, code in enumerate(uniq):
-        t, m = _pair(code, tasks, metrics)
-        for j in aliases:  # in order, as each rewrote the column before
-            if t == j.task and m == j.title:
+    for k, (t, raw) in enumerate(pairs):
+        m = raw
+        for j in aliases:  # each matches the column as read; the last one wins
+            if t == j.task and raw == j.title:
                 m = j.metric
         raw_pairs.append((t, m))
         judge_of_pair[k] = index.setdefault(judge_key(str(t), str(m)), len(index))
     keys = list(index)
-    judge = judge_of_pair[pair]
-    rows_at = np.arange(n)
-    last = np.full(len(uniq), -1, dtype=np.int64)
-    np.maximum.at(last, pair, rows_at)
-    first = first_index(pair, len(uniq))
-    last_pair: list[tuple[Any, Any]] = [("", "")] * len(keys)
-    last_row = [-1] * len(keys)
-    first_task: list[Any] = [None] * len(keys)
-    first_row = [n] * len(keys)
-    for k, (p, j) in enumerate(zip(raw_pairs, judge_of_pair.tolist())):
-        if last[k] > last_row[j]:
-            last_row[j], last_pair[j] = int(last[k]), p
-        if first[k] < first_row[j]:
-            first_row[j], first_task[j] = int(first[k]), p[0]
+    if len(keys) == len(pairs):  # one pair per key: the pairs are the judges
+        judge = pair if (judge_of_pair == np.arange(len(pairs))).all() else judge_of_pair[pair]
+        last_pair = raw_pairs
+        first_task = [t for t, _ in raw_pairs]
+    else:  # keys shared by pairs: the last row decides the pair, the first the task
+        judge = judge_of_pair[pair]
+        last, first = last_index(pair, len(pairs)), first_index(pair, len(pairs))
+        last_pair = [("", "")] * len(keys)
+        first_task = [None] * len(keys)
+        last_row, first_row = [-1] * len(keys), [n] * len(keys)
+        for k, (p, j) in enumerate(zip(raw_pairs, judge_of_pair.tolist())):
+            if last[k] > last_row[j]:
+                last_row[j], last_pair[j] = int(last[k]), p
+            if first[k] < first_row[j]:
+                first_row[j], first_task[j] = int(first[k]), p[0]
     cand, candidates = _text_codes(frame["candidate"])
     rows = PhaseRows(
         pos=pos, cand=cand if pos is None else cand[pos], candidates=candidates, judge=judge,
@@ -183,10 +184,9 @@ def phase_rows(frame: pd.DataFrame, phase: str, judges: tuple[JudgeConfig, ...] 
     if not mine:
         raise InputError(f"no configured judge applies to phase {phase!r}.")
     known = set(keys)
-    found = None
     for j in mine:
         if j.key not in known:
-            found = found or rows.found()
+            found = rows.found()
             raise InputError(
                 f"judge {j.key!r}: task {j.task!r}"
                 + (f" with metric {j.metric!r}" if j.metric else "")
@@ -194,6 +194,13 @@ def phase_rows(frame: pd.DataFrame, phase: str, judges: tuple[JudgeConfig, ...] 
                 f"judges found are {found} (tasks {rows.tasks})."
             )
     return rows
+
+
+def _mapped(codes: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """``table[codes]``, or ``codes`` itself when ``table`` maps every code to itself."""
+    if len(table) and (table == np.arange(len(table))).all():
+        return codes
+    return table[codes]
 
 
 def pivot(
@@ -206,23 +213,24 @@ def pivot(
     where = {k: i for i, k in enumerate(rows.keys)}
     for c, key in enumerate(keys):
         col_of[where[key]] = c
-    col = col_of[rows.judge]
-    chosen = col >= 0
-    sel = None if chosen.all() else np.flatnonzero(chosen)
+    col = _mapped(rows.judge, col_of)
+    sel = None if (col_of >= 0).all() else np.flatnonzero(col >= 0)
 
-    def pick(values: Any) -> Any:
+    def pick(values: np.ndarray) -> np.ndarray:
         return values if sel is None else values[sel]
 
     col = pick(col)
     cand = pick(rows.cand)
-    values = pick(np.asarray(rows.take(frame["value"])))
+    values = pick(rows.take(frame["value"].to_numpy()))
     numeric = values.dtype.kind in "fiu"
     if numeric:
         values = values.astype(float, copy=False)
         scored_rows = ~np.isnan(values)
     else:
         scored_rows = pd.to_numeric(pd.Series(values), errors="coerce").notna().to_numpy()
-    scored = np.bincount(col[scored_rows], minlength=len(keys)) > 0
+    scored = np.zeros(len(keys), dtype=bool)
+    scored[col[scored_rows]] = True
+    del scored_rows
     if not scored.all():
         key = keys[int(np.flatnonzero(~scored)[0])]
         task = rows.first_task[where[key]]
@@ -236,43 +244,27 @@ def pivot(
     first = first_index(cand, n_codes)
     present = np.flatnonzero(first < len(cand))
     present = present[np.argsort(first[present], kind="stable")]
-    why, extra_codes, extra_rows, members = _every_submission(frame, rows, present, phase, keys)
+    why, extra_codes, extra_rows, members = _every_submission(frame, rows, present, phase)
     row_of = np.full(n_codes, -1, dtype=np.int32)
     row_of[present] = np.arange(len(present))
     row_of[extra_codes] = np.arange(len(present), len(present) + len(extra_codes))
     names = [rows.candidates[c] for c in present.tolist() + extra_codes] + [str(m["candidate"]) for m in members]
-    ci = row_of[cand]
+    ci = _mapped(cand, row_of)
     n, m = len(names), len(keys)
+    meta = _Meta(frame, rows, pick, ci, np.asarray(extra_rows, dtype=np.int64), members, n, names, phase)
+    participants = meta.values("participant")
+    times = meta.values("submitted_at")
+    flagged = meta.flags()
+    listed = set(baselines)
+    base = [c for c, flag, p in zip(names, flagged, participants)
+            if flag or c in listed or p in listed]
     try:
-        seen = np.zeros((n, m), dtype=bool)
-        seen[ci, col] = True
-        if int(np.count_nonzero(seen)) != len(ci):
-            linear = ci.astype(np.int64) * m + col
-            row = int(np.flatnonzero(pd.Series(linear).duplicated().to_numpy())[0])
-            raise InputError(f"candidate {names[ci[row]]!r} has more than one score for judge "
-                             f"{keys[col[row]]!r}.")
-        if numeric:
-            grid = np.full((n, m), np.nan)
-        else:
-            grid = np.full((n, m), None, dtype=object)
+        _check_once(ci, col, n, m, names, keys)
+        grid = np.full((n, m), np.nan) if numeric else np.full((n, m), None, dtype=object)
+        if not numeric:
             grid[len(present):, 0] = np.nan
-        grid[ci, col] = values
-        # each candidate's metadata: its score rows, or the first row of a submission
-        # without any (as that row's own values), or the manifest entry of a failed run
-        def gather(column: np.ndarray) -> np.ndarray:
-            """``column`` (one entry per table row) at the rows that give the candidates'
-            metadata: the score rows, then the first row of each submission without any."""
-            phase_rows = column if rows.pos is None else column[rows.pos]
-            return np.concatenate([pick(phase_rows), column[np.asarray(extra_rows, dtype=np.int64)]])
-
-        meta_cand = np.concatenate([ci, np.arange(len(present), len(present) + len(extra_codes),
-                                                  dtype=ci.dtype)])
-        participants = _per_candidate(frame, gather, meta_cand, members, n, "participant", phase, names)
-        times = _per_candidate(frame, gather, meta_cand, members, n, "submitted_at", phase, names)
-        flagged = _flags(frame, gather, meta_cand, members, n)
-        listed = set(baselines)
-        base = [c for c, flag, p in zip(names, flagged, participants)
-                if flag or c in listed or p in listed]
+        for a in range(0, len(ci), _CHUNK):
+            grid[ci[a:a + _CHUNK], col[a:a + _CHUNK]] = values[a:a + _CHUNK]
         matrix = ScoreMatrix.from_array(
             grid, names, list(keys), higher_is_better=list(higher), weights=list(weights),
             participants=[None if p is None else str(p) for p in participants],
@@ -283,26 +275,40 @@ def pivot(
     return matrix, why
 
 
+def _check_once(ci: np.ndarray, col: np.ndarray, n: int, m: int, names: list[str],
+                keys: Sequence[str]) -> None:
+    """One score per (candidate, judge); the error names the first one given twice."""
+    seen = np.zeros((n, m), dtype=bool)
+    for a in range(0, len(ci), _CHUNK):
+        seen[ci[a:a + _CHUNK], col[a:a + _CHUNK]] = True
+    if int(np.count_nonzero(seen)) == len(ci):
+        return
+    linear = ci.astype(np.int64) * m + col
+    row = int(np.flatnonzero(pd.Series(linear).duplicated().to_numpy())[0])
+    raise InputError(f"candidate {names[ci[row]]!r} has more than one score for judge "
+                     f"{keys[col[row]]!r}.")
+
+
 def _every_submission(
-    frame: pd.DataFrame, rows: PhaseRows, present: np.ndarray, phase: str, keys: Sequence[str],
+    frame: pd.DataFrame, rows: PhaseRows, present: np.ndarray, phase: str,
 ) -> tuple[dict[str, str], list[int], list[int], list[Mapping[str, Any]]]:
     """The submissions of the phase with no score on a judge: why each has none, the codes
     of those with rows on other columns and the position of each one's first row (in order
     of first appearance), and the manifest entries of those whose every run failed."""
     has = np.zeros(len(rows.candidates), dtype=bool)
     has[present] = True
-    absent = np.flatnonzero(~has[rows.cand])  # phase rows of candidates without a score
     why: dict[str, str] = {}
     codes: list[int] = []
     firsts: list[int] = []
-    if absent.size:
+    if not has.all():
+        absent = np.flatnonzero(~has[rows.cand])  # phase rows of candidates without a score
         own = rows.cand[absent]
         order = np.argsort(own, kind="stable")
         own, at = own[order], absent[order]
-        starts = np.flatnonzero(np.r_[True, own[1:] != own[:-1]])
-        groups = sorted(zip(at[starts].tolist(), own[starts].tolist(), np.r_[starts[1:], len(own)].tolist(),
-                            starts.tolist()))
-        for first_at, code, stop, start in groups:
+        starts = np.flatnonzero(np.r_[True, own[1:] != own[:-1]]) if len(own) else np.empty(0, int)
+        stops = np.r_[starts[1:], len(own)].astype(int)
+        for first_at, code, start, stop in sorted(zip(at[starts].tolist(), own[starts].tolist(),
+                                                      starts.tolist(), stops.tolist())):
             columns = [rows.keys[j] for j in pd.unique(rows.judge[at[start:stop]])]
             shown = ", ".join(columns[:3]) + (f" and {len(columns) - 3} more" if len(columns) > 3 else "")
             why[rows.candidates[code]] = (
@@ -327,59 +333,85 @@ def _every_submission(
     return why, codes, firsts, members
 
 
-def _per_candidate(
-    frame: pd.DataFrame, gather: Callable[[np.ndarray], np.ndarray], meta_cand: np.ndarray,
-    members: list[Mapping[str, Any]], n: int, what: str, phase: str, names: list[str],
-) -> list[Any]:
-    """Each candidate's one non-missing ``what`` (None when it has none), from its rows
-    (``gather``-ed, of candidates ``meta_cand``) then the manifest ``members``; two
-    different values for one candidate are an error."""
-    codes, cats = codes_of(frame[what])
-    codes = gather(codes).astype(np.int64)
-    values = list(cats) + [m.get(what) for m in members] + [None]
-    codes = np.concatenate([codes, np.arange(len(cats), len(cats) + len(members))])
-    codes[codes < 0] = len(values) - 1  # a missing cell reads None
-    cand = np.concatenate([meta_cand, np.arange(n - len(members), n)])
-    missing = np.array([is_missing(v) for v in values], dtype=bool)
-    text, _ = pd.factorize(np.asarray([str(v) for v in values], dtype=object))
-    given = ~missing[codes]
-    g_cand, g_codes = cand[given], codes[given]
-    out: list[Any] = [None] * n
-    if not g_cand.size:
+class _Meta:
+    """Each candidate's metadata, from its rows: the score rows (``pick`` of the phase's
+    rows, candidate ``ci``), the first row of each submission without a score
+    (``extra_rows`` of the table, candidates after the scored ones), then the manifest
+    entries of the runs that all failed (the last candidates)."""
+
+    def __init__(self, frame: pd.DataFrame, rows: PhaseRows, pick: Callable[[np.ndarray], np.ndarray],
+                 ci: np.ndarray, extra_rows: np.ndarray, members: list[Mapping[str, Any]], n: int,
+                 names: list[str], phase: str) -> None:
+        self.frame, self.rows, self.pick, self.ci = frame, rows, pick, ci
+        self.extra_rows, self.members, self.n, self.names, self.phase = extra_rows, members, n, names, phase
+        self.first_extra = n - len(members) - len(extra_rows)
+
+    def _column(self, column: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """A table column at the score rows (a view when it can be) and at the extra rows."""
+        return self.pick(self.rows.take(column)), column[self.extra_rows]
+
+    def values(self, what: str) -> list[Any]:
+        """Each candidate's one non-missing ``what`` (None when it has none); two different
+        values for one candidate are an error."""
+        codes, cats = codes_of(self.frame[what])
+        values = list(cats) + [m.get(what) for m in self.members]
+        missing = np.array([is_missing(v) for v in values] + [True], dtype=bool)
+        out: list[Any] = [None] * self.n
+        if missing.all():
+            return out
+        text = np.asarray(pd.factorize(np.asarray([str(v) for v in values] + ["\0"], dtype=object))[0])
+        main, extra = self._column(codes)
+        size = len(values)
+        parts_cand, parts_code = [], []
+        for cand, code in ((self.ci, main), (np.arange(self.first_extra, self.first_extra + len(extra)), extra),
+                           (np.arange(self.n - len(self.members), self.n), np.arange(len(cats), size))):
+            code = np.where(code < 0, size, code) if code.size and code.min() < 0 else code
+            given = ~missing[code]
+            if given.all():
+                parts_cand.append(cand)
+                parts_code.append(code)
+            elif given.any():
+                parts_cand.append(cand[given])
+                parts_code.append(code[given])
+        if not parts_cand:
+            return out
+        g_cand = np.concatenate(parts_cand) if len(parts_cand) > 1 else parts_cand[0]
+        g_code = np.concatenate(parts_code) if len(parts_code) > 1 else parts_code[0]
+        first = first_index(g_cand, self.n)
+        has = np.flatnonzero(first < len(g_cand))
+        first_code = np.zeros(self.n, dtype=g_code.dtype)
+        first_code[has] = g_code[first[has]]
+        other = np.flatnonzero(g_code != first_code[g_cand])  # equal codes are equal texts
+        differs = other[text[g_code[other]] != text[first_code[g_cand[other]]]]
+        if differs.size:
+            bad_cands = np.unique(g_cand[differs])
+            bad = int(bad_cands[np.argmin(first[bad_cands])])
+            shown = [values[k] for k in g_code[g_cand == bad].tolist()]
+            distinct = list(dict.fromkeys(str(v) for v in shown))
+            raise InputError(
+                f"phase {self.phase!r}: candidate {self.names[bad]!r} has several {what} values "
+                f"{distinct}; candidate ids must be unique within a phase."
+            )
+        for c in has.tolist():
+            out[c] = values[first_code[c]]
         return out
-    pairs = pd.unique(g_cand.astype(np.int64) * (len(values) + 1) + text[g_codes])
-    counts = np.bincount(pairs // (len(values) + 1), minlength=n)
-    if (counts > 1).any():
-        first_given = first_index(g_cand, n)
-        bad = int(min(np.flatnonzero(counts > 1), key=lambda c: first_given[c]))
-        shown = [values[k] for k in g_codes[g_cand == bad]]
-        distinct = list(dict.fromkeys(str(v) for v in shown))
-        raise InputError(
-            f"phase {phase!r}: candidate {names[bad]!r} has several {what} values {distinct}; "
-            "candidate ids must be unique within a phase."
-        )
-    first = first_index(g_cand, n)
-    for c in np.flatnonzero(first < len(g_cand)).tolist():
-        out[c] = values[g_codes[first[c]]]
-    return out
 
-
-def _flags(
-    frame: pd.DataFrame, gather: Callable[[np.ndarray], np.ndarray], meta_cand: np.ndarray,
-    members: list[Mapping[str, Any]], n: int,
-) -> list[bool]:
-    """Whether any row of each candidate (or its manifest entry) flags it a baseline."""
-    column = frame["is_baseline"]
-    if column.dtype == bool:
-        flags = gather(column.to_numpy())
-    else:
-        codes, cats = codes_of(column)
-        table = np.array([truthy(v) for v in cats] + [False], dtype=bool)
-        flags = table[gather(codes)]
-    out = np.bincount(meta_cand[flags], minlength=n) > 0
-    for k, member in enumerate(members):
-        out[n - len(members) + k] = bool(member.get("is_baseline"))
-    return out.tolist()
+    def flags(self) -> list[bool]:
+        """Whether any row of each candidate (or its manifest entry) flags it a baseline."""
+        column = self.frame["is_baseline"]
+        if column.dtype == bool:
+            flags = column.to_numpy()
+        else:
+            codes, cats = codes_of(column)
+            flags = np.array([truthy(v) for v in cats] + [False], dtype=bool)[codes]
+        out = np.zeros(self.n, dtype=bool)
+        if flags.any():
+            main, extra = self._column(flags)
+            out[self.ci[main]] = True
+            out[np.arange(self.first_extra, self.first_extra + len(extra))[extra]] = True
+        for k, member in enumerate(self.members):
+            out[self.n - len(self.members) + k] = bool(member.get("is_baseline"))
+        return out.tolist()
 
 
 def judge_directions(rows: PhaseRows, known: Mapping[str, bool],
