@@ -36,9 +36,41 @@ def fractional_ranks(values: np.ndarray, axis: int = 0) -> np.ndarray:
     [1.5, 3.0, 1.5, 4.0]
     """
     values = np.asarray(values, dtype=float)
+    if values.ndim == 2 and axis in (0, -2) and values.shape[1] >= COLUMN_RANKS_FROM:
+        return _column_ranks(values)
     if np.isnan(values).any():
         return _st.rankdata(-values, method="average", axis=axis, nan_policy="omit")
     return _st.rankdata(-values, method="average", axis=axis)
+
+
+#: From this many columns, :func:`fractional_ranks` along axis 0 sorts each column as a
+#: contiguous row, a block of columns at a time (scipy's ``rankdata`` along a short first
+#: axis is several times slower on per-sample judges: 20 x 471,033 values).
+COLUMN_RANKS_FROM = 1000
+_RANK_BLOCK = 1 << 21  # values per block
+
+
+def _column_ranks(values: np.ndarray) -> np.ndarray:
+    """:func:`fractional_ranks` along axis 0 of a 2-D array, a block of columns at a time."""
+    n, m = values.shape
+    out = np.empty((n, m))
+    step = max(1, _RANK_BLOCK // max(n, 1))
+    pos = np.arange(n)
+    for a in range(0, m, step):
+        y = np.ascontiguousarray(-values[:, a:a + step].T)  # one column per row, lower is better
+        order = np.argsort(y, axis=1, kind="stable")  # NaN last
+        ys = np.take_along_axis(y, order, axis=1)
+        new = np.ones(ys.shape, dtype=bool)
+        new[:, 1:] = ys[:, 1:] != ys[:, :-1]  # NaN != NaN: each its own group
+        start = np.maximum.accumulate(np.where(new, pos, 0), axis=1)
+        last = np.ones(ys.shape, dtype=bool)
+        last[:, :-1] = new[:, 1:]
+        end = np.minimum.accumulate(np.where(last, pos, n)[:, ::-1], axis=1)[:, ::-1]
+        ranks = np.empty(ys.shape)
+        np.put_along_axis(ranks, order, (start + end) / 2.0 + 1.0, axis=1)
+        out[:, a:a + step] = ranks.T
+    out[np.isnan(values)] = np.nan
+    return out
 
 
 def dense_ranks(values: np.ndarray) -> np.ndarray:
@@ -143,11 +175,16 @@ def kendall_w(values: np.ndarray, *, ties: bool = True) -> float:
     n, m = values.shape
     if n < 2 or m < 1:
         return float("nan")
-    ranks = _st.rankdata(-values, method="average", axis=0)
+    ranks = fractional_ranks(values, axis=0)
     totals = ranks.sum(axis=1)
     s = float(((totals - totals.mean()) ** 2).sum())
     denom = m**2 * (n**3 - n)
-    if ties:
+    if ties and float(m) * n**3 < 2.0**50:
+        # average ranks hold the ties: sum_i r_i^2 = sum_k k^2 - T_j / 12 per judge, exact here
+        # (ranks are multiples of 1/2 and every partial sum stays below 2**51)
+        t_sum = 12.0 * (m * n * (n + 1) * (2 * n + 1) / 6.0 - float(np.einsum("ij,ij->", ranks, ranks)))
+        denom -= m * t_sum
+    elif ties:
         ordered = np.sort(values, axis=0)
         # tie-group sizes per judge: lengths of runs of equal sorted values
         change = np.vstack([np.ones((1, m), bool), ordered[1:] != ordered[:-1], np.ones((1, m), bool)])

@@ -18,7 +18,7 @@ from ..matrix import ScoreMatrix
 from ..pairwise import PairwiseCounts
 from ..ranking import Ranking, tie_groups
 from ..registry import DEFAULT_SEED, check_params, generator, get_ranking_method, prepare, rank, ranking_method_names
-from ..stats import kendall_w
+from ..stats import fractional_ranks, kendall_w
 
 Progress = Callable[[int, int], None] | None
 
@@ -112,9 +112,7 @@ def judge_ranks(oriented: np.ndarray, missing: str) -> np.ndarray:
     x = np.asarray(oriented, dtype=float)
     if np.isnan(x).any() and missing == "worst":
         x = np.where(np.isnan(x), -np.inf, x)
-    if np.isnan(x).any():
-        return _st.rankdata(-x, method="average", axis=0, nan_policy="omit")
-    return _st.rankdata(-x, method="average", axis=0)
+    return fractional_ranks(x, axis=0)
 
 
 def setup(

@@ -14,7 +14,7 @@ with integer arithmetic, so every step costs a few passes over arrays.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -24,7 +24,7 @@ from pandas.api.types import union_categoricals
 from ..errors import InputError
 
 __all__ = [
-    "TEXT_COLUMNS", "Where", "categorical", "constant", "recode", "codes_of", "concat_columns",
+    "TEXT_COLUMNS", "Where", "categorical", "constant", "from_codes", "tiled", "recode", "codes_of", "concat_columns",
     "concat_frames", "with_phase", "check_unique", "check_metadata", "first_index", "last_index",
     "positions",
 ]
@@ -67,6 +67,18 @@ def from_codes(codes: np.ndarray, categories: Sequence[Any]) -> pd.Categorical:
     return _sorted(codes, categories)
 
 
+def tiled(values: Sequence[Any], n: int) -> pd.Categorical:
+    """``values`` (distinct) repeated ``n`` times, as a categorical with sorted categories
+    (its codes made once, in the smallest integer type)."""
+    cats = np.empty(len(values), dtype=object)
+    cats[:] = list(values)
+    order = np.argsort(cats, kind="stable")
+    rank = np.empty(len(order), dtype=np.int8 if len(order) < 127 else
+                    np.int16 if len(order) < 32767 else np.int32)
+    rank[order] = np.arange(len(order))
+    return pd.Categorical.from_codes(np.tile(rank, n), pd.Index(cats[order], dtype=object))
+
+
 def recode(codes: np.ndarray, raw: Sequence[Any], parse: Callable[[int, Any], Any]) -> pd.Categorical:
     """``parse(k, raw[k])`` once per distinct raw value, as a categorical of the rows.
 
@@ -74,7 +86,11 @@ def recode(codes: np.ndarray, raw: Sequence[Any], parse: Callable[[int, Any], An
     parsed values that are equal share one category; a parsed ``None`` is missing.
     """
     parsed = [parse(k, v) for k, v in enumerate(raw)]
-    parsed.append(parse(-1, None) if (codes < 0).any() else None)  # code -1 reads it
+    at_missing = parse(-1, None) if len(codes) and codes.min() < 0 else None
+    if at_missing is None and all(type(p) is str for p in parsed) and parsed == list(raw) \
+            and all(a < b for a, b in zip(parsed, parsed[1:])):
+        return pd.Categorical.from_codes(codes, pd.Index(parsed, dtype=object))  # as it was
+    parsed.append(at_missing)  # code -1 reads it
     keys, uniques = pd.factorize(np.asarray(parsed, dtype=object))
     return _sorted(keys.astype(np.int64)[codes], uniques)
 
@@ -196,23 +212,24 @@ def with_phase(frame: pd.DataFrame, phase: str) -> pd.DataFrame:
     return out
 
 
-def _combined(columns: list[tuple[np.ndarray, int]]) -> np.ndarray:
-    """One int64 key per row from several code columns (``(codes, n_codes)``, codes may be
-    -1), equal exactly when every code is."""
-    key = np.zeros(len(columns[0][0]), dtype=np.int64)
+#: Rows keyed at a time by the checks (bounds their int64 arrays).
+_CHUNK = 1 << 20
+
+
+def _combined(columns: list[tuple[np.ndarray, int]], start: int = 0, stop: int | None = None) -> np.ndarray:
+    """One int64 key per row ``start:stop`` from several code columns (``(codes, n_codes)``,
+    codes may be -1), equal exactly when every code is."""
+    stop = len(columns[0][0]) if stop is None else min(stop, len(columns[0][0]))
+    key = np.zeros(stop - start, dtype=np.int64)
     for codes, n in columns:
         key *= n + 1
-        key += codes.astype(np.int64) + 1
+        key += codes[start:stop]
+        key += 1
     return key
 
 
-def _duplicated(key: np.ndarray, size: int) -> bool:
-    """Whether a value repeats in ``key`` (values in ``0..size-1``)."""
-    if size <= 8 * len(key) + (1 << 20):
-        seen = np.zeros(size, dtype=bool)
-        seen[key] = True
-        return int(np.count_nonzero(seen)) != len(key)
-    return bool(pd.Series(key).duplicated().any())
+def _chunks(n: int) -> range:
+    return range(0, n, _CHUNK)
 
 
 def check_unique(frame: pd.DataFrame, where: Where) -> None:
@@ -224,15 +241,23 @@ def check_unique(frame: pd.DataFrame, where: Where) -> None:
         codes, cats = codes_of(frame[col])
         cols.append((codes, len(cats)))
         size *= len(cats) + 1
+    n = len(frame)
     if size >= 2 ** 62:  # too many distinct values for one integer key
         dup = frame.duplicated(keys).to_numpy()
         if not dup.any():
             return
     else:
+        if size <= 8 * n + (1 << 20):  # a key in a table of flags, a chunk at a time
+            seen = np.zeros(size, dtype=bool)
+            for a in _chunks(n):
+                seen[_combined(cols, a, a + _CHUNK)] = True
+            if int(np.count_nonzero(seen)) == n:
+                return
+            del seen
         key = _combined(cols)
-        if not _duplicated(key, size):
-            return
         dup = pd.Series(key).duplicated().to_numpy()
+        if not dup.any():
+            return
     second = int(np.flatnonzero(dup)[0])
     row = frame.iloc[second]
     same = (frame[keys] == row[keys]).all(axis=1).to_numpy()
@@ -245,25 +270,32 @@ def check_unique(frame: pd.DataFrame, where: Where) -> None:
 
 def check_metadata(frame: pd.DataFrame, where: Where) -> None:
     """One participant / submission time / baseline flag per (phase, candidate)."""
-    phase, n_phase = codes_of(frame["phase"])
-    cand, n_cand = codes_of(frame["candidate"])
-    group = _combined([(phase, len(n_phase)), (cand, len(n_cand))])
-    group, _ = pd.factorize(group)
-    n_groups = int(group.max()) + 1 if len(group) else 0
+    phase, phases = codes_of(frame["phase"])
+    cand, cands = codes_of(frame["candidate"])
+    pair = [(phase, len(phases)), (cand, len(cands))]
+    n, size = len(frame), (len(phases) + 1) * (len(cands) + 1)
+    first = np.full(size, n, dtype=np.int64)  # each (phase, candidate)'s first row
+    for a in _chunks(n):
+        np.minimum.at(first, _combined(pair, a, a + _CHUNK), np.arange(a, min(n, a + _CHUNK)))
     for col in ("participant", "submitted_at", "is_baseline"):
         if col == "is_baseline":
-            codes = np.asarray(frame[col], dtype=bool).astype(np.int64)
+            codes = np.asarray(frame[col], dtype=bool)
         else:
-            codes = codes_of(frame[col])[0].astype(np.int64)  # -1: missing
-        first = first_index(group, n_groups)
-        bad = np.flatnonzero(codes != codes[first[group]])
-        if not bad.size:
+            codes = codes_of(frame[col])[0]  # -1: missing
+        if col != "is_baseline" and len(codes) and codes.max() < 0:
+            continue  # nobody has one
+        bad = None
+        for a in _chunks(n):
+            group = _combined(pair, a, a + _CHUNK)
+            differs = np.flatnonzero(codes[a:a + _CHUNK] != codes[first[group]])
+            if differs.size:
+                groups = group[differs]
+                bad = groups if bad is None else np.concatenate([bad, groups])
+        if bad is None:
             continue
         # the first row of a candidate that holds two values, as the message names it
-        bad_group = group[bad]
-        row_idx = int(first[bad_group].min())
-        g = group[row_idx]
-        same = np.flatnonzero(group == g)
+        row_idx = int(first[bad].min())
+        same = np.flatnonzero((phase == phase[row_idx]) & (cand == cand[row_idx]))
         other = int(same[np.flatnonzero(codes[same] != codes[same[0]])[0]])
         row = frame.iloc[row_idx]
         raise InputError(

@@ -77,6 +77,7 @@ def read_wide(path: Path, rows: Rows) -> None:
             row = row + [""] * (width - len(row))
         cells = row[first:first + m] if contiguous else [row[i] for i in positions]
         block.add(n, candidate, participant, submitted, baseline, _scores(cells, names, at, candidate))
+    del lines, text  # the text is read: free it before the table is built
     block.close(rows)
 
 
@@ -114,7 +115,7 @@ class _Block:
             "phase": table.constant("", n * m),
             "candidate": per_row(self.candidates),  # type: ignore[arg-type]
             "participant": per_row(self.participants),
-            "task": table.from_codes(np.tile(np.arange(m, dtype=np.int32), n), self.judges),
+            "task": table.tiled(self.judges, n),
             "metric": table.constant("", n * m),
             "value": self.values[:n].reshape(-1),
             "submitted_at": per_row(self.times),
@@ -172,7 +173,7 @@ def _csv_lines(path: Path, text: str) -> Iterator[tuple[int, list[str]]]:
     Without quotes, NUL bytes or carriage returns other than in ``\\r\\n``, a row is a line
     split at its commas, which is what the csv module does with it, only faster.
     """
-    if '"' in text or "\0" in text or "\r" in text.replace("\r\n", ""):
+    if '"' in text or "\0" in text or ("\r" in text and "\r" in text.replace("\r\n", "")):
         yield from csv_rows(path)
         return
     for n, line in enumerate(text_lines(text), start=1):

@@ -38,10 +38,12 @@ def undirected_judges(frame: pd.DataFrame, config: Config) -> list[tuple[str, st
     the competition's columns give (they are ranked as higher-is-better)."""
     known = frame.attrs.get("directions") or {}
     if config.judges is None:
-        pairs = sorted({(str(t), str(m)) for t, m in table_pairs(frame)})
-        candidates = [(judge_key(t, m), t, m) for t, m in pairs]
-    else:
-        candidates = [(j.key, j.task, j.metric) for j in config.judges if not j.direction_set]
+        # in the categories' order, so sorted already but for texts of unequal types
+        pairs = list(dict.fromkeys((str(t), str(m)) for t, m in table_pairs(frame)))
+        if known:
+            pairs = [(t, m) for t, m in pairs if column_direction(t, m, known) is None]
+        return [(judge_key(t, m), t, m) for t, m in sorted(pairs)]
+    candidates = [(j.key, j.task, j.metric) for j in config.judges if not j.direction_set]
     return [c for c in candidates if column_direction(c[1], c[2], known) is None]
 
 

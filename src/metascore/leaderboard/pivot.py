@@ -146,17 +146,22 @@ def phase_rows(frame: pd.DataFrame, phase: str, judges: tuple[JudgeConfig, ...] 
         raise InputError(f"phase {phase!r} has no scores.")
     pair, pairs = _pairs(frame, pos)
     aliases = [j for j in judges or () if j.title and j.title != j.metric and j.phase in (None, phase)]
-    index: dict[str, int] = {}
-    judge_of_pair = np.empty(len(pairs), dtype=np.int32)
-    raw_pairs: list[tuple[Any, Any]] = []
-    for k, (t, raw) in enumerate(pairs):
-        m = raw
-        for j in aliases:  # each matches the column as read; the last one wins
-            if t == j.task and raw == j.title:
-                m = j.metric
-        raw_pairs.append((t, m))
-        judge_of_pair[k] = index.setdefault(judge_key(str(t), str(m)), len(index))
-    keys = list(index)
+    texts = [str(t) for t, m in pairs] if not aliases and all(m == "" for _, m in pairs) else None
+    if texts is not None and len(set(texts)) == len(texts):  # a wide file: the tasks are the keys
+        keys, raw_pairs = texts, pairs
+        judge_of_pair = np.arange(len(pairs), dtype=np.int32)
+    else:
+        index: dict[str, int] = {}
+        judge_of_pair = np.empty(len(pairs), dtype=np.int32)
+        raw_pairs = []
+        for k, (t, raw) in enumerate(pairs):
+            m = raw
+            for j in aliases:  # each matches the column as read; the last one wins
+                if t == j.task and raw == j.title:
+                    m = j.metric
+            raw_pairs.append((t, m))
+            judge_of_pair[k] = index.setdefault(judge_key(str(t), str(m)), len(index))
+        keys = list(index)
     if len(keys) == len(pairs):  # one pair per key: the pairs are the judges
         judge = pair if (judge_of_pair == np.arange(len(pairs))).all() else judge_of_pair[pair]
         last_pair = raw_pairs
@@ -418,4 +423,6 @@ def judge_directions(rows: PhaseRows, known: Mapping[str, bool],
                      direction: Callable[[Any, Any, Mapping[str, bool]], bool | None]) -> dict[str, bool]:
     """Each found judge's direction when no configuration gives one: its column's in the
     competition (of the judge's last row), else higher is better."""
+    if not known:  # the competition says nothing: higher is better
+        return dict.fromkeys(rows.keys, True)
     return {key: direction(*rows.last_pair[k], known) is not False for k, key in enumerate(rows.keys)}
