@@ -7,6 +7,7 @@ on it. Missing cells are ``NaN``. Directions are applied once, by :meth:`ScoreMa
 
 from __future__ import annotations
 
+import itertools
 import math
 import operator
 from collections.abc import Collection, Hashable, Iterable, Iterator, Mapping, Sequence
@@ -19,7 +20,7 @@ import pandas as pd
 
 from .errors import InputError, did_you_mean
 
-__all__ = ["ScoreMatrix", "IndexLabels", "MISSING_TOKENS", "parse_score"]
+__all__ = ["ScoreMatrix", "IndexLabels", "Repeated", "MISSING_TOKENS", "parse_score"]
 
 #: Cell contents that mean "missing" (compared case-insensitively, after stripping).
 MISSING_TOKENS = frozenset({"", "nan", "n/a", "na", "null", "none", "-"})
@@ -122,6 +123,57 @@ class IndexLabels(Sequence[str]):
         return f"IndexLabels({self._n})"
 
 
+class Repeated(Sequence[Any]):
+    """``(value,) * n`` made on demand: one direction for every judge of a matrix.
+
+    Behaves like that tuple (indexing, slicing to a tuple, ``len``, iteration, ``==`` and
+    ``hash`` like it, ``numpy.asarray``) without building it: 471,033 per-sample judges
+    would otherwise cost a tuple of 471,033 entries per matrix.
+    """
+
+    __slots__ = ("_value", "_n")
+
+    def __init__(self, value: Any, n: int) -> None:
+        self._value, self._n = value, int(n)
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return (self._value,) * len(range(self._n)[i])
+        range(self._n)[operator.index(i)]  # IndexError beyond the end
+        return self._value
+
+    def __iter__(self) -> Iterator[Any]:
+        return itertools.repeat(self._value, self._n)
+
+    def __contains__(self, value: object) -> bool:
+        return self._n > 0 and value == self._value
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return np.full(self._n, self._value, dtype=dtype)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Repeated):
+            return self._n == other._n and (self._n == 0 or self._value == other._value)
+        if isinstance(other, tuple):
+            return len(other) == self._n and all(x == self._value for x in other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __add__(self, other: Any) -> tuple[Any, ...]:
+        return tuple(self) + tuple(other)
+
+    def __radd__(self, other: Any) -> tuple[Any, ...]:
+        return tuple(other) + tuple(self)
+
+    def __repr__(self) -> str:
+        return f"Repeated({self._value!r}, {self._n})"
+
+
 def _labels(values: Iterable[Hashable], what: str) -> tuple[str, ...]:
     labels = tuple(map(str, values))
     if not isinstance(values, range) and len(set(labels)) != len(labels):
@@ -143,7 +195,8 @@ def _expand(spec: Any, labels: Sequence[str], what: str, default: Any, noun: str
     if spec is None:
         return [default] * len(labels)
     if isinstance(spec, Mapping):
-        unknown = [k for k in spec if str(k) not in labels]
+        known = labels if isinstance(labels, (IndexLabels, set, frozenset)) else set(labels)
+        unknown = [k for k in spec if str(k) not in known]  # a set: linear in the judges
         if unknown:
             known = f"; {noun}s are {list(labels)}" if len(labels) <= 20 else ""
             raise InputError(
@@ -194,8 +247,8 @@ class ScoreMatrix:
         Raw scores; ``NaN`` marks a missing cell.
     candidates, judges : sequences of str
         Unique labels.
-    higher_is_better : tuple of bool
-        Direction of each judge.
+    higher_is_better : sequence of bool
+        Direction of each judge (a tuple; a :class:`Repeated` when they share one).
     weights : array of shape (m,)
         Positive weight of each judge (a larger weight is always a more important judge).
     participants, submitted_at, is_baseline : tuples, one entry per candidate
@@ -209,7 +262,7 @@ class ScoreMatrix:
     values: np.ndarray
     candidates: tuple[str, ...]
     judges: tuple[str, ...]
-    higher_is_better: tuple[bool, ...]
+    higher_is_better: Sequence[bool]
     weights: np.ndarray
     participants: tuple[str | None, ...] = field(default=())
     submitted_at: tuple[pd.Timestamp | None, ...] = field(default=())
@@ -233,8 +286,8 @@ class ScoreMatrix:
         """Build a matrix from a 2-D array-like (rows = candidates, columns = judges).
 
         A float64 numpy array is not copied: the matrix keeps a read-only view of it, so
-        do not write into the array afterwards. Judges without labels are named
-        ``"0", "1", ...`` (an :class:`IndexLabels`, built on demand).
+        do not write into the array afterwards. Candidates and judges without labels are
+        named ``"0", "1", ...`` (an :class:`IndexLabels`, built on demand).
         """
         raw = np.asarray(values, dtype=object if _has_strings(values) else None)
         if raw.ndim != 2:
@@ -242,7 +295,7 @@ class ScoreMatrix:
                 f"a score matrix must be 2-D (candidates x judges); got {raw.ndim} dimension(s)."
             )
         n, m = raw.shape
-        cands = _labels(candidates if candidates is not None else range(n), "candidate")
+        cands = IndexLabels(n) if candidates is None else _labels(candidates, "candidate")
         jdgs = IndexLabels(m) if judges is None else _labels(judges, "judge")
         if len(cands) != n or len(jdgs) != m:
             raise InputError(
@@ -260,7 +313,7 @@ class ScoreMatrix:
             inf_ok = np.array([bool(x) for x in _per_judge(spec, jdgs, "allow_inf", False)])
         array, complete, row_sums = _to_float_array(raw, cands, jdgs, inf_ok)
         if isinstance(higher_is_better, (bool, np.bool_)):
-            directions = (bool(higher_is_better),) * m
+            directions: Sequence[bool] = Repeated(bool(higher_is_better), m)
             signs = _constant(1.0 if higher_is_better else -1.0, m)
         else:
             directions = tuple(
@@ -356,20 +409,25 @@ class ScoreMatrix:
                     f"the long table has no column {col!r}{did_you_mean(col, frame.columns)}; "
                     f"columns are {list(map(str, frame.columns))}."
                 )
-        cands = pd.unique(frame[candidate].astype(str))
-        jdgs = pd.unique(frame[judge].astype(str))
-        ci = pd.Index(cands).get_indexer(frame[candidate].astype(str))
-        ji = pd.Index(jdgs).get_indexer(frame[judge].astype(str))
-        dup = pd.Series(ci * len(jdgs) + ji).duplicated()
-        if dup.any():
+        ci, cands = _text_codes(frame[candidate])
+        ji, jdgs = _text_codes(frame[judge])
+        seen = np.zeros((len(cands), len(jdgs)), dtype=bool)
+        seen[ci, ji] = True
+        if int(np.count_nonzero(seen)) != len(ci):
+            dup = pd.Series(ci.astype(np.int64) * len(jdgs) + ji).duplicated()
             row = int(np.flatnonzero(dup.to_numpy())[0])
             raise InputError(
                 f"candidate {cands[ci[row]]!r} has more than one score for judge "
                 f"{jdgs[ji[row]]!r}."
             )
-        grid = np.full((len(cands), len(jdgs)), None, dtype=object)
-        grid[ci, ji] = frame[value].to_numpy(dtype=object)
-        return cls.from_array(grid, list(cands), list(jdgs), **kwargs)
+        raw = frame[value].to_numpy()
+        if raw.dtype.kind in "fiub" and raw.dtype.kind != "b":
+            grid = np.full((len(cands), len(jdgs)), np.nan)
+            grid[ci, ji] = raw
+        else:  # text or objects: parsed cell by cell, with the cell named in errors
+            grid = np.full((len(cands), len(jdgs)), None, dtype=object)
+            grid[ci, ji] = frame[value].to_numpy(dtype=object)
+        return cls.from_array(grid, cands, jdgs, **kwargs)
 
     # ------------------------------------------------------------------ views
     @property
@@ -447,15 +505,25 @@ class ScoreMatrix:
         """
         ci = self._positions(candidates, self.candidates, "candidate")
         ji = self._positions(judges, self.judges, "judge")
-        values = self.values[np.ix_(ci, ji)]
+        every = (judges is None or (len(ji) == self.n_judges
+                                    and bool((ji == np.arange(self.n_judges)).all())))
+        if every:  # the same judges in the same order: keep their labels, share the weights
+            values = self.values[ci]
+            judge_labels: Sequence[str] = self.judges
+            directions: Sequence[bool] = self.higher_is_better
+            w = self.weights
+        else:
+            values = self.values[np.ix_(ci, ji)]
+            judge_labels = _unique_labels([self.judges[j] for j in ji])
+            directions = tuple(self.higher_is_better[j] for j in ji)
+            w = self.weights[ji]
+            w.setflags(write=False)
         values.setflags(write=False)
-        w = self.weights[ji]
-        w.setflags(write=False)
         return ScoreMatrix(
             values=values,
             candidates=_unique_labels([self.candidates[i] for i in ci]),
-            judges=_unique_labels([self.judges[j] for j in ji]),
-            higher_is_better=tuple(self.higher_is_better[j] for j in ji),
+            judges=judge_labels,
+            higher_is_better=directions,
             weights=w,
             participants=tuple(self.participants[i] for i in ci) if self.participants else (),
             submitted_at=tuple(self.submitted_at[i] for i in ci) if self.submitted_at else (),
@@ -487,6 +555,14 @@ class ScoreMatrix:
 
 
 # ---------------------------------------------------------------------- helpers
+def _text_codes(column: pd.Series) -> tuple[np.ndarray, list[str]]:
+    """Each cell's code and the distinct texts (``str`` of each value) in order of first
+    appearance: one hash pass over the column, ``str`` once per distinct value."""
+    codes, uniques = pd.factorize(column, use_na_sentinel=False)
+    merged, texts = pd.factorize(np.asarray([str(u) for u in uniques], dtype=object))
+    return merged[codes], list(texts)
+
+
 def _has_strings(values: Any) -> bool:
     if isinstance(values, np.ndarray):
         return values.dtype.kind in "OUS"

@@ -23,7 +23,7 @@ import pandas as pd
 
 from .constraints import Constraint
 from .errors import ConfigError, InputError, did_you_mean
-from .matrix import ScoreMatrix
+from .matrix import IndexLabels, ScoreMatrix
 from .missing import MISSING_POLICIES, Prepared, prepare
 from .pairwise import PairwiseCounts
 from .ranking import Ranking, fractional_rank_of_scores, positions_and_order, tie_groups
@@ -511,7 +511,7 @@ def rank(
     return Ranking(
         method=spec.name,
         params=params,
-        candidates=tuple(candidates),
+        candidates=candidates if isinstance(candidates, IndexLabels) else tuple(candidates),
         scores=scores,
         ranks=fractional_rank_of_scores(scores, group),
         positions=positions,
