@@ -380,3 +380,19 @@ def read_scores(path: Path, fmt: str) -> pd.DataFrame:
     rows = Rows()
     (read_wide if fmt == "wide" else read_long_csv)(path, rows)
     return rows.frame(path, fmt, None)
+
+
+def long_csv(frame: pd.DataFrame, columns: list[str]) -> str:
+    """``metascore.io.writers.long_csv`` before the change (one record at a time)."""
+    import csv
+    import io
+
+    from metascore.io.writers import _cell, _plain
+
+    cols = list(columns)
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(cols)
+    for rec in frame.to_dict(orient="records"):
+        writer.writerow([_cell(_plain(rec.get(c))) for c in cols])
+    return buf.getvalue()

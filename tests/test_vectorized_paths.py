@@ -258,3 +258,95 @@ def test_whitespace_matrix_matches_the_row_reader(tmp_path):
     path.write_text("x 0.5 inf 1\n")
     new, old = read_both(path, "wide")
     assert new == old and "is infinite" in new[2]
+
+
+# ---------------------------------------------------------------------- matrices and files
+@pytest.mark.parametrize("seed", range(200))
+def test_from_long_matches_the_object_grid(seed):
+    rng = random.Random(seed)
+    rows = [(rng.choice(["a", "b", 1, "1", "c"]), rng.choice(["j1", "j2", 3, "3"]),
+             rng.choice([0.5, np.nan, 2, None, "0.7", "x", np.inf])) for _ in range(rng.randint(1, 25))]
+    frame = pd.DataFrame(rows, columns=["candidate", "judge", "value"])
+    if seed % 2:
+        frame["value"] = pd.to_numeric(frame["value"], errors="coerce")
+    if seed % 3 == 0:
+        frame = frame.drop_duplicates(["candidate", "judge"])
+    out = []
+    for build in (ScoreMatrix.from_long, ref.from_long):
+        try:
+            m = build(frame, allow_inf=True)
+            out.append((m.candidates, m.judges, np.nan_to_num(m.values, nan=-99.0).tolist()))
+        except MetascoreError as exc:
+            out.append(str(exc))
+    assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_long_csv_writes_the_old_bytes(seed):
+    """The ingestion program's metascore_long.csv, column by column."""
+    from metascore.io.readers import CANONICAL_COLUMNS
+    from metascore.io.writers import long_csv
+
+    rng = random.Random(seed)
+    texts = ["a", "b,c", 'q"t', "x\ny", "r\rs", " sp ", "", "é"]
+    n = rng.randint(0, 12)
+    frame = pd.DataFrame({
+        "phase": [rng.choice(texts[:3]) for _ in range(n)],
+        "candidate": [rng.choice(texts) for _ in range(n)],
+        "participant": [rng.choice([None, "p", "p,q"]) for _ in range(n)],
+        "task": [rng.choice(texts) for _ in range(n)], "metric": [rng.choice(["", "m"]) for _ in range(n)],
+        "value": [rng.choice([np.nan, 0.1, 1 / 3, 2.0, 1e-20, -0.0, 3.5]) for _ in range(n)],
+        "submitted_at": [rng.choice([None, "2024-01-01T00:00:00", pd.Timestamp("2024-02-02")]) for _ in range(n)],
+        "is_baseline": [rng.random() < 0.5 for _ in range(n)]})
+    frame = frame.astype({c: object for c in frame.columns if c not in ("value", "is_baseline")})
+    cols = CANONICAL_COLUMNS if seed % 5 else ["candidate"]
+    for table in (frame, normalize_frame(frame) if n else frame):
+        assert long_csv(table, cols) == ref.long_csv(table, cols)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_column_ranks_and_kendall_w_match_scipy(seed):
+    """fractional_ranks of wide arrays sorts rows of the transposed array; kendall_w takes
+    its tie correction from the squared ranks: both as before, bit for bit."""
+    from scipy import stats as st
+
+    from metascore.stats import COLUMN_RANKS_FROM, fractional_ranks, kendall_w
+
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(1, 30)), COLUMN_RANKS_FROM + int(rng.integers(0, 500))
+    x = np.round(rng.normal(size=(n, m)), int(rng.integers(0, 3)))
+    if seed % 3 == 0:
+        x[rng.random((n, m)) < 0.1] = np.nan
+    if seed % 4 == 0:
+        x[rng.random((n, m)) < 0.1] = -np.inf
+    policy = "omit" if np.isnan(x).any() else "propagate"
+    np.testing.assert_array_equal(fractional_ranks(x, axis=0),
+                                  st.rankdata(-x, method="average", axis=0, nan_policy=policy))
+    if np.isnan(x).any() or np.isinf(x).any() or n < 2:
+        return
+    ordered = np.sort(x, axis=0)  # the tie sum as kendall_w computed it before
+    change = np.vstack([np.ones((1, m), bool), ordered[1:] != ordered[:-1], np.ones((1, m), bool)])
+    idx = np.flatnonzero(change.T.ravel())
+    runs = ((idx % (n + 1))[1:] - (idx % (n + 1))[:-1])[(idx // (n + 1))[1:] == (idx // (n + 1))[:-1]]
+    ranks = st.rankdata(-x, method="average", axis=0)
+    totals = ranks.sum(axis=1)
+    denom = m**2 * (n**3 - n) - m * float((runs.astype(float) ** 3 - runs).sum())
+    old = float("nan") if denom <= 0 else 12.0 * float(((totals - totals.mean()) ** 2).sum()) / denom
+    assert kendall_w(x) == old or (np.isnan(old) and np.isnan(kendall_w(x)))
+
+
+def test_lazy_sequences_behave_like_tuples():
+    from metascore.leaderboard.model import JudgeIndex, JudgeValues
+    from metascore.matrix import IndexLabels, Repeated
+
+    r = Repeated(True, 3)
+    assert r == (True, True, True) and tuple(r) == (True,) * 3 and r[1:] == (True, True)
+    assert np.asarray(r, dtype=bool).tolist() == [True] * 3 and hash(r) == hash((True,) * 3)
+    with pytest.raises(IndexError):
+        r[3]
+    m = ScoreMatrix.from_array(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    assert isinstance(m.candidates, IndexLabels) and m.candidates == ("0", "1")
+    assert m.higher_is_better == (True, True) and m.subset(candidates=["1"]).judges == ("0", "1")
+    values = JudgeValues(JudgeIndex(["a", "b"]), np.array([1.5, np.nan]))
+    assert values == {"a": 1.5, "b": None} and values.get("c", 7) == 7 and list(values) == ["a", "b"]
+    assert JudgeValues(["a"]) == {"a": None}

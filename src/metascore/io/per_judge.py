@@ -81,7 +81,7 @@ def number_texts(x: np.ndarray) -> np.ndarray:
         return out
     halves = vals * 2
     low, high = float(halves.min()), float(halves.max())
-    if (np.floor(halves) == halves).all() and 0 <= low and high <= 1e6:  # no -0.0 here
+    if (np.floor(halves) == halves).all() and 0 <= low and high <= 1e6 and not np.signbit(vals).any():
         codes = halves.astype(np.int64) - int(low)
         table = np.array([repr((int(low) + k) / 2) for k in range(int(high) - int(low) + 1)],
                          dtype=object)
@@ -93,6 +93,6 @@ def number_texts(x: np.ndarray) -> np.ndarray:
 
 def _text(cell: str) -> str:
     """One CSV cell as the csv module writes it (quoted when it must be)."""
-    if any(c in cell for c in ',"\n\r'):
+    if any(c in cell for c in ',"\n'):  # as csv.writer with lineterminator "\n"
         return '"' + cell.replace('"', '""') + '"'
     return cell

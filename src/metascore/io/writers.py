@@ -74,7 +74,7 @@ from ..config import JUDGE_COLUMNS
 from ..errors import MetascoreError
 from ..jsonable import jsonable
 from ..leaderboard import Analysis, Board, Leaderboard
-from .per_judge import PER_JUDGE_FILE, judge_columns, per_judge_csv_gz
+from .per_judge import PER_JUDGE_FILE, judge_columns, number_texts, per_judge_csv_gz
 from .report import render_report
 
 __all__ = [
@@ -472,14 +472,46 @@ def _analysis_dict(a: Analysis) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------- canonical table
 def long_csv(frame: pd.DataFrame, columns: Iterable[str]) -> str:
-    """The canonical long table as CSV text (missing values empty, flags true/false)."""
+    """The canonical long table as CSV text (missing values empty, flags true/false).
+
+    Column by column: each distinct text of a coded column is written once, numbers as
+    ``repr``; the cells are the csv module's (quoted when they must be)."""
     cols = list(columns)
     buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(cols)
-    for rec in frame.to_dict(orient="records"):
-        writer.writerow([_cell(_plain(rec.get(c))) for c in cols])
+    csv.writer(buf, lineterminator="\n").writerow(cols)
+    if not len(frame):
+        return buf.getvalue()
+    texts = [_column_texts(frame[c] if c in frame.columns else None, len(frame)) for c in cols]
+    if len(cols) == 1:  # a row of one empty cell is written "" by the csv module
+        texts[0] = ['""' if t == "" else t for t in texts[0]]
+    buf.write("\n".join(map(",".join, zip(*texts))))
+    buf.write("\n")
     return buf.getvalue()
+
+
+def _column_texts(column: pd.Series | None, n: int) -> list[str]:
+    """Each cell of a column as :func:`long_csv` writes it (see :func:`_cell`)."""
+    if column is None:
+        return [""] * n
+    values = column.array
+    if isinstance(values, pd.Categorical):
+        table = np.array([_csv_text(_cell(_plain(v))) for v in values.categories] + [""], dtype=object)
+        return table[np.asarray(values.codes)].tolist()
+    raw = column.to_numpy()
+    if raw.dtype == bool:
+        return np.where(raw, "true", "false").tolist()
+    if raw.dtype.kind == "f":
+        return number_texts(raw).tolist()
+    codes, uniques = pd.factorize(raw, use_na_sentinel=True)
+    table = np.array([_csv_text(_cell(_plain(v))) for v in uniques] + [""], dtype=object)
+    return table[codes].tolist()
+
+
+def _csv_text(text: str) -> str:
+    """One cell as the csv module writes it in a row of several (quoted when it must be)."""
+    if any(c in text for c in ',"\n'):  # as csv.writer with lineterminator "\n"
+        return '"' + text.replace('"', '""') + '"'
+    return text
 
 
 def _plain(value: Any) -> Any:
