@@ -8,13 +8,16 @@ column         meaning
 =============  ==========================================================================
 phase          phase name (``""`` when the source has no phase)
 candidate      what is ranked (a submission id, a model)
-participant    its owner, or ``None`` when unknown
+participant    its owner, or missing (``NaN``) when unknown
 task, metric   the judge: ``task`` (dataset) and ``metric`` (leaderboard column); either
                may be ``""``
 value          float; ``NaN`` = missing
-submitted_at   ISO 8601 string or ``None``
+submitted_at   ISO 8601 string, or missing (``NaN``)
 is_baseline    bool (``False`` unless the source says so)
 =============  ==========================================================================
+
+The text columns are pandas categoricals with sorted categories (:mod:`.table`: a code
+per row, each text once), ``value`` float64, ``is_baseline`` bool.
 
 The frame's ``attrs`` hold ``format``, ``source`` (the path read), ``failed``: a list of
 ``(phase, candidate, task, reason)`` for submissions of a scoring-output tree that produced

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import os
 import shutil
 from pathlib import Path
 
@@ -76,7 +77,6 @@ def write_inputs() -> None:
 
 def write_outputs() -> None:
     from metascore.cli import main
-    from metascore.commands import rank_with_config  # noqa: F401  (the code under test)
 
     for case, (data, config, quick) in CASES.items():
         out = HERE / "expected" / case
@@ -89,8 +89,6 @@ def write_outputs() -> None:
 def quick_mode(data: str, options: list[str]) -> str:
     """What ``metascore rank FILE OPTIONS`` prints (stdout, then stderr), run from the
     inputs' folder so that no absolute path shows."""
-    import os
-
     from metascore.cli import main
 
     out, err = io.StringIO(), io.StringIO()
