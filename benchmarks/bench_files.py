@@ -191,7 +191,7 @@ def fmt_cell(run: Run | None, cap: float) -> str:
 
 def table(results: dict[tuple[str, str], dict[str, Run]], base_rss: float, cap: float,
           folder: Path) -> list[str]:
-    lines = ["| input | command | before | after | bare path | after / bare | memory above imports (budget) |",
+    lines = ["| input | command | before | after | bare path | after / bare | memory above imports |",
              "|---|---|---|---|---|---|---|"]
     for spec in INPUTS:
         bare = results.get((spec.name, "bare"), {}).get("after")
@@ -204,7 +204,10 @@ def table(results: dict[tuple[str, str], dict[str, Run]], base_rss: float, cap: 
             if after and bare and after.seconds and bare.seconds and not after.error:
                 ratio = f"{after.seconds / bare.seconds:.2f}"
             budget = 3 * (spec.n * spec.m * 8 / 1e6 + (folder / f"{spec.name}.csv").stat().st_size / 1e6)
-            above = f"{after.rss_mb - base_rss:,.0f} MB ({budget:,.0f} MB)" if after else "–"
+            above = "–"
+            if after and after.seconds is not None:
+                above = f"{after.rss_mb - base_rss:,.0f} MB (budget {budget:,.0f}"
+                above += f"; bare path {bare.rss_mb - base_rss:,.0f})" if bare and bare.seconds else ")"
             shown = "`metascore rank FILE -m average_rank`" if cmd == "rank" else \
                 "`metascore rank --config` (program, no bootstrap)"
             lines.append(f"| {spec.label} | {shown} | {fmt_cell(runs.get('before'), cap)} | "

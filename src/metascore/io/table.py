@@ -8,7 +8,7 @@ text once; a missing ``participant`` or ``submitted_at`` is ``NaN``), ``value`` 
 float64 and ``is_baseline`` as bool. This module builds such columns
 (:func:`categorical`, :func:`constant`, :func:`recode`), joins them
 (:func:`concat_columns`, :func:`concat_frames`), reads their codes back
-(:func:`codes_of`) and checks the table (:func:`check_unique`, :func:`check_metadata``)
+(:func:`codes_of`) and checks the table (:func:`check_unique`, :func:`check_metadata`)
 with integer arithmetic, so every step costs a few passes over arrays.
 """
 
