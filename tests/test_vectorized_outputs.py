@@ -139,7 +139,7 @@ def test_report_summarises_many_judges(tmp_path, monkeypatch):
     html = (out / "detailed_results.html").read_text()
     assert "Median judge rank" in html and "Judges ranked first" in html
     assert "With 40 judges (more than 5), each candidate's judge ranks are summarised" in html
-    assert "per_judge.csv.gz holds every judge's" in html
+    assert "per_judge.csv.gz holds every judge&#x27;s numbers." in html
     assert "The first 5 of the 40 judges are shown (per_judge.csv.gz holds them all)." in html
     rows = list(csv.DictReader(io.StringIO((full / "leaderboard.csv").read_text())))
     n_ranked = sum(bool(r["position"]) for r in rows)

@@ -350,3 +350,21 @@ def test_lazy_sequences_behave_like_tuples():
     values = JudgeValues(JudgeIndex(["a", "b"]), np.array([1.5, np.nan]))
     assert values == {"a": 1.5, "b": None} and values.get("c", 7) == 7 and list(values) == ["a", "b"]
     assert JudgeValues(["a"]) == {"a": None}
+
+
+@pytest.mark.parametrize("fmt", ["wide", "long"])
+@pytest.mark.parametrize("content", [
+    b"\xef\xbb\xbfcandidate,task,value\na,t,1\n",  # a byte-order mark
+    b"\xef\xbb\xbf\ncandidate,task,value\na,t,1\n",  # a mark on a blank line
+    b"candidate,task,value\na,t,1\nb,t,\xff\n",  # not UTF-8
+    b"\xc2\xa0\ncandidate,task,value\na,t,1\n",  # a no-break space before the header
+    b"\n\n  \ncandidate,task,value\r\na,t,1\r\n",
+])
+def test_readers_on_encodings(tmp_path, fmt, content):
+    path = tmp_path / "scores.csv"
+    path.write_bytes(content)
+    new, old = read_both(path, fmt)
+    if isinstance(old, tuple) or isinstance(new, tuple):
+        assert new == old
+    else:
+        pd.testing.assert_frame_equal(new, old)

@@ -7,10 +7,8 @@ on it. Missing cells are ``NaN``. Directions are applied once, by :meth:`ScoreMa
 
 from __future__ import annotations
 
-import itertools
 import math
-import operator
-from collections.abc import Collection, Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -19,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError, did_you_mean
+from .sequences import IndexLabels, Repeated
 
 __all__ = ["ScoreMatrix", "IndexLabels", "Repeated", "MISSING_TOKENS", "parse_score"]
 
@@ -59,119 +58,6 @@ def parse_score(value: Any, *, where: str, allow_inf: bool = False) -> float:
             "for this judge."
         )
     return number
-
-
-class IndexLabels(Sequence[str]):
-    """The default labels ``("0", "1", ..., "n-1")``, made on demand.
-
-    Behaves like the tuple of those strings (indexing, ``len``, ``in``, ``index``,
-    iteration, ``==`` with a tuple) without building ``n`` strings: a matrix of 471,033
-    unnamed judges would otherwise spend longer labelling them than ranking.
-    """
-
-    __slots__ = ("_n",)
-
-    def __init__(self, n: int) -> None:
-        self._n = int(n)
-
-    def __len__(self) -> int:
-        return self._n
-
-    def __getitem__(self, i: Any) -> Any:
-        if isinstance(i, slice):
-            return tuple(map(str, range(self._n)[i]))
-        return str(range(self._n)[operator.index(i)])
-
-    def __iter__(self) -> Iterator[str]:
-        return map(str, range(self._n))
-
-    def _position(self, label: Any) -> int | None:
-        if not (isinstance(label, str) and label.isascii() and label.isdigit()):
-            return None
-        k = int(label)
-        return k if k < self._n and str(k) == label else None
-
-    def __contains__(self, label: object) -> bool:
-        return self._position(label) is not None
-
-    def index(self, label: Any, *args: Any) -> int:
-        k = self._position(label)
-        if k is None or (args and k not in range(self._n)[slice(*args)]):
-            raise ValueError(f"{label!r} is not in the labels")
-        return k
-
-    def count(self, label: Any) -> int:
-        return int(label in self)
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, IndexLabels):
-            return self._n == other._n
-        if isinstance(other, tuple):
-            return len(other) == self._n and tuple(self) == other
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))
-
-    def __add__(self, other: Any) -> tuple[str, ...]:
-        return tuple(self) + tuple(other)
-
-    def __radd__(self, other: Any) -> tuple[str, ...]:
-        return tuple(other) + tuple(self)
-
-    def __repr__(self) -> str:
-        return f"IndexLabels({self._n})"
-
-
-class Repeated(Sequence[Any]):
-    """``(value,) * n`` made on demand: one direction for every judge of a matrix.
-
-    Behaves like that tuple (indexing, slicing to a tuple, ``len``, iteration, ``==`` and
-    ``hash`` like it, ``numpy.asarray``) without building it: 471,033 per-sample judges
-    would otherwise cost a tuple of 471,033 entries per matrix.
-    """
-
-    __slots__ = ("_value", "_n")
-
-    def __init__(self, value: Any, n: int) -> None:
-        self._value, self._n = value, int(n)
-
-    def __len__(self) -> int:
-        return self._n
-
-    def __getitem__(self, i: Any) -> Any:
-        if isinstance(i, slice):
-            return (self._value,) * len(range(self._n)[i])
-        range(self._n)[operator.index(i)]  # IndexError beyond the end
-        return self._value
-
-    def __iter__(self) -> Iterator[Any]:
-        return itertools.repeat(self._value, self._n)
-
-    def __contains__(self, value: object) -> bool:
-        return self._n > 0 and value == self._value
-
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        return np.full(self._n, self._value, dtype=dtype)
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Repeated):
-            return self._n == other._n and (self._n == 0 or self._value == other._value)
-        if isinstance(other, tuple):
-            return len(other) == self._n and all(x == self._value for x in other)
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))
-
-    def __add__(self, other: Any) -> tuple[Any, ...]:
-        return tuple(self) + tuple(other)
-
-    def __radd__(self, other: Any) -> tuple[Any, ...]:
-        return tuple(other) + tuple(self)
-
-    def __repr__(self) -> str:
-        return f"Repeated({self._value!r}, {self._n})"
 
 
 def _labels(values: Iterable[Hashable], what: str) -> tuple[str, ...]:

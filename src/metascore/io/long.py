@@ -21,7 +21,7 @@ from . import table
 from .rows import CANONICAL_COLUMNS, Rows, cell_at, column_index, csv_header, csv_rows, csv_table
 from .rows import flag_cell
 from .rows import load_json, optional_text_cell, read_text, require_columns, score_cell, text_cell
-from .rows import text_lines, time_cell
+from .rows import time_cell
 
 __all__ = ["read_long", "read_long_csv", "read_long_json"]
 
@@ -35,11 +35,11 @@ def read_long(path: Path, rows: Rows) -> None:
 
 
 def read_long_csv(path: Path, rows: Rows) -> None:
-    """A long CSV: pandas' C parser and column-wise checks when rows map to lines (see
-    :func:`~metascore.io.rows.csv_table`), else the csv module row by row. Both give the
+    """A long CSV: column by column when the file is plain (:func:`_read_long_columns`),
+    else pandas' C parser on its cells and column-wise checks when rows map to lines (see
+    :func:`~metascore.io.rows.csv_table`), else the csv module row by row. All give the
     same table and the same errors (file, line, column and value)."""
-    text = read_text(path)
-    if _read_long_columns(path, text, rows):
+    if _read_long_columns(path, rows):
         return
     table = csv_table(path)
     if table is not None:
@@ -73,16 +73,23 @@ class _Irregular(Exception):
     column reader does not)."""
 
 
-def _read_long_columns(path: Path, text: str, rows: Rows) -> bool:
+def _read_long_columns(path: Path, rows: Rows) -> bool:
     """A long CSV read column by column: pandas' C parser reads the cells (the text columns
-    coded, each distinct text parsed once) and parses the scores; the rows go into the table as one
-    block. Only a plain file qualifies (no quotes, NUL bytes or lone carriage returns, every
-    row within the header's width, every cell valid); anything else returns False and is
-    read by :func:`_read_long_table` or row by row, which give the same table, or the
-    error naming the line."""
-    if not text.strip() or '"' in text or "\0" in text or "\r" in text.replace("\r\n", ""):
+    coded, each distinct text parsed once) and parses the scores; the rows go into the
+    table as one block. Only a plain file qualifies (no quotes, NUL bytes or lone carriage
+    returns, UTF-8, every row within the header's width, every cell valid); anything else
+    returns False and is read by :func:`_read_long_table` or row by row, which give the
+    same table, or the error naming the line. The bytes are checked, not decoded: pandas
+    decodes them while it parses."""
+    data = path.read_bytes()
+    if not data.strip() or b'"' in data or b"\0" in data or (
+            b"\r" in data and b"\r" in data.replace(b"\r\n", b"")):
         return False
-    header_line, header = _header(text)
+    found = _header(data)
+    del data  # pandas reads the file itself
+    if found is None:
+        return False
+    header_line, header = found
     try:
         cols = column_index(header, CANONICAL_COLUMNS)
     except InputError as exc:
@@ -97,13 +104,13 @@ def _read_long_columns(path: Path, text: str, rows: Rows) -> bool:
             na_values={cols["value"]: _MISSING_CELLS}, skip_blank_lines=True, engine="c",
         )
         columns = _long_columns(cells, cols)
-    except (ValueError, pd.errors.ParserError, _Irregular, InputError):
+    except (ValueError, pd.errors.ParserError, _Irregular, InputError):  # UnicodeDecodeError too
         return False
     lines: list[int] = []
 
     def where(i: int) -> str:
         if not lines:  # lines end at "\n" here (no lone carriage return)
-            lines.extend(n for n, line in enumerate(text.split("\n"), start=1)
+            lines.extend(n for n, line in enumerate(read_text(path).split("\n"), start=1)
                          if n > header_line and line.strip(" \t\r,"))
         return f"{path}, line {lines[i]}"
 
@@ -111,12 +118,24 @@ def _read_long_columns(path: Path, text: str, rows: Rows) -> bool:
     return True
 
 
-def _header(text: str) -> tuple[int, list[str]]:
-    """The line number and stripped names of the first non-blank line (the header)."""
-    for n, line in enumerate(text_lines(text), start=1):
-        if line.strip(" \t\r\n,"):
-            return n, [h.strip() for h in line.rstrip("\r\n").split(",")]
-    raise _Irregular()  # not reached: the text is not blank
+def _header(data: bytes) -> tuple[int, list[str]] | None:
+    """The line number and stripped names of the first non-blank line (the header), or
+    None when it is not UTF-8 text with something in it."""
+    start, n = 0, 1
+    while start < len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        line = data[start:end]
+        if line.strip(b" \t\r,"):
+            try:
+                text = line.decode("utf-8-sig" if start == 0 else "utf-8")
+            except UnicodeDecodeError:
+                return None
+            if not text.strip():
+                return None
+            return n, [h.strip() for h in text.rstrip("\r").split(",")]
+        start, n = end + 1, n + 1
+    return None
 
 
 def _long_columns(cells: pd.DataFrame, cols: dict[str, int]) -> dict[str, Any]:

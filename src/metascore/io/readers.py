@@ -59,6 +59,7 @@ Every parse error is an :class:`~metascore.errors.InputError` naming the file, t
 
 from __future__ import annotations
 
+import codecs
 import csv
 from collections.abc import Callable
 from os import PathLike
@@ -156,8 +157,7 @@ def detect_format(path: StrPath, option: str = "input.format") -> str:
         return "coopetition"
     if suffix == ".json":
         return _detect_json(p, option)
-    text = read_text(p)
-    first_line = text.lstrip().split("\n", 1)[0].strip()
+    first_line = _first_line(p)
     if first_line.startswith(BLIND_PHASE.rstrip(".")):
         return "codalab_csv"
     header = [h.strip() for h in next(csv.reader([first_line]), [])]
@@ -277,6 +277,29 @@ def _export_files(folder: Path) -> list[Path]:
     return sorted(f for f in folder.iterdir() if f.is_file() and not f.name.startswith(".")
                   and f.suffix.lower() in (".json", ".csv", ".txt")
                   and f.name not in (MANIFEST, COLUMNS_FILE))
+
+
+def _first_line(path: Path) -> str:
+    """The first line of the file after its leading blank lines, stripped, read from the
+    start of the file only as far as that line goes (the reader decodes a 100 MB file
+    once); bytes that are not UTF-8 before its end are reported as reading the whole text
+    reports them."""
+    decoder = codecs.getincrementaldecoder("utf-8-sig")()
+    text, size = "", 1 << 16
+    with open(path, "rb") as fh:
+        while True:
+            chunk = fh.read(size)
+            try:
+                text += decoder.decode(chunk, final=not chunk)
+            except UnicodeDecodeError:
+                break
+            start = text.lstrip()
+            if "\n" in start:
+                return start.split("\n", 1)[0].strip()
+            if not chunk:
+                return start.strip()
+            size *= 2
+    return read_text(path).lstrip().split("\n", 1)[0].strip()  # raises the decoding error
 
 
 def _option(option: str) -> str:

@@ -25,7 +25,8 @@ import numpy as np
 from ..leaderboard import Analysis, Board, Leaderboard, Row
 from ..registry import Display, get_ranking_method
 from .comparison_html import render_comparison
-from .per_judge import PER_JUDGE_FILE, judge_columns
+from .per_judge import judge_rank_summary, per_judge_holder
+from .report_style import REPORT_CSS as _CSS
 from .report_labels import clip_middle, heatmap_header, judge_header, judge_labels
 
 __all__ = ["render_report"]
@@ -40,68 +41,6 @@ MARGINS_SHOWN = 30
 REPORT_JUDGES = 60
 #: The rank heatmap shows at most this many ranked candidates (rows), the best-ranked.
 HEATMAP_CANDIDATES = 100
-
-_CSS = """
-:root { --ink:#1f2933; --muted:#66788a; --line:#d9e2ec; --bg:#f5f7fa; --card:#fff;
-  --accent:#2f6fde; --good:#1f7a4d; --good-bg:#e3f6ec; --bad:#a61b1b; --bad-bg:#fdecec;
-  --warn-bg:#fff4d6; --warn:#8a5a00; --base:#5b4bb7; --base-bg:#ece9fb; --gold:#c58b00; }
-* { box-sizing: border-box; }
-body { margin:0; background:var(--bg); color:var(--ink);
-  font: 14px/1.45 -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
-main { max-width: 1320px; margin: 0 auto; padding: 24px 20px 48px; }
-header h1 { font-size: 24px; margin: 0 0 4px; }
-header p { margin: 0; color: var(--muted); }
-section { background: var(--card); border: 1px solid var(--line); border-radius: 10px;
-  padding: 18px 20px; margin-top: 18px; }
-h2 { font-size: 17px; margin: 0 0 10px; }
-h3 { font-size: 14px; margin: 16px 0 6px; color: var(--muted); text-transform: uppercase;
-  letter-spacing: .04em; }
-.cards { display:flex; flex-wrap:wrap; gap:12px; margin-top:16px; }
-.card { background:var(--card); border:1px solid var(--line); border-radius:10px;
-  padding:12px 16px; flex:1 1 140px; }
-.card.wide { flex:2 1 260px; }
-.card .label { color:var(--muted); font-size:12px; text-transform:uppercase; letter-spacing:.04em; }
-.card .value { font-size:20px; font-weight:600; margin-top:2px; overflow-wrap:break-word; }
-.card .value.long { font-size:16px; }
-.msg { background:var(--warn-bg); color:var(--warn); border:1px solid #f0d58c;
-  border-radius:8px; padding:10px 14px; margin-top:12px; }
-.scroll { overflow-x:auto; }
-table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
-th, td { padding: 6px 10px; border-bottom: 1px solid var(--line); text-align: left;
-  vertical-align: top; }
-th { background: #eef2f7; font-weight: 600; font-size: 12.5px; white-space: nowrap; }
-td.num, th.num { text-align: right; white-space: nowrap; }
-th.judge { white-space: normal; min-width: 7em; max-width: 11em; vertical-align: bottom; }
-th.task { white-space: normal; text-align: center; color: var(--muted); font-weight: 600;
-  border-bottom: 2px solid var(--line); }
-table.leaderboard th { white-space: normal; }
-thead tr:first-child th[rowspan] { vertical-align: bottom; }
-td.status { min-width: 15em; max-width: 26em; }
-td.name { min-width: 11em; max-width: 18em; overflow-wrap: break-word; }
-td .sub { color: var(--muted); font-size: 11.5px; margin-left: 3px; }
-tr.winner td { background: #fff8e1; }
-tr.baseline td { background: var(--base-bg); }
-tr.excluded td { color: var(--muted); }
-td.failed { color: var(--bad); }
-details > summary { cursor: pointer; color: var(--accent); margin: 10px 0 4px; }
-.badge { display:inline-block; font-size:11px; font-weight:600; border-radius:999px;
-  padding:1px 8px; margin-left:6px; vertical-align:1px; }
-.b-base { background:var(--base-bg); color:var(--base); border:1px solid #cfc8f3; }
-.b-ok { background:var(--good-bg); color:var(--good); }
-.b-no { background:var(--bad-bg); color:var(--bad); }
-.b-win { background:#fff1c2; color:var(--gold); }
-.reason { color: var(--muted); font-size: 12.5px; }
-.note { color: var(--muted); font-size: 12.5px; margin: 8px 0 0; }
-pre { background:#0f1720; color:#e6edf3; padding:12px 14px; border-radius:8px;
-  overflow-x:auto; font-size:12.5px; }
-dl.sig { display:grid; grid-template-columns: max-content 1fr; gap:4px 16px; margin:0; }
-dl.sig dt { color:var(--muted); } dl.sig dd { margin:0; font-family: ui-monospace, monospace; }
-svg text { font-family: -apple-system, "Segoe UI", Roboto, Arial, sans-serif; }
-.legend { color: var(--muted); font-size: 12px; margin-top: 6px; }
-table.stats { width: auto; } table.stats td.num { font-size: 16px; font-weight: 600; }
-footer { color: var(--muted); font-size: 12px; margin-top: 18px; text-align: center; }
-"""
-
 
 def render_report(lb: Leaderboard) -> str:
     """The whole ``detailed_results.html`` document as a string."""
@@ -128,7 +67,7 @@ def render_report(lb: Leaderboard) -> str:
     ]
     if lb.filter is not None:
         parts.append(_qualification_section(lb, shown))
-    parts.append(_heatmap_section(final, _labels(lb, final), _holder(lb, final)))
+    parts.append(_heatmap_section(final, _labels(lb, final), per_judge_holder(lb, final)))
     parts.append(_margins_section(lb))
     if lb.analysis.uncertainty is not None:
         parts.append(_uncertainty_section(lb.final, lb.analysis))
@@ -140,7 +79,7 @@ def render_report(lb: Leaderboard) -> str:
             f"Development leaderboard: {lb.development.phase}", lb.development,
             "All selected development candidates, baselines included: the ranking the "
             "final-phase filter used.", shown, failed, final=False,
-            labels=_labels(lb, lb.development), holder=_holder(lb, lb.development),
+            labels=_labels(lb, lb.development), holder=per_judge_holder(lb, lb.development),
         ))
     parts.append(_provenance_section(lb))
     parts.append("<footer>Generated by metascore. This page is self-contained: no scripts, "
@@ -184,13 +123,13 @@ def _final_section(lb: Leaderboard, shown: Display, failed: dict[tuple[str, str,
         intro = "Baselines are shown for reference without a position."
     return _board_section(f"Final leaderboard: {lb.final.phase}", lb.final, intro, shown, failed,
                           show_status=lb.filter is not None, labels=_labels(lb, lb.final),
-                          holder=_holder(lb, lb.final))
+                          holder=per_judge_holder(lb, lb.final))
 
 
 def _board_section(
     title: str, board: Board, intro: str, shown: Display, failed: dict[tuple[str, str, str], str],
     show_status: bool = False, final: bool = True,
-    labels: Mapping[str, tuple[str, str]] | None = None, holder: str = "leaderboard.csv",
+    labels: Mapping[str, tuple[str, str]] | None = None, holder: str | None = "leaderboard.csv",
 ) -> str:
     # the shown quantity replaces its own detail column (average_rank = -score)
     details = sorted({k for r in board.rows for k in r.details} - {shown.label.replace(" ", "_")})
@@ -204,7 +143,7 @@ def _board_section(
     if show_status:  # before the judges, so the reason is on screen without scrolling
         head.append("<th>Status</th>")
     head += [f'<th class="num">{_e(_label(d))}</th>' for d in details]
-    summary = _rank_summary(board) if len(board.judges) > REPORT_JUDGES else None
+    summary = judge_rank_summary(board) if len(board.judges) > REPORT_JUDGES else None
     judges = () if summary is not None else board.judges
     if summary is not None:  # too many judges for a column each: each candidate's summary
         head += ['<th class="num" title="the median of the candidate\'s ranks over the judges">'
@@ -257,7 +196,7 @@ def _board_section(
              f"With {len(board.judges)} judges (more than {REPORT_JUDGES}), each candidate's judge "
              "ranks are summarised: their median, the number of judges on which no ranked "
              "candidate ranks better, and the number of missing scores; "
-             f"{_e(holder)} holds every judge's.")
+             f"{_e(_holding(holder, _EVERY_JUDGE))}.")
     return (f"<section><h2>{_e(title)}</h2><p class=\"note\">{_e(intro)} {about}{failures}</p>"
             f"{table}{notes}{extra}</section>")
 
@@ -269,41 +208,24 @@ def _labels(lb: Leaderboard, board: Board) -> dict[str, tuple[str, str]]:
                         lb.input_summary.get("column_titles"))
 
 
-def _holder(lb: Leaderboard, board: Board) -> str:
-    """Which file holds every judge's numbers of ``board``."""
-    limit, contents = judge_columns(lb)
-    name = "leaderboard.csv" if board is lb.final else "leaderboard.json"
-    if len(board.judges) <= limit:
-        return name
-    if board is lb.final and contents != "none":
-        return PER_JUDGE_FILE
-    return f"no file (more than output.judge_columns: {limit} judges{'' if board is not lb.final else ', output.per_judge: none'})"
+#: What the file named in the summary sentence holds.
+_EVERY_JUDGE = "every judge's numbers"
 
 
-def _judges_shown(board: Board, holder: str) -> str:
+def _judges_shown(board: Board, holder: str | None) -> str:
     """The note saying that only the first judges are drawn, when there are more."""
     if len(board.judges) <= REPORT_JUDGES:
         return ""
     return (f" The first {REPORT_JUDGES} of the {len(board.judges)} judges are shown "
-            f"({holder} holds them all).")
+            f"({_holding(holder, 'them all')}).")
 
 
-def _rank_summary(board: Board) -> dict[str, tuple[float | None, float | None, float]]:
-    """Per candidate: the median of its judge ranks, the number of judges on which no ranked
-    candidate ranks better, and its number of missing scores (ranks None when unranked)."""
-    best = np.full(len(board.judges), np.inf)
-    for r in board.ranked:
-        np.fmin(best, r.judge_ranks.array, out=best)
-    out: dict[str, tuple[float | None, float | None, float]] = {}
-    for r in board.rows:
-        ranks = r.judge_ranks.array
-        missing = float(np.count_nonzero(np.isnan(r.values.array)))
-        if r.position is None or np.isnan(ranks).all():
-            out[r.candidate] = (None, None, missing)
-            continue
-        out[r.candidate] = (float(np.nanmedian(ranks)), float(np.count_nonzero(ranks == best)),
-                            missing)
-    return out
+def _holding(holder: str | None, what: str) -> str:
+    """``"<file> holds <what>"``, or that no output file does (see ``per_judge_holder``)."""
+    if holder is None:
+        return (f"no output file holds {what}: the judges are more than output.judge_columns "
+                "and output.per_judge is none, or this is the development board")
+    return f"{holder} holds {what}"
 
 
 def _failure(failed: dict[tuple[str, str, str], str], phase: str, candidate: str, judge: str) -> str | None:
@@ -365,7 +287,7 @@ def _qualification_section(lb: Leaderboard, shown: Display) -> str:
 
 
 def _heatmap_section(board: Board, labels: Mapping[str, tuple[str, str]],
-                     holder: str = "leaderboard.csv") -> str:
+                     holder: str | None = "leaderboard.csv") -> str:
     ranked = board.ranked
     title = "<section><h2>Per-judge ranks of the ranked candidates</h2>"
     if not ranked or all(np.isnan(r.judge_ranks.array).all() for r in ranked):
