@@ -290,19 +290,21 @@ def test_bundle_zip_of_fixture_runs_with_parallel_jobs(tmp_path):
 # ------------------------------------------------------------------ failures the summary must not hide
 def _echo_bundle(tmp_path, score, ingestion=None):
     """The failures fixture with ``score`` as its scoring program (and ``ingestion`` as an
-    ingestion program), without sample submissions."""
+    ingestion program), without sample submissions; its time limit is generous (these runs
+    are about messages, not time: 2 s fails on a loaded machine)."""
     bundle = tmp_path / "bundle"
     shutil.copytree(BUNDLES / "failures", bundle)
     shutil.rmtree(bundle / "sample_submissions")
     (bundle / "scoring_program" / "score.py").write_text(score)
+    data = yaml.safe_load((bundle / "competition.yaml").read_text())
+    data["phases"][0]["execution_time_limit"] = 120
     if ingestion is not None:
         (bundle / "ingestion_program").mkdir()
         (bundle / "ingestion_program" / "ingest.py").write_text(ingestion)
         (bundle / "ingestion_program" / "metadata.yaml").write_text(
             "command: python3 /app/program/ingest.py /app/input_data /app/output /app/ingested_program\n")
-        data = yaml.safe_load((bundle / "competition.yaml").read_text())
         data["tasks"][0]["ingestion_program"] = "ingestion_program/"
-        (bundle / "competition.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    (bundle / "competition.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
     return bundle
 
 
