@@ -363,3 +363,15 @@ def test_a_v1_column_ending_with_its_leaderboard_alias(tmp_path):
     columns = yaml.safe_load(path.read_text())["leaderboard"]["columns"]
     assert list(columns) == ["hits", "rmse", "Duration", "n_qualified", "winner_score"]
     assert columns["Duration"]["leaderboard"] == columns["n_qualified"]["leaderboard"] == {"label": "RESULTS", "rank": 1}
+
+
+def test_an_end_with_a_time_is_written_quoted_so_codabench_keeps_the_time(tmp_path):
+    """Codabench's unpacker keeps only the day of an unquoted date-time (issue 25, item 2):
+    `--end "2026-12-31 23:59:00"` is written quoted, and the check has nothing to say of it."""
+    bundle = _copy(V2, tmp_path)
+    add_meta(bundle, end="2026-12-31 23:59:00")
+    assert 'end: "2026-12-31 23:59:00"' in (bundle / "competition.yaml").read_text()
+    report = check_bundle(bundle)
+    assert not any("unquoted date-time" in w for w in report.warnings)
+    final = next(p for p in report.competition.phases if p.name == "Final")
+    assert final.end.hour == 23 and report.competition.phases[-1].start.isoformat() == "2027-01-01T00:00:00"

@@ -218,3 +218,99 @@ def test_duplicate_keys_in_a_submissions_manifest_are_errors_with_their_lines(tm
     (subs / "submissions.yaml").write_text("- file: a.zip\n  team: x\n  team: y\n")
     with pytest.raises(Exception, match=r"submissions\.yaml: key 'team' appears twice \(lines 2 and 3\)"):
         read_manifest(subs)
+
+
+# ------------------------------------------------------------ dates as Codabench stores them
+def test_an_unquoted_time_of_day_is_dropped_as_codabench_does(bundle):
+    """Codabench's unpacker (unpackers/utils.get_datetime) keeps only the day of an unquoted
+    YAML date-time: `end: 2026-05-31 23:59:00` ends the phase at 2026-05-31 00:00 UTC (issue
+    25, item 2). A quoted value is parsed as text, its time kept."""
+    import datetime as dt
+
+    def change(d):
+        d["phases"][0]["end"] = dt.datetime(2026, 5, 31, 23, 59)  # dumped unquoted
+        d["phases"].append({"index": 1, "name": "Final", "start": "2026-06-01 08:00:00",  # quoted
+                            "tasks": [0]})
+    report = bundle(change)
+    assert report.errors == []
+    assert report.warnings == [
+        "competition.yaml: phases[0].end: 2026-05-31 23:59:00 is an unquoted date-time, of which "
+        "Codabench's unpacker keeps only the day: the phase really ends at 2026-05-31 00:00 UTC, "
+        "23 h 59 min earlier than written; quote the value (end: \"2026-05-31 23:59:00\") to keep "
+        "its time, or write the day alone."]
+    dev, final = report.competition.phases
+    assert dev.end == dt.datetime(2026, 5, 31) and final.start == dt.datetime(2026, 6, 1, 8, 0)
+
+
+def test_phase_order_is_checked_on_the_stored_dates(bundle):
+    """12:00 and 18:00 of the same day are both stored as that day's midnight, and the
+    unpacker refuses a phase that starts when the previous one ends."""
+    import datetime as dt
+
+    def change(d):
+        d["phases"][0]["end"] = dt.datetime(2026, 5, 31, 12, 0)
+        d["phases"].append({"index": 1, "name": "Final", "start": dt.datetime(2026, 5, 31, 18, 0),
+                            "tasks": [0]})
+    report = bundle(change)
+    assert report.errors == [
+        "competition.yaml: phases ('Feedback' -> 'Final'): phase 'Final' starts at 2026-05-31 "
+        "00:00:00 but 'Feedback' ends at 2026-05-31 00:00:00 (as Codabench stores them: it keeps "
+        "only the day of an unquoted date-time, here phases[0].end, phases[1].start); a phase "
+        "must start after the previous one ends (equal times are refused too)."]
+    assert sum("unquoted date-time" in w for w in report.warnings) == 2
+
+
+def test_v1_start_dates_lose_their_time_too(tmp_path):
+    root = tmp_path / "v1"
+    shutil.copytree(BUNDLES / "v1_computed", root)
+    text = (root / "competition.yaml").read_text()
+    text = text.replace("start_date: 2026-01-01", "start_date: 2026-01-01 09:30:00")
+    (root / "competition.yaml").write_text(text)
+    report = check_bundle(root)
+    (warning,) = [w for w in report.warnings if "unquoted date-time" in w]
+    assert warning.startswith("competition.yaml: phases.1.start_date: 2026-01-01 09:30:00 is an "
+                              "unquoted date-time")
+    assert "really starts at 2026-01-01 00:00 UTC, 9 h 30 min" in warning
+    assert report.competition.phases[0].start.hour == 0
+
+
+def test_the_baselines_time_is_the_first_phase_start_as_stored(tmp_path):
+    """`bundle run` dates the starting kit's baseline at the first phase's start: the start
+    Codabench stores (midnight), not the written time."""
+    import datetime as dt
+
+    from metascore.bundle.submissions import collect_submissions
+
+    root = tmp_path / "b"
+    shutil.copytree(TEMPLATE, root)
+    data = yaml.safe_load((root / "competition.yaml").read_text())
+    data["phases"][0]["start"] = dt.datetime(2026, 1, 1, 8, 0)
+    (root / "competition.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    subs, _ = collect_submissions(load_competition(root), cache=tmp_path / "cache")
+    (baseline,) = [s for s in subs if s.is_baseline]
+    assert baseline.submitted_at == "2026-01-01T00:00:00+00:00"
+
+
+# ------------------------------------------------------------ a phase naming a missing task
+@pytest.mark.parametrize("tasks, message", [
+    ([5], "phases[2].tasks: task index 5 is not defined (tasks: 0, 1, 2); Codabench's unpacker "
+          "fails on it: name the index of a task of `tasks:`."),
+    (None, "phases[2].tasks: empty; list the indexes of the phase's tasks, e.g. tasks: [0] "
+           "(Codabench's unpacker fails on it with \"'NoneType' object is not iterable\")."),
+    ([], "phases[2].tasks: [] names no task; list the indexes of the phase's tasks, e.g. tasks: [0] "
+         "(Codabench cannot run a submission in a phase without tasks)."),
+])
+def test_a_phase_naming_a_missing_task_is_refused(tmp_path, tasks, message):
+    """Codabench's real unpacker fails on these after the upload ("'NoneType' object is not
+    iterable"); `bundle check` refuses them first, and `bundle zip` writes no zip (issue 25,
+    item 5)."""
+    from metascore.cli import main
+
+    root = tmp_path / "b"
+    shutil.copytree(TEMPLATE, root)
+    data = yaml.safe_load((root / "competition.yaml").read_text())
+    data["phases"][2]["tasks"] = tasks
+    (root / "competition.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    assert "competition.yaml: " + message in check_bundle(root).errors
+    assert main(["bundle", "zip", str(root), "-o", str(tmp_path / "b.zip")]) == 1
+    assert not (tmp_path / "b.zip").exists()

@@ -287,6 +287,27 @@ def test_bundle_zip_of_fixture_runs_with_parallel_jobs(tmp_path):
     assert [r.scores["accuracy"] for r in report.results] == [1.0, 0.5, 0.75, 0.25]
 
 
+@pytest.mark.slow
+def test_a_hand_zipped_template_runs_but_says_it_fails_on_codabench(tmp_path):
+    """Zipped without `bundle zip`, meta_scoring_program/ holds only its README (issue 25,
+    item 4): the local run fills it, as for a folder, and warns that uploaded as it is, the
+    Final ranking phase fails on Codabench."""
+    from metascore.bundle.archive import zip_directory
+
+    template = Path(__file__).parents[1] / "bundle_template"
+    hand = zip_directory(template, tmp_path / "hand.zip")
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    shutil.copytree(template / "sample_submissions" / "alice__centroid", subs / "alice__centroid")
+    report = run_bundle(hand, tmp_path / "out", submissions=subs)
+    assert report.meta is not None and report.meta.finished
+    assert ("the zip's 'meta_scoring_program/' (task 'meta-ranking') is the placeholder that "
+            "`metascore bundle zip` fills: this run fills it with the meta-scoring program, but "
+            "uploaded as it is, the worker finds no program there and the submissions of phase(s) "
+            "'Final ranking' fail on Codabench ('Execution Time Limit exceeded'); upload the zip that "
+            "`metascore bundle zip` makes.") in report.warnings
+
+
 # ------------------------------------------------------------------ failures the summary must not hide
 def _echo_bundle(tmp_path, score, ingestion=None):
     """The failures fixture with ``score`` as its scoring program (and ``ingestion`` as an

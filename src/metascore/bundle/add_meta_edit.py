@@ -447,8 +447,9 @@ def _parse_date(text: str, what: str = "--end") -> dt.datetime:
 
 
 def _date_text(when: dt.datetime) -> str:
-    """``2027-06-30`` at midnight, else ``2027-06-30 23:59:00`` (both YAML timestamps)."""
-    return when.strftime("%Y-%m-%d") if when.time() == dt.time() else when.strftime("%Y-%m-%d %H:%M:%S")
+    """``2027-06-30`` at midnight, else ``"2027-06-30 23:59:00"``: quoted, since Codabench's
+    unpacker keeps only the day of an unquoted date-time (:mod:`~metascore.bundle.phase_dates`)."""
+    return when.strftime("%Y-%m-%d") if when.time() == dt.time() else when.strftime('"%Y-%m-%d %H:%M:%S"')
 
 
 def _unique(name: str, taken: list[str]) -> str:

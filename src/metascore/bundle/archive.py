@@ -24,6 +24,7 @@ here too.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import shutil
 import stat
@@ -45,6 +46,7 @@ from .meta_program import (
     default_scoring_program,
     needs_meta_program,
 )
+from .phase_dates import shift_dates
 from .schema import check_bundle, path_references
 
 __all__ = [
@@ -286,6 +288,7 @@ def build_bundle_zip(
     dest_zip: str | os.PathLike[str],
     *,
     scoring_program: str | os.PathLike[str] | None = None,
+    start: dt.date | None = None,
     log: Callable[[str], None] = lambda _: None,
 ) -> Path:
     """Zip a bundle directory into an uploadable Codabench bundle.
@@ -294,8 +297,10 @@ def build_bundle_zip(
     references (programs, data, starting kits, solutions) points to ``<dir>.zip``, a zip
     of that directory with its files at the root. Referenced files (pages, logo, terms,
     existing zips) are copied as they are. A ``meta_scoring_program/`` that is absent or
-    holds only a README is filled by :func:`assemble_meta_program` first. The bundle must
-    pass :func:`~metascore.bundle.schema.check_bundle` without errors.
+    holds only a README is filled by :func:`assemble_meta_program` first. ``start``: every
+    phase date is moved by the same number of days so that the first phase starts that day
+    (:func:`~metascore.bundle.phase_dates.shift_dates`; the folder is not changed). The
+    bundle must pass :func:`~metascore.bundle.schema.check_bundle` without errors.
     """
     bundle, dest_zip = Path(bundle), Path(dest_zip)
     if not bundle.is_dir():
@@ -307,6 +312,9 @@ def build_bundle_zip(
             f"{report.errors[0]} (run `metascore bundle check {bundle}`)."
         )
     data = read_yaml(bundle / "competition.yaml", on_duplicate=lambda _: None)  # warned by the check
+    if start is not None and report.competition is not None:
+        for line in shift_dates(data, report.competition, start):
+            log(f"[*] {line}")
     with tempfile.TemporaryDirectory(prefix="metascore-bundle-") as tmp:
         stage = Path(tmp) / "bundle"
         stage.mkdir()

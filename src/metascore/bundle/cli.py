@@ -94,8 +94,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "directions, judges' tasks and columns, baselines, output keys). Warnings list what "
         "Codabench accepts but silently ignores or gets wrong, including its known traps "
         "(multi-task phases with Force_Last, migration of multi-task submissions, a meta phase "
-        "under the Add rule, baselines), each with the upstream issue and the fix. Exit code 1 "
-        "when there are errors (or warnings with --strict).",
+        "under the Add rule, baselines), each with the upstream issue and the fix, and its "
+        "calendar: a time of day its unpacker drops from an unquoted date-time, a phase with "
+        "auto_migrate_to_this_phase that starts before now (migrated at once, empty). A zip is "
+        "checked as it would be uploaded: a meta_scoring_program/ placeholder that `bundle zip` "
+        "did not fill is an error there (a note for a folder). Exit code 1 when there are errors "
+        "(or warnings with --strict).",
     )
     p.add_argument("bundle", help="bundle folder or zip")
     p.add_argument("--strict", action="store_true", help="treat warnings as errors")
@@ -189,12 +193,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Zip a bundle folder: competition.yaml at the zip root, every folder it "
         "references (programs, data, starting kits) zipped on its own with its files at the "
         "root, and meta_scoring_program/ filled with metascore's meta-scoring program and a "
-        "vendored copy of the metascore package (so it runs in a stock image).",
+        "vendored copy of the metascore package (so it runs in a stock image). The zip is then "
+        "checked as `bundle check` would check it, and its warnings printed (e.g. a phase "
+        "that auto-migrates and starts before now: Codabench migrates it at once, empty).",
     )
     p.add_argument("bundle", help="bundle folder")
     p.add_argument("--output", "-o", default="bundle.zip", help="zip to write (default: bundle.zip)")
     p.add_argument("--scoring-program", metavar="DIR",
                    help="meta-scoring program folder (default: the repository's scoring_program/)")
+    p.add_argument("--start", metavar="DATE",
+                   help="move every phase date in the zip by the same number of days so that the "
+                   "first phase starts on DATE (YYYY-MM-DD, or 'today' in UTC); phase lengths and "
+                   "gaps are kept, the folder is not changed")
     p.set_defaults(func=_cmd_zip)
 
 
@@ -213,21 +223,12 @@ def _data_item(text: str) -> tuple[str, str]:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from .archive import safe_extract
-    from .check import check_bundle
-
     path = Path(args.bundle)
-    with tempfile.TemporaryDirectory(prefix="metascore-check-") as tmp:
-        if path.is_file():
-            if not zipfile.is_zipfile(path):
-                raise InputError(f"{path}: not a bundle folder or zip file.")
-            safe_extract(path, tmp)
-            root = Path(tmp)
-        elif path.is_dir():
-            root = path
-        else:
-            raise InputError(f"{path}: no such bundle folder or zip file.")
-        report = check_bundle(root)
+    if path.is_file() and not zipfile.is_zipfile(path):
+        raise InputError(f"{path}: not a bundle folder or zip file.")
+    if not path.exists():
+        raise InputError(f"{path}: no such bundle folder or zip file.")
+    report = _check_path(path)
     comp = report.competition
     if comp is not None:
         print(f"{path}: v{comp.version} bundle {comp.title!r}, image {comp.docker_image}")
@@ -241,10 +242,25 @@ def _cmd_check(args: argparse.Namespace) -> int:
         print(f"error: {error}")
     for warning in report.warnings:
         print(f"warning: {warning}")
+    for note in report.notes:
+        print(f"note: {note}")
     failed = bool(report.errors) or (args.strict and bool(report.warnings))
     print(f"{len(report.errors)} error(s), {len(report.warnings)} warning(s): "
           + ("not ready to upload." if failed else "OK."))
     return 1 if failed else 0
+
+
+def _check_path(path: Path):
+    """The full check of a bundle folder, or of a zip as it would be uploaded (the
+    meta-scoring program's placeholder is then an error, not a note)."""
+    from .archive import safe_extract
+    from .check import check_bundle
+
+    if path.is_dir():
+        return check_bundle(path)
+    with tempfile.TemporaryDirectory(prefix="metascore-check-") as tmp:
+        safe_extract(path, tmp)
+        return check_bundle(Path(tmp), meta_program_available=False)
 
 
 def _cmd_add_meta(args: argparse.Namespace) -> int:
@@ -323,7 +339,9 @@ def _cmd_env(args: argparse.Namespace) -> int:
 def _cmd_zip(args: argparse.Namespace) -> int:
     from .archive import build_bundle_zip
     from .check import check_bundle
+    from .phase_dates import parse_start
 
+    start = parse_start(args.start) if args.start is not None else None
     if Path(args.bundle).is_dir():  # the full check (metascore.yaml too) before zipping
         report = check_bundle(Path(args.bundle))
         if report.errors:
@@ -332,6 +350,14 @@ def _cmd_zip(args: argparse.Namespace) -> int:
                 f"run `metascore bundle check {args.bundle}`); no zip written."
             )
     dest = build_bundle_zip(args.bundle, args.output, scoring_program=args.scoring_program,
-                            log=lambda line: print(line))
-    print(f"wrote {dest} (upload it on Codabench: Benchmarks > Management > Upload)")
+                            start=start, log=lambda line: print(line))
+    report = _check_path(dest)  # what is uploaded: the dates as moved, the programs as filled
+    if report.errors:
+        dest.unlink()
+        raise ConfigError(f"{dest}: {report.errors[0]} ({len(report.errors)} error(s) in the "
+                          "zip); no zip written.")
+    for warning in report.warnings:
+        print(f"warning: {warning}")
+    print(f"wrote {dest} (upload it on Codabench: Benchmarks > Management > Upload)"
+          + (f"; {len(report.warnings)} warning(s) above" if report.warnings else ""))
     return 0

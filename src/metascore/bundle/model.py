@@ -103,7 +103,12 @@ class Task:
 
 @dataclass(frozen=True)
 class Phase:
-    """A phase; ``auto_migrate``: ``auto_migrate_to_this_phase`` (v1: ``auto_migration``)."""
+    """A phase; ``auto_migrate``: ``auto_migrate_to_this_phase`` (v1: ``auto_migration``).
+
+    ``start`` and ``end`` are the dates as Codabench stores them (UTC, no time zone; an
+    unquoted YAML date-time keeps only its day: :mod:`~metascore.bundle.phase_dates`).
+    ``yaml_key``: where the phase is in ``competition.yaml`` (``phases[1]``; v1: ``phases.2``).
+    """
 
     index: int
     name: str
@@ -116,6 +121,7 @@ class Phase:
     #: ``auto_migrate_to_this_phase`` (v1 ``auto_migration``): the previous phase's finished
     #: submissions are re-run here.
     auto_migrate: bool = False
+    yaml_key: str = ""
 
 
 @dataclass(frozen=True)
@@ -154,12 +160,17 @@ class Competition:
 
 @dataclass
 class BundleReport:
-    """What :func:`check_bundle` found."""
+    """What :func:`check_bundle` found.
+
+    ``notes``: what is fine as it is but must not be uploaded so (e.g. the meta-scoring
+    program placeholder that ``metascore bundle zip`` fills); neither errors nor warnings.
+    """
 
     root: Path
     competition: Competition | None
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:

@@ -53,6 +53,7 @@ from .archive import safe_extract
 from .backend import Backend
 from .files import write_text
 from .limits import Limits
+from .meta_program import needs_meta_program
 from .model import Competition
 from .schema import load_competition
 # names of the worker, the site and the submissions stay importable from here
@@ -219,6 +220,8 @@ def run_bundle(
                 jobs=jobs if jobs is not None else min(4, os.cpu_count() or 1), feed=feed,
                 data=given)
     report = RunReport(out=out, backend=backend, warnings=list(comp.warnings))
+    if zipped:
+        report.warnings.extend(_zipped_placeholders(comp))
     subs, warnings = collect_submissions(comp, Path(submissions) if submissions else None, cache=out / "cache")
     report.warnings.extend(warnings)
     notice = getattr(engine, "notice", "")
@@ -236,6 +239,22 @@ def run_bundle(
     site.run(subs, report)
     write_text(out / "run_summary.json", json.dumps(report.to_dict(), indent=2, allow_nan=False) + "\n")
     return report
+
+
+def _zipped_placeholders(comp: Competition) -> list[str]:
+    """A zip whose ``meta_scoring_program/`` is the placeholder (absent or only a README):
+    this run fills it, but on Codabench the worker would find no program there."""
+    out = []
+    for task in comp.tasks.values():
+        path = comp.path(task.scoring_program)
+        if path is not None and needs_meta_program(path):
+            phases = ", ".join(repr(p.name) for p in comp.phases if task.index in p.tasks)
+            out.append(f"the zip's {task.scoring_program!r} (task {task.name!r}) is the placeholder "
+                       "that `metascore bundle zip` fills: this run fills it with the meta-scoring "
+                       "program, but uploaded as it is, the worker finds no program there and the "
+                       f"submissions of phase(s) {phases} fail on Codabench ('Execution Time Limit "
+                       "exceeded'); upload the zip that `metascore bundle zip` makes.")
+    return out
 
 
 def _only_baselines(comp: Competition, site: Site, subs: list[Submission], zipped: bool, log: Callable[[str], None]) -> None:

@@ -33,10 +33,17 @@ is no shell) and placeholders that do not work in the program's step
 a scoring program given ``$program`` for the predictions. A command whose script is not in
 its program is an error.
 
+Phase dates are the dates Codabench stores (:mod:`~metascore.bundle.phase_dates`): an
+unquoted YAML date-time keeps only its day, with a warning saying when the phase really
+starts or ends, and phase order is checked on them. A phase that names no task or a task
+index not in ``tasks:`` is an error (the unpacker fails on it).
+
 Differences from Codabench, on purpose: a path that does not exist and is not a UUID is an
 error here (Codabench would look it up as a dataset key and fail the unpack), and a
-``meta_scoring_program/`` folder that is absent or holds only a README is accepted, because
-``metascore bundle run`` / ``bundle zip`` fill it with metascore's meta-scoring program.
+``meta_scoring_program/`` folder that is absent or holds only a README is a note (not an
+error) in a folder, because ``metascore bundle run`` / ``bundle zip`` fill it with
+metascore's meta-scoring program; with ``meta_program_available=False`` (a zip about to be
+uploaded) it is an error.
 """
 
 from __future__ import annotations
@@ -87,8 +94,9 @@ def load_competition(root: str | Path, *, meta_program_available: bool = True) -
 def check_bundle(root: str | Path, *, meta_program_available: bool = True) -> BundleReport:
     """Check a bundle directory: schema, referenced files, programs' metadata.
 
-    ``meta_program_available``: accept a ``meta_scoring_program/`` folder that is absent or
-    holds only a README (it is filled from metascore's own meta-scoring program).
+    ``meta_program_available``: a ``meta_scoring_program/`` folder that is absent or holds
+    only a README (filled from metascore's own meta-scoring program) is a note; ``False``:
+    an error.
     """
     root = Path(root)
     report = BundleReport(root=root, competition=None)

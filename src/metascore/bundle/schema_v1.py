@@ -93,7 +93,10 @@ class SchemaV1(SchemaChecker):
                 public_data=self.path(node, "public_data", where),
                 start=self.date(node, "start_date", where, required=True),
                 auto_migrate=order > 0 and bool(self.get(node, "auto_migration", where, bool, default=False)),
+                yaml_key=where,
             ))
+        if data.get("end_date") not in (None, "", "null"):  # the last phase's end (a time is dropped too)
+            self.date(data, "end_date", "", required=False)
         if not phases and "phases" in data:
             self.error("phases", "at least one phase is required.")
         leaderboard = self.leaderboard_v1(data)
