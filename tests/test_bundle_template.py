@@ -215,7 +215,8 @@ def test_report_reads_naturally(run):
     tie = [m for m in doc["messages"] if "share first place" in m]
     assert tie == ["alice__centroid and carol__linear share first place (average rank 1.67 each); "
                    "alice__centroid is listed first and is the winner by the tie-break: the earlier "
-                   "submission (2026-02-01T10:00:00 before 2026-02-03T10:00:00) (ranking.tie_break: "
+                   "submission (2026-02-01T10:00:00 before 2026-02-03T10:00:00: their submissions in "
+                   "phase 'Development') (ranking.tie_break: "
                    "['submitted_at', 'candidate'])."]
     assert "share first place" in page
     # dave's crash on housing is recorded by the ingestion program and his other datasets
