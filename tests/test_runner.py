@@ -153,9 +153,13 @@ def test_v2_result_submissions_multi_task(tmp_path, backend):
     assert scored["exitCode"] == 0 and scored["elapsedTime"] >= 0
     # outputs tree + manifest
     tree = tmp_path / "out" / "outputs"
-    assert json.loads((tree / "Feedback/bob__half/task_a/scores.json").read_text()) == {"accuracy": 0.75}
+    # named as the export names them, <owner>-<id>; in a two-task phase each submission also
+    # takes one id per task (Codabench's child submissions)
+    keys = {e["candidate"]: e["key"] for e in report.export}
+    assert sorted(keys.values()) in (["alice-1", "bob-4"], ["alice-4", "bob-1"])
+    assert json.loads((tree / "Feedback" / keys["bob__half"] / "task_a/scores.json").read_text()) == {"accuracy": 0.75}
     rows = list(csv.DictReader((tree / "submissions.csv").open()))
-    assert [r["candidate"] for r in rows] == ["alice__good", "bob__half"]
+    assert [r["candidate"] for r in rows] == [keys["alice__good"], keys["bob__half"]]
     assert rows[0]["participant"] == "alice" and rows[0]["is_baseline"] == "false"
 
 
@@ -209,10 +213,12 @@ def test_failure_paths_give_worker_statuses_and_real_reasons(tmp_path, backend):
     # only the finished run has scores in the outputs tree, a failed one its status in
     # error.txt (shown as failed, not as a missing score); every candidate is in the manifest
     tree = tmp_path / "out" / "outputs" / "Stress"
-    assert [p.parent.parent.name for p in tree.glob("*/*/scores.json")] == ["good"]
-    failed = sorted(p.parent.parent.name for p in tree.glob("*/*/error.txt"))
+    keys = {e["candidate"]: e["key"] for e in report.export}  # the tree names them <owner>-<id>
+    local = {key: cand for cand, key in keys.items()}
+    assert [local[p.parent.parent.name] for p in tree.glob("*/*/scores.json")] == ["good"]
+    failed = sorted(local[p.parent.parent.name] for p in tree.glob("*/*/error.txt"))
     assert failed == sorted(set(res) - {"good"})
-    assert (tree / "slow/echo/error.txt").read_text().startswith(
+    assert (tree / keys["slow"] / "echo/error.txt").read_text().startswith(
         "Failed (Execution Time Limit exceeded. Limit was 2 seconds)")
     assert len(list(csv.DictReader((tmp_path / "out/outputs/submissions.csv").open()))) == 7
     text = format_report(report)
@@ -270,8 +276,10 @@ def test_solutions_run_on_their_tasks_and_zipped_submissions(tmp_path):
                    ("zed__zipped", "task_a"): {"accuracy": 0.75},
                    ("zed__zipped", "task_b"): {"accuracy": 0.25}}
     rows = list(csv.DictReader((tmp_path / "out/outputs/submissions.csv").open()))
-    assert [(r["candidate"], r["participant"]) for r in rows] == [("solution", "organizer"),
-                                                                  ("zed__zipped", "zed")]
+    keys = {e["candidate"]: e["key"] for e in report.export}  # the tree names them <owner>-<id>
+    assert keys["solution"].startswith("organizer-") and keys["zed__zipped"].startswith("zed-")
+    assert [(r["candidate"], r["participant"]) for r in rows] == [(keys["solution"], "organizer"),
+                                                                  (keys["zed__zipped"], "zed")]
 
 
 def test_bundle_zip_of_fixture_runs_with_parallel_jobs(tmp_path):
@@ -402,7 +410,7 @@ def test_a_failed_ingestion_leads_the_reason_and_its_stdout_is_read(tmp_path):
                         "program failed)")
     assert any(line.startswith("then the scoring program exited with code 1; last line of its "
                                "stderr: FileNotFoundError") for line in lines)
-    error = (tmp_path / "out/outputs/Stress/bob/echo/error.txt").read_text()
+    error = (tmp_path / "out/outputs/Stress/bob-1/echo/error.txt").read_text()  # named as the export would
     assert error.startswith("Failed (program_rc=1): prediction step: the ingestion program exited "
                             "with code 1; last line of its stdout: ValueError")
     text = format_report(report)

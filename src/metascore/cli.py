@@ -87,12 +87,15 @@ def read_matrix_file(
     ``codabench.json``), else higher-is-better. What the reader left out on purpose is
     appended to ``notes``; a warning per judge whose name says lower is better but that
     is ranked higher-is-better by default, and per candidate with no score on any chosen
-    judge (kept with every score missing), to ``alerts``.
+    judge (kept with every score missing), to ``alerts``. For the ``submitted_at``
+    tie-break, a participant of a phase listed before ``phase`` in the file keeps the
+    place of their submission there (:mod:`metascore.submission_order`).
     """
     from .config import JudgeConfig
     from .errors import did_you_mean
     from .io.readers import read_scores
     from .leaderboard import phase_matrix
+    from .submission_order import phase_origins
 
     frame = read_scores(path, format, format_option="--format")
     if notes is not None:
@@ -129,7 +132,10 @@ def read_matrix_file(
         for (t, m), key in zip(pairs, keys)
     )
     unscored: dict[str, str] = {}
-    matrix = phase_matrix(frame, phase, judges, unscored=unscored)
+    # "the earlier submission": a participant of an earlier phase of the file keeps the
+    # place of their submission there (a migrated copy has a new id)
+    origins = phase_origins(frame, phase, phases[:phases.index(phase)])
+    matrix = phase_matrix(frame, phase, judges, unscored=unscored, origins=origins)
     if alerts is not None:
         alerts.extend(f"candidate {c!r} has no score on any judge ({why}); it is ranked with "
                       "every score missing (--missing decides its place)." for c, why in unscored.items())

@@ -229,12 +229,13 @@ def _left_out(columns: Sequence[Column], judged: Sequence[Column]) -> list[str]:
 def _baselines(choices: MetaChoices, submissions: Sequence[Submission], notes: list[str]) -> list[str]:
     if choices.baselines is not None:
         names = [n for n in choices.baselines if n.lower() != "none"]
-        known = {s.candidate for s in submissions} | {s.participant for s in submissions}
+        known = {s.participant for s in submissions}  # the meta phase sees <owner>-<id> names
         unknown = [n for n in names if n not in known]
         if unknown:
             notes.append(f"baseline(s) {', '.join(unknown)} (--baseline): no local submission has this "
-                         "name, so `bundle run` cannot find it; on Codabench it must be the account "
-                         "that submits the baseline.")
+                         "participant, so `bundle run` cannot find it (its meta phase, like "
+                         "Codabench's results export, names submissions <owner>-<id>); on Codabench "
+                         "it must be the account that submits the baseline.")
         return names
     flagged = [s for s in submissions if s.is_baseline]
     if flagged:

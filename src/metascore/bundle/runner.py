@@ -31,6 +31,11 @@ Where this differs from the v2 worker, knowingly:
   ``submission_rule`` per phase, applied to whole submissions: the loss of task scores of
   multi-task phases under ``Force_Last`` (codabench#2211) is not reproduced (``bundle check``
   warns about it).
+- The meta phase gets the export's names ``<owner>-<id>``; the ids follow submission order
+  and the migrated copies are numbered in the order of their development ids, where the
+  site migrates in an order nothing fixes (PostgreSQL's row order,
+  :mod:`~metascore.bundle.submission_ids`): a final id may differ from the site's, never the
+  order of a tie (:mod:`metascore.submission_order`).
 - The local backend runs each job in a bwrap sandbox with the worker's ``/app`` layout, or
   where bwrap cannot run, with rewritten command paths and no isolation (see
   :mod:`metascore.bundle.local`); its programs run with this Python or the environment
@@ -354,7 +359,8 @@ def _export_lines(report: RunReport) -> list[str]:
     lines: list[str] = []
     for phase in dict.fromkeys(e["phase"] for e in report.export):
         entries = [e for e in report.export if e["phase"] == phase]
-        kept = [e["candidate"] for e in entries if e["exported"]]
+        kept = [f"{e['candidate']} ({e['key']})" if e.get("key") else e["candidate"]
+                for e in entries if e["exported"]]
         lines.append(f"export {phase}: {len(kept)} of {len(entries)} submission(s) reach the meta "
                      f"phase: {', '.join(kept) or 'none'}")
         left: dict[str, list[str]] = {}  # one line per reason, naming its submissions

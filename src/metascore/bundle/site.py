@@ -24,11 +24,11 @@ that have a leaderboard column (the others are a note); the site adds the comput
 The finished scoring outputs of the submissions the site's results export would hold (the
 leaderboard's ``submission_rule`` per phase, :mod:`~metascore.bundle.submission_rules`; or
 every submission with ``feed="all"``) are collected into ``<out>/outputs/<phase>/
-<candidate>/<task>/scores.json`` with ``<out>/outputs/submissions.csv`` (phase, candidate,
-participant, submitted_at, is_baseline) and ``<out>/outputs/codabench.json`` (each phase's
-tasks and leaderboard columns with their ``sorting``, the format ``metascore codabench
-pull`` writes, read by :mod:`metascore.io.columns`: judges without a direction take their
-column's, and the leaderboard's ``submission_rule``); a failed run of an exported
+<owner>-<id>/<task>/scores.json`` with ``<out>/outputs/submissions.csv`` (phase, candidate,
+participant, is_baseline; ``submitted_at`` left empty) and ``<out>/outputs/codabench.json``
+(each phase's tasks and leaderboard columns with their ``sorting``, the format ``metascore
+codabench pull`` writes, read by :mod:`metascore.io.columns`: judges without a direction
+take their column's, and the leaderboard's ``submission_rule``); a failed run of an exported
 submission leaves ``error.txt`` with its status instead of ``scores.json``, and so does a
 baseline whose every run failed, though no export would hold it (a knowing difference: the
 meta phase then says that the baseline's run failed, and why); each decision and its
@@ -39,6 +39,13 @@ meta-scoring program like any other scoring job; its files are copied to ``<out>
 When no submission of any phase reaches it (e.g. every leaderboard under ``Add``), the meta
 phase is not run: its job fails with the reason (the export is empty, and which rule made
 it so).
+
+The meta phase sees what the site's results export holds: each submission named
+``<owner>-<id>`` with the id the site would give it (:mod:`~metascore.bundle.submission_ids`;
+a migrated submission gets a new id in the later phase) and no submission time, so its
+tie-break ("the earlier submission") reads the submission ids, as the meta-scoring program
+does on Codabench (:mod:`metascore.submission_order`). The run report and
+``run_summary.json`` keep the local names, with each one's export name (``export[].key``).
 """
 
 from __future__ import annotations
@@ -64,6 +71,7 @@ from .meta_program import assemble_meta_program, needs_meta_program
 from .model import UUID_PATTERN, Competition, Phase, Task
 from .metadata import read_metadata
 from .submission_rules import MANUAL_RULES, PhaseSubmission, export_decisions
+from .submission_ids import SubmissionIds
 from .submissions import Submission, safe_name, slug
 from .worker import Job, JobResult, run_job
 
@@ -104,6 +112,7 @@ class Site:
         self.cache = out / "cache"
         self.columns = {c.key: c for c in comp.leaderboard.columns} if comp.leaderboard else {}
         self.run_dirs = _unique_slugs([p.name for p in comp.phases])
+        self.ids = SubmissionIds()  # the <owner>-<id> names the site's export gives them
 
     # ------------------------------------------------------------ inputs
     def source(self, ref: str | None, what: str = "item") -> Path | None:
@@ -213,9 +222,14 @@ class Site:
         previous: Phase | None = None
         for phase in regular:
             entries = [s for s in submissions if self.submitted_to(s, phase, regular[0])]
+            moved: list[Submission] = []
             if phase.auto_migrate and previous is not None and previous.index == phase.index - 1:
-                entries += self.migrated(held, entries, phase, report)
-            held = self.run_phase(phase, entries, outputs, manifest, report)
+                moved = self.migrated(held, entries, phase, report)
+            tasks = self.comp.phase_tasks(phase)
+            self.ids.number(phase.name, previous.name if previous else None, moved, entries, {
+                s.candidate: sum(s.tasks is None or t.index in s.tasks for t in tasks)
+                for s in entries + moved})
+            held = self.run_phase(phase, entries + moved, outputs, manifest, report)
             previous = phase
         unplaced = [s.candidate for s in submissions if s.phase is None and s.tasks is None
                     and len(regular) > 1 and self.is_result(s, regular[0])]
@@ -251,7 +265,8 @@ class Site:
         for (sub, _), res in zip(todo, results):
             ran.setdefault(sub.candidate, (sub, []))[1].append(res)
         if self.feed == "all" or self.comp.leaderboard is None:
-            report.export.extend({"phase": phase.name, "candidate": c, "exported": True,
+            report.export.extend({"phase": phase.name, "candidate": c,
+                                  "key": self.ids.key(phase.name, c), "exported": True,
                                   "reason": "--feed all: every submission that ran"} for c in ran)
             return set(ran)
         entries = []
@@ -264,7 +279,8 @@ class Site:
             entries.append(PhaseSubmission(sub.candidate, sub.participant, sub.submitted_at,
                                            any(r.finished for r in runs), scores, sub.on_leaderboard))
         decisions = export_decisions(entries, self.comp.leaderboard)
-        report.export.extend({"phase": phase.name, "candidate": d.candidate, "exported": d.exported,
+        report.export.extend({"phase": phase.name, "candidate": d.candidate,
+                              "key": self.ids.key(phase.name, d.candidate), "exported": d.exported,
                               "reason": d.reason} for d in decisions)
         return {d.candidate for d in decisions if d.exported}
 
@@ -325,15 +341,18 @@ class Site:
         for (sub, task), res in zip(todo, results):
             if sub.candidate not in exported and sub.candidate not in failed_baselines:
                 continue
-            folder = outputs / safe_name(phase.name) / sub.candidate / dirs[task.index]
+            key = self.ids.key(phase.name, sub.candidate)  # the export's name: <owner>-<id>
+            folder = outputs / safe_name(phase.name) / key / dirs[task.index]
             if res.finished:
                 write_text(folder / "scores.json", json.dumps(res.scores, indent=2, allow_nan=False) + "\n")
             else:  # shown as a failed run, not as a missing score
                 write_text(folder / FAILURE_FILE, _failure_text(res))
         for sub in entries:
             if sub.candidate in exported or sub.candidate in failed_baselines:
-                manifest.append({"phase": phase.name, "candidate": sub.candidate,
-                                 "participant": sub.participant, "submitted_at": sub.submitted_at or "",
+                # what the export holds: the name <owner>-<id> and no submission time
+                manifest.append({"phase": phase.name,
+                                 "candidate": self.ids.key(phase.name, sub.candidate),
+                                 "participant": sub.participant, "submitted_at": "",
                                  "is_baseline": "true" if sub.is_baseline else "false"})
         # what migrates: the submissions the leaderboard holds (the export's, or every
         # finished one with feed="all")

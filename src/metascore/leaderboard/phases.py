@@ -9,7 +9,7 @@ table against the config once; :func:`phase_matrix` turns one phase into a
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -21,6 +21,7 @@ from ..errors import InputError, MetascoreError, did_you_mean
 from ..matrix import ScoreMatrix
 from ..ranking import Ranking
 from ..selection import Selection, select_candidates
+from ..submission_order import Origin, places
 
 _TRUE = {"true", "1", "yes", "y", "t"}
 
@@ -31,6 +32,7 @@ def phase_matrix(
     judges: tuple[JudgeConfig, ...] | None,
     baselines: tuple[str, ...] = (),
     unscored: dict[str, str] | None = None,
+    origins: Mapping[str, Origin] | None = None,
 ) -> ScoreMatrix:
     """The score matrix of every submission of ``phase`` in the canonical long table.
 
@@ -47,7 +49,9 @@ def phase_matrix(
     :mod:`metascore.directions`), else higher is
     better. A candidate
     is a baseline when its id or participant is listed in ``baselines`` or any of its rows
-    is flagged ``is_baseline``.
+    is flagged ``is_baseline``. ``origins`` (:func:`~metascore.submission_order.phase_origins`)
+    set each candidate's place for the ``submitted_at`` tie-break; without them a
+    candidate is its own origin.
     """
     known = frame.attrs.get("directions") or {}
     rows, found = _judge_rows(frame, phase, judges)
@@ -90,10 +94,18 @@ def phase_matrix(
             participants={c: None if p is None else str(p) for c, p in participants.items()},
             submitted_at=times,
             baselines=base,
+            submission_order=None if origins is None else _places(origins, pd.unique(cand)),
         )
     except InputError as exc:
         raise InputError(f"phase {phase!r}: {exc}") from None
     return matrix.subset(judges=keys)
+
+
+def _places(origins: Mapping[str, Origin], candidates: Any) -> dict[str, float]:
+    """Each candidate's place in submission order (unknown: last)."""
+    keys = list(origins)
+    placed = dict(zip(keys, places([origins[k] for k in keys])))
+    return {str(c): placed.get(str(c), math.inf) for c in candidates}
 
 
 def _judge_rows(
@@ -239,10 +251,11 @@ def _truthy(value: Any) -> bool:
 def select_phase(
     frame: pd.DataFrame, phase: str, config: Config, policy: str,
     rank_fn: Callable[[ScoreMatrix], Ranking], unscored: dict[str, str] | None = None,
+    origins: Mapping[str, Origin] | None = None,
 ) -> Selection:
     """The phase's matrix without late submissions, then participant selection
-    (``unscored``: as in :func:`phase_matrix`)."""
-    matrix = phase_matrix(frame, phase, config.judges, config.baselines, unscored)
+    (``unscored``, ``origins``: as in :func:`phase_matrix`)."""
+    matrix = phase_matrix(frame, phase, config.judges, config.baselines, unscored, origins)
     late: dict[str, str] = {}
     deadline = config.phases.deadlines.get(phase)
     if deadline is not None and matrix.submitted_at:
