@@ -449,7 +449,15 @@ def _demux(read: Callable[[], bytes], logs: list[CappedLog]) -> None:
 
 
 def _remove(container: Any) -> None:
-    try:
-        container.remove(force=True)
-    except Exception:  # already gone; nothing left to clean
-        pass
+    """Remove the container, whatever its state; an engine busy with it (podman under load
+    answers "container state improper" while it stops) is asked again, a few times."""
+    import docker.errors
+
+    for attempt in range(5):
+        try:
+            container.remove(force=True)
+            return
+        except docker.errors.NotFound:  # already gone
+            return
+        except Exception:  # busy or unreachable: try again, then give up
+            time.sleep(0.2 * (attempt + 1))
