@@ -455,7 +455,7 @@ def _remove(container: Any) -> None:
 
     for attempt in range(5):
         try:
-            container.remove(force=True)
+            container.remove(force=True, v=True)  # and its anonymous volumes
             return
         except docker.errors.NotFound:  # already gone
             return
