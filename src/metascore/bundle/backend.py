@@ -59,9 +59,18 @@ class StepResult:
 
 
 class Backend(Protocol):
-    """Runs steps; enforces its :class:`~metascore.bundle.limits.Limits` on each of them."""
+    """Runs steps; enforces its :class:`~metascore.bundle.limits.Limits` on each of them.
+
+    ``name`` is the ``--backend`` value; ``notice`` what this backend cannot do that the
+    worker does, said once by the runner (``""``: nothing to say).
+    """
 
     name: str
+    notice: str
+
+    def describe(self, image: str | None) -> str:  # pragma: no cover - protocol
+        """One line for the run's log: where and with what the programs run for ``image``."""
+        ...
 
     def run(self, step: StepSpec) -> StepResult:  # pragma: no cover - protocol
         ...

@@ -121,6 +121,8 @@ class DockerBackend:
     """
 
     name = "docker"
+    #: the containers have the worker's layout and isolation: nothing to say once per run
+    notice = ""
 
     def __init__(
         self,
@@ -161,6 +163,14 @@ class DockerBackend:
         if not hasattr(os, "getuid"):  # Windows: Docker Desktop maps ownership itself
             return None
         return f"{os.getuid()}:{os.getgid()}"
+
+    def describe(self, image: str | None) -> str:
+        """One line: the image the programs run in, and the engine that runs them."""
+        facts = self._engine_facts()
+        engine = ("podman" if facts["podman"] else "Docker") + (" (rootless)" if facts["rootless"] else "")
+        shown = self.image or image or "no image (set docker_image in competition.yaml or --image)"
+        return (f"docker backend: the programs run in containers of {shown} on {engine} "
+                f"(DOCKER_HOST={_engine_address()})")
 
     # -- images ------------------------------------------------------------------------------
     def image_for(self, step: StepSpec) -> str:

@@ -229,18 +229,16 @@ def run_bundle(
         report.warnings.extend(_zipped_placeholders(comp))
     subs, warnings = collect_submissions(comp, Path(submissions) if submissions else None, cache=out / "cache")
     report.warnings.extend(warnings)
-    notice = getattr(engine, "notice", "")
-    if notice:  # what the local backend's rewrite mode cannot do, said once
-        report.warnings.append(notice)
-        log(f"[!] {notice}")
+    if engine.notice:  # e.g. what the local backend's rewrite mode cannot do, said once
+        report.warnings.append(engine.notice)
+        log(f"[!] {engine.notice}")
     if submissions is None and subs and all(s.is_baseline for s in subs):
         _only_baselines(comp, site, subs, zipped, log)
     if not subs:
         report.warnings.append("no submissions to run: add a starting kit, solutions, "
                                "sample_submissions/ or --submissions.")
     log(f"[*] {comp.title}: {len(comp.phases)} phase(s), {len(subs)} submission(s), backend {backend}")
-    if hasattr(engine, "describe"):
-        log(f"[*] {engine.describe(image or comp.docker_image)}")
+    log(f"[*] {engine.describe(image or comp.docker_image)}")
     site.run(subs, report)
     write_text(out / "run_summary.json", json.dumps(report.to_dict(), indent=2, allow_nan=False) + "\n")
     return report
