@@ -110,6 +110,22 @@ def test_local_backend_shared_timer_kills_process_group(mode, tmp_path):
     assert results[1].exit_code == 0 and results[1].stdout == "done\n" and not results[1].timed_out
 
 
+@pytest.mark.parametrize("mode", SANDBOX_MODES)
+def test_both_backends_split_commands_with_the_one_function(mode, tmp_path):
+    from metascore.bundle.backend import split_command
+
+    mounts = (Mount("/app/program", tmp_path),)
+    step = StepSpec("scoring", "python3 score.py 'two words' /app/input", mounts)
+    assert split_command(step) == ["python3", "score.py", "two words", "/app/input"]
+    backend = local_backend(mode)
+    for command, message in (('python3 "x', r"^scoring: command 'python3 \"x' cannot be split \("),
+                             ("  ", r"^scoring: the command is empty\.$")):
+        bad = StepSpec("scoring", command, mounts)
+        for split in (split_command, backend.argv):
+            with pytest.raises(ConfigError, match=message):
+                split(bad)
+
+
 def test_get_backend_names():
     assert get_backend("local").name == "local"
     with pytest.raises(ConfigError, match="unknown backend 'podman'; choose one of local, docker"):

@@ -10,15 +10,20 @@ paths, the working directory, the environment and the time limit. A backend runs
   subprocess with the ``/app/...`` paths of its command rewritten to the host folders.
 - ``docker`` (:mod:`metascore.bundle.docker_backend`): a container through the ``docker``
   SDK with the same mounts.
+
+Both run the command split by :func:`split_command` and without a shell, as the worker does.
 """
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-__all__ = ["Mount", "StepSpec", "StepResult", "Backend"]
+from ..errors import ConfigError
+
+__all__ = ["Mount", "StepSpec", "StepResult", "Backend", "split_command"]
 
 
 @dataclass(frozen=True)
@@ -78,3 +83,21 @@ class Backend(Protocol):
     def run_many(self, steps: list[StepSpec], time_limit: float) -> list[StepResult]:  # pragma: no cover
         """Run steps concurrently under one shared timer (ingestion + program of a job)."""
         ...
+
+
+def split_command(step: StepSpec) -> list[str]:
+    """The step's command as the worker runs it: split with :func:`shlex.split` (docker-py
+    splits a string command the same way), run without a shell.
+
+    Raises
+    ------
+    ConfigError
+        When the command cannot be split (an unclosed quote) or is empty.
+    """
+    try:
+        tokens = shlex.split(step.command)
+    except ValueError as exc:
+        raise ConfigError(f"{step.name}: command {step.command!r} cannot be split ({exc}).") from None
+    if not tokens:
+        raise ConfigError(f"{step.name}: the command is empty.")
+    return tokens

@@ -5,7 +5,8 @@ service) through the ``docker`` Python SDK, found with :func:`docker.from_env`, 
 ``DOCKER_HOST`` is honoured. Each step becomes one container with the worker's settings
 (``compute_worker.py: _run_program_directory``):
 
-- the command string split with :func:`shlex.split` and run **without a shell**;
+- the command string split with :func:`shlex.split`
+  (:func:`~metascore.bundle.backend.split_command`) and run **without a shell**;
 - the step's mounts as bind volumes (``ro`` or ``rw``), its working directory and its
   environment (``PYTHONUNBUFFERED=1``);
 - the worker's 14 dropped capabilities and ``no-new-privileges`` (plus ``label=disable``
@@ -38,7 +39,6 @@ image's own default user runs instead; pass ``user=None`` to do the same.
 from __future__ import annotations
 
 import os
-import shlex
 import tempfile
 import threading
 import time
@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, MetascoreError
-from .backend import StepResult, StepSpec
+from .backend import StepResult, StepSpec, split_command
 from .limits import JobWatch, Limits, format_size, limit_error, parse_size
 from .logs import CappedLog, tail
 
@@ -235,12 +235,7 @@ class DockerBackend:
     def _container_config(self, step: StepSpec) -> dict[str, Any]:
         import docker.types
 
-        try:
-            command = shlex.split(step.command)
-        except ValueError as exc:
-            raise ConfigError(f"{step.name}: command {step.command!r} cannot be split ({exc}).") from None
-        if not command:
-            raise ConfigError(f"{step.name}: the command is empty.")
+        command = split_command(step)
         security = ["no-new-privileges"]
         if self._engine_facts()["podman"]:
             security.append("label=disable")

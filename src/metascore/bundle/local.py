@@ -17,15 +17,16 @@ Two modes (:class:`LocalBackend` ``sandbox=``):
   backend says so once (:attr:`LocalBackend.notice`); the runner refuses to take this
   mode by itself for submissions the bundle does not carry (:attr:`LocalBackend.chosen`).
 
-In both modes the command is split with :func:`shlex.split` and run **without a shell**
-(docker-py splits a string command the same way); ``python`` and ``python3`` run the chosen
-environment's interpreter (``--python-env``, else the environment ``metascore bundle env``
-built for the step's image, else this Python; :mod:`metascore.bundle.pyenv`); the
-environment is clean (``PATH``, ``HOME``, ``TMPDIR``, ``LANG`` and the step's
-``PYTHONUNBUFFERED=1``); stdout and stderr are streamed into capped logs
-(:mod:`metascore.bundle.logs`); the job runs under its limits (:mod:`metascore.bundle.limits`:
-wall time shared by the job's steps, memory, processes, disk) and every process of the job
-is killed when its first process ends or a limit is reached.
+In both modes the command is split as the docker backend splits it
+(:func:`~metascore.bundle.backend.split_command`) and run **without a shell**; ``python``
+and ``python3`` run the chosen environment's interpreter (``--python-env``, else the
+environment ``metascore bundle env`` built for the step's image, else this Python;
+:mod:`metascore.bundle.pyenv`); the environment is clean (``PATH``, ``HOME``, ``TMPDIR``,
+``LANG`` and the step's ``PYTHONUNBUFFERED=1``); stdout and stderr are streamed into capped
+logs (:mod:`metascore.bundle.logs`); the job runs under its limits
+(:mod:`metascore.bundle.limits`: wall time shared by the job's steps, memory, processes,
+disk) and every process of the job is killed when its first process ends or a limit is
+reached.
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ from __future__ import annotations
 import os
 import re
 import selectors
-import shlex
 import signal
 import subprocess
 import sys
@@ -43,7 +43,7 @@ import time
 from pathlib import Path
 
 from ..errors import ConfigError
-from .backend import Mount, StepResult, StepSpec
+from .backend import Mount, StepResult, StepSpec, split_command
 from .limits import JobWatch, Limits, descendants, limit_error, rlimit_values
 from .logs import CappedLog, tail
 from .pyenv import interpreter_for, missing_module_hint
@@ -237,12 +237,7 @@ class LocalBackend:
     # -- the command --------------------------------------------------------------------------
     def argv(self, step: StepSpec, scratch: Path | None = None) -> list[str]:
         """The command as it runs: split, and in rewrite mode with host paths."""
-        try:
-            tokens = shlex.split(step.command)
-        except ValueError as exc:
-            raise ConfigError(f"{step.name}: command {step.command!r} cannot be split ({exc}).") from None
-        if not tokens:
-            raise ConfigError(f"{step.name}: the command is empty.")
+        tokens = split_command(step)
         if self.mode == "rewrite":
             mounts = step.mounts + ((Mount("/app", scratch / "app"),) if scratch is not None else ())
             tokens = [map_container_paths(t, mounts) for t in tokens]
