@@ -214,62 +214,18 @@ class JobFailed(Exception):
 def run_job(job: Job, backend: Backend) -> JobResult:
     """Run the prediction job then the scoring job of ``job``; never raises for a program's fault.
 
-    The result is ``Finished`` with every score of the scores file, or ``Failed`` with the
-    platform's message (``status_details``) and the real error text (``reason``).
+    The steps, as the worker takes them: :func:`_prepare` (the prediction sandbox),
+    :func:`_predict`, :func:`_score` (the scoring sandbox from the predictions, then the
+    scoring job), :func:`_collect` (the scores). The result is ``Finished`` with every score
+    of the scores file, or ``Failed`` with the platform's message (``status_details``) and
+    the real error text (``reason``).
     """
-    base = job.run_dir
-    result = JobResult(job.phase, job.candidate, job.task, run_dir=str(base))
-    limit = job.time_limit
-    submission, scoring_program = job.submission, job.scoring_program
-    ingestion, input_data, reference = job.ingestion_program, job.input_data, job.reference_data
+    result = JobResult(job.phase, job.candidate, job.task, run_dir=str(job.run_dir))
     try:
-        if scoring_program is None:
-            raise JobFailed("the task's scoring program is not in the bundle (a dataset or "
-                             "task key cannot be run offline)")
-        # ---- prediction job
-        pred = _sandbox(base / "prediction")
-        _copy(submission, pred / "program")
-        only_scoring = job.ingestion_only_during_scoring
-        if input_data is not None:
-            _copy(input_data, pred / "input_data")
-        if ingestion is not None and not only_scoring:
-            _copy(ingestion, pred / "ingestion_program")
-        runs = _run_programs(backend, job.image, pred, is_scoring=False, ingestion_only=only_scoring,
-                             limit=limit, has_input_data=input_data is not None,
-                             with_ingestion=ingestion is not None and not only_scoring, result=result)
-        for kind, run in runs.items():
-            if run.exit_code not in (0, None):
-                label = "submission" if kind == "program" else "ingestion program"
-                result.prediction_problems.append(f"prediction step: {exited(label, run)}")
-        # ---- scoring job
-        score = _sandbox(base / "scoring")
-        _copy(scoring_program, score / "program")
-        if reference is not None:
-            _copy(reference, score / "input" / "ref")
-        for left in copy_job_output(pred / "output", score / "input" / "res"):
-            result.warnings.append(f"prediction output: {left} is not passed to the scoring step "
-                                   "(only the output's own files are).")
-        if only_scoring:
-            if input_data is not None:
-                _copy(input_data, score / "input_data")
-            if ingestion is not None:
-                _copy(ingestion, score / "ingestion_program")
-        runs = _run_programs(backend, job.image, score, is_scoring=True, ingestion_only=only_scoring,
-                             limit=limit, has_input_data=only_scoring and input_data is not None,
-                             with_ingestion=only_scoring and ingestion is not None, result=result)
-        program = runs.get("program")
-        if "ingestion" in runs and runs["ingestion"].exit_code not in (0, None):
-            result.prediction_problems.append(
-                f"scoring step (the worker does not check it): {exited('ingestion program', runs['ingestion'])}")
-        if program is not None and program.exit_code not in (0, None):
-            scoring = exited("scoring program", program)
-            if result.prediction_problems:  # the root cause first: no predictions were made
-                first, *tail = result.prediction_problems[0].splitlines()
-                raise JobFailed(f"program_rc={program.exit_code}", "\n".join(
-                    [f"{first} (then the scoring program failed)", *tail, f"then {scoring}"]))
-            raise JobFailed(f"program_rc={program.exit_code}", scoring)
-        result.scores = read_scores(score / "output", result, job.columns)
-        result.status, result.status_details = "Finished", ""
+        prediction = _prepare(job)
+        _predict(job, backend, prediction, result)
+        scoring = _score(job, backend, prediction, result)
+        _collect(job, scoring, result)
     except JobFailed as exc:
         result.status, result.status_details, result.reason = "Failed", exc.details, exc.reason
     except (InputError, ConfigError, OSError) as exc:
@@ -277,11 +233,108 @@ def run_job(job: Job, backend: Backend) -> JobResult:
     return result
 
 
+def _prepare(job: Job) -> Path:
+    """Refuse a job that cannot run, and lay out the prediction sandbox: the submission as
+    ``program/``, the input data, the ingestion program (unless it runs during scoring)."""
+    if job.scoring_program is None:
+        raise JobFailed("the task's scoring program is not in the bundle (a dataset or "
+                        "task key cannot be run offline)")
+    sandbox = _sandbox(job.run_dir / "prediction")
+    _copy(job.submission, sandbox / "program")
+    if job.input_data is not None:
+        _copy(job.input_data, sandbox / "input_data")
+    if job.ingestion_program is not None and not job.ingestion_only_during_scoring:
+        _copy(job.ingestion_program, sandbox / "ingestion_program")
+    return sandbox
+
+
+def _predict(job: Job, backend: Backend, sandbox: Path, result: JobResult) -> None:
+    """The prediction job: submission and ingestion program under one timer; their failures
+    are noted (``prediction_problems``), not fatal: the worker goes on to scoring."""
+    only_scoring = job.ingestion_only_during_scoring
+    runs = _run_programs(backend, job.image, sandbox, is_scoring=False, ingestion_only=only_scoring,
+                         limit=job.time_limit, has_input_data=job.input_data is not None,
+                         with_ingestion=job.ingestion_program is not None and not only_scoring,
+                         result=result)
+    for kind, run in runs.items():
+        if run.exit_code not in (0, None):
+            label = "submission" if kind == "program" else "ingestion program"
+            result.prediction_problems.append(f"prediction step: {exited(label, run)}")
+
+
+def _score(job: Job, backend: Backend, prediction: Path, result: JobResult) -> Path:
+    """The scoring job: its sandbox laid out (:func:`_scoring_sandbox`), the scoring program
+    (and, with ``ingestion_only_during_scoring``, the ingestion program) run under one timer;
+    a scoring program that exits non-zero fails the job. Returns the scoring sandbox."""
+    sandbox = _scoring_sandbox(job, prediction, result)
+    only_scoring = job.ingestion_only_during_scoring
+    runs = _run_programs(backend, job.image, sandbox, is_scoring=True, ingestion_only=only_scoring,
+                         limit=job.time_limit, has_input_data=only_scoring and job.input_data is not None,
+                         with_ingestion=only_scoring and job.ingestion_program is not None, result=result)
+    program = runs.get("program")
+    if "ingestion" in runs and runs["ingestion"].exit_code not in (0, None):
+        result.prediction_problems.append(
+            f"scoring step (the worker does not check it): {exited('ingestion program', runs['ingestion'])}")
+    if program is not None and program.exit_code not in (0, None):
+        scoring = exited("scoring program", program)
+        if result.prediction_problems:  # the root cause first: no predictions were made
+            first, *tail = result.prediction_problems[0].splitlines()
+            raise JobFailed(f"program_rc={program.exit_code}", "\n".join(
+                [f"{first} (then the scoring program failed)", *tail, f"then {scoring}"]))
+        raise JobFailed(f"program_rc={program.exit_code}", scoring)
+    return sandbox
+
+
+def _scoring_sandbox(job: Job, prediction: Path, result: JobResult) -> Path:
+    """The scoring sandbox: the scoring program as ``program/``, the reference data as
+    ``input/ref``, the prediction output as ``input/res``, and with
+    ``ingestion_only_during_scoring`` the input data and the ingestion program."""
+    assert job.scoring_program is not None  # refused by _prepare
+    sandbox = _sandbox(job.run_dir / "scoring")
+    _copy(job.scoring_program, sandbox / "program")
+    if job.reference_data is not None:
+        _copy(job.reference_data, sandbox / "input" / "ref")
+    for left in copy_job_output(prediction / "output", sandbox / "input" / "res"):
+        result.warnings.append(f"prediction output: {left} is not passed to the scoring step "
+                               "(only the output's own files are).")
+    if job.ingestion_only_during_scoring:
+        if job.input_data is not None:
+            _copy(job.input_data, sandbox / "input_data")
+        if job.ingestion_program is not None:
+            _copy(job.ingestion_program, sandbox / "ingestion_program")
+    return sandbox
+
+
+def _collect(job: Job, scoring: Path, result: JobResult) -> None:
+    """The scores of the scoring output, as the worker reads and the server keeps them."""
+    result.scores = read_scores(scoring / "output", result, job.columns)
+    result.status, result.status_details = "Finished", ""
+
+
 def _run_programs(
     backend: Backend, image: str | None, sandbox: Path, *, is_scoring: bool, ingestion_only: bool,
     limit: int, has_input_data: bool, with_ingestion: bool, result: JobResult,
 ) -> dict[str, StepResult]:
-    """Run one worker job (prediction or scoring): program + ingestion under one timer."""
+    """Run one worker job (prediction or scoring): program + ingestion under one timer; a
+    time-out or another limit fails the job; the platform's ``metadata`` is written."""
+    specs = _step_specs(image, sandbox, is_scoring=is_scoring, ingestion_only=ingestion_only,
+                        limit=limit, has_input_data=has_input_data, with_ingestion=with_ingestion,
+                        result=result)
+    kinds = list(specs)
+    runs = dict(zip(kinds, backend.run_many([specs[k] for k in kinds], float(limit)))) if kinds else {}
+    result.elapsed += max((r.elapsed for r in runs.values()), default=0.0)
+    _check_limits(specs, runs, sandbox, is_scoring=is_scoring, limit=limit)
+    _write_platform_metadata(sandbox, runs, "scoring" if is_scoring else "prediction")
+    return runs
+
+
+def _step_specs(
+    image: str | None, sandbox: Path, *, is_scoring: bool, ingestion_only: bool, limit: int,
+    has_input_data: bool, with_ingestion: bool, result: JobResult,
+) -> dict[str, StepSpec]:
+    """What runs in one worker job, by kind (``program``, ``ingestion``): each program's
+    metadata read, its command substituted, its mounts; a result submission is copied to
+    the output instead."""
     step = "scoring" if is_scoring else "prediction"
     specs: dict[str, StepSpec] = {}
     for kind, folder in (("program", sandbox / "program"), ("ingestion", sandbox / "ingestion_program")):
@@ -318,9 +371,15 @@ def _run_programs(
                                stdout_path=sandbox / f"{prefix}stdout.txt",
                                stderr_path=sandbox / f"{prefix}stderr.txt",
                                scratch=sandbox / ".scratch" / kind)
-    kinds = list(specs)
-    runs = dict(zip(kinds, backend.run_many([specs[k] for k in kinds], float(limit)))) if kinds else {}
-    result.elapsed += max((r.elapsed for r in runs.values()), default=0.0)
+    return specs
+
+
+def _check_limits(specs: dict[str, StepSpec], runs: dict[str, StepResult], sandbox: Path, *,
+                  is_scoring: bool, limit: int) -> None:
+    """Fail the job when a program ran out of time or hit another limit (memory, processes,
+    disk: what a program that filled the disk wrote is not kept, as the worker keeps no
+    failed output)."""
+    step = "scoring" if is_scoring else "prediction"
     label = {"program": "scoring program" if is_scoring else "submission", "ingestion": "ingestion program"}
     for kind, run in runs.items():
         if run.timed_out:
@@ -331,12 +390,17 @@ def _run_programs(
                          f"{step} step: killed after {limit} s ({slow} still running)")
     for kind, run in runs.items():
         if run.killed:  # a memory, process or disk limit
-            if run.killed == "disk":  # what it wrote is not kept (the worker keeps no failed output)
+            if run.killed == "disk":
                 for folder in (sandbox / "output", sandbox / ".scratch"):
                     shutil.rmtree(folder, ignore_errors=True)
                 (sandbox / "output").mkdir()
             raise JobFailed(run.message, f"{step} step: the {label[kind]} was stopped: {run.message}\n"
                                          f"{_tail(run.stderr if run.stderr.strip() else run.stdout)}")
+
+
+def _write_platform_metadata(sandbox: Path, runs: dict[str, StepResult], step: str) -> None:
+    """The platform's ``output/metadata`` (exit codes and times); one a program wrote
+    itself fails the job, as on the worker."""
     metadata = sandbox / "output" / "metadata"
     if os.path.lexists(metadata):
         raise JobFailed(METADATA_EXISTS_MESSAGE,
@@ -351,7 +415,6 @@ def _run_programs(
         "ingestionExitCode": ingestion.exit_code if ingestion else None,
         "ingestionElapsedTime": ingestion_time,
     }))
-    return runs
 
 
 # ===================================================================== scores
