@@ -10,7 +10,8 @@ run a whole competition locally as a compute worker would, and zip a bundle for 
   Codabench's traps (:mod:`~metascore.bundle.platform_traps`).
 - :mod:`~metascore.bundle.schema`: ``check_bundle`` (``competition.yaml`` only) /
   ``load_competition``;
-  :mod:`~metascore.bundle.model` (Competition, Phase, Task, Leaderboard, Column, ...),
+  :mod:`~metascore.bundle.competition` (the parsed competition: Competition, Phase, Task,
+  LeaderboardSpec, Column, ...),
   :mod:`~metascore.bundle.schema_v2` and :mod:`~metascore.bundle.schema_v1` (the rules of
   each version), :mod:`~metascore.bundle.programs` (metadata and command checks), on the
   shared readers of :mod:`~metascore.bundle.schema_base`.
@@ -31,7 +32,8 @@ run a whole competition locally as a compute worker would, and zip a bundle for 
 from .archive import build_bundle_zip, safe_extract
 from .runner import RunReport, run_bundle
 from .check import check_bundle
-from .schema import BundleReport, Competition, load_competition
+from .competition import BundleReport, Competition
+from .schema import load_competition
 
 __all__ = [
     "BundleReport",

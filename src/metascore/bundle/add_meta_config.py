@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from ..errors import ConfigError, did_you_mean
 from ..registry import get_ranking_method
-from .model import Column, Competition, Phase
+from .competition import Column, Competition, Phase
 from .submissions import Submission
 from .yaml_text import flow
 

@@ -26,7 +26,7 @@ from ..program import CONFIG_NAME
 from .add_meta_config import ConfigPlan, MetaChoices, plan_config
 from .check_config import find_meta_configs
 from .meta_program import META_PROGRAM_NAME, needs_meta_program
-from .model import DEFAULT_IMAGE, SUBMISSION_RULES, Competition, Phase
+from .competition import DEFAULT_IMAGE, SUBMISSION_RULES, Competition, Phase
 from .schema import check_bundle as schema_check
 from .submission_rules import MANUAL_RULES
 from .submissions import collect_submissions

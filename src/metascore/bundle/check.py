@@ -12,7 +12,7 @@ the files it references, the programs' metadata), then, on the parsed competitio
 - the competition's image against the meta phase and the programs' imports
   (:mod:`~metascore.bundle.image_checks`).
 
-Their errors and warnings are added to the same :class:`~metascore.bundle.model.BundleReport`.
+Their errors and warnings are added to the same :class:`~metascore.bundle.competition.BundleReport`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from ..errors import MetascoreError
 from . import phase_dates
 from .check_config import check_meta_configs, find_meta_configs
 from .image_checks import image_problems
-from .model import BundleReport, Competition
+from .competition import BundleReport, Competition
 from .platform_traps import platform_traps
 from .schema import check_bundle as check_schema
 from .submissions import collect_submissions

@@ -27,7 +27,7 @@ from pathlib import Path, PurePosixPath
 
 from ..errors import did_you_mean
 from .files import is_noise
-from .model import Task
+from .competition import Task
 from .placeholders import command_problems, step_for
 
 __all__ = ["check_command", "program_files"]

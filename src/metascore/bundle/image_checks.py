@@ -33,7 +33,7 @@ from .check_config import MetaConfig
 from .command_checks import program_files
 from .files import is_noise
 from .meta_program import needs_meta_program
-from .model import Competition, Task
+from .competition import Competition, Task
 from .pyenv import modules_of, package_for, python_of
 
 __all__ = ["META_PROGRAM_PYTHON", "RECOMMENDED_IMAGE", "image_problems"]

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .check_config import EXPORT_FORMATS, MetaConfig
-from .model import Competition, Phase
+from .competition import Competition, Phase
 from .submission_rules import MANUAL_RULES
 
 __all__ = ["platform_traps"]

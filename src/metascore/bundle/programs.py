@@ -22,7 +22,7 @@ from .command_checks import check_command
 from .files import METADATA_FILES, is_noise
 from .meta_program import default_scoring_program, needs_meta_program
 from .metadata import read_metadata
-from .model import Competition, Task
+from .competition import Competition, Task
 from .schema_base import SchemaChecker
 
 __all__ = ["METADATA_FILES", "read_metadata", "ProgramChecks"]

@@ -59,7 +59,7 @@ from .backend import Backend
 from .files import write_text
 from .limits import Limits
 from .meta_program import needs_meta_program
-from .model import Competition
+from .competition import Competition
 from .schema import load_competition
 # names of the worker, the site and the submissions stay importable from here
 from .site import DEFAULT_QUEUE_LIMIT, MANIFEST_COLUMNS, Site, SiteRun

@@ -8,10 +8,10 @@ first error. Every message starts with the key path, e.g.
 ``competition.yaml: leaderboards[0].columns[2].sorting: 'dsc' is not one of 'desc', 'asc'
 (did you mean 'desc'?)``.
 
-The model (:class:`Competition` and its parts) is :mod:`~metascore.bundle.model`; the rules
-are :mod:`~metascore.bundle.schema_v2`, :mod:`~metascore.bundle.schema_v1` and
+The model (:class:`Competition` and its parts) is :mod:`~metascore.bundle.competition`; the
+rules are :mod:`~metascore.bundle.schema_v2`, :mod:`~metascore.bundle.schema_v1` and
 :mod:`~metascore.bundle.programs` (metadata and commands), on the shared readers of
-:mod:`~metascore.bundle.schema_base`. Every name of the model is importable from here.
+:mod:`~metascore.bundle.schema_base`.
 
 Version detection follows Codabench (research/codabench.md 2.1): ``version: 2`` is v2;
 ``1``, ``1.5`` or no version is v1, mapped the way Codabench's v1 unpacker maps it: each
@@ -51,18 +51,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-
 from ..errors import ConfigError
 from ..io.yaml_loader import read_yaml
-from . import model
-from .model import *  # noqa: F403 - the model's names stay importable from here
-from .model import PATH_KEYS, UUID_PATTERN, BundleReport, Competition
+from .competition import PATH_KEYS, UUID_PATTERN, BundleReport, Competition
 from .programs import METADATA_FILES, ProgramChecks, read_metadata
 from .schema_v1 import SchemaV1
 from .schema_v2 import SchemaV2
 
 __all__ = [
-    *model.__all__,
     "METADATA_FILES",
     "check_bundle",
     "load_competition",

@@ -59,7 +59,7 @@ import yaml
 from ..errors import ConfigError, InputError
 from .backend import Backend, Mount, StepResult, StepSpec
 from .files import copy_job_output, read_job_file, write_text
-from .model import DEFAULT_TIME_LIMIT
+from .competition import DEFAULT_TIME_LIMIT
 from .metadata import read_metadata
 
 __all__ = [

@@ -2,7 +2,7 @@
 
 Plain frozen dataclasses, as Codabench's models hold them after unpacking: a
 :class:`Competition` has tasks (programs and data), phases (dates, time limit, task
-indexes), the one :class:`Leaderboard` Codabench attaches to every phase and its
+indexes), the one :class:`LeaderboardSpec` Codabench attaches to every phase and its
 :class:`Column` s, and the organizer's :class:`Solution` s. :class:`BundleReport` is what
 :func:`~metascore.bundle.schema.check_bundle` returns. The rules that build them live in
 :mod:`~metascore.bundle.schema_v2`, :mod:`~metascore.bundle.schema_v1` and
@@ -18,7 +18,7 @@ from pathlib import Path
 
 __all__ = [
     "Column",
-    "Leaderboard",
+    "LeaderboardSpec",
     "Task",
     "Phase",
     "Solution",
@@ -73,8 +73,10 @@ class Column:
 
 
 @dataclass(frozen=True)
-class Leaderboard:
-    """``leaderboards[0]``: the one leaderboard Codabench attaches to every phase."""
+class LeaderboardSpec:
+    """``leaderboards[0]``: the one leaderboard Codabench attaches to every phase, as
+    ``competition.yaml`` declares it (its columns and rule; the ranking metascore computes
+    is :class:`metascore.leaderboard.Leaderboard`)."""
 
     title: str
     key: str
@@ -141,7 +143,7 @@ class Competition:
     docker_image: str
     tasks: dict[int, Task]
     phases: tuple[Phase, ...]
-    leaderboard: Leaderboard | None
+    leaderboard: LeaderboardSpec | None
     solutions: tuple[Solution, ...] = ()
     pages: tuple[tuple[str, str], ...] = ()
     warnings: tuple[str, ...] = ()
