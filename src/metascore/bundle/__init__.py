@@ -8,7 +8,7 @@ run a whole competition locally as a compute worker would, and zip a bundle for 
 - :mod:`~metascore.bundle.check`: ``check_bundle``, the whole ``bundle check``: the schema,
   then the meta-ranking's configuration (:mod:`~metascore.bundle.check_config`) and
   Codabench's traps (:mod:`~metascore.bundle.platform_traps`).
-- :mod:`~metascore.bundle.schema`: ``check_bundle`` (``competition.yaml`` only) /
+- :mod:`~metascore.bundle.schema`: ``check_schema`` (``competition.yaml`` only) /
   ``load_competition``;
   :mod:`~metascore.bundle.competition` (the parsed competition: Competition, Phase, Task,
   LeaderboardSpec, Column, ...),

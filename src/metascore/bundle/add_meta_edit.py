@@ -27,7 +27,7 @@ from .add_meta_config import ConfigPlan, MetaChoices, plan_config
 from .check_config import find_meta_configs
 from .meta_program import META_PROGRAM_NAME, needs_meta_program
 from .competition import DEFAULT_IMAGE, SUBMISSION_RULES, Competition, Phase
-from .schema import check_bundle as schema_check
+from .schema import check_schema
 from .submission_rules import MANUAL_RULES
 from .submissions import collect_submissions
 from .yaml_text import Raw, YamlText, flow
@@ -82,7 +82,7 @@ class BundleEditor:
 
     # ------------------------------------------------------------------ reading
     def load(self) -> tuple[Competition, YamlText]:
-        report = schema_check(self.root)
+        report = check_schema(self.root)
         if report.errors or report.competition is None:
             first = report.errors[0] if report.errors else "competition.yaml cannot be read"
             raise ConfigError(f"{self.root}: fix the bundle first: {first} (run `metascore bundle "

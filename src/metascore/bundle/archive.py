@@ -47,7 +47,7 @@ from .meta_program import (
     needs_meta_program,
 )
 from .phase_dates import shift_dates
-from .schema import check_bundle, path_references
+from .schema import check_schema, path_references
 
 __all__ = [
     "MAX_MEMBERS",
@@ -300,12 +300,12 @@ def build_bundle_zip(
     holds only a README is filled by :func:`assemble_meta_program` first. ``start``: every
     phase date is moved by the same number of days so that the first phase starts that day
     (:func:`~metascore.bundle.phase_dates.shift_dates`; the folder is not changed). The
-    bundle must pass :func:`~metascore.bundle.schema.check_bundle` without errors.
+    bundle must pass :func:`~metascore.bundle.schema.check_schema` without errors.
     """
     bundle, dest_zip = Path(bundle), Path(dest_zip)
     if not bundle.is_dir():
         raise InputError(f"{bundle}: not a bundle directory (zip a folder holding competition.yaml).")
-    report = check_bundle(bundle, meta_program_available=True)
+    report = check_schema(bundle, meta_program_available=True)
     if report.errors:
         raise ConfigError(
             f"{bundle}: the bundle has {len(report.errors)} error(s); the first is: "

@@ -1,6 +1,6 @@
 """``metascore bundle check``: the whole check of a bundle folder.
 
-:func:`check_bundle` is :func:`metascore.bundle.schema.check_bundle` (``competition.yaml``,
+:func:`check_bundle` is :func:`metascore.bundle.schema.check_schema` (``competition.yaml``,
 the files it references, the programs' metadata), then, on the parsed competition:
 
 - each meta task's ``metascore.yaml`` against the competition
@@ -27,7 +27,7 @@ from .check_config import check_meta_configs, find_meta_configs
 from .image_checks import image_problems
 from .competition import BundleReport, Competition
 from .platform_traps import platform_traps
-from .schema import check_bundle as check_schema
+from .schema import check_schema
 from .submissions import collect_submissions
 
 __all__ = ["check_bundle"]

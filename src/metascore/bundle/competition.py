@@ -4,7 +4,8 @@ Plain frozen dataclasses, as Codabench's models hold them after unpacking: a
 :class:`Competition` has tasks (programs and data), phases (dates, time limit, task
 indexes), the one :class:`LeaderboardSpec` Codabench attaches to every phase and its
 :class:`Column` s, and the organizer's :class:`Solution` s. :class:`BundleReport` is what
-:func:`~metascore.bundle.schema.check_bundle` returns. The rules that build them live in
+:func:`~metascore.bundle.schema.check_schema` returns (and
+:func:`~metascore.bundle.check.check_bundle` completes). The rules that build them live in
 :mod:`~metascore.bundle.schema_v2`, :mod:`~metascore.bundle.schema_v1` and
 :mod:`~metascore.bundle.programs`.
 """
@@ -162,7 +163,8 @@ class Competition:
 
 @dataclass
 class BundleReport:
-    """What :func:`check_bundle` found.
+    """What :func:`~metascore.bundle.schema.check_schema` and
+    :func:`~metascore.bundle.check.check_bundle` found.
 
     ``notes``: what is fine as it is but must not be uploaded so (e.g. the meta-scoring
     program placeholder that ``metascore bundle zip`` fills); neither errors nor warnings.

@@ -1,6 +1,6 @@
 """``competition.yaml`` (Codabench v2 and CodaLab v1) parsed and checked: the entry points.
 
-:func:`check_bundle` reads a bundle directory and returns a :class:`BundleReport`: the
+:func:`check_schema` reads a bundle directory and returns a :class:`BundleReport`: the
 parsed :class:`Competition` (or ``None``), the **errors** (what Codabench would refuse or
 what makes the bundle unrunnable) and the **warnings** (what Codabench silently ignores or
 gets wrong). :func:`load_competition` raises :class:`~metascore.errors.ConfigError` on the
@@ -60,7 +60,7 @@ from .schema_v2 import SchemaV2
 
 __all__ = [
     "METADATA_FILES",
-    "check_bundle",
+    "check_schema",
     "load_competition",
     "path_references",
     "read_metadata",
@@ -78,7 +78,7 @@ def load_competition(root: str | Path, *, meta_program_available: bool = True) -
     ConfigError
         Naming the key, the bad value and the allowed values.
     """
-    report = check_bundle(root, meta_program_available=meta_program_available)
+    report = check_schema(root, meta_program_available=meta_program_available)
     if report.errors:
         more = len(report.errors) - 1
         tail = f" ({more} more problem(s): run `metascore bundle check {root}`)" if more else ""
@@ -87,8 +87,9 @@ def load_competition(root: str | Path, *, meta_program_available: bool = True) -
     return report.competition
 
 
-def check_bundle(root: str | Path, *, meta_program_available: bool = True) -> BundleReport:
-    """Check a bundle directory: schema, referenced files, programs' metadata.
+def check_schema(root: str | Path, *, meta_program_available: bool = True) -> BundleReport:
+    """Check a bundle directory: schema, referenced files, programs' metadata (the first part
+    of :func:`metascore.bundle.check.check_bundle`).
 
     ``meta_program_available``: a ``meta_scoring_program/`` folder that is absent or holds
     only a README (filled from metascore's own meta-scoring program) is a note; ``False``:
