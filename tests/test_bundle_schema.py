@@ -192,7 +192,7 @@ def test_duplicate_keys_in_files_codabench_reads_warn_and_the_last_wins(bundle, 
     """Codabench loads competition.yaml and program metadata with PyYAML, where a key written
     twice keeps its last value; real bundles have such keys (two `solutions:` in Codabench's
     own mini-automl example), so they must run: a warning naming both lines, not an error."""
-    from metascore.bundle.programs import read_metadata
+    from metascore.bundle.metadata import read_metadata
 
     comp = bundle.root / "competition.yaml"
     comp.write_text(comp.read_text() + "title: again\n")

@@ -13,7 +13,7 @@ run a whole competition locally as a compute worker would, and zip a bundle for 
   :mod:`~metascore.bundle.competition` (the parsed competition: Competition, Phase, Task,
   LeaderboardSpec, Column, ...),
   :mod:`~metascore.bundle.schema_v2` and :mod:`~metascore.bundle.schema_v1` (the rules of
-  each version), :mod:`~metascore.bundle.programs` (metadata and command checks), on the
+  each version), :mod:`~metascore.bundle.program_checks` (metadata and command checks), on the
   shared readers of :mod:`~metascore.bundle.schema_base`.
 - :mod:`~metascore.bundle.runner`: the mock bundle runner (``run_bundle``, the report);
   :mod:`~metascore.bundle.site` (which submission runs in which phase, the columns kept, the
@@ -24,7 +24,7 @@ run a whole competition locally as a compute worker would, and zip a bundle for 
 - :mod:`~metascore.bundle.backend`: the worker <-> backend contract;
   :mod:`~metascore.bundle.local` (subprocesses) and ``docker_backend`` (containers).
 - :mod:`~metascore.bundle.archive`: safe zip extraction and bundle zipping;
-  :mod:`~metascore.bundle.meta_program` (the meta-scoring program assembled from
+  :mod:`~metascore.bundle.meta_program_folder` (the meta-scoring program assembled from
   metascore's own) and :mod:`~metascore.bundle.files` (noise, clean copies, atomic writes).
 - :mod:`~metascore.bundle.cli`: ``metascore bundle add-meta | check | run | env | zip``.
 """

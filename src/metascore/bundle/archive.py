@@ -17,7 +17,7 @@ platform does not flatten a single top-level folder).
 :func:`as_folder` gives a folder for a bundle item or submission that may be a zip, extracting
 each zip once into a cache (safe from several runner threads).
 
-The meta-scoring program (:mod:`metascore.bundle.meta_program`) and the noise rules
+The meta-scoring program (:mod:`metascore.bundle.meta_program_folder`) and the noise rules
 (:mod:`metascore.bundle.files`) live in their own modules; their names are importable from
 here too.
 """
@@ -40,26 +40,16 @@ import yaml
 from ..errors import ConfigError, InputError
 from ..io.yaml_loader import read_yaml
 from .files import is_excluded, is_noise
-from .meta_program import (
-    META_PROGRAM_NAME,
-    assemble_meta_program,
-    default_scoring_program,
-    needs_meta_program,
-)
+from .meta_program_folder import assemble_meta_program, needs_meta_program
 from .phase_dates import shift_dates
 from .schema import check_schema, path_references
 
 __all__ = [
     "MAX_MEMBERS",
     "MAX_TOTAL_SIZE",
-    "META_PROGRAM_NAME",
-    "is_noise",
     "safe_extract",
     "as_folder",
     "zip_directory",
-    "default_scoring_program",
-    "needs_meta_program",
-    "assemble_meta_program",
     "build_bundle_zip",
 ]
 

@@ -7,7 +7,7 @@ indexes), the one :class:`LeaderboardSpec` Codabench attaches to every phase and
 :func:`~metascore.bundle.schema.check_schema` returns (and
 :func:`~metascore.bundle.check.check_bundle` completes). The rules that build them live in
 :mod:`~metascore.bundle.schema_v2`, :mod:`~metascore.bundle.schema_v1` and
-:mod:`~metascore.bundle.programs`.
+:mod:`~metascore.bundle.program_checks`.
 """
 
 from __future__ import annotations

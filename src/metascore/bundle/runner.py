@@ -58,7 +58,7 @@ from .archive import safe_extract
 from .backend import Backend
 from .files import write_text
 from .limits import Limits
-from .meta_program import needs_meta_program
+from .meta_program_folder import needs_meta_program
 from .competition import Competition
 from .schema import load_competition
 # names of the worker, the site and the submissions stay importable from here

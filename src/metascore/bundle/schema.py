@@ -10,7 +10,7 @@ first error. Every message starts with the key path, e.g.
 
 The model (:class:`Competition` and its parts) is :mod:`~metascore.bundle.competition`; the
 rules are :mod:`~metascore.bundle.schema_v2`, :mod:`~metascore.bundle.schema_v1` and
-:mod:`~metascore.bundle.programs` (metadata and commands), on the shared readers of
+:mod:`~metascore.bundle.program_checks` (metadata and commands), on the shared readers of
 :mod:`~metascore.bundle.schema_base`.
 
 Version detection follows Codabench (research/codabench.md 2.1): ``version: 2`` is v2;
@@ -54,16 +54,14 @@ from typing import Any
 from ..errors import ConfigError
 from ..io.yaml_loader import read_yaml
 from .competition import PATH_KEYS, UUID_PATTERN, BundleReport, Competition
-from .programs import METADATA_FILES, ProgramChecks, read_metadata
+from .program_checks import ProgramChecks
 from .schema_v1 import SchemaV1
 from .schema_v2 import SchemaV2
 
 __all__ = [
-    "METADATA_FILES",
     "check_schema",
     "load_competition",
     "path_references",
-    "read_metadata",
 ]
 
 #: The parser of each ``version:`` value.
