@@ -38,7 +38,7 @@ Statuses are the worker's ``Finished`` / ``Failed`` with its messages
 (``Execution Time Limit exceeded. Limit was N seconds``, ``Could not find scores file, did
 the scoring program output it?``, ``program_rc=N``), plus the real reason (the exit code,
 the last line of the program's stderr, or of its stdout when stderr is empty, then the
-log's tail). Scores are read as the worker reads them (:func:`read_scores`:
+log's tail). Scores are read as the worker reads them (:func:`read_job_scores`:
 ``scores.json``, else ``scores.txt`` parsed as YAML) and checked as the server would store
 them; which keys the leaderboard keeps is the site's business.
 """
@@ -69,7 +69,7 @@ __all__ = [
     "substitute",
     "PLACEHOLDERS",
     "mount_points",
-    "read_scores",
+    "read_job_scores",
     "scores_file",
     "JobFailed",
     "TIME_LIMIT_MESSAGE",
@@ -307,7 +307,7 @@ def _scoring_sandbox(job: Job, prediction: Path, result: JobResult) -> Path:
 
 def _collect(job: Job, scoring: Path, result: JobResult) -> None:
     """The scores of the scoring output, as the worker reads and the server keeps them."""
-    result.scores = read_scores(scoring / "output", result, job.columns)
+    result.scores = read_job_scores(scoring / "output", result, job.columns)
     result.status, result.status_details = "Finished", ""
 
 
@@ -427,7 +427,7 @@ def scores_file(output: Path) -> str | None:
     return None
 
 
-def read_scores(output: Path, result: JobResult, columns: tuple[str, ...] = ()) -> dict[str, float]:
+def read_job_scores(output: Path, result: JobResult, columns: tuple[str, ...] = ()) -> dict[str, float]:
     """Read the scores as the worker does, then keep and check them as the server would.
 
     With ``columns`` (the leaderboard's column keys), the other keys are ignored whatever
