@@ -15,15 +15,10 @@ import yaml
 from bundle_backends import BACKENDS, SANDBOX_MODES, local_backend, options
 from metascore.bundle.backend import Mount, StepSpec
 from metascore.bundle.local import map_container_paths
-from metascore.bundle.runner import (
-    NO_SCORES_MESSAGE,
-    collect_submissions,
-    format_report,
-    get_backend,
-    run_bundle,
-    substitute,
-)
+from metascore.bundle.runner import format_report, get_backend, run_bundle
 from metascore.bundle.schema import load_competition
+from metascore.bundle.submissions import collect_submissions
+from metascore.bundle.worker import NO_SCORES_MESSAGE, substitute
 from metascore.errors import ConfigError
 
 BUNDLES = Path(__file__).parent / "data" / "bundles"

@@ -61,31 +61,11 @@ from .limits import Limits
 from .meta_program_folder import needs_meta_program
 from .competition import Competition
 from .schema import load_competition
-# names of the worker, the site and the submissions stay importable from here
-from .site import DEFAULT_QUEUE_LIMIT, MANIFEST_COLUMNS, Site, SiteRun
+from .site import Site, SiteRun
 from .submissions import Submission, collect_submissions
-from .worker import (
-    METADATA_EXISTS_MESSAGE,
-    MISSING_METADATA_MESSAGE,
-    NO_SCORES_MESSAGE,
-    TIME_LIMIT_MESSAGE,
-    JobResult,
-    substitute,
-)
+from .worker import JobResult
 
-__all__ = [
-    "Submission",
-    "JobResult",
-    "RunReport",
-    "substitute",
-    "get_backend",
-    "collect_submissions",
-    "run_bundle",
-    "format_report",
-    "BACKENDS",
-    "TIME_LIMIT_MESSAGE",
-    "NO_SCORES_MESSAGE",
-]
+__all__ = ["RunReport", "get_backend", "run_bundle", "format_report", "BACKENDS"]
 
 BACKENDS = ("local", "docker")
 
