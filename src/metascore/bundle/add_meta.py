@@ -35,13 +35,13 @@ from pathlib import Path, PurePosixPath
 
 from ..errors import ConfigError, InputError
 from .add_meta_config import MetaChoices
-from .add_meta_edit import MARKER, META_IMAGE, BundleEditor
+from .add_meta_edit import BundleEditor
 from .archive import safe_extract
 from .check import check_bundle as full_check
 from .files import write_text
 from .meta_program_folder import META_PROGRAM_NAME, assemble_meta_program
 
-__all__ = ["AddMetaResult", "add_meta", "META_IMAGE", "MARKER"]
+__all__ = ["AddMetaResult", "add_meta"]
 
 
 @dataclass

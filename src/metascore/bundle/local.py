@@ -44,7 +44,8 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from .backend import Mount, StepResult, StepSpec, split_command
-from .limits import JobWatch, Limits, descendants, limit_error, rlimit_values
+from .job_init import descendants
+from .limits import JobWatch, Limits, limit_error, rlimit_values
 from .logs import CappedLog, tail
 from .pyenv import interpreter_for, missing_module_hint
 from .sandbox import (
