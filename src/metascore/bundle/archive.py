@@ -9,10 +9,10 @@ declared sizes can lie); a damaged member (bad CRC, truncated) is refused with i
 (``__MACOSX/``, ``.DS_Store``, ``._*`` AppleDouble files) is skipped, as many real bundles
 carry it.
 
-Zipping (:func:`zip_directory`, :func:`build_bundle_zip`) follows what Codabench expects
-(research/codabench.md section 6): ``competition.yaml`` at the root of the bundle zip, and
-every program or data directory zipped on its own with its files at the archive root (the
-platform does not flatten a single top-level folder).
+Zipping (:func:`zip_directory`, :func:`build_bundle_zip`) follows what Codabench's unpacker
+expects: ``competition.yaml`` at the root of the bundle zip, and every program or data
+directory zipped on its own with its files at the archive root (the platform does not
+flatten a single top-level folder: codabench PR #1905 added it and was reverted).
 
 :func:`as_folder` gives a folder for a bundle item or submission that may be a zip, extracting
 each zip once into a cache (safe from several runner threads).

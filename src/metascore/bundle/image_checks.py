@@ -2,7 +2,8 @@
 
 Codabench runs every program of a competition (submissions, ingestion and scoring programs,
 the meta phase's) in one image: ``docker_image`` (v1 ``competition_docker_image``), and
-without one ``codalab/codalab-legacy:py37`` (research/codabench.md 1.1).
+without one ``codalab/codalab-legacy:py37`` (Codabench's ``competitions/models.py`` and
+``unpackers/v2.py``).
 :func:`image_problems` returns:
 
 an error

@@ -13,11 +13,12 @@ rules are :mod:`~metascore.bundle.schema_v2`, :mod:`~metascore.bundle.schema_v1`
 :mod:`~metascore.bundle.program_checks` (metadata and commands), on the shared readers of
 :mod:`~metascore.bundle.schema_base`.
 
-Version detection follows Codabench (research/codabench.md 2.1): ``version: 2`` is v2;
-``1``, ``1.5`` or no version is v1, mapped the way Codabench's v1 unpacker maps it: each
-phase becomes a phase with exactly one task, ``label`` -> ``title``, ``sort`` ->
-``sorting``, ``numeric_format`` -> ``precision``, columns ordered by ``rank``, and
-``computed:`` columns dropped to plain columns (with a warning).
+Version detection follows Codabench (``competitions/tasks.py: unpack_competition``, on
+``yaml.safe_load``'s value): ``version: 2`` is v2; ``1``, ``1.5`` or no version is v1,
+mapped the way Codabench's v1 unpacker maps it: each phase becomes a phase with exactly
+one task, ``label`` -> ``title``, ``sort`` -> ``sorting``, ``numeric_format`` ->
+``precision``, columns ordered by ``rank``, and ``computed:`` columns dropped to plain
+columns (with a warning).
 
 Warnings (Codabench accepts these but the result is not what the organizer meant):
 unknown keys; ``leaderboards`` beyond the first (only ``leaderboards[0]`` is attached, to

@@ -1,6 +1,5 @@
 """Which submissions of a phase the site's results export holds: the leaderboard's
-``submission_rule``, as Codabench applies it (research/codabench.md 3.1;
-``leaderboards/strategies.py``).
+``submission_rule``, as Codabench applies it (its ``leaderboards/strategies.py``).
 
 The results export (and phase migration) sees only submissions that are **on the
 leaderboard**, and what is on it depends on the rule:

@@ -1,10 +1,11 @@
 """The compute worker emulated for one job: one (phase, submission, task), both worker jobs.
 
 :func:`run_job` receives a :class:`Job` (folders on this machine, already chosen by the
-site: :mod:`metascore.bundle.site`) and runs the two jobs of the v2 worker
-(research/codabench.md 1.1), each in its own sandbox ``<run_dir>/{prediction,scoring}/``
-holding ``program/``, ``ingestion_program/``, ``input_data/``, ``input/ref``, ``input/res``,
-``output/`` and ``shared/``:
+site: :mod:`metascore.bundle.site`) and runs the two jobs of the v2 worker (Codabench's
+``compute_worker/compute_worker.py``: a prediction job, then a scoring job), each in its
+own sandbox ``<run_dir>/{prediction,scoring}/`` holding ``program/``,
+``ingestion_program/``, ``input_data/``, ``input/ref``, ``input/res``, ``output/`` and
+``shared/``:
 
 1. **Prediction job**: the submission is ``program/``. With a ``metadata[.yaml]`` holding a
    ``command`` it runs; without metadata (a *result submission*) it is copied to
@@ -189,7 +190,8 @@ def mount_points(kind: str, is_scoring: bool, ingestion_only: bool, input_data: 
 
 
 def _mounts(sandbox: Path, kind: str, is_scoring: bool, ingestion_only: bool, input_data: bool) -> tuple[Mount, ...]:
-    """The worker's volumes for one program (research/codabench.md 1.1, mounts table)."""
+    """The worker's volumes for one program (``compute_worker.py: _run_program_directory``;
+    docs/placeholders.md shows which folder is mounted in which step)."""
     program = sandbox / ("program" if kind == "program" else "ingestion_program")
     mounts = [Mount("/app/program", program), Mount("/app/output", sandbox / "output")]
     if kind == "ingestion":
