@@ -121,6 +121,35 @@ def test_both_backends_split_commands_with_the_one_function(mode, tmp_path):
                 split(bad)
 
 
+def test_bundle_command_line_defaults_are_the_library_defaults():
+    """Each default is defined once: the options of ``bundle run`` and ``bundle add-meta``
+    default to what run_bundle, the site, the local backend and metascore.yaml default to."""
+    import argparse
+    import inspect
+
+    from metascore.bundle.add_meta_config import MetaChoices
+    from metascore.bundle.cli import register
+    from metascore.bundle.local import LocalBackend
+    from metascore.bundle.site import FEEDS, Site
+    from metascore.config import RankingConfig
+
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers())
+    run = parser.parse_args(["bundle", "run", "B"])
+    defaults = {k: v.default for k, v in inspect.signature(run_bundle).parameters.items()}
+    for option in ("out", "backend", "feed", "sandbox", "jobs"):
+        assert getattr(run, option) == defaults[option], option
+    assert inspect.signature(Site).parameters["feed"].default == defaults["feed"] == FEEDS[0]
+    assert inspect.signature(LocalBackend).parameters["sandbox"].default == defaults["sandbox"]
+    assert inspect.signature(get_backend).parameters["name"].default == defaults["backend"]
+    for feed in FEEDS:
+        assert parser.parse_args(["bundle", "run", "B", "--feed", feed]).feed == feed
+    with pytest.raises(SystemExit):
+        parser.parse_args(["bundle", "run", "B", "--feed", "every"])
+    add_meta = parser.parse_args(["bundle", "add-meta", "B"])
+    assert add_meta.method == MetaChoices().method == RankingConfig().method
+
+
 def test_get_backend_names():
     assert get_backend("local").name == "local"
     with pytest.raises(ConfigError, match="unknown backend 'podman'; choose one of local, docker"):

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ..errors import ConfigError
+from .competition import DEFAULT_TIME_LIMIT
 
 __all__ = ["Mount", "StepSpec", "StepResult", "Backend", "split_command"]
 
@@ -44,7 +45,7 @@ class StepSpec:
     mounts: tuple[Mount, ...]
     working_dir: str = "/app/program"
     env: dict[str, str] = field(default_factory=lambda: {"PYTHONUNBUFFERED": "1"})
-    time_limit: float = 600.0      # seconds
+    time_limit: float = float(DEFAULT_TIME_LIMIT)  # seconds
     image: str | None = None       # docker image (ignored by the local backend)
     stdout_path: Path | None = None  # where the capped logs go (a temporary file if None)
     stderr_path: Path | None = None

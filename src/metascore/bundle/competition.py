@@ -30,7 +30,6 @@ __all__ = [
     "SUBMISSION_RULES",
     "COMPETITION_TYPES",
     "PATH_KEYS",
-    "MAX_KEY_LENGTH",
     "DEFAULT_IMAGE",
     "DEFAULT_TIME_LIMIT",
     "UUID_PATTERN",
@@ -48,7 +47,6 @@ PATH_KEYS = (
     "image", "terms", "file", "path", "scoring_program", "ingestion_program", "input_data",
     "reference_data", "starting_kit", "public_data",
 )
-MAX_KEY_LENGTH = 36
 DEFAULT_IMAGE = "codalab/codalab-legacy:py37"
 DEFAULT_TIME_LIMIT = 600
 #: A dataset or task key of an existing Codabench object (not a path in the bundle).

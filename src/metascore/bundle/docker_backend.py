@@ -108,8 +108,9 @@ class DockerBackend:
         Give containers a network (the worker's default); ``False`` (default) runs them
         with ``network_mode="none"``.
     memory : str or None
-        Memory limit (``"2g"``, ``"512m"``); ``None`` for none, as on the worker. Ignored
-        when ``limits`` is given.
+        Memory limit (``"2g"``, ``"512m"``; default: that of
+        :class:`~metascore.bundle.limits.Limits`); ``None`` for none, as on the worker.
+        Ignored when ``limits`` is given.
     client : docker.DockerClient, optional
         An existing client; by default :func:`connect` makes one from ``DOCKER_HOST``.
     user : str or None
@@ -128,7 +129,7 @@ class DockerBackend:
         self,
         image: str | None = None,
         network: bool = False,
-        memory: str | None = "2g",
+        memory: str | None = format_size(Limits.memory),
         client: Any = None,
         user: str | None = _HOST_USER,
         limits: Limits | None = None,

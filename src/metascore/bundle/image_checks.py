@@ -41,7 +41,8 @@ __all__ = ["META_PROGRAM_PYTHON", "RECOMMENDED_IMAGE", "image_problems"]
 
 #: The oldest Python the meta-scoring program runs on (pyproject.toml's requires-python).
 META_PROGRAM_PYTHON = (3, 10)
-#: The image to set for a meta phase.
+#: The image to set for a meta phase: its Python runs the meta-scoring program (Python >=
+#: 3.10, recent numpy).
 RECOMMENDED_IMAGE = "codalab/codalab-legacy:py312"
 # standard-library modules that Python 3.12 no longer has, and that 3.13 dropped (still in 3.12)
 _REMOVED_IN_312 = frozenset({"asynchat", "asyncore", "distutils", "imp", "smtpd"})

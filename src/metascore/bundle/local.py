@@ -61,9 +61,11 @@ from .sandbox import (
     visible_paths,
 )
 
-__all__ = ["LocalBackend", "map_container_paths", "SANDBOX_MODES", "REWRITE_NOTICE"]
+__all__ = ["LocalBackend", "map_container_paths", "DEFAULT_SANDBOX", "SANDBOX_MODES", "REWRITE_NOTICE"]
 
-SANDBOX_MODES = ("auto", "bwrap", "rewrite")
+#: ``auto``: bwrap where it runs, else rewrite.
+DEFAULT_SANDBOX = "auto"
+SANDBOX_MODES = (DEFAULT_SANDBOX, "bwrap", "rewrite")
 REWRITE_NOTICE = (
     "local backend in rewrite mode ({why}): the programs run unisolated, as your user, and can "
     "read and write what you can; only /app/... paths on the command line are rewritten, so "
@@ -150,7 +152,7 @@ class LocalBackend:
 
     name = "local"
 
-    def __init__(self, sandbox: str = "auto", python: str | os.PathLike[str] | None = None,
+    def __init__(self, sandbox: str = DEFAULT_SANDBOX, python: str | os.PathLike[str] | None = None,
                  network: bool = False, limits: Limits | None = None) -> None:
         if sandbox not in SANDBOX_MODES:
             raise ConfigError(f"unknown sandbox mode {sandbox!r}; choose one of {', '.join(SANDBOX_MODES)}.")
@@ -159,7 +161,7 @@ class LocalBackend:
             raise ConfigError(f"--sandbox bwrap: {why}; install bubblewrap or use --sandbox rewrite.")
         self.mode = "bwrap" if ok else "rewrite"
         #: the mode was asked for (``--sandbox bwrap`` or ``rewrite``), not chosen for lack of bwrap
-        self.chosen = sandbox != "auto"
+        self.chosen = sandbox != DEFAULT_SANDBOX
         #: why bwrap is not used ("" in the sandbox)
         self.why = why
         #: what this mode cannot do, said once by the runner ("" in the sandbox)

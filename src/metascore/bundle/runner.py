@@ -58,16 +58,25 @@ from .archive import safe_extract
 from .backend import Backend
 from .files import write_text
 from .limits import Limits
+from .local import DEFAULT_SANDBOX, LocalBackend
 from .meta_program_folder import needs_meta_program
 from .competition import Competition
 from .schema import load_competition
-from .site import Site, SiteRun
+from .site import DEFAULT_FEED, Site, SiteRun
 from .submissions import Submission, collect_submissions
 from .worker import JobResult
 
-__all__ = ["RunReport", "get_backend", "run_bundle", "format_report", "BACKENDS"]
+__all__ = [
+    "RunReport", "get_backend", "run_bundle", "format_report", "default_jobs", "BACKENDS",
+    "DEFAULT_BACKEND", "DEFAULT_OUT", "JOBS_CAP",
+]
 
-BACKENDS = ("local", "docker")
+DEFAULT_BACKEND = "local"
+BACKENDS = (DEFAULT_BACKEND, "docker")
+#: The output folder of ``bundle run``.
+DEFAULT_OUT = "runs"
+#: The default number of jobs at a time: the number of CPUs, at most this.
+JOBS_CAP = 4
 
 
 @dataclass(kw_only=True)
@@ -95,8 +104,8 @@ class RunReport(SiteRun):
         return [p for p in phases if not any(r.finished for r in self.results if r.phase == p)]
 
 
-def get_backend(name: str = "local", *, image: str | None = None, network: bool = False,
-                sandbox: str = "auto", python_env: str | os.PathLike[str] | None = None,
+def get_backend(name: str = DEFAULT_BACKEND, *, image: str | None = None, network: bool = False,
+                sandbox: str = DEFAULT_SANDBOX, python_env: str | os.PathLike[str] | None = None,
                 limits: Limits | None = None) -> Backend:
     """The backend called ``name``: ``local`` (default) or ``docker`` (imported lazily).
 
@@ -104,8 +113,6 @@ def get_backend(name: str = "local", *, image: str | None = None, network: bool 
     ``limits`` to both (default :class:`~metascore.bundle.limits.Limits`).
     """
     if name == "local":
-        from .local import LocalBackend
-
         return LocalBackend(sandbox=sandbox, python=python_env, network=network, limits=limits)
     if name == "docker":
         try:
@@ -117,21 +124,26 @@ def get_backend(name: str = "local", *, image: str | None = None, network: bool 
     raise ConfigError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}.")
 
 
+def default_jobs() -> int:
+    """How many jobs run at the same time without ``--jobs``: the CPUs, at most :data:`JOBS_CAP`."""
+    return min(JOBS_CAP, os.cpu_count() or 1)
+
+
 # ===================================================================== entry point
 def run_bundle(
     bundle: str | os.PathLike[str],
-    out: str | os.PathLike[str] = "runs",
+    out: str | os.PathLike[str] = DEFAULT_OUT,
     *,
-    backend: str = "local",
+    backend: str = DEFAULT_BACKEND,
     image: str | None = None,
     submissions: str | os.PathLike[str] | None = None,
     scoring_program: str | os.PathLike[str] | None = None,
     network: bool = False,
     jobs: int | None = None,
-    feed: str = "export",
+    feed: str = DEFAULT_FEED,
     data: Mapping[str, str | os.PathLike[str]] | None = None,
     log: Callable[[str], None] = lambda _: None,
-    sandbox: str = "auto",
+    sandbox: str = DEFAULT_SANDBOX,
     python_env: str | os.PathLike[str] | None = None,
     limits: Limits | None = None,
 ) -> RunReport:
@@ -202,7 +214,7 @@ def run_bundle(
         raise ConfigError(f"{bundle}: the competition has no leaderboard.")
     site = Site(comp, out, engine, image=image,
                 scoring_program=Path(scoring_program) if scoring_program else None, log=log,
-                jobs=jobs if jobs is not None else min(4, os.cpu_count() or 1), feed=feed,
+                jobs=jobs if jobs is not None else default_jobs(), feed=feed,
                 data=given)
     report = RunReport(out=out, backend=backend, warnings=list(comp.warnings))
     if zipped:

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import re
 
+from ..config import MAX_KEY_LENGTH
 from .competition import (
     COMPETITION_TYPES,
     COMPUTATIONS,
     DEFAULT_IMAGE,
     DEFAULT_TIME_LIMIT,
-    MAX_KEY_LENGTH,
     SORTINGS,
     SUBMISSION_RULES,
     Column,
