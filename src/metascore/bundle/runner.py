@@ -193,7 +193,8 @@ def run_bundle(
             raise InputError(f"--data {key}={path}: no such file or folder.")
     engine = get_backend(backend, image=image, network=network, sandbox=sandbox,
                          python_env=python_env, limits=limits)
-    if submissions is not None and getattr(engine, "mode", "") == "rewrite" and not engine.chosen:
+    if (submissions is not None and isinstance(engine, LocalBackend) and engine.mode == "rewrite"
+            and not engine.chosen):  # the rewrite mode taken for lack of bwrap
         raise ConfigError(
             f"--submissions: the local sandbox cannot run here ({engine.why}), and without it "
             "these submissions would run unisolated, as your user; install bubblewrap (apt-get "
