@@ -25,9 +25,9 @@ from ..errors import ConfigError, did_you_mean
 from ..program import CONFIG_NAME
 from .add_meta_config import ConfigPlan, MetaChoices, plan_config
 from .check_config import find_meta_configs
+from .competition import DEFAULT_IMAGE, SUBMISSION_RULES, Competition, Phase
 from .image_checks import RECOMMENDED_IMAGE
 from .meta_program_folder import META_PROGRAM_NAME, needs_meta_program
-from .competition import DEFAULT_IMAGE, SUBMISSION_RULES, Competition, Phase
 from .schema import check_schema
 from .submission_rules import MANUAL_RULES
 from .submissions import collect_submissions

@@ -24,8 +24,8 @@ from pathlib import Path
 from ..errors import MetascoreError
 from . import phase_dates
 from .check_config import check_meta_configs, find_meta_configs
-from .image_checks import image_problems
 from .competition import BundleReport, Competition
+from .image_checks import image_problems
 from .platform_traps import platform_traps
 from .schema import check_schema
 from .submissions import collect_submissions

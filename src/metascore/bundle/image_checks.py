@@ -32,9 +32,9 @@ from pathlib import Path, PurePosixPath
 
 from .check_config import MetaConfig
 from .command_checks import program_files
+from .competition import Competition, Task
 from .files import is_noise
 from .meta_program_folder import needs_meta_program
-from .competition import Competition, Task
 from .pyenv import modules_of, package_for, python_of
 
 __all__ = ["META_PROGRAM_PYTHON", "RECOMMENDED_IMAGE", "image_problems"]

@@ -19,10 +19,10 @@ from pathlib import Path, PurePosixPath
 
 from ..errors import ConfigError
 from .command_checks import check_command
+from .competition import Competition, Task
 from .files import METADATA_FILES, is_noise
 from .meta_program_folder import default_scoring_program, needs_meta_program
 from .metadata import read_metadata
-from .competition import Competition, Task
 from .schema_base import SchemaChecker
 
 __all__ = ["ProgramChecks"]

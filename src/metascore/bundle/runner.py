@@ -56,11 +56,11 @@ from typing import Any
 from ..errors import ConfigError, InputError
 from .archive import safe_extract
 from .backend import Backend
+from .competition import Competition
 from .files import write_text
 from .limits import Limits
 from .local import DEFAULT_SANDBOX, LocalBackend
 from .meta_program_folder import needs_meta_program
-from .competition import Competition
 from .schema import load_competition
 from .site import DEFAULT_FEED, Site, SiteRun
 from .submissions import Submission, collect_submissions

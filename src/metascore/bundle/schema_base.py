@@ -19,8 +19,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..errors import did_you_mean
-from .meta_program_folder import needs_meta_program
 from .competition import UUID_PATTERN, BundleReport, Column
+from .meta_program_folder import needs_meta_program
 from .phase_dates import site_datetime, time_dropped_message
 
 __all__ = ["SchemaChecker"]

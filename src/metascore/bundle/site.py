@@ -66,9 +66,9 @@ from ..io.columns import COLUMNS_FILE
 from ..io.tree import FAILURE_FILE
 from .archive import as_folder
 from .backend import Backend
+from .competition import UUID_PATTERN, Competition, Phase, Task
 from .files import copy_job_output, write_text
 from .meta_program_folder import assemble_meta_program, needs_meta_program
-from .competition import UUID_PATTERN, Competition, Phase, Task
 from .metadata import read_metadata
 from .submission_rules import MANUAL_RULES, PhaseSubmission, export_decisions
 from .submission_ids import SubmissionIds

@@ -59,8 +59,8 @@ import yaml
 
 from ..errors import ConfigError, InputError
 from .backend import Backend, Mount, StepResult, StepSpec
-from .files import copy_job_output, read_job_file, write_text
 from .competition import DEFAULT_TIME_LIMIT
+from .files import copy_job_output, read_job_file, write_text
 from .metadata import read_metadata
 
 __all__ = [
