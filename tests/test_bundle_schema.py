@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from metascore.bundle.schema import check_bundle, load_competition, path_references
+from metascore.bundle.schema import check_schema, load_competition, path_references
 from metascore.errors import ConfigError
 
 BUNDLES = Path(__file__).parent / "data" / "bundles"
@@ -27,14 +27,14 @@ def bundle(tmp_path):
         data = yaml.safe_load((root / "competition.yaml").read_text())
         change(data)
         (root / "competition.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
-        return check_bundle(root)
+        return check_schema(root)
 
     edit.root = root
     return edit
 
 
 def test_template_is_clean():
-    report = check_bundle(TEMPLATE)
+    report = check_schema(TEMPLATE)
     assert report.errors == [] and report.warnings == []
     comp = report.competition
     assert [p.name for p in comp.phases] == ["Development", "Final", "Final ranking"]
@@ -136,13 +136,13 @@ def test_unknown_version(bundle):
 def test_program_metadata_checks(bundle):
     root = bundle.root
     (root / "scoring_program" / "metadata").write_text("command: [python3 a.py, python3 b.py]\n")
-    assert any("command is a list" in e for e in check_bundle(root).errors)
+    assert any("command is a list" in e for e in check_schema(root).errors)
     (root / "scoring_program" / "metadata").write_text("command: python3 score.py && echo done\n")
-    report = check_bundle(root)
+    report = check_schema(root)
     assert report.errors == []
     assert any("shell syntax" in w for w in report.warnings)
     (root / "scoring_program" / "metadata").write_text("command: python3 /app/program/scroe.py\n")
-    assert check_bundle(root).errors == [  # the program cannot run: an error, with the closest name
+    assert check_schema(root).errors == [  # the program cannot run: an error, with the closest name
         "competition.yaml: tasks[index=0].scoring_program (metadata): command 'python3 "
         "/app/program/scroe.py' runs '/app/program/scroe.py', but scoring_program has no scroe.py "
         "(did you mean 'score.py'?).",
@@ -162,7 +162,7 @@ def test_program_zip_with_nested_folder_is_refused(bundle):
 
 def test_competition_yaml_in_a_subfolder(tmp_path):
     shutil.copytree(BUNDLES / "v2_results", tmp_path / "outer" / "inner")
-    assert check_bundle(tmp_path / "outer").errors == [f"{tmp_path / 'outer'}: competition.yaml is missing from the bundle root "
+    assert check_schema(tmp_path / "outer").errors == [f"{tmp_path / 'outer'}: competition.yaml is missing from the bundle root "
                              "(found in inner/: put its contents, not the folder, at the bundle root)."]
 
 
@@ -173,7 +173,7 @@ def test_v1_errors_and_warnings(tmp_path):
     data["leaderboard"]["columns"]["set1_score"]["sort"] = "ascending"
     del data["html"]["terms"]
     (root / "competition.yaml").write_text(yaml.safe_dump(data))
-    errors = check_bundle(root).errors
+    errors = check_schema(root).errors
     assert any("html: Codabench's v1 unpacker needs html.terms" in e for e in errors)
     assert any("set1_score.sort: 'ascending' is not one of 'desc', 'asc'" in e for e in errors)
 
@@ -192,14 +192,14 @@ def test_duplicate_keys_in_files_codabench_reads_warn_and_the_last_wins(bundle, 
     """Codabench loads competition.yaml and program metadata with PyYAML, where a key written
     twice keeps its last value; real bundles have such keys (two `solutions:` in Codabench's
     own mini-automl example), so they must run: a warning naming both lines, not an error."""
-    from metascore.bundle.programs import read_metadata
+    from metascore.bundle.metadata import read_metadata
 
     comp = bundle.root / "competition.yaml"
     comp.write_text(comp.read_text() + "title: again\n")
     first = next(i for i, line in enumerate(comp.read_text().splitlines(), 1)
                  if line.startswith("title:"))
     last = len(comp.read_text().splitlines())
-    report = check_bundle(bundle.root)
+    report = check_schema(bundle.root)
     assert not report.errors
     assert (f"competition.yaml: key 'title' appears twice (lines {first} and {last}); "
             "the last one is used.") in report.warnings
@@ -266,7 +266,7 @@ def test_v1_start_dates_lose_their_time_too(tmp_path):
     text = (root / "competition.yaml").read_text()
     text = text.replace("start_date: 2026-01-01", "start_date: 2026-01-01 09:30:00")
     (root / "competition.yaml").write_text(text)
-    report = check_bundle(root)
+    report = check_schema(root)
     (warning,) = [w for w in report.warnings if "unquoted date-time" in w]
     assert warning.startswith("competition.yaml: phases.1.start_date: 2026-01-01 09:30:00 is an "
                               "unquoted date-time")
@@ -311,6 +311,6 @@ def test_a_phase_naming_a_missing_task_is_refused(tmp_path, tasks, message):
     data = yaml.safe_load((root / "competition.yaml").read_text())
     data["phases"][2]["tasks"] = tasks
     (root / "competition.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
-    assert "competition.yaml: " + message in check_bundle(root).errors
+    assert "competition.yaml: " + message in check_schema(root).errors
     assert main(["bundle", "zip", str(root), "-o", str(tmp_path / "b.zip")]) == 1
     assert not (tmp_path / "b.zip").exists()

@@ -49,7 +49,7 @@ from pathlib import Path
 
 import pytest
 
-from metascore.bundle.schema import check_bundle
+from metascore.bundle.schema import check_schema
 from metascore.cli import main
 
 TEMPLATE = Path(__file__).parents[1] / "bundle_template"
@@ -155,7 +155,7 @@ def test_zip_passes_check_after_unzipping(tmp_path, capsys):
     assert not any("__pycache__" in n for n in inner)
     unzipped = tmp_path / "unzipped"
     zipfile.ZipFile(dest).extractall(unzipped)
-    report = check_bundle(unzipped, meta_program_available=False)
+    report = check_schema(unzipped, meta_program_available=False)
     assert report.errors == [] and report.warnings == []
     assert main(["bundle", "check", str(dest)]) == 0
     assert "0 error(s), 0 warning(s): OK." in capsys.readouterr().out

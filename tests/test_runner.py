@@ -15,15 +15,10 @@ import yaml
 from bundle_backends import BACKENDS, SANDBOX_MODES, local_backend, options
 from metascore.bundle.backend import Mount, StepSpec
 from metascore.bundle.local import map_container_paths
-from metascore.bundle.runner import (
-    NO_SCORES_MESSAGE,
-    collect_submissions,
-    format_report,
-    get_backend,
-    run_bundle,
-    substitute,
-)
+from metascore.bundle.runner import format_report, get_backend, run_bundle
 from metascore.bundle.schema import load_competition
+from metascore.bundle.submissions import collect_submissions
+from metascore.bundle.worker import NO_SCORES_MESSAGE, substitute
 from metascore.errors import ConfigError
 
 BUNDLES = Path(__file__).parent / "data" / "bundles"
@@ -108,6 +103,51 @@ def test_local_backend_shared_timer_kills_process_group(mode, tmp_path):
     assert results[0].timed_out and results[0].exit_code is None
     assert 0.9 <= results[0].elapsed < 10
     assert results[1].exit_code == 0 and results[1].stdout == "done\n" and not results[1].timed_out
+
+
+@pytest.mark.parametrize("mode", SANDBOX_MODES)
+def test_both_backends_split_commands_with_the_one_function(mode, tmp_path):
+    from metascore.bundle.backend import split_command
+
+    mounts = (Mount("/app/program", tmp_path),)
+    step = StepSpec("scoring", "python3 score.py 'two words' /app/input", mounts)
+    assert split_command(step) == ["python3", "score.py", "two words", "/app/input"]
+    backend = local_backend(mode)
+    for command, message in (('python3 "x', r"^scoring: command 'python3 \"x' cannot be split \("),
+                             ("  ", r"^scoring: the command is empty\.$")):
+        bad = StepSpec("scoring", command, mounts)
+        for split in (split_command, backend.argv):
+            with pytest.raises(ConfigError, match=message):
+                split(bad)
+
+
+def test_bundle_command_line_defaults_are_the_library_defaults():
+    """Each default is defined once: the options of ``bundle run`` and ``bundle add-meta``
+    default to what run_bundle, the site, the local backend and metascore.yaml default to."""
+    import argparse
+    import inspect
+
+    from metascore.bundle.add_meta_config import MetaChoices
+    from metascore.bundle.cli import register
+    from metascore.bundle.local import LocalBackend
+    from metascore.bundle.site import FEEDS, Site
+    from metascore.config import RankingConfig
+
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers())
+    run = parser.parse_args(["bundle", "run", "B"])
+    defaults = {k: v.default for k, v in inspect.signature(run_bundle).parameters.items()}
+    for option in ("out", "backend", "feed", "sandbox", "jobs"):
+        assert getattr(run, option) == defaults[option], option
+    assert inspect.signature(Site).parameters["feed"].default == defaults["feed"] == FEEDS[0]
+    assert inspect.signature(LocalBackend).parameters["sandbox"].default == defaults["sandbox"]
+    assert inspect.signature(get_backend).parameters["name"].default == defaults["backend"]
+    for feed in FEEDS:
+        assert parser.parse_args(["bundle", "run", "B", "--feed", feed]).feed == feed
+    with pytest.raises(SystemExit):
+        parser.parse_args(["bundle", "run", "B", "--feed", "every"])
+    add_meta = parser.parse_args(["bundle", "add-meta", "B"])
+    assert add_meta.method == MetaChoices().method == RankingConfig().method
 
 
 def test_get_backend_names():

@@ -16,7 +16,7 @@ import yaml
 from bundle_backends import BACKENDS, options, require
 from engine import build_legacy_image
 from metascore.bundle.runner import format_report, run_bundle
-from metascore.bundle.schema import check_bundle, load_competition
+from metascore.bundle.schema import check_schema, load_competition
 from metascore.bundle.submissions import collect_submissions, slug
 from metascore.cli import main
 from metascore.errors import InputError
@@ -151,7 +151,7 @@ def test_v1_parallel_parent_dropped_elapsed_time_and_dataset_key(tmp_path):
 
 
 def test_v1_check_image_task_names_and_datasets(tmp_path):
-    report = check_bundle(BUNDLES / "v1_parallel")
+    report = check_schema(BUNDLES / "v1_parallel")
     assert report.ok, report.errors
     assert [t.name for t in report.competition.tasks.values()] == ["Track A Task", "Track B Task"]
     assert [p.name for p in report.competition.phases] == ["Track A", "Track B"]
@@ -162,7 +162,7 @@ def test_v1_check_image_task_names_and_datasets(tmp_path):
     data = yaml.safe_load((root / "competition.yaml").read_text())
     del data["image"]
     (root / "competition.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
-    assert any("image: this key is required" in e for e in check_bundle(root).errors)
+    assert any("image: this key is required" in e for e in check_schema(root).errors)
 
 
 def test_v1_auto_migration_maps_to_migration(tmp_path):

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from metascore.bundle.schema import Column, Leaderboard
+from metascore.bundle.competition import Column, LeaderboardSpec
 from metascore.bundle.submission_rules import PhaseSubmission, export_decisions
 from metascore.errors import ConfigError
 
 COLUMNS = (Column("acc", "Accuracy", 0, "desc"), Column("mae", "MAE", 1, "asc"))
 
 
-def board(rule: str, primary_index: int = 0) -> Leaderboard:
-    return Leaderboard("Results", "main", COLUMNS, primary_index, rule)
+def board(rule: str, primary_index: int = 0) -> LeaderboardSpec:
+    return LeaderboardSpec("Results", "main", COLUMNS, primary_index, rule)
 
 
 # alice: three submissions, the last one failed; bob: one; carol: two, marked by hand

@@ -26,9 +26,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..config import RankingConfig
 from ..errors import ConfigError, did_you_mean
 from ..registry import get_ranking_method
-from .model import Column, Competition, Phase
+from .competition import Column, Competition, Phase
 from .submissions import Submission
 from .yaml_text import flow
 
@@ -49,7 +50,7 @@ _TITLES = {"n_qualified": "Qualified candidates", "n_candidates": "Ranked candid
 class MetaChoices:
     """What the organizer decides (``None``: add-meta decides from the bundle)."""
 
-    method: str = "average_rank"
+    method: str = RankingConfig.method
     baselines: tuple[str, ...] | None = None  # () or ("none",): no baseline
     judges: tuple[str, ...] | None = None     # column keys (or titles)
     exclude: tuple[str, ...] = ()

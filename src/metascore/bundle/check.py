@@ -1,6 +1,6 @@
 """``metascore bundle check``: the whole check of a bundle folder.
 
-:func:`check_bundle` is :func:`metascore.bundle.schema.check_bundle` (``competition.yaml``,
+:func:`check_bundle` is :func:`metascore.bundle.schema.check_schema` (``competition.yaml``,
 the files it references, the programs' metadata), then, on the parsed competition:
 
 - each meta task's ``metascore.yaml`` against the competition
@@ -12,7 +12,7 @@ the files it references, the programs' metadata), then, on the parsed competitio
 - the competition's image against the meta phase and the programs' imports
   (:mod:`~metascore.bundle.image_checks`).
 
-Their errors and warnings are added to the same :class:`~metascore.bundle.model.BundleReport`.
+Their errors and warnings are added to the same :class:`~metascore.bundle.competition.BundleReport`.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from pathlib import Path
 from ..errors import MetascoreError
 from . import phase_dates
 from .check_config import check_meta_configs, find_meta_configs
+from .competition import BundleReport, Competition
 from .image_checks import image_problems
-from .model import BundleReport, Competition
 from .platform_traps import platform_traps
-from .schema import check_bundle as check_schema
+from .schema import check_schema
 from .submissions import collect_submissions
 
 __all__ = ["check_bundle"]

@@ -38,7 +38,7 @@ from pathlib import Path
 from ..config import FINAL_PHASE_STATISTICS, Config, load_config
 from ..errors import ConfigError, did_you_mean
 from ..program import CONFIG_NAME
-from .model import Competition, Phase, Task
+from .competition import Competition, Phase, Task
 from .submissions import Submission
 
 __all__ = ["EXPORT_FORMATS", "MetaConfig", "find_meta_configs", "check_meta_configs"]

@@ -9,10 +9,13 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from ..config import RankingConfig
 from ..errors import ConfigError, InputError
+from .image_checks import RECOMMENDED_IMAGE
 from .limits import add_limit_options, limits_from_args
-from .local import SANDBOX_MODES
-from .runner import BACKENDS
+from .local import DEFAULT_SANDBOX, SANDBOX_MODES
+from .runner import BACKENDS, DEFAULT_BACKEND, DEFAULT_OUT, JOBS_CAP
+from .site import DEFAULT_FEED, FEEDS
 
 __all__ = ["register"]
 
@@ -36,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "meta-ranking phase needs and nothing else: the meta task (meta_scoring_program/, which "
         "`bundle run` and `bundle zip` fill, and reference data holding metascore.yaml), a "
         "'Final ranking' phase the day after the last phase ends, the leaderboard columns the "
-        "meta-scoring program writes, and an image that can run it (codalab/codalab-legacy:py312 "
+        f"meta-scoring program writes, and an image that can run it ({RECOMMENDED_IMAGE} "
         "when the bundle has none, py37 or py39). metascore.yaml ranks the last phase after the "
         "one before it (one phase: that phase alone), judges = the leaderboard columns with "
         "directions from their sorting (no sorting: descending, as Codabench sorts), timing and "
@@ -52,8 +55,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--output", "-o", metavar="OUT",
                    help="write a copy instead of editing the bundle: a folder, or (zip bundles) "
                    "NEW.zip")
-    p.add_argument("--method", "-m", default="average_rank",
-                   help="ranking method of the final ranking (default: average_rank; see "
+    p.add_argument("--method", "-m", default=RankingConfig.method,
+                   help="ranking method of the final ranking (default: %(default)s; see "
                    "`metascore methods`)")
     p.add_argument("--baseline", action="append", metavar="NAME",
                    help="the account (participant) whose submission is the baseline; repeatable; "
@@ -80,7 +83,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "Final ranking phase starts the day after")
     p.add_argument("--image", metavar="IMAGE",
                    help="the competition's docker image to set (default: keep it, or "
-                   "codalab/codalab-legacy:py312 when it cannot run the meta-scoring program)")
+                   f"{RECOMMENDED_IMAGE} when it cannot run the meta-scoring program)")
     p.add_argument("--force", action="store_true",
                    help="rewrite an existing meta phase (its task, phase, columns and metascore.yaml)")
     p.set_defaults(func=_cmd_add_meta)
@@ -127,15 +130,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--strict) or the meta-scoring failed.",
     )
     p.add_argument("bundle", help="bundle folder or zip")
-    p.add_argument("--out", "-o", default="runs", help="output folder (default: ./runs)")
-    p.add_argument("--backend", default="local", choices=BACKENDS,
+    p.add_argument("--out", "-o", default=DEFAULT_OUT, help="output folder (default: ./%(default)s)")
+    p.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
                    help="local: this machine, in a bwrap sandbox with the worker's /app layout "
                    "where bwrap runs (default); docker: containers of the bundle's image")
     p.add_argument("--image", help="docker image (default: the bundle's docker_image)")
     p.add_argument("--network", action="store_true",
                    help="let the programs use the network (off by default; the local rewrite "
                    "mode cannot block it)")
-    p.add_argument("--sandbox", default="auto", choices=SANDBOX_MODES,
+    p.add_argument("--sandbox", default=DEFAULT_SANDBOX, choices=SANDBOX_MODES,
                    help="local backend: auto (bwrap where it runs, else rewrite, but never by "
                    "itself for --submissions; default), bwrap (fail without it) or rewrite "
                    "(only /app paths on the command line are rewritten; the programs run "
@@ -155,8 +158,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="meta-scoring program used to fill meta_scoring_program/ (default: the "
                    "repository's scoring_program/)")
     p.add_argument("--jobs", "-j", type=int, default=None,
-                   help="jobs run at the same time (default: the number of CPUs, at most 4)")
-    p.add_argument("--feed", choices=("export", "all"), default="export",
+                   help=f"jobs run at the same time (default: the number of CPUs, at most {JOBS_CAP})")
+    p.add_argument("--feed", choices=FEEDS, default=DEFAULT_FEED,
                    help="what reaches the meta phase: export (default) = what the site's results "
                    "export would hold under the leaderboard's submission_rule (Force_Last: each "
                    "participant's last finished submission; Force_Best: the best; "

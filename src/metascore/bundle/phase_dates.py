@@ -30,7 +30,7 @@ import datetime as dt
 from typing import Any
 
 from ..errors import ConfigError
-from .model import Competition
+from .competition import Competition
 
 __all__ = [
     "utc_now",

@@ -56,38 +56,27 @@ from typing import Any
 from ..errors import ConfigError, InputError
 from .archive import safe_extract
 from .backend import Backend
+from .competition import Competition
 from .files import write_text
 from .limits import Limits
-from .meta_program import needs_meta_program
-from .model import Competition
+from .local import DEFAULT_SANDBOX, LocalBackend
+from .meta_program_folder import needs_meta_program
 from .schema import load_competition
-# names of the worker, the site and the submissions stay importable from here
-from .site import DEFAULT_QUEUE_LIMIT, MANIFEST_COLUMNS, Site, SiteRun
+from .site import DEFAULT_FEED, Site, SiteRun
 from .submissions import Submission, collect_submissions
-from .worker import (
-    METADATA_EXISTS_MESSAGE,
-    MISSING_METADATA_MESSAGE,
-    NO_SCORES_MESSAGE,
-    TIME_LIMIT_MESSAGE,
-    JobResult,
-    substitute,
-)
+from .worker import JobResult
 
 __all__ = [
-    "Submission",
-    "JobResult",
-    "RunReport",
-    "substitute",
-    "get_backend",
-    "collect_submissions",
-    "run_bundle",
-    "format_report",
-    "BACKENDS",
-    "TIME_LIMIT_MESSAGE",
-    "NO_SCORES_MESSAGE",
+    "RunReport", "get_backend", "run_bundle", "format_report", "default_jobs", "BACKENDS",
+    "DEFAULT_BACKEND", "DEFAULT_OUT", "JOBS_CAP",
 ]
 
-BACKENDS = ("local", "docker")
+DEFAULT_BACKEND = "local"
+BACKENDS = (DEFAULT_BACKEND, "docker")
+#: The output folder of ``bundle run``.
+DEFAULT_OUT = "runs"
+#: The default number of jobs at a time: the number of CPUs, at most this.
+JOBS_CAP = 4
 
 
 @dataclass(kw_only=True)
@@ -115,8 +104,8 @@ class RunReport(SiteRun):
         return [p for p in phases if not any(r.finished for r in self.results if r.phase == p)]
 
 
-def get_backend(name: str = "local", *, image: str | None = None, network: bool = False,
-                sandbox: str = "auto", python_env: str | os.PathLike[str] | None = None,
+def get_backend(name: str = DEFAULT_BACKEND, *, image: str | None = None, network: bool = False,
+                sandbox: str = DEFAULT_SANDBOX, python_env: str | os.PathLike[str] | None = None,
                 limits: Limits | None = None) -> Backend:
     """The backend called ``name``: ``local`` (default) or ``docker`` (imported lazily).
 
@@ -124,8 +113,6 @@ def get_backend(name: str = "local", *, image: str | None = None, network: bool 
     ``limits`` to both (default :class:`~metascore.bundle.limits.Limits`).
     """
     if name == "local":
-        from .local import LocalBackend
-
         return LocalBackend(sandbox=sandbox, python=python_env, network=network, limits=limits)
     if name == "docker":
         try:
@@ -137,21 +124,26 @@ def get_backend(name: str = "local", *, image: str | None = None, network: bool 
     raise ConfigError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}.")
 
 
+def default_jobs() -> int:
+    """How many jobs run at the same time without ``--jobs``: the CPUs, at most :data:`JOBS_CAP`."""
+    return min(JOBS_CAP, os.cpu_count() or 1)
+
+
 # ===================================================================== entry point
 def run_bundle(
     bundle: str | os.PathLike[str],
-    out: str | os.PathLike[str] = "runs",
+    out: str | os.PathLike[str] = DEFAULT_OUT,
     *,
-    backend: str = "local",
+    backend: str = DEFAULT_BACKEND,
     image: str | None = None,
     submissions: str | os.PathLike[str] | None = None,
     scoring_program: str | os.PathLike[str] | None = None,
     network: bool = False,
     jobs: int | None = None,
-    feed: str = "export",
+    feed: str = DEFAULT_FEED,
     data: Mapping[str, str | os.PathLike[str]] | None = None,
     log: Callable[[str], None] = lambda _: None,
-    sandbox: str = "auto",
+    sandbox: str = DEFAULT_SANDBOX,
     python_env: str | os.PathLike[str] | None = None,
     limits: Limits | None = None,
 ) -> RunReport:
@@ -201,7 +193,8 @@ def run_bundle(
             raise InputError(f"--data {key}={path}: no such file or folder.")
     engine = get_backend(backend, image=image, network=network, sandbox=sandbox,
                          python_env=python_env, limits=limits)
-    if submissions is not None and getattr(engine, "mode", "") == "rewrite" and not engine.chosen:
+    if (submissions is not None and isinstance(engine, LocalBackend) and engine.mode == "rewrite"
+            and not engine.chosen):  # the rewrite mode taken for lack of bwrap
         raise ConfigError(
             f"--submissions: the local sandbox cannot run here ({engine.why}), and without it "
             "these submissions would run unisolated, as your user; install bubblewrap (apt-get "
@@ -222,25 +215,23 @@ def run_bundle(
         raise ConfigError(f"{bundle}: the competition has no leaderboard.")
     site = Site(comp, out, engine, image=image,
                 scoring_program=Path(scoring_program) if scoring_program else None, log=log,
-                jobs=jobs if jobs is not None else min(4, os.cpu_count() or 1), feed=feed,
+                jobs=jobs if jobs is not None else default_jobs(), feed=feed,
                 data=given)
     report = RunReport(out=out, backend=backend, warnings=list(comp.warnings))
     if zipped:
         report.warnings.extend(_zipped_placeholders(comp))
     subs, warnings = collect_submissions(comp, Path(submissions) if submissions else None, cache=out / "cache")
     report.warnings.extend(warnings)
-    notice = getattr(engine, "notice", "")
-    if notice:  # what the local backend's rewrite mode cannot do, said once
-        report.warnings.append(notice)
-        log(f"[!] {notice}")
+    if engine.notice:  # e.g. what the local backend's rewrite mode cannot do, said once
+        report.warnings.append(engine.notice)
+        log(f"[!] {engine.notice}")
     if submissions is None and subs and all(s.is_baseline for s in subs):
         _only_baselines(comp, site, subs, zipped, log)
     if not subs:
         report.warnings.append("no submissions to run: add a starting kit, solutions, "
                                "sample_submissions/ or --submissions.")
     log(f"[*] {comp.title}: {len(comp.phases)} phase(s), {len(subs)} submission(s), backend {backend}")
-    if hasattr(engine, "describe"):
-        log(f"[*] {engine.describe(image or comp.docker_image)}")
+    log(f"[*] {engine.describe(image or comp.docker_image)}")
     site.run(subs, report)
     write_text(out / "run_summary.json", json.dumps(report.to_dict(), indent=2, allow_nan=False) + "\n")
     return report

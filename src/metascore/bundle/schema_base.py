@@ -1,7 +1,7 @@
 """What the v2 and v1 schema rules share: where messages go, and the typed readers.
 
 A :class:`SchemaChecker` records errors and warnings into a
-:class:`~metascore.bundle.model.BundleReport`, every message prefixed by
+:class:`~metascore.bundle.competition.BundleReport`, every message prefixed by
 ``competition.yaml:`` and the key path. Its readers check one key each and return a default
 after recording the problem, so that one pass reports every problem: :meth:`~SchemaChecker.get`
 (type), :meth:`~SchemaChecker.choice` (allowed values, with a "did you mean"),
@@ -19,8 +19,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..errors import did_you_mean
-from .meta_program import needs_meta_program
-from .model import UUID_PATTERN, BundleReport, Column
+from .competition import UUID_PATTERN, BundleReport, Column
+from .meta_program_folder import needs_meta_program
 from .phase_dates import site_datetime, time_dropped_message
 
 __all__ = ["SchemaChecker"]

@@ -14,17 +14,17 @@ from __future__ import annotations
 
 import re
 
-from .model import (
+from ..config import MAX_KEY_LENGTH
+from .competition import (
     COMPETITION_TYPES,
     COMPUTATIONS,
     DEFAULT_IMAGE,
     DEFAULT_TIME_LIMIT,
-    MAX_KEY_LENGTH,
     SORTINGS,
     SUBMISSION_RULES,
     Column,
     Competition,
-    Leaderboard,
+    LeaderboardSpec,
     Phase,
     Solution,
     Task,
@@ -222,7 +222,7 @@ class SchemaV2(SchemaChecker):
             if a.start and a.end and a.end < a.start:
                 self.error(f"phases ({a.name!r})", f"ends ({a.end}) before it starts ({a.start}).")
 
-    def leaderboards_v2(self, data: dict) -> Leaderboard | None:
+    def leaderboards_v2(self, data: dict) -> LeaderboardSpec | None:
         if "leaderboards" not in data:
             if "leaderboard" in data:
                 self.error("leaderboards", "missing; found 'leaderboard:' (singular), which Codabench's "
@@ -256,7 +256,7 @@ class SchemaV2(SchemaChecker):
         if columns and primary not in {c.index for c in columns}:
             self.warn(f"{where}.columns", f"no column has index {primary} (the primary index); "
                       "Codabench's leaderboard pages fail without it.")
-        return Leaderboard(title=title, key=key, columns=columns, primary_index=primary,
+        return LeaderboardSpec(title=title, key=key, columns=columns, primary_index=primary,
                            submission_rule=rule)
 
     def columns_v2(self, board: dict, where: str) -> tuple[Column, ...]:

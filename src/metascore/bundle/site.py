@@ -66,20 +66,22 @@ from ..io.columns import COLUMNS_FILE
 from ..io.tree import FAILURE_FILE
 from .archive import as_folder
 from .backend import Backend
+from .competition import UUID_PATTERN, Competition, Phase, Task
 from .files import copy_job_output, write_text
-from .meta_program import assemble_meta_program, needs_meta_program
-from .model import UUID_PATTERN, Competition, Phase, Task
+from .meta_program_folder import assemble_meta_program, needs_meta_program
 from .metadata import read_metadata
 from .submission_rules import MANUAL_RULES, PhaseSubmission, export_decisions
 from .submission_ids import SubmissionIds
 from .submissions import Submission, safe_name, slug
 from .worker import Job, JobResult, run_job
 
-__all__ = ["Site", "SiteRun", "DEFAULT_QUEUE_LIMIT", "FEEDS", "MANIFEST_COLUMNS"]
+__all__ = ["Site", "SiteRun", "DEFAULT_QUEUE_LIMIT", "DEFAULT_FEED", "FEEDS", "MANIFEST_COLUMNS"]
 
 DEFAULT_QUEUE_LIMIT = 600
-#: What reaches the meta phase: the site's results export, or every submission that ran.
-FEEDS = ("export", "all")
+#: What reaches the meta phase: the site's results export (the default), or every
+#: submission that ran.
+DEFAULT_FEED = "export"
+FEEDS = (DEFAULT_FEED, "all")
 MANIFEST_COLUMNS = ("phase", "candidate", "participant", "submitted_at", "is_baseline")
 _ASSEMBLE_LOCK = threading.Lock()
 
@@ -101,7 +103,7 @@ class Site:
 
     def __init__(self, comp: Competition, out: Path, backend: Backend, *, image: str | None,
                  scoring_program: Path | None, log: Callable[[str], None], jobs: int = 1,
-                 feed: str = "export", data: dict[str, Path] | None = None) -> None:
+                 feed: str = DEFAULT_FEED, data: dict[str, Path] | None = None) -> None:
         if feed not in FEEDS:
             raise ConfigError(f"feed {feed!r} is not one of {', '.join(FEEDS)}.")
         self.comp, self.out, self.backend, self.log, self.feed = comp, out, backend, log, feed

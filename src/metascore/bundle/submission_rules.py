@@ -1,6 +1,5 @@
 """Which submissions of a phase the site's results export holds: the leaderboard's
-``submission_rule``, as Codabench applies it (research/codabench.md 3.1;
-``leaderboards/strategies.py``).
+``submission_rule``, as Codabench applies it (its ``leaderboards/strategies.py``).
 
 The results export (and phase migration) sees only submissions that are **on the
 leaderboard**, and what is on it depends on the rule:
@@ -30,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..errors import ConfigError
-from .model import SUBMISSION_RULES, Column, Leaderboard
+from .competition import SUBMISSION_RULES, Column, LeaderboardSpec
 
 __all__ = ["PhaseSubmission", "ExportDecision", "MANUAL_RULES", "export_decisions"]
 
@@ -66,7 +65,7 @@ class ExportDecision:
 
 
 def export_decisions(
-    submissions: Sequence[PhaseSubmission], leaderboard: Leaderboard
+    submissions: Sequence[PhaseSubmission], leaderboard: LeaderboardSpec
 ) -> list[ExportDecision]:
     """One decision per submission (same order): is it on the leaderboard, hence exported?
 
@@ -97,7 +96,7 @@ def export_decisions(
 
 def _decide(
     i: int, sub: PhaseSubmission, rule: str, kept: dict[str, int],
-    submissions: Sequence[PhaseSubmission], leaderboard: Leaderboard,
+    submissions: Sequence[PhaseSubmission], leaderboard: LeaderboardSpec,
 ) -> ExportDecision:
     def decision(exported: bool, reason: str) -> ExportDecision:
         return ExportDecision(sub.candidate, sub.participant, exported, reason)
@@ -126,7 +125,7 @@ def _decide(
                            f"({how}) and took its place")
 
 
-def _best_key(leaderboard: Leaderboard):
+def _best_key(leaderboard: LeaderboardSpec):
     """Sort key of Force_Best: primary column, then the others by index; NULL as PostgreSQL."""
     columns = _best_columns(leaderboard)
 
@@ -143,14 +142,14 @@ def _best_key(leaderboard: Leaderboard):
     return key
 
 
-def _best_columns(leaderboard: Leaderboard) -> list[Column]:
+def _best_columns(leaderboard: LeaderboardSpec) -> list[Column]:
     primary = [c for c in leaderboard.columns if c.index == leaderboard.primary_index]
     others = sorted((c for c in leaderboard.columns if c.index != leaderboard.primary_index),
                     key=lambda c: c.index)
     return primary + others
 
 
-def _best_rule_text(leaderboard: Leaderboard) -> str:
+def _best_rule_text(leaderboard: LeaderboardSpec) -> str:
     columns = _best_columns(leaderboard)
     if not columns:
         return "no columns: the earliest"

@@ -1,4 +1,4 @@
-"""Programs (scoring, ingestion, submissions): their metadata file and the checks on them.
+"""The checks on the programs a competition references (scoring, ingestion): metadata, commands.
 
 A program is a folder or a zip with ``metadata.yaml`` (preferred) or ``metadata`` at its root
 holding a ``command``; :func:`~metascore.bundle.metadata.read_metadata` reads it (the runner
@@ -19,13 +19,13 @@ from pathlib import Path, PurePosixPath
 
 from ..errors import ConfigError
 from .command_checks import check_command
+from .competition import Competition, Task
 from .files import METADATA_FILES, is_noise
-from .meta_program import default_scoring_program, needs_meta_program
+from .meta_program_folder import default_scoring_program, needs_meta_program
 from .metadata import read_metadata
-from .model import Competition, Task
 from .schema_base import SchemaChecker
 
-__all__ = ["METADATA_FILES", "read_metadata", "ProgramChecks"]
+__all__ = ["ProgramChecks"]
 
 
 def _root_names(program: Path) -> list[str]:

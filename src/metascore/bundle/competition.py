@@ -2,11 +2,12 @@
 
 Plain frozen dataclasses, as Codabench's models hold them after unpacking: a
 :class:`Competition` has tasks (programs and data), phases (dates, time limit, task
-indexes), the one :class:`Leaderboard` Codabench attaches to every phase and its
+indexes), the one :class:`LeaderboardSpec` Codabench attaches to every phase and its
 :class:`Column` s, and the organizer's :class:`Solution` s. :class:`BundleReport` is what
-:func:`~metascore.bundle.schema.check_bundle` returns. The rules that build them live in
+:func:`~metascore.bundle.schema.check_schema` returns (and
+:func:`~metascore.bundle.check.check_bundle` completes). The rules that build them live in
 :mod:`~metascore.bundle.schema_v2`, :mod:`~metascore.bundle.schema_v1` and
-:mod:`~metascore.bundle.programs`.
+:mod:`~metascore.bundle.program_checks`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 
 __all__ = [
     "Column",
-    "Leaderboard",
+    "LeaderboardSpec",
     "Task",
     "Phase",
     "Solution",
@@ -29,7 +30,6 @@ __all__ = [
     "SUBMISSION_RULES",
     "COMPETITION_TYPES",
     "PATH_KEYS",
-    "MAX_KEY_LENGTH",
     "DEFAULT_IMAGE",
     "DEFAULT_TIME_LIMIT",
     "UUID_PATTERN",
@@ -47,7 +47,6 @@ PATH_KEYS = (
     "image", "terms", "file", "path", "scoring_program", "ingestion_program", "input_data",
     "reference_data", "starting_kit", "public_data",
 )
-MAX_KEY_LENGTH = 36
 DEFAULT_IMAGE = "codalab/codalab-legacy:py37"
 DEFAULT_TIME_LIMIT = 600
 #: A dataset or task key of an existing Codabench object (not a path in the bundle).
@@ -73,8 +72,10 @@ class Column:
 
 
 @dataclass(frozen=True)
-class Leaderboard:
-    """``leaderboards[0]``: the one leaderboard Codabench attaches to every phase."""
+class LeaderboardSpec:
+    """``leaderboards[0]``: the one leaderboard Codabench attaches to every phase, as
+    ``competition.yaml`` declares it (its columns and rule; the ranking metascore computes
+    is :class:`metascore.leaderboard.Leaderboard`)."""
 
     title: str
     key: str
@@ -141,7 +142,7 @@ class Competition:
     docker_image: str
     tasks: dict[int, Task]
     phases: tuple[Phase, ...]
-    leaderboard: Leaderboard | None
+    leaderboard: LeaderboardSpec | None
     solutions: tuple[Solution, ...] = ()
     pages: tuple[tuple[str, str], ...] = ()
     warnings: tuple[str, ...] = ()
@@ -160,7 +161,8 @@ class Competition:
 
 @dataclass
 class BundleReport:
-    """What :func:`check_bundle` found.
+    """What :func:`~metascore.bundle.schema.check_schema` and
+    :func:`~metascore.bundle.check.check_bundle` found.
 
     ``notes``: what is fine as it is but must not be uploaded so (e.g. the meta-scoring
     program placeholder that ``metascore bundle zip`` fills); neither errors nor warnings.
