@@ -12,6 +12,7 @@ is not changed.
 
 import json
 import logging
+import time
 
 try:
     import docker.api.image as _image_api
@@ -38,3 +39,61 @@ if _image_api is not None:
         return status["status"]
 
     _image_api.ImageApiMixin.pull = _pull
+
+
+# Docker vs podman 4.3 (Debian bookworm's): two answers of podman's Docker-compatible API
+# differ from Docker's in the way the compute worker reads a finished job
+# (``_run_container_engine_cmd``: stream the logs while the container runs, then
+# ``attach(logs=True, demux=True)`` for the whole logs, then ``wait`` for the exit code):
+# - after the container exits, Docker's non-streaming attach returns its logs; podman's
+#   refuses ("container state improper") or answers with an unframed or empty stream
+#   (docker-py: "41 is not a valid stream"), and the worker then records exit code 1;
+# - after an attach, podman's ``wait`` often answers StatusCode -1 for a container that
+#   exited 0 (the worker then fails the scoring step with "program_rc=-1").
+# For those two calls only, the shim answers as Docker does, from podman's own records:
+# the logs API for a container that is no longer running ((stdout, stderr), None for an
+# empty stream) and the container's recorded ExitCode when wait says -1.
+try:
+    import docker.api.container as _container_api
+except ImportError:
+    _container_api = None
+
+if _container_api is not None:
+    _real_attach = _container_api.ContainerApiMixin.attach
+    _real_wait = _container_api.ContainerApiMixin.wait
+
+    def _attach(self, container, stdout=True, stderr=True, stream=False, logs=False, demux=False):
+        if stream or not logs:
+            return _real_attach(self, container, stdout=stdout, stderr=stderr, stream=stream, logs=logs,
+                                demux=demux)
+        _exit_code(self, container)  # the whole logs, once the container has stopped
+        out = self.logs(container, stdout=True, stderr=False) if stdout else b""
+        err = self.logs(container, stdout=False, stderr=True) if stderr else b""
+        if demux:
+            return (out or None, err or None)
+        return out + err
+
+    def _exit_code(client, container, timeout=30.0):
+        """The exit code podman recorded, once the container has stopped (None: still running)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            state = client.inspect_container(container)["State"]
+            finished = not str(state.get("FinishedAt") or "0001").startswith("0001")
+            # podman 4.3 may show an exited container as "created" again after an attach
+            if state["Status"].lower() in ("exited", "stopped") or (state["Status"].lower() == "created" and finished):
+                return state["ExitCode"]
+            if time.monotonic() > deadline:
+                return None
+            time.sleep(0.1)
+
+    def _wait(self, container, timeout=None, condition=None):
+        result = _real_wait(self, container, timeout=timeout, condition=condition)
+        if isinstance(result, dict) and result.get("StatusCode") == -1:
+            code = _exit_code(self, container)
+            if code is not None:
+                _log.warning("wait stand-in: podman answered -1; the container's recorded exit code is %s", code)
+                result = {**result, "StatusCode": code}
+        return result
+
+    _container_api.ContainerApiMixin.attach = _attach
+    _container_api.ContainerApiMixin.wait = _wait
