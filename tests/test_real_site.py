@@ -1,0 +1,415 @@
+"""The template on the real Codabench, compared with ``metascore bundle run``.
+
+Opt-in (it takes minutes and needs root, apt, podman and a Codabench checkout):
+
+    METASCORE_SITE=1 CODABENCH_SRC=/path/to/codabench.git python -m pytest -m site tests/test_real_site.py
+
+``tools/codabench_site/site.py up`` stands the site up (idempotent; README.md beside it says
+what runs and what stands in for S3, image pulls and e-mail). For each variant (the
+template as shipped, and the template with participant alice renamed zoe: same submissions,
+same order), one competition is run through the site's API, as its organizer and
+participants would: the ``bundle zip`` is uploaded and unpacked by the real unpacker; each
+sample submission is submitted by its own account, then the starting kit's baseline by the
+``baseline`` account; the Final phase starts and the beat scheduler's
+``do_phase_migrations`` migrates Development into it; the organizer downloads the results
+export of both phases (``results.json?phase=``), zips it and submits it to "Final ranking";
+then ``metascore codabench pull``, ``rank`` and ``submit`` run against the site. Each test
+compares one thing with ``metascore bundle run`` of the same bundle folder.
+
+Dates: the test's copy of the template gets dates around today (midnight, as the unpacker
+stores them), so the scheduler does not migrate the empty Development phase before the
+submissions (issue 25 item 3); "time passing" (the Final phase starting, then the meta
+phase) is a change of the phases' dates through the ORM.
+
+The comparisons that issue 25 item 1 (the tie-break, and the mock's candidate names and
+times) will fix are expected failures, and only when the observed difference is that one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import datetime as dt
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+import real_site as rs
+
+pytestmark = [
+    pytest.mark.site,
+    pytest.mark.skipif(os.environ.get("METASCORE_SITE") != "1",
+                       reason="the real-site test runs only with METASCORE_SITE=1 (it stands up "
+                       "Codabench: minutes, root, apt, podman; see tools/codabench_site/README.md)"),
+]
+
+REPO = Path(__file__).resolve().parent.parent
+TEMPLATE = REPO / "bundle_template"
+ORGANIZER = "organizer"
+BASELINE = "baseline"
+META_PHASE = "Final ranking"
+ITEM1 = ("issue 25 item 1: the tie for first is broken by the candidate id as text on the site "
+         "(the export has no submission time), by submission time in bundle run, and by the "
+         "migrated Final submission's creation time in codabench rank")
+
+
+# ----------------------------------------------------------------------------- the run
+
+@dataclass
+class SiteRun:
+    """Everything one variant produced on the site and locally (the tests' evidence)."""
+
+    variant: str
+    folder: Path
+    competition: int = 0
+    phases: dict = field(default_factory=dict)          # name -> phase payload
+    submissions: dict = field(default_factory=dict)     # phase name -> top-level submissions
+    exports: dict = field(default_factory=dict)         # phase name -> results.json payload
+    meta: dict = field(default_factory=dict)            # the organizer's meta submission
+    meta_files: dict = field(default_factory=dict)      # its scoring output
+    cli_submit: dict = field(default_factory=dict)      # `codabench submit`'s submission
+    cli_submit_files: dict = field(default_factory=dict)
+    times: dict = field(default_factory=dict)
+    snapshot: dict = field(default_factory=dict)        # site.py admin competition
+
+    @property
+    def bundle_run(self) -> Path:
+        return self.folder / "bundle_run"
+
+    @property
+    def ranked(self) -> Path:
+        return self.folder / "ranked"
+
+
+def make_bundle(variant: str, dest: Path) -> Path:
+    """The template (renamed: alice -> zoe) with phase dates around today, at midnight."""
+    bundle = dest / "bundle"
+    shutil.copytree(TEMPLATE, bundle, ignore=shutil.ignore_patterns("__pycache__"))
+    today = dt.datetime.now(dt.timezone.utc).date()
+    day = lambda n: f"{today + dt.timedelta(days=n)} 00:00:00"  # noqa: E731
+    text = (bundle / "competition.yaml").read_text()
+    for old, new in (("start: 2026-01-01 00:00:00", f"start: {day(-1)}"),
+                     ("end: 2026-05-31 23:59:00", f"end: {day(2)}"),
+                     ("start: 2026-06-01 00:00:00", f"start: {day(3)}"),
+                     ("end: 2026-06-30 23:59:00", f"end: {day(4)}"),
+                     ("start: 2026-07-01 00:00:00", f"start: {day(5)}")):
+        assert old in text, f"the template's dates changed ({old!r} is gone): update make_bundle"
+        text = text.replace(old, new)
+    (bundle / "competition.yaml").write_text(text)
+    if variant == "renamed":
+        subs = bundle / "sample_submissions"
+        (subs / "alice__centroid").rename(subs / "zoe__centroid")
+        manifest = (subs / "submissions.yaml").read_text()
+        (subs / "submissions.yaml").write_text(manifest.replace("file: alice__centroid, participant: alice",
+                                                                "file: zoe__centroid, participant: zoe"))
+    return bundle
+
+
+def manifest(bundle: Path) -> list[tuple[str, str]]:
+    """(participant, folder) of the sample submissions, in submission order."""
+    import yaml
+
+    rows = yaml.safe_load((bundle / "sample_submissions" / "submissions.yaml").read_text())
+    rows = sorted(rows, key=lambda r: r["submitted_at"])
+    return [(r["participant"], r["file"]) for r in rows]
+
+
+@contextlib.contextmanager
+def token_env(token: str):
+    old = os.environ.get("CODABENCH_TOKEN")
+    os.environ["CODABENCH_TOKEN"] = token
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("CODABENCH_TOKEN", None)
+        else:
+            os.environ["CODABENCH_TOKEN"] = old
+
+
+def cli(*args: str) -> None:
+    from metascore.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(list(args))
+    assert rc == 0, f"metascore {' '.join(args)} -> {rc}\n{out.getvalue()[-2000:]}\n{err.getvalue()[-2000:]}"
+
+
+def run_variant(variant: str, folder: Path) -> SiteRun:
+    from metascore.bundle import run_bundle
+
+    run = SiteRun(variant, folder)
+    t = rs.Stopwatch()
+    state, took = rs.site_up()
+    run.times["site up (site.py up)"] = round(took, 1)
+    site = state["site"]
+    t.lap("-")
+
+    bundle = make_bundle(variant, folder)
+    subprocess.run([sys.executable, "-m", "metascore", "bundle", "zip", str(bundle), "-o", str(folder / "bundle.zip")],
+                   check=True, capture_output=True, env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+    report = run_bundle(bundle, run.bundle_run)
+    assert (run.bundle_run / "final" / "leaderboard.csv").is_file(), report
+    t.lap("bundle zip + bundle run (local)")
+
+    people = manifest(bundle)
+    names = [ORGANIZER, BASELINE, *(p for p, _ in people)]
+    tokens = rs.admin("users", {"users": [{"username": n} for n in names]})
+    api = {n: rs.Api(site, tokens[n]) for n in names}
+    org = api[ORGANIZER]
+    t.lap("accounts and tokens (ORM)")
+
+    run.competition, _ = rs.upload_bundle(org, (folder / "bundle.zip").read_bytes())
+    cid = run.competition
+    org.call("POST", f"/api/competitions/{cid}/toggle_publish/")
+    for name in names:
+        api[name].call("POST", f"/api/competitions/{cid}/register/")
+    comp = rs.competition(org, cid)
+    run.phases = {p["name"]: p for p in comp["phases"]}
+    t.lap("upload + unpack + publish + register")
+
+    dev = run.phases["Development"]
+    for person, sample in people:
+        rs.submit(api[person], cid, dev, rs.zip_folder(bundle / "sample_submissions" / sample))
+    rs.submit(api[BASELINE], cid, dev, rs.zip_folder(bundle / "starting_kit" / "baseline_submission"))
+    run.submissions["Development"] = rs.wait_phase(org, dev["id"], len(people) + 1)
+    t.lap("Development: submit + run")
+
+    now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+    rs.admin("phase_dates", {"competition": cid, "phases": {
+        "Development": {"end": (now - dt.timedelta(minutes=1)).isoformat()},
+        "Final": {"start": (now - dt.timedelta(minutes=1)).isoformat()}}})
+    rs.admin("run_task", {"task": "do_phase_migrations"})
+    final = run.phases["Final"]
+    run.submissions["Final"] = rs.wait_phase(org, final["id"], len(people) + 1)
+    t.lap("Final: migration + run")
+
+    for phase in ("Development", "Final"):
+        run.exports[phase] = rs.results_json(org, cid, run.phases[phase]["id"])
+    now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+    rs.admin("phase_dates", {"competition": cid, "phases": {
+        "Final": {"end": (now - dt.timedelta(seconds=30)).isoformat()},
+        META_PHASE: {"start": (now - dt.timedelta(seconds=30)).isoformat()}}})
+    export = {k: v for payload in run.exports.values() for k, v in payload.items()}
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("results.json", json.dumps(export, indent=1))
+    meta = run.phases[META_PHASE]
+    sid = rs.submit(org, cid, meta, buf.getvalue(), "results.zip")
+    done = rs.wait_phase(org, meta["id"], 1)
+    run.meta = next(s for s in done if s["id"] == sid)
+    if run.meta["status"] == "Finished":
+        run.meta_files = rs.scoring_output(org, sid)
+    run.submissions[META_PHASE] = done
+    t.lap("Final ranking: export + submit + run")
+
+    config = str(bundle / "final_ranking" / "reference_data" / "metascore.yaml")
+    common = ["--site", site, "--competition", str(cid)]
+    with token_env(tokens[ORGANIZER]):
+        cli("codabench", "pull", *common, "--config", config, "--baseline", BASELINE, "--out", str(folder / "pulled"))
+        t.lap("codabench pull")
+        cli("codabench", "rank", *common, "--config", config, "--baseline", BASELINE, "--out", str(run.ranked))
+        t.lap("codabench rank")
+        cli("codabench", "submit", *common, "--phase", META_PHASE, "--poll-interval", "2", str(folder / "pulled"))
+    subs = org.call("GET", "/api/submissions/", params={"phase": meta["id"]})
+    run.cli_submit = max((s for s in subs if s["parent"] is None), key=lambda s: s["id"])
+    if run.cli_submit["status"] == "Finished":
+        run.cli_submit_files = rs.scoring_output(org, run.cli_submit["id"])
+    t.lap("codabench submit")
+    run.snapshot = rs.admin("competition", {"competition": cid})
+    run.times.update(t.times)
+    run.times.pop("-", None)
+    save_evidence(run)
+    return run
+
+
+def save_evidence(run: SiteRun) -> None:
+    """The run's payloads and timings, next to the site's logs (``evidence/<variant>/``)."""
+    home = Path(os.environ.get("CODABENCH_SITE_HOME", "/var/tmp/metascore-codabench-site"))
+    out = home / "evidence" / run.variant
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    (out / "run.json").write_text(json.dumps({
+        "competition": run.competition, "times": run.times, "exports": run.exports,
+        "submissions": run.submissions, "meta": run.meta, "cli_submit": run.cli_submit,
+        "snapshot": run.snapshot}, indent=1, default=str))
+    for name, files in (("site_meta", run.meta_files), ("cli_submit", run.cli_submit_files)):
+        for fname in ("leaderboard.csv", "scores.json"):
+            if fname in files:
+                (out / f"{name}_{fname}").write_bytes(files[fname])
+    for src, name in ((run.bundle_run / "final" / "leaderboard.csv", "bundle_run_leaderboard.csv"),
+                      (run.ranked / "leaderboard.csv", "codabench_rank_leaderboard.csv")):
+        if src.is_file():
+            shutil.copy(src, out / name)
+    print(f"\n[{run.variant}] competition {run.competition}; timings (s): {json.dumps(run.times)}; "
+          f"evidence in {out}")
+
+
+@pytest.fixture(scope="module", params=["template", "renamed"])
+def site_run(request, tmp_path_factory) -> SiteRun:
+    return run_variant(request.param, tmp_path_factory.mktemp(f"site-{request.param}"))
+
+
+# ----------------------------------------------------------------------------- reading
+
+def bundle_results(run: SiteRun) -> dict[tuple[str, str], tuple[str, dict[str, float]]]:
+    """(phase, participant) -> (status, scores) of bundle run (participant from submissions.csv)."""
+    summary = json.loads((run.bundle_run / "run_summary.json").read_text())
+    who = {(r["phase"], r["candidate"]): r["participant"]
+           for r in csv.DictReader((run.bundle_run / "outputs" / "submissions.csv").open())}
+    out = {}
+    for r in summary["results"]:
+        person = ORGANIZER if r["phase"] == META_PHASE else who[(r["phase"], r["candidate"])]
+        out[(r["phase"], person)] = (r["status"], {k: float(v) for k, v in r["scores"].items()})
+    return out
+
+
+def site_results(run: SiteRun) -> dict[tuple[str, str], tuple[str, dict[str, float]]]:
+    out = {}
+    for phase, subs in run.submissions.items():
+        for s in subs:
+            if s["parent"] is None:
+                key = (phase, s["owner"])
+                assert key not in out, f"two top-level submissions of {s['owner']} in {phase}"
+                out[key] = (s["status"], {c["column_key"]: float(c["score"]) for c in s["scores"]})
+    return out
+
+
+def board(text: str | bytes) -> list[dict[str, str]]:
+    if isinstance(text, bytes):
+        text = text.decode()
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def normalized(rows: list[dict[str, str]]) -> list[dict[str, str]]:
+    """A leaderboard with candidates named by participant and no submission times."""
+    names = {r["candidate"]: r["participant"] for r in rows}
+    pattern = re.compile("|".join(re.escape(c) for c in sorted(names, key=len, reverse=True)))
+    out = []
+    for r in rows:
+        r = {k: pattern.sub(lambda m: names[m.group(0)], v) for k, v in r.items() if k != "submitted_at"}
+        out.append(r)
+    return out
+
+
+def only_tie_order_differs(a: list[dict[str, str]], b: list[dict[str, str]]) -> bool:
+    """Whether ``a`` and ``b`` hold the same rows and differ only in the order of rows that
+    share a position (a tie)."""
+    if a == b or len(a) != len(b):
+        return False
+    key = lambda r: (r["position"], r["participant"])  # noqa: E731
+    if sorted(a, key=key) != sorted(b, key=key):
+        return False
+    return [r["position"] for r in a] == [r["position"] for r in b]
+
+
+def winner(rows: list[dict[str, str]]) -> str:
+    return rows[0]["participant"]
+
+
+def site_board(run: SiteRun) -> list[dict[str, str]]:
+    assert run.meta["status"] == "Finished", run.meta
+    return board(run.meta_files["leaderboard.csv"])
+
+
+# ----------------------------------------------------------------------------- the tests
+
+def test_the_unpacker_accepts_the_bundle_zip(site_run):
+    comp = site_run.snapshot
+    assert [p["name"] for p in comp["phases"]] == ["Development", "Final", META_PHASE]
+    assert [len(p["tasks"]) for p in comp["phases"]] == [1, 1, 1]
+    assert [p["auto_migrate_to_this_phase"] for p in comp["phases"]] == [False, True, False]
+    assert comp["phases"][1]["has_been_migrated"] is True
+
+
+def test_statuses_and_scores_per_phase_and_participant_equal_bundle_run(site_run):
+    local, site = bundle_results(site_run), site_results(site_run)
+    assert sorted(site) == sorted(local)
+    for key in sorted(local):
+        (s_status, s_scores), (l_status, l_scores) = site[key], local[key]
+        assert s_status == l_status, (key, site[key], local[key])
+        assert sorted(s_scores) == sorted(l_scores), (key, s_scores, l_scores)
+        for metric in l_scores:  # the site stores Decimal(20, 10)
+            assert s_scores[metric] == pytest.approx(l_scores[metric], abs=1e-9), (key, metric)
+
+
+def test_the_export_holds_the_submissions_bundle_run_feeds_the_meta_phase(site_run):
+    summary = json.loads((site_run.bundle_run / "run_summary.json").read_text())
+    who = {(r["phase"], r["candidate"]): r["participant"]
+           for r in csv.DictReader((site_run.bundle_run / "outputs" / "submissions.csv").open())}
+    fed: dict[str, list[str]] = {}
+    for item in summary["export"]:
+        if item["exported"]:
+            fed.setdefault(item["phase"], []).append(who[(item["phase"], item["candidate"])])
+    fed = {phase: sorted(names) for phase, names in fed.items()}
+    exported = {}
+    for phase, payload in site_run.exports.items():
+        (rows,) = payload.values()
+        exported[phase] = sorted(key.rsplit("-", 1)[0] for key in rows)
+    assert exported == fed
+
+
+def test_the_final_leaderboard_has_the_order_and_values_of_bundle_run(site_run):
+    site = normalized(site_board(site_run))
+    local = normalized(board((site_run.bundle_run / "final" / "leaderboard.csv").read_text()))
+    if site != local and only_tie_order_differs(site, local):
+        pytest.xfail(f"{ITEM1}: the site's meta phase ranks {[r['participant'] for r in site]}, "
+                     f"bundle run {[r['participant'] for r in local]}")
+    assert site == local
+
+
+def test_the_final_leaderboard_equals_bundle_run_column_for_column(site_run):
+    """Item 1's second half: bundle run feeds its meta phase what the export holds
+    (candidates ``<owner>-<id>``, no submission time), so the two files agree column for
+    column (the ids themselves follow the site's numbering, read as ``<owner>-<number>``)."""
+    site = site_board(site_run)
+    local = board((site_run.bundle_run / "final" / "leaderboard.csv").read_text())
+    numbered = re.compile(r"\b([A-Za-z0-9_.]+)-\d+\b")
+    unid = lambda rows: [{k: numbered.sub(r"\1-#", v) for k, v in r.items()} for r in rows]  # noqa: E731
+    if unid(site) != unid(local):
+        pytest.xfail(f"{ITEM1}; and bundle run names candidates by folder ({local[0]['candidate']!r}) "
+                     f"with times ({local[0]['submitted_at']!r}) where the export has "
+                     f"{site[0]['candidate']!r} and no time")
+    assert unid(site) == unid(local)
+
+
+def test_codabench_rank_ranks_as_the_sites_meta_phase(site_run):
+    ranked = normalized(board((site_run.ranked / "leaderboard.csv").read_text()))
+    site = normalized(site_board(site_run))
+    if ranked != site and only_tie_order_differs(ranked, site):
+        pytest.xfail(f"{ITEM1}: codabench rank ranks {[r['participant'] for r in ranked]}, the site's "
+                     f"meta phase {[r['participant'] for r in site]}")
+    assert ranked == site
+
+
+def test_one_winner_from_bundle_run_the_sites_meta_phase_and_codabench_rank(site_run):
+    winners = {
+        "bundle run": winner(board((site_run.bundle_run / "final" / "leaderboard.csv").read_text())),
+        "site meta phase": winner(site_board(site_run)),
+        "codabench rank": winner(board((site_run.ranked / "leaderboard.csv").read_text())),
+    }
+    if len(set(winners.values())) > 1:
+        pytest.xfail(f"{ITEM1}: winners {winners}")
+    assert len(set(winners.values())) == 1
+
+
+def test_codabench_submit_finishes_with_the_meta_phase_scores(site_run):
+    assert site_run.cli_submit["status"] == "Finished", site_run.cli_submit
+    assert site_run.cli_submit["id"] != site_run.meta["id"]
+    got = {c["column_key"]: float(c["score"]) for c in site_run.cli_submit["scores"]}
+    want = {c["column_key"]: float(c["score"]) for c in site_run.meta["scores"]}
+    assert got == pytest.approx(want, abs=1e-9)
+    # the same pulled tree, ranked on the site and by `codabench rank`: the same leaderboard
+    on_site = normalized(board(site_run.cli_submit_files["leaderboard.csv"]))
+    assert on_site == normalized(board((site_run.ranked / "leaderboard.csv").read_text()))
