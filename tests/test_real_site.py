@@ -173,7 +173,7 @@ def run_variant(variant: str, folder: Path) -> SiteRun:
     run.competition, _ = rs.upload_bundle(org, (folder / "bundle.zip").read_bytes())
     cid = run.competition
     org.call("POST", f"/api/competitions/{cid}/toggle_publish/")
-    for name in names:
+    for name in names[1:]:  # the organizer is a participant of the competitions it creates
         api[name].call("POST", f"/api/competitions/{cid}/register/")
     comp = rs.competition(org, cid)
     run.phases = {p["name"]: p for p in comp["phases"]}
@@ -293,14 +293,20 @@ def board(text: str | bytes) -> list[dict[str, str]]:
 
 
 def normalized(rows: list[dict[str, str]]) -> list[dict[str, str]]:
-    """A leaderboard with candidates named by participant and no submission times."""
+    """A leaderboard with candidates named by participant and no submission times (a
+    candidate's name may appear in other rows' text, e.g. the baseline's in a reason, and
+    may be another phase's: ``<participant>-<id>`` with any id)."""
     names = {r["candidate"]: r["participant"] for r in rows}
-    pattern = re.compile("|".join(re.escape(c) for c in sorted(names, key=len, reverse=True)))
-    out = []
-    for r in rows:
-        r = {k: pattern.sub(lambda m: names[m.group(0)], v) for k, v in r.items() if k != "submitted_at"}
-        out.append(r)
-    return out
+    people = sorted({r["participant"] for r in rows}, key=len, reverse=True)
+    alternatives = [re.escape(c) for c in sorted(names, key=len, reverse=True)]
+    alternatives += [rf"{re.escape(p)}-\d+" for p in people]
+    pattern = re.compile(r"\b(?:" + "|".join(alternatives) + r")\b")
+
+    def person(match: re.Match) -> str:
+        text = match.group(0)
+        return names.get(text) or text.rsplit("-", 1)[0]
+
+    return [{k: pattern.sub(person, v) for k, v in r.items() if k != "submitted_at"} for r in rows]
 
 
 def only_tie_order_differs(a: list[dict[str, str]], b: list[dict[str, str]]) -> bool:
