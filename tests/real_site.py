@@ -10,6 +10,7 @@ than at its next 5-minute tick.
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import json
 import os
@@ -167,3 +168,49 @@ class Stopwatch:
         now = time.monotonic()
         self.times[name] = round(now - self._start, 1)
         self._start = now
+
+
+class Competition:
+    """One competition on the site: uploaded from a bundle zip by ``organizer``, published,
+    with every other account of ``apis`` registered (auto-approved)."""
+
+    def __init__(self, apis: dict[str, Api], organizer: str, bundle_zip: bytes) -> None:
+        self.apis, self.organizer = apis, organizer
+        self.org = apis[organizer]
+        self.id, _ = upload_bundle(self.org, bundle_zip)
+        self.org.call("POST", f"/api/competitions/{self.id}/toggle_publish/")
+        for name, api in apis.items():
+            if name != organizer:  # the organizer is a participant of what it creates
+                api.call("POST", f"/api/competitions/{self.id}/register/")
+        self.phases = {p["name"]: p for p in competition(self.org, self.id)["phases"]}
+
+    def submit(self, user: str, phase: str, data: bytes, name: str = "submission.zip") -> int:
+        return submit(self.apis[user], self.id, self.phases[phase], data, name)
+
+    def wait(self, phase: str, count: int, timeout: float = 900) -> list[dict]:
+        return wait_phase(self.org, self.phases[phase]["id"], count, timeout)
+
+    def open_phase(self, phase: str) -> None:
+        """Time passes: ``phase`` starts a minute ago and the one before it ends then."""
+        names = list(self.phases)
+        start = (dt.datetime.now(dt.timezone.utc).replace(microsecond=0) - dt.timedelta(minutes=1)).isoformat()
+        dates = {phase: {"start": start}}
+        if names.index(phase) > 0:
+            dates[names[names.index(phase) - 1]] = {"end": start}
+        admin("phase_dates", {"competition": self.id, "phases": dates})
+
+    def migrate(self) -> None:
+        """What the beat scheduler does every 5 minutes, now."""
+        admin("run_task", {"task": "do_phase_migrations"})
+
+    def export(self, phase: str) -> dict:
+        """The rows of ``phase``'s results export (``results.json?phase=``)."""
+        (rows,) = results_json(self.org, self.id, self.phases[phase]["id"]).values()
+        return rows
+
+    def to_leaderboard(self, user: str, sub_id: int) -> None:
+        """The participant's "add to leaderboard" click (the Add rules)."""
+        self.apis[user].call("POST", f"/api/submissions/{sub_id}/submission_leaderboard_connection/")
+
+    def snapshot(self) -> dict:
+        return admin("competition", {"competition": self.id})
