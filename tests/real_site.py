@@ -157,6 +157,16 @@ def scoring_output(api: Api, sub_id: int) -> dict[str, bytes]:
         return {n: z.read(n) for n in z.namelist() if not n.endswith("/")}
 
 
+def logs(api: Api, sub_id: int) -> dict[str, str]:
+    """The logs the worker uploaded for a submission: name (e.g. ``scoring_stderr``) -> text."""
+    details = api.call("GET", f"/api/submissions/{sub_id}/get_details/")
+    out = {}
+    for item in details["logs"]:
+        r = requests.get(item["data_file"], timeout=60)
+        out[item["name"]] = r.text if r.status_code == 200 else ""
+    return out
+
+
 class Stopwatch:
     """Named stage timings, in seconds, kept in insertion order."""
 
