@@ -521,6 +521,25 @@ def test_the_export_holds_what_bundle_run_predicts_under_the_rule(tmp_path, rule
         assert site["alice"]["blobs_accuracy"] > 0.9  # her first (knn), not her later centroid
         assert "blobs_accuracy" not in site["dave"]  # his blobs crash: NULL sorts first
 
+    # the migration copies what is on the leaderboard; then the rule applies in Final
+    on_board = len(comp.export("Development"))
+    comp.open_phase("Final")
+    comp.migrate()
+    final_subs = comp.wait("Final", on_board)
+    final = site_export(comp, "Final", TITLES)
+    if rule == "Add":
+        final.pop(BASELINE, None)
+    shown = {s["id"]: (s["owner"], s["status"]) for s in final_subs}
+    if rule == "Add" and not final and local["Final"]:
+        pytest.xfail(
+            "not in issue 25 (to file): under Add, the submissions the migration brings into "
+            "Final are not on its leaderboard (nobody clicked there), so the site's Final "
+            f"export is empty; bundle run keeps the manifest's on_leaderboard and exports "
+            f"{sorted(local['Final'])} (Final submissions on the site: {shown})")
+    assert sorted(final) == sorted(local["Final"]), (final, local["Final"], shown)
+    for person, scores in local["Final"].items():
+        assert final[person] == pytest.approx(scores, abs=1e-9), (person, final[person], scores)
+
 
 @pytest.mark.parametrize("how", ["crash", "timeout"])
 def test_a_failing_meta_phase_fails_on_the_site_as_in_bundle_run(tmp_path, how):
