@@ -501,8 +501,13 @@ def up(args: argparse.Namespace) -> int:
         sh([str(site_venv / "bin" / "python"), "manage.py", "migrate", "--no-input"], env=site_env, cwd=CHECKOUT,
            timeout=1800)
     with step("site server"):
+        # --timeout-keep-alive: in production a reverse proxy (Caddy) faces the workers; with
+        # uvicorn's 5 s default, an idle keep-alive connection of the compute worker is closed
+        # just as it PATCHes "Finished" (a scoring job takes about 5 s), and that PATCH is
+        # not retried: the submission would stay Running without scores.
         start_process("django", [str(site_venv / "bin" / "uvicorn"), "asgi:application", "--host", "127.0.0.1",
-                                 "--port", str(SITE_PORT), "--workers", "2"], site_env, src_dir)
+                                 "--port", str(SITE_PORT), "--workers", "2", "--timeout-keep-alive", "120"],
+                      site_env, src_dir)
         wait_for("the site", lambda: http_ok(f"http://127.0.0.1:{SITE_PORT}/api/"), 120, LOGS / "django.log")
     with step("site worker"):
         mark = log_size("site-worker")
@@ -561,9 +566,10 @@ def status(_: argparse.Namespace) -> int:
     return 0 if up_ else 1
 
 
-def down(_: argparse.Namespace) -> int:
+def down(args: argparse.Namespace) -> int:
     for name in ("compute-worker", "site-worker", "django", "s3"):
-        stop_process(name)
+        if not args.only or name in args.only:
+            stop_process(name)
     log("the system services (postgresql, redis-server, rabbitmq-server) are left running")
     return 0
 
@@ -594,7 +600,10 @@ def main(argv: list[str] | None = None) -> int:
                    f"(repeatable; default {', '.join(DEFAULT_IMAGES)})")
     p.set_defaults(func=up)
     sub.add_parser("status", help="what runs, the addresses and timings").set_defaults(func=status)
-    sub.add_parser("down", help="stop the processes `up` started").set_defaults(func=down)
+    p = sub.add_parser("down", help="stop the processes `up` started")
+    p.add_argument("--only", nargs="+", choices=("compute-worker", "site-worker", "django", "s3"),
+                   help="stop only these (then `up` starts them again)")
+    p.set_defaults(func=down)
     p = sub.add_parser("admin", help="an ORM operation of admin_ops.py (prints JSON)")
     p.add_argument("op")
     p.add_argument("payload", nargs="?", default="{}")
