@@ -88,14 +88,21 @@ class Api:
 
 def upload_bundle(api: Api, zip_bytes: bytes, timeout: float = 300) -> tuple[int, dict]:
     """Upload a competition bundle; wait for the unpacker; returns (competition id, status)."""
+    status = unpack(api, zip_bytes, timeout)
+    if status["status"] != "Finished":
+        raise SiteError(f"the unpacker failed: {status['details']}")
+    return status["resulting_competition"], status
+
+
+def unpack(api: Api, zip_bytes: bytes, timeout: float = 300) -> dict:
+    """Upload a competition bundle and return the unpacker's final status (Finished or
+    Failed, with its ``details``)."""
     status_id = api.upload("competition_bundle", "bundle.zip", zip_bytes)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         status = api.call("GET", f"/api/competitions/{status_id}/creation_status/")
-        if status["status"] == "Finished":
-            return status["resulting_competition"], status
-        if status["status"] == "Failed":
-            raise SiteError(f"the unpacker failed: {status['details']}")
+        if status["status"] in ("Finished", "Failed"):
+            return status
         time.sleep(1)
     raise SiteError(f"the unpacker did not finish in {timeout:g} s")
 

@@ -169,6 +169,26 @@ def failing_meta_program(bundle: Path, how: str, limit: int = 10, overrun: int =
         edit_yaml(bundle, change)
 
 
+def copy_as_shipped(dest: Path) -> Path:
+    """The template exactly as shipped (its own dates)."""
+    bundle = dest / "bundle"
+    shutil.copytree(TEMPLATE, bundle, ignore=shutil.ignore_patterns("__pycache__"))
+    return bundle
+
+
+def hand_zip(bundle: Path) -> bytes:
+    """The bundle folder zipped as it is (what an organizer does without `bundle zip`)."""
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(bundle.rglob("*")):
+            if path.is_file():
+                archive.write(path, path.relative_to(bundle).as_posix())
+    return buf.getvalue()
+
+
 def zip_bundle(bundle: Path, out: Path) -> bytes:
     subprocess.run([sys.executable, "-m", "metascore", "bundle", "zip", str(bundle), "-o", str(out)],
                    check=True, capture_output=True, text=True,

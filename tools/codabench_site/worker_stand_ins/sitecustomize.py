@@ -1,4 +1,5 @@
-"""Stand-in for image pulls in the compute worker (no registry is reachable here).
+"""Stand-ins in the compute worker for image pulls (no registry is reachable here) and for
+two answers of podman's Docker-compatible API that differ from Docker's (below).
 
 Codabench's compute worker pulls the competition image before every job
 (``Run._get_container_image`` -> ``docker.APIClient.pull``), and podman's compatible API
@@ -51,8 +52,11 @@ if _image_api is not None:
 # - after an attach, podman's ``wait`` often answers StatusCode -1 for a container that
 #   exited 0 (the worker then fails the scoring step with "program_rc=-1").
 # For those two calls only, the shim answers as Docker does, from podman's own records:
-# the logs API for a container that is no longer running ((stdout, stderr), None for an
-# empty stream) and the container's recorded ExitCode when wait says -1.
+# the logs API ((stdout, stderr), None for an empty stream) and the container's recorded
+# ExitCode when wait says -1. The non-streaming attach first waits up to 30 s for the
+# container to stop (Docker answers at once with the logs so far; the worker waits for the
+# exit right after it, so only a container still running 30 s later gives partial logs,
+# as it would on Docker).
 try:
     import docker.api.container as _container_api
 except ImportError:
