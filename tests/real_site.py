@@ -137,14 +137,23 @@ def submit(api: Api, cid: int, phase: dict, data: bytes, name: str = "submission
 
 
 def wait_phase(api: Api, phase_id: int, count: int, timeout: float = 900) -> list[dict]:
-    """Wait until the phase holds ``count`` top-level submissions, all finished or failed."""
+    """Wait until the phase holds ``count`` top-level submissions, all finished or failed,
+    and their scores have stopped changing: the worker sets Finished *before* it posts the
+    scores, so a submission can read Finished with none or some of its scores."""
     deadline = time.monotonic() + timeout
     subs: list[dict] = []
+    settled = None
     while time.monotonic() < deadline:
         subs = api.call("GET", "/api/submissions/", params={"phase": phase_id})
         top = [s for s in subs if s["parent"] is None]
         if len(top) >= count and all(s["status"] in TERMINAL for s in subs):
-            return sorted(subs, key=lambda s: s["id"])
+            seen = sorted((s["id"], s["status"], json.dumps(s["scores"], sort_keys=True)) for s in subs)
+            if seen == settled:
+                return sorted(subs, key=lambda s: s["id"])
+            settled = seen
+            time.sleep(2)
+            continue
+        settled = None
         time.sleep(3)
     shown = [(s["id"], s["owner"], s["status"]) for s in subs]
     raise SiteError(f"phase {phase_id}: not {count} terminal submissions after {timeout:g} s: {shown}")
