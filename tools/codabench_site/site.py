@@ -438,6 +438,25 @@ def ensure_engine() -> None:
     sh(["bash", str(script)], env={**os.environ, "PODMAN_SOCK": PODMAN_SOCK})
 
 
+def remove_stale_job_containers() -> None:
+    """Remove the stopped job containers an earlier compute worker left behind.
+
+    The worker names a job's containers ``scoring_uPK-<user>_sID-<submission>`` and
+    ``ingestion_...``; a job that failed half-way leaves them, and after the database is
+    made anew the same names come back: creating the container then fails, the worker does
+    not log why, and the job waits for its time limit. Only stopped containers with those
+    names are removed, before this site's compute worker starts.
+    """
+    proc = sh(["podman", "ps", "-a", "--format", "{{.ID}} {{.Names}} {{.State}}"], check=False)
+    stale = [line.split()[0] for line in proc.stdout.splitlines()
+             if len(line.split()) >= 3 and line.split()[1].startswith(("scoring_uPK-", "ingestion_uPK-"))
+             and line.split()[2].lower() != "running"]
+    for cid in stale:
+        sh(["podman", "rm", "-f", cid], check=False)
+    if stale:
+        log(f"removed {len(stale)} stopped job container(s) of an earlier compute worker")
+
+
 def ensure_worker_dir() -> None:
     target = HOME / "worker"
     target.mkdir(exist_ok=True)
@@ -535,6 +554,8 @@ def up(args: argparse.Namespace) -> int:
                       "CODALAB_IGNORE_CLEANUP_STEP": "1",
                       "PYTHONPATH": str(HERE / "worker_stand_ins"),
                       "LOG_LEVEL": "INFO"}
+        if not pid_alive("compute-worker"):
+            remove_stale_job_containers()
         mark = log_size("compute-worker")
         started = start_process("compute-worker", [
             str(worker_venv / "bin" / "celery"), "-A", "compute_worker", "worker", "-l", "info",

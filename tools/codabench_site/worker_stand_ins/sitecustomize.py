@@ -101,3 +101,20 @@ if _container_api is not None:
 
     _container_api.ContainerApiMixin.attach = _attach
     _container_api.ContainerApiMixin.wait = _wait
+
+
+# Visibility only: the worker runs each program in a coroutine gathered with
+# return_exceptions=True, so an error creating its container (a name already taken, an
+# engine error) is never logged, and the job then waits for its time limit. Log it; the
+# error still goes where it went.
+if _container_api is not None:
+    _real_create = _container_api.ContainerApiMixin.create_container
+
+    def _create_container(self, *args, **kwargs):
+        try:
+            return _real_create(self, *args, **kwargs)
+        except Exception as exc:
+            _log.error("create_container(name=%r) failed: %s: %s", kwargs.get("name"), type(exc).__name__, exc)
+            raise
+
+    _container_api.ContainerApiMixin.create_container = _create_container
