@@ -377,3 +377,26 @@ def test_a_finalist_whose_final_run_failed_is_on_the_final_leaderboard(tmp_path)
                             "stderr: ZeroDivisionError") for m in board["messages"])
     page = (report.detailed_results).read_text()
     assert dan in page
+
+
+def test_under_add_the_migrated_submissions_are_not_exported(tmp_path):
+    """What the real Codabench did (tests/test_real_site.py, rule Add): the submissions
+    marked on the Development leaderboard migrate into Final as new submissions that no
+    leaderboard holds, so the Final export is empty; the meta phase gets Development's."""
+    bundle, subs = meta_bundle(tmp_path, META, rule="Add")
+    (subs / "submissions.yaml").write_text(yaml.safe_dump([
+        {"file": "alice__right", "participant": "alice", "on_leaderboard": True},
+        {"file": "bob__even", "participant": "bob", "on_leaderboard": True},
+        {"file": "carol__odd", "participant": "carol"}]))
+    report = run_bundle(bundle, tmp_path / "out", submissions=subs)
+    ran = {(r.phase, r.candidate) for r in report.results if r.finished}
+    assert {("Final Phase", "alice__right"), ("Final Phase", "bob__even")} <= ran  # they migrated
+    exported = {(e["phase"], e["candidate"]) for e in report.export if e["exported"]}
+    assert exported == {("Development Phase", "alice__right"), ("Development Phase", "bob__even")}
+    final = {e["candidate"]: e for e in report.export if e["phase"] == "Final Phase"}
+    assert final["alice__right"]["migrated"] and "migrated into this phase" in final["alice__right"]["reason"]
+    rows = list(csv.DictReader((tmp_path / "out" / "outputs" / "submissions.csv").open()))
+    assert {r["phase"] for r in rows} == {"Development Phase"}
+    assert any(w.startswith("phase 'Final Phase': no submission reaches the meta phase (the 2 finished "
+                            "submission(s) migrated into it are new submissions there")
+               for w in report.warnings), report.warnings

@@ -10,7 +10,9 @@ solutions, a folder without manifest) is a code submission made to every phase t
 not migrate, or, when it is a **result submission** (no ``metadata`` and no ingestion
 program to import it), to the first phase only: a results zip is made for one phase's data and is never re-run in another phase
 (neither by migration, a knowing difference: Codabench would score it against the new
-phase's data). Solutions run in the phases that hold their tasks.
+phase's data). Solutions run in the phases that hold their tasks. A migrated copy is a new
+submission of the new phase: under the ``Add`` rules no leaderboard holds it (the manifest's
+``on_leaderboard`` marks a submission in the phase it was made to), so it is not exported.
 
 **Jobs.** Each task of a multi-task phase is a separate job (as Codabench's child
 submissions are), ``jobs`` at a time, each by :func:`~metascore.bundle.worker.run_job` on
@@ -231,7 +233,8 @@ class Site:
             self.ids.number(phase.name, previous.name if previous else None, moved, entries, {
                 s.candidate: sum(s.tasks is None or t.index in s.tasks for t in tasks)
                 for s in entries + moved})
-            held = self.run_phase(phase, entries + moved, outputs, manifest, report)
+            held = self.run_phase(phase, entries + moved, outputs, manifest, report,
+                                  migrated={s.candidate for s in moved})
             previous = phase
         unplaced = [s.candidate for s in submissions if s.phase is None and s.tasks is None
                     and len(regular) > 1 and self.is_result(s, regular[0])]
@@ -256,12 +259,14 @@ class Site:
                                            "this key; it stays empty on Codabench.")
 
     def export(self, phase: Phase, todo: list[tuple[Submission, Task]], results: list[JobResult],
-               report: SiteRun) -> set[str]:
+               report: SiteRun, migrated: set[str] = frozenset()) -> set[str]:
         """The candidates of ``phase`` that reach the meta phase, each decision in ``report``.
 
         ``feed="export"``: what the site's results export would hold under the leaderboard's
         ``submission_rule`` (:func:`~metascore.bundle.submission_rules.export_decisions`);
         ``feed="all"``: every submission that ran (a failed one has no scores in the tree).
+        ``migrated``: the candidates migrated into ``phase`` (new submissions there: the
+        manifest's ``on_leaderboard`` does not carry over).
         """
         ran: dict[str, tuple[Submission, list[JobResult]]] = {}
         for (sub, _), res in zip(todo, results):
@@ -278,12 +283,15 @@ class Site:
                 if res.finished:  # a multi-task submission's scores add up, as the site's Sum
                     for key, value in {**res.scores, **res.computed}.items():
                         scores[key] = scores.get(key, 0.0) + value
+            moved = sub.candidate in migrated
             entries.append(PhaseSubmission(sub.candidate, sub.participant, sub.submitted_at,
-                                           any(r.finished for r in runs), scores, sub.on_leaderboard))
+                                           any(r.finished for r in runs), scores,
+                                           sub.on_leaderboard and not moved, moved))
         decisions = export_decisions(entries, self.comp.leaderboard)
         report.export.extend({"phase": phase.name, "candidate": d.candidate,
                               "key": self.ids.key(phase.name, d.candidate), "exported": d.exported,
-                              "reason": d.reason} for d in decisions)
+                              "migrated": d.candidate in migrated, "reason": d.reason}
+                             for d in decisions)
         return {d.candidate for d in decisions if d.exported}
 
     def migrated(self, held: list[Submission], entries: list[Submission], phase: Phase,
@@ -310,9 +318,11 @@ class Site:
         return out
 
     def run_phase(self, phase: Phase, entries: list[Submission], outputs: Path,
-                  manifest: list[dict[str, Any]], report: SiteRun) -> list[Submission]:
-        """Run ``entries`` on the phase's tasks; write what the export holds to the outputs
-        tree; return the submissions the leaderboard holds (those that can migrate)."""
+                  manifest: list[dict[str, Any]], report: SiteRun,
+                  migrated: set[str] = frozenset()) -> list[Submission]:
+        """Run ``entries`` on the phase's tasks (``migrated``: the candidates among them that
+        migration brought); write what the export holds to the outputs tree; return the
+        submissions the leaderboard holds (those that can migrate)."""
         tasks = self.comp.phase_tasks(phase)
         if phase.execution_time_limit > DEFAULT_QUEUE_LIMIT:
             report.warnings.append(
@@ -326,7 +336,7 @@ class Site:
         for (sub, task), res in zip(todo, results):
             report.results.append(res)
             finished[sub.candidate] = finished.get(sub.candidate, False) or res.finished
-        exported = self.export(phase, todo, results, report)
+        exported = self.export(phase, todo, results, report, migrated)
         # a baseline whose every run failed is on no leaderboard, hence in no export; its
         # failure goes into the tree all the same, so the meta phase says why it has no
         # baseline (rather than that the baseline does not exist)
@@ -485,6 +495,12 @@ def _why_nothing(phase: str, export: list[dict[str, Any]], rule: str | None, fee
         return "no submission ran in it (none was made to it or migrated into it)"
     if rule in MANUAL_RULES and feed == "export":
         finished = [e for e in mine if not e["reason"].startswith("failed")]
+        if finished and all(e.get("migrated") for e in finished):
+            return (f"the {len(finished)} finished submission(s) migrated into it are new "
+                    f"submissions there, and under the leaderboard's submission_rule {rule!r} no "
+                    "leaderboard holds them, hence no export, until someone adds them by hand on "
+                    "the site (Codabench's Final export is then empty); set submission_rule: "
+                    "Force_Last in competition.yaml, or run with --feed all")
         return (f"{len(finished)} of {len(mine)} submission(s) finished, but under the "
                 f"leaderboard's submission_rule {rule!r} nothing reaches the leaderboard, hence "
                 "the results export, without a click; set submission_rule: Force_Last in "

@@ -15,7 +15,10 @@ leaderboard**, and what is on it depends on the rule:
 - ``Add``, ``Add_And_Delete``, ``Add_And_Delete_Multiple``: nothing is added
   automatically; only the submissions a participant (or the organizer, for a baseline)
   put there by hand, which a local run reads from the submissions manifest's
-  ``on_leaderboard`` flag.
+  ``on_leaderboard`` flag. A submission migrated into a phase is a new submission there
+  (``Competition.apply_phase_migration`` creates it without a leaderboard), so under these
+  rules it is on no leaderboard, and in no export, until someone adds it by hand in that
+  phase; the real site's Final export of such a competition is empty.
 
 A failed submission sends no scores, so it is never put on the leaderboard.
 :func:`export_decisions` is pure: it takes the phase's submissions and the leaderboard and
@@ -43,7 +46,9 @@ class PhaseSubmission:
 
     ``scores``: leaderboard column key -> value (for a multi-task submission, the sum over
     its tasks, as the platform's ``Sum`` does); ``on_leaderboard``: put on the leaderboard
-    by hand (only read under the ``Add`` rules).
+    by hand in this phase (only read under the ``Add`` rules); ``migrated``: brought into
+    this phase by ``auto_migrate_to_this_phase`` (a new submission, off the leaderboard
+    under the ``Add`` rules unless added).
     """
 
     candidate: str
@@ -52,6 +57,7 @@ class PhaseSubmission:
     finished: bool = True
     scores: Mapping[str, float] = field(default_factory=dict)
     on_leaderboard: bool = False
+    migrated: bool = False
 
 
 @dataclass(frozen=True)
@@ -110,6 +116,11 @@ def _decide(
         if sub.on_leaderboard:
             return decision(True, f"{rule}: put on the leaderboard by hand (on_leaderboard in the "
                                   "submissions manifest)")
+        if sub.migrated:
+            return decision(False, f"{rule}: migrated into this phase, where it is a new submission "
+                                   "that no leaderboard holds until someone adds it by hand on the "
+                                   "site (the manifest's on_leaderboard marks it in the phase it "
+                                   "was made to)")
         return decision(False, f"{rule}: nothing reaches the leaderboard without a click, and the "
                                "submissions manifest does not mark it on_leaderboard")
     winner = submissions[kept[sub.participant]].candidate
