@@ -19,14 +19,19 @@ Where this differs from the v2 worker, knowingly:
   Codabench's ``DecimalField`` cannot store (abs >= 1e10) or a non-numeric value fail the job
   here, while on the platform the submission shows ``Finished`` with lost scores.
 - A phase's ``execution_time_limit`` is used as it is (as on a custom queue); the default
-  queue caps it at 600 s (a warning says so).
+  queue caps it at 600 s (a warning says so). A job past it fails, as the platform
+  documents, where the v2 worker (c7dbc756) lets it run to its end and keeps its scores
+  when the limit expires while it streams the job's logs (its own ``except Exception``
+  catches the alarm's exception): the failure's reason says so
+  (:data:`~metascore.bundle.worker.LAX_TIME_LIMIT_NOTE`).
 - ``/app/data`` (a worker-host folder) is not mounted; there is no cache, no Docker image
   pull, no websocket, no ``detailed_results`` upload (the file stays in the output).
 - A submission runs in the phase it was made for and reaches later phases through
   ``auto_migrate_to_this_phase``, where "on the leaderboard" means "a task finished";
   a submission without a phase is made to every phase that does not migrate, a result
   submission without a phase to the first phase only, and result submissions are never
-  migrated (see :mod:`~metascore.bundle.site`). Each task of a multi-task phase is a
+  migrated (see :mod:`~metascore.bundle.site`); a migrated submission is a new one in its
+  new phase, on no leaderboard under the ``Add`` rules (as on the site). Each task of a multi-task phase is a
   separate job (as Codabench's child submissions are). What reaches the meta phase follows the leaderboard's
   ``submission_rule`` per phase, applied to whole submissions: the loss of task scores of
   multi-task phases under ``Force_Last`` (codabench#2211) is not reproduced (``bundle check``
