@@ -10,6 +10,8 @@ read.
 from __future__ import annotations
 
 import datetime as dt
+import os
+import re
 import shutil
 import subprocess
 import sys
@@ -38,22 +40,30 @@ class Model:
 '''
 
 
-def copy_template(dest: Path) -> Path:
-    """The template with phase dates around today at midnight (as the site stores them), so
-    that the scheduler does not migrate an empty Development phase (issue 25 item 3)."""
+#: The phase dates of a test copy, in days from today: Development starts yesterday, Final
+#: (auto-migrating) in three days, the meta phase in five; the tests move them on the site
+#: (``site.py admin phase_dates``) when "time passes".
+AROUND_TODAY = (-1, 2, 3, 4, 5)
+#: Every phase in the past: what an organizer uploads long after the dates were written.
+IN_THE_PAST = (-60, -30, -29, -10, -9)
+PHASE_DATE = re.compile(r'^(\s+(?:start|end): )"(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})"$', re.M)
+
+
+def copy_template(dest: Path, days: tuple[int, ...] = AROUND_TODAY) -> Path:
+    """The template with its phase dates (Development start and end, Final start and end,
+    meta phase start) set to today + ``days`` at midnight, quoted as the template writes
+    them: around today by default, so that the scheduler does not migrate an empty
+    Development phase (issue 25 item 3)."""
     bundle = dest / "bundle"
     shutil.copytree(TEMPLATE, bundle, ignore=shutil.ignore_patterns("__pycache__"))
     today = dt.datetime.now(dt.timezone.utc).date()
-    day = lambda n: f"{today + dt.timedelta(days=n)} 00:00:00"  # noqa: E731
     text = (bundle / "competition.yaml").read_text()
-    for old, new in (("start: 2026-01-01 00:00:00", f"start: {day(-1)}"),
-                     ("end: 2026-05-31 23:59:00", f"end: {day(2)}"),
-                     ("start: 2026-06-01 00:00:00", f"start: {day(3)}"),
-                     ("end: 2026-06-30 23:59:00", f"end: {day(4)}"),
-                     ("start: 2026-07-01 00:00:00", f"start: {day(5)}")):
-        if old not in text:
-            raise AssertionError(f"the template's dates changed ({old!r} is gone): update copy_template")
-        text = text.replace(old, new)
+    found = PHASE_DATE.findall(text)
+    if len(found) != len(days):
+        raise AssertionError(f"the template has {len(found)} quoted phase dates ({found}), expected "
+                             f"{len(days)}: update copy_template")
+    moved = iter(f"{today + dt.timedelta(days=n)} 00:00:00" for n in days)
+    text = PHASE_DATE.sub(lambda m: f'{m.group(1)}"{next(moved)}"', text)
     (bundle / "competition.yaml").write_text(text)
     return bundle
 
@@ -189,10 +199,19 @@ def hand_zip(bundle: Path) -> bytes:
     return buf.getvalue()
 
 
-def zip_bundle(bundle: Path, out: Path) -> bytes:
-    subprocess.run([sys.executable, "-m", "metascore", "bundle", "zip", str(bundle), "-o", str(out)],
-                   check=True, capture_output=True, text=True,
-                   env={**__import__("os").environ, "PYTHONPATH": str(REPO / "src")})
+def zip_bundle_output(bundle: Path, out: Path, *extra: str) -> str:
+    """``metascore bundle zip BUNDLE -o OUT EXTRA...`` (it must succeed): what it printed."""
+    proc = subprocess.run([sys.executable, "-m", "metascore", "bundle", "zip", str(bundle), "-o", str(out), *extra],
+                          capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+    if proc.returncode != 0:
+        raise AssertionError(f"bundle zip {bundle} failed: {proc.stdout[-2000:]}{proc.stderr[-2000:]}")
+    return proc.stdout + proc.stderr
+
+
+def zip_bundle(bundle: Path, out: Path, *extra: str) -> bytes:
+    """The zip ``metascore bundle zip`` makes of ``bundle`` (with the options ``extra``)."""
+    zip_bundle_output(bundle, out, *extra)
     return out.read_bytes()
 
 

@@ -4,8 +4,8 @@ whether ``bundle check`` / ``bundle run`` predict it.
 
 Opt-in like ``tests/test_real_site.py`` (``METASCORE_SITE=1``, marker ``site``; the site
 comes from ``tools/codabench_site/site.py up``). Each test asserts what the site does (so a
-new pin that behaves otherwise is noticed), then compares metascore's prediction; where
-metascore does not predict it yet, the test is an expected failure naming the item.
+new pin that behaves otherwise is noticed), then asserts that metascore predicts it (the
+fixes of items 2-5 are in: a regression fails the test).
 """
 
 from __future__ import annotations
@@ -46,39 +46,48 @@ def stored(snapshot: dict, name: str, key: str) -> dt.datetime | None:
 
 
 def test_item2_phase_times_become_midnight(org, tmp_path):
-    """The unpacker keeps the date of a YAML datetime and drops its time
-    (``unpackers/utils.get_datetime``): ``end: 2026-05-31 23:59:00`` is stored as
-    2026-05-31 00:00 UTC. bundle run should use the dates as the site stores them."""
-    from metascore.bundle import load_competition
+    """The unpacker keeps the date of an unquoted YAML date-time and drops its time
+    (``unpackers/utils.get_datetime``): ``end: 2027-05-31 23:59:00`` is stored as 2027-05-31
+    00:00 UTC, while a quoted one (``"2027-05-31 23:59:00"``, parsed by dateutil) keeps it.
+    The bundle model holds the dates as the site stores them, and `bundle check` warns
+    about the dropped time."""
+    from metascore.bundle import check_bundle, load_competition
 
-    bundle = rb.copy_as_shipped(tmp_path)
+    bundle = rb.copy_template(tmp_path)
+    path = bundle / "competition.yaml"
+    lines = path.read_text().splitlines(keepends=True)
+    ends = [n for n, line in enumerate(lines) if line.strip().startswith("end: ")]
+    dev_end, final_end = ends[0], ends[1]
+    day = lines[dev_end].split('"')[1].split()[0]
+    lines[dev_end] = lines[dev_end].replace(f'"{day} 00:00:00"', f"{day} 23:59:00")  # unquoted
+    day = lines[final_end].split('"')[1].split()[0]
+    lines[final_end] = lines[final_end].replace(f'"{day} 00:00:00"', f'"{day} 23:59:00"')  # quoted
+    path.write_text("".join(lines))
+
     cid, _ = rs.upload_bundle(org, rb.zip_bundle(bundle, tmp_path / "bundle.zip"))
     snapshot = rs.admin("competition", {"competition": cid})
+    assert stored(snapshot, "Development", "end").time() == dt.time(0, 0)  # the time dropped
+    assert stored(snapshot, "Final", "end").time() == dt.time(23, 59)  # the quoted time kept
     comp = load_competition(bundle)
-    differ = []
     for phase in comp.phases:
         for key in ("start", "end"):
-            site = stored(snapshot, phase.name, key)
             local = getattr(phase, key)
-            if site is not None:
-                assert (site.hour, site.minute, site.second) == (0, 0, 0), (phase.name, key, site)
             if local is not None and local.tzinfo is None:
                 local = local.replace(tzinfo=dt.timezone.utc)
-            if site != local:
-                differ.append((phase.name, key, str(site), str(local)))
-    if differ:
-        pytest.xfail(f"issue 25 item 2: the site stores midnight where the bundle model keeps the "
-                     f"time of day: {differ}")
+            assert stored(snapshot, phase.name, key) == local, (phase.name, key)
+    warned = [w for w in check_bundle(bundle).warnings if "unquoted date-time" in w]
+    assert len(warned) == 1 and "phases[0].end" in warned[0] and "23 h 59 min earlier" in warned[0], warned
 
 
 def test_item3_past_dates_migrate_an_empty_development_phase(apis, tmp_path):
-    """The shipped template's dates are past: the scheduler's next tick migrates the empty
-    Development phase into Final and marks Final migrated, so later submissions never
-    reach it. `bundle check` should warn about an auto-migrating phase that starts before
-    now."""
+    """A template whose dates are past (uploaded after they were written): the scheduler's
+    next tick migrates the empty Development phase into Final and marks Final migrated, so
+    later submissions never reach it. `bundle check` and `bundle zip` warn about an
+    auto-migrating phase that starts before now, and `bundle zip --start today` moves the
+    dates so that the same upload keeps Final for later."""
     from metascore.bundle import check_bundle
 
-    bundle = rb.copy_as_shipped(tmp_path)
+    bundle = rb.copy_template(tmp_path, rb.IN_THE_PAST)
     comp = rs.Competition(apis, ORGANIZER, rb.zip_bundle(bundle, tmp_path / "bundle.zip"))
     comp.migrate()  # the scheduler's tick
     snapshot = comp.snapshot()
@@ -90,12 +99,16 @@ def test_item3_past_dates_migrate_an_empty_development_phase(apis, tmp_path):
     after = comp.snapshot()
     assert [s["phase"] for s in after["submissions"]] == ["Development"], after["submissions"]
 
-    warnings = check_bundle(bundle).warnings
-    said = [w for w in warnings if "Final" in w and "migrat" in w.lower()]
-    if not said:
-        pytest.xfail(f"issue 25 item 3: bundle check does not warn that Final (auto-migrating) "
-                     f"starts before now; its warnings: {warnings}")
-    assert said
+    said = [w for w in check_bundle(bundle).warnings if "'Final'" in w and "already past" in w]
+    assert len(said) == 1 and "--start today" in said[0], said
+    zipped = rb.zip_bundle_output(bundle, tmp_path / "again.zip")
+    assert "already past" in zipped and "'Final'" in zipped, zipped
+
+    # the same folder zipped with --start today: Final is not migrated at the next tick
+    moved = rs.Competition(apis, ORGANIZER, rb.zip_bundle(bundle, tmp_path / "today.zip", "--start", "today"))
+    moved.migrate()
+    final = next(p for p in moved.snapshot()["phases"] if p["name"] == "Final")
+    assert final["has_been_migrated"] is False, final
 
 
 def test_item4_a_hand_zipped_template_fails_its_meta_phase_only_at_the_time_limit(org, tmp_path):
@@ -127,9 +140,8 @@ def test_item4_a_hand_zipped_template_fails_its_meta_phase_only_at_the_time_limi
 
     (tmp_path / "hand.zip").write_bytes(hand)
     rc, said = bundle_check(tmp_path / "hand.zip")
-    if rc == 0:
-        pytest.xfail(f"issue 25 item 4: `bundle check` passes the hand-zipped template: {said[-300:]!r}")
-    assert "meta_scoring_program" in said or "metadata" in said, said
+    assert rc == 1, said
+    assert "meta_scoring_program" in said and "bundle zip" in said, said
 
 
 def bundle_check(path) -> tuple[int, str]:
@@ -169,7 +181,5 @@ def test_item5_a_phase_naming_a_missing_task_breaks_the_unpacker(org, tmp_path, 
     assert status["status"] == "Failed", status
     assert message in (status["details"] or ""), status
     report = check_bundle(bundle)
-    if report.ok:
-        pytest.xfail(f"issue 25 item 5: bundle check accepts phase 'Final' with tasks {tasks!r}, which "
-                     f"the unpacker refuses ({status['details']!r}); warnings: {report.warnings}")
-    assert any("Final" in e or "task" in e for e in report.errors), report.errors
+    assert not report.ok, (tasks, status["details"], report.warnings)
+    assert any("phases[1]" in e and "tasks" in e for e in report.errors), report.errors
