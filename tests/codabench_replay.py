@@ -138,3 +138,52 @@ def serve(replay: Replay):
         server.server_close()
 
     return stop
+
+
+# ---------------------------------------------------------------------- a competition from a bundle
+def add_bundle_competition(replay: Replay, comp: Any, competition_id: int, phase_ids: dict[str, int],
+                           task_ids: dict[int, int]) -> None:
+    """``GET /api/competitions/<id>/`` for a parsed bundle (``metascore.bundle.load_competition``):
+    its phases (ids ``phase_ids[name]``), tasks (ids ``task_ids[index]``) and leaderboard, in
+    the shape of ``CompetitionDetailSerializer``."""
+    board = comp.leaderboard
+    columns = [{"id": 300 + c.index, "computation": c.computation,
+                "computation_indexes": [str(i) for i in c.computation_indexes] or None,
+                "title": c.title, "key": c.key, "sorting": c.sorting, "index": c.index,
+                "hidden": c.hidden, "precision": c.precision} for c in board.columns]
+    phases = []
+    for phase in comp.phases:
+        pid = phase_ids[phase.name]
+        tasks = [{"task": f"key-{i}", "order_index": n, "phase": pid, "id": task_ids[i],
+                  "value": f"key-{i}", "key": f"key-{i}", "name": comp.tasks[i].name,
+                  "solutions": [], "public_datasets": []} for n, i in enumerate(phase.tasks)]
+        phases.append({"id": pid, "index": phase.index, "name": phase.name, "status": "Previous",
+                       "tasks": tasks, "hide_output": False, "is_final_phase": False})
+    replay.add("GET", f"/api/competitions/{competition_id}/", {
+        "id": competition_id, "title": comp.title, "published": True, "phases": phases,
+        "leaderboards": [{"id": 12, "primary_index": board.primary_index, "title": board.title,
+                          "key": board.key, "columns": columns, "hidden": False,
+                          "submission_rule": board.submission_rule}],
+        "queue": None})
+
+
+def add_phase_results(replay: Replay, competition_id: int, phase_id: int, export: dict[str, Any],
+                      created: dict[str, str], task_ids: list[int]) -> None:
+    """A phase's ``results.json?phase=`` (``export``, as the site sends it) and its
+    ``/api/submissions/?phase=``: one submission per row key ``<owner>-<id>`` created at
+    ``created[key]``, with one child per task (ids after its own) when the phase has several."""
+    (rows,) = export.values()
+    subs: list[dict[str, Any]] = []
+    for key in rows:
+        owner, _, sid = key.rpartition("-")
+        parent = int(sid)
+        several = len(task_ids) > 1
+        subs.append({"id": parent, "owner": owner, "parent": None, "has_children": several,
+                     "created_when": created[key], "status": "Finished",
+                     "task": None if several else {"id": task_ids[0]}, "scores": []})
+        if several:
+            subs.extend({"id": parent + n, "owner": owner, "parent": parent, "has_children": False,
+                         "created_when": created[key], "status": "Finished", "task": {"id": tid},
+                         "scores": []} for n, tid in enumerate(task_ids, start=1))
+    replay.add("GET", f"/api/competitions/{competition_id}/results.json", export, query=f"phase={phase_id}")
+    replay.add("GET", "/api/submissions/", subs, query=f"phase={phase_id}")

@@ -9,12 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from metascore.bundle.archive import (
-    assemble_meta_program,
-    needs_meta_program,
-    safe_extract,
-    zip_directory,
-)
+from metascore.bundle.archive import safe_extract, zip_directory
+from metascore.bundle.meta_program_folder import assemble_meta_program, needs_meta_program
 from metascore.errors import ConfigError, InputError
 
 

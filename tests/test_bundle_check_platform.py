@@ -14,6 +14,7 @@ from metascore.bundle.check import check_bundle
 from metascore.cli import main
 
 TEMPLATE = Path(__file__).parents[1] / "bundle_template"
+BUNDLES = Path(__file__).parent / "data" / "bundles"
 CONFIG = "final_ranking/reference_data/metascore.yaml"
 
 
@@ -240,3 +241,108 @@ def test_bundle_zip_refuses_a_broken_meta_config_and_writes_nothing(bundle, caps
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "kemeny" in err[0] and "no zip written" in err[0]
     assert not dest.exists()
+
+
+# ------------------------------------------------------------ the site's calendar (issue 25, item 3)
+def _zipped_yaml(path):
+    import zipfile
+
+    return yaml.safe_load(zipfile.ZipFile(path).read("competition.yaml"))
+
+
+def test_a_migrating_phase_that_starts_before_now_warns():
+    """At its next run (every 5 minutes) Codabench's scheduler migrates an auto-migrating
+    phase whose start is past, with what the previous phase holds then: nothing, right after
+    the upload. The Final phase then stays empty."""
+    import datetime as dt
+
+    assert check_bundle(TEMPLATE, now=dt.datetime(2027, 5, 31, 23, 0)).warnings == []
+    assert check_bundle(TEMPLATE, now=dt.datetime(2027, 6, 2, 9, 30)).warnings == [
+        "competition.yaml: phases[1].start: 2027-06-01 00:00 UTC is already past (now: 2027-06-02 "
+        "09:30 UTC) and phase 'Final' has auto_migrate_to_this_phase, so within 5 minutes of the "
+        "upload Codabench migrates 'Development' into it with what 'Development' holds then "
+        "(nothing, on a new competition), marks 'Final' migrated, and no later submission reaches "
+        "it without a manual migration; move the dates so that 'Final' starts after 'Development' "
+        "has its submissions, e.g. `metascore bundle zip --start today` (every phase moved so that "
+        "the first starts today)."]
+
+
+def test_bundle_check_and_zip_warn_about_a_past_migration(bundle, capsys, tmp_path):
+    bundle.competition(lambda d: (d["phases"][0].update(start="2025-01-01 00:00:00", end="2025-05-31 23:59:00"),
+                                  d["phases"][1].update(start="2025-06-01 00:00:00", end="2025-06-30 23:59:00"),
+                                  d["phases"][2].update(start="2025-07-01 00:00:00")))
+    assert main(["bundle", "check", str(bundle.path)]) == 0
+    out = capsys.readouterr().out
+    assert "warning: competition.yaml: phases[1].start: 2025-06-01 00:00 UTC is already past" in out
+    assert main(["bundle", "zip", str(bundle.path), "-o", str(tmp_path / "b.zip")]) == 0
+    out = capsys.readouterr().out
+    assert "warning: competition.yaml: phases[1].start: 2025-06-01 00:00 UTC is already past" in out
+    assert "1 warning(s) above" in out
+
+
+def test_zip_start_moves_every_phase_date_and_keeps_the_calendar(tmp_path, capsys, monkeypatch):
+    """`bundle zip --start today` (or a date): the first phase starts that day, every date
+    moves by the same number of days (times, lengths and gaps kept), the folder is unchanged."""
+    import datetime as dt
+
+    from metascore.bundle import phase_dates
+
+    monkeypatch.setattr(phase_dates, "utc_now", lambda: dt.datetime(2031, 3, 10, 15, 0))
+    before = (TEMPLATE / "competition.yaml").read_text()
+    dest = tmp_path / "b.zip"
+    assert main(["bundle", "zip", str(TEMPLATE), "-o", str(dest), "--start", "today"]) == 0
+    out = capsys.readouterr().out
+    assert "[*] phase dates moved by +1529 day(s) so that 'Development' starts on 2031-03-10:" in out
+    assert "[*] phase 'Final': 2031-08-08 to 2031-09-06 (was 2027-06-01 to 2027-06-30)" in out
+    assert "warning" not in out
+    phases = _zipped_yaml(dest)["phases"]
+    assert [(p.get("start"), p.get("end")) for p in phases] == [
+        ("2031-03-10 00:00:00", "2031-08-07 23:59:00"), ("2031-08-08 00:00:00", "2031-09-06 23:59:00"),
+        ("2031-09-07 00:00:00", None)]
+    assert (TEMPLATE / "competition.yaml").read_text() == before
+    # a date; unquoted YAML dates stay dates
+    assert main(["bundle", "zip", str(BUNDLES / "phases"), "-o", str(dest), "--start", "2030-01-15"]) == 0
+    assert [(p["start"], p.get("end")) for p in _zipped_yaml(dest)["phases"]] == [
+        (dt.date(2030, 1, 15), dt.date(2030, 2, 14)), (dt.date(2030, 2, 15), None)]
+    assert main(["bundle", "zip", str(TEMPLATE), "-o", str(dest), "--start", "next week"]) == 1
+    assert "--start 'next week': expected 'today' or a date such as 2027-01-04." in capsys.readouterr().err
+
+
+# ------------------------------------------------------------ the meta program's placeholder (item 4)
+def test_a_hand_zipped_template_is_refused_and_the_folder_gets_a_note(tmp_path, capsys):
+    """Zipped without `bundle zip`, meta_scoring_program/ holds only its README: Codabench
+    accepts the bundle and the Final ranking submission fails after the time limit. Checking
+    that zip is an error; checking the folder, a note naming `bundle zip`."""
+    from metascore.bundle.archive import zip_directory
+
+    hand = zip_directory(TEMPLATE, tmp_path / "hand.zip")  # as `cd bundle_template; zip -r` does
+    assert main(["bundle", "check", str(hand)]) == 1
+    out = capsys.readouterr().out
+    assert ("error: competition.yaml: tasks[index=2].scoring_program: 'meta_scoring_program/' holds "
+            "only a README, the placeholder that `metascore bundle zip` fills with the meta-scoring "
+            "program: in this zip the worker finds no program, and on Codabench the submissions of "
+            "phase(s) 'Final ranking' fail after the time limit ('Execution Time Limit exceeded'); "
+            "upload the zip that `metascore bundle zip <bundle folder>` makes instead.") in out
+    report = check_bundle(TEMPLATE)
+    assert report.errors == [] and report.warnings == []
+    assert report.notes == [
+        "competition.yaml: tasks[index=2].scoring_program: 'meta_scoring_program/' holds only a "
+        "README: it is the placeholder that `metascore bundle zip` (and `bundle run`) fill with the "
+        "meta-scoring program, so upload the zip `metascore bundle zip` makes; a zip of this folder "
+        "made otherwise has no program there, and on Codabench the submissions of phase(s) 'Final "
+        "ranking' fail after the time limit ('Execution Time Limit exceeded')."]
+    assert main(["bundle", "check", str(TEMPLATE)]) == 0
+    out = capsys.readouterr().out
+    assert "note: competition.yaml: tasks[index=2].scoring_program: 'meta_scoring_program/'" in out
+
+
+def test_an_absent_meta_program_folder_in_a_zip_is_refused(bundle, tmp_path, capsys):
+    from metascore.bundle.archive import zip_directory
+
+    shutil.rmtree(bundle.path / "meta_scoring_program")
+    assert check_bundle(bundle.path).notes[0].startswith(
+        "competition.yaml: tasks[index=2].scoring_program: 'meta_scoring_program/' is absent: it is "
+        "the placeholder")
+    assert main(["bundle", "check", str(zip_directory(bundle.path, tmp_path / "hand.zip"))]) == 1
+    assert ("error: competition.yaml: tasks[index=2].scoring_program: 'meta_scoring_program/' is "
+            "absent, the placeholder") in capsys.readouterr().out

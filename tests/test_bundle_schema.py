@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from metascore.bundle.schema import check_bundle, load_competition, path_references
+from metascore.bundle.schema import check_schema, load_competition, path_references
 from metascore.errors import ConfigError
 
 BUNDLES = Path(__file__).parent / "data" / "bundles"
@@ -27,14 +27,14 @@ def bundle(tmp_path):
         data = yaml.safe_load((root / "competition.yaml").read_text())
         change(data)
         (root / "competition.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
-        return check_bundle(root)
+        return check_schema(root)
 
     edit.root = root
     return edit
 
 
 def test_template_is_clean():
-    report = check_bundle(TEMPLATE)
+    report = check_schema(TEMPLATE)
     assert report.errors == [] and report.warnings == []
     comp = report.competition
     assert [p.name for p in comp.phases] == ["Development", "Final", "Final ranking"]
@@ -136,13 +136,13 @@ def test_unknown_version(bundle):
 def test_program_metadata_checks(bundle):
     root = bundle.root
     (root / "scoring_program" / "metadata").write_text("command: [python3 a.py, python3 b.py]\n")
-    assert any("command is a list" in e for e in check_bundle(root).errors)
+    assert any("command is a list" in e for e in check_schema(root).errors)
     (root / "scoring_program" / "metadata").write_text("command: python3 score.py && echo done\n")
-    report = check_bundle(root)
+    report = check_schema(root)
     assert report.errors == []
     assert any("shell syntax" in w for w in report.warnings)
     (root / "scoring_program" / "metadata").write_text("command: python3 /app/program/scroe.py\n")
-    assert check_bundle(root).errors == [  # the program cannot run: an error, with the closest name
+    assert check_schema(root).errors == [  # the program cannot run: an error, with the closest name
         "competition.yaml: tasks[index=0].scoring_program (metadata): command 'python3 "
         "/app/program/scroe.py' runs '/app/program/scroe.py', but scoring_program has no scroe.py "
         "(did you mean 'score.py'?).",
@@ -162,7 +162,7 @@ def test_program_zip_with_nested_folder_is_refused(bundle):
 
 def test_competition_yaml_in_a_subfolder(tmp_path):
     shutil.copytree(BUNDLES / "v2_results", tmp_path / "outer" / "inner")
-    assert check_bundle(tmp_path / "outer").errors == [f"{tmp_path / 'outer'}: competition.yaml is missing from the bundle root "
+    assert check_schema(tmp_path / "outer").errors == [f"{tmp_path / 'outer'}: competition.yaml is missing from the bundle root "
                              "(found in inner/: put its contents, not the folder, at the bundle root)."]
 
 
@@ -173,7 +173,7 @@ def test_v1_errors_and_warnings(tmp_path):
     data["leaderboard"]["columns"]["set1_score"]["sort"] = "ascending"
     del data["html"]["terms"]
     (root / "competition.yaml").write_text(yaml.safe_dump(data))
-    errors = check_bundle(root).errors
+    errors = check_schema(root).errors
     assert any("html: Codabench's v1 unpacker needs html.terms" in e for e in errors)
     assert any("set1_score.sort: 'ascending' is not one of 'desc', 'asc'" in e for e in errors)
 
@@ -192,14 +192,14 @@ def test_duplicate_keys_in_files_codabench_reads_warn_and_the_last_wins(bundle, 
     """Codabench loads competition.yaml and program metadata with PyYAML, where a key written
     twice keeps its last value; real bundles have such keys (two `solutions:` in Codabench's
     own mini-automl example), so they must run: a warning naming both lines, not an error."""
-    from metascore.bundle.programs import read_metadata
+    from metascore.bundle.metadata import read_metadata
 
     comp = bundle.root / "competition.yaml"
     comp.write_text(comp.read_text() + "title: again\n")
     first = next(i for i, line in enumerate(comp.read_text().splitlines(), 1)
                  if line.startswith("title:"))
     last = len(comp.read_text().splitlines())
-    report = check_bundle(bundle.root)
+    report = check_schema(bundle.root)
     assert not report.errors
     assert (f"competition.yaml: key 'title' appears twice (lines {first} and {last}); "
             "the last one is used.") in report.warnings
@@ -218,3 +218,99 @@ def test_duplicate_keys_in_a_submissions_manifest_are_errors_with_their_lines(tm
     (subs / "submissions.yaml").write_text("- file: a.zip\n  team: x\n  team: y\n")
     with pytest.raises(Exception, match=r"submissions\.yaml: key 'team' appears twice \(lines 2 and 3\)"):
         read_manifest(subs)
+
+
+# ------------------------------------------------------------ dates as Codabench stores them
+def test_an_unquoted_time_of_day_is_dropped_as_codabench_does(bundle):
+    """Codabench's unpacker (unpackers/utils.get_datetime) keeps only the day of an unquoted
+    YAML date-time: `end: 2026-05-31 23:59:00` ends the phase at 2026-05-31 00:00 UTC (issue
+    25, item 2). A quoted value is parsed as text, its time kept."""
+    import datetime as dt
+
+    def change(d):
+        d["phases"][0]["end"] = dt.datetime(2026, 5, 31, 23, 59)  # dumped unquoted
+        d["phases"].append({"index": 1, "name": "Final", "start": "2026-06-01 08:00:00",  # quoted
+                            "tasks": [0]})
+    report = bundle(change)
+    assert report.errors == []
+    assert report.warnings == [
+        "competition.yaml: phases[0].end: 2026-05-31 23:59:00 is an unquoted date-time, of which "
+        "Codabench's unpacker keeps only the day: the phase really ends at 2026-05-31 00:00 UTC, "
+        "23 h 59 min earlier than written; quote the value (end: \"2026-05-31 23:59:00\") to keep "
+        "its time, or write the day alone."]
+    dev, final = report.competition.phases
+    assert dev.end == dt.datetime(2026, 5, 31) and final.start == dt.datetime(2026, 6, 1, 8, 0)
+
+
+def test_phase_order_is_checked_on_the_stored_dates(bundle):
+    """12:00 and 18:00 of the same day are both stored as that day's midnight, and the
+    unpacker refuses a phase that starts when the previous one ends."""
+    import datetime as dt
+
+    def change(d):
+        d["phases"][0]["end"] = dt.datetime(2026, 5, 31, 12, 0)
+        d["phases"].append({"index": 1, "name": "Final", "start": dt.datetime(2026, 5, 31, 18, 0),
+                            "tasks": [0]})
+    report = bundle(change)
+    assert report.errors == [
+        "competition.yaml: phases ('Feedback' -> 'Final'): phase 'Final' starts at 2026-05-31 "
+        "00:00:00 but 'Feedback' ends at 2026-05-31 00:00:00 (as Codabench stores them: it keeps "
+        "only the day of an unquoted date-time, here phases[0].end, phases[1].start); a phase "
+        "must start after the previous one ends (equal times are refused too)."]
+    assert sum("unquoted date-time" in w for w in report.warnings) == 2
+
+
+def test_v1_start_dates_lose_their_time_too(tmp_path):
+    root = tmp_path / "v1"
+    shutil.copytree(BUNDLES / "v1_computed", root)
+    text = (root / "competition.yaml").read_text()
+    text = text.replace("start_date: 2026-01-01", "start_date: 2026-01-01 09:30:00")
+    (root / "competition.yaml").write_text(text)
+    report = check_schema(root)
+    (warning,) = [w for w in report.warnings if "unquoted date-time" in w]
+    assert warning.startswith("competition.yaml: phases.1.start_date: 2026-01-01 09:30:00 is an "
+                              "unquoted date-time")
+    assert "really starts at 2026-01-01 00:00 UTC, 9 h 30 min" in warning
+    assert report.competition.phases[0].start.hour == 0
+
+
+def test_the_baselines_time_is_the_first_phase_start_as_stored(tmp_path):
+    """`bundle run` dates the starting kit's baseline at the first phase's start: the start
+    Codabench stores (midnight), not the written time."""
+    import datetime as dt
+
+    from metascore.bundle.submissions import collect_submissions
+
+    root = tmp_path / "b"
+    shutil.copytree(TEMPLATE, root)
+    data = yaml.safe_load((root / "competition.yaml").read_text())
+    data["phases"][0]["start"] = dt.datetime(2026, 1, 1, 8, 0)
+    (root / "competition.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    subs, _ = collect_submissions(load_competition(root), cache=tmp_path / "cache")
+    (baseline,) = [s for s in subs if s.is_baseline]
+    assert baseline.submitted_at == "2026-01-01T00:00:00+00:00"
+
+
+# ------------------------------------------------------------ a phase naming a missing task
+@pytest.mark.parametrize("tasks, message", [
+    ([5], "phases[2].tasks: task index 5 is not defined (tasks: 0, 1, 2); Codabench's unpacker "
+          "fails on it: name the index of a task of `tasks:`."),
+    (None, "phases[2].tasks: empty; list the indexes of the phase's tasks, e.g. tasks: [0] "
+           "(Codabench's unpacker fails on it with \"'NoneType' object is not iterable\")."),
+    ([], "phases[2].tasks: [] names no task; list the indexes of the phase's tasks, e.g. tasks: [0] "
+         "(Codabench cannot run a submission in a phase without tasks)."),
+])
+def test_a_phase_naming_a_missing_task_is_refused(tmp_path, tasks, message):
+    """Codabench's real unpacker fails on these after the upload ("'NoneType' object is not
+    iterable"); `bundle check` refuses them first, and `bundle zip` writes no zip (issue 25,
+    item 5)."""
+    from metascore.cli import main
+
+    root = tmp_path / "b"
+    shutil.copytree(TEMPLATE, root)
+    data = yaml.safe_load((root / "competition.yaml").read_text())
+    data["phases"][2]["tasks"] = tasks
+    (root / "competition.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    assert "competition.yaml: " + message in check_schema(root).errors
+    assert main(["bundle", "zip", str(root), "-o", str(tmp_path / "b.zip")]) == 1
+    assert not (tmp_path / "b.zip").exists()

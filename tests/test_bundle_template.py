@@ -30,6 +30,13 @@ dave__crashes      0.644444 (4)      failed (4)       0.226889 (4)      12/3 = 4
 =================  ================  ===============  ================  ============
 
 alice and carol tie (position 1 for both); alice submitted first, so she is listed first.
+
+The meta phase gets what the site's results export holds (issue 25): submissions named
+``<owner>-<id>`` with the ids the site gives them (development in submission order: the
+baseline at the phase's start, then alice to erin by their manifest times: baseline-1,
+alice-2, bob-3, carol-4, dave-5, erin-6; the migrated final copies after them: baseline-7,
+alice-8, bob-9, carol-10, dave-11, erin-12) and no submission time. "Alice submitted
+first" is read from the development ids: alice-2 before carol-4.
 """
 
 from __future__ import annotations
@@ -42,7 +49,7 @@ from pathlib import Path
 
 import pytest
 
-from metascore.bundle.schema import check_bundle
+from metascore.bundle.schema import check_schema
 from metascore.cli import main
 
 TEMPLATE = Path(__file__).parents[1] / "bundle_template"
@@ -109,13 +116,14 @@ def test_a_crash_on_one_dataset_keeps_the_others(run):
 def test_outputs_tree_and_manifest(run):
     _, out = run
     tree = out / "outputs"
-    assert json.loads((tree / "Final/bob__knn/datasets/scores.json").read_text()) == FINAL["bob__knn"]
-    assert "housing_mae" not in json.loads((tree / "Development/dave__crashes/datasets/scores.json").read_text())
+    # named as the site's export names them (issue 25)
+    assert json.loads((tree / "Final/bob-9/datasets/scores.json").read_text()) == FINAL["bob__knn"]
+    assert "housing_mae" not in json.loads((tree / "Development/dave-5/datasets/scores.json").read_text())
     rows = list(csv.DictReader((tree / "submissions.csv").open()))
-    assert len(rows) == 12
+    assert len(rows) == 12 and {r["submitted_at"] for r in rows} == {""}  # the export has no time
     base = [r for r in rows if r["is_baseline"] == "true"]
     assert {(r["phase"], r["candidate"], r["participant"]) for r in base} == {
-        ("Development", "baseline_submission", "baseline"), ("Final", "baseline_submission", "baseline")}
+        ("Development", "baseline-1", "baseline"), ("Final", "baseline-7", "baseline")}
 
 
 def test_final_leaderboard_matches_hand_derivation(run):
@@ -123,13 +131,12 @@ def test_final_leaderboard_matches_hand_derivation(run):
     meta_out = out / "runs" / "Final_ranking" / "organizer_results" / "meta-ranking" / "scoring" / "output"
     rows = list(csv.DictReader((meta_out / "leaderboard.csv").open()))
     ranked = [(r["position"], r["candidate"]) for r in rows if r["qualified"] == "true"]
-    assert ranked == [("1", "alice__centroid"), ("1", "carol__linear"), ("3", "bob__knn"),
-                      ("4", "dave__crashes")]
+    assert ranked == [("1", "alice-8"), ("1", "carol-10"), ("3", "bob-9"), ("4", "dave-11")]
     by = {r["candidate"]: r for r in rows}
-    assert float(by["alice__centroid"]["average_rank"]) == pytest.approx(5 / 3)
-    assert float(by["dave__crashes"]["average_rank"]) == pytest.approx(4.0)
-    assert by["erin__sign_error"]["qualified"] == "false"
-    assert by["baseline_submission"]["is_baseline"] == "true" and by["baseline_submission"]["position"] == ""
+    assert float(by["alice-8"]["average_rank"]) == pytest.approx(5 / 3)
+    assert float(by["dave-11"]["average_rank"]) == pytest.approx(4.0)
+    assert by["erin-12"]["qualified"] == "false"
+    assert by["baseline-7"]["is_baseline"] == "true" and by["baseline-7"]["position"] == ""
     scores = json.loads((meta_out / "scores.json").read_text())
     assert scores == {"n_qualified": 4, "winner_score": pytest.approx(-5 / 3)}
     assert (meta_out / "detailed_results.html").stat().st_size > 1000
@@ -148,7 +155,7 @@ def test_zip_passes_check_after_unzipping(tmp_path, capsys):
     assert not any("__pycache__" in n for n in inner)
     unzipped = tmp_path / "unzipped"
     zipfile.ZipFile(dest).extractall(unzipped)
-    report = check_bundle(unzipped, meta_program_available=False)
+    report = check_schema(unzipped, meta_program_available=False)
     assert report.errors == [] and report.warnings == []
     assert main(["bundle", "check", str(dest)]) == 0
     assert "0 error(s), 0 warning(s): OK." in capsys.readouterr().out
@@ -213,11 +220,15 @@ def test_report_reads_naturally(run):
     page = (out / "final" / "detailed_results.html").read_text()
     doc = json.loads((out / "final" / "leaderboard.json").read_text())
     tie = [m for m in doc["messages"] if "share first place" in m]
-    assert tie == ["alice__centroid and carol__linear share first place (average rank 1.67 each); "
-                   "alice__centroid is listed first and is the winner by the tie-break: the earlier "
-                   "submission (2026-02-01T10:00:00 before 2026-02-03T10:00:00) (ranking.tie_break: "
+    assert tie == ["alice-8 and carol-10 share first place (average rank 1.67 each); alice-8 is "
+                   "listed first and is the winner by the tie-break: the earlier submission (alice-2 "
+                   "before carol-4: their submissions in phase 'Development') (ranking.tie_break: "
                    "['submitted_at', 'candidate'])."]
     assert "share first place" in page
+    # which rule "the earlier submission" followed: the export's ids, not times
+    assert doc["signature"]["submission_order"]["Final"].startswith(
+        "submission order from the submission ids of phase 'Development'")
+    assert "submission order from the submission ids of phase" in page
     # dave's crash on housing is recorded by the ingestion program and his other datasets
     # are scored: a missing column, not a failed run (test_leaderboard covers failed runs)
     assert 'class="num failed"' not in page
@@ -232,4 +243,4 @@ def test_report_reads_naturally(run):
     assert [r["method"] for r in comparison["rows"]] == ["average_rank", "copeland", "success_rate"]
     assert (comparison["n_candidates"], comparison["n_judges"], comparison["n_trials"]) == (4, 3, 200)
     final = {r["candidate"]: r for r in csv.DictReader((out / "final" / "leaderboard.csv").open())}
-    assert final["alice__centroid"]["reason"].startswith("development average rank 2.5 (position 3)")
+    assert final["alice-8"]["reason"].startswith("development average rank 2.5 (position 3)")

@@ -6,15 +6,23 @@ competition.yaml gives the phases, tasks and leaderboard columns, and the run's 
 scores (``outputs/``) become Codabench's payloads: the results export of each phase (row
 keys ``<owner>-<parent id>``, columns ``<task>(<task id>)-<column title>``, 10-decimal
 strings, ``""`` for a failed task), the submissions list (a parent per submission, one
-child per task) and the competition detail.
+child per task) and the competition detail. As on the real site (issue 25), the final
+phase's migrated copies get new ids and creation times in the site's migration order
+(carol's first), not in submission order: the tie for first between alice and carol is
+still alice's, the earlier submission, from all three paths.
 """
 
 from __future__ import annotations
 
+import csv
+import io
+import json
+import re
+
 import pandas as pd
 import pytest
 
-from codabench_replay import TOKEN, Replay, serve
+from codabench_replay import TOKEN, Replay, add_bundle_competition, add_phase_results, serve
 from metascore.bundle import load_competition, run_bundle
 from metascore.cli import main
 from metascore.codabench.client import TOKEN_ENV
@@ -34,71 +42,60 @@ def bundle_run(tmp_path_factory):
     return out
 
 
+#: The order in which the real site migrated the template's development submissions into
+#: the final phase (issue 25): not their submission order. Each migrated copy gets a new id
+#: and is created (created_when) at migration time, in this order.
+SITE_MIGRATION_ORDER = ["carol", "dave", "erin", "alice", "bob", "baseline"]
+
+
 def render_site(replay: Replay, bundle_run) -> tuple[dict[str, str], list[str], str]:
-    """Fill ``replay`` with the competition; returns (row key -> bundle candidate,
-    baseline owners, path of the meta phase's metascore.yaml)."""
+    """Fill ``replay`` with the competition; returns (site row key -> the bundle run's
+    name of that submission, baseline owners, path of the meta phase's metascore.yaml)."""
     comp = load_competition(TEMPLATE)
-    scores = read_scores(bundle_run / "outputs")
+    scores = read_scores(bundle_run / "outputs")  # candidates <owner>-<id>, as the export names them
     board = comp.leaderboard
-    columns = [{"id": 300 + c.index, "computation": c.computation,
-                "computation_indexes": [str(i) for i in c.computation_indexes] or None,
-                "title": c.title, "key": c.key, "sorting": c.sorting, "index": c.index,
-                "hidden": c.hidden, "precision": c.precision} for c in board.columns]
-    title = {c.key: c.title for c in board.columns}
-    phases, config = [], None
+    phase_ids = {p.name: 30 + p.index for p in comp.phases}
+    task_ids = {i: 70 + i for i in range(len(comp.tasks))}
+    add_bundle_competition(replay, comp, COMPETITION, phase_ids, task_ids)
+    config = None
     for phase in comp.phases:
-        tasks = [{"task": f"key-{i}", "order_index": n, "phase": 30 + phase.index, "id": 70 + i,
-                  "value": f"key-{i}", "key": f"key-{i}", "name": comp.tasks[i].name,
-                  "solutions": [], "public_datasets": []} for n, i in enumerate(phase.tasks)]
-        phases.append({"id": 30 + phase.index, "index": phase.index, "name": phase.name,
-                       "status": "Previous", "tasks": tasks, "hide_output": False,
-                       "is_final_phase": False})
         for i in phase.tasks:
             ref = comp.path(comp.tasks[i].reference_data)
             if ref is not None and (ref / "metascore.yaml").is_file():
                 config = str(ref / "metascore.yaml")
-    replay.add("GET", f"/api/competitions/{COMPETITION}/", {
-        "id": COMPETITION, "title": comp.title, "published": True, "phases": phases,
-        "leaderboards": [{"id": 12, "primary_index": board.primary_index, "title": board.title,
-                          "key": board.key, "columns": columns, "hidden": False,
-                          "submission_rule": board.submission_rule}],
-        "queue": None})
-
+    title = {c.key: c.title for c in board.columns}
     names: dict[str, str] = {}
     next_id = 1000
     for phase in comp.phases:
-        pid = 30 + phase.index
+        pid = phase_ids[phase.name]
         rows = scores[scores["phase"] == phase.name]
-        tasks = {comp.tasks[i].name: 70 + i for i in phase.tasks}
+        tasks = {comp.tasks[i].name: task_ids[i] for i in phase.tasks}
         assert set(rows["task"]) <= set(tasks), (phase.name, set(rows["task"]), tasks)
+        local = sorted(pd.unique(rows["candidate"]), key=lambda c: int(c.rsplit("-", 1)[1]))
+        if phase.auto_migrate:  # migrated copies: new ids, in the site's migration order
+            local.sort(key=lambda c: SITE_MIGRATION_ORDER.index(c.rsplit("-", 1)[0]))
         export: dict[str, dict] = {}
-        subs: list[dict] = []
-        for cand, group in rows.groupby("candidate", sort=False):
-            owner = group["participant"].iloc[0]
-            parent, next_id = next_id, next_id + 10
-            key = f"{owner}-{parent}"
+        created: dict[str, str] = {}
+        for k, cand in enumerate(local):
+            group = rows[rows["candidate"] == cand]
+            key = f"{group['participant'].iloc[0]}-{next_id}"
+            next_id += 10
             names[key] = cand
-            when = pd.Timestamp(group["submitted_at"].iloc[0]).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-            row = {"fact_sheet_answers": None}
-            row.update({f"{t}({tid})-{c.title}": "" for t, tid in tasks.items() for c in board.columns})
-            subs.append({"id": parent, "owner": owner, "parent": None, "has_children": True,
-                         "created_when": when, "status": "Finished", "task": None, "scores": []})
-            for n, (task, tid) in enumerate(tasks.items(), start=1):
-                got = group[group["task"] == task]
-                for metric, value in zip(got["metric"], got["value"]):
-                    row[f"{task}({tid})-{title[metric]}"] = f"{value:.10f}"
-                subs.append({"id": parent + n, "owner": owner, "parent": parent,
-                             "has_children": False, "created_when": when,
-                             "status": "Finished" if len(got) else "Failed", "task": {"id": tid},
-                             "scores": [{"id": 1, "index": 0, "score": f"{v:.10f}", "column_key": m}
-                                        for m, v in zip(got["metric"], got["value"])]})
+            created[key] = (f"2026-06-01T00:05:{k:02d}.000000Z" if phase.auto_migrate
+                            else f"2026-02-{k + 1:02d}T10:00:00.000000Z")
+            row = {f"{t}({tid})-{c.title}": "" for t, tid in tasks.items() for c in board.columns}
+            for task, metric, value in zip(group["task"], group["metric"], group["value"]):
+                row[f"{task}({tasks[task]})-{title[metric]}"] = f"{value:.10f}"
             export[key] = row
-        replay.add("GET", f"/api/competitions/{COMPETITION}/results.json",
-                   {f"{board.title} - {phase.name}({pid})": export}, query=f"phase={pid}")
-        replay.add("GET", "/api/submissions/", subs, query=f"phase={pid}")
+        add_phase_results(replay, COMPETITION, pid, {f"{board.title} - {phase.name}({pid})": export},
+                          created, list(tasks.values()))
     baselines = sorted(set(scores.loc[scores["is_baseline"], "participant"]))
     assert config is not None and baselines
     return names, baselines, config
+
+
+def without_column(text: str, name: str) -> list[dict[str, str]]:
+    return [{k: v for k, v in r.items() if k != name} for r in csv.DictReader(io.StringIO(text))]
 
 
 def test_codabench_rank_equals_bundle_run(bundle_run, tmp_path, monkeypatch, capsys):
@@ -115,10 +112,18 @@ def test_codabench_rank_equals_bundle_run(bundle_run, tmp_path, monkeypatch, cap
     printed = capsys.readouterr()
     assert rc == 0, printed.err
     live = (out / "leaderboard.csv").read_text()
-    for key, cand in names.items():  # Codabench names a submission <owner>-<id>
-        live = live.replace(key, cand)
+    for key, cand in sorted(names.items(), key=lambda kv: -len(kv[0])):  # the site's ids -> the run's
+        live = re.sub(rf"\b{re.escape(key)}\b", cand, live)
     expected = (bundle_run / "final" / "leaderboard.csv").read_text()
-    assert live == expected
+    # the pulled tree has each submission's created_when, the export (and so the bundle run's
+    # meta phase) none: every other column is the same; the migration times do not decide
+    # the tie (issue 25): carol's copy was created first, alice's development submission was
+    assert without_column(live, "submitted_at") == without_column(expected, "submitted_at")
+    first = [r for r in csv.DictReader(io.StringIO(live)) if r["position"] == "1"]
+    assert [r["participant"] for r in first] == ["alice", "carol"]
+    assert first[0]["submitted_at"] > first[1]["submitted_at"]  # alice's copy was created later
+    doc = json.loads((out / "leaderboard.json").read_text())
+    assert doc["signature"]["submission_order"]["Final"].startswith("submission times of phase 'Development'")
     assert (out / "scores.json").read_text() == (bundle_run / "final" / "scores.json").read_text()
     board = pd.read_csv(out / "leaderboard.csv")
     assert board["qualified"].eq(True).sum() >= 2 and board["is_baseline"].any()

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import copy
+import csv
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from codabench_replay import DATA, TOKEN, Answer, Replay, serve
+from codabench_replay import DATA, TOKEN, Answer, Replay, add_bundle_competition, add_phase_results, serve
+from metascore.bundle import load_competition
 from metascore.cli import main
 from metascore.codabench.client import TOKEN_ENV
 from metascore.io.readers import read_scores
@@ -312,3 +315,63 @@ def test_phase_specific_judges_when_a_column_is_scored_in_one_phase(replay, caps
                  str(tmp_path / "p"), "--output", str(tmp_path / "r")]) == 0
     board = pd.read_csv(tmp_path / "r" / "leaderboard.csv")
     assert "judge:wine/accuracy" in board.columns and "judge:wine/rmse" not in board.columns
+
+
+# ---------------------------------------------------------------------- issue 25: migrated ids
+TEMPLATE = Path(__file__).parents[1] / "bundle_template"
+TEMPLATE_CONFIG = TEMPLATE / "final_ranking" / "reference_data" / "metascore.yaml"
+#: The template with alice renamed zoe, as the real site exported it (issue 25): development
+#: ids in submission order, the final phase's migrated copies numbered in migration order.
+SITE_EXPORT = Path(__file__).parent / "data" / "exports" / "template_results_site_ids.json"
+
+
+@pytest.fixture
+def template_site(monkeypatch):
+    """The replayed site of SITE_EXPORT: each submission created in id order, the migrated
+    final copies at migration time (carol-7 first, zoe-10 fourth)."""
+    monkeypatch.setenv(TOKEN_ENV, TOKEN)
+    r = Replay()
+    comp = load_competition(TEMPLATE)
+    phase_ids = {"Development": 41, "Final": 42, "Final ranking": 43}
+    add_bundle_competition(r, comp, 7, phase_ids, {0: 87, 1: 88, 2: 89})
+    export = json.loads(SITE_EXPORT.read_text())
+    for phase, pid in phase_ids.items():
+        title = f"Results - {phase}({pid})"
+        rows = export.get(title, {})
+        when = ("2026-06-01T00:05:{:02d}.000000Z" if phase == "Final" else "2026-02-{:02d}T10:00:00.000000Z")
+        in_order = sorted(rows, key=lambda key: int(key.rsplit("-", 1)[1]))
+        created = {key: when.format(k + 1) for k, key in enumerate(in_order)}
+        add_phase_results(r, 7, pid, {title: rows}, created, [87 if phase == "Development" else 88])
+    stop = serve(r)
+    yield r
+    stop()
+
+
+def test_codabench_rank_takes_the_earlier_submission_from_development(template_site, capsys, tmp_path):
+    """Issue 25 (b): `codabench rank` used to take "the earlier submission" from the
+    migrated copies' creation times (the site's migration order) and crown carol-7; by the
+    documented rule zoe's submission is the earlier one (zoe-1 before carol-3), as the
+    meta-scoring program computes on the site's export."""
+    out = tmp_path / "live"
+    rc = main(["codabench", "rank", "--site", template_site.url, "--competition", "7", "--config",
+               str(TEMPLATE_CONFIG), "--baseline", "baseline", "--out", str(out)])
+    printed = capsys.readouterr()
+    assert rc == 0, printed.err
+    live = list(csv.DictReader((out / "leaderboard.csv").open()))
+    assert [(r["position"], r["candidate"]) for r in live[:2]] == [("1", "zoe-10"), ("1", "carol-7")]
+    assert live[0]["submitted_at"] > live[1]["submitted_at"]  # zoe's copy was created after carol's
+    doc = json.loads((out / "leaderboard.json").read_text())
+    assert doc["signature"]["submission_order"]["Final"].startswith("submission times of phase 'Development'")
+    assert any("(2026-02-01T10:00:00 before 2026-02-03T10:00:00: their submissions in phase "
+               "'Development')" in m for m in doc["messages"])
+    # the meta-scoring program on the export itself (ids, no times): the same board
+    res, ref = tmp_path / "input" / "res", tmp_path / "input" / "ref"
+    res.mkdir(parents=True)
+    ref.mkdir()
+    (res / "results.json").write_bytes(SITE_EXPORT.read_bytes())
+    (ref / "metascore.yaml").write_bytes(TEMPLATE_CONFIG.read_bytes())
+    assert score_main(tmp_path / "input", tmp_path / "program") == 0
+    program = list(csv.DictReader((tmp_path / "program" / "leaderboard.csv").open()))
+    drop = ("submitted_at",)
+    assert [{k: v for k, v in r.items() if k not in drop} for r in live] == \
+        [{k: v for k, v in r.items() if k not in drop} for r in program]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import io
 import zipfile
 
@@ -138,3 +139,76 @@ def test_unknown_phase_and_bad_folder(site, capsys, tmp_path):
     rc, _, err = submit(r, empty, capsys)
     assert rc == 1 and "no scores found" in err
     assert r.log == []
+
+
+# ------------------------------------------------------------ scores posted after Finished
+# The compute worker sets Finished, then posts the scores, which the site stores one column
+# at a time (compute_worker.py `start` then `push_scores`; `upload_submission_scores`): the
+# real site showed a Finished meta submission with no score, then one, then both.
+
+def with_meta_columns(r: Replay) -> None:
+    """Competition 41 with the meta phase's columns (the keys the pulled metascore.yaml's
+    output.scores names) on its leaderboard, as the template's has."""
+    (route,) = r.routes[("GET", "/api/competitions/41/", "")]
+    body = copy.deepcopy(route.body)
+    columns = body["leaderboards"][0]["columns"]
+    for n, key in enumerate(("n_qualified", "winner_score"), start=len(columns)):
+        columns.append({**columns[0], "id": 900 + n, "index": n, "key": key, "title": key,
+                        "computation": None, "computation_indexes": None, "sorting": "desc"})
+    r.replace("GET", "/api/competitions/41/", [Answer(200, body)])
+
+
+def test_waits_for_every_score_the_meta_program_writes(site, capsys):
+    r, folder = site
+    with_meta_columns(r)
+    r.replace("GET", "/api/submissions/777/", [
+        Answer(200, polled("Running")), Answer(200, polled("Finished")),
+        Answer(200, polled("Finished", [("n_qualified", "4.0000000000")])),
+        Answer(200, polled("Finished", [("n_qualified", "4.0000000000"),
+                                        ("winner_score", "-1.6666666667")]))])
+    rc, out, _ = submit(r, folder, capsys)
+    assert rc == 0
+    assert "submission 777 Finished: scores n_qualified=4, winner_score=-1.66667" in out
+    assert len(r.requests("GET")) == 1 + 4  # the competition, then each status until complete
+    assert "[!]" not in out
+
+
+def test_scores_that_stop_changing_are_complete(site, capsys):
+    """A statistic the meta-scoring program cannot compute is left out of scores.json, so
+    its column never gets a score: two reads with the same scores end the wait."""
+    r, folder = site
+    with_meta_columns(r)
+    r.replace("GET", "/api/submissions/777/", [
+        Answer(200, polled("Finished")), Answer(200, polled("Finished", [("n_qualified", "0E-10")])),
+        Answer(200, polled("Finished", [("n_qualified", "0E-10")])),
+        Answer(200, polled("Finished", [("n_qualified", "0E-10"), ("winner_score", "-2.0")]))])
+    rc, out, _ = submit(r, folder, capsys)
+    assert rc == 0
+    assert len(r.requests("GET")) == 1 + 3
+    assert "submission 777: no score for winner_score" in out
+    assert "submission 777 Finished: scores n_qualified=0" in out
+
+
+def test_a_pulled_folder_without_configuration_waits_for_stable_scores(site, capsys):
+    r, folder = site
+    (folder / "metascore.yaml").unlink()
+    r.replace("GET", "/api/submissions/777/", [
+        Answer(200, polled("Finished")), Answer(200, polled("Finished", [("n_qualified", "3.0")])),
+        Answer(200, polled("Finished", [("n_qualified", "3.0"), ("winner_score", "-1.5")])),
+        Answer(200, polled("Finished", [("n_qualified", "3.0"), ("winner_score", "-1.5")]))])
+    rc, out, _ = submit(r, folder, capsys)
+    assert rc == 0
+    assert len(r.requests("GET")) == 1 + 4
+    assert "submission 777 Finished: scores n_qualified=3, winner_score=-1.5" in out
+
+
+def test_scores_that_never_come_are_named_after_the_wait(site, capsys):
+    r, folder = site
+    with_meta_columns(r)
+    r.replace("GET", "/api/submissions/777/", [Answer(200, polled("Finished"))])
+    rc, out, _ = submit(r, folder, capsys, "--scores-wait", "0")
+    assert rc == 0  # the submission did finish; what is missing is said
+    assert ("[!] submission 777 is Finished but the platform has posted no score (not n_qualified, "
+            "winner_score) after 0 s") in out
+    assert f"see {r.url}/competitions/41/ (My Submissions)" in out
+    assert "submission 777 Finished: scores none" in out

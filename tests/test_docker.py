@@ -150,6 +150,25 @@ def test_container_settings_options_and_engines(tmp_path):
     assert DockerBackend(client=FakeClient(), user="1000:1000")._container_config(step)["user"] == "1000:1000"
 
 
+def test_both_backends_have_every_member_of_the_protocol(monkeypatch):
+    """The runner calls ``notice`` and ``describe`` on any backend, without looking first."""
+    from metascore.bundle.backend import Backend
+    from metascore.bundle.local import LocalBackend
+
+    members = set(Backend.__annotations__) | {n for n in vars(Backend) if not n.startswith("_")}
+    assert {"name", "notice", "describe", "run", "run_many"} <= members
+    monkeypatch.setenv("DOCKER_HOST", "unix:///run/engine.sock")
+    docker = DockerBackend(client=FakeClient(podman=True, rootless=True))
+    for backend in (LocalBackend(sandbox="rewrite"), docker):
+        assert [m for m in sorted(members) if not hasattr(backend, m)] == [], type(backend).__name__
+    assert docker.notice == ""
+    assert docker.describe("from/bundle:1") == (
+        "docker backend: the programs run in containers of from/bundle:1 on podman (rootless) "
+        "(DOCKER_HOST=unix:///run/engine.sock)")
+    assert "containers of override:2 on Docker (" in DockerBackend(
+        image="override:2", client=FakeClient()).describe("from/bundle:1")
+
+
 def test_bad_steps_are_config_errors(tmp_path):
     backend = DockerBackend(client=FakeClient())
     mounts = (Mount("/app/program", tmp_path),)

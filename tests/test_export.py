@@ -27,6 +27,10 @@ MANIFEST = """\
 """
 
 
+#: The ids the site gives them: one sequence, in submission order (bob's comes second).
+KEYS = {"alice__v1": "alice-1", "bob__v1": "bob-2", "alice__v2": "alice-3", "alice__v3": "alice-4"}
+
+
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory):
     """A one-task copy of the v2_results fixture, and the four submissions."""
@@ -69,9 +73,11 @@ def test_each_rule_feeds_the_meta_phase_what_the_export_holds(setup, tmp_path, r
     report, in_tree, manifest = run(setup, tmp_path, rule)
     assert {r.candidate: r.status for r in report.results} == {
         "alice__v1": "Finished", "alice__v2": "Finished", "alice__v3": "Failed", "bob__v1": "Finished"}
-    assert in_tree == expected and sorted(manifest) == expected
+    # the tree names each submission as the export does: <owner>-<id>
+    assert in_tree == sorted(KEYS[c] for c in expected) == sorted(manifest)
     decisions = {e["candidate"]: e for e in report.export}
     assert sorted(c for c, e in decisions.items() if e["exported"]) == expected
+    assert {c: e["key"] for c, e in decisions.items()} == KEYS
     assert decisions["alice__v3"]["reason"].startswith("failed: ")
     text = format_report(report)
     assert f"export Feedback: {len(expected)} of 4 submission(s) reach the meta phase" in text
@@ -87,9 +93,19 @@ def test_force_last_says_which_later_submission_replaced_an_earlier_one(setup, t
 def test_feed_all_keeps_every_submission_that_ran(setup, tmp_path):
     report, in_tree, manifest = run(setup, tmp_path, "Add", feed="all")
     # the failed one is there with the runner's error.txt, not with scores
-    assert in_tree == ["alice__v1", "alice__v2", "alice__v3", "bob__v1"]
-    assert manifest == ["alice__v1", "alice__v2", "alice__v3", "bob__v1"]
+    assert in_tree == ["alice-1", "alice-3", "alice-4", "bob-2"]
+    assert manifest == ["alice-1", "alice-3", "alice-4", "bob-2"]  # in the order the runs are listed
     assert all(e["exported"] for e in report.export)
+
+
+def test_the_meta_phase_gets_export_names_and_no_times(setup, tmp_path):
+    """Issue 25: the export holds no submission time, so neither does the tree the mock
+    feeds its meta phase; the names carry the order (ids as the site gives them)."""
+    report, _, _ = run(setup, tmp_path, "Force_Latest_Multiple")
+    rows = list(csv.DictReader((tmp_path / "out/outputs/submissions.csv").open()))
+    assert [(r["candidate"], r["participant"], r["submitted_at"]) for r in rows] == [
+        ("alice-1", "alice", ""), ("alice-3", "alice", ""), ("bob-2", "bob", "")]
+    assert "alice__v1 (alice-1), alice__v2 (alice-3), bob__v1 (bob-2)" in format_report(report)
 
 
 def test_cli_feed_option(setup, tmp_path, capsys):
@@ -100,3 +116,22 @@ def test_cli_feed_option(setup, tmp_path, capsys):
     assert "export Feedback: 4 of 4 submission(s)" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         main(["bundle", "run", str(bundle), "--feed", "some"])
+
+
+TEMPLATE = Path(__file__).parents[1] / "bundle_template"
+
+
+def test_check_warns_about_a_baseline_named_by_its_local_submission(tmp_path):
+    """The meta phase sees <owner>-<id> names (the export's, and bundle run's since issue
+    25): a baseline listed by its local submission name is found by neither, its
+    participant by both."""
+    from metascore.bundle.check import check_bundle
+
+    bundle = tmp_path / "bundle"
+    shutil.copytree(TEMPLATE, bundle, ignore=shutil.ignore_patterns("__pycache__"))
+    config = bundle / "final_ranking" / "reference_data" / "metascore.yaml"
+    assert not [w for w in check_bundle(bundle).warnings if "baseline" in w]
+    config.write_text(config.read_text().replace("baselines: [baseline]", "baselines: [baseline_submission]"))
+    warned = [w for w in check_bundle(bundle).warnings if "baseline_submission" in w]
+    assert len(warned) == 1 and "is the name of a local submission" in warned[0]
+    assert "list its participant 'baseline'" in warned[0]

@@ -15,15 +15,10 @@ import yaml
 from bundle_backends import BACKENDS, SANDBOX_MODES, local_backend, options
 from metascore.bundle.backend import Mount, StepSpec
 from metascore.bundle.local import map_container_paths
-from metascore.bundle.runner import (
-    NO_SCORES_MESSAGE,
-    collect_submissions,
-    format_report,
-    get_backend,
-    run_bundle,
-    substitute,
-)
+from metascore.bundle.runner import format_report, get_backend, run_bundle
 from metascore.bundle.schema import load_competition
+from metascore.bundle.submissions import collect_submissions
+from metascore.bundle.worker import NO_SCORES_MESSAGE, substitute
 from metascore.errors import ConfigError
 
 BUNDLES = Path(__file__).parent / "data" / "bundles"
@@ -110,6 +105,51 @@ def test_local_backend_shared_timer_kills_process_group(mode, tmp_path):
     assert results[1].exit_code == 0 and results[1].stdout == "done\n" and not results[1].timed_out
 
 
+@pytest.mark.parametrize("mode", SANDBOX_MODES)
+def test_both_backends_split_commands_with_the_one_function(mode, tmp_path):
+    from metascore.bundle.backend import split_command
+
+    mounts = (Mount("/app/program", tmp_path),)
+    step = StepSpec("scoring", "python3 score.py 'two words' /app/input", mounts)
+    assert split_command(step) == ["python3", "score.py", "two words", "/app/input"]
+    backend = local_backend(mode)
+    for command, message in (('python3 "x', r"^scoring: command 'python3 \"x' cannot be split \("),
+                             ("  ", r"^scoring: the command is empty\.$")):
+        bad = StepSpec("scoring", command, mounts)
+        for split in (split_command, backend.argv):
+            with pytest.raises(ConfigError, match=message):
+                split(bad)
+
+
+def test_bundle_command_line_defaults_are_the_library_defaults():
+    """Each default is defined once: the options of ``bundle run`` and ``bundle add-meta``
+    default to what run_bundle, the site, the local backend and metascore.yaml default to."""
+    import argparse
+    import inspect
+
+    from metascore.bundle.add_meta_config import MetaChoices
+    from metascore.bundle.cli import register
+    from metascore.bundle.local import LocalBackend
+    from metascore.bundle.site import FEEDS, Site
+    from metascore.config import RankingConfig
+
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers())
+    run = parser.parse_args(["bundle", "run", "B"])
+    defaults = {k: v.default for k, v in inspect.signature(run_bundle).parameters.items()}
+    for option in ("out", "backend", "feed", "sandbox", "jobs"):
+        assert getattr(run, option) == defaults[option], option
+    assert inspect.signature(Site).parameters["feed"].default == defaults["feed"] == FEEDS[0]
+    assert inspect.signature(LocalBackend).parameters["sandbox"].default == defaults["sandbox"]
+    assert inspect.signature(get_backend).parameters["name"].default == defaults["backend"]
+    for feed in FEEDS:
+        assert parser.parse_args(["bundle", "run", "B", "--feed", feed]).feed == feed
+    with pytest.raises(SystemExit):
+        parser.parse_args(["bundle", "run", "B", "--feed", "every"])
+    add_meta = parser.parse_args(["bundle", "add-meta", "B"])
+    assert add_meta.method == MetaChoices().method == RankingConfig().method
+
+
 def test_get_backend_names():
     assert get_backend("local").name == "local"
     with pytest.raises(ConfigError, match="unknown backend 'podman'; choose one of local, docker"):
@@ -153,9 +193,13 @@ def test_v2_result_submissions_multi_task(tmp_path, backend):
     assert scored["exitCode"] == 0 and scored["elapsedTime"] >= 0
     # outputs tree + manifest
     tree = tmp_path / "out" / "outputs"
-    assert json.loads((tree / "Feedback/bob__half/task_a/scores.json").read_text()) == {"accuracy": 0.75}
+    # named as the export names them, <owner>-<id>; in a two-task phase each submission also
+    # takes one id per task (Codabench's child submissions)
+    keys = {e["candidate"]: e["key"] for e in report.export}
+    assert sorted(keys.values()) in (["alice-1", "bob-4"], ["alice-4", "bob-1"])
+    assert json.loads((tree / "Feedback" / keys["bob__half"] / "task_a/scores.json").read_text()) == {"accuracy": 0.75}
     rows = list(csv.DictReader((tree / "submissions.csv").open()))
-    assert [r["candidate"] for r in rows] == ["alice__good", "bob__half"]
+    assert [r["candidate"] for r in rows] == [keys["alice__good"], keys["bob__half"]]
     assert rows[0]["participant"] == "alice" and rows[0]["is_baseline"] == "false"
 
 
@@ -198,6 +242,9 @@ def test_failure_paths_give_worker_statuses_and_real_reasons(tmp_path, backend):
     assert slow.status == "Failed"
     assert slow.status_details == "Execution Time Limit exceeded. Limit was 2 seconds"
     assert 1.9 <= slow.elapsed < 15
+    # the platform's worker does not enforce the limit while it streams the logs (seen on
+    # the real site, tests/test_real_site.py): the reason says so
+    assert "On Codabench the worker does not stop a program whose logs it is streaming" in slow.reason
     assert "Execution Time Limit exceeded" in (tmp_path / "out/runs/Stress/slow/echo/prediction/stderr.txt").read_text()
     assert not (tmp_path / "out/runs/Stress/slow/echo/scoring").exists()  # no scoring job
 
@@ -209,10 +256,12 @@ def test_failure_paths_give_worker_statuses_and_real_reasons(tmp_path, backend):
     # only the finished run has scores in the outputs tree, a failed one its status in
     # error.txt (shown as failed, not as a missing score); every candidate is in the manifest
     tree = tmp_path / "out" / "outputs" / "Stress"
-    assert [p.parent.parent.name for p in tree.glob("*/*/scores.json")] == ["good"]
-    failed = sorted(p.parent.parent.name for p in tree.glob("*/*/error.txt"))
+    keys = {e["candidate"]: e["key"] for e in report.export}  # the tree names them <owner>-<id>
+    local = {key: cand for cand, key in keys.items()}
+    assert [local[p.parent.parent.name] for p in tree.glob("*/*/scores.json")] == ["good"]
+    failed = sorted(local[p.parent.parent.name] for p in tree.glob("*/*/error.txt"))
     assert failed == sorted(set(res) - {"good"})
-    assert (tree / "slow/echo/error.txt").read_text().startswith(
+    assert (tree / keys["slow"] / "echo/error.txt").read_text().startswith(
         "Failed (Execution Time Limit exceeded. Limit was 2 seconds)")
     assert len(list(csv.DictReader((tmp_path / "out/outputs/submissions.csv").open()))) == 7
     text = format_report(report)
@@ -270,8 +319,10 @@ def test_solutions_run_on_their_tasks_and_zipped_submissions(tmp_path):
                    ("zed__zipped", "task_a"): {"accuracy": 0.75},
                    ("zed__zipped", "task_b"): {"accuracy": 0.25}}
     rows = list(csv.DictReader((tmp_path / "out/outputs/submissions.csv").open()))
-    assert [(r["candidate"], r["participant"]) for r in rows] == [("solution", "organizer"),
-                                                                  ("zed__zipped", "zed")]
+    keys = {e["candidate"]: e["key"] for e in report.export}  # the tree names them <owner>-<id>
+    assert keys["solution"].startswith("organizer-") and keys["zed__zipped"].startswith("zed-")
+    assert [(r["candidate"], r["participant"]) for r in rows] == [(keys["solution"], "organizer"),
+                                                                  (keys["zed__zipped"], "zed")]
 
 
 def test_bundle_zip_of_fixture_runs_with_parallel_jobs(tmp_path):
@@ -287,22 +338,45 @@ def test_bundle_zip_of_fixture_runs_with_parallel_jobs(tmp_path):
     assert [r.scores["accuracy"] for r in report.results] == [1.0, 0.5, 0.75, 0.25]
 
 
+@pytest.mark.slow
+def test_a_hand_zipped_template_runs_but_says_it_fails_on_codabench(tmp_path):
+    """Zipped without `bundle zip`, meta_scoring_program/ holds only its README (issue 25,
+    item 4): the local run fills it, as for a folder, and warns that uploaded as it is, the
+    Final ranking phase fails on Codabench."""
+    from metascore.bundle.archive import zip_directory
+
+    template = Path(__file__).parents[1] / "bundle_template"
+    hand = zip_directory(template, tmp_path / "hand.zip")
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    shutil.copytree(template / "sample_submissions" / "alice__centroid", subs / "alice__centroid")
+    report = run_bundle(hand, tmp_path / "out", submissions=subs)
+    assert report.meta is not None and report.meta.finished
+    assert ("the zip's 'meta_scoring_program/' (task 'meta-ranking') is the placeholder that "
+            "`metascore bundle zip` fills: this run fills it with the meta-scoring program, but "
+            "uploaded as it is, the worker finds no program there and the submissions of phase(s) "
+            "'Final ranking' fail on Codabench ('Execution Time Limit exceeded'); upload the zip that "
+            "`metascore bundle zip` makes.") in report.warnings
+
+
 # ------------------------------------------------------------------ failures the summary must not hide
 def _echo_bundle(tmp_path, score, ingestion=None):
     """The failures fixture with ``score`` as its scoring program (and ``ingestion`` as an
-    ingestion program), without sample submissions."""
+    ingestion program), without sample submissions; its time limit is generous (these runs
+    are about messages, not time: 2 s fails on a loaded machine)."""
     bundle = tmp_path / "bundle"
     shutil.copytree(BUNDLES / "failures", bundle)
     shutil.rmtree(bundle / "sample_submissions")
     (bundle / "scoring_program" / "score.py").write_text(score)
+    data = yaml.safe_load((bundle / "competition.yaml").read_text())
+    data["phases"][0]["execution_time_limit"] = 120
     if ingestion is not None:
         (bundle / "ingestion_program").mkdir()
         (bundle / "ingestion_program" / "ingest.py").write_text(ingestion)
         (bundle / "ingestion_program" / "metadata.yaml").write_text(
             "command: python3 /app/program/ingest.py /app/input_data /app/output /app/ingested_program\n")
-        data = yaml.safe_load((bundle / "competition.yaml").read_text())
         data["tasks"][0]["ingestion_program"] = "ingestion_program/"
-        (bundle / "competition.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    (bundle / "competition.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
     return bundle
 
 
@@ -379,7 +453,7 @@ def test_a_failed_ingestion_leads_the_reason_and_its_stdout_is_read(tmp_path):
                         "program failed)")
     assert any(line.startswith("then the scoring program exited with code 1; last line of its "
                                "stderr: FileNotFoundError") for line in lines)
-    error = (tmp_path / "out/outputs/Stress/bob/echo/error.txt").read_text()
+    error = (tmp_path / "out/outputs/Stress/bob-1/echo/error.txt").read_text()  # named as the export would
     assert error.startswith("Failed (program_rc=1): prediction step: the ingestion program exited "
                             "with code 1; last line of its stdout: ValueError")
     text = format_report(report)

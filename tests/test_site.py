@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import shutil
 import zipfile
 from pathlib import Path
@@ -15,7 +16,7 @@ import yaml
 from bundle_backends import BACKENDS, options, require
 from engine import build_legacy_image
 from metascore.bundle.runner import format_report, run_bundle
-from metascore.bundle.schema import check_bundle, load_competition
+from metascore.bundle.schema import check_schema, load_competition
 from metascore.bundle.submissions import collect_submissions, slug
 from metascore.cli import main
 from metascore.errors import InputError
@@ -42,9 +43,16 @@ def test_submissions_run_in_their_phase_and_migrate(tmp_path, backend):
     }
     assert any("'dev_results' is not migrated" in w for w in report.warnings)
     rows = list(csv.DictReader((tmp_path / "out/outputs/submissions.csv").open()))
-    assert [(r["phase"], r["candidate"], r["participant"]) for r in rows] == [
-        ("Development Phase", "dev_results", "dev_results"), ("Development Phase", "coder", "carol"),
-        ("Final Phase", "final_results", "final_results"), ("Final Phase", "coder", "carol")]
+    # the tree names them as the site's export does, <owner>-<id>, from one sequence of ids
+    assert [(r["phase"], r["candidate"].rsplit("-", 1)[0], r["participant"]) for r in rows] == [
+        ("Development Phase", "dev_results", "dev_results"), ("Development Phase", "carol", "carol"),
+        ("Final Phase", "final_results", "final_results"), ("Final Phase", "carol", "carol")]
+    keys = {(e["phase"], e["candidate"]): e["key"] for e in report.export}
+    # development: in submission order (file times here); the migrated copy is numbered
+    # when the Final phase starts, before the submissions made to it
+    assert {keys[("Development Phase", "dev_results")], keys[("Development Phase", "coder")]} in (
+        {"dev_results-1", "carol-2"}, {"dev_results-2", "carol-1"})
+    assert (keys[("Final Phase", "coder")], keys[("Final Phase", "final_results")]) == ("carol-3", "final_results-4")
     # nested, string and list values of keys that are not columns are ignored, with a note
     (run,) = [r for r in report.results if r.candidate == "final_results"]
     assert "'details', 'note', 'labels' match no leaderboard column" in run.warnings[0]
@@ -117,8 +125,9 @@ def test_run_folders_are_slugs_and_names_stay_in_the_summary(tmp_path):
     run = summary["results"][-1]
     assert (run["phase"], run["task"]) == ("Final Phase", "Final Task")
     assert run["run_dir"].endswith("runs/Final_Phase/coder/Final_Task")
-    # the outputs tree keeps the names (they are the judges' names)
-    assert (tmp_path / "out/outputs/Final Phase/coder/Final Task/scores.json").is_file()
+    # the outputs tree keeps the phase and task names (they are the judges' names) and
+    # names each submission as the export does
+    assert (tmp_path / "out/outputs/Final Phase/carol-3/Final Task/scores.json").is_file()
     assert slug("a/b c..d") == "a_b_c..d" and slug(".x y") == "_.x_y" and slug("  ") == "_"
 
 
@@ -142,7 +151,7 @@ def test_v1_parallel_parent_dropped_elapsed_time_and_dataset_key(tmp_path):
 
 
 def test_v1_check_image_task_names_and_datasets(tmp_path):
-    report = check_bundle(BUNDLES / "v1_parallel")
+    report = check_schema(BUNDLES / "v1_parallel")
     assert report.ok, report.errors
     assert [t.name for t in report.competition.tasks.values()] == ["Track A Task", "Track B Task"]
     assert [p.name for p in report.competition.phases] == ["Track A", "Track B"]
@@ -153,7 +162,7 @@ def test_v1_check_image_task_names_and_datasets(tmp_path):
     data = yaml.safe_load((root / "competition.yaml").read_text())
     del data["image"]
     (root / "competition.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
-    assert any("image: this key is required" in e for e in check_bundle(root).errors)
+    assert any("image: this key is required" in e for e in check_schema(root).errors)
 
 
 def test_v1_auto_migration_maps_to_migration(tmp_path):
@@ -191,7 +200,7 @@ def test_rank_outputs_tree_takes_judges_from_the_chosen_phase(tmp_path, capsys):
     tree = tmp_path / "out" / "outputs"
     assert main(["rank", str(tree), "--phase", "Final Phase", "-m", "mean", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["rows"]
-    assert [(r["candidate"], r["score"]) for r in rows] == [("final_results", 1.0), ("coder", 0.5)]
+    assert [(r["candidate"], r["score"]) for r in rows] == [("final_results-4", 1.0), ("carol-3", 0.5)]
 
 
 # ------------------------------------------------------------------ realistic fixtures on the legacy stand-in image
@@ -234,9 +243,10 @@ def test_migration_counts_what_runs(tmp_path):
         ("Final Phase", "coder"), ("Final Phase", "final_results")]
     assert ("[*] Final Phase: 1 submission(s) migrated from the previous phase; not migrated: "
             "solution (its task(s) 0 are not in this phase)") in lines
-    # solutions run as the participant "organizer"
+    # solutions run as the participant "organizer" (named organizer-<id> in the tree)
     rows = list(csv.DictReader((tmp_path / "out/outputs/submissions.csv").open()))
-    assert ("Development Phase", "solution", "organizer") in [(r["phase"], r["candidate"], r["participant"]) for r in rows]
+    assert ("Development Phase", "organizer", "organizer") in [
+        (r["phase"], r["candidate"].rsplit("-", 1)[0], r["participant"]) for r in rows]
 
 
 # ------------------------------------------------------------------ a meta phase that has nothing, or no baseline
@@ -300,9 +310,10 @@ def test_a_failed_baseline_is_named_by_the_meta_phase(tmp_path):
                for w in report.warnings)
     meta = report.meta
     assert meta.status == "Failed"
-    assert ("baseline 'baseline_submission' has no score in phase 'Development Phase' (every run "
-            "failed: task 'Development Task': Failed (program_rc=1): prediction step: the submission "
-            "exited with code 1") in meta.reason
+    # the meta phase names it as the export would: baseline-<id>
+    assert re.search(r"baseline 'baseline-\d+' has no score in phase 'Development Phase' \(every run "
+                     r"failed: task 'Development Task': Failed \(program_rc=1\): prediction step: the "
+                     r"submission exited with code 1", meta.reason)
     assert "neither a candidate nor a participant" not in meta.reason
 
 
@@ -340,11 +351,11 @@ def test_one_phase_competition_filters_within_the_phase(tmp_path):
     bundle, subs = meta_bundle(tmp_path, config, one_phase=True)
     report = run_bundle(bundle, tmp_path / "out", submissions=subs)
     assert report.meta.status == "Finished", report.meta.reason
-    rows = {r["candidate"]: r for r in csv.DictReader(report.leaderboard.open())}
+    rows = {r["participant"]: r for r in csv.DictReader(report.leaderboard.open())}
     # dev accuracies: alice 0.75, bob 0.75, carol 0.25, the baseline ('odd') 0.25
-    assert (rows["alice__right"]["qualified"], rows["bob__even"]["qualified"]) == ("true", "true")
-    assert rows["carol__odd"]["qualified"] == "false" and rows["carol__odd"]["position"] == ""
-    assert "ties with baseline 'baseline_submission'" in rows["carol__odd"]["reason"]
+    assert (rows["alice"]["qualified"], rows["bob"]["qualified"]) == ("true", "true")
+    assert rows["carol"]["qualified"] == "false" and rows["carol"]["position"] == ""
+    assert re.search(r"ties with baseline 'baseline-\d+'", rows["carol"]["reason"])
     assert report.meta.scores == {"n_qualified": 2.0}
 
 
@@ -356,12 +367,36 @@ def test_a_finalist_whose_final_run_failed_is_on_the_final_leaderboard(tmp_path)
     report = run_bundle(bundle, tmp_path / "out", submissions=subs, feed="all")
     assert report.meta.status == "Finished", report.meta.reason
     rows = list(csv.DictReader(report.leaderboard.open()))
-    ranked = [r["candidate"] for r in rows if r["position"]]
-    assert ranked[-1] == "dan__final_breaks" and rows[len(ranked) - 1]["qualified"] == "true"
+    ranked = [r["participant"] for r in rows if r["position"]]
+    assert ranked[-1] == "dan" and rows[len(ranked) - 1]["qualified"] == "true"
+    dan = {(e["phase"], e["candidate"]): e["key"] for e in report.export}[("Final Phase", "dan__final_breaks")]
     board = json.loads((report.leaderboard.parent / "leaderboard.json").read_text())
-    assert any(m.startswith("phase 'Final Phase': candidate 'dan__final_breaks' has no score on any "
+    assert any(m.startswith(f"phase 'Final Phase': candidate '{dan}' has no score on any "
                             "judge (every run failed: task 'Final Task': Failed (program_rc=1): "
                             "prediction step: the submission exited with code 1; last line of its "
                             "stderr: ZeroDivisionError") for m in board["messages"])
     page = (report.detailed_results).read_text()
-    assert "dan__final_breaks" in page
+    assert dan in page
+
+
+def test_under_add_the_migrated_submissions_are_not_exported(tmp_path):
+    """What the real Codabench did (tests/test_real_site.py, rule Add): the submissions
+    marked on the Development leaderboard migrate into Final as new submissions that no
+    leaderboard holds, so the Final export is empty; the meta phase gets Development's."""
+    bundle, subs = meta_bundle(tmp_path, META, rule="Add")
+    (subs / "submissions.yaml").write_text(yaml.safe_dump([
+        {"file": "alice__right", "participant": "alice", "on_leaderboard": True},
+        {"file": "bob__even", "participant": "bob", "on_leaderboard": True},
+        {"file": "carol__odd", "participant": "carol"}]))
+    report = run_bundle(bundle, tmp_path / "out", submissions=subs)
+    ran = {(r.phase, r.candidate) for r in report.results if r.finished}
+    assert {("Final Phase", "alice__right"), ("Final Phase", "bob__even")} <= ran  # they migrated
+    exported = {(e["phase"], e["candidate"]) for e in report.export if e["exported"]}
+    assert exported == {("Development Phase", "alice__right"), ("Development Phase", "bob__even")}
+    final = {e["candidate"]: e for e in report.export if e["phase"] == "Final Phase"}
+    assert final["alice__right"]["migrated"] and "migrated into this phase" in final["alice__right"]["reason"]
+    rows = list(csv.DictReader((tmp_path / "out" / "outputs" / "submissions.csv").open()))
+    assert {r["phase"] for r in rows} == {"Development Phase"}
+    assert any(w.startswith("phase 'Final Phase': no submission reaches the meta phase (the 2 finished "
+                            "submission(s) migrated into it are new submissions there")
+               for w in report.warnings), report.warnings

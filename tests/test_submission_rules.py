@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from metascore.bundle.schema import Column, Leaderboard
+from metascore.bundle.competition import Column, LeaderboardSpec
 from metascore.bundle.submission_rules import PhaseSubmission, export_decisions
 from metascore.errors import ConfigError
 
 COLUMNS = (Column("acc", "Accuracy", 0, "desc"), Column("mae", "MAE", 1, "asc"))
 
 
-def board(rule: str, primary_index: int = 0) -> Leaderboard:
-    return Leaderboard("Results", "main", COLUMNS, primary_index, rule)
+def board(rule: str, primary_index: int = 0) -> LeaderboardSpec:
+    return LeaderboardSpec("Results", "main", COLUMNS, primary_index, rule)
 
 
 # alice: three submissions, the last one failed; bob: one; carol: two, marked by hand
@@ -87,3 +87,20 @@ def test_add_keeps_only_what_was_put_on_the_leaderboard_by_hand(rule):
 def test_unknown_rule_is_a_config_error():
     with pytest.raises(ConfigError, match="submission_rule 'Force_First' is not one of"):
         export_decisions(SUBS, board("Force_First"))
+
+
+@pytest.mark.parametrize("rule", ["Add", "Add_And_Delete", "Add_And_Delete_Multiple"])
+def test_add_a_migrated_submission_is_on_no_leaderboard_until_added(rule):
+    """Migration makes a new submission in the later phase, without a leaderboard: under the
+    Add rules nothing puts it there (the real site's Final export was empty); under the
+    Force_* rules its scores do."""
+    moved = [
+        PhaseSubmission("alice-7", "alice", None, True, {"acc": 0.9, "mae": 2.0}, migrated=True),
+        PhaseSubmission("bob-8", "bob", None, True, {"acc": 0.7, "mae": 1.0}, on_leaderboard=True,
+                        migrated=True),
+    ]
+    assert exported(rule, moved) == ["bob-8"]  # added by hand in this phase
+    (alice, _) = export_decisions(moved, board(rule))
+    assert alice.reason.startswith(f"{rule}: migrated into this phase, where it is a new submission "
+                                   "that no leaderboard holds until someone adds it by hand")
+    assert exported("Force_Last", moved) == ["alice-7", "bob-8"]

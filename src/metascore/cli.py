@@ -87,12 +87,15 @@ def read_matrix_file(
     ``codabench.json``), else higher-is-better. What the reader left out on purpose is
     appended to ``notes``; a warning per judge whose name says lower is better but that
     is ranked higher-is-better by default, and per candidate with no score on any chosen
-    judge (kept with every score missing), to ``alerts``.
+    judge (kept with every score missing), to ``alerts``. For the ``submitted_at``
+    tie-break, a participant of a phase listed before ``phase`` in the file keeps the
+    place of their submission there (:mod:`metascore.submission_order`).
     """
     from .errors import did_you_mean
     from .io.readers import read_scores
     from .leaderboard.phases import keyed_matrix
     from .leaderboard.pivot import phase_pairs
+    from .submission_order import phase_origins
 
     frame = read_scores(path, format, format_option="--format")
     if notes is not None:
@@ -129,8 +132,12 @@ def read_matrix_file(
         alerts.extend(direction_warnings(
             [(k, t, m) for (t, m), k in zip(pairs, keys) if k not in given], "give -l {key} (or --exclude {key} if it is not a score)"))
     unscored: dict[str, str] = {}
+    # "the earlier submission": a participant of an earlier phase of the file keeps the
+    # place of their submission there (a migrated copy has a new id)
+    earlier = phases[:phases.index(phase)]
+    origins = phase_origins(frame, phase, earlier) if earlier else None
     matrix = keyed_matrix(frame, phase, keys, [given.get(key, True) for key in keys],
-                          [weight_map.get(key, 1.0) for key in keys], unscored=unscored)
+                          [weight_map.get(key, 1.0) for key in keys], unscored=unscored, origins=origins)
     if alerts is not None:
         alerts.extend(f"candidate {c!r} has no score on any judge ({why}); it is ranked with "
                       "every score missing (--missing decides its place)." for c, why in unscored.items())

@@ -72,7 +72,7 @@ __all__ = [
 
 #: Which submission represents a participant in a phase.
 SELECTION_POLICIES = ("best", "last", "all")
-#: Final-phase filter rules (SPEC 5).
+#: Final-phase filter rules (``filter.rule``; docs/configuration.md, ``filter``).
 FILTER_RULES = ("beat_baseline", "top_k", "none")
 #: Statistics that ``output.scores`` may map to ``scores.json`` keys.
 STATISTICS = {
@@ -156,7 +156,8 @@ class JudgeConfig:
 
 @dataclass(frozen=True)
 class RankingConfig:
-    """The ranking method, its parameters and the shared conventions (SPEC 2)."""
+    """The ranking method, its parameters and the conventions every method shares (missing
+    data, tie-break, seed; docs/methods.md, "Conventions")."""
 
     method: str = "average_rank"
     params: Mapping[str, Any] = field(default_factory=dict)
@@ -175,7 +176,8 @@ class SelectionConfig:
 
 @dataclass(frozen=True)
 class FilterConfig:
-    """Final-phase filter (SPEC 5); with one phase (``phases.final: null``), within it.
+    """Who enters the final ranking (:mod:`metascore.filtering`); with one phase
+    (``phases.final: null``), within it.
 
     ``rule``: ``beat_baseline`` | ``top_k`` | ``none``; ``beat``: ``all`` | ``any``
     baselines; ``k``: an int or ``"auto"`` (top_k only); ``on_empty``: ``warn`` | ``error``
@@ -190,7 +192,8 @@ class FilterConfig:
 
 @dataclass(frozen=True)
 class AnalysisConfig:
-    """How much to trust the final ranking (SPEC 4), computed on the final pool.
+    """How much to trust the final ranking (:mod:`metascore.analysis`), computed on the
+    final pool.
 
     ``bootstrap``: number of judge resamples behind the rank intervals, P(first) and the
     groups of inseparable candidates (0 disables them); ``level``: coverage of the rank

@@ -1,4 +1,5 @@
-"""Baseline filtering for the final phase (SPEC 5; thesis 6.6 and 8.1.7).
+"""Baseline filtering for the final phase (thesis 6.6 and 8.1.7; the ``filter`` section of
+docs/configuration.md).
 
 The development phase (after participant selection) is ranked with the configured method,
 baselines included. A final-phase candidate is matched to its development counterpart by

@@ -139,6 +139,11 @@ class ScoreMatrix:
         Positive weight of each judge (a larger weight is always a more important judge).
     participants, submitted_at, is_baseline : tuples, one entry per candidate
         Candidate metadata used by tie-breaks, participant selection and baseline filtering.
+    submission_order : tuple of float, one entry per candidate, or empty
+        Each candidate's place in submission order (0 = earliest, ``inf`` = unknown) for
+        the ``submitted_at`` tie-break, when the caller knows it (the leaderboard pipeline:
+        :mod:`metascore.submission_order`); empty: from ``submitted_at``, then the number
+        in a candidate id ``<owner>-<id>``.
 
     Use :meth:`from_array`, :meth:`from_frame` or :meth:`from_long` to build one; they
     validate the input and raise :class:`~metascore.errors.InputError` naming the
@@ -153,6 +158,7 @@ class ScoreMatrix:
     participants: tuple[str | None, ...] = field(default=())
     submitted_at: tuple[pd.Timestamp | None, ...] = field(default=())
     is_baseline: tuple[bool, ...] = field(default=())
+    submission_order: tuple[float, ...] = field(default=())
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -168,6 +174,7 @@ class ScoreMatrix:
         submitted_at: Mapping[str, Any] | Sequence[Any] | None = None,
         baselines: Collection[str] = (),
         allow_inf: bool | Collection[str] = False,
+        submission_order: Mapping[str, float] | Sequence[float] | None = None,
     ) -> ScoreMatrix:
         """Build a matrix from a 2-D array-like (rows = candidates, columns = judges).
 
@@ -226,6 +233,8 @@ class ScoreMatrix:
             _timestamp(t, f"candidate {c!r}")
             for c, t in zip(cands, _per_candidate(submitted_at, cands, "submitted_at", None))
         )
+        order = () if submission_order is None else tuple(
+            float(x) for x in _per_candidate(submission_order, cands, "submission_order", math.inf))
         base = set(map(str, baselines))
         unknown = sorted(base - set(cands)) if base else []
         if unknown:
@@ -244,6 +253,7 @@ class ScoreMatrix:
             participants=parts,
             submitted_at=times,
             is_baseline=tuple(c in base for c in cands) if base else (False,) * n,
+            submission_order=order,
         )
         # Seed the cached properties with what validation already computed.
         if signs.flags.writeable:
@@ -414,6 +424,7 @@ class ScoreMatrix:
             participants=tuple(self.participants[i] for i in ci) if self.participants else (),
             submitted_at=tuple(self.submitted_at[i] for i in ci) if self.submitted_at else (),
             is_baseline=tuple(self.is_baseline[i] for i in ci) if self.is_baseline else (),
+            submission_order=tuple(self.submission_order[i] for i in ci) if self.submission_order else (),
         )
 
     @staticmethod

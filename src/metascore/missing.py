@@ -1,5 +1,5 @@
-"""The missing-data policy (SPEC 2): what happens to the missing cells of a score matrix
-before a ranking method sees it.
+"""The missing-data policy: what happens to the missing cells of a score matrix before a
+ranking method sees it (docs/methods.md, "Conventions").
 
 :func:`prepare` drops candidates or judges, refuses missing cells, or keeps them (NaN) for
 :meth:`Prepared.filled` to fill for the ``worst`` policy; the registry's :func:`rank` and
@@ -17,7 +17,7 @@ from .matrix import ScoreMatrix
 
 __all__ = ["MISSING_POLICIES", "Prepared", "prepare"]
 
-#: Missing-data policies (SPEC 2).
+#: Missing-data policies (``ranking.missing``), the default first.
 MISSING_POLICIES = ("worst", "drop_candidates", "drop_judges", "pairwise", "error")
 
 
@@ -57,7 +57,7 @@ class Prepared:
 
 
 def prepare(matrix: ScoreMatrix, missing: str = "worst") -> Prepared:
-    """Apply the missing-data policy (SPEC 2) to a score matrix."""
+    """Apply the missing-data policy ``missing`` to a score matrix."""
     if missing not in MISSING_POLICIES:
         raise ConfigError(
             f"unknown missing-data policy {missing!r}{did_you_mean(missing, MISSING_POLICIES)}; "

@@ -11,6 +11,7 @@ import pandas as pd
 
 from .errors import ConfigError
 from .jsonable import jsonable
+from .submission_order import own_places
 
 if TYPE_CHECKING:  # pragma: no cover
     from .matrix import ScoreMatrix
@@ -192,10 +193,14 @@ def positions_and_order(
     submitted_at: Sequence[Any] = (),
     participants: Sequence[Any] = (),
     group: np.ndarray | None = None,
+    submission_order: Sequence[float] = (),
 ) -> tuple[np.ndarray, np.ndarray]:
     """Display positions (1, 2, 2, 4) and the best-first order with tie-breaks applied.
 
-    ``group`` is the second output of :func:`tie_groups` when already computed.
+    ``group`` is the second output of :func:`tie_groups` when already computed. The
+    ``submitted_at`` key ("the earlier submission") compares ``submission_order`` when
+    given (each candidate's place, :mod:`metascore.submission_order`), else the times, then
+    the submission number of candidate ids ``<owner>-<id>``; unknown places last.
     """
     unknown = [k for k in tie_break if k not in TIE_BREAK_KEYS]
     if unknown:
@@ -212,12 +217,9 @@ def positions_and_order(
         return (group + 1).astype(int), order
     keys: list[np.ndarray] = []
     for key in tie_break:
-        if key == "submitted_at" and submitted_at:
-            # earlier first; unknown times last
-            stamps = np.array(
-                [np.inf if t is None else pd.Timestamp(t).value for t in submitted_at], float
-            )
-            keys.append(stamps)
+        if key == "submitted_at":  # earlier first; unknown places last
+            keys.append(np.asarray(submission_order, dtype=float) if len(submission_order)
+                        else own_places(list(candidates), submitted_at))
         elif key == "candidate":
             keys.append(_sort_positions(list(candidates)))
         elif key == "participant" and participants:

@@ -507,6 +507,7 @@ def rank(
         meta.submitted_at if meta is not None else (),
         meta.participants if meta is not None else (),
         group,
+        meta.submission_order if meta is not None else (),
     )
     return Ranking(
         method=spec.name,

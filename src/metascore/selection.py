@@ -11,6 +11,10 @@ candidate per participant. Policies:
   counts as the earliest; among equal times, the larger candidate id).
 - ``all``: every submission is its own candidate.
 
+"Earlier" and "larger id" read a candidate id ``<owner>-<id>`` (a Codabench results
+export's row key) by its submission number, as a number (``zoe-10`` comes after
+``zoe-9``), then as text; a submission without a number counts as the earliest.
+
 Baselines are never merged: every baseline submission stays a candidate of its own. A
 submission without a participant is its own participant.
 """
@@ -25,6 +29,7 @@ import pandas as pd
 
 from .matrix import ScoreMatrix
 from .ranking import Ranking
+from .submission_order import submission_number
 
 __all__ = ["Selection", "participant_key", "select_candidates"]
 
@@ -69,6 +74,9 @@ def select_candidates(
         [-np.inf if t is None else pd.Timestamp(t).value for t in
          (matrix.submitted_at or [None] * n)], dtype=float,
     )
+    # submission numbers (<owner>-<id>) as numbers: zoe-10 is later than zoe-9
+    numbers = np.array([-np.inf if k is None else float(k)
+                        for k in map(submission_number, matrix.candidates)])
     id_order = pd.Index(matrix.candidates).argsort().argsort()
     if policy == "best":
         ranking = rank_fn(matrix)
@@ -77,10 +85,10 @@ def select_candidates(
         rank_of = np.full(n, np.inf)
         for j, cand in enumerate(ranking.candidates):
             rank_of[matrix.candidates.index(cand)] = ranking.ranks[j]
-        sort_keys = (id_order, times, rank_of)  # lexsort: the last key sorts first
+        sort_keys = (id_order, numbers, times, rank_of)  # lexsort: the last key sorts first
         how = "best score among its submissions"
     elif policy == "last":
-        sort_keys = (-id_order, -times)
+        sort_keys = (-id_order, -numbers, -times)
         how = "latest submission"
     else:  # pragma: no cover - validated by the config
         raise ValueError(f"unknown selection policy {policy!r}")

@@ -1,7 +1,8 @@
 """Rank statistics: fractional ranks, rank correlations, distances and concordance.
 
-Conventions (SPEC 2): ranks are fractional ("average") and 1 is best, computed on values
-where higher is better: ``rank(v)_i = 1 + #{j: v_j > v_i} + 1/2 #{j != i: v_j = v_i}``.
+Conventions shared by every method (docs/methods.md): ranks are fractional ("average")
+and 1 is best, computed on values where higher is better:
+``rank(v)_i = 1 + #{j: v_j > v_i} + 1/2 #{j != i: v_j = v_i}``.
 """
 
 from __future__ import annotations

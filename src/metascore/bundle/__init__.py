@@ -8,11 +8,12 @@ run a whole competition locally as a compute worker would, and zip a bundle for 
 - :mod:`~metascore.bundle.check`: ``check_bundle``, the whole ``bundle check``: the schema,
   then the meta-ranking's configuration (:mod:`~metascore.bundle.check_config`) and
   Codabench's traps (:mod:`~metascore.bundle.platform_traps`).
-- :mod:`~metascore.bundle.schema`: ``check_bundle`` (``competition.yaml`` only) /
+- :mod:`~metascore.bundle.schema`: ``check_schema`` (``competition.yaml`` only) /
   ``load_competition``;
-  :mod:`~metascore.bundle.model` (Competition, Phase, Task, Leaderboard, Column, ...),
+  :mod:`~metascore.bundle.competition` (the parsed competition: Competition, Phase, Task,
+  LeaderboardSpec, Column, ...),
   :mod:`~metascore.bundle.schema_v2` and :mod:`~metascore.bundle.schema_v1` (the rules of
-  each version), :mod:`~metascore.bundle.programs` (metadata and command checks), on the
+  each version), :mod:`~metascore.bundle.program_checks` (metadata and command checks), on the
   shared readers of :mod:`~metascore.bundle.schema_base`.
 - :mod:`~metascore.bundle.runner`: the mock bundle runner (``run_bundle``, the report);
   :mod:`~metascore.bundle.site` (which submission runs in which phase, the columns kept, the
@@ -23,7 +24,7 @@ run a whole competition locally as a compute worker would, and zip a bundle for 
 - :mod:`~metascore.bundle.backend`: the worker <-> backend contract;
   :mod:`~metascore.bundle.local` (subprocesses) and ``docker_backend`` (containers).
 - :mod:`~metascore.bundle.archive`: safe zip extraction and bundle zipping;
-  :mod:`~metascore.bundle.meta_program` (the meta-scoring program assembled from
+  :mod:`~metascore.bundle.meta_program_folder` (the meta-scoring program assembled from
   metascore's own) and :mod:`~metascore.bundle.files` (noise, clean copies, atomic writes).
 - :mod:`~metascore.bundle.cli`: ``metascore bundle add-meta | check | run | env | zip``.
 """
@@ -31,7 +32,8 @@ run a whole competition locally as a compute worker would, and zip a bundle for 
 from .archive import build_bundle_zip, safe_extract
 from .runner import RunReport, run_bundle
 from .check import check_bundle
-from .schema import BundleReport, Competition, load_competition
+from .competition import BundleReport, Competition
+from .schema import load_competition
 
 __all__ = [
     "BundleReport",

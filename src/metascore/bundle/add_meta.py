@@ -3,7 +3,7 @@
 :func:`add_meta` adds what the meta phase needs and nothing else:
 
 - the **meta task**: ``meta_scoring_program/`` (a pointer folder that ``bundle run`` and
-  ``bundle zip`` fill with metascore's meta-scoring program, :mod:`~metascore.bundle.meta_program`)
+  ``bundle zip`` fill with metascore's meta-scoring program, :mod:`~metascore.bundle.meta_program_folder`)
   and reference data holding ``metascore.yaml`` (:mod:`~metascore.bundle.add_meta_config`);
 - the **"Final ranking" phase** after the last phase, starting the day after that phase ends;
 - the **leaderboard columns** the meta-scoring program writes (``output.scores``);
@@ -35,13 +35,13 @@ from pathlib import Path, PurePosixPath
 
 from ..errors import ConfigError, InputError
 from .add_meta_config import MetaChoices
-from .add_meta_edit import MARKER, META_IMAGE, BundleEditor
+from .add_meta_edit import BundleEditor
 from .archive import safe_extract
 from .check import check_bundle as full_check
 from .files import write_text
-from .meta_program import META_PROGRAM_NAME, assemble_meta_program
+from .meta_program_folder import META_PROGRAM_NAME, assemble_meta_program
 
-__all__ = ["AddMetaResult", "add_meta", "META_IMAGE", "MARKER"]
+__all__ = ["AddMetaResult", "add_meta"]
 
 
 @dataclass

@@ -26,9 +26,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..config import RankingConfig
 from ..errors import ConfigError, did_you_mean
 from ..registry import get_ranking_method
-from .model import Column, Competition, Phase
+from .competition import Column, Competition, Phase
 from .submissions import Submission
 from .yaml_text import flow
 
@@ -49,7 +50,7 @@ _TITLES = {"n_qualified": "Qualified candidates", "n_candidates": "Ranked candid
 class MetaChoices:
     """What the organizer decides (``None``: add-meta decides from the bundle)."""
 
-    method: str = "average_rank"
+    method: str = RankingConfig.method
     baselines: tuple[str, ...] | None = None  # () or ("none",): no baseline
     judges: tuple[str, ...] | None = None     # column keys (or titles)
     exclude: tuple[str, ...] = ()
@@ -229,12 +230,13 @@ def _left_out(columns: Sequence[Column], judged: Sequence[Column]) -> list[str]:
 def _baselines(choices: MetaChoices, submissions: Sequence[Submission], notes: list[str]) -> list[str]:
     if choices.baselines is not None:
         names = [n for n in choices.baselines if n.lower() != "none"]
-        known = {s.candidate for s in submissions} | {s.participant for s in submissions}
+        known = {s.participant for s in submissions}  # the meta phase sees <owner>-<id> names
         unknown = [n for n in names if n not in known]
         if unknown:
             notes.append(f"baseline(s) {', '.join(unknown)} (--baseline): no local submission has this "
-                         "name, so `bundle run` cannot find it; on Codabench it must be the account "
-                         "that submits the baseline.")
+                         "participant, so `bundle run` cannot find it (its meta phase, like "
+                         "Codabench's results export, names submissions <owner>-<id>); on Codabench "
+                         "it must be the account that submits the baseline.")
         return names
     flagged = [s for s in submissions if s.is_baseline]
     if flagged:

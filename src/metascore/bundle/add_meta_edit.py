@@ -25,21 +25,20 @@ from ..errors import ConfigError, did_you_mean
 from ..program import CONFIG_NAME
 from .add_meta_config import ConfigPlan, MetaChoices, plan_config
 from .check_config import find_meta_configs
-from .meta_program import META_PROGRAM_NAME, needs_meta_program
-from .model import DEFAULT_IMAGE, SUBMISSION_RULES, Competition, Phase
-from .schema import check_bundle as schema_check
+from .competition import DEFAULT_IMAGE, SUBMISSION_RULES, Competition, Phase
+from .image_checks import RECOMMENDED_IMAGE
+from .meta_program_folder import META_PROGRAM_NAME, needs_meta_program
+from .schema import check_schema
 from .submission_rules import MANUAL_RULES
 from .submissions import collect_submissions
 from .yaml_text import Raw, YamlText, flow
 
-__all__ = ["BundleEditor", "MARKER", "META_IMAGE"]
+__all__ = ["BundleEditor", "MARKER"]
 
 #: The comment that starts every block add-meta writes into competition.yaml.
 MARKER = "metascore add-meta:"
-#: An image whose Python runs the meta-scoring program (Python >= 3.10, recent numpy).
-META_IMAGE = "codalab/codalab-legacy:py312"
-#: Images whose Python cannot run it (Codabench's default is the first).
-_OLD_IMAGES = ("codalab/codalab-legacy:py37", "codalab/codalab-legacy:py39",
+#: Images whose Python cannot run the meta-scoring program (Codabench's default is the first).
+_OLD_IMAGES = (DEFAULT_IMAGE, "codalab/codalab-legacy:py39",
                "codalab/codalab-legacy:latest", "codalab/codalab-legacy:py27")
 _REF_DIR = "final_ranking/reference_data/"
 _PROGRAM_DIR = f"{META_PROGRAM_NAME}/"
@@ -52,7 +51,7 @@ bundle always gets the installed version:
 - `metascore bundle run BUNDLE` fills it, inside its run folder;
 - `metascore bundle zip BUNDLE -o bundle.zip` puts it into the zip, with a vendored copy of
   the `metascore` package next to `score.py`, so it runs in a stock image such as
-  `{META_IMAGE}`. Upload that zip, not this folder as it is.
+  `{RECOMMENDED_IMAGE}`. Upload that zip, not this folder as it is.
 
 To freeze a version, replace this README by the program's files (`metadata.yaml`,
 `score.py` and a `metascore/` package folder).
@@ -82,7 +81,7 @@ class BundleEditor:
 
     # ------------------------------------------------------------------ reading
     def load(self) -> tuple[Competition, YamlText]:
-        report = schema_check(self.root)
+        report = check_schema(self.root)
         if report.errors or report.competition is None:
             first = report.errors[0] if report.errors else "competition.yaml cannot be read"
             raise ConfigError(f"{self.root}: fix the bundle first: {first} (run `metascore bundle "
@@ -223,19 +222,19 @@ class BundleEditor:
         written = None if node is None or _blank(node) else str(node.value)
         current = written or DEFAULT_IMAGE
         shown = current if written else f"{DEFAULT_IMAGE} (Codabench's default: no {key})"
-        target = self.image or (META_IMAGE if _image_key(current) in _OLD_IMAGES else current)
+        target = self.image or (RECOMMENDED_IMAGE if _image_key(current) in _OLD_IMAGES else current)
         if target == current and written:
-            if self.image is None and _image_key(current) != META_IMAGE:
+            if self.image is None and _image_key(current) != RECOMMENDED_IMAGE:
                 self.notes.append(f"{key} {current}: the meta-scoring program needs Python >= 3.10 "
                                   "with numpy, scipy, pandas and pyyaml; make sure the image has them "
-                                  f"({META_IMAGE} does), or give --image.")
+                                  f"({RECOMMENDED_IMAGE} does), or give --image.")
             return
         if node is not None:
             yt.replace_value(node, flow(target))
         else:
             after = "title" if yt.get(yt.root, "title") is not None else str(yt.root.value[0][0].value)
             yt.insert_pair_after(yt.root, after, key, target, comment=[
-                f"{MARKER} the image of every phase; {META_IMAGE} runs metascore's",
+                f"{MARKER} the image of every phase; {RECOMMENDED_IMAGE} runs metascore's",
                 "  meta-scoring program (Python >= 3.10), Codabench's default py37 does not."])
         self.changes.append(f"~ {key}: {shown} -> {target}")
         why = ("--image" if self.image else "the meta-scoring program needs Python >= 3.10 and "
@@ -447,8 +446,9 @@ def _parse_date(text: str, what: str = "--end") -> dt.datetime:
 
 
 def _date_text(when: dt.datetime) -> str:
-    """``2027-06-30`` at midnight, else ``2027-06-30 23:59:00`` (both YAML timestamps)."""
-    return when.strftime("%Y-%m-%d") if when.time() == dt.time() else when.strftime("%Y-%m-%d %H:%M:%S")
+    """``2027-06-30`` at midnight, else ``"2027-06-30 23:59:00"``: quoted, since Codabench's
+    unpacker keeps only the day of an unquoted date-time (:mod:`~metascore.bundle.phase_dates`)."""
+    return when.strftime("%Y-%m-%d") if when.time() == dt.time() else when.strftime('"%Y-%m-%d %H:%M:%S"')
 
 
 def _unique(name: str, taken: list[str]) -> str:

@@ -9,21 +9,22 @@ declared sizes can lie); a damaged member (bad CRC, truncated) is refused with i
 (``__MACOSX/``, ``.DS_Store``, ``._*`` AppleDouble files) is skipped, as many real bundles
 carry it.
 
-Zipping (:func:`zip_directory`, :func:`build_bundle_zip`) follows what Codabench expects
-(research/codabench.md section 6): ``competition.yaml`` at the root of the bundle zip, and
-every program or data directory zipped on its own with its files at the archive root (the
-platform does not flatten a single top-level folder).
+Zipping (:func:`zip_directory`, :func:`build_bundle_zip`) follows what Codabench's unpacker
+expects: ``competition.yaml`` at the root of the bundle zip, and every program or data
+directory zipped on its own with its files at the archive root (the platform does not
+flatten a single top-level folder: codabench PR #1905 added it and was reverted).
 
 :func:`as_folder` gives a folder for a bundle item or submission that may be a zip, extracting
 each zip once into a cache (safe from several runner threads).
 
-The meta-scoring program (:mod:`metascore.bundle.meta_program`) and the noise rules
+The meta-scoring program (:mod:`metascore.bundle.meta_program_folder`) and the noise rules
 (:mod:`metascore.bundle.files`) live in their own modules; their names are importable from
 here too.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import shutil
 import stat
@@ -39,25 +40,16 @@ import yaml
 from ..errors import ConfigError, InputError
 from ..io.yaml_loader import read_yaml
 from .files import is_excluded, is_noise
-from .meta_program import (
-    META_PROGRAM_NAME,
-    assemble_meta_program,
-    default_scoring_program,
-    needs_meta_program,
-)
-from .schema import check_bundle, path_references
+from .meta_program_folder import assemble_meta_program, needs_meta_program
+from .phase_dates import shift_dates
+from .schema import check_schema, path_references
 
 __all__ = [
     "MAX_MEMBERS",
     "MAX_TOTAL_SIZE",
-    "META_PROGRAM_NAME",
-    "is_noise",
     "safe_extract",
     "as_folder",
     "zip_directory",
-    "default_scoring_program",
-    "needs_meta_program",
-    "assemble_meta_program",
     "build_bundle_zip",
 ]
 
@@ -286,6 +278,7 @@ def build_bundle_zip(
     dest_zip: str | os.PathLike[str],
     *,
     scoring_program: str | os.PathLike[str] | None = None,
+    start: dt.date | None = None,
     log: Callable[[str], None] = lambda _: None,
 ) -> Path:
     """Zip a bundle directory into an uploadable Codabench bundle.
@@ -294,19 +287,24 @@ def build_bundle_zip(
     references (programs, data, starting kits, solutions) points to ``<dir>.zip``, a zip
     of that directory with its files at the root. Referenced files (pages, logo, terms,
     existing zips) are copied as they are. A ``meta_scoring_program/`` that is absent or
-    holds only a README is filled by :func:`assemble_meta_program` first. The bundle must
-    pass :func:`~metascore.bundle.schema.check_bundle` without errors.
+    holds only a README is filled by :func:`assemble_meta_program` first. ``start``: every
+    phase date is moved by the same number of days so that the first phase starts that day
+    (:func:`~metascore.bundle.phase_dates.shift_dates`; the folder is not changed). The
+    bundle must pass :func:`~metascore.bundle.schema.check_schema` without errors.
     """
     bundle, dest_zip = Path(bundle), Path(dest_zip)
     if not bundle.is_dir():
         raise InputError(f"{bundle}: not a bundle directory (zip a folder holding competition.yaml).")
-    report = check_bundle(bundle, meta_program_available=True)
+    report = check_schema(bundle, meta_program_available=True)
     if report.errors:
         raise ConfigError(
             f"{bundle}: the bundle has {len(report.errors)} error(s); the first is: "
             f"{report.errors[0]} (run `metascore bundle check {bundle}`)."
         )
     data = read_yaml(bundle / "competition.yaml", on_duplicate=lambda _: None)  # warned by the check
+    if start is not None and report.competition is not None:
+        for line in shift_dates(data, report.competition, start):
+            log(f"[*] {line}")
     with tempfile.TemporaryDirectory(prefix="metascore-bundle-") as tmp:
         stage = Path(tmp) / "bundle"
         stage.mkdir()

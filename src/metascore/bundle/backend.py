@@ -10,15 +10,21 @@ paths, the working directory, the environment and the time limit. A backend runs
   subprocess with the ``/app/...`` paths of its command rewritten to the host folders.
 - ``docker`` (:mod:`metascore.bundle.docker_backend`): a container through the ``docker``
   SDK with the same mounts.
+
+Both run the command split by :func:`split_command` and without a shell, as the worker does.
 """
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-__all__ = ["Mount", "StepSpec", "StepResult", "Backend"]
+from ..errors import ConfigError
+from .competition import DEFAULT_TIME_LIMIT
+
+__all__ = ["Mount", "StepSpec", "StepResult", "Backend", "split_command"]
 
 
 @dataclass(frozen=True)
@@ -39,7 +45,7 @@ class StepSpec:
     mounts: tuple[Mount, ...]
     working_dir: str = "/app/program"
     env: dict[str, str] = field(default_factory=lambda: {"PYTHONUNBUFFERED": "1"})
-    time_limit: float = 600.0      # seconds
+    time_limit: float = float(DEFAULT_TIME_LIMIT)  # seconds
     image: str | None = None       # docker image (ignored by the local backend)
     stdout_path: Path | None = None  # where the capped logs go (a temporary file if None)
     stderr_path: Path | None = None
@@ -59,9 +65,18 @@ class StepResult:
 
 
 class Backend(Protocol):
-    """Runs steps; enforces its :class:`~metascore.bundle.limits.Limits` on each of them."""
+    """Runs steps; enforces its :class:`~metascore.bundle.limits.Limits` on each of them.
+
+    ``name`` is the ``--backend`` value; ``notice`` what this backend cannot do that the
+    worker does, said once by the runner (``""``: nothing to say).
+    """
 
     name: str
+    notice: str
+
+    def describe(self, image: str | None) -> str:  # pragma: no cover - protocol
+        """One line for the run's log: where and with what the programs run for ``image``."""
+        ...
 
     def run(self, step: StepSpec) -> StepResult:  # pragma: no cover - protocol
         ...
@@ -69,3 +84,21 @@ class Backend(Protocol):
     def run_many(self, steps: list[StepSpec], time_limit: float) -> list[StepResult]:  # pragma: no cover
         """Run steps concurrently under one shared timer (ingestion + program of a job)."""
         ...
+
+
+def split_command(step: StepSpec) -> list[str]:
+    """The step's command as the worker runs it: split with :func:`shlex.split` (docker-py
+    splits a string command the same way), run without a shell.
+
+    Raises
+    ------
+    ConfigError
+        When the command cannot be split (an unclosed quote) or is empty.
+    """
+    try:
+        tokens = shlex.split(step.command)
+    except ValueError as exc:
+        raise ConfigError(f"{step.name}: command {step.command!r} cannot be split ({exc}).") from None
+    if not tokens:
+        raise ConfigError(f"{step.name}: the command is empty.")
+    return tokens

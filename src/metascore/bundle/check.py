@@ -1,39 +1,46 @@
 """``metascore bundle check``: the whole check of a bundle folder.
 
-:func:`check_bundle` is :func:`metascore.bundle.schema.check_bundle` (``competition.yaml``,
+:func:`check_bundle` is :func:`metascore.bundle.schema.check_schema` (``competition.yaml``,
 the files it references, the programs' metadata), then, on the parsed competition:
 
 - each meta task's ``metascore.yaml`` against the competition
   (:mod:`~metascore.bundle.check_config`), with the submissions a local run would use
   (:func:`~metascore.bundle.submissions.collect_submissions`) to find the baselines;
-- the traps of Codabench as it runs today (:mod:`~metascore.bundle.platform_traps`);
+- the traps of Codabench as it runs today (:mod:`~metascore.bundle.platform_traps`), and an
+  auto-migrating phase whose start is already past, which the site migrates at once with
+  nothing in it (:func:`~metascore.bundle.phase_dates.past_migration_warnings`);
 - the competition's image against the meta phase and the programs' imports
   (:mod:`~metascore.bundle.image_checks`).
 
-Their errors and warnings are added to the same :class:`~metascore.bundle.model.BundleReport`.
+Their errors and warnings are added to the same :class:`~metascore.bundle.competition.BundleReport`.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import tempfile
 from pathlib import Path
 
 from ..errors import MetascoreError
+from . import phase_dates
 from .check_config import check_meta_configs, find_meta_configs
+from .competition import BundleReport, Competition
 from .image_checks import image_problems
-from .model import BundleReport, Competition
 from .platform_traps import platform_traps
-from .schema import check_bundle as check_schema
+from .schema import check_schema
 from .submissions import collect_submissions
 
 __all__ = ["check_bundle"]
 
 
-def check_bundle(root: str | Path, *, meta_program_available: bool = True) -> BundleReport:
+def check_bundle(root: str | Path, *, meta_program_available: bool = True,
+                 now: dt.datetime | None = None) -> BundleReport:
     """Check a bundle directory: the schema, then the meta-ranking and the platform's traps.
 
-    ``meta_program_available``: accept a ``meta_scoring_program/`` folder that is absent or
-    holds only a README (it is filled from metascore's own meta-scoring program).
+    ``meta_program_available``: a ``meta_scoring_program/`` folder that is absent or holds
+    only a README (filled by ``bundle zip`` / ``bundle run`` from metascore's own meta-scoring
+    program) is a note; ``False`` (a zip about to be uploaded): an error.
+    ``now``: the upload time the phase dates are compared with (UTC; default: now).
     """
     report = check_schema(root, meta_program_available=meta_program_available)
     comp = report.competition
@@ -50,5 +57,6 @@ def check_bundle(root: str | Path, *, meta_program_available: bool = True) -> Bu
     image_errors, image_warnings = image_problems(comp, metas)
     report.errors.extend(errors + image_errors)
     report.warnings.extend(warnings + platform_traps(comp, metas) + image_warnings)
+    report.warnings.extend(phase_dates.past_migration_warnings(comp, now or phase_dates.utc_now()))
     report.competition = Competition(**{**comp.__dict__, "warnings": tuple(report.warnings)})
     return report

@@ -38,7 +38,7 @@ from pathlib import Path
 from ..config import FINAL_PHASE_STATISTICS, Config, load_config
 from ..errors import ConfigError, did_you_mean
 from ..program import CONFIG_NAME
-from .model import Competition, Phase, Task
+from .competition import Competition, Phase, Task
 from .submissions import Submission
 
 __all__ = ["EXPORT_FORMATS", "MetaConfig", "find_meta_configs", "check_meta_configs"]
@@ -220,12 +220,20 @@ class _Check:
                           f"with key: {key} or remove it.")
 
     def baselines(self, submissions: Sequence[Submission]) -> None:
-        names = {s.candidate for s in submissions} | {s.participant for s in submissions}
+        participants = {s.participant for s in submissions}
         for name in self.config.baselines:
-            if name not in names:
-                self.warn(f"baseline {name!r} (`baselines:`) is not a candidate or participant of "
-                          "the starting kit, solutions or sample_submissions/: `bundle run` fails "
-                          "on it; on Codabench it must be the account that submits the baseline.")
+            if name in participants:
+                continue
+            local = [s.participant for s in submissions if s.candidate == name]
+            if local:  # the export, and bundle run's meta phase, name it <owner>-<id>
+                self.warn(f"baseline {name!r} (`baselines:`) is the name of a local submission, "
+                          "which the meta phase never sees: Codabench's results export (and "
+                          "`bundle run`'s meta phase) names each submission <owner>-<id>; list its "
+                          f"participant {local[0]!r} (the account that submits it) instead.")
+                continue
+            self.warn(f"baseline {name!r} (`baselines:`) is not a candidate or participant of "
+                      "the starting kit, solutions or sample_submissions/: `bundle run` fails "
+                      "on it; on Codabench it must be the account that submits the baseline.")
         flagged = any(s.is_baseline for s in submissions)
         if self.config.filter.rule == "beat_baseline" and not (self.config.baselines or flagged):
             self.error("filter rule beat_baseline needs a baseline, and there is none: no "

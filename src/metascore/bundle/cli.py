@@ -9,10 +9,13 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from ..config import RankingConfig
 from ..errors import ConfigError, InputError
+from .image_checks import RECOMMENDED_IMAGE
 from .limits import add_limit_options, limits_from_args
-from .local import SANDBOX_MODES
-from .runner import BACKENDS
+from .local import DEFAULT_SANDBOX, SANDBOX_MODES
+from .runner import BACKENDS, DEFAULT_BACKEND, DEFAULT_OUT, JOBS_CAP
+from .site import DEFAULT_FEED, FEEDS
 
 __all__ = ["register"]
 
@@ -36,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "meta-ranking phase needs and nothing else: the meta task (meta_scoring_program/, which "
         "`bundle run` and `bundle zip` fill, and reference data holding metascore.yaml), a "
         "'Final ranking' phase the day after the last phase ends, the leaderboard columns the "
-        "meta-scoring program writes, and an image that can run it (codalab/codalab-legacy:py312 "
+        f"meta-scoring program writes, and an image that can run it ({RECOMMENDED_IMAGE} "
         "when the bundle has none, py37 or py39). metascore.yaml ranks the last phase after the "
         "one before it (one phase: that phase alone), judges = the leaderboard columns with "
         "directions from their sorting (no sorting: descending, as Codabench sorts), timing and "
@@ -52,8 +55,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--output", "-o", metavar="OUT",
                    help="write a copy instead of editing the bundle: a folder, or (zip bundles) "
                    "NEW.zip")
-    p.add_argument("--method", "-m", default="average_rank",
-                   help="ranking method of the final ranking (default: average_rank; see "
+    p.add_argument("--method", "-m", default=RankingConfig.method,
+                   help="ranking method of the final ranking (default: %(default)s; see "
                    "`metascore methods`)")
     p.add_argument("--baseline", action="append", metavar="NAME",
                    help="the account (participant) whose submission is the baseline; repeatable; "
@@ -80,7 +83,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "Final ranking phase starts the day after")
     p.add_argument("--image", metavar="IMAGE",
                    help="the competition's docker image to set (default: keep it, or "
-                   "codalab/codalab-legacy:py312 when it cannot run the meta-scoring program)")
+                   f"{RECOMMENDED_IMAGE} when it cannot run the meta-scoring program)")
     p.add_argument("--force", action="store_true",
                    help="rewrite an existing meta phase (its task, phase, columns and metascore.yaml)")
     p.set_defaults(func=_cmd_add_meta)
@@ -94,8 +97,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "directions, judges' tasks and columns, baselines, output keys). Warnings list what "
         "Codabench accepts but silently ignores or gets wrong, including its known traps "
         "(multi-task phases with Force_Last, migration of multi-task submissions, a meta phase "
-        "under the Add rule, baselines), each with the upstream issue and the fix. Exit code 1 "
-        "when there are errors (or warnings with --strict).",
+        "under the Add rule, baselines), each with the upstream issue and the fix, and its "
+        "calendar: a time of day its unpacker drops from an unquoted date-time, a phase with "
+        "auto_migrate_to_this_phase that starts before now (migrated at once, empty). A zip is "
+        "checked as it would be uploaded: a meta_scoring_program/ placeholder that `bundle zip` "
+        "did not fill is an error there (a note for a folder). Exit code 1 when there are errors "
+        "(or warnings with --strict).",
     )
     p.add_argument("bundle", help="bundle folder or zip")
     p.add_argument("--strict", action="store_true", help="treat warnings as errors")
@@ -111,7 +118,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--submissions). The finished scores the site's results export would hold (the "
         "leaderboard's submission_rule; --feed all: every submission) are collected into "
         "OUT/outputs/ and fed to the meta-scoring phase (a phase whose reference data holds "
-        "metascore.yaml). A submission "
+        "metascore.yaml), as the export holds them: named <owner>-<id> with the ids the site "
+        "gives them, without submission times. A submission "
         "runs in its phase (manifest column 'phase' or a DIR/<phase name>/ folder; without one: "
         "every phase that does not migrate, the first phase only for a result submission) and "
         "reaches later phases through auto_migrate_to_this_phase. Prints a summary and where "
@@ -122,15 +130,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--strict) or the meta-scoring failed.",
     )
     p.add_argument("bundle", help="bundle folder or zip")
-    p.add_argument("--out", "-o", default="runs", help="output folder (default: ./runs)")
-    p.add_argument("--backend", default="local", choices=BACKENDS,
+    p.add_argument("--out", "-o", default=DEFAULT_OUT, help="output folder (default: ./%(default)s)")
+    p.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
                    help="local: this machine, in a bwrap sandbox with the worker's /app layout "
                    "where bwrap runs (default); docker: containers of the bundle's image")
     p.add_argument("--image", help="docker image (default: the bundle's docker_image)")
     p.add_argument("--network", action="store_true",
                    help="let the programs use the network (off by default; the local rewrite "
                    "mode cannot block it)")
-    p.add_argument("--sandbox", default="auto", choices=SANDBOX_MODES,
+    p.add_argument("--sandbox", default=DEFAULT_SANDBOX, choices=SANDBOX_MODES,
                    help="local backend: auto (bwrap where it runs, else rewrite, but never by "
                    "itself for --submissions; default), bwrap (fail without it) or rewrite "
                    "(only /app paths on the command line are rewritten; the programs run "
@@ -150,8 +158,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="meta-scoring program used to fill meta_scoring_program/ (default: the "
                    "repository's scoring_program/)")
     p.add_argument("--jobs", "-j", type=int, default=None,
-                   help="jobs run at the same time (default: the number of CPUs, at most 4)")
-    p.add_argument("--feed", choices=("export", "all"), default="export",
+                   help=f"jobs run at the same time (default: the number of CPUs, at most {JOBS_CAP})")
+    p.add_argument("--feed", choices=FEEDS, default=DEFAULT_FEED,
                    help="what reaches the meta phase: export (default) = what the site's results "
                    "export would hold under the leaderboard's submission_rule (Force_Last: each "
                    "participant's last finished submission; Force_Best: the best; "
@@ -189,12 +197,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Zip a bundle folder: competition.yaml at the zip root, every folder it "
         "references (programs, data, starting kits) zipped on its own with its files at the "
         "root, and meta_scoring_program/ filled with metascore's meta-scoring program and a "
-        "vendored copy of the metascore package (so it runs in a stock image).",
+        "vendored copy of the metascore package (so it runs in a stock image). The zip is then "
+        "checked as `bundle check` would check it, and its warnings printed (e.g. a phase "
+        "that auto-migrates and starts before now: Codabench migrates it at once, empty).",
     )
     p.add_argument("bundle", help="bundle folder")
     p.add_argument("--output", "-o", default="bundle.zip", help="zip to write (default: bundle.zip)")
     p.add_argument("--scoring-program", metavar="DIR",
                    help="meta-scoring program folder (default: the repository's scoring_program/)")
+    p.add_argument("--start", metavar="DATE",
+                   help="move every phase date in the zip by the same number of days so that the "
+                   "first phase starts on DATE (YYYY-MM-DD, or 'today' in UTC); phase lengths and "
+                   "gaps are kept, the folder is not changed")
     p.set_defaults(func=_cmd_zip)
 
 
@@ -213,21 +227,12 @@ def _data_item(text: str) -> tuple[str, str]:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from .archive import safe_extract
-    from .check import check_bundle
-
     path = Path(args.bundle)
-    with tempfile.TemporaryDirectory(prefix="metascore-check-") as tmp:
-        if path.is_file():
-            if not zipfile.is_zipfile(path):
-                raise InputError(f"{path}: not a bundle folder or zip file.")
-            safe_extract(path, tmp)
-            root = Path(tmp)
-        elif path.is_dir():
-            root = path
-        else:
-            raise InputError(f"{path}: no such bundle folder or zip file.")
-        report = check_bundle(root)
+    if path.is_file() and not zipfile.is_zipfile(path):
+        raise InputError(f"{path}: not a bundle folder or zip file.")
+    if not path.exists():
+        raise InputError(f"{path}: no such bundle folder or zip file.")
+    report = _check_path(path)
     comp = report.competition
     if comp is not None:
         print(f"{path}: v{comp.version} bundle {comp.title!r}, image {comp.docker_image}")
@@ -241,10 +246,25 @@ def _cmd_check(args: argparse.Namespace) -> int:
         print(f"error: {error}")
     for warning in report.warnings:
         print(f"warning: {warning}")
+    for note in report.notes:
+        print(f"note: {note}")
     failed = bool(report.errors) or (args.strict and bool(report.warnings))
     print(f"{len(report.errors)} error(s), {len(report.warnings)} warning(s): "
           + ("not ready to upload." if failed else "OK."))
     return 1 if failed else 0
+
+
+def _check_path(path: Path):
+    """The full check of a bundle folder, or of a zip as it would be uploaded (the
+    meta-scoring program's placeholder is then an error, not a note)."""
+    from .archive import safe_extract
+    from .check import check_bundle
+
+    if path.is_dir():
+        return check_bundle(path)
+    with tempfile.TemporaryDirectory(prefix="metascore-check-") as tmp:
+        safe_extract(path, tmp)
+        return check_bundle(Path(tmp), meta_program_available=False)
 
 
 def _cmd_add_meta(args: argparse.Namespace) -> int:
@@ -323,7 +343,9 @@ def _cmd_env(args: argparse.Namespace) -> int:
 def _cmd_zip(args: argparse.Namespace) -> int:
     from .archive import build_bundle_zip
     from .check import check_bundle
+    from .phase_dates import parse_start
 
+    start = parse_start(args.start) if args.start is not None else None
     if Path(args.bundle).is_dir():  # the full check (metascore.yaml too) before zipping
         report = check_bundle(Path(args.bundle))
         if report.errors:
@@ -332,6 +354,14 @@ def _cmd_zip(args: argparse.Namespace) -> int:
                 f"run `metascore bundle check {args.bundle}`); no zip written."
             )
     dest = build_bundle_zip(args.bundle, args.output, scoring_program=args.scoring_program,
-                            log=lambda line: print(line))
-    print(f"wrote {dest} (upload it on Codabench: Benchmarks > Management > Upload)")
+                            start=start, log=lambda line: print(line))
+    report = _check_path(dest)  # what is uploaded: the dates as moved, the programs as filled
+    if report.errors:
+        dest.unlink()
+        raise ConfigError(f"{dest}: {report.errors[0]} ({len(report.errors)} error(s) in the "
+                          "zip); no zip written.")
+    for warning in report.warnings:
+        print(f"warning: {warning}")
+    print(f"wrote {dest} (upload it on Codabench: Benchmarks > Management > Upload)"
+          + (f"; {len(report.warnings)} warning(s) above" if report.warnings else ""))
     return 0

@@ -26,8 +26,8 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 from ..errors import did_you_mean
+from .competition import Task
 from .files import is_noise
-from .model import Task
 from .placeholders import command_problems, step_for
 
 __all__ = ["check_command", "program_files"]

@@ -5,7 +5,8 @@ service) through the ``docker`` Python SDK, found with :func:`docker.from_env`, 
 ``DOCKER_HOST`` is honoured. Each step becomes one container with the worker's settings
 (``compute_worker.py: _run_program_directory``):
 
-- the command string split with :func:`shlex.split` and run **without a shell**;
+- the command string split with :func:`shlex.split`
+  (:func:`~metascore.bundle.backend.split_command`) and run **without a shell**;
 - the step's mounts as bind volumes (``ro`` or ``rw``), its working directory and its
   environment (``PYTHONUNBUFFERED=1``);
 - the worker's 14 dropped capabilities and ``no-new-privileges`` (plus ``label=disable``
@@ -38,7 +39,6 @@ image's own default user runs instead; pass ``user=None`` to do the same.
 from __future__ import annotations
 
 import os
-import shlex
 import tempfile
 import threading
 import time
@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, MetascoreError
-from .backend import StepResult, StepSpec
+from .backend import StepResult, StepSpec, split_command
 from .limits import JobWatch, Limits, format_size, limit_error, parse_size
 from .logs import CappedLog, tail
 
@@ -108,8 +108,9 @@ class DockerBackend:
         Give containers a network (the worker's default); ``False`` (default) runs them
         with ``network_mode="none"``.
     memory : str or None
-        Memory limit (``"2g"``, ``"512m"``); ``None`` for none, as on the worker. Ignored
-        when ``limits`` is given.
+        Memory limit (``"2g"``, ``"512m"``; default: that of
+        :class:`~metascore.bundle.limits.Limits`); ``None`` for none, as on the worker.
+        Ignored when ``limits`` is given.
     client : docker.DockerClient, optional
         An existing client; by default :func:`connect` makes one from ``DOCKER_HOST``.
     user : str or None
@@ -121,12 +122,14 @@ class DockerBackend:
     """
 
     name = "docker"
+    #: the containers have the worker's layout and isolation: nothing to say once per run
+    notice = ""
 
     def __init__(
         self,
         image: str | None = None,
         network: bool = False,
-        memory: str | None = "2g",
+        memory: str | None = format_size(Limits.memory),
         client: Any = None,
         user: str | None = _HOST_USER,
         limits: Limits | None = None,
@@ -161,6 +164,14 @@ class DockerBackend:
         if not hasattr(os, "getuid"):  # Windows: Docker Desktop maps ownership itself
             return None
         return f"{os.getuid()}:{os.getgid()}"
+
+    def describe(self, image: str | None) -> str:
+        """One line: the image the programs run in, and the engine that runs them."""
+        facts = self._engine_facts()
+        engine = ("podman" if facts["podman"] else "Docker") + (" (rootless)" if facts["rootless"] else "")
+        shown = self.image or image or "no image (set docker_image in competition.yaml or --image)"
+        return (f"docker backend: the programs run in containers of {shown} on {engine} "
+                f"(DOCKER_HOST={_engine_address()})")
 
     # -- images ------------------------------------------------------------------------------
     def image_for(self, step: StepSpec) -> str:
@@ -225,12 +236,7 @@ class DockerBackend:
     def _container_config(self, step: StepSpec) -> dict[str, Any]:
         import docker.types
 
-        try:
-            command = shlex.split(step.command)
-        except ValueError as exc:
-            raise ConfigError(f"{step.name}: command {step.command!r} cannot be split ({exc}).") from None
-        if not command:
-            raise ConfigError(f"{step.name}: the command is empty.")
+        command = split_command(step)
         security = ["no-new-privileges"]
         if self._engine_facts()["podman"]:
             security.append("label=disable")
@@ -449,7 +455,15 @@ def _demux(read: Callable[[], bytes], logs: list[CappedLog]) -> None:
 
 
 def _remove(container: Any) -> None:
-    try:
-        container.remove(force=True)
-    except Exception:  # already gone; nothing left to clean
-        pass
+    """Remove the container, whatever its state; an engine busy with it (podman under load
+    answers "container state improper" while it stops) is asked again, a few times."""
+    import docker.errors
+
+    for attempt in range(5):
+        try:
+            container.remove(force=True, v=True)  # and its anonymous volumes
+            return
+        except docker.errors.NotFound:  # already gone
+            return
+        except Exception:  # busy or unreachable: try again, then give up
+            time.sleep(0.2 * (attempt + 1))

@@ -2,7 +2,8 @@
 
 Codabench runs every program of a competition (submissions, ingestion and scoring programs,
 the meta phase's) in one image: ``docker_image`` (v1 ``competition_docker_image``), and
-without one ``codalab/codalab-legacy:py37`` (research/codabench.md 1.1).
+without one ``codalab/codalab-legacy:py37`` (Codabench's ``competitions/models.py`` and
+``unpackers/v2.py``).
 :func:`image_problems` returns:
 
 an error
@@ -31,16 +32,17 @@ from pathlib import Path, PurePosixPath
 
 from .check_config import MetaConfig
 from .command_checks import program_files
+from .competition import Competition, Task
 from .files import is_noise
-from .meta_program import needs_meta_program
-from .model import Competition, Task
+from .meta_program_folder import needs_meta_program
 from .pyenv import modules_of, package_for, python_of
 
 __all__ = ["META_PROGRAM_PYTHON", "RECOMMENDED_IMAGE", "image_problems"]
 
 #: The oldest Python the meta-scoring program runs on (pyproject.toml's requires-python).
 META_PROGRAM_PYTHON = (3, 10)
-#: The image to set for a meta phase.
+#: The image to set for a meta phase: its Python runs the meta-scoring program (Python >=
+#: 3.10, recent numpy).
 RECOMMENDED_IMAGE = "codalab/codalab-legacy:py312"
 # standard-library modules that Python 3.12 no longer has, and that 3.13 dropped (still in 3.12)
 _REMOVED_IN_312 = frozenset({"asynchat", "asyncore", "distutils", "imp", "smtpd"})

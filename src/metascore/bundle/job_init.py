@@ -16,7 +16,7 @@ so it imports nothing but the standard library. The local backend
   ``exec``s the command. The sandbox gives it only the capabilities this needs.
 
 Exit status 127 with one line on stderr when the command cannot be started. The watcher
-(:mod:`metascore.bundle.limits`) imports :func:`descendants` from here.
+(:mod:`metascore.bundle.limits`) and the local backend import :func:`descendants` from here.
 """
 
 import os

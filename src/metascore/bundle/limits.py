@@ -32,8 +32,7 @@ from ..errors import ConfigError
 from .job_init import descendants, process_table
 
 __all__ = [
-    "Limits", "parse_size", "format_size", "tree_size", "rlimit_values", "process_table",
-    "descendants", "JobWatch",
+    "Limits", "parse_size", "format_size", "tree_size", "rlimit_values", "JobWatch",
     "LIMIT_MESSAGES", "limit_error", "add_limit_options", "limits_from_args",
 ]
 

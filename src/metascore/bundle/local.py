@@ -17,15 +17,16 @@ Two modes (:class:`LocalBackend` ``sandbox=``):
   backend says so once (:attr:`LocalBackend.notice`); the runner refuses to take this
   mode by itself for submissions the bundle does not carry (:attr:`LocalBackend.chosen`).
 
-In both modes the command is split with :func:`shlex.split` and run **without a shell**
-(docker-py splits a string command the same way); ``python`` and ``python3`` run the chosen
-environment's interpreter (``--python-env``, else the environment ``metascore bundle env``
-built for the step's image, else this Python; :mod:`metascore.bundle.pyenv`); the
-environment is clean (``PATH``, ``HOME``, ``TMPDIR``, ``LANG`` and the step's
-``PYTHONUNBUFFERED=1``); stdout and stderr are streamed into capped logs
-(:mod:`metascore.bundle.logs`); the job runs under its limits (:mod:`metascore.bundle.limits`:
-wall time shared by the job's steps, memory, processes, disk) and every process of the job
-is killed when its first process ends or a limit is reached.
+In both modes the command is split as the docker backend splits it
+(:func:`~metascore.bundle.backend.split_command`) and run **without a shell**; ``python``
+and ``python3`` run the chosen environment's interpreter (``--python-env``, else the
+environment ``metascore bundle env`` built for the step's image, else this Python;
+:mod:`metascore.bundle.pyenv`); the environment is clean (``PATH``, ``HOME``, ``TMPDIR``,
+``LANG`` and the step's ``PYTHONUNBUFFERED=1``); stdout and stderr are streamed into capped
+logs (:mod:`metascore.bundle.logs`); the job runs under its limits
+(:mod:`metascore.bundle.limits`: wall time shared by the job's steps, memory, processes,
+disk) and every process of the job is killed when its first process ends or a limit is
+reached.
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ from __future__ import annotations
 import os
 import re
 import selectors
-import shlex
 import signal
 import subprocess
 import sys
@@ -43,8 +43,9 @@ import time
 from pathlib import Path
 
 from ..errors import ConfigError
-from .backend import Mount, StepResult, StepSpec
-from .limits import JobWatch, Limits, descendants, limit_error, rlimit_values
+from .backend import Mount, StepResult, StepSpec, split_command
+from .job_init import descendants
+from .limits import JobWatch, Limits, limit_error, rlimit_values
 from .logs import CappedLog, tail
 from .pyenv import interpreter_for, missing_module_hint
 from .sandbox import (
@@ -60,9 +61,11 @@ from .sandbox import (
     visible_paths,
 )
 
-__all__ = ["LocalBackend", "map_container_paths", "SANDBOX_MODES", "REWRITE_NOTICE"]
+__all__ = ["LocalBackend", "map_container_paths", "DEFAULT_SANDBOX", "SANDBOX_MODES", "REWRITE_NOTICE"]
 
-SANDBOX_MODES = ("auto", "bwrap", "rewrite")
+#: ``auto``: bwrap where it runs, else rewrite.
+DEFAULT_SANDBOX = "auto"
+SANDBOX_MODES = (DEFAULT_SANDBOX, "bwrap", "rewrite")
 REWRITE_NOTICE = (
     "local backend in rewrite mode ({why}): the programs run unisolated, as your user, and can "
     "read and write what you can; only /app/... paths on the command line are rewritten, so "
@@ -149,7 +152,7 @@ class LocalBackend:
 
     name = "local"
 
-    def __init__(self, sandbox: str = "auto", python: str | os.PathLike[str] | None = None,
+    def __init__(self, sandbox: str = DEFAULT_SANDBOX, python: str | os.PathLike[str] | None = None,
                  network: bool = False, limits: Limits | None = None) -> None:
         if sandbox not in SANDBOX_MODES:
             raise ConfigError(f"unknown sandbox mode {sandbox!r}; choose one of {', '.join(SANDBOX_MODES)}.")
@@ -158,7 +161,7 @@ class LocalBackend:
             raise ConfigError(f"--sandbox bwrap: {why}; install bubblewrap or use --sandbox rewrite.")
         self.mode = "bwrap" if ok else "rewrite"
         #: the mode was asked for (``--sandbox bwrap`` or ``rewrite``), not chosen for lack of bwrap
-        self.chosen = sandbox != "auto"
+        self.chosen = sandbox != DEFAULT_SANDBOX
         #: why bwrap is not used ("" in the sandbox)
         self.why = why
         #: what this mode cannot do, said once by the runner ("" in the sandbox)
@@ -237,12 +240,7 @@ class LocalBackend:
     # -- the command --------------------------------------------------------------------------
     def argv(self, step: StepSpec, scratch: Path | None = None) -> list[str]:
         """The command as it runs: split, and in rewrite mode with host paths."""
-        try:
-            tokens = shlex.split(step.command)
-        except ValueError as exc:
-            raise ConfigError(f"{step.name}: command {step.command!r} cannot be split ({exc}).") from None
-        if not tokens:
-            raise ConfigError(f"{step.name}: the command is empty.")
+        tokens = split_command(step)
         if self.mode == "rewrite":
             mounts = step.mounts + ((Mount("/app", scratch / "app"),) if scratch is not None else ())
             tokens = [map_container_paths(t, mounts) for t in tokens]

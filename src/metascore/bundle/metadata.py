@@ -2,7 +2,7 @@
 
 :func:`read_metadata` reads it from a program folder or zip as the compute worker does
 (PyYAML: a key written twice keeps its last value). The runner, the site and the checks
-(:mod:`~metascore.bundle.programs`) share it.
+(:mod:`~metascore.bundle.program_checks`) share it.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Traps of Codabench as it runs today: bundles it accepts that then lose scores.
 
 :func:`platform_traps` returns one warning per trap, each naming the upstream issue (or
-the platform code) and the fix (research/codabench.md 3.1-3.3):
+the platform code: ``leaderboards/strategies.py``,
+``competitions/models.py: apply_phase_migration``) and the fix:
 
 - a phase with several tasks under ``Force_Last`` or ``Force_Latest_Multiple``: each
   task's score upload clears its siblings' leaderboard membership, so the leaderboard and
@@ -28,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .check_config import EXPORT_FORMATS, MetaConfig
-from .model import Competition, Phase
+from .competition import Competition, Phase
 from .submission_rules import MANUAL_RULES
 
 __all__ = ["platform_traps"]

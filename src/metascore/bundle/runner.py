@@ -19,18 +19,28 @@ Where this differs from the v2 worker, knowingly:
   Codabench's ``DecimalField`` cannot store (abs >= 1e10) or a non-numeric value fail the job
   here, while on the platform the submission shows ``Finished`` with lost scores.
 - A phase's ``execution_time_limit`` is used as it is (as on a custom queue); the default
-  queue caps it at 600 s (a warning says so).
+  queue caps it at 600 s (a warning says so). A job past it fails, as the platform
+  documents, where the v2 worker (c7dbc756) lets it run to its end and keeps its scores
+  when the limit expires while it streams the job's logs (its own ``except Exception``
+  catches the alarm's exception): the failure's reason says so
+  (:data:`~metascore.bundle.worker.LAX_TIME_LIMIT_NOTE`).
 - ``/app/data`` (a worker-host folder) is not mounted; there is no cache, no Docker image
   pull, no websocket, no ``detailed_results`` upload (the file stays in the output).
 - A submission runs in the phase it was made for and reaches later phases through
   ``auto_migrate_to_this_phase``, where "on the leaderboard" means "a task finished";
   a submission without a phase is made to every phase that does not migrate, a result
   submission without a phase to the first phase only, and result submissions are never
-  migrated (see :mod:`~metascore.bundle.site`). Each task of a multi-task phase is a
+  migrated (see :mod:`~metascore.bundle.site`); a migrated submission is a new one in its
+  new phase, on no leaderboard under the ``Add`` rules (as on the site). Each task of a multi-task phase is a
   separate job (as Codabench's child submissions are). What reaches the meta phase follows the leaderboard's
   ``submission_rule`` per phase, applied to whole submissions: the loss of task scores of
   multi-task phases under ``Force_Last`` (codabench#2211) is not reproduced (``bundle check``
   warns about it).
+- The meta phase gets the export's names ``<owner>-<id>``; the ids follow submission order
+  and the migrated copies are numbered in the order of their development ids, where the
+  site migrates in an order nothing fixes (PostgreSQL's row order,
+  :mod:`~metascore.bundle.submission_ids`): a final id may differ from the site's, never the
+  order of a tie (:mod:`metascore.submission_order`).
 - The local backend runs each job in a bwrap sandbox with the worker's ``/app`` layout, or
   where bwrap cannot run, with rewritten command paths and no isolation (see
   :mod:`metascore.bundle.local`); its programs run with this Python or the environment
@@ -51,37 +61,27 @@ from typing import Any
 from ..errors import ConfigError, InputError
 from .archive import safe_extract
 from .backend import Backend
+from .competition import Competition
 from .files import write_text
 from .limits import Limits
-from .model import Competition
+from .local import DEFAULT_SANDBOX, LocalBackend
+from .meta_program_folder import needs_meta_program
 from .schema import load_competition
-# names of the worker, the site and the submissions stay importable from here
-from .site import DEFAULT_QUEUE_LIMIT, MANIFEST_COLUMNS, Site, SiteRun
+from .site import DEFAULT_FEED, Site, SiteRun
 from .submissions import Submission, collect_submissions
-from .worker import (
-    METADATA_EXISTS_MESSAGE,
-    MISSING_METADATA_MESSAGE,
-    NO_SCORES_MESSAGE,
-    TIME_LIMIT_MESSAGE,
-    JobResult,
-    substitute,
-)
+from .worker import JobResult
 
 __all__ = [
-    "Submission",
-    "JobResult",
-    "RunReport",
-    "substitute",
-    "get_backend",
-    "collect_submissions",
-    "run_bundle",
-    "format_report",
-    "BACKENDS",
-    "TIME_LIMIT_MESSAGE",
-    "NO_SCORES_MESSAGE",
+    "RunReport", "get_backend", "run_bundle", "format_report", "default_jobs", "BACKENDS",
+    "DEFAULT_BACKEND", "DEFAULT_OUT", "JOBS_CAP",
 ]
 
-BACKENDS = ("local", "docker")
+DEFAULT_BACKEND = "local"
+BACKENDS = (DEFAULT_BACKEND, "docker")
+#: The output folder of ``bundle run``.
+DEFAULT_OUT = "runs"
+#: The default number of jobs at a time: the number of CPUs, at most this.
+JOBS_CAP = 4
 
 
 @dataclass(kw_only=True)
@@ -109,8 +109,8 @@ class RunReport(SiteRun):
         return [p for p in phases if not any(r.finished for r in self.results if r.phase == p)]
 
 
-def get_backend(name: str = "local", *, image: str | None = None, network: bool = False,
-                sandbox: str = "auto", python_env: str | os.PathLike[str] | None = None,
+def get_backend(name: str = DEFAULT_BACKEND, *, image: str | None = None, network: bool = False,
+                sandbox: str = DEFAULT_SANDBOX, python_env: str | os.PathLike[str] | None = None,
                 limits: Limits | None = None) -> Backend:
     """The backend called ``name``: ``local`` (default) or ``docker`` (imported lazily).
 
@@ -118,8 +118,6 @@ def get_backend(name: str = "local", *, image: str | None = None, network: bool 
     ``limits`` to both (default :class:`~metascore.bundle.limits.Limits`).
     """
     if name == "local":
-        from .local import LocalBackend
-
         return LocalBackend(sandbox=sandbox, python=python_env, network=network, limits=limits)
     if name == "docker":
         try:
@@ -131,21 +129,26 @@ def get_backend(name: str = "local", *, image: str | None = None, network: bool 
     raise ConfigError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}.")
 
 
+def default_jobs() -> int:
+    """How many jobs run at the same time without ``--jobs``: the CPUs, at most :data:`JOBS_CAP`."""
+    return min(JOBS_CAP, os.cpu_count() or 1)
+
+
 # ===================================================================== entry point
 def run_bundle(
     bundle: str | os.PathLike[str],
-    out: str | os.PathLike[str] = "runs",
+    out: str | os.PathLike[str] = DEFAULT_OUT,
     *,
-    backend: str = "local",
+    backend: str = DEFAULT_BACKEND,
     image: str | None = None,
     submissions: str | os.PathLike[str] | None = None,
     scoring_program: str | os.PathLike[str] | None = None,
     network: bool = False,
     jobs: int | None = None,
-    feed: str = "export",
+    feed: str = DEFAULT_FEED,
     data: Mapping[str, str | os.PathLike[str]] | None = None,
     log: Callable[[str], None] = lambda _: None,
-    sandbox: str = "auto",
+    sandbox: str = DEFAULT_SANDBOX,
     python_env: str | os.PathLike[str] | None = None,
     limits: Limits | None = None,
 ) -> RunReport:
@@ -195,7 +198,8 @@ def run_bundle(
             raise InputError(f"--data {key}={path}: no such file or folder.")
     engine = get_backend(backend, image=image, network=network, sandbox=sandbox,
                          python_env=python_env, limits=limits)
-    if submissions is not None and getattr(engine, "mode", "") == "rewrite" and not engine.chosen:
+    if (submissions is not None and isinstance(engine, LocalBackend) and engine.mode == "rewrite"
+            and not engine.chosen):  # the rewrite mode taken for lack of bwrap
         raise ConfigError(
             f"--submissions: the local sandbox cannot run here ({engine.why}), and without it "
             "these submissions would run unisolated, as your user; install bubblewrap (apt-get "
@@ -216,26 +220,42 @@ def run_bundle(
         raise ConfigError(f"{bundle}: the competition has no leaderboard.")
     site = Site(comp, out, engine, image=image,
                 scoring_program=Path(scoring_program) if scoring_program else None, log=log,
-                jobs=jobs if jobs is not None else min(4, os.cpu_count() or 1), feed=feed,
+                jobs=jobs if jobs is not None else default_jobs(), feed=feed,
                 data=given)
     report = RunReport(out=out, backend=backend, warnings=list(comp.warnings))
+    if zipped:
+        report.warnings.extend(_zipped_placeholders(comp))
     subs, warnings = collect_submissions(comp, Path(submissions) if submissions else None, cache=out / "cache")
     report.warnings.extend(warnings)
-    notice = getattr(engine, "notice", "")
-    if notice:  # what the local backend's rewrite mode cannot do, said once
-        report.warnings.append(notice)
-        log(f"[!] {notice}")
+    if engine.notice:  # e.g. what the local backend's rewrite mode cannot do, said once
+        report.warnings.append(engine.notice)
+        log(f"[!] {engine.notice}")
     if submissions is None and subs and all(s.is_baseline for s in subs):
         _only_baselines(comp, site, subs, zipped, log)
     if not subs:
         report.warnings.append("no submissions to run: add a starting kit, solutions, "
                                "sample_submissions/ or --submissions.")
     log(f"[*] {comp.title}: {len(comp.phases)} phase(s), {len(subs)} submission(s), backend {backend}")
-    if hasattr(engine, "describe"):
-        log(f"[*] {engine.describe(image or comp.docker_image)}")
+    log(f"[*] {engine.describe(image or comp.docker_image)}")
     site.run(subs, report)
     write_text(out / "run_summary.json", json.dumps(report.to_dict(), indent=2, allow_nan=False) + "\n")
     return report
+
+
+def _zipped_placeholders(comp: Competition) -> list[str]:
+    """A zip whose ``meta_scoring_program/`` is the placeholder (absent or only a README):
+    this run fills it, but on Codabench the worker would find no program there."""
+    out = []
+    for task in comp.tasks.values():
+        path = comp.path(task.scoring_program)
+        if path is not None and needs_meta_program(path):
+            phases = ", ".join(repr(p.name) for p in comp.phases if task.index in p.tasks)
+            out.append(f"the zip's {task.scoring_program!r} (task {task.name!r}) is the placeholder "
+                       "that `metascore bundle zip` fills: this run fills it with the meta-scoring "
+                       "program, but uploaded as it is, the worker finds no program there and the "
+                       f"submissions of phase(s) {phases} fail on Codabench ('Execution Time Limit "
+                       "exceeded'); upload the zip that `metascore bundle zip` makes.")
+    return out
 
 
 def _only_baselines(comp: Competition, site: Site, subs: list[Submission], zipped: bool, log: Callable[[str], None]) -> None:
@@ -335,7 +355,8 @@ def _export_lines(report: RunReport) -> list[str]:
     lines: list[str] = []
     for phase in dict.fromkeys(e["phase"] for e in report.export):
         entries = [e for e in report.export if e["phase"] == phase]
-        kept = [e["candidate"] for e in entries if e["exported"]]
+        kept = [f"{e['candidate']} ({e['key']})" if e.get("key") else e["candidate"]
+                for e in entries if e["exported"]]
         lines.append(f"export {phase}: {len(kept)} of {len(entries)} submission(s) reach the meta "
                      f"phase: {', '.join(kept) or 'none'}")
         left: dict[str, list[str]] = {}  # one line per reason, naming its submissions

@@ -1,6 +1,6 @@
 """``competition.yaml`` (Codabench v2 and CodaLab v1) parsed and checked: the entry points.
 
-:func:`check_bundle` reads a bundle directory and returns a :class:`BundleReport`: the
+:func:`check_schema` reads a bundle directory and returns a :class:`BundleReport`: the
 parsed :class:`Competition` (or ``None``), the **errors** (what Codabench would refuse or
 what makes the bundle unrunnable) and the **warnings** (what Codabench silently ignores or
 gets wrong). :func:`load_competition` raises :class:`~metascore.errors.ConfigError` on the
@@ -8,16 +8,17 @@ first error. Every message starts with the key path, e.g.
 ``competition.yaml: leaderboards[0].columns[2].sorting: 'dsc' is not one of 'desc', 'asc'
 (did you mean 'desc'?)``.
 
-The model (:class:`Competition` and its parts) is :mod:`~metascore.bundle.model`; the rules
-are :mod:`~metascore.bundle.schema_v2`, :mod:`~metascore.bundle.schema_v1` and
-:mod:`~metascore.bundle.programs` (metadata and commands), on the shared readers of
-:mod:`~metascore.bundle.schema_base`. Every name of the model is importable from here.
+The model (:class:`Competition` and its parts) is :mod:`~metascore.bundle.competition`; the
+rules are :mod:`~metascore.bundle.schema_v2`, :mod:`~metascore.bundle.schema_v1` and
+:mod:`~metascore.bundle.program_checks` (metadata and commands), on the shared readers of
+:mod:`~metascore.bundle.schema_base`.
 
-Version detection follows Codabench (research/codabench.md 2.1): ``version: 2`` is v2;
-``1``, ``1.5`` or no version is v1, mapped the way Codabench's v1 unpacker maps it: each
-phase becomes a phase with exactly one task, ``label`` -> ``title``, ``sort`` ->
-``sorting``, ``numeric_format`` -> ``precision``, columns ordered by ``rank``, and
-``computed:`` columns dropped to plain columns (with a warning).
+Version detection follows Codabench (``competitions/tasks.py: unpack_competition``, on
+``yaml.safe_load``'s value): ``version: 2`` is v2; ``1``, ``1.5`` or no version is v1,
+mapped the way Codabench's v1 unpacker maps it: each phase becomes a phase with exactly
+one task, ``label`` -> ``title``, ``sort`` -> ``sorting``, ``numeric_format`` ->
+``precision``, columns ordered by ``rank``, and ``computed:`` columns dropped to plain
+columns (with a warning).
 
 Warnings (Codabench accepts these but the result is not what the organizer meant):
 unknown keys; ``leaderboards`` beyond the first (only ``leaderboards[0]`` is attached, to
@@ -33,10 +34,17 @@ is no shell) and placeholders that do not work in the program's step
 a scoring program given ``$program`` for the predictions. A command whose script is not in
 its program is an error.
 
+Phase dates are the dates Codabench stores (:mod:`~metascore.bundle.phase_dates`): an
+unquoted YAML date-time keeps only its day, with a warning saying when the phase really
+starts or ends, and phase order is checked on them. A phase that names no task or a task
+index not in ``tasks:`` is an error (the unpacker fails on it).
+
 Differences from Codabench, on purpose: a path that does not exist and is not a UUID is an
 error here (Codabench would look it up as a dataset key and fail the unpack), and a
-``meta_scoring_program/`` folder that is absent or holds only a README is accepted, because
-``metascore bundle run`` / ``bundle zip`` fill it with metascore's meta-scoring program.
+``meta_scoring_program/`` folder that is absent or holds only a README is a note (not an
+error) in a folder, because ``metascore bundle run`` / ``bundle zip`` fill it with
+metascore's meta-scoring program; with ``meta_program_available=False`` (a zip about to be
+uploaded) it is an error.
 """
 
 from __future__ import annotations
@@ -44,23 +52,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-
 from ..errors import ConfigError
 from ..io.yaml_loader import read_yaml
-from . import model
-from .model import *  # noqa: F403 - the model's names stay importable from here
-from .model import PATH_KEYS, UUID_PATTERN, BundleReport, Competition
-from .programs import METADATA_FILES, ProgramChecks, read_metadata
+from .competition import PATH_KEYS, UUID_PATTERN, BundleReport, Competition
+from .program_checks import ProgramChecks
 from .schema_v1 import SchemaV1
 from .schema_v2 import SchemaV2
 
 __all__ = [
-    *model.__all__,
-    "METADATA_FILES",
-    "check_bundle",
+    "check_schema",
     "load_competition",
     "path_references",
-    "read_metadata",
 ]
 
 #: The parser of each ``version:`` value.
@@ -75,7 +77,7 @@ def load_competition(root: str | Path, *, meta_program_available: bool = True) -
     ConfigError
         Naming the key, the bad value and the allowed values.
     """
-    report = check_bundle(root, meta_program_available=meta_program_available)
+    report = check_schema(root, meta_program_available=meta_program_available)
     if report.errors:
         more = len(report.errors) - 1
         tail = f" ({more} more problem(s): run `metascore bundle check {root}`)" if more else ""
@@ -84,11 +86,13 @@ def load_competition(root: str | Path, *, meta_program_available: bool = True) -
     return report.competition
 
 
-def check_bundle(root: str | Path, *, meta_program_available: bool = True) -> BundleReport:
-    """Check a bundle directory: schema, referenced files, programs' metadata.
+def check_schema(root: str | Path, *, meta_program_available: bool = True) -> BundleReport:
+    """Check a bundle directory: schema, referenced files, programs' metadata (the first part
+    of :func:`metascore.bundle.check.check_bundle`).
 
-    ``meta_program_available``: accept a ``meta_scoring_program/`` folder that is absent or
-    holds only a README (it is filled from metascore's own meta-scoring program).
+    ``meta_program_available``: a ``meta_scoring_program/`` folder that is absent or holds
+    only a README (filled from metascore's own meta-scoring program) is a note; ``False``:
+    an error.
     """
     root = Path(root)
     report = BundleReport(root=root, competition=None)

@@ -1,7 +1,7 @@
 """What the v2 and v1 schema rules share: where messages go, and the typed readers.
 
 A :class:`SchemaChecker` records errors and warnings into a
-:class:`~metascore.bundle.model.BundleReport`, every message prefixed by
+:class:`~metascore.bundle.competition.BundleReport`, every message prefixed by
 ``competition.yaml:`` and the key path. Its readers check one key each and return a default
 after recording the problem, so that one pass reports every problem: :meth:`~SchemaChecker.get`
 (type), :meth:`~SchemaChecker.choice` (allowed values, with a "did you mean"),
@@ -19,8 +19,9 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..errors import did_you_mean
-from .meta_program import needs_meta_program
-from .model import UUID_PATTERN, BundleReport, Column
+from .competition import UUID_PATTERN, BundleReport, Column
+from .meta_program_folder import needs_meta_program
+from .phase_dates import site_datetime, time_dropped_message
 
 __all__ = ["SchemaChecker"]
 
@@ -36,12 +37,17 @@ class SchemaChecker:
         self.root = root
         self.report = report
         self.meta_ok = meta_program_available
+        #: the date keys (``phases[0].end``) whose time of day Codabench's unpacker drops
+        self.dropped_times: set[str] = set()
 
     def error(self, where: str, msg: str) -> None:
         self.report.errors.append(f"competition.yaml: {where}: {msg}")
 
     def warn(self, where: str, msg: str) -> None:
         self.report.warnings.append(f"competition.yaml: {where}: {msg}")
+
+    def note(self, where: str, msg: str) -> None:
+        self.report.notes.append(f"competition.yaml: {where}: {msg}")
 
     # ------------------------------------------------------------ typed getters
     def get(
@@ -118,7 +124,8 @@ class SchemaChecker:
             return None
         target = self.root / clean
         if not target.exists():
-            if self.meta_ok and needs_meta_program(target):
+            if needs_meta_program(target) and (self.meta_ok or key == "scoring_program"):
+                # the meta-scoring program's placeholder: ProgramChecks says what to do
                 return value
             siblings = [p.name for p in target.parent.iterdir()] if target.parent.is_dir() else []
             self.error(
@@ -130,15 +137,22 @@ class SchemaChecker:
         return value
 
     def date(self, node: dict, key: str, where: str, *, required: bool) -> dt.datetime | None:
+        """The date of ``node[key]`` as Codabench stores it (UTC); a time of day that its
+        unpacker drops is a warning (:mod:`~metascore.bundle.phase_dates`)."""
+        here = f"{where}.{key}" if where else key
         if node.get(key) is None:
             if required:
-                self.error(f"{where}.{key}", "this key is required (every phase but the last needs an end).")
+                self.error(here, "this key is required (every phase but the last needs an end).")
             return None
         try:
-            return _as_datetime(node[key])
+            stored, dropped = site_datetime(node[key])
         except (ValueError, OverflowError):
-            self.error(f"{where}.{key}", f"{node[key]!r} is not a date (e.g. 2026-01-31 or 2026-01-31 23:59:00).")
+            self.error(here, f"{node[key]!r} is not a date (e.g. 2026-01-31 or \"2026-01-31 23:59:00\").")
             return None
+        if dropped:
+            self.dropped_times.add(here)
+            self.warn(here, time_dropped_message(node[key], stored, key))
+        return stored
 
     def check_columns(self, raw: list[tuple[str, Column]]) -> tuple[Column, ...]:
         seen_keys: dict[str, str] = {}
@@ -161,13 +175,3 @@ class SchemaChecker:
             if col.computation_indexes and not col.computation:
                 self.warn(f"{here}.computation_indexes", "given without 'computation'; ignored.")
         return tuple(sorted((c for _, c in raw), key=lambda c: c.index))
-
-
-def _as_datetime(value: Any) -> dt.datetime | None:
-    if isinstance(value, dt.datetime):
-        return value.replace(tzinfo=None)
-    if isinstance(value, dt.date):
-        return dt.datetime(value.year, value.month, value.day)
-    from dateutil import parser as dateparser
-
-    return dateparser.parse(str(value)).replace(tzinfo=None)

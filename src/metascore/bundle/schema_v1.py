@@ -20,7 +20,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import did_you_mean
-from .model import DEFAULT_IMAGE, DEFAULT_TIME_LIMIT, SORTINGS, Column, Competition, Leaderboard, Phase, Task
+from .competition import (
+    DEFAULT_IMAGE, DEFAULT_TIME_LIMIT, SORTINGS, Column, Competition, LeaderboardSpec, Phase, Task,
+)
 from .schema_base import SchemaChecker
 
 __all__ = ["SchemaV1"]
@@ -93,7 +95,10 @@ class SchemaV1(SchemaChecker):
                 public_data=self.path(node, "public_data", where),
                 start=self.date(node, "start_date", where, required=True),
                 auto_migrate=order > 0 and bool(self.get(node, "auto_migration", where, bool, default=False)),
+                yaml_key=where,
             ))
+        if data.get("end_date") not in (None, "", "null"):  # the last phase's end (a time is dropped too)
+            self.date(data, "end_date", "", required=False)
         if not phases and "phases" in data:
             self.error("phases", "at least one phase is required.")
         leaderboard = self.leaderboard_v1(data)
@@ -104,7 +109,7 @@ class SchemaV1(SchemaChecker):
             phases=tuple(phases), leaderboard=leaderboard, pages=tuple(pages),
         )
 
-    def leaderboard_v1(self, data: dict) -> Leaderboard | None:
+    def leaderboard_v1(self, data: dict) -> LeaderboardSpec | None:
         node = self.get(data, "leaderboard", "", dict, required=True)
         if node is None:
             return None
@@ -144,7 +149,7 @@ class SchemaV1(SchemaChecker):
                 precision=int(col.get("numeric_format", 2) or 2), hidden=bool(col.get("hidden", False)),
             )))
             index += 1
-        return Leaderboard(title=label, key=str(first_key), columns=self.check_columns(raw))
+        return LeaderboardSpec(title=label, key=str(first_key), columns=self.check_columns(raw))
 
 
 def _phase_number(item: tuple[Any, Any]) -> tuple[int, str]:

@@ -14,17 +14,17 @@ from __future__ import annotations
 
 import re
 
-from .model import (
+from ..config import MAX_KEY_LENGTH
+from .competition import (
     COMPETITION_TYPES,
     COMPUTATIONS,
     DEFAULT_IMAGE,
     DEFAULT_TIME_LIMIT,
-    MAX_KEY_LENGTH,
     SORTINGS,
     SUBMISSION_RULES,
     Column,
     Competition,
-    Leaderboard,
+    LeaderboardSpec,
     Phase,
     Solution,
     Task,
@@ -141,15 +141,28 @@ class SchemaV2(SchemaChecker):
             out.append(Solution(index=index, tasks=task_ids, path=self.path(node, "path", where, required=True)))
         return tuple(out)
 
-    def task_list(self, node: dict, where: str, tasks: dict[int, Task]) -> tuple[int, ...]:
+    def task_list(self, node: dict, where: str, tasks: dict[int, Task], *,
+                  phase: bool = False) -> tuple[int, ...]:
+        """The task indexes of a phase or solution; each must be a task of ``tasks:``
+        (Codabench's unpacker fails on a missing one, e.g. "'NoneType' object is not
+        iterable" for a phase with ``tasks:`` empty)."""
+        if phase and "tasks" in node and node["tasks"] is None:
+            self.error(f"{where}.tasks", "empty; list the indexes of the phase's tasks, e.g. "
+                       "tasks: [0] (Codabench's unpacker fails on it with \"'NoneType' object is "
+                       "not iterable\").")
+            return ()
         values = self.get(node, "tasks", where, list, required=True, default=[])
+        if phase and "tasks" in node and values == []:
+            self.error(f"{where}.tasks", "[] names no task; list the indexes of the phase's tasks, "
+                       "e.g. tasks: [0] (Codabench cannot run a submission in a phase without tasks).")
         out = []
         for value in values:
             if not isinstance(value, int) or isinstance(value, bool):
                 self.error(f"{where}.tasks", f"expected task indexes (integers); got {value!r}.")
             elif value not in tasks:
                 known = ", ".join(str(t) for t in sorted(tasks)) or "none"
-                self.error(f"{where}.tasks", f"task index {value} is not defined (tasks: {known}).")
+                self.error(f"{where}.tasks", f"task index {value} is not defined (tasks: {known}); "
+                           "Codabench's unpacker fails on it: name the index of a task of `tasks:`.")
             else:
                 out.append(value)
         return tuple(out)
@@ -180,11 +193,12 @@ class SchemaV2(SchemaChecker):
                 if key in node:
                     self.warn(f"{where}.{key}", "documented but not read by Codabench's unpacker; ignored.")
             phases.append(Phase(
-                index=order, name=name, tasks=self.task_list(node, where, tasks),
+                index=order, name=name, tasks=self.task_list(node, where, tasks, phase=True),
                 execution_time_limit=limit, starting_kit=self.path(node, "starting_kit", where),
                 public_data=self.path(node, "public_data", where), start=start, end=end,
                 auto_migrate=order > 0 and bool(self.get(node, "auto_migrate_to_this_phase", where, bool,
                                                          default=False)),
+                yaml_key=where,
             ))
         self.check_dates(phases)
         names = [p.name for p in phases]
@@ -193,17 +207,22 @@ class SchemaV2(SchemaChecker):
         return tuple(phases)
 
     def check_dates(self, phases: list[Phase]) -> None:
+        """Phases in order, on the dates as Codabench stores them (its unpacker refuses a
+        start before or equal to the previous end)."""
         for a, b in zip(phases, phases[1:]):
             if a.end and b.start and b.start <= a.end:
+                stored = ({f"{a.yaml_key}.end", f"{b.yaml_key}.start"} & self.dropped_times)
+                why = (" (as Codabench stores them: it keeps only the day of an unquoted "
+                       f"date-time, here {', '.join(sorted(stored))})") if stored else ""
                 self.error(
                     f"phases ({a.name!r} -> {b.name!r})",
-                    f"phase {b.name!r} starts at {b.start} but {a.name!r} ends at {a.end}; a phase "
-                    "must start after the previous one ends (equal times are refused too).",
+                    f"phase {b.name!r} starts at {b.start} but {a.name!r} ends at {a.end}{why}; a "
+                    "phase must start after the previous one ends (equal times are refused too).",
                 )
             if a.start and a.end and a.end < a.start:
                 self.error(f"phases ({a.name!r})", f"ends ({a.end}) before it starts ({a.start}).")
 
-    def leaderboards_v2(self, data: dict) -> Leaderboard | None:
+    def leaderboards_v2(self, data: dict) -> LeaderboardSpec | None:
         if "leaderboards" not in data:
             if "leaderboard" in data:
                 self.error("leaderboards", "missing; found 'leaderboard:' (singular), which Codabench's "
@@ -237,7 +256,7 @@ class SchemaV2(SchemaChecker):
         if columns and primary not in {c.index for c in columns}:
             self.warn(f"{where}.columns", f"no column has index {primary} (the primary index); "
                       "Codabench's leaderboard pages fail without it.")
-        return Leaderboard(title=title, key=key, columns=columns, primary_index=primary,
+        return LeaderboardSpec(title=title, key=key, columns=columns, primary_index=primary,
                            submission_rule=rule)
 
     def columns_v2(self, board: dict, where: str) -> tuple[Column, ...]:

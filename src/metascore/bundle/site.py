@@ -10,7 +10,9 @@ solutions, a folder without manifest) is a code submission made to every phase t
 not migrate, or, when it is a **result submission** (no ``metadata`` and no ingestion
 program to import it), to the first phase only: a results zip is made for one phase's data and is never re-run in another phase
 (neither by migration, a knowing difference: Codabench would score it against the new
-phase's data). Solutions run in the phases that hold their tasks.
+phase's data). Solutions run in the phases that hold their tasks. A migrated copy is a new
+submission of the new phase: under the ``Add`` rules no leaderboard holds it (the manifest's
+``on_leaderboard`` marks a submission in the phase it was made to), so it is not exported.
 
 **Jobs.** Each task of a multi-task phase is a separate job (as Codabench's child
 submissions are), ``jobs`` at a time, each by :func:`~metascore.bundle.worker.run_job` on
@@ -24,11 +26,11 @@ that have a leaderboard column (the others are a note); the site adds the comput
 The finished scoring outputs of the submissions the site's results export would hold (the
 leaderboard's ``submission_rule`` per phase, :mod:`~metascore.bundle.submission_rules`; or
 every submission with ``feed="all"``) are collected into ``<out>/outputs/<phase>/
-<candidate>/<task>/scores.json`` with ``<out>/outputs/submissions.csv`` (phase, candidate,
-participant, submitted_at, is_baseline) and ``<out>/outputs/codabench.json`` (each phase's
-tasks and leaderboard columns with their ``sorting``, the format ``metascore codabench
-pull`` writes, read by :mod:`metascore.io.columns`: judges without a direction take their
-column's, and the leaderboard's ``submission_rule``); a failed run of an exported
+<owner>-<id>/<task>/scores.json`` with ``<out>/outputs/submissions.csv`` (phase, candidate,
+participant, is_baseline; ``submitted_at`` left empty) and ``<out>/outputs/codabench.json``
+(each phase's tasks and leaderboard columns with their ``sorting``, the format ``metascore
+codabench pull`` writes, read by :mod:`metascore.io.columns`: judges without a direction
+take their column's, and the leaderboard's ``submission_rule``); a failed run of an exported
 submission leaves ``error.txt`` with its status instead of ``scores.json``, and so does a
 baseline whose every run failed, though no export would hold it (a knowing difference: the
 meta phase then says that the baseline's run failed, and why); each decision and its
@@ -39,6 +41,13 @@ meta-scoring program like any other scoring job; its files are copied to ``<out>
 When no submission of any phase reaches it (e.g. every leaderboard under ``Add``), the meta
 phase is not run: its job fails with the reason (the export is empty, and which rule made
 it so).
+
+The meta phase sees what the site's results export holds: each submission named
+``<owner>-<id>`` with the id the site would give it (:mod:`~metascore.bundle.submission_ids`;
+a migrated submission gets a new id in the later phase) and no submission time, so its
+tie-break ("the earlier submission") reads the submission ids, as the meta-scoring program
+does on Codabench (:mod:`metascore.submission_order`). The run report and
+``run_summary.json`` keep the local names, with each one's export name (``export[].key``).
 """
 
 from __future__ import annotations
@@ -59,19 +68,22 @@ from ..io.columns import COLUMNS_FILE
 from ..io.tree import FAILURE_FILE
 from .archive import as_folder
 from .backend import Backend
+from .competition import UUID_PATTERN, Competition, Phase, Task
 from .files import copy_job_output, write_text
-from .meta_program import assemble_meta_program, needs_meta_program
-from .model import UUID_PATTERN, Competition, Phase, Task
+from .meta_program_folder import assemble_meta_program, needs_meta_program
 from .metadata import read_metadata
 from .submission_rules import MANUAL_RULES, PhaseSubmission, export_decisions
+from .submission_ids import SubmissionIds
 from .submissions import Submission, safe_name, slug
 from .worker import Job, JobResult, run_job
 
-__all__ = ["Site", "SiteRun", "DEFAULT_QUEUE_LIMIT", "FEEDS", "MANIFEST_COLUMNS"]
+__all__ = ["Site", "SiteRun", "DEFAULT_QUEUE_LIMIT", "DEFAULT_FEED", "FEEDS", "MANIFEST_COLUMNS"]
 
 DEFAULT_QUEUE_LIMIT = 600
-#: What reaches the meta phase: the site's results export, or every submission that ran.
-FEEDS = ("export", "all")
+#: What reaches the meta phase: the site's results export (the default), or every
+#: submission that ran.
+DEFAULT_FEED = "export"
+FEEDS = (DEFAULT_FEED, "all")
 MANIFEST_COLUMNS = ("phase", "candidate", "participant", "submitted_at", "is_baseline")
 _ASSEMBLE_LOCK = threading.Lock()
 
@@ -93,7 +105,7 @@ class Site:
 
     def __init__(self, comp: Competition, out: Path, backend: Backend, *, image: str | None,
                  scoring_program: Path | None, log: Callable[[str], None], jobs: int = 1,
-                 feed: str = "export", data: dict[str, Path] | None = None) -> None:
+                 feed: str = DEFAULT_FEED, data: dict[str, Path] | None = None) -> None:
         if feed not in FEEDS:
             raise ConfigError(f"feed {feed!r} is not one of {', '.join(FEEDS)}.")
         self.comp, self.out, self.backend, self.log, self.feed = comp, out, backend, log, feed
@@ -104,6 +116,7 @@ class Site:
         self.cache = out / "cache"
         self.columns = {c.key: c for c in comp.leaderboard.columns} if comp.leaderboard else {}
         self.run_dirs = _unique_slugs([p.name for p in comp.phases])
+        self.ids = SubmissionIds()  # the <owner>-<id> names the site's export gives them
 
     # ------------------------------------------------------------ inputs
     def source(self, ref: str | None, what: str = "item") -> Path | None:
@@ -213,9 +226,15 @@ class Site:
         previous: Phase | None = None
         for phase in regular:
             entries = [s for s in submissions if self.submitted_to(s, phase, regular[0])]
+            moved: list[Submission] = []
             if phase.auto_migrate and previous is not None and previous.index == phase.index - 1:
-                entries += self.migrated(held, entries, phase, report)
-            held = self.run_phase(phase, entries, outputs, manifest, report)
+                moved = self.migrated(held, entries, phase, report)
+            tasks = self.comp.phase_tasks(phase)
+            self.ids.number(phase.name, previous.name if previous else None, moved, entries, {
+                s.candidate: sum(s.tasks is None or t.index in s.tasks for t in tasks)
+                for s in entries + moved})
+            held = self.run_phase(phase, entries + moved, outputs, manifest, report,
+                                  migrated={s.candidate for s in moved})
             previous = phase
         unplaced = [s.candidate for s in submissions if s.phase is None and s.tasks is None
                     and len(regular) > 1 and self.is_result(s, regular[0])]
@@ -240,18 +259,21 @@ class Site:
                                            "this key; it stays empty on Codabench.")
 
     def export(self, phase: Phase, todo: list[tuple[Submission, Task]], results: list[JobResult],
-               report: SiteRun) -> set[str]:
+               report: SiteRun, migrated: set[str] = frozenset()) -> set[str]:
         """The candidates of ``phase`` that reach the meta phase, each decision in ``report``.
 
         ``feed="export"``: what the site's results export would hold under the leaderboard's
         ``submission_rule`` (:func:`~metascore.bundle.submission_rules.export_decisions`);
         ``feed="all"``: every submission that ran (a failed one has no scores in the tree).
+        ``migrated``: the candidates migrated into ``phase`` (new submissions there: the
+        manifest's ``on_leaderboard`` does not carry over).
         """
         ran: dict[str, tuple[Submission, list[JobResult]]] = {}
         for (sub, _), res in zip(todo, results):
             ran.setdefault(sub.candidate, (sub, []))[1].append(res)
         if self.feed == "all" or self.comp.leaderboard is None:
-            report.export.extend({"phase": phase.name, "candidate": c, "exported": True,
+            report.export.extend({"phase": phase.name, "candidate": c,
+                                  "key": self.ids.key(phase.name, c), "exported": True,
                                   "reason": "--feed all: every submission that ran"} for c in ran)
             return set(ran)
         entries = []
@@ -261,11 +283,15 @@ class Site:
                 if res.finished:  # a multi-task submission's scores add up, as the site's Sum
                     for key, value in {**res.scores, **res.computed}.items():
                         scores[key] = scores.get(key, 0.0) + value
+            moved = sub.candidate in migrated
             entries.append(PhaseSubmission(sub.candidate, sub.participant, sub.submitted_at,
-                                           any(r.finished for r in runs), scores, sub.on_leaderboard))
+                                           any(r.finished for r in runs), scores,
+                                           sub.on_leaderboard and not moved, moved))
         decisions = export_decisions(entries, self.comp.leaderboard)
-        report.export.extend({"phase": phase.name, "candidate": d.candidate, "exported": d.exported,
-                              "reason": d.reason} for d in decisions)
+        report.export.extend({"phase": phase.name, "candidate": d.candidate,
+                              "key": self.ids.key(phase.name, d.candidate), "exported": d.exported,
+                              "migrated": d.candidate in migrated, "reason": d.reason}
+                             for d in decisions)
         return {d.candidate for d in decisions if d.exported}
 
     def migrated(self, held: list[Submission], entries: list[Submission], phase: Phase,
@@ -292,9 +318,11 @@ class Site:
         return out
 
     def run_phase(self, phase: Phase, entries: list[Submission], outputs: Path,
-                  manifest: list[dict[str, Any]], report: SiteRun) -> list[Submission]:
-        """Run ``entries`` on the phase's tasks; write what the export holds to the outputs
-        tree; return the submissions the leaderboard holds (those that can migrate)."""
+                  manifest: list[dict[str, Any]], report: SiteRun,
+                  migrated: set[str] = frozenset()) -> list[Submission]:
+        """Run ``entries`` on the phase's tasks (``migrated``: the candidates among them that
+        migration brought); write what the export holds to the outputs tree; return the
+        submissions the leaderboard holds (those that can migrate)."""
         tasks = self.comp.phase_tasks(phase)
         if phase.execution_time_limit > DEFAULT_QUEUE_LIMIT:
             report.warnings.append(
@@ -308,7 +336,7 @@ class Site:
         for (sub, task), res in zip(todo, results):
             report.results.append(res)
             finished[sub.candidate] = finished.get(sub.candidate, False) or res.finished
-        exported = self.export(phase, todo, results, report)
+        exported = self.export(phase, todo, results, report, migrated)
         # a baseline whose every run failed is on no leaderboard, hence in no export; its
         # failure goes into the tree all the same, so the meta phase says why it has no
         # baseline (rather than that the baseline does not exist)
@@ -325,15 +353,18 @@ class Site:
         for (sub, task), res in zip(todo, results):
             if sub.candidate not in exported and sub.candidate not in failed_baselines:
                 continue
-            folder = outputs / safe_name(phase.name) / sub.candidate / dirs[task.index]
+            key = self.ids.key(phase.name, sub.candidate)  # the export's name: <owner>-<id>
+            folder = outputs / safe_name(phase.name) / key / dirs[task.index]
             if res.finished:
                 write_text(folder / "scores.json", json.dumps(res.scores, indent=2, allow_nan=False) + "\n")
             else:  # shown as a failed run, not as a missing score
                 write_text(folder / FAILURE_FILE, _failure_text(res))
         for sub in entries:
             if sub.candidate in exported or sub.candidate in failed_baselines:
-                manifest.append({"phase": phase.name, "candidate": sub.candidate,
-                                 "participant": sub.participant, "submitted_at": sub.submitted_at or "",
+                # what the export holds: the name <owner>-<id> and no submission time
+                manifest.append({"phase": phase.name,
+                                 "candidate": self.ids.key(phase.name, sub.candidate),
+                                 "participant": sub.participant, "submitted_at": "",
                                  "is_baseline": "true" if sub.is_baseline else "false"})
         # what migrates: the submissions the leaderboard holds (the export's, or every
         # finished one with feed="all")
@@ -464,6 +495,12 @@ def _why_nothing(phase: str, export: list[dict[str, Any]], rule: str | None, fee
         return "no submission ran in it (none was made to it or migrated into it)"
     if rule in MANUAL_RULES and feed == "export":
         finished = [e for e in mine if not e["reason"].startswith("failed")]
+        if finished and all(e.get("migrated") for e in finished):
+            return (f"the {len(finished)} finished submission(s) migrated into it are new "
+                    f"submissions there, and under the leaderboard's submission_rule {rule!r} no "
+                    "leaderboard holds them, hence no export, until someone adds them by hand on "
+                    "the site (Codabench's Final export is then empty); set submission_rule: "
+                    "Force_Last in competition.yaml, or run with --feed all")
         return (f"{len(finished)} of {len(mine)} submission(s) finished, but under the "
                 f"leaderboard's submission_rule {rule!r} nothing reaches the leaderboard, hence "
                 "the results export, without a click; set submission_rule: Force_Last in "

@@ -1,6 +1,5 @@
 """Which submissions of a phase the site's results export holds: the leaderboard's
-``submission_rule``, as Codabench applies it (research/codabench.md 3.1;
-``leaderboards/strategies.py``).
+``submission_rule``, as Codabench applies it (its ``leaderboards/strategies.py``).
 
 The results export (and phase migration) sees only submissions that are **on the
 leaderboard**, and what is on it depends on the rule:
@@ -16,7 +15,10 @@ leaderboard**, and what is on it depends on the rule:
 - ``Add``, ``Add_And_Delete``, ``Add_And_Delete_Multiple``: nothing is added
   automatically; only the submissions a participant (or the organizer, for a baseline)
   put there by hand, which a local run reads from the submissions manifest's
-  ``on_leaderboard`` flag.
+  ``on_leaderboard`` flag. A submission migrated into a phase is a new submission there
+  (``Competition.apply_phase_migration`` creates it without a leaderboard), so under these
+  rules it is on no leaderboard, and in no export, until someone adds it by hand in that
+  phase; the real site's Final export of such a competition is empty.
 
 A failed submission sends no scores, so it is never put on the leaderboard.
 :func:`export_decisions` is pure: it takes the phase's submissions and the leaderboard and
@@ -30,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..errors import ConfigError
-from .model import SUBMISSION_RULES, Column, Leaderboard
+from .competition import SUBMISSION_RULES, Column, LeaderboardSpec
 
 __all__ = ["PhaseSubmission", "ExportDecision", "MANUAL_RULES", "export_decisions"]
 
@@ -44,7 +46,9 @@ class PhaseSubmission:
 
     ``scores``: leaderboard column key -> value (for a multi-task submission, the sum over
     its tasks, as the platform's ``Sum`` does); ``on_leaderboard``: put on the leaderboard
-    by hand (only read under the ``Add`` rules).
+    by hand in this phase (only read under the ``Add`` rules); ``migrated``: brought into
+    this phase by ``auto_migrate_to_this_phase`` (a new submission, off the leaderboard
+    under the ``Add`` rules unless added).
     """
 
     candidate: str
@@ -53,6 +57,7 @@ class PhaseSubmission:
     finished: bool = True
     scores: Mapping[str, float] = field(default_factory=dict)
     on_leaderboard: bool = False
+    migrated: bool = False
 
 
 @dataclass(frozen=True)
@@ -66,7 +71,7 @@ class ExportDecision:
 
 
 def export_decisions(
-    submissions: Sequence[PhaseSubmission], leaderboard: Leaderboard
+    submissions: Sequence[PhaseSubmission], leaderboard: LeaderboardSpec
 ) -> list[ExportDecision]:
     """One decision per submission (same order): is it on the leaderboard, hence exported?
 
@@ -97,7 +102,7 @@ def export_decisions(
 
 def _decide(
     i: int, sub: PhaseSubmission, rule: str, kept: dict[str, int],
-    submissions: Sequence[PhaseSubmission], leaderboard: Leaderboard,
+    submissions: Sequence[PhaseSubmission], leaderboard: LeaderboardSpec,
 ) -> ExportDecision:
     def decision(exported: bool, reason: str) -> ExportDecision:
         return ExportDecision(sub.candidate, sub.participant, exported, reason)
@@ -111,6 +116,11 @@ def _decide(
         if sub.on_leaderboard:
             return decision(True, f"{rule}: put on the leaderboard by hand (on_leaderboard in the "
                                   "submissions manifest)")
+        if sub.migrated:
+            return decision(False, f"{rule}: migrated into this phase, where it is a new submission "
+                                   "that no leaderboard holds until someone adds it by hand on the "
+                                   "site (the manifest's on_leaderboard marks it in the phase it "
+                                   "was made to)")
         return decision(False, f"{rule}: nothing reaches the leaderboard without a click, and the "
                                "submissions manifest does not mark it on_leaderboard")
     winner = submissions[kept[sub.participant]].candidate
@@ -126,7 +136,7 @@ def _decide(
                            f"({how}) and took its place")
 
 
-def _best_key(leaderboard: Leaderboard):
+def _best_key(leaderboard: LeaderboardSpec):
     """Sort key of Force_Best: primary column, then the others by index; NULL as PostgreSQL."""
     columns = _best_columns(leaderboard)
 
@@ -143,14 +153,14 @@ def _best_key(leaderboard: Leaderboard):
     return key
 
 
-def _best_columns(leaderboard: Leaderboard) -> list[Column]:
+def _best_columns(leaderboard: LeaderboardSpec) -> list[Column]:
     primary = [c for c in leaderboard.columns if c.index == leaderboard.primary_index]
     others = sorted((c for c in leaderboard.columns if c.index != leaderboard.primary_index),
                     key=lambda c: c.index)
     return primary + others
 
 
-def _best_rule_text(leaderboard: Leaderboard) -> str:
+def _best_rule_text(leaderboard: LeaderboardSpec) -> str:
     columns = _best_columns(leaderboard)
     if not columns:
         return "no columns: the earliest"

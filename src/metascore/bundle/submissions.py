@@ -23,7 +23,7 @@ from typing import Any
 from ..errors import InputError, did_you_mean
 from ..io.yaml_loader import load_yaml
 from .archive import as_folder
-from .model import Competition
+from .competition import Competition
 from .metadata import read_metadata
 
 __all__ = ["Submission", "collect_submissions", "safe_name", "slug"]

@@ -1,10 +1,11 @@
 """The compute worker emulated for one job: one (phase, submission, task), both worker jobs.
 
 :func:`run_job` receives a :class:`Job` (folders on this machine, already chosen by the
-site: :mod:`metascore.bundle.site`) and runs the two jobs of the v2 worker
-(research/codabench.md 1.1), each in its own sandbox ``<run_dir>/{prediction,scoring}/``
-holding ``program/``, ``ingestion_program/``, ``input_data/``, ``input/ref``, ``input/res``,
-``output/`` and ``shared/``:
+site: :mod:`metascore.bundle.site`) and runs the two jobs of the v2 worker (Codabench's
+``compute_worker/compute_worker.py``: a prediction job, then a scoring job), each in its
+own sandbox ``<run_dir>/{prediction,scoring}/`` holding ``program/``,
+``ingestion_program/``, ``input_data/``, ``input/ref``, ``input/res``, ``output/`` and
+``shared/``:
 
 1. **Prediction job**: the submission is ``program/``. With a ``metadata[.yaml]`` holding a
    ``command`` it runs; without metadata (a *result submission*) it is copied to
@@ -38,7 +39,7 @@ Statuses are the worker's ``Finished`` / ``Failed`` with its messages
 (``Execution Time Limit exceeded. Limit was N seconds``, ``Could not find scores file, did
 the scoring program output it?``, ``program_rc=N``), plus the real reason (the exit code,
 the last line of the program's stderr, or of its stdout when stderr is empty, then the
-log's tail). Scores are read as the worker reads them (:func:`read_scores`:
+log's tail). Scores are read as the worker reads them (:func:`read_job_scores`:
 ``scores.json``, else ``scores.txt`` parsed as YAML) and checked as the server would store
 them; which keys the leaderboard keeps is the site's business.
 """
@@ -58,8 +59,8 @@ import yaml
 
 from ..errors import ConfigError, InputError
 from .backend import Backend, Mount, StepResult, StepSpec
+from .competition import DEFAULT_TIME_LIMIT
 from .files import copy_job_output, read_job_file, write_text
-from .model import DEFAULT_TIME_LIMIT
 from .metadata import read_metadata
 
 __all__ = [
@@ -69,16 +70,23 @@ __all__ = [
     "substitute",
     "PLACEHOLDERS",
     "mount_points",
-    "read_scores",
+    "read_job_scores",
     "scores_file",
     "JobFailed",
     "TIME_LIMIT_MESSAGE",
+    "LAX_TIME_LIMIT_NOTE",
     "NO_SCORES_MESSAGE",
     "METADATA_EXISTS_MESSAGE",
     "MISSING_METADATA_MESSAGE",
 ]
 
 TIME_LIMIT_MESSAGE = "Execution Time Limit exceeded. Limit was {limit} seconds"
+#: What Codabench's worker (c7dbc756) really does with a job past its limit: its alarm fires
+#: while it streams the container's logs, its own ``except Exception`` there catches it, and
+#: it then waits for the container to exit (seen on the real site: 35 s against 10, Finished).
+LAX_TIME_LIMIT_NOTE = ("On Codabench the worker does not stop a program whose logs it is "
+                       "streaming: such a job usually runs to its end and keeps its scores; "
+                       "count on neither, raise execution_time_limit or make the program faster.")
 NO_SCORES_MESSAGE = "Could not find scores file, did the scoring program output it?"
 METADATA_EXISTS_MESSAGE = (
     "Error, the output directory already contains a metadata file. This file is used to "
@@ -189,7 +197,8 @@ def mount_points(kind: str, is_scoring: bool, ingestion_only: bool, input_data: 
 
 
 def _mounts(sandbox: Path, kind: str, is_scoring: bool, ingestion_only: bool, input_data: bool) -> tuple[Mount, ...]:
-    """The worker's volumes for one program (research/codabench.md 1.1, mounts table)."""
+    """The worker's volumes for one program (``compute_worker.py: _run_program_directory``;
+    docs/placeholders.md shows which folder is mounted in which step)."""
     program = sandbox / ("program" if kind == "program" else "ingestion_program")
     mounts = [Mount("/app/program", program), Mount("/app/output", sandbox / "output")]
     if kind == "ingestion":
@@ -214,62 +223,18 @@ class JobFailed(Exception):
 def run_job(job: Job, backend: Backend) -> JobResult:
     """Run the prediction job then the scoring job of ``job``; never raises for a program's fault.
 
-    The result is ``Finished`` with every score of the scores file, or ``Failed`` with the
-    platform's message (``status_details``) and the real error text (``reason``).
+    The steps, as the worker takes them: :func:`_prepare` (the prediction sandbox),
+    :func:`_predict`, :func:`_score` (the scoring sandbox from the predictions, then the
+    scoring job), :func:`_collect` (the scores). The result is ``Finished`` with every score
+    of the scores file, or ``Failed`` with the platform's message (``status_details``) and
+    the real error text (``reason``).
     """
-    base = job.run_dir
-    result = JobResult(job.phase, job.candidate, job.task, run_dir=str(base))
-    limit = job.time_limit
-    submission, scoring_program = job.submission, job.scoring_program
-    ingestion, input_data, reference = job.ingestion_program, job.input_data, job.reference_data
+    result = JobResult(job.phase, job.candidate, job.task, run_dir=str(job.run_dir))
     try:
-        if scoring_program is None:
-            raise JobFailed("the task's scoring program is not in the bundle (a dataset or "
-                             "task key cannot be run offline)")
-        # ---- prediction job
-        pred = _sandbox(base / "prediction")
-        _copy(submission, pred / "program")
-        only_scoring = job.ingestion_only_during_scoring
-        if input_data is not None:
-            _copy(input_data, pred / "input_data")
-        if ingestion is not None and not only_scoring:
-            _copy(ingestion, pred / "ingestion_program")
-        runs = _run_programs(backend, job.image, pred, is_scoring=False, ingestion_only=only_scoring,
-                             limit=limit, has_input_data=input_data is not None,
-                             with_ingestion=ingestion is not None and not only_scoring, result=result)
-        for kind, run in runs.items():
-            if run.exit_code not in (0, None):
-                label = "submission" if kind == "program" else "ingestion program"
-                result.prediction_problems.append(f"prediction step: {exited(label, run)}")
-        # ---- scoring job
-        score = _sandbox(base / "scoring")
-        _copy(scoring_program, score / "program")
-        if reference is not None:
-            _copy(reference, score / "input" / "ref")
-        for left in copy_job_output(pred / "output", score / "input" / "res"):
-            result.warnings.append(f"prediction output: {left} is not passed to the scoring step "
-                                   "(only the output's own files are).")
-        if only_scoring:
-            if input_data is not None:
-                _copy(input_data, score / "input_data")
-            if ingestion is not None:
-                _copy(ingestion, score / "ingestion_program")
-        runs = _run_programs(backend, job.image, score, is_scoring=True, ingestion_only=only_scoring,
-                             limit=limit, has_input_data=only_scoring and input_data is not None,
-                             with_ingestion=only_scoring and ingestion is not None, result=result)
-        program = runs.get("program")
-        if "ingestion" in runs and runs["ingestion"].exit_code not in (0, None):
-            result.prediction_problems.append(
-                f"scoring step (the worker does not check it): {exited('ingestion program', runs['ingestion'])}")
-        if program is not None and program.exit_code not in (0, None):
-            scoring = exited("scoring program", program)
-            if result.prediction_problems:  # the root cause first: no predictions were made
-                first, *tail = result.prediction_problems[0].splitlines()
-                raise JobFailed(f"program_rc={program.exit_code}", "\n".join(
-                    [f"{first} (then the scoring program failed)", *tail, f"then {scoring}"]))
-            raise JobFailed(f"program_rc={program.exit_code}", scoring)
-        result.scores = read_scores(score / "output", result, job.columns)
-        result.status, result.status_details = "Finished", ""
+        prediction = _prepare(job)
+        _predict(job, backend, prediction, result)
+        scoring = _score(job, backend, prediction, result)
+        _collect(job, scoring, result)
     except JobFailed as exc:
         result.status, result.status_details, result.reason = "Failed", exc.details, exc.reason
     except (InputError, ConfigError, OSError) as exc:
@@ -277,11 +242,108 @@ def run_job(job: Job, backend: Backend) -> JobResult:
     return result
 
 
+def _prepare(job: Job) -> Path:
+    """Refuse a job that cannot run, and lay out the prediction sandbox: the submission as
+    ``program/``, the input data, the ingestion program (unless it runs during scoring)."""
+    if job.scoring_program is None:
+        raise JobFailed("the task's scoring program is not in the bundle (a dataset or "
+                        "task key cannot be run offline)")
+    sandbox = _sandbox(job.run_dir / "prediction")
+    _copy(job.submission, sandbox / "program")
+    if job.input_data is not None:
+        _copy(job.input_data, sandbox / "input_data")
+    if job.ingestion_program is not None and not job.ingestion_only_during_scoring:
+        _copy(job.ingestion_program, sandbox / "ingestion_program")
+    return sandbox
+
+
+def _predict(job: Job, backend: Backend, sandbox: Path, result: JobResult) -> None:
+    """The prediction job: submission and ingestion program under one timer; their failures
+    are noted (``prediction_problems``), not fatal: the worker goes on to scoring."""
+    only_scoring = job.ingestion_only_during_scoring
+    runs = _run_programs(backend, job.image, sandbox, is_scoring=False, ingestion_only=only_scoring,
+                         limit=job.time_limit, has_input_data=job.input_data is not None,
+                         with_ingestion=job.ingestion_program is not None and not only_scoring,
+                         result=result)
+    for kind, run in runs.items():
+        if run.exit_code not in (0, None):
+            label = "submission" if kind == "program" else "ingestion program"
+            result.prediction_problems.append(f"prediction step: {exited(label, run)}")
+
+
+def _score(job: Job, backend: Backend, prediction: Path, result: JobResult) -> Path:
+    """The scoring job: its sandbox laid out (:func:`_scoring_sandbox`), the scoring program
+    (and, with ``ingestion_only_during_scoring``, the ingestion program) run under one timer;
+    a scoring program that exits non-zero fails the job. Returns the scoring sandbox."""
+    sandbox = _scoring_sandbox(job, prediction, result)
+    only_scoring = job.ingestion_only_during_scoring
+    runs = _run_programs(backend, job.image, sandbox, is_scoring=True, ingestion_only=only_scoring,
+                         limit=job.time_limit, has_input_data=only_scoring and job.input_data is not None,
+                         with_ingestion=only_scoring and job.ingestion_program is not None, result=result)
+    program = runs.get("program")
+    if "ingestion" in runs and runs["ingestion"].exit_code not in (0, None):
+        result.prediction_problems.append(
+            f"scoring step (the worker does not check it): {exited('ingestion program', runs['ingestion'])}")
+    if program is not None and program.exit_code not in (0, None):
+        scoring = exited("scoring program", program)
+        if result.prediction_problems:  # the root cause first: no predictions were made
+            first, *tail = result.prediction_problems[0].splitlines()
+            raise JobFailed(f"program_rc={program.exit_code}", "\n".join(
+                [f"{first} (then the scoring program failed)", *tail, f"then {scoring}"]))
+        raise JobFailed(f"program_rc={program.exit_code}", scoring)
+    return sandbox
+
+
+def _scoring_sandbox(job: Job, prediction: Path, result: JobResult) -> Path:
+    """The scoring sandbox: the scoring program as ``program/``, the reference data as
+    ``input/ref``, the prediction output as ``input/res``, and with
+    ``ingestion_only_during_scoring`` the input data and the ingestion program."""
+    assert job.scoring_program is not None  # refused by _prepare
+    sandbox = _sandbox(job.run_dir / "scoring")
+    _copy(job.scoring_program, sandbox / "program")
+    if job.reference_data is not None:
+        _copy(job.reference_data, sandbox / "input" / "ref")
+    for left in copy_job_output(prediction / "output", sandbox / "input" / "res"):
+        result.warnings.append(f"prediction output: {left} is not passed to the scoring step "
+                               "(only the output's own files are).")
+    if job.ingestion_only_during_scoring:
+        if job.input_data is not None:
+            _copy(job.input_data, sandbox / "input_data")
+        if job.ingestion_program is not None:
+            _copy(job.ingestion_program, sandbox / "ingestion_program")
+    return sandbox
+
+
+def _collect(job: Job, scoring: Path, result: JobResult) -> None:
+    """The scores of the scoring output, as the worker reads and the server keeps them."""
+    result.scores = read_job_scores(scoring / "output", result, job.columns)
+    result.status, result.status_details = "Finished", ""
+
+
 def _run_programs(
     backend: Backend, image: str | None, sandbox: Path, *, is_scoring: bool, ingestion_only: bool,
     limit: int, has_input_data: bool, with_ingestion: bool, result: JobResult,
 ) -> dict[str, StepResult]:
-    """Run one worker job (prediction or scoring): program + ingestion under one timer."""
+    """Run one worker job (prediction or scoring): program + ingestion under one timer; a
+    time-out or another limit fails the job; the platform's ``metadata`` is written."""
+    specs = _step_specs(image, sandbox, is_scoring=is_scoring, ingestion_only=ingestion_only,
+                        limit=limit, has_input_data=has_input_data, with_ingestion=with_ingestion,
+                        result=result)
+    kinds = list(specs)
+    runs = dict(zip(kinds, backend.run_many([specs[k] for k in kinds], float(limit)))) if kinds else {}
+    result.elapsed += max((r.elapsed for r in runs.values()), default=0.0)
+    _check_limits(specs, runs, sandbox, is_scoring=is_scoring, limit=limit)
+    _write_platform_metadata(sandbox, runs, "scoring" if is_scoring else "prediction")
+    return runs
+
+
+def _step_specs(
+    image: str | None, sandbox: Path, *, is_scoring: bool, ingestion_only: bool, limit: int,
+    has_input_data: bool, with_ingestion: bool, result: JobResult,
+) -> dict[str, StepSpec]:
+    """What runs in one worker job, by kind (``program``, ``ingestion``): each program's
+    metadata read, its command substituted, its mounts; a result submission is copied to
+    the output instead."""
     step = "scoring" if is_scoring else "prediction"
     specs: dict[str, StepSpec] = {}
     for kind, folder in (("program", sandbox / "program"), ("ingestion", sandbox / "ingestion_program")):
@@ -318,9 +380,15 @@ def _run_programs(
                                stdout_path=sandbox / f"{prefix}stdout.txt",
                                stderr_path=sandbox / f"{prefix}stderr.txt",
                                scratch=sandbox / ".scratch" / kind)
-    kinds = list(specs)
-    runs = dict(zip(kinds, backend.run_many([specs[k] for k in kinds], float(limit)))) if kinds else {}
-    result.elapsed += max((r.elapsed for r in runs.values()), default=0.0)
+    return specs
+
+
+def _check_limits(specs: dict[str, StepSpec], runs: dict[str, StepResult], sandbox: Path, *,
+                  is_scoring: bool, limit: int) -> None:
+    """Fail the job when a program ran out of time or hit another limit (memory, processes,
+    disk: what a program that filled the disk wrote is not kept, as the worker keeps no
+    failed output)."""
+    step = "scoring" if is_scoring else "prediction"
     label = {"program": "scoring program" if is_scoring else "submission", "ingestion": "ingestion program"}
     for kind, run in runs.items():
         if run.timed_out:
@@ -328,15 +396,21 @@ def _run_programs(
     if any(r.timed_out for r in runs.values()):
         slow = ", ".join(label[k] for k, r in runs.items() if r.timed_out)
         raise JobFailed(TIME_LIMIT_MESSAGE.format(limit=limit),
-                         f"{step} step: killed after {limit} s ({slow} still running)")
+                         f"{step} step: killed after {limit} s ({slow} still running). "
+                         f"{LAX_TIME_LIMIT_NOTE}")
     for kind, run in runs.items():
         if run.killed:  # a memory, process or disk limit
-            if run.killed == "disk":  # what it wrote is not kept (the worker keeps no failed output)
+            if run.killed == "disk":
                 for folder in (sandbox / "output", sandbox / ".scratch"):
                     shutil.rmtree(folder, ignore_errors=True)
                 (sandbox / "output").mkdir()
             raise JobFailed(run.message, f"{step} step: the {label[kind]} was stopped: {run.message}\n"
                                          f"{_tail(run.stderr if run.stderr.strip() else run.stdout)}")
+
+
+def _write_platform_metadata(sandbox: Path, runs: dict[str, StepResult], step: str) -> None:
+    """The platform's ``output/metadata`` (exit codes and times); one a program wrote
+    itself fails the job, as on the worker."""
     metadata = sandbox / "output" / "metadata"
     if os.path.lexists(metadata):
         raise JobFailed(METADATA_EXISTS_MESSAGE,
@@ -351,7 +425,6 @@ def _run_programs(
         "ingestionExitCode": ingestion.exit_code if ingestion else None,
         "ingestionElapsedTime": ingestion_time,
     }))
-    return runs
 
 
 # ===================================================================== scores
@@ -364,7 +437,7 @@ def scores_file(output: Path) -> str | None:
     return None
 
 
-def read_scores(output: Path, result: JobResult, columns: tuple[str, ...] = ()) -> dict[str, float]:
+def read_job_scores(output: Path, result: JobResult, columns: tuple[str, ...] = ()) -> dict[str, float]:
     """Read the scores as the worker does, then keep and check them as the server would.
 
     With ``columns`` (the leaderboard's column keys), the other keys are ignored whatever

@@ -11,3 +11,6 @@ Nothing is imported here, so that ``metascore`` starts without loading the HTTP 
 
 #: Environment variable holding the API token (Codabench: user settings > API token).
 TOKEN_ENV = "CODABENCH_TOKEN"
+#: Seconds ``codabench submit`` waits, once a submission is Finished, for the scores the
+#: platform posts after it sets Finished (``--scores-wait``).
+SCORES_WAIT = 60.0

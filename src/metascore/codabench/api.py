@@ -22,11 +22,11 @@ the field (``phases[1].tasks[0].id``), so a changed or wrong site is reported, n
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..bundle.schema import Column
+from ..bundle.competition import Column
+from ..submission_order import split_submission_key
 from .client import PlatformError
 
 __all__ = [
@@ -47,7 +47,6 @@ __all__ = [
 FACT_SHEET = "fact_sheet_answers"
 #: Submission statuses after which nothing changes any more.
 TERMINAL_STATUSES = ("Finished", "Failed", "Cancelled")
-_ROW_KEY = re.compile(r"(?P<owner>.+)-(?P<id>\d+)")
 
 
 class PayloadError(PlatformError):
@@ -228,8 +227,8 @@ def parse_results(
     out = []
     for key, row in rows.items():
         where = f"{title}.{key}"
-        match = _ROW_KEY.fullmatch(key)
-        if match is None:
+        parts = split_submission_key(key)
+        if parts is None:
             raise f.error(where, "is not a '<owner>-<submission id>' row key")
         if not isinstance(row, dict):
             raise f.error(where, f"is {_show(row)}, expected an object of scores")
@@ -248,7 +247,7 @@ def parse_results(
                 raise f.error(f"{where}.{name}", "matches two leaderboard columns with the same "
                               "title; give the columns distinct titles")
             scores[target] = value
-        out.append(ExportRow(key, match.group("owner"), int(match.group("id")), scores))
+        out.append(ExportRow(key, parts[0], parts[1], scores))
     return board, out
 
 

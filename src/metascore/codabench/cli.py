@@ -13,7 +13,7 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from . import TOKEN_ENV
+from . import SCORES_WAIT, TOKEN_ENV
 
 if TYPE_CHECKING:
     from .api import CompetitionInfo
@@ -86,6 +86,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "checks (default 10)")
     p.add_argument("--max-wait", type=float, default=3600.0, help="give up after this many "
                    "seconds (default 3600)")
+    p.add_argument("--scores-wait", type=float, default=SCORES_WAIT, help="once Finished, wait "
+                   "at most this many seconds for the scores, which the platform posts after "
+                   f"it sets Finished (default {SCORES_WAIT:g})")
     p.set_defaults(func=_cmd_submit)
 
 
@@ -206,5 +209,5 @@ def _cmd_submit(args: argparse.Namespace) -> int:
 
     client = _client(args, token=not args.dry_run)
     submit(client, args.competition, args.phase, Path(args.folder), dry_run=args.dry_run,
-           poll_interval=args.poll_interval, max_wait=args.max_wait)
+           poll_interval=args.poll_interval, max_wait=args.max_wait, scores_wait=args.scores_wait)
     return 0

@@ -44,7 +44,7 @@ from ..io.columns import COLUMNS_FILE
 from ..config import Config, FilterConfig, InputConfig, JudgeConfig, PhasesConfig, parse_config
 from ..errors import InputError, did_you_mean
 from ..io.readers import MANIFEST
-from ..bundle.schema import Column
+from ..bundle.competition import Column
 from .api import (
     CompetitionInfo, ExportRow, LeaderboardInfo, PhaseInfo, SubmissionInfo, parse_competition,
     parse_results, parse_submissions,

@@ -10,7 +10,16 @@ The request sequence is the one Codabench's own upload form makes
 4. ``PUT  /api/datasets/completed/<key>/``;
 5. ``POST /api/submissions/`` ``{data: <key>, phase, fact_sheet_answers, tasks,
    organization, queue}`` -> the submission's ``id``;
-6. ``GET  /api/submissions/<id>/`` until its status is Finished, Failed or Cancelled.
+6. ``GET  /api/submissions/<id>/`` until its status is Finished, Failed or Cancelled;
+7. once Finished, ``GET /api/submissions/<id>/`` again until its scores are complete: the
+   compute worker sets Finished *before* it posts the scores (``compute_worker.py``:
+   ``_update_status(STATUS_FINISHED)`` in ``start``, then ``push_scores``), and the site
+   stores them one column at a time (``upload_submission_scores``), so a Finished
+   submission can show none or some of them. The scores are complete when every column
+   the meta-scoring program writes (``output.scores`` of the folder's ``metascore.yaml``
+   that is a column of the competition's leaderboard) is there, or when two reads in a row
+   give the same non-empty scores (a statistic the program leaves out is never posted);
+   after ``scores_wait`` seconds the scores read last are printed with what is missing.
 """
 
 from __future__ import annotations
@@ -22,15 +31,19 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+from ..config import load_config
 from ..errors import InputError
 from ..io.readers import read_scores
-from .api import TERMINAL_STATUSES, SubmissionInfo, parse_dataset, parse_submission
+from . import SCORES_WAIT
+from .api import TERMINAL_STATUSES, CompetitionInfo, SubmissionInfo, parse_dataset, parse_submission
 from .client import Client, PlatformError
-from .pull import fetch_competition, find_phase
+from .pull import CONFIG_NAME, fetch_competition, find_phase
 
-__all__ = ["ZIP_NAME", "zip_results", "submit"]
+__all__ = ["ZIP_NAME", "SCORES_POLL", "zip_results", "expected_scores", "submit"]
 
 ZIP_NAME = "metascore_results.zip"
+#: Seconds between the reads of a Finished submission's scores (at most the poll interval).
+SCORES_POLL = 2.0
 Log = Callable[[str], None]
 
 
@@ -48,6 +61,19 @@ def zip_results(folder: Path) -> bytes:
     return buf.getvalue()
 
 
+def expected_scores(folder: Path, comp: CompetitionInfo) -> frozenset[str] | None:
+    """The score keys the meta-scoring program will post: ``output.scores`` of the folder's
+    ``metascore.yaml`` that are (not computed) columns of the competition's leaderboards.
+    ``None`` when the folder has no readable configuration (then only the scores' settling
+    says they are complete)."""
+    try:
+        keys = set(load_config(folder / CONFIG_NAME).scores)
+    except (InputError, ValueError):
+        return None
+    columns = {c.key for board in comp.leaderboards for c in board.columns if not c.computation}
+    return frozenset(keys & columns) if comp.leaderboards else frozenset(keys)
+
+
 def submit(
     client: Client,
     competition_id: int,
@@ -57,6 +83,7 @@ def submit(
     dry_run: bool = False,
     poll_interval: float = 10.0,
     max_wait: float = 3600.0,
+    scores_wait: float = SCORES_WAIT,
     log: Log = print,
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.monotonic,
@@ -64,8 +91,9 @@ def submit(
     """Zip ``folder``, submit it to ``phase_name`` and wait for the result.
 
     With ``dry_run`` the requests are printed and nothing is sent. Returns the finished
-    submission (``None`` on a dry run); a failed or cancelled one raises
-    :class:`PlatformError`.
+    submission with its scores once they are complete (see the module's docstring; at most
+    ``scores_wait`` seconds after Finished), ``None`` on a dry run; a failed or cancelled
+    one raises :class:`PlatformError`.
     """
     data = zip_results(folder)
     if dry_run:
@@ -81,7 +109,8 @@ def submit(
                  "tasks": "<its task ids>", "organization": None, "queue": "<the competition's queue>"}
         log(f"[dry-run] POST {client.url('/api/submissions/')}  {json.dumps(body2)}")
         log(f"[dry-run] GET  {client.url('/api/submissions/<id>/')}  every {poll_interval:g} s "
-            f"until {', '.join(TERMINAL_STATUSES)}")
+            f"until {', '.join(TERMINAL_STATUSES)}, then until the scores are complete (at most "
+            f"{scores_wait:g} s)")
         log("[dry-run] nothing was sent")
         return None
 
@@ -117,7 +146,41 @@ def submit(
         detail = f" ({sub.status_details})" if sub.status_details else ""
         raise PlatformError(f"submission {sub.id} to phase {phase.name!r} ended {sub.status}"
                             f"{detail}; its logs are on {page} (My Submissions).")
+    sub = _complete_scores(client, sub, expected_scores(folder, comp), page,
+                           poll=min(poll_interval, SCORES_POLL), wait=scores_wait, log=log,
+                           sleep=sleep, clock=clock)
     scores = ", ".join(f"{k}={v:g}" for k, v in sub.scores) or "none"
     log(f"[*] submission {sub.id} Finished: scores {scores}")
     log(f"[*] detailed results: {client.site}/competitions/{comp.id}/detailed_results/{sub.id}/")
     return sub
+
+
+def _complete_scores(
+    client: Client, sub: SubmissionInfo, expected: frozenset[str] | None, page: str, *,
+    poll: float, wait: float, log: Log, sleep: Callable[[float], None], clock: Callable[[], float],
+) -> SubmissionInfo:
+    """Read the Finished ``sub`` again until its scores are complete: every ``expected``
+    key is there, or two reads in a row give the same non-empty scores; after ``wait``
+    seconds, the last read with a note naming what is missing."""
+    start, previous = clock(), None
+    what = f"submission {sub.id}"
+    while True:
+        have = dict(sub.scores)
+        if expected is not None and expected <= have.keys():
+            return sub
+        if have and have == previous:
+            if expected is not None and expected - have.keys():
+                log(f"[*] {what}: no score for {', '.join(sorted(expected - have.keys()))} (the "
+                    "meta-scoring program leaves out a statistic it cannot compute; its log says why)")
+            return sub
+        if clock() - start >= wait:
+            missing = sorted(expected - have.keys()) if expected else []
+            log(f"[!] {what} is Finished but the platform has posted "
+                + (f"only {', '.join(sorted(have))}" if have else "no score")
+                + (f" (not {', '.join(missing)})" if missing else "")
+                + f" after {wait:g} s (the worker sets Finished before it posts the scores); "
+                f"they may still arrive: see {page} (My Submissions)")
+            return sub
+        previous = have
+        sleep(poll)
+        sub = parse_submission(client.get_json(f"/api/submissions/{sub.id}/", what=what), what)

@@ -10,6 +10,9 @@ task id is kept only when two tasks of one phase share a name, so the task of th
 development phase and the task of the final phase with the same name are the same judge
 (an export of every phase holds both ids). A (task, column) pair nobody has a score in
 is dropped (a leaderboard column that task does not fill).
+
+An export holds no submission time: "the earlier submission" of the tie-break is read from
+the submission ids (:mod:`metascore.submission_order`).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..errors import InputError
+from ..submission_order import split_submission_key
 from .rows import Rows, cell_at, csv_header, csv_rows, load_json, score_cell
 
 __all__ = ["is_leaderboard_title", "is_submission_key", "read_codabench_csv", "read_codabench_json"]
@@ -27,8 +31,6 @@ __all__ = ["is_leaderboard_title", "is_submission_key", "read_codabench_csv", "r
 _CODABENCH_TITLE = re.compile(r"(?:(?P<board>.*?) - )?(?P<phase>.*?)(?:\((?P<id>\d+)\))?")
 # "<task name>(<task id>)-<column title>"
 _CODABENCH_COLUMN = re.compile(r"(?P<task>.*?)\((?P<tid>\d+)\)-(?P<metric>.*)")
-# "<owner>-<submission id>": the owner is everything before the last "-<digits>".
-_CODABENCH_ROW = re.compile(r"(?P<owner>.+)-(?P<id>\d+)")
 _FACT_SHEET = "fact_sheet_answers"
 
 
@@ -40,7 +42,7 @@ def is_leaderboard_title(key: str) -> bool:
 
 def is_submission_key(key: str) -> bool:
     """Whether ``key`` reads ``<owner>-<submission id>`` (a results.json row key)."""
-    return _CODABENCH_ROW.fullmatch(key) is not None
+    return split_submission_key(key) is not None
 
 
 def _codabench_phase(title: str) -> str:
@@ -49,8 +51,9 @@ def _codabench_phase(title: str) -> str:
 
 
 def _codabench_owner(key: str) -> str:
-    match = _CODABENCH_ROW.fullmatch(key)
-    return match.group("owner") if match else key
+    """The owner of ``<owner>-<id>`` (everything before the last ``-<digits>``), else the key."""
+    parts = split_submission_key(key)
+    return parts[0] if parts else key
 
 
 def _codabench_judges(columns: Iterable[str]) -> dict[str, tuple[str, str]]:

@@ -3,7 +3,9 @@
 Pure computation (no files, no prints). :func:`build_leaderboard` runs the pipeline once:
 
 1. judges: one per (task, metric) of the config (or every one found, higher is better);
-2. per phase: the score matrix of every submission, participant selection
+2. per phase: the score matrix of every submission, each one's place in submission order
+   for the ``submitted_at`` tie-break (:mod:`metascore.submission_order`: a final-phase
+   submission takes its participant's development place), participant selection
    (:mod:`metascore.selection`), and the ranking with the configured method;
 3. the final-phase filter against the development ranking (:mod:`metascore.filtering`;
    with one phase, within it);

@@ -20,6 +20,7 @@ from ..ranking import Ranking
 from ..registry import Display, Prepared, prepare
 from ..selection import participant_key
 from ..stats import fractional_ranks
+from ..submission_order import Origin, submission_number
 from .model import Board, JudgeIndex, JudgeValues, Margins, Row
 from .phases import in_phase
 
@@ -229,6 +230,28 @@ def pool_margins(ranking: Ranking | None, prepared: Prepared | None) -> Margins 
     return Margins(counts.candidates, counts.margins(), condorcet_winner(counts))
 
 
+def _origin(row: Row, phase: str, origins: Mapping[str, Origin] | None) -> Origin:
+    found = (origins or {}).get(row.candidate)
+    if found is not None:
+        return found
+    stamp = None if row.submitted_at is None else pd.Timestamp(row.submitted_at)
+    if stamp is not None and stamp.tzinfo is not None:
+        stamp = stamp.tz_convert("UTC").tz_localize(None)
+    return Origin(phase, row.candidate, stamp, submission_number(row.candidate))
+
+
+def _before(mine: Origin, theirs: Origin, phase: str) -> str:
+    """"zoe-1 before carol-3", with the phase of submissions that are not of ``phase``."""
+    later = theirs.shown() if theirs.known() else "unknown"
+    if mine.phase == theirs.phase:
+        where = "" if mine.phase == phase else f": their submissions in phase {mine.phase!r}"
+        return f"{mine.shown()} before {later}{where}"
+
+    def named(o: Origin, text: str) -> str:
+        return text if o.phase == phase else f"{text} in phase {o.phase!r}"
+    return f"{named(mine, mine.shown())} before {named(theirs, later)}"
+
+
 #: How a person reads each tie-break key.
 _TIE_BREAK_WORDS = {
     "submitted_at": "the earlier submission",
@@ -238,9 +261,12 @@ _TIE_BREAK_WORDS = {
 }
 
 
-def first_place_note(board: Board, tie_break: tuple[str, ...], shown: Display) -> str | None:
+def first_place_note(board: Board, tie_break: tuple[str, ...], shown: Display,
+                     origins: Mapping[str, Origin] | None = None) -> str | None:
     """When several candidates share position 1: who they are, and which tie-break key
-    put the winner first (None when the first place is not shared)."""
+    put the winner first (None when the first place is not shared). ``origins``: the
+    submissions that set each candidate's place for ``submitted_at``
+    (:func:`~metascore.submission_order.phase_origins`; without them, their own)."""
     top = [r for r in board.ranked if r.position == 1]
     if len(top) < 2 or top[0].score is None:
         return None
@@ -250,10 +276,15 @@ def first_place_note(board: Board, tie_break: tuple[str, ...], shown: Display) -
     for key in tie_break:
         if key == "input_order":
             break
+        if key == "submitted_at":
+            mine, theirs = (_origin(r, board.phase, origins) for r in (winner, second))
+            if mine.known() and mine.key() != theirs.key():
+                how = f"{_TIE_BREAK_WORDS[key]} ({_before(mine, theirs, board.phase)})"
+                break
+            continue
         mine, theirs = getattr(winner, key), getattr(second, key)
         if mine is not None and mine != theirs:
-            shown_values = f" ({mine} before {theirs if theirs is not None else 'unknown'})"
-            how = _TIE_BREAK_WORDS[key] + (shown_values if key == "submitted_at" else "")
+            how = _TIE_BREAK_WORDS[key]
             break
     return (f"{names} share first place ({shown.text(winner.score)} each); {winner.candidate} "
             f"is listed first and is the winner by the tie-break: {how} "

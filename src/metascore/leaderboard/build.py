@@ -20,6 +20,7 @@ from ..errors import InputError, MetascoreError
 from ..filtering import filter_final
 from ..ranking import Ranking
 from ..registry import get_ranking_method, rank
+from ..submission_order import Origin, order_basis, phase_origins
 from .boards import baseline_dev_scores, dev_board, final_board, first_place_note, pool_margins
 from .model import Board, Leaderboard, Progress
 from .notices import (check_accounted, check_scored_baselines, direction_messages, one_phase_filter,
@@ -54,8 +55,14 @@ def build_leaderboard(
     messages: list[str] = []
 
     messages.extend(direction_messages(frame, config))
+    # "the earlier submission": a participant's development submission sets the place of
+    # their final-phase submissions (a migrated copy has a new id and time)
+    origins = {dev_name: phase_origins(frame, dev_name)}
+    if final_name is not None:
+        origins[final_name] = phase_origins(frame, final_name, [dev_name])
     unscored: dict[str, str] = {}
-    dev_sel = select_phase(frame, dev_name, config, config.selection.development, rank_fn, unscored)
+    dev_sel = select_phase(frame, dev_name, config, config.selection.development, rank_fn, unscored,
+                           origins[dev_name])
     messages.extend(unscored_messages(dev_name, unscored, rc.missing))
     fc = config.filter
     development = filt = dev_ranking = None
@@ -80,7 +87,8 @@ def build_leaderboard(
         else:
             development = dev_board(dev_name, dev_sel.matrix, dev_ranking, rc.missing, dev_sel.dropped)
             final_phase, unscored = final_name, {}
-            final_sel = select_phase(frame, final_name, config, config.selection.final, rank_fn, unscored)
+            final_sel = select_phase(frame, final_name, config, config.selection.final, rank_fn, unscored,
+                                     origins[final_name])
             messages.extend(unscored_messages(final_name, unscored, rc.missing))
         filt = filter_final(
             dev_ranking, final_sel.matrix, rule=fc.rule, beat=fc.beat, k=fc.k,
@@ -102,7 +110,7 @@ def build_leaderboard(
     for checked in (development, board):
         if checked is not None:
             check_accounted(frame, checked)
-    tie = first_place_note(board, tuple(rc.tie_break), shown)
+    tie = first_place_note(board, tuple(rc.tie_break), shown, origins.get(board.phase, {}))
     if tie is not None:
         messages.append(tie)
     margins = pool_margins(ranking, prepared)
@@ -132,7 +140,7 @@ def build_leaderboard(
         margins=margins,
         statistics=stats,
         scores=scores,
-        signature=_signature(config, ranking),
+        signature=_signature(config, ranking, origins),
         config=config.to_dict(),
         input_summary=_summary(frame, config, source, board, development),
         messages=tuple(messages) + board.notes,
@@ -140,7 +148,8 @@ def build_leaderboard(
     )
 
 
-def _signature(config: Config, ranking: Ranking | None) -> dict[str, Any]:
+def _signature(config: Config, ranking: Ranking | None,
+               origins: Mapping[str, Mapping[str, Origin]]) -> dict[str, Any]:
     rc = config.ranking
     sig = ranking.signature() if ranking is not None else {
         "method": rc.method, "params": dict(rc.params), "missing": rc.missing, "seed": rc.seed,
@@ -151,6 +160,11 @@ def _signature(config: Config, ranking: Ranking | None) -> dict[str, Any]:
     sig["selection"] = {"development": config.selection.development,
                         "final": config.selection.final}
     sig["filter"] = {"rule": config.filter.rule, "beat": config.filter.beat, "k": config.filter.k}
+    # which rule "the earlier submission" followed in each phase (times or submission ids)
+    sig["submission_order"] = {
+        phase: order_basis(found, phase) if "submitted_at" in rc.tie_break
+        else "not used (ranking.tie_break has no submitted_at)"
+        for phase, found in origins.items()}
     return sig
 
 

@@ -10,7 +10,7 @@ submissions and applies participant selection.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pandas as pd
@@ -23,6 +23,7 @@ from ..matrix import ScoreMatrix
 from ..ranking import Ranking
 from ..selection import Selection, select_candidates
 from .pivot import is_missing, judge_directions, phase_rows, pivot
+from ..submission_order import Origin, places
 
 
 def phase_matrix(
@@ -31,6 +32,7 @@ def phase_matrix(
     judges: tuple[JudgeConfig, ...] | None,
     baselines: tuple[str, ...] = (),
     unscored: dict[str, str] | None = None,
+    origins: Mapping[str, Origin] | None = None,
 ) -> ScoreMatrix:
     """The score matrix of every submission of ``phase`` in the canonical long table.
 
@@ -47,7 +49,9 @@ def phase_matrix(
     :mod:`metascore.directions`), else higher is
     better. A candidate
     is a baseline when its id or participant is listed in ``baselines`` or any of its rows
-    is flagged ``is_baseline``.
+    is flagged ``is_baseline``. ``origins`` (:func:`~metascore.submission_order.phase_origins`)
+    set each candidate's place for the ``submitted_at`` tie-break; without them a
+    candidate is its own origin.
     """
     known = frame.attrs.get("directions") or {}
     rows = phase_rows(frame, phase, judges)
@@ -61,7 +65,7 @@ def phase_matrix(
         keys = [j.key for j in mine]
         higher = [_higher(j, known) for j in mine]
         weights = [j.weight for j in mine]
-    matrix, why = pivot(frame, rows, phase, keys, higher, weights, baselines)
+    matrix, why = pivot(frame, rows, phase, keys, higher, weights, baselines, _places(origins))
     if unscored is not None:
         unscored.update(why)
     return matrix
@@ -69,7 +73,7 @@ def phase_matrix(
 
 def keyed_matrix(
     frame: pd.DataFrame, phase: str, keys: list[str], higher: list[bool], weights: list[float],
-    unscored: dict[str, str] | None = None,
+    unscored: dict[str, str] | None = None, origins: Mapping[str, Origin] | None = None,
 ) -> ScoreMatrix:
     """:func:`phase_matrix` on the judges ``keys`` (each found in the phase) with the given
     directions and weights, as the command line chooses them (no configuration)."""
@@ -77,10 +81,18 @@ def keyed_matrix(
     missing = sorted(set(keys) - set(rows.keys))
     if missing:
         raise InputError(f"phase {phase!r} has no judge {missing[0]!r}.")
-    matrix, why = pivot(frame, rows, phase, keys, higher, weights, ())
+    matrix, why = pivot(frame, rows, phase, keys, higher, weights, (), _places(origins))
     if unscored is not None:
         unscored.update(why)
     return matrix
+
+
+def _places(origins: Mapping[str, Origin] | None) -> dict[str, float] | None:
+    """Each submission's place in submission order (a candidate not listed: last)."""
+    if origins is None:
+        return None
+    keys = list(origins)
+    return dict(zip(keys, places([origins[k] for k in keys])))
 
 
 def check_judges(frame: pd.DataFrame, config: Config) -> None:
@@ -102,10 +114,11 @@ def _higher(judge: JudgeConfig, known: dict[str, bool]) -> bool:
 def select_phase(
     frame: pd.DataFrame, phase: str, config: Config, policy: str,
     rank_fn: Callable[[ScoreMatrix], Ranking], unscored: dict[str, str] | None = None,
+    origins: Mapping[str, Origin] | None = None,
 ) -> Selection:
     """The phase's matrix without late submissions, then participant selection
-    (``unscored``: as in :func:`phase_matrix`)."""
-    matrix = phase_matrix(frame, phase, config.judges, config.baselines, unscored)
+    (``unscored``, ``origins``: as in :func:`phase_matrix`)."""
+    matrix = phase_matrix(frame, phase, config.judges, config.baselines, unscored, origins)
     late: dict[str, str] = {}
     deadline = config.phases.deadlines.get(phase)
     if deadline is not None and matrix.submitted_at:

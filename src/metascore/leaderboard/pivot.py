@@ -210,10 +210,11 @@ def _mapped(codes: np.ndarray, table: np.ndarray) -> np.ndarray:
 
 def pivot(
     frame: pd.DataFrame, rows: PhaseRows, phase: str, keys: Sequence[str], higher: Sequence[bool],
-    weights: Sequence[float], baselines: Sequence[str],
+    weights: Sequence[float], baselines: Sequence[str], order: Mapping[str, float] | None = None,
 ) -> tuple[ScoreMatrix, dict[str, str]]:
     """The matrix of the phase on the judges ``keys`` (every key is one of ``rows.keys``),
-    and why each candidate without a score on them has none (see ``phase_matrix``)."""
+    and why each candidate without a score on them has none (see ``phase_matrix``);
+    ``order``: each candidate's place in submission order, when known (unlisted: last)."""
     col_of = np.full(len(rows.keys), -1, dtype=np.int32)
     where = {k: i for i, k in enumerate(rows.keys)}
     for c, key in enumerate(keys):
@@ -274,6 +275,7 @@ def pivot(
             grid, names, list(keys), higher_is_better=list(higher), weights=list(weights),
             participants=[None if p is None else str(p) for p in participants],
             submitted_at=times, baselines=base,
+            submission_order=None if order is None else [order.get(c, math.inf) for c in names],
         )
     except InputError as exc:
         raise InputError(f"phase {phase!r}: {exc}") from None

@@ -1,11 +1,12 @@
 """Inputs and expected outputs of tests/test_vectorized_outputs.py.
 
 The expected outputs were written by metascore before the coded canonical table (commit
-fd36288), so the test shows that the column readers, the pivot by codes and the array
+fd36288; rewritten by 6ded4bb, the same pipeline with the signature's ``submission_order``
+of issue 25), so the test shows that the column readers, the pivot by codes and the array
 views of the boards publish the same files, byte for byte (but for the two settings the
 change added to the effective configuration, output.judge_columns and output.per_judge):
 
-    git worktree add /tmp/before fd36288
+    git worktree add /tmp/before 6ded4bb
     python tests/data/vectorized/make_expected.py --inputs          # the inputs (seeded)
     PYTHONPATH=/tmp/before/src python tests/data/vectorized/make_expected.py --outputs
 """

@@ -1,4 +1,4 @@
-"""Programs (scoring, ingestion, submissions): their metadata file and the checks on them.
+"""The checks on the programs a competition references (scoring, ingestion): metadata, commands.
 
 A program is a folder or a zip with ``metadata.yaml`` (preferred) or ``metadata`` at its root
 holding a ``command``; :func:`~metascore.bundle.metadata.read_metadata` reads it (the runner
@@ -19,13 +19,13 @@ from pathlib import Path, PurePosixPath
 
 from ..errors import ConfigError
 from .command_checks import check_command
+from .competition import Competition, Task
 from .files import METADATA_FILES, is_noise
-from .meta_program import default_scoring_program, needs_meta_program
+from .meta_program_folder import default_scoring_program, needs_meta_program
 from .metadata import read_metadata
-from .model import Competition, Task
 from .schema_base import SchemaChecker
 
-__all__ = ["METADATA_FILES", "read_metadata", "ProgramChecks"]
+__all__ = ["ProgramChecks"]
 
 
 def _root_names(program: Path) -> list[str]:
@@ -51,11 +51,32 @@ class ProgramChecks(SchemaChecker):
             where = f"tasks[index={task.index}]" if comp.version == 2 else f"phase {task.name!r}"
             for kind, ref in (("scoring", task.scoring_program), ("ingestion", task.ingestion_program)):
                 path = comp.path(ref)
-                if path is None or not path.exists():
+                if path is None:
                     continue
                 if needs_meta_program(path):
+                    self.meta_placeholder(comp, task, ref or "", f"{where}.{kind}_program", path.exists())
                     continue
-                self.check_program(path, f"{where}.{kind}_program", task, kind)
+                if path.exists():
+                    self.check_program(path, f"{where}.{kind}_program", task, kind)
+
+    def meta_placeholder(self, comp: Competition, task: Task, ref: str, where: str, present: bool) -> None:
+        """The ``meta_scoring_program/`` placeholder (absent, or only a README): fine in a
+        folder that ``bundle zip`` uploads (a note), an error in a zip, where the worker would
+        find no program."""
+        phases = ", ".join(repr(p.name) for p in comp.phases if task.index in p.tasks) or "none"
+        what = "holds only a README" if present else "is absent"
+        if self.meta_ok:
+            self.note(where, f"{ref!r} {what}: it is the placeholder that `metascore bundle zip` "
+                      "(and `bundle run`) fill with the meta-scoring program, so upload the zip "
+                      "`metascore bundle zip` makes; a zip of this folder made otherwise has no "
+                      f"program there, and on Codabench the submissions of phase(s) {phases} fail "
+                      "after the time limit ('Execution Time Limit exceeded').")
+        else:
+            self.error(where, f"{ref!r} {what}, the placeholder that `metascore bundle zip` fills "
+                       "with the meta-scoring program: in this zip the worker finds no program, and "
+                       f"on Codabench the submissions of phase(s) {phases} fail after the time limit "
+                       "('Execution Time Limit exceeded'); upload the zip that `metascore bundle zip "
+                       "<bundle folder>` makes instead.")
 
     def check_program(self, path: Path, where: str, task: Task, kind: str) -> None:
         if path.is_file() and not zipfile.is_zipfile(path):

@@ -1,4 +1,5 @@
-"""The meta-scoring program of a bundle, assembled from metascore's own.
+"""A bundle's ``meta_scoring_program/`` folder: the placeholder found, and filled with
+metascore's own meta-scoring program (the pipeline it runs is :mod:`metascore.program`).
 
 A task whose ``scoring_program`` is a folder named ``meta_scoring_program`` that is absent or
 holds only README files (the pointer the bundle template ships) is filled by

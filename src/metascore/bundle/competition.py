@@ -2,11 +2,12 @@
 
 Plain frozen dataclasses, as Codabench's models hold them after unpacking: a
 :class:`Competition` has tasks (programs and data), phases (dates, time limit, task
-indexes), the one :class:`Leaderboard` Codabench attaches to every phase and its
+indexes), the one :class:`LeaderboardSpec` Codabench attaches to every phase and its
 :class:`Column` s, and the organizer's :class:`Solution` s. :class:`BundleReport` is what
-:func:`~metascore.bundle.schema.check_bundle` returns. The rules that build them live in
+:func:`~metascore.bundle.schema.check_schema` returns (and
+:func:`~metascore.bundle.check.check_bundle` completes). The rules that build them live in
 :mod:`~metascore.bundle.schema_v2`, :mod:`~metascore.bundle.schema_v1` and
-:mod:`~metascore.bundle.programs`.
+:mod:`~metascore.bundle.program_checks`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 
 __all__ = [
     "Column",
-    "Leaderboard",
+    "LeaderboardSpec",
     "Task",
     "Phase",
     "Solution",
@@ -29,7 +30,6 @@ __all__ = [
     "SUBMISSION_RULES",
     "COMPETITION_TYPES",
     "PATH_KEYS",
-    "MAX_KEY_LENGTH",
     "DEFAULT_IMAGE",
     "DEFAULT_TIME_LIMIT",
     "UUID_PATTERN",
@@ -47,7 +47,6 @@ PATH_KEYS = (
     "image", "terms", "file", "path", "scoring_program", "ingestion_program", "input_data",
     "reference_data", "starting_kit", "public_data",
 )
-MAX_KEY_LENGTH = 36
 DEFAULT_IMAGE = "codalab/codalab-legacy:py37"
 DEFAULT_TIME_LIMIT = 600
 #: A dataset or task key of an existing Codabench object (not a path in the bundle).
@@ -73,8 +72,10 @@ class Column:
 
 
 @dataclass(frozen=True)
-class Leaderboard:
-    """``leaderboards[0]``: the one leaderboard Codabench attaches to every phase."""
+class LeaderboardSpec:
+    """``leaderboards[0]``: the one leaderboard Codabench attaches to every phase, as
+    ``competition.yaml`` declares it (its columns and rule; the ranking metascore computes
+    is :class:`metascore.leaderboard.Leaderboard`)."""
 
     title: str
     key: str
@@ -103,7 +104,12 @@ class Task:
 
 @dataclass(frozen=True)
 class Phase:
-    """A phase; ``auto_migrate``: ``auto_migrate_to_this_phase`` (v1: ``auto_migration``)."""
+    """A phase; ``auto_migrate``: ``auto_migrate_to_this_phase`` (v1: ``auto_migration``).
+
+    ``start`` and ``end`` are the dates as Codabench stores them (UTC, no time zone; an
+    unquoted YAML date-time keeps only its day: :mod:`~metascore.bundle.phase_dates`).
+    ``yaml_key``: where the phase is in ``competition.yaml`` (``phases[1]``; v1: ``phases.2``).
+    """
 
     index: int
     name: str
@@ -116,6 +122,7 @@ class Phase:
     #: ``auto_migrate_to_this_phase`` (v1 ``auto_migration``): the previous phase's finished
     #: submissions are re-run here.
     auto_migrate: bool = False
+    yaml_key: str = ""
 
 
 @dataclass(frozen=True)
@@ -135,7 +142,7 @@ class Competition:
     docker_image: str
     tasks: dict[int, Task]
     phases: tuple[Phase, ...]
-    leaderboard: Leaderboard | None
+    leaderboard: LeaderboardSpec | None
     solutions: tuple[Solution, ...] = ()
     pages: tuple[tuple[str, str], ...] = ()
     warnings: tuple[str, ...] = ()
@@ -154,12 +161,18 @@ class Competition:
 
 @dataclass
 class BundleReport:
-    """What :func:`check_bundle` found."""
+    """What :func:`~metascore.bundle.schema.check_schema` and
+    :func:`~metascore.bundle.check.check_bundle` found.
+
+    ``notes``: what is fine as it is but must not be uploaded so (e.g. the meta-scoring
+    program placeholder that ``metascore bundle zip`` fills); neither errors nor warnings.
+    """
 
     root: Path
     competition: Competition | None
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
