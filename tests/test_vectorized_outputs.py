@@ -41,6 +41,11 @@ def without_new_settings(name: str, text: str) -> str:
     return text
 
 
+def rank_text(cell: str) -> str:
+    """A rank of leaderboard.csv (``4.0``, ``4.5``, empty) as per_judge.csv.gz writes it."""
+    return cell[:-2] if cell.endswith(".0") else cell
+
+
 def with_output(config: Path, extra: str, folder: Path) -> Path:
     """``config`` with the ``output`` settings of the YAML ``extra`` added, in ``folder``."""
     doc = yaml.safe_load(config.read_text())
@@ -77,7 +82,8 @@ def test_command_line_table_is_the_old_one(case, capsys):
 
 def test_per_judge_numbers_beyond_judge_columns(tmp_path):
     """40 judges, judge_columns 10: leaderboard.csv/.json without per-judge columns, the
-    ranks in per_judge.csv.gz, the same as leaderboard.csv had them."""
+    ranks in per_judge.csv.gz, the same numbers as leaderboard.csv had them (written without
+    a trailing ``.0``: ``4``, ``4.5``)."""
     data, config, _ = CASES["wide"]
     full = run_program(tmp_path / "a", DATA / config, data)
     capped = run_program(tmp_path / "b", DATA / config, data, "output: {judge_columns: 10}\n")
@@ -100,7 +106,8 @@ def test_per_judge_numbers_beyond_judge_columns(tmp_path):
         [j["key"], str(j["higher_is_better"]).lower(), repr(j["weight"])] for j in full_doc["judges"]]
     for k, line in enumerate(table[1:]):
         judge = full_doc["judges"][k]["key"]
-        assert line[3:] == [r[f"judge_rank:{judge}"] for r in rows]
+        assert line[3:] == [rank_text(r[f"judge_rank:{judge}"]) for r in rows]
+    assert not any(cell.endswith(".0") for line in table[1:] for cell in line[3:])
     # the same bytes from a second run: no time stamp in the gzip header
     again = run_program(tmp_path / "c", DATA / config, data, "output: {judge_columns: 10}\n")
     assert (again / "per_judge.csv.gz").read_bytes() == (capped / "per_judge.csv.gz").read_bytes()
@@ -116,7 +123,7 @@ def test_per_judge_values_and_none(tmp_path):
     for line in table:
         j = line["judge"]
         assert [line[f"value:{r['candidate']}"] for r in rows] == [r[f"judge:{j}"] for r in rows]
-        assert [line[f"rank:{r['candidate']}"] for r in rows] == [r[f"judge_rank:{j}"] for r in rows]
+        assert [line[f"rank:{r['candidate']}"] for r in rows] == [rank_text(r[f"judge_rank:{j}"]) for r in rows]
     # per_judge: none writes no file, and a rerun into the folder withdraws the earlier one
     out = run_program(tmp_path / "c", DATA / config, data, "output: {judge_columns: 10}\n")
     assert (out / "per_judge.csv.gz").exists()
