@@ -27,6 +27,7 @@ from .matrix import IndexLabels, ScoreMatrix
 from .missing import MISSING_POLICIES, Prepared, prepare
 from .pairwise import PairwiseCounts
 from .ranking import Ranking, fractional_rank_of_scores, positions_and_order, tie_groups
+from .resampling import Shortcuts
 
 __all__ = [
     "DEFAULT_SEED",
@@ -149,6 +150,9 @@ class RankingMethod:
     description : str
     display : Display
         How reports show the score (e.g. ``average rank``, lower is better).
+    resampling : Shortcuts or None
+        The exact shortcuts the method offers on resampled data
+        (:class:`metascore.resampling.Shortcuts`); None: each resample is ranked in full.
     """
 
     name: str
@@ -167,6 +171,7 @@ class RankingMethod:
     constraints: dict[str, Constraint] = field(default_factory=dict)
     description: str = ""
     display: Display = field(default_factory=Display)
+    resampling: Shortcuts | None = None
 
     @property
     def defaults(self) -> dict[str, Any]:
@@ -204,6 +209,7 @@ def ranking_method(
     params: dict[str, Constraint] | None = None,
     description: str = "",
     display: Display | None = None,
+    resampling: Shortcuts | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register ``func`` as the ranking method ``name`` (decorator).
 
@@ -236,6 +242,7 @@ def ranking_method(
             constraints=dict(params or {}),
             description=doc,
             display=display or Display(),
+            resampling=resampling,
         )
         undeclared = set(spec.defaults) ^ set(spec.constraints)
         if undeclared:
