@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import metascore as ms
-from metascore import registry
+from metascore import method_spec, registry
 from metascore.analysis import stability, winner_rank_bootstrap
 from metascore.analysis import _engine as E
 from metascore.analysis import bootstrap as B
@@ -165,7 +165,7 @@ def example_methods():
     CALLS.clear()
     yield names
     for name in names:
-        registry._REGISTRY.pop(name)
+        method_spec.registered_methods().pop(name)
 
 
 def test_a_new_method_brings_its_shortcut_in_its_registration(example_methods):

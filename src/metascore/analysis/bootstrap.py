@@ -220,12 +220,11 @@ def counts_scores(pc: PairwiseCounts, name: str, params: dict[str, Any], seed: i
     spec = get_ranking_method(name)
     if not spec.stochastic:
         hooks = shortcuts(name)
-        func = hooks.scores or spec.func
-        # the registry hands votes-like counts no values behind them
-        extra = {"values": None} if spec.uses_values and hooks.scores is None else {}
-        if hooks.warm_start is not None and start is not None:
-            extra["start"] = start
-        out = func(pc, **params, **extra)
+        if hooks.scores is not None:
+            warm = hooks.warm_start is not None and start is not None
+            out = hooks.scores(pc, **params, **({"start": start} if warm else {}))
+        else:  # as the registry calls it on votes (no values behind the counts)
+            out = spec.call(pc, params=params)
         scores = np.asarray(getattr(out, "scores", out), dtype=float)
         if scores.shape == (pc.n,) and np.isfinite(scores).all():
             return scores
@@ -278,7 +277,7 @@ def values_scores(x: np.ndarray, w: np.ndarray, signs: np.ndarray, name: str,
     with judge weights ``w`` and directions ``signs``, as the registry computes them; None
     when they are not all finite (the registry then says why)."""
     spec = get_ranking_method(name)
-    out = spec.func(x, w, **params, signs=signs) if spec.uses_signs else spec.func(x, w, **params)
+    out = spec.call(x, w, params=params, signs=signs)
     scores = np.asarray(getattr(out, "scores", out), dtype=float)
     return scores if scores.shape == (x.shape[0],) and np.isfinite(scores).all() else None
 

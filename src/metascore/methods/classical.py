@@ -18,7 +18,7 @@ from ..constraints import Options
 from ..errors import InputError
 from ..matrix import ScoreMatrix
 from ..pairwise import PAIR_LOOP_JUDGES, PairwiseCounts
-from ..registry import Display, MethodOutput, ranking_method
+from ..method_spec import Display, MethodOutput, ranking_method
 from ..stats import dense_ranks, fractional_ranks
 from . import classical_shortcuts as shortcuts
 
@@ -43,7 +43,7 @@ def _present_weights(X: np.ndarray, w: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(X), 0.0, w[None, :])
 
 
-@ranking_method("mean", uses_sums=True, resampling=shortcuts.MEAN,
+@ranking_method("mean", takes=("sums",), resampling=shortcuts.MEAN,
                 description="Weighted mean of the oriented scores.")
 def mean(X: np.ndarray, w: np.ndarray, *, sums: np.ndarray | None = None) -> np.ndarray:
     """Weighted mean of oriented scores: ``sum_k w_k x_ik / sum_k w_k``.
@@ -135,7 +135,7 @@ def _average_rank_of_matrix(X: np.ndarray, w: np.ndarray, *, ties: str = "averag
     input="pairwise",
     sparse=True,
     values=_average_rank_of_matrix,
-    uses_values=True,
+    takes=("values",),
     resampling=shortcuts.AVERAGE_RANK,
     params={"ties": Options(*AVERAGE_RANK_TIES)},
     display=Display("average rank", -1.0),
@@ -239,7 +239,7 @@ def _check_relative_difference(matrix: ScoreMatrix, params: dict) -> None:
 
 @ranking_method(
     "relative_difference",
-    uses_signs=True,
+    takes=("signs",),
     check=_check_relative_difference,
     resampling=shortcuts.RELATIVE_DIFFERENCE,
     params={"on": Options("values", "ranks")},

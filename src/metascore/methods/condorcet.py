@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..pairwise import PairwiseCounts
-from ..registry import MethodOutput, ranking_method
+from ..method_spec import MethodOutput, ranking_method
 from ..resampling import Shortcuts
 
 __all__ = ["schulze", "ranked_pairs", "widest_paths"]

@@ -22,7 +22,7 @@ from scipy.stats import norm
 from ..constraints import Interval
 from ..errors import ConfigError
 from ..pairwise import PairwiseCounts
-from ..registry import MethodOutput, ranking_method
+from ..method_spec import MethodOutput, ranking_method
 from ..resampling import Shortcuts
 
 __all__ = ["epp", "elo", "fit_bradley_terry", "bradley_terry_strengths", "bradley_terry_loss",
