@@ -149,8 +149,9 @@ def average_rank(
 
     ``ties`` chooses the per-judge rank of tied candidates:
 
-    - ``average`` (default, SPEC 2): fractional ranks ``1 + #{better} + 1/2 #{tied
-      others}`` (1, 2.5, 2.5, 4). Computed exactly from the pairwise counts: the weighted
+    - ``average`` (default, the fractional ranks every ranking reports; see
+      ``docs/methods.md``, Conventions): ``1 + #{better} + 1/2 #{tied others}``
+      (1, 2.5, 2.5, 4). Computed exactly from the pairwise counts: the weighted
       average over the judges ranking a candidate is ``1 + (sum_b N(b, i) + 1/2 sum_b
       T(i, b)) / C(i, i)``. It equals the optimal rank aggregation under Spearman distance.
     - ``min``: the best position of the tie, ``1 + #{better}`` (1, 2, 2, 4), also from the
