@@ -10,12 +10,7 @@ cells allowed) goes in; a :class:`Ranking` comes out, from one registry of ranki
 ['B', 'A', 'C']
 """
 
-from importlib.metadata import PackageNotFoundError, version as _pkg_version
-
-try:
-    __version__ = _pkg_version("metascore")
-except PackageNotFoundError:  # vendored copy next to a scoring program
-    __version__ = "0.1.0+vendored"
+from ._version import __version__
 
 from .errors import ConfigError, InputError, MetascoreError
 from .matrix import ScoreMatrix

@@ -49,7 +49,7 @@ import pandas as pd
 from .errors import ConfigError, did_you_mean
 from .io.yaml_loader import read_yaml
 from .ranking import TIE_BREAK_KEYS
-from .registry import DEFAULT_SEED, MISSING_POLICIES, get_ranking_method, ranking_method_names
+from .registry import DEFAULT_METHOD, DEFAULT_SEED, MISSING_POLICIES, get_ranking_method, ranking_method_names
 
 __all__ = [
     "Config",
@@ -159,7 +159,7 @@ class RankingConfig:
     """The ranking method, its parameters and the conventions every method shares (missing
     data, tie-break, seed; docs/methods.md, "Conventions")."""
 
-    method: str = "average_rank"
+    method: str = DEFAULT_METHOD
     params: Mapping[str, Any] = field(default_factory=dict)
     missing: str = "worst"
     tie_break: tuple[str, ...] = ("submitted_at", "candidate")
@@ -310,7 +310,7 @@ def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
     if final == dev:
         raise v.error("phases.final", f"must differ from phases.development; both are {dev!r}")
 
-    method = v.string(rank_.get("method", "average_rank"), "ranking.method")
+    method = v.string(rank_.get("method", DEFAULT_METHOD), "ranking.method")
     v.choice(method, "ranking.method", ranking_method_names())
     spec = get_ranking_method(method)
     params = v.mapping(rank_.get("params", {}), "ranking.params", tuple(spec.defaults),

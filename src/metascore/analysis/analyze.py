@@ -14,7 +14,7 @@ from typing import Any
 from ..jsonable import jsonable
 from ..errors import InputError
 from ..matrix import ScoreMatrix
-from ..registry import prepare
+from ..registry import DEFAULT_SEED, prepare
 from . import _engine as E
 from .compare import MethodComparison, StageProgress, compare_methods, too_few_to_compare
 from .criteria import positive_int
@@ -121,7 +121,7 @@ def analyze(
     curve_r: int = 2,
     sizes: Sequence[int] | None = None,
     level: float = 0.95,
-    seed: int = 12345,
+    seed: int = DEFAULT_SEED,
     missing: str = "worst",
     params: Mapping[str, Any] | None = None,
     axes: Mapping[str, str] | None = None,

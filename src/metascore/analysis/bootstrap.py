@@ -6,8 +6,8 @@
 - :func:`bootstrap_scores`: every method's scores on every trial's resampled matrix, in
   four exactly equal ways, cheapest first:
 
-  1. *fast paths* (``mean``, ``average_rank``, ``success_rate``, ``copeland`` under judge
-     resampling): scores are weighted sums of per-judge contributions computed once;
+  1. *fast paths*: the exact shortcuts a method declares (:mod:`.fastpaths`, e.g. scores
+     that are weighted sums of per-judge contributions computed once);
   2. *pairwise counts* (every other method that reads only N(a, b), e.g. ``kemeny_young``,
      ``schulze``, ``ranked_pairs``, ``epp``, ``sco``): under judge resampling the counts of a
      resample are a weighted sum of per-judge win indicators, so the counts of a block of
@@ -33,21 +33,21 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError, did_you_mean
-from ..methods.epp import SCORES_ONLY
 from ..pairwise import PairwiseCounts
 from ..registry import get_ranking_method, rank
+from ..resampling import JudgeDraws, reduced_counts
 from ._engine import Setup, generator
 from .fastpaths import (
-    CLONE_REDUCIBLE,
-    PER_TRIAL_METHODS,
+    candidate_fast_per_trial,
     candidate_fast_reason,
     candidate_fast_scores,
     fast_path_reason,
     integer_valued,
-    judge_fast_scores,
+    judge_fast_scores_of,
     pair_blocks,
     pair_tensor_fits,
     pairwise_tallies,
+    shortcuts,
 )
 
 Progress = Callable[[int, int], None] | None
@@ -193,8 +193,9 @@ def counts_path_reason(s: Setup, name: str, draws: Draws) -> str | None:
     spec = get_ranking_method(name)
     if spec.input != "pairwise":
         return "the method reads scores, not pairwise counts"
-    if spec.uses_values and s.params[name].get("ties") == "dense":
-        return "average_rank's dense ties need the scores, not only the pairwise counts"
+    counts_reason = shortcuts(name).counts_reason
+    if counts_reason is not None and (reason := counts_reason(s.params[name])) is not None:
+        return reason
     if np.isnan(s.filled_ranks).any():
         return f"missing cells under missing={s.missing!r}"
     if not pair_tensor_fits(s.n, s.m):
@@ -208,22 +209,22 @@ def counts_path_reason(s: Setup, name: str, draws: Draws) -> str | None:
 def counts_scores(pc: PairwiseCounts, name: str, params: dict[str, Any], seed: int,
                   start: np.ndarray | None = None) -> np.ndarray:
     """Scores of the pairwise method ``name`` on ``pc``, equal to
-    ``rank(pc, name, seed=seed, **params).scores`` (for ``epp`` and ``elo``, a ``start``
-    for Newton's method gives the same optimum to the fit's tolerance).
+    ``rank(pc, name, seed=seed, **params).scores`` (for a method declaring a warm start,
+    a ``start`` for its fit gives the same optimum to the fit's tolerance).
 
-    A deterministic method is called directly on the counts (its scores alone
-    for ``epp`` and ``elo``: :data:`~metascore.methods.epp.SCORES_ONLY`), skipping what a
-    :class:`~metascore.Ranking` adds (positions, ties, details); a stochastic method, which
-    the registry feeds in label order, and any non-finite result go through :func:`rank`.
+    A deterministic method is called directly on the counts (its scores alone when it
+    declares a ``scores`` shortcut), skipping what a :class:`~metascore.Ranking` adds
+    (positions, ties, details); a stochastic method, which the registry feeds in label
+    order, and any non-finite result go through :func:`rank`.
     """
     spec = get_ranking_method(name)
     if not spec.stochastic:
-        func = SCORES_ONLY.get(name, spec.func)
-        # the registry hands votes-like counts no values behind them
-        extra = {"values": None} if spec.uses_values else {}
-        if name in SCORES_ONLY and start is not None:
-            extra["start"] = start
-        out = func(pc, **params, **extra)
+        hooks = shortcuts(name)
+        if hooks.scores is not None:
+            warm = hooks.warm_start is not None and start is not None
+            out = hooks.scores(pc, **params, **({"start": start} if warm else {}))
+        else:  # as the registry calls it on votes (no values behind the counts)
+            out = spec.call(pc, params=params)
         scores = np.asarray(getattr(out, "scores", out), dtype=float)
         if scores.shape == (pc.n,) and np.isfinite(scores).all():
             return scores
@@ -276,7 +277,7 @@ def values_scores(x: np.ndarray, w: np.ndarray, signs: np.ndarray, name: str,
     with judge weights ``w`` and directions ``signs``, as the registry computes them; None
     when they are not all finite (the registry then says why)."""
     spec = get_ranking_method(name)
-    out = spec.func(x, w, **params, signs=signs) if spec.uses_signs else spec.func(x, w, **params)
+    out = spec.call(x, w, params=params, signs=signs)
     scores = np.asarray(getattr(out, "scores", out), dtype=float)
     return scores if scores.shape == (x.shape[0],) and np.isfinite(scores).all() else None
 
@@ -380,22 +381,20 @@ def _score_counted(work: _Work, keep: Callable[[str, np.ndarray], None],
         once = counts(distinct)
     whole: PairwiseCounts | None = None
     for name in work.counted:
-        if cand is not None and name in CLONE_REDUCIBLE:  # rank each candidate once
-            beats = np.zeros((1, 1)) if distinct.size == 1 else get_ranking_method(
-                name).func(once, **s.params[name]).details["beats"]
+        hooks = shortcuts(name)
+        if cand is not None and hooks.clone_beats is not None:  # rank each candidate once
+            beats = np.zeros((1, 1)) if distinct.size == 1 else hooks.clone_beats(
+                once, s.params[name])
             keep(name, (beats @ mult / (cand.size - 1))[inverse])
             continue
         start = None
-        if name in SCORES_ONLY:  # Newton from the full data's strengths
-            beta = s.full[name].details["beta"]
-            start = beta if cand is None else beta[cand]
-        if cand is not None and name in SCORES_ONLY and distinct.size > 1:
-            # copies share their strength: fit each drawn candidate once
-            both = np.outer(mult, mult).astype(float)
-            reduced = PairwiseCounts(once.candidates, once.wins * both, once.compared * both,
-                                     once.total_weight * float(mult.max()) ** 2)
-            scores = SCORES_ONLY[name](reduced, **s.params[name], start=beta[distinct],
-                                       multiplicity=mult)
+        if hooks.warm_start is not None:  # the fit starts from the full data's
+            full_start = hooks.warm_start(s.full[name])
+            start = full_start if cand is None else full_start[cand]
+        if cand is not None and hooks.warm_start is not None and distinct.size > 1:
+            # copies share their fitted value: fit each drawn candidate once
+            scores = hooks.scores(reduced_counts(once, mult), **s.params[name],
+                                  start=full_start[distinct], multiplicity=mult)
             if np.isfinite(scores).all():  # else the registry says what went wrong
                 keep(name, scores[inverse])
                 continue
@@ -497,7 +496,7 @@ def bootstrap_scores(
             by_judges.append(name)
         elif (fast and draws.candidates is not None
               and candidate_fast_reason(s, name, draws.counts is not None) is None):
-            (per_trial if name in PER_TRIAL_METHODS else by_candidates).append(name)
+            (per_trial if candidate_fast_per_trial(name) else by_candidates).append(name)
         elif fast and counts_path_reason(s, name, draws) is None:
             counted.append(name)
         elif fast and direct_values_reason(s, name) is None:
@@ -515,8 +514,8 @@ def bootstrap_scores(
     if not usable.all():  # a trial without a judge would divide by zero on the fast paths
         cw = np.where(usable[:, None], cw, 1.0)
         tallies = None
-    for name in by_judges:
-        out[name] = judge_fast_scores(s, name, cw, tallies)
+    if by_judges:
+        out.update(judge_fast_scores_of(s, by_judges, JudgeDraws(s.filled_ranks, cw, tallies)))
     if by_candidates:
         out.update(candidate_fast_scores(s, by_candidates, draws.candidates, cw,
                                          draws.counts is not None))

@@ -17,7 +17,7 @@ import pandas as pd
 from ..jsonable import jsonable
 from ..errors import ConfigError, InputError, did_you_mean
 from ..matrix import ScoreMatrix
-from ..registry import check_params, get_ranking_method, prepare
+from ..registry import DEFAULT_SEED, check_params, get_ranking_method, prepare
 from . import _engine as E
 from . import bootstrap as B
 from .criteria import (
@@ -161,7 +161,7 @@ def compare_methods(
     n_trials: int = 1000,
     q: int = 100,
     r: int = 10,
-    seed: int | np.random.Generator | None = 12345,
+    seed: int | np.random.Generator | None = DEFAULT_SEED,
     missing: str = "worst",
     params: Mapping[str, Any] | None = None,
     axes: Mapping[str, str] | None = None,

@@ -27,7 +27,7 @@ from ..jsonable import jsonable
 from ..errors import ConfigError, InputError
 from ..matrix import ScoreMatrix
 from ..ranking import Ranking
-from ..registry import prepare, rank
+from ..registry import DEFAULT_SEED, prepare, rank
 from ..stats import kendall_w, mean_spearman_from_w
 from . import _engine as E
 from . import bootstrap as B
@@ -293,7 +293,7 @@ def winner_rank_bootstrap(
     *,
     axis: str = PAPER_AXES["winner_rank"],
     n_trials: int = 1000,
-    seed: int | np.random.Generator | None = 12345,
+    seed: int | np.random.Generator | None = DEFAULT_SEED,
     missing: str = "worst",
     params: Mapping[str, Any] | None = None,
     progress: E.Progress = None,
@@ -384,7 +384,7 @@ def condorcet_rate(
     *,
     axis: str = PAPER_AXES["condorcet_rate"],
     n_trials: int = 1000,
-    seed: int | np.random.Generator | None = 12345,
+    seed: int | np.random.Generator | None = DEFAULT_SEED,
     missing: str = "worst",
     params: Mapping[str, Any] | None = None,
     progress: E.Progress = None,
@@ -466,7 +466,7 @@ def generalization(
     *,
     axis: str = PAPER_AXES["generalization"],
     n_trials: int = 1000,
-    seed: int | np.random.Generator | None = 12345,
+    seed: int | np.random.Generator | None = DEFAULT_SEED,
     missing: str = "worst",
     params: Mapping[str, Any] | None = None,
     progress: E.Progress = None,

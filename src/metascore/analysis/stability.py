@@ -22,6 +22,7 @@ import pandas as pd
 from ..jsonable import jsonable
 from ..errors import ConfigError
 from ..matrix import ScoreMatrix
+from ..registry import DEFAULT_SEED
 from . import _engine as E
 from . import bootstrap as B
 from .criteria import PerMethodSummary, finite_mean, positive_int, spread
@@ -215,7 +216,7 @@ def stability(
     q: int = 100,
     r: int = 10,
     concordance: str | None = None,
-    seed: int | np.random.Generator | None = 12345,
+    seed: int | np.random.Generator | None = DEFAULT_SEED,
     missing: str = "worst",
     params: Mapping[str, Any] | None = None,
     progress: E.Progress = None,
@@ -268,7 +269,7 @@ def stability_vs_judges(
     q: int = 100,
     r: int = 10,
     concordance: str = "kendall_w",
-    seed: int | np.random.Generator | None = 12345,
+    seed: int | np.random.Generator | None = DEFAULT_SEED,
     missing: str = "worst",
     params: Mapping[str, Any] | None = None,
     progress: E.Progress = None,

@@ -29,6 +29,7 @@ from ..matrix import ScoreMatrix
 from ..ranking import Ranking
 from ..stats import kendall_tau_distance
 from ..jsonable import jsonable
+from ..registry import DEFAULT_METHOD, DEFAULT_SEED
 from . import _engine as E
 from . import bootstrap as B
 
@@ -209,10 +210,10 @@ def top_k_curves(
     final: Phase | None = None,
     post: Phase | None = None,
     *,
-    method: str = "average_rank",
+    method: str = DEFAULT_METHOD,
     n_trials: int = 1000,
     split: float = 0.5,
-    seed: int | np.random.Generator | None = 12345,
+    seed: int | np.random.Generator | None = DEFAULT_SEED,
     missing: str = "worst",
     progress: E.Progress = None,
     **params: Any,

@@ -16,6 +16,7 @@ import pandas as pd
 from ..errors import ConfigError, InputError, did_you_mean
 from ..matrix import ScoreMatrix
 from ..jsonable import jsonable
+from ..registry import DEFAULT_METHOD, DEFAULT_SEED
 from . import _engine as E
 from . import bootstrap as B
 
@@ -132,11 +133,11 @@ def _groups(order: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarr
 
 def rank_uncertainty(
     matrix: ScoreMatrix,
-    method: str = "average_rank",
+    method: str = DEFAULT_METHOD,
     *,
     n_trials: int = 1000,
     level: float = 0.95,
-    seed: int | np.random.Generator | None = 12345,
+    seed: int | np.random.Generator | None = DEFAULT_SEED,
     missing: str = "worst",
     progress: E.Progress = None,
     jobs: int = 1,

@@ -18,8 +18,9 @@ from ..constraints import Options
 from ..errors import InputError
 from ..matrix import ScoreMatrix
 from ..pairwise import PAIR_LOOP_JUDGES, PairwiseCounts
-from ..registry import Display, MethodOutput, ranking_method
+from ..method_spec import Display, MethodOutput, ranking_method
 from ..stats import dense_ranks, fractional_ranks
+from . import classical_shortcuts as shortcuts
 
 __all__ = [
     "mean",
@@ -42,7 +43,8 @@ def _present_weights(X: np.ndarray, w: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(X), 0.0, w[None, :])
 
 
-@ranking_method("mean", uses_sums=True, description="Weighted mean of the oriented scores.")
+@ranking_method("mean", takes=("sums",), resampling=shortcuts.MEAN,
+                description="Weighted mean of the oriented scores.")
 def mean(X: np.ndarray, w: np.ndarray, *, sums: np.ndarray | None = None) -> np.ndarray:
     """Weighted mean of oriented scores: ``sum_k w_k x_ik / sum_k w_k``.
 
@@ -62,7 +64,8 @@ def mean(X: np.ndarray, w: np.ndarray, *, sums: np.ndarray | None = None) -> np.
     return np.nansum(X * pw, axis=1) / pw.sum(axis=1)
 
 
-@ranking_method("median", description="Median of the oriented scores (weighted when weights differ).")
+@ranking_method("median", resampling=shortcuts.MEDIAN,
+                description="Median of the oriented scores (weighted when weights differ).")
 def median(X: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Median of oriented scores; the average of the two middle values when even.
 
@@ -132,7 +135,8 @@ def _average_rank_of_matrix(X: np.ndarray, w: np.ndarray, *, ties: str = "averag
     input="pairwise",
     sparse=True,
     values=_average_rank_of_matrix,
-    uses_values=True,
+    takes=("values",),
+    resampling=shortcuts.AVERAGE_RANK,
     params={"ties": Options(*AVERAGE_RANK_TIES)},
     display=Display("average rank", -1.0),
     description="Weighted average of per-judge ranks (Borda); score = -average rank; "
@@ -145,8 +149,9 @@ def average_rank(
 
     ``ties`` chooses the per-judge rank of tied candidates:
 
-    - ``average`` (default, SPEC 2): fractional ranks ``1 + #{better} + 1/2 #{tied
-      others}`` (1, 2.5, 2.5, 4). Computed exactly from the pairwise counts: the weighted
+    - ``average`` (default, the fractional ranks every ranking reports; see
+      ``docs/methods.md``, Conventions): ``1 + #{better} + 1/2 #{tied others}``
+      (1, 2.5, 2.5, 4). Computed exactly from the pairwise counts: the weighted
       average over the judges ranking a candidate is ``1 + (sum_b N(b, i) + 1/2 sum_b
       T(i, b)) / C(i, i)``. It equals the optimal rank aggregation under Spearman distance.
     - ``min``: the best position of the tie, ``1 + #{better}`` (1, 2, 2, 4), also from the
@@ -198,6 +203,7 @@ def average_rank(
 @ranking_method(
     "success_rate",
     input="pairwise",
+    resampling=shortcuts.SUCCESS_RATE,
     params={"ties": Options("zero", "half")},
     description="Average over opponents of the share of judges on which a candidate wins.",
 )
@@ -234,8 +240,9 @@ def _check_relative_difference(matrix: ScoreMatrix, params: dict) -> None:
 
 @ranking_method(
     "relative_difference",
-    uses_signs=True,
+    takes=("signs",),
     check=_check_relative_difference,
+    resampling=shortcuts.RELATIVE_DIFFERENCE,
     params={"on": Options("values", "ranks")},
     description="Average over opponents of the mean signed relative difference (u-v)/(u+v).",
 )
@@ -287,6 +294,7 @@ def relative_difference(
     "copeland",
     input="pairwise",
     condorcet=True,
+    resampling=shortcuts.COPELAND,
     description="Share of opponents beaten head to head (a pairwise tie counts 1/2).",
 )
 def copeland(counts: PairwiseCounts) -> MethodOutput:

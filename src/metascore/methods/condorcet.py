@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..pairwise import PairwiseCounts
-from ..registry import MethodOutput, ranking_method
+from ..method_spec import MethodOutput, ranking_method
+from ..resampling import Shortcuts
 
 __all__ = ["schulze", "ranked_pairs", "widest_paths"]
 
@@ -51,10 +52,19 @@ def widest_paths(margins: np.ndarray) -> np.ndarray:
     return p.astype(float) if strengths is None else np.concatenate(([0.0], strengths))[p]
 
 
+def _schulze_relation(counts: PairwiseCounts, params: dict) -> np.ndarray:
+    """The Schulze relation (``beats``) of the candidates of ``counts``. A beat path through
+    a copy is one through its original and a copy ties with it, so on a multiset of drawn
+    candidates the relation is that of the distinct ones, and the score the share of drawn
+    opponents beaten: each drawn candidate is ranked once."""
+    return schulze(counts, **params).details["beats"]
+
+
 @ranking_method(
     "schulze",
     input="pairwise",
     condorcet=True,
+    resampling=Shortcuts(clone_beats=_schulze_relation),
     description="Schulze beat-path method on margins: share of candidates beaten by strongest paths.",
 )
 def schulze(counts: PairwiseCounts) -> MethodOutput:

@@ -22,7 +22,8 @@ from scipy.stats import norm
 from ..constraints import Interval
 from ..errors import ConfigError
 from ..pairwise import PairwiseCounts
-from ..registry import MethodOutput, ranking_method
+from ..method_spec import MethodOutput, ranking_method
+from ..resampling import Shortcuts
 
 __all__ = ["epp", "elo", "fit_bradley_terry", "bradley_terry_strengths", "bradley_terry_loss",
            "BradleyTerryFit", "SCORES_ONLY"]
@@ -289,11 +290,35 @@ def _output(counts: PairwiseCounts, ridge: float, level: float, scale: float,
     return MethodOutput(score, details=details, notes=tuple(notes), per_candidate=per_candidate)
 
 
+def _scores_only(scale: float, offset: float):
+    def scores(counts: PairwiseCounts, *, level: float = 0.95, ridge: float = DEFAULT_RIDGE,
+               start: np.ndarray | None = None, multiplicity: np.ndarray | None = None
+               ) -> np.ndarray:
+        return offset + scale * bradley_terry_strengths(counts, ridge, start=start,
+                                                        multiplicity=multiplicity)
+    return scores
+
+
+def _full_strengths(ranking) -> np.ndarray:
+    """Newton's start on a resample: the full data's strengths ``beta``."""
+    return ranking.details["beta"]
+
+
+#: The scores of ``epp`` and ``elo`` alone, equal to the registered methods' scores (the
+#: same fit) without standard errors, deviance or win probabilities: what the bootstrap
+#: analyses need on each resample.
+SCORES_ONLY = {"epp": _scores_only(1.0, 0.0), "elo": _scores_only(ELO_SCALE, 1500.0)}
+#: Their resampling shortcuts: the scores alone, warm-started from the full data's fit.
+SHORTCUTS = {name: Shortcuts(scores=func, warm_start=_full_strengths)
+             for name, func in SCORES_ONLY.items()}
+
+
 @ranking_method(
     "epp",
     input="pairwise",
     sparse=True,
     params=PARAMS,
+    resampling=SHORTCUTS["epp"],
     description="Elo-based Predictive Power: Bradley-Terry logit strengths fitted to pairwise wins.",
 )
 def epp(counts: PairwiseCounts, *, level: float = 0.95, ridge: float = DEFAULT_RIDGE) -> MethodOutput:
@@ -329,6 +354,7 @@ def epp(counts: PairwiseCounts, *, level: float = 0.95, ridge: float = DEFAULT_R
     input="pairwise",
     sparse=True,
     params=PARAMS,
+    resampling=SHORTCUTS["elo"],
     description="EPP Bradley-Terry strengths on the Elo scale: 1500 + beta * 400 / ln 10.",
 )
 def elo(counts: PairwiseCounts, *, level: float = 0.95, ridge: float = DEFAULT_RIDGE) -> MethodOutput:
@@ -339,18 +365,3 @@ def elo(counts: PairwiseCounts, *, level: float = 0.95, ridge: float = DEFAULT_R
     a 400-point gap means 10:1 odds of winning a comparison. ``beta`` is kept in details.
     """
     return _output(counts, ridge, level, ELO_SCALE, 1500.0, "elo")
-
-
-def _scores_only(scale: float, offset: float):
-    def scores(counts: PairwiseCounts, *, level: float = 0.95, ridge: float = DEFAULT_RIDGE,
-               start: np.ndarray | None = None, multiplicity: np.ndarray | None = None
-               ) -> np.ndarray:
-        return offset + scale * bradley_terry_strengths(counts, ridge, start=start,
-                                                        multiplicity=multiplicity)
-    return scores
-
-
-#: The scores of ``epp`` and ``elo`` alone, equal to the registered methods' scores (the
-#: same fit) without standard errors, deviance or win probabilities: what the bootstrap
-#: analyses need on each resample.
-SCORES_ONLY = {"epp": _scores_only(1.0, 0.0), "elo": _scores_only(ELO_SCALE, 1500.0)}

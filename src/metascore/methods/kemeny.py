@@ -37,7 +37,7 @@ from scipy.sparse.csgraph import connected_components
 from ..constraints import Options
 from ..errors import ConfigError, InputError
 from ..pairwise import PairwiseCounts
-from ..registry import MethodOutput, ranking_method
+from ..method_spec import MethodOutput, ranking_method
 
 __all__ = ["kemeny_young", "kemeny_order", "DP_LIMIT", "EXACT_LIMIT"]
 

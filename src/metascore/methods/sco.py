@@ -23,7 +23,7 @@ from scipy.special import expit
 from ..constraints import Constraint, Interval, Options
 from ..errors import ConfigError
 from ..pairwise import PairwiseCounts, snap_margins
-from ..registry import MethodOutput, ranking_method
+from ..method_spec import MethodOutput, ranking_method
 
 __all__ = ["sco", "sco_fenchel_young", "sigmoid_loss", "sigmoid_objective", "box_lbfgs"]
 

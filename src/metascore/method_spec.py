@@ -1,0 +1,295 @@
+"""What a ranking method declares about itself, and the table of registered methods.
+
+A ranking method is a pure function registered by name with :func:`ranking_method`. It
+receives either a clean, oriented float array (candidates x judges, higher is better) and
+the judges' weights, or, for methods that declare ``input="pairwise"``, the pairwise counts
+``N(a, b)`` (so votes feed them too). It returns one score per candidate, higher is better,
+optionally wrapped in :class:`MethodOutput` with details and notes.
+
+A registration says three separate things: what the method *is* (:class:`Properties`:
+Condorcet-consistent, stochastic, order-only, Pareto), how it is *called* (its input kind
+and the extra inputs it ``takes``, see :data:`EXTRA_INPUTS`), and what it can do on
+resampled data (:class:`~metascore.resampling.Shortcuts`). :func:`metascore.rank` does the
+shared work once (validation, orientation, the missing-data policy, the random generator,
+ranks, positions with tie-breaks and provenance).
+
+This module imports neither the registry nor the methods: the methods import it to
+declare themselves, and :mod:`metascore.registry` imports both.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Literal
+
+import numpy as np
+
+from .constraints import Constraint
+from .matrix import ScoreMatrix
+from .resampling import Shortcuts
+
+__all__ = [
+    "EXTRA_INPUTS",
+    "MethodOutput",
+    "Display",
+    "Properties",
+    "RankingMethod",
+    "ranking_method",
+    "registered_methods",
+]
+
+#: The extra inputs a method may ask for in ``takes``, by input kind:
+#:
+#: - ``signs`` (values): the judges' directions (+1 higher-is-better, -1 lower-is-better);
+#: - ``sums`` (values): the row sums ``X.sum(axis=1)`` when validating the matrix already
+#:   computed them (``X`` is then the validated array itself), else None;
+#: - ``values`` (pairwise): ``(X, w)``, the oriented values behind the counts (missing
+#:   cells ``-inf`` under ``worst``, NaN under ``pairwise``) when ranking a score matrix,
+#:   None when ranking votes.
+EXTRA_INPUTS = {"values": ("signs", "sums"), "pairwise": ("values",)}
+
+#: Names of the arguments the registry passes besides the method's own parameters.
+_PASSED = frozenset({"rng", "signs", "sums", "values"})
+
+_TABLE: dict[str, RankingMethod] = {}
+
+
+def registered_methods() -> dict[str, RankingMethod]:
+    """The table of registered methods, by name (the registry loads the shipped ones)."""
+    return _TABLE
+
+
+@dataclass(frozen=True)
+class MethodOutput:
+    """What a method may return instead of a bare score array.
+
+    ``per_candidate`` names the keys of ``details`` that hold one value per candidate (in
+    the candidates' order): only those become leaderboard columns and follow the candidates
+    when they are reordered. Any other detail (an order of labels, component sizes, a
+    matrix) is a global value, even when its length happens to equal the number of
+    candidates.
+    """
+
+    scores: np.ndarray
+    details: dict[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    per_candidate: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        unknown = [k for k in self.per_candidate if k not in self.details]
+        if unknown:
+            raise ValueError(f"per_candidate names {unknown[0]!r}, which is not in details.")
+
+
+@dataclass(frozen=True)
+class Display:
+    """How people read a method's score: ``label`` and ``sign`` (the shown quantity is
+    ``sign * score``). The score stays higher-is-better everywhere internally; a method
+    whose natural quantity is lower-is-better (an average rank) declares ``sign=-1``.
+    """
+
+    label: str = "score"
+    sign: float = 1.0
+
+    @property
+    def lower_is_better(self) -> bool:
+        return self.sign < 0
+
+    def value(self, score: float) -> float:
+        """The shown quantity of ``score``."""
+        return self.sign * float(score) + 0.0  # + 0.0: never "-0"
+
+    def short(self, score: float) -> str:
+        """The shown quantity, short: a rank with 2 decimals (``1.67``), else 4 digits."""
+        v = self.value(score)
+        return f"{v:.2f}".rstrip("0").rstrip(".") if self.lower_is_better else f"{v:.4g}"
+
+    def text(self, score: float) -> str:
+        """``"average rank 1.67"``, ``"score 0.9123"``."""
+        return f"{self.label} {self.short(score)}"
+
+    @property
+    def direction(self) -> str:
+        return "lower is better" if self.lower_is_better else "higher is better"
+
+
+@dataclass(frozen=True)
+class Properties:
+    """What a method is, independent of how it is called.
+
+    Attributes
+    ----------
+    stochastic : bool
+        Uses the random generator (seeded; the seed is recorded).
+    order_only : bool
+        Invariant to strictly increasing transforms of a judge's scores.
+    pareto : bool
+        A candidate that Pareto-dominates another is never ranked below it.
+    condorcet : bool
+        A Condorcet winner, when one exists, is always ranked first.
+    """
+
+    stochastic: bool = False
+    order_only: bool = False
+    pareto: bool = True
+    condorcet: bool = False
+
+
+@dataclass(frozen=True)
+class RankingMethod:
+    """A registered ranking method and what it declares about itself.
+
+    Attributes
+    ----------
+    name : str
+    func : callable
+        ``func(X, w, **params)`` for ``input="values"`` (``X`` oriented, NaN only under the
+        ``pairwise`` missing policy) or ``func(counts, **params)`` for ``input="pairwise"``;
+        a stochastic method also receives ``rng``, and each name in ``takes`` its input.
+    input : {"values", "pairwise"}
+    properties : Properties
+        Condorcet, stochastic, order-only, Pareto (also readable as attributes).
+    takes : tuple of str
+        Extra inputs the method reads (:data:`EXTRA_INPUTS`).
+    sparse : bool
+        Accepts sparse pairwise counts (large vote sets).
+    check : callable or None
+        ``check(matrix, params)`` extra validation on the clean score matrix.
+    values : callable or None
+        For a pairwise method, the same scores computed from the oriented score matrix,
+        ``values(X, w, **params)``, used instead of building pairwise counts when the input
+        is a score matrix (a cheaper route, e.g. per-judge ranks); it must agree with
+        ``func(PairwiseCounts.from_matrix(X, w), **params)``.
+    constraints : mapping
+        ``{parameter: Constraint}``: the allowed values of each parameter
+        (:mod:`metascore.constraints`), checked by :func:`metascore.registry.check_params`.
+    description : str
+    display : Display
+        How reports show the score (e.g. ``average rank``, lower is better).
+    resampling : Shortcuts or None
+        The exact shortcuts the method offers on resampled data
+        (:class:`metascore.resampling.Shortcuts`); None: each resample is ranked in full.
+    """
+
+    name: str
+    func: Callable[..., Any]
+    input: Literal["values", "pairwise"] = "values"
+    properties: Properties = field(default_factory=Properties)
+    takes: tuple[str, ...] = ()
+    sparse: bool = False
+    check: Callable[[ScoreMatrix, dict[str, Any]], None] | None = None
+    values: Callable[..., Any] | None = None
+    constraints: dict[str, Constraint] = field(default_factory=dict)
+    description: str = ""
+    display: Display = field(default_factory=Display)
+    resampling: Shortcuts | None = None
+
+    @property
+    def stochastic(self) -> bool:
+        return self.properties.stochastic
+
+    @property
+    def order_only(self) -> bool:
+        return self.properties.order_only
+
+    @property
+    def pareto(self) -> bool:
+        return self.properties.pareto
+
+    @property
+    def condorcet(self) -> bool:
+        return self.properties.condorcet
+
+    @property
+    def defaults(self) -> dict[str, Any]:
+        """The method's own parameters and their defaults."""
+        return dict(self._defaults)
+
+    @cached_property
+    def _defaults(self) -> dict[str, Any]:
+        sig = inspect.signature(self.func)
+        return {
+            name: p.default
+            for name, p in list(sig.parameters.items())[1 if self.input == "pairwise" else 2:]
+            if name not in _PASSED and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+        }
+
+    def call(self, data: Any, *args: Any, params: dict[str, Any], **available: Any) -> Any:
+        """``func(data, *args, **params)`` plus the extra inputs it takes, picked from
+        ``available`` (a taken input not available is passed as None)."""
+        extra = {name: available.get(name) for name in self.takes}
+        return self.func(data, *args, **params, **extra)
+
+
+def ranking_method(
+    name: str,
+    *,
+    input: Literal["values", "pairwise"] = "values",
+    stochastic: bool = False,
+    order_only: bool | None = None,
+    pareto: bool = True,
+    condorcet: bool = False,
+    sparse: bool = False,
+    takes: tuple[str, ...] = (),
+    check: Callable[[ScoreMatrix, dict[str, Any]], None] | None = None,
+    values: Callable[..., Any] | None = None,
+    params: dict[str, Constraint] | None = None,
+    description: str = "",
+    display: Display | None = None,
+    resampling: Shortcuts | None = None,
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register ``func`` as the ranking method ``name`` (decorator).
+
+    ``params`` declares the allowed values of each parameter (``{name: Constraint}``);
+    every parameter must be declared and its default must be allowed. Pairwise methods
+    are order-only by construction (``order_only`` defaults to True for them). ``takes``
+    names the extra inputs the method reads (:data:`EXTRA_INPUTS`); ``resampling`` its
+    exact shortcuts on resampled data. The decorated function is returned unchanged, so it
+    stays directly testable.
+    """
+    if input not in EXTRA_INPUTS:
+        raise ValueError(f"`input` must be 'values' or 'pairwise'; got {input!r}.")
+    unknown = [t for t in takes if t not in EXTRA_INPUTS[input]]
+    if unknown:
+        raise ValueError(f"method {name!r}: an {input!r} method takes only "
+                         f"{list(EXTRA_INPUTS[input])}; got {unknown[0]!r}.")
+
+    def register(func: Callable[..., Any]) -> Callable[..., Any]:
+        if name in _TABLE:
+            raise ValueError(f"a ranking method named {name!r} is already registered.")
+        doc = description or (inspect.getdoc(func) or "").split("\n\n")[0].replace("\n", " ")
+        spec = RankingMethod(
+            name=name,
+            func=func,
+            input=input,
+            properties=Properties(
+                stochastic=stochastic,
+                order_only=(input == "pairwise") if order_only is None else order_only,
+                pareto=pareto,
+                condorcet=condorcet,
+            ),
+            takes=tuple(takes),
+            sparse=sparse,
+            check=check,
+            values=values,
+            constraints=dict(params or {}),
+            description=doc,
+            display=display or Display(),
+            resampling=resampling,
+        )
+        undeclared = set(spec.defaults) ^ set(spec.constraints)
+        if undeclared:
+            raise ValueError(
+                f"method {name!r}: declare the allowed values of every parameter in `params` "
+                f"(and only those); mismatch: {sorted(undeclared)}."
+            )
+        for param, default in spec.defaults.items():
+            if spec.constraints[param].problem(default) is not None:
+                raise ValueError(f"method {name!r}: the default of {param!r} is not allowed.")
+        _TABLE[name] = spec
+        return func
+
+    return register

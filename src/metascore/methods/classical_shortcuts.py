@@ -1,0 +1,268 @@
+"""The exact resampling shortcuts of the classical methods (:mod:`.classical` declares them).
+
+``mean``, ``average_rank``, ``success_rate`` and ``relative_difference`` score a candidate
+by a weighted sum of per-judge contributions, so under judge resampling a trial only
+reweights contributions computed once on the full matrix; ``copeland`` reads the trial's
+head-to-head tallies; ``median`` is the weighted median of each row with the judges'
+multiplicities as weights. Under candidate resampling, a candidate's rank among the drawn
+multiset is one plus the weight of the drawn candidates that beat it (plus half the ties,
+copies included), so ``average_rank``, ``success_rate`` and ``copeland`` are linear in the
+candidate multiplicities (:class:`~metascore.resampling.PairStats`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy import stats as _st
+
+from ..missing import prepare
+from ..resampling import (
+    BLOCK,
+    CandidateDraws,
+    JudgeDraws,
+    PairStats,
+    ResampleBase,
+    Shortcuts,
+    integer_valued,
+    pair_tensor_fits,
+)
+
+__all__ = ["MEAN", "MEDIAN", "AVERAGE_RANK", "SUCCESS_RATE", "COPELAND", "RELATIVE_DIFFERENCE"]
+
+
+def _equal_weights(base: ResampleBase, params: dict[str, Any]) -> str | None:
+    weights = np.asarray(base.matrix.weights, dtype=float)
+    return None if np.all(weights == weights[0]) else "median's fast path needs equal judge weights"
+
+
+def _integer_weights(base: ResampleBase, params: dict[str, Any]) -> str | None:
+    return None if integer_valued(np.asarray(base.matrix.weights)) else "non-integer judge weights"
+
+
+def _fractional_ties(base: ResampleBase, params: dict[str, Any]) -> str | None:
+    if params.get("ties", "average") != "average":
+        return "average_rank's fast path uses fractional ranks (ties='average')"
+    return None
+
+
+def _dense_ties_need_values(params: dict[str, Any]) -> str | None:
+    if params.get("ties") == "dense":
+        return "average_rank's dense ties need the scores, not only the pairwise counts"
+    return None
+
+
+def weighted_medians(values: np.ndarray, cw: np.ndarray) -> np.ndarray:
+    """Median of each row of ``values`` with its columns repeated ``cw[t]`` times (T x n).
+
+    With integer multiplicities, the median of the expanded row is the mean of the first
+    value whose cumulative multiplicity reaches half the total and the first one that
+    exceeds it (the same value unless the total is even and splits between two values).
+    """
+    order = np.argsort(values, axis=1, kind="stable")
+    xs = np.take_along_axis(values, order, axis=1)
+    rows = np.arange(values.shape[0])
+    out = np.empty((cw.shape[0], values.shape[0]))
+    for t, weights in enumerate(cw):
+        cum = np.cumsum(weights[order], axis=1)
+        half = cum[:, -1:] / 2.0
+        lower = xs[rows, np.argmax(cum >= half, axis=1)]
+        upper = xs[rows, np.argmax(cum > half, axis=1)]
+        out[t] = (lower + upper) / 2.0
+    return out
+
+
+# ---------------------------------------------------------------------- mean, median
+def _mean_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws) -> np.ndarray:
+    values = prepare(base.matrix, base.missing).filled(values_based=True)
+    return (draws.cw @ values.T) / draws.total
+
+
+def _mean_candidates(base: ResampleBase, params: dict[str, Any], draws: CandidateDraws
+                     ) -> np.ndarray:
+    return (draws.cw @ base.matrix.oriented().T) / draws.cw.sum(axis=1)[:, None]
+
+
+def _median_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws) -> np.ndarray:
+    values = prepare(base.matrix, base.missing).filled(values_based=True)
+    return weighted_medians(values, draws.cw / float(base.matrix.weights[0]))
+
+
+def _median_candidates(base: ResampleBase, params: dict[str, Any], draws: CandidateDraws
+                       ) -> np.ndarray:
+    weight = np.asarray(base.matrix.weights, dtype=float)[0]
+    return weighted_medians(base.matrix.oriented(), draws.cw / weight)
+
+
+MEAN = Shortcuts(judges=_mean_judges, candidates=_mean_candidates)
+MEDIAN = Shortcuts(judges=_median_judges, judges_reason=_equal_weights,
+                   candidates=_median_candidates, candidates_reason=_equal_weights)
+
+
+# ---------------------------------------------------------------------- rank-based
+def _average_rank_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws
+                         ) -> np.ndarray:
+    return -(draws.cw @ base.filled_ranks.T) / draws.total
+
+
+def _average_rank_pairs(stats: PairStats, params: dict[str, Any]) -> np.ndarray:
+    return -(stats.w + stats.beaten_by + stats.ties / 2.0) / stats.w
+
+
+def _success_rate_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws
+                         ) -> np.ndarray:
+    ranks, n = base.filled_ranks, base.n
+    if params.get("ties", "zero") == "half":
+        beaten = n - ranks  # worse + 1/2 (tied others)
+    else:
+        beaten = n - _st.rankdata(ranks, method="max", axis=0)
+    return (draws.cw @ beaten.T) / (draws.total * (n - 1))
+
+
+def _success_rate_pairs(stats: PairStats, params: dict[str, Any]) -> np.ndarray:
+    won = stats.beats + stats.ties / 2.0 if params.get("ties", "zero") == "half" else stats.beats
+    return won / (stats.w * (stats.n - 1))
+
+
+def _copeland_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws) -> np.ndarray:
+    won, tied = draws.tallies
+    return (won + 0.5 * tied) / (base.n - 1)
+
+
+def _copeland_pairs(stats: PairStats, params: dict[str, Any]) -> np.ndarray:
+    """Copeland points ``(G c)_a - 1/2`` with ``G = [margin > 0] + [margin = 0] / 2``
+    (diagonal 1/2: a copy ties)."""
+    wins = stats.wins
+    margin = wins - wins.transpose(0, 2, 1)
+    g = (margin > 0) + 0.5 * (margin == 0)
+    points = (np.einsum("tab,tb->ta", g, stats.c) if stats.judges_resampled
+              else stats.c @ g[0].T)
+    return (points - 0.5) / (stats.n - 1)
+
+
+AVERAGE_RANK = Shortcuts(judges=_average_rank_judges, judges_reason=_fractional_ties,
+                         candidate_pairs=_average_rank_pairs, candidates_reason=_fractional_ties,
+                         counts_reason=_dense_ties_need_values)
+SUCCESS_RATE = Shortcuts(judges=_success_rate_judges, candidate_pairs=_success_rate_pairs)
+COPELAND = Shortcuts(judges=_copeland_judges, judges_reason=_integer_weights,
+                     candidate_pairs=_copeland_pairs, candidates_reason=_integer_weights)
+
+
+# ---------------------------------------------------------------------- relative difference
+def _rd_base(base: ResampleBase, params: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """What relative_difference divides (raw values, or the per-judge ranks) and the sign
+    of each judge's terms."""
+    if params.get("on", "values") == "ranks":
+        return base.filled_ranks, -np.ones(base.m)
+    signs = np.where(np.asarray(base.matrix.higher_is_better, dtype=bool), 1.0, -1.0)
+    return base.matrix.oriented() * signs[None, :], signs
+
+
+def _rd_terms(b: np.ndarray, c: np.ndarray, ws: np.ndarray) -> np.ndarray:
+    """``sum_v c_v sum_k ws_k (b_uk - b_vk) / (b_uk + b_vk)`` for every row u of ``b``,
+    a 0/0 term (both cells zero) being 0.
+
+    Written ``2 sum_k ws_k b_uk sum_v c_v / (b_uk + b_vk) - sum_v c_v sum_k ws_k``, so the
+    pair tensor costs one addition and one reciprocal; a 0/0 pair, counted -1 by the
+    second term, is added back. Blocks of rows keep the tensor under ``BLOCK`` elements.
+    """
+    k, m = b.shape
+    inverse_sums = np.empty((k, m))
+    rows = max(1, BLOCK // max(1, k * m))
+    for a0 in range(0, k, rows):
+        a1 = min(k, a0 + rows)
+        den = b[a0:a1, None, :] + b[None, :, :]
+        with np.errstate(divide="ignore"):
+            np.reciprocal(den, out=den)
+        inverse_sums[a0:a1] = np.matmul(c, den)
+    zero = b == 0
+    with np.errstate(invalid="ignore"):
+        out = 2.0 * ((b * inverse_sums) @ ws) - c.sum() * ws.sum()
+    if zero.any():
+        out[zero.any(axis=1)] = 0.0  # rows with a zero cell: recomputed below
+        for u in np.flatnonzero(zero.any(axis=1)):
+            with np.errstate(invalid="ignore", divide="ignore"):
+                term = (b[u] - b) / (b[u] + b)
+            term[(b[u] + b) == 0] = 0.0
+            out[u] = c @ (term @ ws)
+    return out
+
+
+def _rd_rank_terms(ranks: np.ndarray, c: np.ndarray, ws: np.ndarray, kernel: np.ndarray
+                   ) -> np.ndarray:
+    """:func:`_rd_terms` for ranks among K drawn candidates: multiples of 1/2 in [1, K], so
+    twice a rank is an integer h in [2, 2K].
+
+    ``sum_v c_v / (b_uk + b_vk)`` is then ``F[2 b_uk, k]`` with ``F = kernel @ H``, where
+    ``H[h, k]`` is the multiplicity of the candidates whose doubled rank on judge k is h and
+    ``kernel[s, h] = 2 / (s + h)`` (rows and columns from h = 2): one product on the rank
+    grid replaces the pair tensor.
+    """
+    m = ranks.shape[1]
+    doubled = np.rint(2.0 * ranks).astype(np.intp) - 2
+    cols = np.arange(m)[None, :]
+    hist = np.bincount((doubled * m + cols).ravel(), np.repeat(c, m),
+                       minlength=kernel.shape[0] * m).reshape(kernel.shape[0], m)
+    inverse_sums = (kernel @ hist)[doubled, cols]
+    return 2.0 * ((ranks * inverse_sums) @ ws) - c.sum() * ws.sum()
+
+
+def _rd_judges_reason(base: ResampleBase, params: dict[str, Any]) -> str | None:
+    if np.isnan(base.matrix.values).any():
+        return "missing cells (relative_difference averages over the pairs both judges score)"
+    return None
+
+
+def _rd_candidates_reason(base: ResampleBase, params: dict[str, Any]) -> str | None:
+    if params.get("on", "values") == "values" and not pair_tensor_fits(base.n, base.m):
+        return "too many candidates x judges for the pairwise tensor"
+    return None
+
+
+def _rd_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws) -> np.ndarray:
+    b, sgn = _rd_base(base, params)
+    ones = np.ones(base.n)
+    per_judge = np.stack([_rd_terms(b[:, k:k + 1], ones, sgn[k:k + 1])
+                          for k in range(base.m)], axis=1)  # sum over opponents, n x m
+    return (draws.cw @ per_judge.T) / (draws.total * (base.n - 1))
+
+
+def _rd_candidates(base: ResampleBase, params: dict[str, Any], draws: CandidateDraws
+                   ) -> np.ndarray:
+    """relative_difference of each trial on its distinct drawn candidates, each opponent
+    counted with its multiplicity (a copy's terms are 0). On ranks, a candidate's rank
+    among the drawn multiset is one plus the multiplicity of the drawn candidates above
+    it plus half that of the others tied with it (copies included): see
+    :func:`_rd_rank_terms`."""
+    b, sgn = _rd_base(base, params)
+    on_ranks = params.get("on", "values") == "ranks"
+    cands, c, cw = draws.cands, draws.c, draws.cw
+    n, m = b.shape
+    if on_ranks:  # dense tie groups per judge, 0 = best, flattened per judge
+        groups = _st.rankdata(base.filled_ranks, method="dense", axis=0).astype(np.intp) - 1
+        flat = groups + n * np.arange(m)[None, :]
+        grid = np.arange(2, 2 * cands.shape[1] + 1, dtype=float)  # doubled ranks
+        kernel = 2.0 / (grid[:, None] + grid[None, :])
+    out = np.full(c.shape, np.nan)
+    for t in range(c.shape[0]):
+        drawn = np.flatnonzero(c[t])
+        mult = c[t, drawn]
+        total = cw[t].sum()
+        if on_ranks:
+            weight = np.bincount(flat[drawn].ravel(), np.repeat(mult, m), minlength=n * m)
+            weight = weight.reshape(m, n).T  # multiplicity of each group, per judge
+            above = np.cumsum(weight, axis=0) - weight
+            g = groups[drawn]
+            cols = np.arange(m)[None, :]
+            ranks = 1.0 + above[g, cols] + (weight[g, cols] - 1.0) / 2.0
+            terms = _rd_rank_terms(ranks, mult, cw[t] * sgn, kernel)
+        else:
+            terms = _rd_terms(b[drawn], mult, cw[t] * sgn)
+        out[t, drawn] = terms / (total * (cands.shape[1] - 1))
+    return out
+
+
+RELATIVE_DIFFERENCE = Shortcuts(judges=_rd_judges, judges_reason=_rd_judges_reason,
+                                candidates=_rd_candidates, candidates_reason=_rd_candidates_reason,
+                                per_trial=True)
