@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from ..config import RankingConfig
 from ..errors import ConfigError, did_you_mean
-from ..registry import get_ranking_method
+from ..registry import DEFAULT_SEED, get_ranking_method
 from .competition import Column, Competition, Phase
 from .submissions import Submission
 from .yaml_text import flow
@@ -332,7 +332,7 @@ def _render(
         *([f"  # {spec.description.splitlines()[0]}"] if spec.description else []),
         f"  method: {method}",
         "  missing: worst             # a failed task (empty cell) ranks below every score",
-        "  seed: 12345",
+        f"  seed: {DEFAULT_SEED}",
         "selection: {development: best, final: last}   # which submission stands for a participant",
         f"baselines: {flow(list(baselines))}"
         + ("   # on Codabench: the account that submits the baseline" if baselines else ""),
