@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from metascore.config import FILTER_RULES, SELECTION_POLICIES, STATISTICS
-from metascore.io.readers import FORMATS
+from metascore.readers.formats import FORMATS
 from metascore.ranking import TIE_BREAK_KEYS
 from metascore.registry import MISSING_POLICIES
 

@@ -268,7 +268,7 @@ def test_a_baseline_dropped_by_drop_candidates_is_named_with_the_reason():
 
 
 def test_kemeny_global_details_stay_out_of_the_leaderboard_files():
-    from metascore.io.writers import render_outputs
+    from metascore.render.writers import render_outputs
 
     config = _config(ranking={"method": "kemeny_young"}, analysis={"bootstrap": 0, "stability": False})
     files = render_outputs(_board(config))

@@ -22,7 +22,7 @@ import pytest
 import yaml
 
 from metascore.cli import main
-from metascore.io import report, writers
+from metascore.render import report, writers
 
 DATA = Path(__file__).parent / "data" / "vectorized"
 sys.path.insert(0, str(DATA))

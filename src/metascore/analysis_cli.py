@@ -25,7 +25,7 @@ from .analysis.bootstrap import AXES
 from .analysis.compare import CRITERIA, unusable_methods
 from .cli import read_matrix_file
 from .errors import ConfigError, InputError, did_you_mean
-from .io.readers import FORMATS
+from .readers.formats import FORMATS
 from .matrix import ScoreMatrix
 from .registry import DEFAULT_SEED, MISSING_POLICIES, get_ranking_method, ranking_method_names
 
@@ -222,7 +222,7 @@ def _with_left_out(result: Any, left_out: dict[str, str]) -> Any:
 
 
 def _cmd_analyze(args: argparse.Namespace) -> int:
-    from .io.analysis_report import write_analysis
+    from .render.analysis_report import write_analysis
 
     methods = _methods(args.methods or DEFAULT_METHODS)
     params = _params(args.param, methods)

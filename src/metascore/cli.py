@@ -27,7 +27,7 @@ from . import __version__
 from .errors import InputError, InputWarning, exit_code
 from .config import judge_key
 from .directions import column_direction, direction_warnings
-from .io.readers import FORMATS, PREFLIB_SUFFIXES
+from .readers.formats import FORMATS, PREFLIB_SUFFIXES
 from .matrix import ScoreMatrix
 from .pairwise import PairwiseCounts
 from .registry import DEFAULT_SEED, MISSING_POLICIES, get_ranking_method, rank, ranking_method_names
@@ -92,7 +92,7 @@ def read_matrix_file(
     place of their submission there (:mod:`metascore.submission_order`).
     """
     from .errors import did_you_mean
-    from .io.readers import read_scores
+    from .readers.formats import read_scores
     from .leaderboard.phases import keyed_matrix
     from .leaderboard.pivot import phase_pairs
     from .submission_order import phase_origins
@@ -146,7 +146,7 @@ def read_matrix_file(
 
 def _read_votes(path: Path) -> PairwiseCounts:
     """PrefLib votes as pairwise counts; what the reader skipped is one note on stderr."""
-    from .io.readers import read_votes
+    from .readers.formats import read_votes
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", InputWarning)

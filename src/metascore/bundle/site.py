@@ -29,7 +29,7 @@ every submission with ``feed="all"``) are collected into ``<out>/outputs/<phase>
 <owner>-<id>/<task>/scores.json`` with ``<out>/outputs/submissions.csv`` (phase, candidate,
 participant, is_baseline; ``submitted_at`` left empty) and ``<out>/outputs/codabench.json``
 (each phase's tasks and leaderboard columns with their ``sorting``, the format ``metascore
-codabench pull`` writes, read by :mod:`metascore.io.columns`: judges without a direction
+codabench pull`` writes, read by :mod:`metascore.readers.columns`: judges without a direction
 take their column's, and the leaderboard's ``submission_rule``); a failed run of an exported
 submission leaves ``error.txt`` with its status instead of ``scores.json``, and so does a
 baseline whose every run failed, though no export would hold it (a knowing difference: the
@@ -64,8 +64,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, InputError
-from ..io.columns import COLUMNS_FILE
-from ..io.tree import FAILURE_FILE
+from ..readers.columns import COLUMNS_FILE
+from ..readers.tree import FAILURE_FILE
 from .archive import as_folder
 from .backend import Backend
 from .competition import UUID_PATTERN, Competition, Phase, Task

@@ -7,7 +7,7 @@ downloaded ``scoring_result`` zip). Sections: summary and warnings, the final le
 and decisions, a per-judge rank heatmap, the pairwise margin matrix with the Condorcet
 winner highlighted, the rank uncertainty plot (bootstrap rank intervals, P(first), groups),
 the judges' agreement and the ranking's stability, with ``analysis.compare`` the
-comparison of ranking methods on the same pool (:mod:`metascore.io.comparison_html`), the
+comparison of ranking methods on the same pool (:mod:`metascore.render.comparison_html`), the
 development leaderboard, and the configuration and signature.
 """
 
@@ -203,7 +203,7 @@ def _board_section(
 
 def _labels(lb: Leaderboard, board: Board) -> dict[str, tuple[str, str]]:
     """``{judge: (task, shown title)}`` of the judges a board's views draw (see
-    :mod:`metascore.io.report_labels`)."""
+    :mod:`metascore.render.report_labels`)."""
     return judge_labels(board.judges[:REPORT_JUDGES], lb.config.get("judges"),
                         lb.input_summary.get("column_titles"))
 
