@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from metascore.cli import main, read_matrix_file
+from metascore.cli import main
+from metascore.cli.common import read_matrix_file
 from metascore.config import parse_config
 from metascore.directions import direction_warnings, looks_lower_is_better
 from metascore.errors import InputError

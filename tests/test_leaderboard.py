@@ -427,7 +427,7 @@ def test_a_baseline_whose_run_failed_says_so(tmp_path):
 
 
 def test_quick_mode_keeps_and_names_a_candidate_without_judge_scores(tmp_path):
-    from metascore.cli import read_matrix_file
+    from metascore.cli.common import read_matrix_file
 
     path = tmp_path / "long.csv"
     path.write_text("phase,candidate,task,metric,value\nD,a,t,acc,0.9\nD,b,t,acc,0.8\n"
