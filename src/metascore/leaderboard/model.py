@@ -143,7 +143,8 @@ class Margins:
 
 @dataclass(frozen=True)
 class Analysis:
-    """How much to trust the final ranking, computed on the ranked final pool (SPEC 4).
+    """How much to trust the final ranking, computed on the ranked final pool (the candidates
+    left after the final-phase filter; ``leaderboard.json``'s ``analysis``, ``docs/outputs.md``).
 
     Attributes
     ----------

@@ -1,4 +1,4 @@
-"""Writers of the meta-scoring outputs (SPEC 7).
+"""Writers of the meta-scoring outputs (what each file holds: ``docs/outputs.md``).
 
 Every file is rendered in memory first, then written into a staging directory inside the
 output directory and published there file by file (a platform reads
