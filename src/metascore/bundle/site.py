@@ -77,13 +77,14 @@ from .submission_ids import SubmissionIds
 from .submissions import Submission, safe_name, slug
 from .worker import Job, JobResult, run_job
 
-__all__ = ["Site", "SiteRun", "DEFAULT_QUEUE_LIMIT", "DEFAULT_FEED", "FEEDS", "MANIFEST_COLUMNS"]
+__all__ = ["Site", "SiteRun", "DEFAULT_QUEUE_LIMIT", "DEFAULT_FEED", "FEED_ALL", "FEEDS", "MANIFEST_COLUMNS"]
 
 DEFAULT_QUEUE_LIMIT = 600
 #: What reaches the meta phase: the site's results export (the default), or every
 #: submission that ran.
 DEFAULT_FEED = "export"
-FEEDS = (DEFAULT_FEED, "all")
+FEED_ALL = "all"
+FEEDS = (DEFAULT_FEED, FEED_ALL)
 MANIFEST_COLUMNS = ("phase", "candidate", "participant", "submitted_at", "is_baseline")
 _ASSEMBLE_LOCK = threading.Lock()
 
@@ -271,7 +272,7 @@ class Site:
         ran: dict[str, tuple[Submission, list[JobResult]]] = {}
         for (sub, _), res in zip(todo, results):
             ran.setdefault(sub.candidate, (sub, []))[1].append(res)
-        if self.feed == "all" or self.comp.leaderboard is None:
+        if self.feed == FEED_ALL or self.comp.leaderboard is None:
             report.export.extend({"phase": phase.name, "candidate": c,
                                   "key": self.ids.key(phase.name, c), "exported": True,
                                   "reason": "--feed all: every submission that ran"} for c in ran)
