@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from metascore.config import parse_config
-from metascore.io.writers import render_outputs
+from metascore.render.writers import render_outputs
 from metascore.leaderboard import build_leaderboard
 
 

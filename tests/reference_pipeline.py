@@ -21,10 +21,10 @@ import pandas as pd
 from metascore.config import JudgeConfig, judge_key
 from metascore.directions import column_direction
 from metascore.errors import InputError, did_you_mean
-from metascore.io.long import _add_long, _read_long_table
-from metascore.io.rows import CANONICAL_COLUMNS, Rows, cell_at, column_index, csv_header, csv_rows
-from metascore.io.rows import csv_table, flag_cell, optional_text_cell, read_text, require_columns
-from metascore.io.rows import score_cell, text_cell, time_cell
+from metascore.readers.long import _add_long, _read_long_table
+from metascore.readers.rows import CANONICAL_COLUMNS, Rows, cell_at, column_index, csv_header, csv_rows
+from metascore.readers.rows import csv_table, flag_cell, optional_text_cell, read_text, require_columns
+from metascore.readers.rows import score_cell, text_cell, time_cell
 from metascore.matrix import ScoreMatrix
 
 _TRUE = {"true", "1", "yes", "y", "t"}
@@ -383,11 +383,11 @@ def read_scores(path: Path, fmt: str) -> pd.DataFrame:
 
 
 def long_csv(frame: pd.DataFrame, columns: list[str]) -> str:
-    """``metascore.io.writers.long_csv`` before the change (one record at a time)."""
+    """``metascore.render.writers.long_csv`` before the change (one record at a time)."""
     import csv
     import io
 
-    from metascore.io.writers import _cell, _plain
+    from metascore.render.writers import _cell, _plain
 
     cols = list(columns)
     buf = io.StringIO()

@@ -179,7 +179,7 @@ def _with_table(comp, rows):
 
 
 def test_the_comparison_says_which_method_it_favours_and_why(tmp_path):
-    from metascore.io.comparison_html import render_comparison, verdict
+    from metascore.render.comparison_html import render_comparison, verdict
 
     comp = _comparison(tmp_path)
     clear = _with_table(comp, {
@@ -209,7 +209,7 @@ def test_the_comparison_says_which_method_it_favours_and_why(tmp_path):
 
 
 def test_the_page_defines_each_criterion_and_keeps_proportions_in_0_1(tmp_path):
-    from metascore.io.comparison_html import render_comparison
+    from metascore.render.comparison_html import render_comparison
 
     comp = _with_table(_comparison(tmp_path), {  # error bars that reach below 0
         m: [(0.1, 0.3), (0.05, 0.2), (-0.2, 0.3), (0.1, 0.3), (0.1, 0.3)] for m in ("mean", "average_rank", "copeland")})

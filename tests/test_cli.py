@@ -167,12 +167,12 @@ def test_python_dash_m_entry_point(wide):
 
 
 def test_a_bug_gets_a_readable_line_before_the_traceback(wide, capsys, monkeypatch):
-    import metascore.cli as cli
+    from metascore.cli import rank as rank_commands
 
     def broken(*args, **kwargs):
         raise ZeroDivisionError("boom")
 
-    monkeypatch.setattr(cli, "rank", broken)
+    monkeypatch.setattr(rank_commands, "rank", broken)
     assert main(["rank", str(wide)]) == 1
     err = capsys.readouterr().err
     assert err.splitlines()[0] == (

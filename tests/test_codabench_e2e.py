@@ -26,7 +26,7 @@ from codabench_replay import TOKEN, Replay, add_bundle_competition, add_phase_re
 from metascore.bundle import load_competition, run_bundle
 from metascore.cli import main
 from metascore.codabench.client import TOKEN_ENV
-from metascore.io.readers import read_scores
+from metascore.readers.formats import read_scores
 
 pytestmark = pytest.mark.slow
 

@@ -14,7 +14,7 @@ from codabench_replay import DATA, TOKEN, Answer, Replay, add_bundle_competition
 from metascore.bundle import load_competition
 from metascore.cli import main
 from metascore.codabench.client import TOKEN_ENV
-from metascore.io.readers import read_scores
+from metascore.readers.formats import read_scores
 from metascore.program import score_main
 
 CONFIG = """\

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import metascore as ms
-from metascore.cli import main, read_matrix_file
+from metascore.cli import main
+from metascore.cli.common import read_matrix_file
 from metascore.stats import dense_ranks
 
 EXPORT = Path(__file__).resolve().parent / "data" / "codalab" / "automl_final.csv"

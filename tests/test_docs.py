@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from metascore.config import FILTER_RULES, SELECTION_POLICIES, STATISTICS
-from metascore.io.readers import FORMATS
+from metascore.readers.formats import FORMATS
 from metascore.ranking import TIE_BREAK_KEYS
 from metascore.registry import MISSING_POLICIES
 
@@ -113,3 +113,22 @@ def test_placeholder_table_is_generated_from_the_worker():
         for step, cell in zip(STEPS, cells, strict=True):
             assert cell.split("`")[1] == substitute(name, step.kind, step.is_scoring, step.ingestion_only)
     assert "[placeholders.md](placeholders.md)" in (DOCS / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_package_map_names_every_package_and_matches_the_tree():
+    """docs/packages.md names every package and top-level module of src/metascore, and every
+    path it names exists (a move or a new package updates the map)."""
+    src = ROOT / "src" / "metascore"
+    text = (DOCS / "packages.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`([\w/]+(?:\.py|/))`", text))
+    packages = {p.name + "/" for p in src.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    modules = {p.name for p in src.glob("*.py")}
+    assert sorted(packages - named) == [], "docs/packages.md: name these packages"
+    assert sorted(modules - named) == [], "docs/packages.md: name these modules"
+    missing = sorted(n for n in named if not (src / n).exists()
+                     and not n.startswith(("scoring_program/", "ingestion_program/"))
+                     and not (ROOT / n).exists()
+                     and not any((pkg / n).exists() for pkg in src.iterdir() if pkg.is_dir()))
+    assert missing == [], "docs/packages.md names paths that do not exist"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "docs/packages.md" in readme[readme.index("## Layout"):]

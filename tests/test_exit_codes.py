@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from metascore import cli, program
+from metascore.cli import rank as rank_commands
 from metascore.errors import InputError
 
 
@@ -14,7 +15,7 @@ def _entry_points(tmp_path, monkeypatch, exc):
 
     monkeypatch.setattr(program, "load_config", boom)
     monkeypatch.setattr(program, "load_scores", boom)
-    monkeypatch.setattr(cli, "rank", boom)
+    monkeypatch.setattr(rank_commands, "rank", boom)
     (tmp_path / "ref").mkdir()
     (tmp_path / "ref" / program.CONFIG_NAME).write_text("{}\n")
     (tmp_path / "s.csv").write_text("candidate,acc\nA,1\nB,2\n")

@@ -9,10 +9,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "metascore"
 
 #: Modules whose docstrings still cite a section of a specification or a research file that
-#: are not in the repository (issue 27 moves them to the fact itself, or to docs/, later).
-CITING_OUTSIDE_FILES = {
-    "io/writers.py", "leaderboard/model.py",
-}
+#: are not in the repository (none left: each says the fact, or links docs/).
+CITING_OUTSIDE_FILES: set[str] = set()
 
 
 def _modules() -> list[Path]:
@@ -26,14 +24,14 @@ def _name(path: Path) -> str:
 def test_sources_cite_no_file_outside_the_repository():
     """"SPEC 5" or "research/codabench.md 1.1" point nowhere for a reader of the repository:
     a docstring says the fact, or links what is in it (docs/...)."""
-    outside = re.compile(r"\bSPEC \d|research/|codabench\.md")
+    outside = re.compile(r"\bSPEC (section )?\d|research/|codabench\.md")
     citing = {_name(p) for p in _modules() if outside.search(p.read_text(encoding="utf-8"))}
     assert citing - CITING_OUTSIDE_FILES == set(), "cites files the repository does not hold"
     assert CITING_OUTSIDE_FILES - citing == set(), "fixed: remove it from CITING_OUTSIDE_FILES"
 
 
-#: Modules over :data:`MAX_LINES` lines that issue 27 splits later (by its other parts).
-LONG_MODULES = {"io/report.py"}
+#: Modules allowed over :data:`MAX_LINES` lines (none).
+LONG_MODULES: set[str] = set()
 MAX_LINES = 600
 
 
@@ -87,3 +85,134 @@ def test_readme_layout_names_every_bundle_module():
     missing = [p.name for p in sorted((SRC / "bundle").glob("*.py"))
                if p.name != "__init__.py" and not re.search(rf"(?<![\w/]){re.escape(p.name)}", block)]
     assert missing == [], "README.md, Layout: name these bundle modules"
+
+
+#: Public top-level functions and classes that two modules of ``src/metascore`` define on
+#: purpose, with the reason; any other name is defined in one module only.
+DEFINED_TWICE = {
+    # bundle/job_init.py is a script the local backend runs by path (bundle/sandbox.py's
+    # JOB_INIT, ``python -S -I job_init.py``), importing only the standard library; its
+    # ``main`` is that program's entry point, as cli's ``main`` is metascore's.
+    "main": {"bundle/job_init.py", "cli/__init__.py"},
+}
+
+
+def test_each_public_function_or_class_is_defined_in_one_module():
+    """One name, one thing: two ``register``, two ``check_bundle`` or two ``Leaderboard``
+    in two modules make a reader (and an import) pick the wrong one."""
+    import ast
+
+    homes: dict[str, set[str]] = {}
+    for path in _modules():
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
+                    and not node.name.startswith("_"):
+                homes.setdefault(node.name, set()).add(_name(path))
+    twice = {name: modules for name, modules in homes.items() if len(modules) > 1}
+    assert twice == DEFINED_TWICE, "defined in two modules: rename one, or list it with a reason"
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _run_at_import(body: list) -> list:
+    """The statements of ``body`` that run when the module is imported: not those inside a
+    function, nor an ``if TYPE_CHECKING:`` block."""
+    import ast
+
+    out: list = []
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            out += _run_at_import(node.orelse)
+            continue
+        out.append(node)
+        for field in ("body", "orelse", "finalbody"):
+            out += _run_at_import(getattr(node, field, None) or [])
+        for handler in getattr(node, "handlers", None) or []:
+            out += _run_at_import(handler.body)
+    return out
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Which modules of the package each module imports when it is imported (``import x``,
+    ``from .x import y``, ``from . import x``; ``y`` counts as a module when it is one)."""
+    import ast
+
+    modules = {_module_name(p): p for p in _modules()}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        edges: set[str] = set()
+        for node in _run_at_import(ast.parse(path.read_text(encoding="utf-8")).body):
+            if isinstance(node, ast.Import):
+                edges |= {a.name for a in node.names if a.name in modules}
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[:len(package.split(".")) - node.level + 1]
+                    target = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    target = node.module or ""
+                for alias in node.names:
+                    if f"{target}.{alias.name}" in modules:
+                        edges.add(f"{target}.{alias.name}")
+                    elif target in modules:
+                        edges.add(target)
+        graph[name] = edges - {name}
+    return graph
+
+
+def test_no_import_cycle_among_the_modules():
+    """Module-level imports form no circle (a module importing a name back from one that
+    imports it works only by the order things happen to load in)."""
+    graph = _import_graph()
+    assert graph["metascore.cli"] >= {"metascore.cli.rank", "metascore.errors"}  # the graph is read
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = 1
+        for target in sorted(graph[module]):
+            if state.get(target) == 1:
+                cycles.append(path[path.index(target):] + [module, target])
+            elif target not in state:
+                visit(target, path + [module])
+        state[module] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [])
+    assert cycles == [], "import cycles"
+
+
+def test_modules_are_imported_by_import_statements():
+    """No module imports one of the package by a name in a string (``importlib``), so the
+    import statements are the whole graph that the cycle test reads."""
+    import ast
+
+    loading = []
+    for path in _modules():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                    and re.fullmatch(r"metascore(\.\w+)+", node.value) \
+                    and "import_module" in path.read_text(encoding="utf-8"):
+                loading.append(f"{_name(path)}: {node.value}")
+    assert loading == [], "imports a module by its name in a string"
+
+
+def test_command_modules_do_not_import_the_command_line_main():
+    """The command line is one package, one module per command group; a group module never
+    imports the package's ``main``/``build_parser`` back (``cli/__init__.py`` imports them)."""
+    graph = _import_graph()
+    groups = {m for m in graph if m.startswith("metascore.cli.") and m != "metascore.cli.__main__"}
+    assert groups >= {"metascore.cli.rank", "metascore.cli.analyze", "metascore.cli.bundle",
+                      "metascore.cli.codabench", "metascore.cli.common"}
+    back = sorted(m for m in groups if "metascore.cli" in graph[m])
+    assert back == [], "import the cli package back"
+    outside = sorted(p.relative_to(SRC).as_posix() for p in _modules()
+                     if p.name == "cli.py" or p.stem.endswith("_cli"))
+    assert outside == [], "command-line modules outside cli/"

@@ -268,7 +268,7 @@ def test_a_baseline_dropped_by_drop_candidates_is_named_with_the_reason():
 
 
 def test_kemeny_global_details_stay_out_of_the_leaderboard_files():
-    from metascore.io.writers import render_outputs
+    from metascore.render.writers import render_outputs
 
     config = _config(ranking={"method": "kemeny_young"}, analysis={"bootstrap": 0, "stability": False})
     files = render_outputs(_board(config))
@@ -427,7 +427,7 @@ def test_a_baseline_whose_run_failed_says_so(tmp_path):
 
 
 def test_quick_mode_keeps_and_names_a_candidate_without_judge_scores(tmp_path):
-    from metascore.cli import read_matrix_file
+    from metascore.cli.common import read_matrix_file
 
     path = tmp_path / "long.csv"
     path.write_text("phase,candidate,task,metric,value\nD,a,t,acc,0.9\nD,b,t,acc,0.8\n"

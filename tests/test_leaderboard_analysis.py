@@ -30,8 +30,8 @@ import pytest
 
 from metascore.config import parse_config
 from metascore.errors import MetascoreError
-from metascore.io import writers
-from metascore.io.report import render_report
+from metascore.render import writers
+from metascore.render.report import render_report
 from metascore.leaderboard import build_leaderboard
 from metascore.program import load_scores, run
 

@@ -18,7 +18,7 @@ import pytest
 
 from metascore.analysis import compare_methods
 from metascore.config import COMPARE_R, STABILITY_Q, parse_config
-from metascore.io import writers
+from metascore.render import writers
 from metascore.leaderboard import build_leaderboard
 from metascore.matrix import ScoreMatrix
 from metascore.program import load_scores, run

@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from metascore.errors import InputError, InputWarning
-from metascore.io import (
+from metascore.readers import (
     CANONICAL_COLUMNS,
     FORMATS,
     detect_format,

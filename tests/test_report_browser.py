@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from metascore.config import parse_config
-from metascore.io.report import render_report
+from metascore.render.report import render_report
 from metascore.leaderboard import build_leaderboard
 from metascore.program import load_scores
 from shared_competition import CONFIG, FIXTURE

@@ -128,13 +128,13 @@ def test_bundle_command_line_defaults_are_the_library_defaults():
     import inspect
 
     from metascore.bundle.add_meta_config import MetaChoices
-    from metascore.bundle.cli import register
+    from metascore.cli.bundle import add_bundle_commands
     from metascore.bundle.local import LocalBackend
     from metascore.bundle.site import FEEDS, Site
     from metascore.config import RankingConfig
 
     parser = argparse.ArgumentParser()
-    register(parser.add_subparsers())
+    add_bundle_commands(parser.add_subparsers())
     run = parser.parse_args(["bundle", "run", "B"])
     defaults = {k: v.default for k, v in inspect.signature(run_bundle).parameters.items()}
     for option in ("out", "backend", "feed", "sandbox", "jobs"):

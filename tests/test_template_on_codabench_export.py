@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from metascore.cli import main
-from metascore.io.readers import read_scores
+from metascore.readers.formats import read_scores
 from metascore.program import score_main
 
 EXPORT = Path(__file__).parent / "data" / "exports" / "template_results.json"

@@ -22,7 +22,7 @@ import pytest
 import yaml
 
 from metascore.cli import main
-from metascore.io import report, writers
+from metascore.render import report, report_format, writers
 
 DATA = Path(__file__).parent / "data" / "vectorized"
 sys.path.insert(0, str(DATA))
@@ -157,7 +157,7 @@ def test_report_summarises_many_judges(tmp_path, monkeypatch):
     ranked = ~np.isnan(ranks).all(axis=1)
     best = np.nanmin(ranks[ranked], axis=0)
     first = rows[0]
-    median = report._fmt(float(np.median(ranks[0])))
+    median = report_format.number_html(float(np.median(ranks[0])))
     wins = int((ranks[0] == best).sum())
     missing = sum(first[f"judge:{j}"] == "" for j in judges)
     assert (f'<td class="num">{median}</td><td class="num">{wins}</td>'

@@ -223,7 +223,7 @@ def long_text(rng: random.Random) -> str:
 
 
 def read_both(path, fmt):
-    from metascore.io.readers import read_scores
+    from metascore.readers.formats import read_scores
 
     out = []
     for read in (lambda: read_scores(path, fmt), lambda: ref.read_scores(path, fmt)):
@@ -284,8 +284,8 @@ def test_from_long_matches_the_object_grid(seed):
 @pytest.mark.parametrize("seed", range(100))
 def test_long_csv_writes_the_old_bytes(seed):
     """The ingestion program's metascore_long.csv, column by column."""
-    from metascore.io.readers import CANONICAL_COLUMNS
-    from metascore.io.writers import long_csv
+    from metascore.readers.formats import CANONICAL_COLUMNS
+    from metascore.render.writers import long_csv
 
     rng = random.Random(seed)
     texts = ["a", "b,c", 'q"t', "x\ny", "r\rs", " sp ", "", "é"]

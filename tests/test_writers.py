@@ -17,8 +17,8 @@ from hypothesis import given, strategies as st
 from metascore.cli import main
 from metascore.config import parse_config
 from metascore.errors import MetascoreError
-from metascore.io import writers
-from metascore.io.writers import decimal_literal, scores_json, scores_txt, write_files
+from metascore.render import writers
+from metascore.render.writers import decimal_literal, scores_json, scores_txt, write_files
 from metascore.leaderboard import build_leaderboard
 from metascore.program import load_scores
 
@@ -276,7 +276,7 @@ def test_judges_named_like_output_columns_get_their_own_namespace(tmp_path):
 def test_margins_and_heatmap_of_a_large_pool_are_capped(lb, monkeypatch):
     """The margin matrix grows with the square of the pool, the heatmap with pool x judges:
     the outputs keep the best-ranked candidates and the first judges."""
-    from metascore.io import report
+    from metascore.render import report
 
     monkeypatch.setattr(writers, "MARGINS_LIMIT", 1)
     monkeypatch.setattr(report, "MARGINS_SHOWN", 1)

@@ -1,6 +1,6 @@
 """The competition configuration, ``metascore.yaml``, validated into frozen dataclasses.
 
-The file is read with :func:`metascore.io.yaml_loader.read_yaml` (safe, duplicate keys
+The file is read with :func:`metascore.readers.yaml_loader.read_yaml` (safe, duplicate keys
 refused) and every value is checked once, here; an error
 names the key, the allowed values and what was found, and an unknown key gets a
 did-you-mean ("unknown key 'rankng' in metascore.yaml (did you mean 'ranking'?)").
@@ -47,7 +47,7 @@ from typing import Any
 import pandas as pd
 
 from .errors import ConfigError, did_you_mean
-from .io.yaml_loader import read_yaml
+from .readers.yaml_loader import read_yaml
 from .ranking import TIE_BREAK_KEYS
 from .registry import DEFAULT_METHOD, DEFAULT_SEED, MISSING_POLICIES, get_ranking_method, ranking_method_names
 

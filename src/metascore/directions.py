@@ -2,7 +2,7 @@
 
 A judge's direction comes, in order, from the configuration (``direction``/``sorting``, or
 ``--lower-is-better``), from the competition's leaderboard columns (their ``sorting``,
-read by :mod:`metascore.io.columns`), else it defaults to higher-is-better, and a name
+read by :mod:`metascore.readers.columns`), else it defaults to higher-is-better, and a name
 that says lower is better (``mae``, ``rmse``, ``loss``, ``error``, ``time``, ...) earns a
 warning. Pure functions: the callers print.
 """

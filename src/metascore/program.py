@@ -27,10 +27,10 @@ import pandas as pd
 from . import __version__
 from .config import COMPARE_R, STABILITY_Q, Config, load_config
 from .errors import ConfigError, InputError, exit_code
-from .io.columns import read_directions, read_titles
-from .io.readers import CANONICAL_COLUMNS, concat_scores, read_scores, resolve_inside
-from .io.table import with_phase
-from .io.writers import PER_JUDGE_FILE, long_csv, render_outputs, write_files
+from .readers.columns import read_directions, read_titles
+from .readers.formats import CANONICAL_COLUMNS, concat_scores, read_scores, resolve_inside
+from .readers.table import with_phase
+from .render.writers import PER_JUDGE_FILE, long_csv, render_outputs, write_files
 from .leaderboard import Leaderboard, build_leaderboard
 
 __all__ = ["CONFIG_NAME", "LONG_NAME", "load_scores", "run", "score_main", "ingest_main"]

@@ -2,7 +2,7 @@
 
 :func:`compare_methods` is pure: it returns a :class:`MethodComparison` holding the table
 and every criterion's full result, which the command line, the JSON/HTML report writer
-(:mod:`metascore.io.analysis_report`) and the meta-scoring program can embed.
+(:mod:`metascore.render.analysis_report`) and the meta-scoring program can embed.
 """
 
 from __future__ import annotations

@@ -26,7 +26,8 @@ run a whole competition locally as a compute worker would, and zip a bundle for 
 - :mod:`~metascore.bundle.archive`: safe zip extraction and bundle zipping;
   :mod:`~metascore.bundle.meta_program_folder` (the meta-scoring program assembled from
   metascore's own) and :mod:`~metascore.bundle.files` (noise, clean copies, atomic writes).
-- :mod:`~metascore.bundle.cli`: ``metascore bundle add-meta | check | run | env | zip``.
+- its command line, ``metascore bundle add-meta | check | run | env | zip``, is
+  :mod:`metascore.cli.bundle`.
 """
 
 from .archive import build_bundle_zip, safe_extract

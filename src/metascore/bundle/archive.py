@@ -38,7 +38,7 @@ from pathlib import Path, PurePosixPath
 import yaml
 
 from ..errors import ConfigError, InputError
-from ..io.yaml_loader import read_yaml
+from ..readers.yaml_loader import read_yaml
 from .files import is_excluded, is_noise
 from .meta_program_folder import assemble_meta_program, needs_meta_program
 from .phase_dates import shift_dates

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
-from ..io.yaml_loader import load_yaml
+from ..readers.yaml_loader import load_yaml
 from .files import METADATA_FILES
 
 __all__ = ["read_metadata"]

@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
-from ..io.yaml_loader import read_yaml
+from ..readers.yaml_loader import read_yaml
 from .competition import PATH_KEYS, UUID_PATTERN, BundleReport, Competition
 from .program_checks import ProgramChecks
 from .schema_v1 import SchemaV1

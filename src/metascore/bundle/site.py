@@ -29,7 +29,7 @@ every submission with ``feed="all"``) are collected into ``<out>/outputs/<phase>
 <owner>-<id>/<task>/scores.json`` with ``<out>/outputs/submissions.csv`` (phase, candidate,
 participant, is_baseline; ``submitted_at`` left empty) and ``<out>/outputs/codabench.json``
 (each phase's tasks and leaderboard columns with their ``sorting``, the format ``metascore
-codabench pull`` writes, read by :mod:`metascore.io.columns`: judges without a direction
+codabench pull`` writes, read by :mod:`metascore.readers.columns`: judges without a direction
 take their column's, and the leaderboard's ``submission_rule``); a failed run of an exported
 submission leaves ``error.txt`` with its status instead of ``scores.json``, and so does a
 baseline whose every run failed, though no export would hold it (a knowing difference: the
@@ -64,8 +64,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, InputError
-from ..io.columns import COLUMNS_FILE
-from ..io.tree import FAILURE_FILE
+from ..readers.columns import COLUMNS_FILE
+from ..readers.tree import FAILURE_FILE
 from .archive import as_folder
 from .backend import Backend
 from .competition import UUID_PATTERN, Competition, Phase, Task
@@ -77,13 +77,14 @@ from .submission_ids import SubmissionIds
 from .submissions import Submission, safe_name, slug
 from .worker import Job, JobResult, run_job
 
-__all__ = ["Site", "SiteRun", "DEFAULT_QUEUE_LIMIT", "DEFAULT_FEED", "FEEDS", "MANIFEST_COLUMNS"]
+__all__ = ["Site", "SiteRun", "DEFAULT_QUEUE_LIMIT", "DEFAULT_FEED", "FEED_ALL", "FEEDS", "MANIFEST_COLUMNS"]
 
 DEFAULT_QUEUE_LIMIT = 600
 #: What reaches the meta phase: the site's results export (the default), or every
 #: submission that ran.
 DEFAULT_FEED = "export"
-FEEDS = (DEFAULT_FEED, "all")
+FEED_ALL = "all"
+FEEDS = (DEFAULT_FEED, FEED_ALL)
 MANIFEST_COLUMNS = ("phase", "candidate", "participant", "submitted_at", "is_baseline")
 _ASSEMBLE_LOCK = threading.Lock()
 
@@ -271,7 +272,7 @@ class Site:
         ran: dict[str, tuple[Submission, list[JobResult]]] = {}
         for (sub, _), res in zip(todo, results):
             ran.setdefault(sub.candidate, (sub, []))[1].append(res)
-        if self.feed == "all" or self.comp.leaderboard is None:
+        if self.feed == FEED_ALL or self.comp.leaderboard is None:
             report.export.extend({"phase": phase.name, "candidate": c,
                                   "key": self.ids.key(phase.name, c), "exported": True,
                                   "reason": "--feed all: every submission that ran"} for c in ran)

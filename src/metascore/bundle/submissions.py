@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, did_you_mean
-from ..io.yaml_loader import load_yaml
+from ..readers.yaml_loader import load_yaml
 from .archive import as_folder
 from .competition import Competition
 from .metadata import read_metadata

@@ -4,7 +4,8 @@
 - :mod:`~metascore.codabench.api`: the platform's payloads, parsed and checked.
 - :mod:`~metascore.codabench.pull`: exports -> a scoring-output tree, manifest and config.
 - :mod:`~metascore.codabench.submit`: zip, upload and submit to the meta phase; wait.
-- :mod:`~metascore.codabench.cli`: ``metascore codabench pull | rank | submit``.
+- their command line, ``metascore codabench phases | pull | rank | submit``, is
+  :mod:`metascore.cli.codabench`.
 
 Nothing is imported here, so that ``metascore`` starts without loading the HTTP client.
 """

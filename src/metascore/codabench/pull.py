@@ -40,10 +40,10 @@ from typing import Any
 
 import yaml
 
-from ..io.columns import COLUMNS_FILE
+from ..readers.columns import COLUMNS_FILE
 from ..config import Config, FilterConfig, InputConfig, JudgeConfig, PhasesConfig, parse_config
 from ..errors import InputError, did_you_mean
-from ..io.readers import MANIFEST
+from ..readers.formats import MANIFEST
 from ..bundle.competition import Column
 from .api import (
     CompetitionInfo, ExportRow, LeaderboardInfo, PhaseInfo, SubmissionInfo, parse_competition,
@@ -55,7 +55,7 @@ __all__ = ["Pulled", "pull", "fetch_competition", "find_phase", "new_directory",
            "CONFIG_NAME", "PROVENANCE_NAME"]
 
 CONFIG_NAME = "metascore.yaml"
-PROVENANCE_NAME = COLUMNS_FILE  # the competition's columns, read back by metascore.io.columns
+PROVENANCE_NAME = COLUMNS_FILE  # the competition's columns, read back by metascore.readers.columns
 Log = Callable[[str], None]
 
 

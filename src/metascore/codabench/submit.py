@@ -33,7 +33,7 @@ from pathlib import Path
 
 from ..config import load_config
 from ..errors import InputError
-from ..io.readers import read_scores
+from ..readers.formats import read_scores
 from . import SCORES_WAIT
 from .api import TERMINAL_STATUSES, CompetitionInfo, SubmissionInfo, parse_dataset, parse_submission
 from .client import Client, PlatformError

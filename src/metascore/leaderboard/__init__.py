@@ -18,8 +18,8 @@ Pure computation (no files, no prints). :func:`build_leaderboard` runs the pipel
 7. the statistics that ``scores.json`` publishes, the provenance signature and an input
    summary.
 
-The result, a frozen :class:`Leaderboard`, is rendered by :mod:`metascore.io.writers` and
-:mod:`metascore.io.report`.
+The result, a frozen :class:`Leaderboard`, is rendered by :mod:`metascore.render.writers` and
+:mod:`metascore.render.report`.
 
 Modules: :mod:`.model` (the frozen result: Row, Board, Margins, Analysis, Leaderboard),
 :mod:`.phases` (a phase's score matrix, input checks, deadlines and selection),

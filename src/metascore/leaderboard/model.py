@@ -3,7 +3,7 @@
 A :class:`Leaderboard` holds the final :class:`Board` (and the development one), the
 pairwise :class:`Margins` of the final pool, the :class:`Analysis` of the final ranking,
 the published statistics and the provenance. :func:`metascore.leaderboard.build_leaderboard`
-builds it; :mod:`metascore.io.writers` and :mod:`metascore.io.report` render it.
+builds it; :mod:`metascore.render.writers` and :mod:`metascore.render.report` render it.
 """
 
 from __future__ import annotations
@@ -143,7 +143,8 @@ class Margins:
 
 @dataclass(frozen=True)
 class Analysis:
-    """How much to trust the final ranking, computed on the ranked final pool (SPEC 4).
+    """How much to trust the final ranking, computed on the ranked final pool (the candidates
+    left after the final-phase filter; ``leaderboard.json``'s ``analysis``, ``docs/outputs.md``).
 
     Attributes
     ----------

@@ -18,7 +18,7 @@ import pandas as pd
 from ..config import Config, JudgeConfig
 from ..directions import column_direction
 from ..errors import InputError, MetascoreError, did_you_mean
-from ..io.table import codes_of, constant, recode
+from ..readers.table import codes_of, constant, recode
 from ..matrix import ScoreMatrix
 from ..ranking import Ranking
 from ..selection import Selection, select_candidates

@@ -22,7 +22,7 @@ import pandas as pd
 
 from ..config import JudgeConfig, judge_key
 from ..errors import InputError, did_you_mean
-from ..io.table import codes_of, first_index, last_index
+from ..readers.table import codes_of, first_index, last_index
 from ..matrix import ScoreMatrix
 
 __all__ = ["PhaseRows", "phase_rows", "phase_pairs", "table_pairs", "pivot", "judge_directions",

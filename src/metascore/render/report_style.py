@@ -1,4 +1,4 @@
-"""The style sheet of ``detailed_results.html`` (:mod:`metascore.io.report`), inline in the page."""
+"""The style sheet of ``detailed_results.html`` (:mod:`metascore.render.report`), inline in the page."""
 
 from __future__ import annotations
 

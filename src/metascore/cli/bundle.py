@@ -9,18 +9,18 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from ..bundle.image_checks import RECOMMENDED_IMAGE
+from ..bundle.limits import add_limit_options, limits_from_args
+from ..bundle.local import DEFAULT_SANDBOX, SANDBOX_MODES
+from ..bundle.runner import BACKENDS, DEFAULT_BACKEND, DEFAULT_OUT, JOBS_CAP
+from ..bundle.site import DEFAULT_FEED, FEEDS
 from ..config import RankingConfig
 from ..errors import ConfigError, InputError
-from .image_checks import RECOMMENDED_IMAGE
-from .limits import add_limit_options, limits_from_args
-from .local import DEFAULT_SANDBOX, SANDBOX_MODES
-from .runner import BACKENDS, DEFAULT_BACKEND, DEFAULT_OUT, JOBS_CAP
-from .site import DEFAULT_FEED, FEEDS
 
-__all__ = ["register"]
+__all__ = ["add_bundle_commands"]
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
     """Add ``bundle`` and its subcommands to the ``metascore`` command line."""
     bundle = subparsers.add_parser(
         "bundle",
@@ -257,8 +257,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
 def _check_path(path: Path):
     """The full check of a bundle folder, or of a zip as it would be uploaded (the
     meta-scoring program's placeholder is then an error, not a note)."""
-    from .archive import safe_extract
-    from .check import check_bundle
+    from ..bundle.archive import safe_extract
+    from ..bundle.check import check_bundle
 
     if path.is_dir():
         return check_bundle(path)
@@ -268,8 +268,8 @@ def _check_path(path: Path):
 
 
 def _cmd_add_meta(args: argparse.Namespace) -> int:
-    from .add_meta import add_meta
-    from .add_meta_config import MetaChoices
+    from ..bundle.add_meta import add_meta
+    from ..bundle.add_meta_config import MetaChoices
 
     choices = MetaChoices(
         method=args.method, baselines=tuple(args.baseline) if args.baseline else None,
@@ -282,7 +282,7 @@ def _cmd_add_meta(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from .runner import format_report, run_bundle
+    from ..bundle.runner import format_report, run_bundle
 
     log = (lambda _: None) if args.quiet else (lambda line: print(line, flush=True))
     report = run_bundle(
@@ -315,9 +315,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_env(args: argparse.Namespace) -> int:
-    from .archive import safe_extract
-    from .pyenv import build_env, packages_for, read_requirements
-    from .schema import load_competition
+    from ..bundle.archive import safe_extract
+    from ..bundle.pyenv import build_env, packages_for, read_requirements
+    from ..bundle.schema import load_competition
 
     image = args.image
     if image is None:
@@ -341,9 +341,9 @@ def _cmd_env(args: argparse.Namespace) -> int:
 
 
 def _cmd_zip(args: argparse.Namespace) -> int:
-    from .archive import build_bundle_zip
-    from .check import check_bundle
-    from .phase_dates import parse_start
+    from ..bundle.archive import build_bundle_zip
+    from ..bundle.check import check_bundle
+    from ..bundle.phase_dates import parse_start
 
     start = parse_start(args.start) if args.start is not None else None
     if Path(args.bundle).is_dir():  # the full check (metascore.yaml too) before zipping

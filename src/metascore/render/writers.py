@@ -1,4 +1,4 @@
-"""Writers of the meta-scoring outputs (SPEC 7).
+"""Writers of the meta-scoring outputs (what each file holds: ``docs/outputs.md``).
 
 Every file is rendered in memory first, then written into a staging directory inside the
 output directory and published there file by file (a platform reads
@@ -39,11 +39,11 @@ which the platform owns, and ``detailed_results.html`` is the only HTML file wri
   ``judge:<judge>`` and ``judge_rank:<judge>``, and the JSON row's ``judges`` and
   ``judge_ranks`` objects, for a board of at most ``output.judge_columns`` judges
   (:data:`~metascore.config.JUDGE_COLUMNS`); beyond, the board's ``per_judge`` entry says
-  so and ``per_judge.csv.gz`` (:mod:`metascore.io.per_judge`) holds the final board's
+  so and ``per_judge.csv.gz`` (:mod:`metascore.render.per_judge`) holds the final board's
   per-judge ranks (and values, or nothing: ``output.per_judge``); the JSON also
   summarizes the analysis (judge agreement, stability, how the intervals were computed)
   and holds the comparison of the methods of ``analysis.compare`` (or why it is absent);
-- ``detailed_results.html`` (:mod:`metascore.io.report`).
+- ``detailed_results.html`` (:mod:`metascore.render.report`).
 """
 
 from __future__ import annotations

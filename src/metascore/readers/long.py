@@ -37,7 +37,7 @@ def read_long(path: Path, rows: Rows) -> None:
 def read_long_csv(path: Path, rows: Rows) -> None:
     """A long CSV: column by column when the file is plain (:func:`_read_long_columns`),
     else pandas' C parser on its cells and column-wise checks when rows map to lines (see
-    :func:`~metascore.io.rows.csv_table`), else the csv module row by row. All give the
+    :func:`~metascore.readers.rows.csv_table`), else the csv module row by row. All give the
     same table and the same errors (file, line, column and value)."""
     if _read_long_columns(path, rows):
         return

@@ -1,42 +1,32 @@
-"""The ``metascore`` command line.
+"""``metascore rank``, ``metascore methods`` and ``metascore validate-config``.
 
-``main(argv) -> int`` parses arguments and dispatches to small per-command functions.
-Library errors (:class:`~metascore.errors.MetascoreError`, ``OSError``) become one line on
-stderr and exit code 1 through :func:`metascore.errors.exit_code`, shared with the
-programs; usage errors exit 2.
-
-Other modules add their own subcommands through a ``register(subparsers)`` function
-listed in ``_COMMAND_MODULES``.
+``rank`` has two modes. Quick mode reads one score file (one phase of it, through
+:func:`metascore.cli.common.read_matrix_file`, or PrefLib votes) and prints the ranking.
+Config mode (``--config``) goes through the same code as the Codabench scoring program
+(:func:`metascore.program.run`), so a local run and the platform give identical files;
+``validate-config`` checks such a configuration.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
+import dataclasses
 import json
 import math
-import os
 import sys
 import warnings
-from collections.abc import Sequence
 from pathlib import Path
 
-import pandas as pd
+from ..config import load_config
+from ..errors import InputError, InputWarning
+from ..matrix import ScoreMatrix
+from ..pairwise import PairwiseCounts
+from ..program import run
+from ..readers.formats import FORMATS, PREFLIB_SUFFIXES
+from ..registry import DEFAULT_SEED, MISSING_POLICIES, get_ranking_method, rank, ranking_method_names
+from .common import read_matrix_file
 
-from . import __version__
-from .errors import InputError, InputWarning, exit_code
-from .config import judge_key
-from .directions import column_direction, direction_warnings
-from .io.readers import FORMATS, PREFLIB_SUFFIXES
-from .matrix import ScoreMatrix
-from .pairwise import PairwiseCounts
-from .registry import DEFAULT_SEED, MISSING_POLICIES, get_ranking_method, rank, ranking_method_names
-
-__all__ = ["main", "build_parser"]
-
-#: Modules that add subcommands: each defines ``register(subparsers)``.
-_COMMAND_MODULES = ("metascore.commands", "metascore.bundle.cli", "metascore.codabench.cli",
-                    "metascore.analysis_cli")
+__all__ = ["add_rank_commands", "rank_with_config"]
 
 
 def _parse_param(text: str) -> tuple[str, object]:
@@ -66,87 +56,9 @@ def _parse_weight(text: str) -> tuple[str, float]:
     return key.strip(), weight
 
 
-def read_matrix_file(
-    path: Path,
-    *,
-    format: str | None = None,
-    phase: str | None = None,
-    lower_is_better: Sequence[str] = (),
-    weights: Sequence[tuple[str, float]] = (),
-    judges: Sequence[str] = (),
-    exclude: Sequence[str] = (),
-    notes: list[str] | None = None,
-    alerts: list[str] | None = None,
-) -> ScoreMatrix:
-    """One phase of any score file the readers know, as a score matrix.
-
-    Judges are the (task, metric) pairs found in that phase, keyed ``task/metric`` (``task`` when the
-    metric is empty, as in a wide CSV), or only those named in ``judges``, minus those in
-    ``exclude``; a judge listed in ``lower_is_better`` is lower-is-better, another takes
-    its column's direction from the competition when the input carries it (a tree's
-    ``codabench.json``), else higher-is-better. What the reader left out on purpose is
-    appended to ``notes``; a warning per judge whose name says lower is better but that
-    is ranked higher-is-better by default, and per candidate with no score on any chosen
-    judge (kept with every score missing), to ``alerts``. For the ``submitted_at``
-    tie-break, a participant of a phase listed before ``phase`` in the file keeps the
-    place of their submission there (:mod:`metascore.submission_order`).
-    """
-    from .errors import did_you_mean
-    from .io.readers import read_scores
-    from .leaderboard.phases import keyed_matrix
-    from .leaderboard.pivot import phase_pairs
-    from .submission_order import phase_origins
-
-    frame = read_scores(path, format, format_option="--format")
-    if notes is not None:
-        notes.extend(frame.attrs.get("notes", []))
-    phases = list(pd.unique(frame["phase"]))
-    if phase is None:
-        if len(phases) > 1:
-            raise InputError(f"{path} holds phases {phases}; choose one with --phase.")
-        phase = phases[0]
-    elif phase not in phases:
-        raise InputError(f"{path}: no phase {phase!r}{did_you_mean(phase, phases)}; phases are {phases}.")
-    # judges come from the chosen phase only; keys computed once per (task, metric)
-    pairs = sorted(phase_pairs(frame, phase), key=lambda tm: judge_key(*tm))
-    keys = [judge_key(t, m) for t, m in pairs]
-    weight_map = dict(weights)
-    known_keys = set(keys)
-    for name in list(lower_is_better) + list(weight_map) + list(judges) + list(exclude):
-        if name not in known_keys:
-            raise InputError(f"{path}: no judge {name!r}{did_you_mean(name, keys)}; judges are {keys}.")
-    wanted, left_out = set(judges), set(exclude)
-    chosen = [k for k in keys if (not wanted or k in wanted) and k not in left_out]
-    if not chosen:
-        raise InputError(f"{path}: --judges/--exclude leave no judge (judges are {keys}).")
-    if len(chosen) < len(keys):
-        chosen_set = set(chosen)
-        pairs = [p for p, k in zip(pairs, keys) if k in chosen_set]
-    keys = chosen
-    known = frame.attrs.get("directions") or {}
-    given = {key: False for key in lower_is_better}
-    for (t, m), key in zip(pairs, keys):
-        if key not in given and column_direction(t, m, known) is not None:
-            given[key] = bool(column_direction(t, m, known))
-    if alerts is not None:
-        alerts.extend(direction_warnings(
-            [(k, t, m) for (t, m), k in zip(pairs, keys) if k not in given], "give -l {key} (or --exclude {key} if it is not a score)"))
-    unscored: dict[str, str] = {}
-    # "the earlier submission": a participant of an earlier phase of the file keeps the
-    # place of their submission there (a migrated copy has a new id)
-    earlier = phases[:phases.index(phase)]
-    origins = phase_origins(frame, phase, earlier) if earlier else None
-    matrix = keyed_matrix(frame, phase, keys, [given.get(key, True) for key in keys],
-                          [weight_map.get(key, 1.0) for key in keys], unscored=unscored, origins=origins)
-    if alerts is not None:
-        alerts.extend(f"candidate {c!r} has no score on any judge ({why}); it is ranked with "
-                      "every score missing (--missing decides its place)." for c, why in unscored.items())
-    return matrix
-
-
 def _read_votes(path: Path) -> PairwiseCounts:
     """PrefLib votes as pairwise counts; what the reader skipped is one note on stderr."""
-    from .io.readers import read_votes
+    from ..readers.formats import read_votes
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", InputWarning)
@@ -177,8 +89,6 @@ QUICK_ONLY = {
 
 def _cmd_rank(args: argparse.Namespace) -> int:
     if args.config is not None:
-        from .commands import rank_with_config
-
         given = [dest for dest in QUICK_ONLY if getattr(args, dest) not in (None, [], False)]
         if given:
             args.parser.error(
@@ -239,16 +149,8 @@ def _cmd_methods(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="metascore",
-        description="Rank competition candidates across tasks, gate the final phase on a "
-        "baseline, and test Codabench/CodaLab bundles locally.",
-    )
-    parser.add_argument("--version", action="version", version=f"metascore {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.required = True
-
+def add_rank_commands(sub: argparse._SubParsersAction) -> None:
+    """Add ``rank``, ``methods`` and ``validate-config`` to the ``metascore`` command line."""
     p = sub.add_parser(
         "rank",
         help="rank candidates from a score file (or a competition's scores with --config)",
@@ -306,43 +208,44 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("methods", help="list the ranking methods and their parameters")
     p.set_defaults(func=_cmd_methods)
 
-    for module_name in _COMMAND_MODULES:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name != module_name:
-                raise
-            continue
-        module.register(sub)
-    return parser
+    p = sub.add_parser(
+        "validate-config",
+        help="check a metascore.yaml configuration",
+        description="Validate a metascore.yaml file: every key, value, method and parameter. "
+        "Prints a one-line summary, or the first problem with the key, the allowed values "
+        "and what was found.",
+    )
+    p.add_argument("config", metavar="CONFIG", help="path to metascore.yaml")
+    p.set_defaults(func=_cmd_validate_config)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-
-    def body() -> int:
-        try:
-            code = int(args.func(args) or 0)
-            sys.stdout.flush()  # a closed pipe shows up here, not at interpreter exit
-            return code
-        except BrokenPipeError:
-            # the reader went away (`metascore rank big.csv | head`): stop quietly, as the
-            # Python docs recommend (signal.html, "Note on SIGPIPE"): point stdout at devnull
-            # so the interpreter's final flush cannot fail again.
-            _silence_stdout()
-            return 1
-
-    return exit_code(body)
+def _cmd_validate_config(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    phases = config.phases.development + (
+        f" -> {config.phases.final}" if config.phases.final else " (development only)")
+    judges = "every (task, metric) found" if config.judges is None else \
+        f"{len(config.judges)} judges"
+    rule = config.filter.rule + (f" ({config.filter.beat})" if config.filter.rule ==
+                                 "beat_baseline" else "")
+    print(f"{Path(args.config).name}: OK: method {config.ranking.method}, phases {phases}, "
+          f"{judges}, filter {rule}, {len(config.baselines)} named baselines, scores.json keys "
+          f"{list(config.scores)}")
+    return 0
 
 
-def _silence_stdout() -> None:
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):  # stdout is not a real file (tests)
-        pass
+def rank_with_config(args: argparse.Namespace) -> int:
+    """``metascore rank --config CONFIG --input PATH --output DIR [--seed N]``.
 
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    ``--input`` is a directory (the configuration's ``input.path`` is resolved inside it)
+    or one export file. ``--seed`` overrides ``ranking.seed``.
+    """
+    if not args.input or not args.output:
+        raise InputError("--config needs --input (export file or directory) and --output "
+                         "(directory for the leaderboard files).")
+    config = load_config(args.config)
+    if getattr(args, "seed", None) is not None:
+        config = dataclasses.replace(
+            config, ranking=dataclasses.replace(config.ranking, seed=int(args.seed))
+        )
+    run(config, Path(args.input), Path(args.output))
+    return 0

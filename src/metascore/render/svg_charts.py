@@ -1,7 +1,7 @@
 """Small building blocks of the inline-SVG plots of the analysis reports.
 
-Shared by :mod:`metascore.io.comparison_html` (the method comparison fragment) and
-:mod:`metascore.io.analysis_report` (``analysis.html``): escaping, number formatting, the
+Shared by :mod:`metascore.render.comparison_html` (the method comparison fragment) and
+:mod:`metascore.render.analysis_report` (``analysis.html``): escaping, number formatting, the
 methods' colours, an ``<svg>`` element, linear scales, a plot frame with ticks and a legend.
 Pure string building; nothing here reads or writes files.
 """

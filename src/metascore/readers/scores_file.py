@@ -1,6 +1,6 @@
 """Per-submission score files: ``scores.json`` and ``scores.txt`` (what a scoring program writes).
 
-These are the leaves of a scoring-output tree (:mod:`metascore.io.tree`);
+These are the leaves of a scoring-output tree (:mod:`metascore.readers.tree`);
 :func:`read_scores_file` reads one on its own.
 """
 

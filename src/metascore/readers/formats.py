@@ -1,4 +1,4 @@
-"""Readers for every score input the meta-scoring program accepts (SPEC section 6).
+"""Readers for every score input the meta-scoring program accepts (docs/inputs.md lists them).
 
 Each score reader returns the **canonical long table**, one row per
 (phase, candidate, task, metric) score:
@@ -30,28 +30,28 @@ column sortings, ``{column: higher_is_better}``, from a tree's ``codabench.json`
 Formats (``FORMATS``); :func:`detect_format` recognises them (detection lives here only),
 and each is read by its own module:
 
-=====================  ===================  ====================================================
-format                 module               input
-=====================  ===================  ====================================================
-``long``               ``io/long.py``       CSV or JSON long table (``candidate``, ``value``,
-                                            optional ``phase, participant, task, metric,
-                                            submitted_at, is_baseline``)
-``wide``               ``io/wide.py``       CSV, one row per candidate, one column per judge;
-                                            or a whitespace-separated matrix
-``tree``               ``io/tree.py``       ``<root>/[<phase>/]<candidate>/<task>/scores.json``
-                                            (or ``scores.txt``: ``io/scores_file.py``), with an
-                                            optional ``<root>/submissions.csv`` manifest; a
-                                            directory without them is read as a folder of
-                                            export files (e.g. an unzipped Codabench export)
-``codabench_json``     ``io/codabench.py``  Codabench ``results.json?phase=`` export
-``codabench_csv``      ``io/codabench.py``  Codabench ``results.csv?phase=`` export (one phase)
-``codalab_csv``        ``io/codalab.py``    CodaLab v1 leaderboard CSV (``value (rank)`` cells);
-                                            also the in-container ``input/scores/metadata``
-``coopetition``        ``io/codalab.py``    CodaLab v1 ``coopetition_scores_phase_<N>.txt``
-``preflib``            ``io/preflib.py``    votes, not scores: read them with :func:`read_votes`
-=====================  ===================  ====================================================
+=====================  ================================  ====================================================
+format                 module                            input
+=====================  ================================  ====================================================
+``long``               ``readers/long.py``               CSV or JSON long table (``candidate``, ``value``,
+                                                         optional ``phase, participant, task, metric,
+                                                         submitted_at, is_baseline``)
+``wide``               ``readers/wide.py``               CSV, one row per candidate, one column per judge;
+                                                         or a whitespace-separated matrix
+``tree``               ``readers/tree.py``               ``<root>/[<phase>/]<candidate>/<task>/scores.json``
+                                                         (or ``scores.txt``: ``readers/scores_file.py``), with an
+                                                         optional ``<root>/submissions.csv`` manifest; a
+                                                         directory without them is read as a folder of
+                                                         export files (e.g. an unzipped Codabench export)
+``codabench_json``     ``readers/codabench_export.py``   Codabench ``results.json?phase=`` export
+``codabench_csv``      ``readers/codabench_export.py``   Codabench ``results.csv?phase=`` export (one phase)
+``codalab_csv``        ``readers/codalab.py``            CodaLab v1 leaderboard CSV (``value (rank)`` cells);
+                                                         also the in-container ``input/scores/metadata``
+``coopetition``        ``readers/codalab.py``            CodaLab v1 ``coopetition_scores_phase_<N>.txt``
+``preflib``            ``readers/preflib.py``            votes, not scores: read them with :func:`read_votes`
+=====================  ================================  ====================================================
 
-The shared row collection and cell parsers are in ``io/rows.py``.
+The shared row collection and cell parsers are in ``readers/rows.py``.
 
 Every parse error is an :class:`~metascore.errors.InputError` naming the file, the line
 (or JSON key) and the offending value.
@@ -69,7 +69,7 @@ from typing import Any
 import pandas as pd
 
 from ..errors import InputError, did_you_mean
-from .codabench import is_leaderboard_title, is_submission_key, read_codabench_csv, read_codabench_json
+from .codabench_export import is_leaderboard_title, is_submission_key, read_codabench_csv, read_codabench_json
 from .codalab import BLIND_PHASE, COOPETITION_NAME, read_codalab_csv, read_coopetition
 from .long import read_long
 from .preflib import PREFLIB_SUFFIXES, read_votes

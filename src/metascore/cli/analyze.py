@@ -20,21 +20,21 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .analysis import PAPER_AXES, analyze
-from .analysis.bootstrap import AXES
-from .analysis.compare import CRITERIA, unusable_methods
-from .cli import read_matrix_file
-from .errors import ConfigError, InputError, did_you_mean
-from .io.readers import FORMATS
-from .matrix import ScoreMatrix
-from .registry import DEFAULT_SEED, MISSING_POLICIES, get_ranking_method, ranking_method_names
+from ..analysis import PAPER_AXES, analyze
+from ..analysis.bootstrap import AXES
+from ..analysis.compare import CRITERIA, unusable_methods
+from ..errors import ConfigError, InputError, did_you_mean
+from ..readers.formats import FORMATS
+from ..matrix import ScoreMatrix
+from ..registry import DEFAULT_SEED, MISSING_POLICIES, get_ranking_method, ranking_method_names
+from .common import read_matrix_file
 
-__all__ = ["register"]
+__all__ = ["add_analyze_command"]
 
 DEFAULT_METHODS = "mean,median,average_rank,success_rate,relative_difference,copeland"
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def add_analyze_command(subparsers: argparse._SubParsersAction) -> None:
     """Add ``analyze`` to the ``metascore`` command line."""
     p = subparsers.add_parser(
         "analyze",
@@ -222,7 +222,7 @@ def _with_left_out(result: Any, left_out: dict[str, str]) -> Any:
 
 
 def _cmd_analyze(args: argparse.Namespace) -> int:
-    from .io.analysis_report import write_analysis
+    from ..render.analysis_report import write_analysis
 
     methods = _methods(args.methods or DEFAULT_METHODS)
     params = _params(args.param, methods)

@@ -5,7 +5,7 @@ with the comparison table, the criteria per method with error bars, the stabilit
 the number of judges, the rank intervals per method and, with two phases, the top-k
 curves. :func:`render_comparison` renders the table and its error-bar plots alone, as an
 HTML fragment another report (e.g. ``detailed_results.html``) can embed; it lives in
-:mod:`metascore.io.comparison_html` and is re-exported here.
+:mod:`metascore.render.comparison_html` and is re-exported here.
 """
 
 from __future__ import annotations

@@ -13,19 +13,19 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from . import SCORES_WAIT, TOKEN_ENV
+from ..codabench import SCORES_WAIT, TOKEN_ENV
 
 if TYPE_CHECKING:
-    from .api import CompetitionInfo
-    from .client import Client
+    from ..codabench.api import CompetitionInfo
+    from ..codabench.client import Client
 
-__all__ = ["register"]
+__all__ = ["add_codabench_commands"]
 
 PULLED = "pulled"
 # the commands import their modules when they run: `metascore` starts without `requests`
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def add_codabench_commands(subparsers: argparse._SubParsersAction) -> None:
     """Add ``codabench`` and its subcommands to the ``metascore`` command line."""
     top = subparsers.add_parser(
         "codabench", help="pull a live Codabench competition's results, rank them, submit them",
@@ -111,14 +111,14 @@ def _pull_options(p: argparse.ArgumentParser) -> None:
 
 
 def _client(args: argparse.Namespace, *, token: bool = True) -> Client:
-    from .client import Client, read_token
+    from ..codabench.client import Client, read_token
 
     return Client(args.site, read_token(args.token_file, required=token), timeout=args.timeout,
                   retries=args.retries, backoff=args.backoff, log=print)
 
 
 def _cmd_phases(args: argparse.Namespace) -> int:
-    from .pull import fetch_competition
+    from ..codabench.pull import fetch_competition
 
     comp = fetch_competition(_client(args, token=False), args.competition)
     for line in phase_listing(comp):
@@ -166,7 +166,7 @@ def _when(text: str | None) -> str:
 
 def _cmd_pull(args: argparse.Namespace) -> int:
     from ..config import load_config
-    from .pull import CONFIG_NAME, new_directory, pull, write
+    from ..codabench.pull import CONFIG_NAME, new_directory, pull, write
 
     config = load_config(args.config) if args.config else None
     client = _client(args)
@@ -186,7 +186,7 @@ def _cmd_pull(args: argparse.Namespace) -> int:
 def _cmd_rank(args: argparse.Namespace) -> int:
     from ..config import load_config
     from ..program import run
-    from .pull import new_directory, pull, write
+    from ..codabench.pull import new_directory, pull, write
 
     config = load_config(args.config)
     if args.seed is not None:
@@ -205,7 +205,7 @@ def _cmd_rank(args: argparse.Namespace) -> int:
 
 
 def _cmd_submit(args: argparse.Namespace) -> int:
-    from .submit import submit
+    from ..codabench.submit import submit
 
     client = _client(args, token=not args.dry_run)
     submit(client, args.competition, args.phase, Path(args.folder), dry_run=args.dry_run,

@@ -7,18 +7,17 @@ downloaded ``scoring_result`` zip). Sections: summary and warnings, the final le
 and decisions, a per-judge rank heatmap, the pairwise margin matrix with the Condorcet
 winner highlighted, the rank uncertainty plot (bootstrap rank intervals, P(first), groups),
 the judges' agreement and the ranking's stability, with ``analysis.compare`` the
-comparison of ranking methods on the same pool (:mod:`metascore.io.comparison_html`), the
-development leaderboard, and the configuration and signature.
+comparison of ranking methods on the same pool (:mod:`metascore.render.comparison_html`), the
+development leaderboard, and the configuration and signature. The cells (numbers, colours,
+badges) are formatted by :mod:`metascore.render.report_format`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import html
 import json
 import math
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -28,6 +27,9 @@ from .comparison_html import render_comparison
 from .per_judge import judge_rank_summary, per_judge_holder
 from .report_style import REPORT_CSS as _CSS
 from .report_labels import clip_middle, heatmap_header, judge_header, judge_labels
+from .report_format import clip_end, html_text, key_label, margin_color, number_html, percent_text
+from .report_format import qualified_badge, rank_color, rank_interval_html, svg_open
+from .report_format import three_places_html
 
 __all__ = ["render_report"]
 
@@ -53,16 +55,16 @@ def render_report(lb: Leaderboard) -> str:
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{_e(title)}</title><style>{_CSS}</style></head><body><main>",
+        f"<title>{html_text(title)}</title><style>{_CSS}</style></head><body><main>",
         "<header>",
-        f"<h1>{_e(title)}</h1>",
-        f"<p>Ranked with <b>{_e(sig.get('method'))}</b> ({_e(shown.label)}, "
-        f"{_e(shown.direction)}) over {len(final.judges)} judges; "
-        f"missing scores: {_e(sig.get('missing'))}; seed {_e(sig.get('seed'))}; "
-        f"metascore {_e(sig.get('version'))}.</p>",
+        f"<h1>{html_text(title)}</h1>",
+        f"<p>Ranked with <b>{html_text(sig.get('method'))}</b> ({html_text(shown.label)}, "
+        f"{html_text(shown.direction)}) over {len(final.judges)} judges; "
+        f"missing scores: {html_text(sig.get('missing'))}; seed {html_text(sig.get('seed'))}; "
+        f"metascore {html_text(sig.get('version'))}.</p>",
         "</header>",
         _summary_cards(lb, shown),
-        *(f'<div class="msg">&#9888; {_e(m)}</div>' for m in lb.messages),
+        *(f'<div class="msg">&#9888; {html_text(m)}</div>' for m in lb.messages),
         _final_section(lb, shown, failed),
     ]
     if lb.filter is not None:
@@ -104,8 +106,8 @@ def _summary_cards(lb: Leaderboard, shown: Display) -> str:
     cards.append(("Method", str(lb.signature.get("method"))))
     names = ("Winner", "Condorcet winner")  # a candidate's name: a wider card, never cut
     return '<div class="cards">' + "".join(
-        f'<div class="card{" wide" if k in names else ""}"><div class="label">{_e(k)}</div>'
-        f'<div class="value{" long" if len(v) > 18 else ""}">{_e(v)}</div></div>'
+        f'<div class="card{" wide" if k in names else ""}"><div class="label">{html_text(k)}</div>'
+        f'<div class="value{" long" if len(v) > 18 else ""}">{html_text(v)}</div></div>'
         for k, v in cards
     ) + "</div>"
 
@@ -136,13 +138,13 @@ def _board_section(
     intervals = any(r.rank_low is not None for r in board.rows)
     arrow = "&#8595;" if shown.lower_is_better else "&#8593;"
     head = ['<th class="num">#</th>', "<th>Candidate</th>", "<th>Participant</th>",
-            f'<th class="num" title="{_e(shown.direction)}">{_e(shown.label.capitalize())} {arrow}</th>']
+            f'<th class="num" title="{html_text(shown.direction)}">{html_text(shown.label.capitalize())} {arrow}</th>']
     if intervals:
         head.append('<th class="num" title="bootstrap rank interval (see Rank uncertainty)">'
                     "Rank interval</th>")
     if show_status:  # before the judges, so the reason is on screen without scrolling
         head.append("<th>Status</th>")
-    head += [f'<th class="num">{_e(_label(d))}</th>' for d in details]
+    head += [f'<th class="num">{html_text(key_label(d))}</th>' for d in details]
     summary = judge_rank_summary(board) if len(board.judges) > REPORT_JUDGES else None
     judges = () if summary is not None else board.judges
     if summary is not None:  # too many judges for a column each: each candidate's summary
@@ -158,52 +160,52 @@ def _board_section(
     for r in board.rows:
         cls = "winner" if r.candidate == winner else "baseline" if r.is_baseline else \
             "excluded" if r.position is None else ""
-        name = _e(r.candidate)
+        name = html_text(r.candidate)
         if r.is_baseline:
             name += '<span class="badge b-base">baseline</span>'
         if r.candidate == winner:
             name += '<span class="badge b-win">winner</span>'
-        cells = [f'<td class="num">{_e(r.position) if r.position is not None else "&ndash;"}</td>',
-                 f'<td class="name">{name}</td>', f"<td>{_e(r.participant or '')}</td>",
-                 f'<td class="num">{_fmt(None if r.score is None else shown.value(r.score))}</td>']
+        cells = [f'<td class="num">{html_text(r.position) if r.position is not None else "&ndash;"}</td>',
+                 f'<td class="name">{name}</td>', f"<td>{html_text(r.participant or '')}</td>",
+                 f'<td class="num">{number_html(None if r.score is None else shown.value(r.score))}</td>']
         if intervals:
-            cells.append(f'<td class="num">{_interval(r)}</td>')
+            cells.append(f'<td class="num">{rank_interval_html(r)}</td>')
         if show_status:
             cells.append(f'<td class="status">{_status(r)}</td>')
-        cells += [f'<td class="num">{_fmt(r.details.get(d))}</td>' for d in details]
+        cells += [f'<td class="num">{number_html(r.details.get(d))}</td>' for d in details]
         if summary is not None:
-            cells += [f'<td class="num">{_fmt(x)}</td>' for x in summary[r.candidate]]
+            cells += [f'<td class="num">{number_html(x)}</td>' for x in summary[r.candidate]]
         for j in judges:
             rk = r.judge_ranks.get(j)
-            sub = f'<span class="sub">({_fmt(rk)})</span>' if rk is not None else ""
+            sub = f'<span class="sub">({number_html(rk)})</span>' if rk is not None else ""
             why = _failure(failed, board.phase, r.candidate, j) if r.values.get(j) is None else None
             if why is not None:
-                cells.append(f'<td class="num failed" title="{_e(why)}">failed{sub}</td>')
+                cells.append(f'<td class="num failed" title="{html_text(why)}">failed{sub}</td>')
                 continue
-            cells.append(f'<td class="num">{_fmt(r.values.get(j))}{sub}</td>')
+            cells.append(f'<td class="num">{number_html(r.values.get(j))}{sub}</td>')
         body.append(f'<tr class="{cls}">' + "".join(cells) + "</tr>")
     table = (f'<div class="scroll"><table class="leaderboard"><thead>{thead}'
              f'</thead><tbody>{"".join(body)}</tbody></table></div>')
     extra = ""
     if board.not_selected:
-        items = "".join(f"<li><b>{_e(c)}</b>: {_e(why)}</li>"
+        items = "".join(f"<li><b>{html_text(c)}</b>: {html_text(why)}</li>"
                         for c, why in board.not_selected.items())
         extra = f"<h3>Submissions not on this board</h3><ul class=\"reason\">{items}</ul>"
-    notes = "".join(f'<p class="note">Note: {_e(n)}</p>' for n in board.notes)
+    notes = "".join(f'<p class="note">Note: {html_text(n)}</p>' for n in board.notes)
     failures = " A run that failed shows as failed (hover for the reason) and ranks like a " \
         "missing score." if any(p == board.phase for p, _, _ in failed) else ""
     about = ("Per-judge values show the judge rank in parentheses." if summary is None else
              f"With {len(board.judges)} judges (more than {REPORT_JUDGES}), each candidate's judge "
              "ranks are summarised: their median, the number of judges on which no ranked "
              "candidate ranks better, and the number of missing scores; "
-             f"{_e(_holding(holder, _EVERY_JUDGE))}.")
-    return (f"<section><h2>{_e(title)}</h2><p class=\"note\">{_e(intro)} {about}{failures}</p>"
+             f"{html_text(_holding(holder, _EVERY_JUDGE))}.")
+    return (f"<section><h2>{html_text(title)}</h2><p class=\"note\">{html_text(intro)} {about}{failures}</p>"
             f"{table}{notes}{extra}</section>")
 
 
 def _labels(lb: Leaderboard, board: Board) -> dict[str, tuple[str, str]]:
     """``{judge: (task, shown title)}`` of the judges a board's views draw (see
-    :mod:`metascore.io.report_labels`)."""
+    :mod:`metascore.render.report_labels`)."""
     return judge_labels(board.judges[:REPORT_JUDGES], lb.config.get("judges"),
                         lb.input_summary.get("column_titles"))
 
@@ -238,8 +240,8 @@ def _failure(failed: dict[tuple[str, str, str], str], phase: str, candidate: str
 
 def _status(r: Row) -> str:
     if r.is_baseline:
-        return f'<span class="reason">{_e(r.reason)}</span>'
-    return f'{_badge(bool(r.qualified))} <span class="reason">{_e(r.reason)}</span>'
+        return f'<span class="reason">{html_text(r.reason)}</span>'
+    return f'{qualified_badge(bool(r.qualified))} <span class="reason">{html_text(r.reason)}</span>'
 
 
 def _qualification_section(lb: Leaderboard, shown: Display) -> str:
@@ -253,35 +255,35 @@ def _qualification_section(lb: Leaderboard, shown: Display) -> str:
                 f"development {shown.text(f.threshold) if f.threshold is not None else label + ' -'} "
                 f"({shown.direction}).")
     elif f.rule == "top_k":
-        est = (f" (k* = 1 + d/n = {_fmt(f.k_estimate)} with Kendall distance d = "
-               f"{_fmt(f.kendall_distance)})" if f.k_estimate is not None else "")
+        est = (f" (k* = 1 + d/n = {number_html(f.k_estimate)} with Kendall distance d = "
+               f"{number_html(f.kendall_distance)})" if f.k_estimate is not None else "")
         rule = f"The {f.k} best development candidates enter the final ranking{est}."
     else:
         rule = "No filter: every final-phase candidate is ranked."
-    parts = [f"<section><h2>Who qualified for the final ranking</h2><p>{_e(rule)}</p>"]
+    parts = [f"<section><h2>Who qualified for the final ranking</h2><p>{html_text(rule)}</p>"]
     if f.baselines:
         rows = "".join(
-            f'<tr><td>{_e(b.candidate)}<span class="badge b-base">baseline</span></td>'
-            f"<td>{_e(b.participant or '')}</td><td class=\"num\">{_fmt(shown.value(b.score))}</td>"
+            f'<tr><td>{html_text(b.candidate)}<span class="badge b-base">baseline</span></td>'
+            f"<td>{html_text(b.participant or '')}</td><td class=\"num\">{number_html(shown.value(b.score))}</td>"
             f'<td class="num">{b.position}</td></tr>' for b in f.baselines)
         parts.append("<h3>Threshold: baselines in the development phase</h3>"
                      '<div class="scroll"><table><thead><tr><th>Baseline</th><th>Participant</th>'
-                     f'<th class="num">Development {_e(label)}</th><th class="num">Development position'
+                     f'<th class="num">Development {html_text(label)}</th><th class="num">Development position'
                      f"</th></tr></thead><tbody>{rows}</tbody></table></div>")
     rows = "".join(
-        f"<tr><td>{_e(d.candidate)}</td><td>{_e(d.participant or '')}</td>"
-        f'<td class="num">{_e(d.dev_position) if d.dev_position is not None else "&ndash;"}</td>'
-        f'<td class="num">{_fmt(None if d.dev_score is None else shown.value(d.dev_score))}</td>'
-        f"<td>{_badge(d.qualified)}</td>"
-        f'<td class="reason">{_e(d.reason)}</td></tr>'
+        f"<tr><td>{html_text(d.candidate)}</td><td>{html_text(d.participant or '')}</td>"
+        f'<td class="num">{html_text(d.dev_position) if d.dev_position is not None else "&ndash;"}</td>'
+        f'<td class="num">{number_html(None if d.dev_score is None else shown.value(d.dev_score))}</td>'
+        f"<td>{qualified_badge(d.qualified)}</td>"
+        f'<td class="reason">{html_text(d.reason)}</td></tr>'
         for d in sorted(f.decisions, key=lambda d: (not d.qualified, d.dev_position or math.inf,
                                                      d.candidate)))
     parts.append("<h3>Decisions</h3>"
                  '<div class="scroll"><table><thead><tr><th>Candidate</th><th>Participant</th>'
-                 f'<th class="num">Dev. position</th><th class="num">Dev. {_e(label)}</th>'
+                 f'<th class="num">Dev. position</th><th class="num">Dev. {html_text(label)}</th>'
                  f"<th>Status</th><th>Reason</th></tr></thead><tbody>{rows}</tbody></table></div>")
     if f.message:
-        parts.append(f'<div class="msg">&#9888; {_e(f.message)}</div>')
+        parts.append(f'<div class="msg">&#9888; {html_text(f.message)}</div>')
     parts.append("</section>")
     return "".join(parts)
 
@@ -304,21 +306,21 @@ def _heatmap_section(board: Board, labels: Mapping[str, tuple[str, str]],
     cell_h = 28
     width = left + cell_w * len(judges) + 10
     height = top + cell_h * len(ranked) + 6
-    out = [_svg_open(width, height, "Per-judge rank heatmap"), *head]
+    out = [svg_open(width, height, "Per-judge rank heatmap"), *head]
     for i, r in enumerate(ranked):
         y = top + i * cell_h
         out.append(f'<text x="{left - 8}" y="{y + cell_h / 2 + 4:.1f}" text-anchor="end" '
-                   f'font-size="12" fill="#1f2933">{_e(rows[i])}<title>{_e(r.candidate)}</title></text>')
+                   f'font-size="12" fill="#1f2933">{html_text(rows[i])}<title>{html_text(r.candidate)}</title></text>')
         for k, j in enumerate(judges):
             rk = r.judge_ranks.get(j)
             x = left + k * cell_w
-            fill = "#e5e9ef" if rk is None else _rank_color(rk, n)
+            fill = "#e5e9ef" if rk is None else rank_color(rk, n)
             out.append(f'<rect x="{x + 1}" y="{y + 1}" width="{cell_w - 2}" height="{cell_h - 2}" '
-                       f'rx="4" fill="{fill}"><title>{_e(r.candidate)} on {_e(j)}: rank '
-                       f'{_fmt(rk)}, score {_fmt(r.values.get(j))}</title></rect>')
+                       f'rx="4" fill="{fill}"><title>{html_text(r.candidate)} on {html_text(j)}: rank '
+                       f'{number_html(rk)}, score {number_html(r.values.get(j))}</title></rect>')
             out.append(f'<text x="{x + cell_w / 2:.1f}" y="{y + cell_h / 2 + 4:.1f}" '
                        f'text-anchor="middle" font-size="12" fill="#1f2933">'
-                       f'{_fmt(rk) if rk is not None else "n/a"}</text>')
+                       f'{number_html(rk) if rk is not None else "n/a"}</text>')
     out.append("</svg>")
     return (title + '<div class="scroll">' + "".join(out) + "</div>"
             '<p class="legend">Rank 1 (green) is best on that judge; red is worst. Rows follow '
@@ -346,38 +348,38 @@ def _margins_section(lb: Leaderboard) -> str:
     cw = lb.margins.condorcet_winner
     cell = 44 if n <= 12 else 30
     left = min(260, 14 + 7 * max(len(clip_middle(c, _NAME_CHARS)) + 2 for c in m.candidates))
-    longest = max(len(_clip(c, 22)) for c in m.candidates)
+    longest = max(len(clip_end(c, 22)) for c in m.candidates)
     top = 24 + round(5.5 * longest)
     width, height = left + cell * n + 10 + round(5.5 * longest), top + cell * n + 6
     peak = float(np.max(np.abs(m.margins))) or 1.0
-    out = [_svg_open(width, height, "Pairwise margin matrix")]
+    out = [svg_open(width, height, "Pairwise margin matrix")]
     for k, c in enumerate(m.candidates):
         x = left + k * cell + cell / 2
         weight = ' font-weight="700"' if c == cw else ""
         out.append(f'<text transform="translate({x + 4:.1f},{top - 8}) rotate(-45)" '
-                   f'font-size="12"{weight} fill="#1f2933">{_e(_clip(c, 22))}</text>')
+                   f'font-size="12"{weight} fill="#1f2933">{html_text(clip_end(c, 22))}</text>')
     for i, a in enumerate(m.candidates):
         y = top + i * cell
         weight = ' font-weight="700"' if a == cw else ""
         star = " \u2605" if a == cw else ""
         out.append(f'<text x="{left - 8}" y="{y + cell / 2 + 4:.1f}" text-anchor="end" '
-                   f'font-size="12"{weight} fill="#1f2933">{_e(clip_middle(a, _NAME_CHARS) + star)}'
-                   f"<title>{_e(a)}</title></text>")
+                   f'font-size="12"{weight} fill="#1f2933">{html_text(clip_middle(a, _NAME_CHARS) + star)}'
+                   f"<title>{html_text(a)}</title></text>")
         for k, b in enumerate(m.candidates):
             x = left + k * cell
             v = float(m.margins[i, k])
-            fill = "#f0f2f5" if i == k else _margin_color(v / peak)
+            fill = "#f0f2f5" if i == k else margin_color(v / peak)
             out.append(f'<rect x="{x + 1}" y="{y + 1}" width="{cell - 2}" height="{cell - 2}" '
-                       f'rx="3" fill="{fill}"><title>{_e(a)} vs {_e(b)}: margin {_fmt(v)}'
+                       f'rx="3" fill="{fill}"><title>{html_text(a)} vs {html_text(b)}: margin {number_html(v)}'
                        "</title></rect>")
             if i != k:
                 out.append(f'<text x="{x + cell / 2:.1f}" y="{y + cell / 2 + 4:.1f}" '
-                           f'text-anchor="middle" font-size="11" fill="#1f2933">{_fmt(v)}</text>')
+                           f'text-anchor="middle" font-size="11" fill="#1f2933">{number_html(v)}</text>')
         if a == cw:
             out.append(f'<rect x="{left}" y="{y}" width="{cell * n}" height="{cell}" rx="4" '
                        'fill="none" stroke="#c58b00" stroke-width="2.5"/>')
     out.append("</svg>")
-    verdict = (f"Condorcet winner: <b>{_e(cw)}</b> (beats every other candidate head to head; "
+    verdict = (f"Condorcet winner: <b>{html_text(cw)}</b> (beats every other candidate head to head; "
                "its row is outlined)." if cw else "There is no Condorcet winner in the final pool.")
     return (title + f"<p>{verdict}</p>" + '<div class="scroll">' + "".join(out) + "</div>"
             '<p class="legend">Cell (row a, column b) = weight of judges preferring a to b minus '
@@ -401,7 +403,7 @@ def _uncertainty_section(board: Board, a: Analysis) -> str:
     def x(rank: float) -> float:
         return left + (rank - 0.5) / n * plot_w
 
-    out = [_svg_open(width, height, "Rank uncertainty: bootstrap rank intervals")]
+    out = [svg_open(width, height, "Rank uncertainty: bootstrap rank intervals")]
     for i, r in enumerate(rows):  # group bands first, a line where a new group starts
         y = top + i * row_h
         shade = "#e8effc" if r.group % 2 else "#f7f1e3"
@@ -423,36 +425,36 @@ def _uncertainty_section(board: Board, a: Analysis) -> str:
     for i, r in enumerate(rows):
         mid = top + i * row_h + row_h / 2
         out.append(f'<text x="{left - 10}" y="{mid + 4:.1f}" text-anchor="end" font-size="12" '
-                   f'fill="#1f2933">{_e(names[r.candidate])}<title>{_e(r.candidate)}</title></text>')
+                   f'fill="#1f2933">{html_text(names[r.candidate])}<title>{html_text(r.candidate)}</title></text>')
         x0, x1 = x(r.rank_low), x(r.rank_high)
         if x1 - x0 < 6:
             x0, x1 = (x0 + x1) / 2 - 3, (x0 + x1) / 2 + 3
-        tip = (f"{r.candidate}: rank {_fmt(r.rank)}, {_pct(u.level)} interval "
-               f"[{_fmt(r.rank_low)}, {_fmt(r.rank_high)}], P(first) {_pct(r.p_first)}, "
+        tip = (f"{r.candidate}: rank {number_html(r.rank)}, {percent_text(u.level)} interval "
+               f"[{number_html(r.rank_low)}, {number_html(r.rank_high)}], P(first) {percent_text(r.p_first)}, "
                f"group {r.group}")
         out.append(f'<rect x="{x0:.1f}" y="{mid - 5:.1f}" width="{x1 - x0:.1f}" height="10" '
                    f'rx="5" fill="#2f6fde" fill-opacity="0.45" stroke="#2f6fde">'
-                   f"<title>{_e(tip)}</title></rect>")
+                   f"<title>{html_text(tip)}</title></rect>")
         out.append(f'<circle cx="{x(r.rank):.1f}" cy="{mid:.1f}" r="5.5" fill="#1f2933" '
-                   f'stroke="#fff" stroke-width="1.5"><title>{_e(tip)}</title></circle>')
+                   f'stroke="#fff" stroke-width="1.5"><title>{html_text(tip)}</title></circle>')
         bold = ' font-weight="700"' if r.p_first and r.p_first >= 0.5 else ""
         out.append(f'<text x="{col_p}" y="{mid + 4:.1f}" text-anchor="middle" font-size="12"'
-                   f'{bold} fill="#1f2933">{_e(_pct(r.p_first))}</text>')
+                   f'{bold} fill="#1f2933">{html_text(percent_text(r.p_first))}</text>')
         out.append(f'<text x="{col_g}" y="{mid + 4:.1f}" text-anchor="middle" font-size="12" '
                    f'fill="#1f2933">{r.group}</text>')
     out.append("</svg>")
     n_groups = int(u.group.max())
     how = (f"Bootstrap over the judges: {u.n_trials} resamples of the {len(board.judges)} "
            f"judges, drawn with replacement (seed {u.seed}), each ranked again with "
-           f"{u.method} (missing scores: {u.missing}). Bars span the central {_pct(u.level)} "
+           f"{u.method} (missing scores: {u.missing}). Bars span the central {percent_text(u.level)} "
            "of a candidate's resampled ranks; the dot is its rank on all judges; P(first) is "
            "the share of resamples it wins (ties split).")
     groups = (f"{n_groups} group{'s' if n_groups != 1 else ''}: shaded bands separated by a "
               "line; a candidate joins the group of the best candidate above it whose interval "
               "overlaps its own, so candidates of one group cannot be told apart at this level.")
     return ("<section><h2>Rank uncertainty</h2>"
-            f'<p>{_e(how)}</p><div class="scroll">{"".join(out)}</div>'
-            f'<p class="legend">{_e(groups)}</p></section>')
+            f'<p>{html_text(how)}</p><div class="scroll">{"".join(out)}</div>'
+            f'<p class="legend">{html_text(groups)}</p></section>')
 
 
 def _agreement_section(a: Analysis) -> str:
@@ -470,8 +472,8 @@ def _agreement_section(a: Analysis) -> str:
                      a.stability_w, _read_stability(a.stability_w)))
     parts = ["<section><h2>Judge agreement and stability</h2>"]
     if rows:
-        body = "".join(f'<tr><td>{_e(k)}</td><td class="num">{_fmt3(v)}</td>'
-                       f'<td class="reason">{_e(why)}</td></tr>' for k, v, why in rows)
+        body = "".join(f'<tr><td>{html_text(k)}</td><td class="num">{three_places_html(v)}</td>'
+                       f'<td class="reason">{html_text(why)}</td></tr>' for k, v, why in rows)
         parts.append('<div class="scroll"><table class="stats"><thead><tr><th>Measure</th>'
                      '<th class="num">Value</th><th>Reading</th></tr></thead>'
                      f"<tbody>{body}</tbody></table></div>")
@@ -479,9 +481,9 @@ def _agreement_section(a: Analysis) -> str:
                      "agreement) to 1 (identical rankings), the mean Spearman rho from "
                      "-1/(m - 1) to 1; the readings are rules of thumb. Agreement compares the "
                      "judges with one another; stability resamples the judges with replacement "
-                     f"(seed {_e(a.settings.get('seed'))}), ranks each resample with the "
+                     f"(seed {html_text(a.settings.get('seed'))}), ranks each resample with the "
                      "configured method and measures how much those rankings agree.</p>")
-    parts += [f'<p class="note">Note: {_e(n)}</p>' for n in a.notes]
+    parts += [f'<p class="note">Note: {html_text(n)}</p>' for n in a.notes]
     parts.append("</section>")
     return "".join(parts)
 
@@ -491,12 +493,12 @@ def _comparison_section(a: Analysis, method: str) -> str:
     head = "<section><h2>Comparison of ranking methods</h2>"
     comp = a.comparison
     if comp is None:
-        return f'{head}<p class="note">{_e(a.comparison_note)}</p></section>'
+        return f'{head}<p class="note">{html_text(a.comparison_note)}</p></section>'
     intro = (f"How {', '.join(comp.methods)} behave on the pool this leaderboard was ranked "
              f"from ({comp.n_candidates} candidates × {comp.n_judges} judges), to choose or "
              f"confirm a method (the leaderboard uses {method}). Every criterion is at most 1, "
              "higher is better; each is defined below the table.")
-    return f"{head}<p>{_e(intro)}</p>{render_comparison(comp, current=method)}</section>"
+    return f"{head}<p>{html_text(intro)}</p>{render_comparison(comp, current=method)}</section>"
 
 
 def _read_agreement(w: float) -> str:
@@ -520,83 +522,14 @@ def _read_stability(s: float | None) -> str:
 
 
 def _provenance_section(lb: Leaderboard) -> str:
-    sig = "".join(f"<dt>{_e(k)}</dt><dd>{_e(json.dumps(v, default=str))}</dd>"
+    sig = "".join(f"<dt>{html_text(k)}</dt><dd>{html_text(json.dumps(v, default=str))}</dd>"
                   for k, v in lb.signature.items())
     return ("<section><h2>Configuration and signature</h2>"
             f'<h3>Ranking signature</h3><dl class="sig">{sig}</dl>'
             "<details><summary>What was read (input summary, JSON)</summary>"
-            f"<pre>{_e(json.dumps(lb.input_summary, indent=2, default=str))}</pre></details>"
+            f"<pre>{html_text(json.dumps(lb.input_summary, indent=2, default=str))}</pre></details>"
             "<details><summary>Effective configuration (JSON)</summary>"
-            f"<pre>{_e(json.dumps(lb.config, indent=2, default=str))}</pre></details></section>")
+            f"<pre>{html_text(json.dumps(lb.config, indent=2, default=str))}</pre></details></section>")
 
 
 # ---------------------------------------------------------------------- helpers
-def _e(value: Any) -> str:
-    return html.escape("" if value is None else str(value), quote=True)
-
-
-def _fmt(x: float | None) -> str:
-    if x is None or (isinstance(x, float) and not math.isfinite(x)):
-        return "&ndash;"
-    x = float(x)
-    if x.is_integer() and abs(x) < 1e12:
-        return str(int(x))
-    return f"{x:.4f}".rstrip("0").rstrip(".") if abs(x) >= 1e-4 else f"{x:.3g}"
-
-
-def _fmt3(x: float | None) -> str:
-    return "&ndash;" if x is None or not math.isfinite(x) else f"{x:.3f}"
-
-
-def _pct(p: float | None) -> str:
-    """A probability as a percentage: ``98.5%``, ``0%``, ``<0.1%`` (plain text)."""
-    if p is None:
-        return "\u2013"
-    if 0 < p < 0.001:
-        return "<0.1%"
-    return f"{100 * p:.1f}".rstrip("0").rstrip(".") + "%"
-
-
-def _interval(r: Row) -> str:
-    if r.rank_low is None:
-        return ""
-    if r.rank_low == r.rank_high:
-        return _fmt(r.rank_low)
-    return f"{_fmt(r.rank_low)}&ndash;{_fmt(r.rank_high)}"
-
-
-def _label(key: str) -> str:
-    return key.replace("_", " ")
-
-
-def _clip(text: str, n: int) -> str:
-    return text if len(text) <= n else text[: n - 1] + "\u2026"
-
-
-def _svg_open(width: float, height: float, label: str) -> str:
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
-            f'viewBox="0 0 {width:.0f} {height:.0f}" role="img" aria-label="{_e(label)}">')
-
-
-def _mix(c1: Sequence[int], c2: Sequence[int], t: float) -> str:
-    r, g, b = (round(a + (b - a) * t) for a, b in zip(c1, c2))
-    return f"#{r:02x}{g:02x}{b:02x}"
-
-
-_GREEN, _YELLOW, _RED = (99, 190, 123), (255, 235, 132), (248, 105, 107)
-_BLUE, _WHITE = (76, 132, 224), (247, 248, 250)
-
-
-def _rank_color(rank: float, n: int) -> str:
-    t = 0.0 if n <= 1 else min(1.0, max(0.0, (rank - 1) / (n - 1)))
-    return _mix(_GREEN, _YELLOW, t * 2) if t <= 0.5 else _mix(_YELLOW, _RED, (t - 0.5) * 2)
-
-
-def _margin_color(t: float) -> str:
-    return _mix(_WHITE, _BLUE, t) if t >= 0 else _mix(_WHITE, _RED, -t)
-
-
-def _badge(qualified: bool) -> str:
-    if qualified:
-        return '<span class="badge b-ok">qualified</span>'
-    return '<span class="badge b-no">excluded</span>'

@@ -66,7 +66,7 @@ class Rows:
 
     Readers add rows one at a time (:meth:`add`) or as a block of columns (:meth:`add_block`:
     categoricals and arrays, one function giving each row's location); :meth:`frame` makes
-    the table (:mod:`metascore.io.table` says how it is stored).
+    the table (:mod:`metascore.readers.table` says how it is stored).
     """
 
     def __init__(self) -> None:

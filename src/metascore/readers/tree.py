@@ -1,11 +1,11 @@
 """Format ``tree``: a directory of scoring outputs, plus its ``submissions.csv`` manifest.
 
 Layout ``<root>/<phase>/<candidate>/<task>/scores.json`` (or ``scores.txt``, read by
-:mod:`metascore.io.scores_file`); without the phase level,
+:mod:`metascore.readers.scores_file`); without the phase level,
 ``<root>/<candidate>/<task>/scores.json``; a task folder with ``error.txt`` instead
 is a failed run (its first line is the reason). The optional ``<root>/submissions.csv`` gives
 each candidate's ``participant``, ``submitted_at`` and ``is_baseline`` (per ``phase`` when
-it has that column). The optional ``<root>/codabench.json`` (:mod:`metascore.io.columns`)
+it has that column). The optional ``<root>/codabench.json`` (:mod:`metascore.readers.columns`)
 gives the leaderboard columns' directions. Links leaving the root are refused.
 """
 

@@ -15,7 +15,7 @@ number, that cell is the candidate; otherwise candidates are named ``c1``, ``c2`
 A row's scores are converted at once (numpy parses each cell as Python's ``float``
 does); only a row holding a missing cell, a non-number or an infinity is read cell by
 cell, with the same result and errors. The rows go into the canonical table as one block
-(:meth:`~metascore.io.rows.Rows.add_block`): per-sample judges make files of hundreds of
+(:meth:`~metascore.readers.rows.Rows.add_block`): per-sample judges make files of hundreds of
 thousands of columns.
 """
 
@@ -126,7 +126,7 @@ class _Block:
 
 
 def _scores(cells: list[str], judges: Sequence[str], at: str, candidate: str) -> np.ndarray:
-    """The scores of one row, as :func:`~metascore.io.rows.score_cell` reads each cell.
+    """The scores of one row, as :func:`~metascore.readers.rows.score_cell` reads each cell.
 
     numpy converts a list of strings with Python's ``float``; a row it refuses (a missing
     cell) is tried again with the missing-value tokens as ``nan``, and a row that still

@@ -1,6 +1,6 @@
 """Input readers (score tables, exports, scoring-output trees, PrefLib votes)."""
 
-from .readers import (
+from .formats import (
     CANONICAL_COLUMNS,
     FORMATS,
     detect_format,

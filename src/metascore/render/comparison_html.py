@@ -6,8 +6,8 @@ self-contained ``<style>`` + ``<div class="ms-an">`` fragment (inline SVG, no sc
 external resource): a paragraph saying which method the table favours and why
 (:func:`verdict`), the table, what each criterion measures, and one error-bar plot per
 criterion (a proportion on [0, 1], a correlation on [-1, 1] when a value is negative).
-``analysis.html`` (:mod:`metascore.io.analysis_report`) and ``detailed_results.html``
-(:mod:`metascore.io.report`, with ``analysis.compare``) embed it.
+``analysis.html`` (:mod:`metascore.render.analysis_report`) and ``detailed_results.html``
+(:mod:`metascore.render.report`, with ``analysis.compare``) embed it.
 """
 
 from __future__ import annotations

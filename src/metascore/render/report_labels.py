@@ -14,7 +14,7 @@ tells two judges of one task apart, so the report never clips it from the end. I
 
 :func:`judge_header` and :func:`heatmap_header` draw the judges' headers of the
 leaderboard table and of the rank heat map with these; the rest of the page is
-:mod:`metascore.io.report`.
+:mod:`metascore.render.report`.
 """
 
 from __future__ import annotations

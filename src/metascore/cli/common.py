@@ -1,0 +1,94 @@
+"""What several command groups share: one phase of any score file as a score matrix
+(``metascore rank`` in quick mode and ``metascore analyze`` read their inputs this way)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from ..config import judge_key
+from ..directions import column_direction, direction_warnings
+from ..errors import InputError
+from ..matrix import ScoreMatrix
+
+__all__ = ["read_matrix_file"]
+
+
+def read_matrix_file(
+    path: Path,
+    *,
+    format: str | None = None,
+    phase: str | None = None,
+    lower_is_better: Sequence[str] = (),
+    weights: Sequence[tuple[str, float]] = (),
+    judges: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    notes: list[str] | None = None,
+    alerts: list[str] | None = None,
+) -> ScoreMatrix:
+    """One phase of any score file the readers know, as a score matrix.
+
+    Judges are the (task, metric) pairs found in that phase, keyed ``task/metric`` (``task`` when the
+    metric is empty, as in a wide CSV), or only those named in ``judges``, minus those in
+    ``exclude``; a judge listed in ``lower_is_better`` is lower-is-better, another takes
+    its column's direction from the competition when the input carries it (a tree's
+    ``codabench.json``), else higher-is-better. What the reader left out on purpose is
+    appended to ``notes``; a warning per judge whose name says lower is better but that
+    is ranked higher-is-better by default, and per candidate with no score on any chosen
+    judge (kept with every score missing), to ``alerts``. For the ``submitted_at``
+    tie-break, a participant of a phase listed before ``phase`` in the file keeps the
+    place of their submission there (:mod:`metascore.submission_order`).
+    """
+    from ..errors import did_you_mean
+    from ..leaderboard.phases import keyed_matrix
+    from ..leaderboard.pivot import phase_pairs
+    from ..readers.formats import read_scores
+    from ..submission_order import phase_origins
+
+    frame = read_scores(path, format, format_option="--format")
+    if notes is not None:
+        notes.extend(frame.attrs.get("notes", []))
+    phases = list(pd.unique(frame["phase"]))
+    if phase is None:
+        if len(phases) > 1:
+            raise InputError(f"{path} holds phases {phases}; choose one with --phase.")
+        phase = phases[0]
+    elif phase not in phases:
+        raise InputError(f"{path}: no phase {phase!r}{did_you_mean(phase, phases)}; phases are {phases}.")
+    # judges come from the chosen phase only; keys computed once per (task, metric)
+    pairs = sorted(phase_pairs(frame, phase), key=lambda tm: judge_key(*tm))
+    keys = [judge_key(t, m) for t, m in pairs]
+    weight_map = dict(weights)
+    known_keys = set(keys)
+    for name in list(lower_is_better) + list(weight_map) + list(judges) + list(exclude):
+        if name not in known_keys:
+            raise InputError(f"{path}: no judge {name!r}{did_you_mean(name, keys)}; judges are {keys}.")
+    wanted, left_out = set(judges), set(exclude)
+    chosen = [k for k in keys if (not wanted or k in wanted) and k not in left_out]
+    if not chosen:
+        raise InputError(f"{path}: --judges/--exclude leave no judge (judges are {keys}).")
+    if len(chosen) < len(keys):
+        chosen_set = set(chosen)
+        pairs = [p for p, k in zip(pairs, keys) if k in chosen_set]
+    keys = chosen
+    known = frame.attrs.get("directions") or {}
+    given = {key: False for key in lower_is_better}
+    for (t, m), key in zip(pairs, keys):
+        if key not in given and column_direction(t, m, known) is not None:
+            given[key] = bool(column_direction(t, m, known))
+    if alerts is not None:
+        alerts.extend(direction_warnings(
+            [(k, t, m) for (t, m), k in zip(pairs, keys) if k not in given], "give -l {key} (or --exclude {key} if it is not a score)"))
+    unscored: dict[str, str] = {}
+    # "the earlier submission": a participant of an earlier phase of the file keeps the
+    # place of their submission there (a migrated copy has a new id)
+    earlier = phases[:phases.index(phase)]
+    origins = phase_origins(frame, phase, earlier) if earlier else None
+    matrix = keyed_matrix(frame, phase, keys, [given.get(key, True) for key in keys],
+                          [weight_map.get(key, 1.0) for key in keys], unscored=unscored, origins=origins)
+    if alerts is not None:
+        alerts.extend(f"candidate {c!r} has no score on any judge ({why}); it is ranked with "
+                      "every score missing (--missing decides its place)." for c, why in unscored.items())
+    return matrix
