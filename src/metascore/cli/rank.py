@@ -23,7 +23,7 @@ from ..matrix import ScoreMatrix
 from ..pairwise import PairwiseCounts
 from ..program import run
 from ..readers.formats import FORMATS, PREFLIB_SUFFIXES
-from ..registry import DEFAULT_SEED, MISSING_POLICIES, get_ranking_method, rank, ranking_method_names
+from ..registry import DEFAULT_METHOD, DEFAULT_SEED, MISSING_POLICIES, get_ranking_method, rank, ranking_method_names
 from .common import read_matrix_file
 
 __all__ = ["add_rank_commands", "rank_with_config"]
@@ -115,7 +115,7 @@ def _cmd_rank(args: argparse.Namespace) -> int:
         )
         for note in notes:
             print(f"metascore: note: {note}", file=sys.stderr)
-    ranking = rank(data, args.method or "average_rank", missing=args.missing or "worst",
+    ranking = rank(data, args.method or DEFAULT_METHOD, missing=args.missing or "worst",
                    seed=args.seed, **dict(args.param))
     for alert in alerts:
         print(f"metascore: warning: {alert}", file=sys.stderr)
@@ -166,7 +166,7 @@ def add_rank_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("scores", nargs="?", help="score file, export, outputs tree or PrefLib votes")
     p.add_argument(
         "--method", "-m", default=None, choices=ranking_method_names(),
-        help="ranking method (default: average_rank)",
+        help=f"ranking method (default: {DEFAULT_METHOD})",
     )
     p.add_argument(
         "--lower-is-better", "-l", nargs="+", default=[], metavar="JUDGE",
