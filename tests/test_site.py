@@ -17,7 +17,7 @@ from bundle_backends import BACKENDS, options, require
 from engine import build_legacy_image
 from metascore.bundle.runner import format_report, run_bundle
 from metascore.bundle.schema import check_schema, load_competition
-from metascore.bundle.submissions import collect_submissions, slug
+from metascore.bundle.submissions import collect_submissions, phase_named_by, slug
 from metascore.cli import main
 from metascore.errors import InputError
 
@@ -81,14 +81,49 @@ def test_failed_submission_is_not_migrated(tmp_path):
 
 def test_unplaced_result_submissions_run_in_the_first_phase_only(tmp_path):
     subs = tmp_path / "subs"
-    shutil.copytree(BUNDLES / "phases/sample_submissions/Final Phase/final_results", subs / "final_results")
+    shutil.copytree(BUNDLES / "phases/sample_submissions/Final Phase/final_results", subs / "my_results")
     shutil.copytree(BUNDLES / "phases/sample_submissions/coder", subs / "coder")
     report = run_bundle(BUNDLES / "phases", tmp_path / "out", submissions=subs)
     # the code submission without a phase: the first phase, then migrated; the results
     # folder is never scored against another phase's truth
-    assert sorted(scores(report)) == [("Development Phase", "coder"), ("Development Phase", "final_results"),
+    assert sorted(scores(report)) == [("Development Phase", "coder"), ("Development Phase", "my_results"),
                                       ("Final Phase", "coder")]
-    assert any("final_results have no phase: run in 'Development Phase' only" in w for w in report.warnings)
+    assert any("my_results have no phase: run in 'Development Phase' only" in w for w in report.warnings)
+
+
+def test_result_submissions_run_in_the_phase_their_name_names(tmp_path):
+    """As Codabench's public wheat_seeds results bundle ships them (``dev-submission.zip``,
+    ``final-submission.zip`` in the starting kit, no manifest): each runs in its phase."""
+    subs = tmp_path / "subs"
+    final = BUNDLES / "phases/sample_submissions/Final Phase/final_results"
+    shutil.copytree(final, subs / "final-submission")
+    shutil.copytree(BUNDLES / "phases/sample_submissions/coder", subs / "coder")
+    report = run_bundle(BUNDLES / "phases", tmp_path / "out", submissions=subs)
+    assert sorted(scores(report)) == [("Development Phase", "coder"), ("Final Phase", "coder"),
+                                      ("Final Phase", "final-submission")]
+    assert scores(report)[("Final Phase", "final-submission")] == {"accuracy": 1.0}
+    assert any("run in the phase their name names: final-submission in 'Final Phase'" in w
+               for w in report.warnings)
+    assert not any("have no phase" in w for w in report.warnings)
+
+
+@pytest.mark.parametrize("name, phase", [
+    ("dev-submission", "Development Phase"), ("final-submission", "Testing Phase"),
+    ("DEV_results", "Development Phase"), ("test_preds", "Testing Phase"),
+    ("testing-phase-results", "Testing Phase"), ("private", "Testing Phase"),
+    ("feedback", "Development Phase"), ("my_model", None), ("dev_and_final", None),
+    ("phase-submission", None), ("de", None),
+])
+def test_phase_named_by(name, phase):
+    assert phase_named_by(name, ["Development Phase", "Testing Phase"]) == phase
+
+
+def test_phase_named_by_prefers_a_phase_that_its_name_names():
+    phases = ["Feedback", "Final test", "Post-challenge"]
+    assert phase_named_by("final-submission", phases) == "Final test"
+    assert phase_named_by("post_results", phases) == "Post-challenge"
+    assert phase_named_by("test", phases) == "Final test"
+    assert phase_named_by("results", ["Only phase"]) is None
 
 
 def test_phase_column_and_zipped_noise(tmp_path):

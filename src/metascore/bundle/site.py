@@ -8,7 +8,10 @@ run, as a scores upload puts a submission on the leaderboard under the ``Force_*
 are re-run on all of the new phase's tasks. A submission without a phase (baselines,
 solutions, a folder without manifest) is a code submission made to every phase that does
 not migrate, or, when it is a **result submission** (no ``metadata`` and no ingestion
-program to import it), to the first phase only: a results zip is made for one phase's data and is never re-run in another phase
+program to import it), to one phase only: the one its name names (``dev-submission`` ->
+"Development Phase", ``final-submission`` -> the last ranked phase,
+:func:`~metascore.bundle.submissions.phase_named_by`), else the first. A results zip is
+made for one phase's data and is never re-run in another phase
 (neither by migration, a knowing difference: Codabench would score it against the new
 phase's data). Solutions run in the phases that hold their tasks. A migrated copy is a new
 submission of the new phase: under the ``Add`` rules no leaderboard holds it (the manifest's
@@ -74,7 +77,7 @@ from .meta_program_folder import assemble_meta_program, needs_meta_program
 from .metadata import read_metadata
 from .submission_rules import MANUAL_RULES, PhaseSubmission, export_decisions
 from .submission_ids import SubmissionIds
-from .submissions import Submission, safe_name, slug
+from .submissions import Submission, phase_named_by, safe_name, slug
 from .worker import Job, JobResult, run_job
 
 __all__ = ["Site", "SiteRun", "DEFAULT_QUEUE_LIMIT", "DEFAULT_FEED", "FEED_ALL", "FEEDS", "MANIFEST_COLUMNS"]
@@ -111,6 +114,7 @@ class Site:
             raise ConfigError(f"feed {feed!r} is not one of {', '.join(FEEDS)}.")
         self.comp, self.out, self.backend, self.log, self.feed = comp, out, backend, log, feed
         self.jobs = max(1, int(jobs))
+        self.result_phases: dict[str, str] = {}  # result submission -> the phase its name names
         self.image = image or comp.docker_image
         self.scoring_program = scoring_program
         self.data = dict(data or {})
@@ -213,7 +217,7 @@ class Site:
         if sub.tasks is not None:
             return any(i in phase.tasks for i in sub.tasks)
         if self.is_result(sub, phase):
-            return phase is first
+            return phase.name == self.result_phases.get(sub.candidate, first.name)
         return phase is first or not phase.auto_migrate
 
     # ------------------------------------------------------------ the whole competition
@@ -225,6 +229,11 @@ class Site:
         regular = [p for p in self.comp.phases if p not in meta_phases]
         held: list[Submission] = []  # the previous phase's submissions the leaderboard holds
         previous: Phase | None = None
+        loose = [s for s in submissions if s.phase is None and s.tasks is None
+                 and len(regular) > 1 and self.is_result(s, regular[0])]
+        # a result submission without a phase runs in the phase its name names, else the first
+        self.result_phases = {s.candidate: named for s in loose
+                              if (named := phase_named_by(s.candidate, [p.name for p in regular]))}
         for phase in regular:
             entries = [s for s in submissions if self.submitted_to(s, phase, regular[0])]
             moved: list[Submission] = []
@@ -237,8 +246,13 @@ class Site:
             held = self.run_phase(phase, entries + moved, outputs, manifest, report,
                                   migrated={s.candidate for s in moved})
             previous = phase
-        unplaced = [s.candidate for s in submissions if s.phase is None and s.tasks is None
-                    and len(regular) > 1 and self.is_result(s, regular[0])]
+        if self.result_phases:
+            report.warnings.append(
+                "result submission(s) without a phase run in the phase their name names: "
+                + ", ".join(f"{c} in {p!r}" for c, p in self.result_phases.items())
+                + ". Give each its phase in the submissions manifest ('phase' column) or put "
+                "it in a <phase name>/ sub-folder to choose otherwise.")
+        unplaced = [s.candidate for s in loose if s.candidate not in self.result_phases]
         if unplaced:
             report.warnings.append(
                 f"result submission(s) {', '.join(unplaced)} have no phase: run in {regular[0].name!r} "

@@ -26,7 +26,7 @@ from .archive import as_folder
 from .competition import Competition
 from .metadata import read_metadata
 
-__all__ = ["Submission", "collect_submissions", "safe_name", "slug"]
+__all__ = ["Submission", "collect_submissions", "phase_named_by", "safe_name", "slug"]
 
 
 @dataclass(frozen=True)
@@ -194,3 +194,44 @@ def slug(name: str) -> str:
     clean = re.sub(r"[^A-Za-z0-9._-]+", "_", str(name)).strip("_") or "_"
     return "_" + clean if clean.startswith(".") else clean
 
+
+#: Words of a name that say nothing about a phase.
+_FILLER = {"phase", "submission", "submissions", "sub", "result", "results", "the", "of", "for"}
+#: Words that name the first phase, or the last ranked phase, without naming it.
+_FIRST_WORDS = {"dev", "development", "public", "feedback", "val", "valid", "validation", "practice"}
+_LAST_WORDS = {"final", "test", "testing", "private", "eval", "evaluation"}
+
+
+def _words(name: str) -> set[str]:
+    return {w for w in re.split(r"[^a-z0-9]+", name.lower()) if w and w not in _FILLER}
+
+
+def phase_named_by(name: str, phases: Sequence[str]) -> str | None:
+    """The phase (of ``phases``, in order) a submission's name says it was made for, or None.
+
+    Each word of at least 3 letters names the phases with a word it begins or that begins
+    it (``dev`` -> "Development Phase"); a word that names none but says first
+    (``public``, ``feedback``, ``validation``, ...) or last (``final``, ``test``,
+    ``private``, ...) names the first or the last phase. The name must name exactly one. Codabench's public bundles ship such per-phase result
+    zips (``dev-submission.zip``, ``final-submission.zip``).
+
+    >>> phase_named_by("final-submission", ["Development Phase", "Testing Phase"])
+    'Testing Phase'
+    >>> phase_named_by("dev-submission", ["Development Phase", "Testing Phase"])
+    'Development Phase'
+    >>> phase_named_by("my_model", ["Development Phase", "Testing Phase"]) is None
+    True
+    """
+    if len(phases) < 2:
+        return None
+    found: set[str] = set()
+    for word in (w for w in _words(name) if len(w) >= 3):
+        direct = {p for p in phases
+                  if any(word.startswith(b) or b.startswith(word) for b in _words(p) if len(b) >= 3)}
+        if direct:
+            found |= direct
+        elif word in _FIRST_WORDS:
+            found.add(phases[0])
+        elif word in _LAST_WORDS:
+            found.add(phases[-1])
+    return found.pop() if len(found) == 1 else None
