@@ -45,7 +45,8 @@ from site_base import (CHECKOUT, DEFAULT_IMAGES, ENV_FILE, HERE, HOME, LOGS, PIN
                        ensure_database, ensure_env_file, ensure_services, ensure_venv, http_ok, load_state,
                        locked_requirements, log, log_has, log_size, pid_alive, save_state, sh, start_process,
                        stop_process, wait_for)
-from site_engine import ensure_engine, ensure_image, ensure_worker_dir, remove_stale_job_containers
+from site_engine import (ensure_engine, ensure_image, ensure_worker_dir, remove_stale_job_containers,
+                         remove_unused_anonymous_volumes)
 
 # ----------------------------------------------------------------------------- commands
 
@@ -133,6 +134,7 @@ def up(args: argparse.Namespace) -> int:
                       "LOG_LEVEL": "INFO"}
         if not pid_alive("compute-worker"):
             remove_stale_job_containers()
+        remove_unused_anonymous_volumes()
         mark = log_size("compute-worker")
         started = start_process("compute-worker", [
             str(worker_venv / "bin" / "celery"), "-A", "compute_worker", "worker", "-l", "info",
