@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ..config import JudgeConfig, judge_key
-from ..errors import InputError, did_you_mean
+from ..errors import InputError, closest_choice, did_you_mean
 from ..readers.table import codes_of, first_index, last_index
 from ..matrix import ScoreMatrix
 
@@ -195,10 +195,22 @@ def phase_rows(frame: pd.DataFrame, phase: str, judges: tuple[JudgeConfig, ...] 
             raise InputError(
                 f"judge {j.key!r}: task {j.task!r}"
                 + (f" with metric {j.metric!r}" if j.metric else "")
-                + f" has no score in phase {phase!r}{did_you_mean(j.key, found)}; "
+                + f" has no score in phase {phase!r}{_closest(j, found)}; "
                 f"judges found are {found} (tasks {rows.tasks})."
             )
     return rows
+
+
+def _closest(judge: JudgeConfig, found: list[str]) -> str:
+    """The "did you mean" of a judge with no score: a metric of its own task when the task has
+    scores (``task/ave_score`` is not ``task/bac_selection`` for sharing ``task/``), else the
+    closest key."""
+    prefix = f"{judge.task}/"
+    same_task = {k[len(prefix):]: k for k in found if k.startswith(prefix)}
+    if same_task and judge.metric:
+        close = closest_choice(judge.metric, same_task)
+        return "" if close is None else f" (did you mean {same_task[close]!r}?)"
+    return did_you_mean(judge.key, found)
 
 
 def _mapped(codes: np.ndarray, table: np.ndarray) -> np.ndarray:
