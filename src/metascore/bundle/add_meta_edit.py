@@ -290,8 +290,11 @@ class BundleEditor:
             self.notes.append(
                 f"leaderboard submission_rule {current}{v1}: nothing reaches the leaderboard, and so "
                 "the results export the Final ranking phase ranks, until a participant clicks 'add to "
-                f"leaderboard'{fix}. A local `bundle run` feeds the meta phase only the submissions "
-                "marked on_leaderboard in a submissions manifest (--feed all: every submission).")
+                f"leaderboard'{fix}. The organizer's own submission to the Final ranking phase too: "
+                "add it to the leaderboard, or participants see no row there, hence no ranking "
+                "(`metascore codabench submit` adds it). A local `bundle run` feeds the meta phase "
+                "only the submissions marked on_leaderboard in a submissions manifest (--feed all: "
+                "every submission).")
 
     # ------------------------------------------------------------------ what participants see
     def set_visibility(self, comp: Competition, yt: YamlText) -> None:
