@@ -270,7 +270,9 @@ class Site:
         if self.columns:
             written = {k for r in report.results for k in r.scores}
             for col in self.columns.values():
-                if not col.computation and col.key not in written and any(r.finished for r in report.results):
+                if col.computation or col.dropped_computation:  # computed, or empty as said
+                    continue
+                if col.key not in written and any(r.finished for r in report.results):
                     why = self.omitted.get(col.key)
                     report.warnings.append(
                         f"leaderboard column {col.key!r}: " + (
