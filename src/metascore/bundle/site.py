@@ -535,9 +535,9 @@ def _why_nothing(phase: str, export: list[dict[str, Any]], rule: str | None, fee
     mine = [e for e in export if e["phase"] == phase]
     if not mine:
         return "no submission ran in it (none was made to it or migrated into it)"
-    if rule in MANUAL_RULES and feed == "export":
-        finished = [e for e in mine if not e["reason"].startswith("failed")]
-        if finished and all(e.get("migrated") for e in finished):
+    finished = [e for e in mine if not e["reason"].startswith("failed")]
+    if finished and rule in MANUAL_RULES and feed == "export":
+        if all(e.get("migrated") for e in finished):
             return (f"the {len(finished)} finished submission(s) migrated into it are new "
                     f"submissions there, and under the leaderboard's submission_rule {rule!r} no "
                     "leaderboard holds them, hence no export, until someone adds them by hand on "
