@@ -175,11 +175,13 @@ def test_a_v1_computed_column_is_no_judge_and_check_refuses_it_as_one(tmp_path):
 
 def test_a_judge_without_scores_is_not_sent_to_a_sibling_metric(tmp_path):
     from metascore.config import JudgeConfig
-    from metascore.leaderboard.pivot import _closest
+    from metascore.leaderboard.pivot import closest_judge
 
-    found = ["Final Task/bac_selection", "Final Task/auc"]
-    assert _closest(JudgeConfig(task="Final Task", metric="ave_score"), found) == ""
-    assert _closest(JudgeConfig(task="Final Task", metric="AUC"), found) == " (did you mean 'Final Task/auc'?)"
+    found = [("Final Task/bac_selection", "Final Task", "bac_selection"), ("Final Task/auc", "Final Task", "auc")]
+    assert closest_judge(JudgeConfig(task="Final Task", metric="ave_score"), found) == ""
+    assert closest_judge(JudgeConfig(task="Final Task", metric="AUC"), found) == " (did you mean 'Final Task/auc'?)"
+    # a task with no score: the closest key, whatever its task
+    assert closest_judge(JudgeConfig(task="Final Tsk", metric="auc"), found) == " (did you mean 'Final Task/auc'?)"
 
 
 # ---------------------------------------------------------------------- item 6
