@@ -14,6 +14,7 @@ Schema (every section optional; the values shown are the defaults)::
              deadlines: {}}               # {phase: ISO time}: later submissions are left out
     judges:                               # default: every (task, metric) found
       - {task: iris, metric: accuracy, direction: higher, weight: 1}
+      # weight: >= 0; a judge of weight 0 is shown in every output, not counted
       # direction: higher | lower (or Codabench's sorting: desc | asc); optional phase: <name>;
       # optional title: the column's title, by which a Codabench results export names it
       # no direction: the competition's column sorting (codabench.json in the input), else higher
@@ -394,9 +395,10 @@ def _judges(v: _Validator, data: Any) -> tuple[JudgeConfig, ...] | None:
             ]
         weight = entry.get("weight", 1)
         if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not (
-            math.isfinite(weight) and weight > 0
+            math.isfinite(weight) and weight >= 0
         ):
-            raise v.error(f"{where}.weight", f"must be a positive number; got {weight!r}")
+            raise v.error(f"{where}.weight",
+                          f"must be a number >= 0 (0: shown, not counted); got {weight!r}")
         phase = entry.get("phase")
         phase = None if phase is None else v.string(phase, f"{where}.phase")
         title = entry.get("title")
@@ -407,6 +409,9 @@ def _judges(v: _Validator, data: Any) -> tuple[JudgeConfig, ...] | None:
             raise v.error(where, f"judge {judge.key!r} is listed twice")
         seen.add((judge.key, phase))
         judges.append(judge)
+    if all(j.weight == 0 for j in judges):
+        raise v.error("judges", "all have weight 0, so nothing would be counted; give at least "
+                      "one judge a positive weight")
     return tuple(judges)
 
 

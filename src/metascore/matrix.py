@@ -136,7 +136,9 @@ class ScoreMatrix:
     higher_is_better : sequence of bool
         Direction of each judge (a tuple; a :class:`Repeated` when they share one).
     weights : array of shape (m,)
-        Positive weight of each judge (a larger weight is always a more important judge).
+        Weight of each judge, >= 0 (a larger weight is always a more important judge); a
+        judge of weight 0 is shown, not counted: the missing-data policy and every method
+        leave it out (:func:`metascore.missing.prepare`), the outputs show it.
     participants, submitted_at, is_baseline : tuples, one entry per candidate
         Candidate metadata used by tie-breaks, participant selection and baseline filtering.
     submission_order : tuple of float, one entry per candidate, or empty
@@ -216,15 +218,19 @@ class ScoreMatrix:
         if weights is None or isinstance(weights, (int, float, np.number)):
             value = 1.0 if weights is None else float(weights)
             w = _constant(value, m)
-            bad: tuple[int, ...] | np.ndarray = () if math.isfinite(value) and value > 0 else (0,)
+            bad: tuple[int, ...] | np.ndarray = () if math.isfinite(value) and value >= 0 else (0,)
         else:
             w = np.array(
                 [float(x) for x in _per_judge(weights, jdgs, "weights", 1.0)], dtype=float
             )
-            bad = np.flatnonzero(~(np.isfinite(w) & (w > 0)))
+            bad = np.flatnonzero(~(np.isfinite(w) & (w >= 0)))
         if len(bad):
             j = bad[0]
-            raise InputError(f"judge {jdgs[j]!r} has weight {float(w[j])!r}; weights must be > 0.")
+            raise InputError(f"judge {jdgs[j]!r} has weight {float(w[j])!r}; weights must be "
+                             ">= 0 (0: shown, not counted).")
+        if not (w[0] if w.strides == (0,) else w.max()) > 0:
+            raise InputError(f"every judge has weight 0 ({len(jdgs)} judges), so nothing would be "
+                             "counted; give at least one judge a positive weight.")
         parts = (None,) * n if participants is None else tuple(
             None if p is None else str(p)
             for p in _per_candidate(participants, cands, "participants", None)

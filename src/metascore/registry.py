@@ -212,7 +212,7 @@ def prepare_inputs(
 
 
 def _missing_notes(spec: RankingMethod, prepared: Prepared, missing: str) -> tuple[str, ...]:
-    notes: list[str] = []
+    notes = [f"judge {j!r} has weight 0: shown, not counted." for j in prepared.uncounted]
     candidates = prepared.matrix.candidates
     if missing == "pairwise" and spec.input == "values" and prepared.matrix.has_missing:
         notes.append(
@@ -326,6 +326,7 @@ def finish(
         positions=positions,
         order=order,
         judges=judges,
+        uncounted_judges=prepared.uncounted if prepared else (),
         seed=seed,
         missing=missing if prepared is not None else "votes",
         tie_break=tie_break,
