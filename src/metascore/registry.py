@@ -263,14 +263,16 @@ def compute(
     else:
         matrix = prepared.matrix
         weights, signs = np.asarray(matrix.weights), matrix.signs
+        judges: Sequence[str] = inputs.judges
         x = prepared.filled(values_based=not spec.order_only)
         if c_order is not None:
             j_order = _label_order(inputs.judges)
             x, weights, signs = x[np.ix_(c_order, j_order)], weights[j_order], signs[j_order]
+            judges = [inputs.judges[j] for j in j_order]
         sums = None  # the row sums validation computed, when x is what it validated
         if "sums" in spec.takes and x is matrix.values and matrix.row_sums_known:
             sums = matrix.row_sums
-        out = spec.call(x, weights, params=kwargs, signs=signs, sums=sums)
+        out = spec.call(x, weights, params=kwargs, signs=signs, sums=sums, judges=judges)
     return _restore_order(out, c_order, j_order)
 
 
