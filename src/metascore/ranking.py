@@ -162,6 +162,8 @@ class Ranking:
             "n_candidates": self.n,
             "n_judges": len(self.judges),
             **({"uncounted_judges": list(self.uncounted_judges)} if self.uncounted_judges else {}),
+            **({"groups": self.matrix.groups.describe()}
+               if self.matrix is not None and self.matrix.groups is not None else {}),
             "version": self.version,
         }
 

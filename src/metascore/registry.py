@@ -21,6 +21,7 @@ import pandas as pd
 from . import methods as _methods  # noqa: F401  (importing registers every shipped method)
 from ._version import __version__
 from .errors import ConfigError, InputError, did_you_mean
+from .grouped import rank_in_groups
 from .matrix import IndexLabels, ScoreMatrix
 from .method_spec import (
     Display,
@@ -357,7 +358,9 @@ def rank(
     ----------
     data : ScoreMatrix, PairwiseCounts or DataFrame
         A score matrix (a DataFrame is read as a wide, higher-is-better matrix), or pairwise
-        counts from votes (pairwise methods only).
+        counts from votes (pairwise methods only). A matrix whose judges are in groups
+        (:meth:`ScoreMatrix.grouped`) is ranked in two steps (:mod:`metascore.grouped`):
+        its rule inside each group, then ``method`` across the groups.
     method : str
         A name from :func:`ranking_method_names`.
     missing : {"worst", "drop_candidates", "drop_judges", "pairwise", "error"}
@@ -378,6 +381,9 @@ def rank(
     """
     spec = get_ranking_method(method)
     params = check_params(spec, params)
+    if isinstance(data, ScoreMatrix) and data.groups is not None:  # two steps
+        return rank_in_groups(data, spec.name, params, missing=missing, seed=seed,
+                              tie_break=tuple(tie_break), rank_one=rank)
     seed_used = _seed_value(seed)  # a generator is made only for a stochastic method
     inputs = prepare_inputs(data, spec, missing, params)
     out = compute(spec, inputs, params, seed)
