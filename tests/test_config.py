@@ -125,7 +125,7 @@ def test_load_config_file(tmp_path):
     ({"analysis": {"level": "high"}}, r"`analysis\.level` must be a number .*; got 'high'"),
     ({"analysis": {"stability": "yes"}}, r"`analysis\.stability` must be true or false; got 'yes'"),
     ({"analysis": {"compare": ["average_rank", "copland"]}},
-     r"^metascore\.yaml: `analysis\.compare` must be one of \['average_rank', 'copeland', .*\]; "
+     r"^metascore\.yaml: `analysis\.compare` must be one of \['average_rank', 'baldwin', 'copeland', .*\]; "
      r"got 'copland' \(did you mean 'copeland'\?\)\.$"),
     ({"analysis": {"compare": ["copeland", "schulze", "copeland"]}},
      r"^metascore\.yaml: `analysis\.compare` lists 'copeland' twice; list each method once\.$"),

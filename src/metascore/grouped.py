@@ -26,8 +26,8 @@ from .ranking import Ranking
 
 __all__ = ["rank_in_groups", "GROUP_PREFIX"]
 
-#: Per-candidate details holding each group's score: ``group:<name>``.
-GROUP_PREFIX = "group:"
+#: Per-candidate details holding each group's score: ``group_score:<name>``.
+GROUP_PREFIX = "group_score:"
 
 
 def rank_in_groups(
@@ -44,7 +44,7 @@ def rank_in_groups(
     registry's :func:`~metascore.rank` on a matrix without groups).
 
     The result is the ranking across the groups, with the matrix's judges, the policy's
-    exclusions, each group's score per candidate (details ``group:<name>``, shown even for
+    exclusions, each group's score per candidate (details ``group_score:<name>``, shown even for
     a group of weight 0), ``details["groups"]`` (each group's judges, weight and rule) and
     the notes of both steps (a group's prefixed with its name).
     """
