@@ -192,7 +192,7 @@ def baldwin(counts: PairwiseCounts) -> MethodOutput:
     "threshold",
     order_only=True,
     params={"ties": Options(*THRESHOLD_TIES)},
-    display=Display("share of candidates with more low places"),
+    display=Display("share of candidates outranked"),
     description="Fewest last places wins, then fewest second-to-last places, and so on "
     "(weighted judges).",
 )
