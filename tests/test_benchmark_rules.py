@@ -168,3 +168,13 @@ def test_a_weight_0_judge_changes_no_rule():
     for name in ("plurality", "dowdall", "geometric_mean", "minimax", "baldwin", "threshold",
                  "optimality_gap"):
         np.testing.assert_array_equal(ms.rank(zero, name).scores, ms.rank(board(), name).scores)
+
+
+def test_a_target_per_judge_reaches_the_analyses():
+    """A parameter whose value is a mapping is a parameter, not a method's parameters."""
+    m = board()
+    gamma = {"j1": 4, "j2": 3, "j3": 5}
+    u = ms.rank_uncertainty(m, "optimality_gap", n_trials=10, seed=1, gamma=gamma)
+    assert u.params == {"gamma": gamma}
+    with pytest.raises(ms.ConfigError, match="method 'optimality_gap' has no parameter 'gama'"):
+        ms.rank_uncertainty(m, "optimality_gap", n_trials=10, gama=gamma)

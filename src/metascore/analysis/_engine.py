@@ -84,10 +84,12 @@ def _params(methods: tuple[str, ...], params: Mapping[str, Any] | None) -> dict[
     """Per-method parameters: ``{method: {param: value}}``, checked against each method's
     declared constraints before any ranking runs.
 
-    With a single method, a flat ``{param: value}`` mapping is accepted too.
+    With a single method, a flat ``{param: value}`` mapping is accepted too (a key that is
+    not a method's name is a parameter: a parameter's value may be a mapping itself).
     """
     params = dict(params or {})
-    if len(methods) == 1 and params and not all(isinstance(v, Mapping) for v in params.values()):
+    nested = set(params) <= set(methods) and all(isinstance(v, Mapping) for v in params.values())
+    if len(methods) == 1 and params and not nested:
         params = {methods[0]: params}
     unknown = [k for k in params if k not in methods]
     if unknown:
