@@ -82,7 +82,7 @@ STATISTICS = {
     "n_qualified": "number of final-phase candidates that passed the filter",
     "n_excluded": "number of final-phase candidates the filter excluded",
     "n_baselines": "number of baselines in the development phase",
-    "n_judges": "number of judges of the final ranking",
+    "n_judges": "number of judges of the final ranking (weight 0: not counted)",
     "winner_score": "score of the winner under the ranking method",
     "winner_dev_position": "development-phase position of the winner",
     "winner_is_condorcet": "1 if the winner is the Condorcet winner of the final pool, else 0",

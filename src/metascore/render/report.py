@@ -59,7 +59,7 @@ def render_report(lb: Leaderboard) -> str:
         "<header>",
         f"<h1>{html_text(title)}</h1>",
         f"<p>Ranked with <b>{html_text(sig.get('method'))}</b> ({html_text(shown.label)}, "
-        f"{html_text(shown.direction)}) over {len(final.judges)} judges; "
+        f"{html_text(shown.direction)}) over {html_text(_judges_counted(final))}; "
         f"missing scores: {html_text(sig.get('missing'))}; seed {html_text(sig.get('seed'))}; "
         f"metascore {html_text(sig.get('version'))}.</p>",
         "</header>",
@@ -102,7 +102,7 @@ def _summary_cards(lb: Leaderboard, shown: Display) -> str:
         cards.append(("Qualified", f"{len(lb.filter.qualified)} of {n_cand}"))
     else:
         cards.append(("Candidates", str(len(ranked))))
-    cards.append(("Judges", str(len(lb.final.judges))))
+    cards.append(("Judges", _judges_counted(lb.final).replace(" judges", "")))
     if lb.margins is not None:
         cards.append(("Condorcet winner", lb.margins.condorcet_winner or "none"))
     cards.append(("Method", str(lb.signature.get("method"))))
@@ -112,6 +112,13 @@ def _summary_cards(lb: Leaderboard, shown: Display) -> str:
         f'<div class="value{" long" if len(v) > 18 else ""}">{html_text(v)}</div></div>'
         for k, v in cards
     ) + "</div>"
+
+
+def _judges_counted(board: Board) -> str:
+    """``"13 judges"``, or ``"13 judges (+ 1 not counted)"`` with judges of weight 0."""
+    shown = sum(w == 0 for w in board.weights)
+    more = f" (+ {shown} not counted)" if shown else ""
+    return f"{len(board.judges) - shown} judges{more}"
 
 
 def _failed_runs(lb: Leaderboard) -> dict[tuple[str, str, str], str]:
