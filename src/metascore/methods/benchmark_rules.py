@@ -26,7 +26,7 @@ from ..matrix import ScoreMatrix
 from ..method_spec import Display, MethodOutput, ranking_method
 from ..pairwise import WEIGHT_RTOL, PairwiseCounts, snap_margins
 from . import benchmark_rules_shortcuts as shortcuts
-from .positional import dowdall_points, first_alone, judge_target, over_present, positions, targets
+from .positional import dowdall_points, first_alone, judge_target, over_present, position_spans, targets
 
 __all__ = ["plurality", "dowdall", "geometric_mean", "minimax", "baldwin", "threshold",
            "optimality_gap", "DOWDALL_TIES", "THRESHOLD_TIES"]
@@ -49,7 +49,7 @@ def plurality(X: np.ndarray, w: np.ndarray) -> MethodOutput:
     the scores need not sum to one. Only first places count: a strict order every judge
     gives separates the first candidate from the others, who tie (``unanimity=False``).
     """
-    share = over_present(first_alone(*positions(X)), w)
+    share = over_present(first_alone(*position_spans(X)), w)
     return MethodOutput(share, details={"first_alone": share}, per_candidate=("first_alone",))
 
 
@@ -77,7 +77,7 @@ def dowdall(X: np.ndarray, w: np.ndarray, *, ties: str = "average") -> MethodOut
     points of the best position of the tie (Vote'n'Rank's, which hands out more points
     when judges tie).
     """
-    lo, hi = positions(X)
+    lo, hi = position_spans(X)
     return MethodOutput(over_present(dowdall_points(lo, hi, ties), w))
 
 
@@ -210,7 +210,7 @@ def threshold(X: np.ndarray, w: np.ndarray, *, ties: str = "average") -> MethodO
     ``details["last_places"]`` holds each candidate's share of last places.
     """
     n = X.shape[0]
-    lo, hi = positions(X)
+    lo, hi = position_spans(X)
     scored = (~np.isnan(X)).sum(axis=0, keepdims=True)  # candidates each judge places
     present = ~np.isnan(lo)
     low = np.where(present, scored - hi, 0).astype(np.intp)   # 0 = last place

@@ -21,7 +21,7 @@ from ..missing import prepare
 from ..pairwise import snap_margins
 from ..resampling import CandidateDraws, JudgeDraws, PairStats, ResampleBase, Shortcuts, pair_blocks
 from ..resampling import pair_tensor_fits
-from .positional import dowdall_points, first_alone, positions, spans, targets
+from .positional import dowdall_points, first_alone, position_spans, spans, targets
 
 __all__ = ["PLURALITY", "DOWDALL", "GEOMETRIC_MEAN", "MINIMAX", "OPTIMALITY_GAP", "worst_defeats"]
 
@@ -48,7 +48,7 @@ def _per_trial(points_of, base: ResampleBase, draws: CandidateDraws) -> np.ndarr
 
 # ---------------------------------------------------------------------- plurality, Dowdall
 def _plurality_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws) -> np.ndarray:
-    return _reweighted(first_alone(*positions(-base.filled_ranks)), draws)
+    return _reweighted(first_alone(*position_spans(-base.filled_ranks)), draws)
 
 
 def _plurality_candidates(base: ResampleBase, params: dict[str, Any], draws: CandidateDraws
@@ -57,7 +57,7 @@ def _plurality_candidates(base: ResampleBase, params: dict[str, Any], draws: Can
 
 
 def _dowdall_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws) -> np.ndarray:
-    lo, hi = positions(-base.filled_ranks)
+    lo, hi = position_spans(-base.filled_ranks)
     return _reweighted(dowdall_points(lo, hi, params.get("ties", "average")), draws)
 
 

@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 from scipy import stats as _st
 
-__all__ = ["positions", "spans", "dowdall_points", "first_alone", "over_present", "targets", "judge_target"]
+__all__ = ["position_spans", "spans", "dowdall_points", "first_alone", "over_present", "targets", "judge_target"]
 
 
-def positions(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def position_spans(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each cell's span of shared positions on its judge (a column of ``X``, higher is
     better), ``(lo, hi)``, both n x m.
 
