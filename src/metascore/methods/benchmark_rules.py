@@ -217,12 +217,13 @@ def threshold(X: np.ndarray, w: np.ndarray, *, ties: str = "average") -> MethodO
     top = np.where(present, scored - lo, 0).astype(np.intp)
     if ties == "max":
         top = low
-    rows = np.broadcast_to(np.arange(n)[:, None], X.shape)[present]
+    # each judge's weight spread evenly over the places low..top: +share at low, -share
+    # after top, summed by bincount, then a running sum over the places
+    rows = np.broadcast_to(np.arange(n)[:, None] * (n + 1), X.shape)[present]
     share = (w[None, :] / (top - low + 1))[present]
-    spread = np.zeros((n, n + 1))
-    np.add.at(spread, (rows, low[present]), share)
-    np.add.at(spread, (rows, top[present] + 1), -share)
-    places = np.cumsum(spread, axis=1)[:, :n]
+    spread = np.bincount(np.concatenate([rows + low[present], rows + top[present] + 1]),
+                         np.concatenate([share, -share]), minlength=n * (n + 1))
+    places = np.cumsum(spread.reshape(n, n + 1), axis=1)[:, :n]
     own = np.where(present, w[None, :], 0.0).sum(axis=1, keepdims=True)
     places = np.round(places / own, 12)  # shares; float noise does not split equal counts
     order = np.lexsort(places.T[::-1])   # fewest last places first

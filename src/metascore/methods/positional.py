@@ -14,7 +14,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from scipy import stats as _st
 
 __all__ = ["position_spans", "spans", "dowdall_points", "first_alone", "over_present", "targets", "judge_target"]
 
@@ -25,12 +24,26 @@ def position_spans(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     ``lo`` is one plus the number of candidates the judge scores strictly better, ``hi``
     that plus the number of others with the same value: an untied candidate has
-    ``lo == hi``. A cell the judge does not score (NaN) has NaN positions.
+    ``lo == hi``. A cell the judge does not score (NaN) has NaN positions. One sort per
+    judge, all judges at once (a judge per contiguous row).
     """
-    policy = "omit" if np.isnan(X).any() else "propagate"
-    lo = _st.rankdata(-X, method="min", axis=0, nan_policy=policy)
-    hi = _st.rankdata(-X, method="max", axis=0, nan_policy=policy)
-    return np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+    n, m = X.shape
+    y = np.ascontiguousarray(-np.asarray(X, dtype=float).T)  # lower is better, NaN last
+    order = np.argsort(y, axis=1, kind="stable")
+    s = np.take_along_axis(y, order, axis=1)
+    first = np.ones((m, n), dtype=bool)   # the first of its group of equal values
+    first[:, 1:] = s[:, 1:] != s[:, :-1]
+    last = np.ones((m, n), dtype=bool)
+    last[:, :-1] = first[:, 1:]
+    at = np.broadcast_to(np.arange(n), (m, n))
+    start = np.maximum.accumulate(np.where(first, at, 0), axis=1)
+    end = np.minimum.accumulate(np.where(last, at, n - 1)[:, ::-1], axis=1)[:, ::-1]
+    lo, hi = np.empty((m, n)), np.empty((m, n))
+    np.put_along_axis(lo, order, start + 1.0, axis=1)
+    np.put_along_axis(hi, order, end + 1.0, axis=1)
+    missing = np.isnan(y)
+    lo[missing] = hi[missing] = np.nan
+    return lo.T, hi.T
 
 
 def spans(groups: np.ndarray, mult: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
