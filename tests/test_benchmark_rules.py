@@ -177,4 +177,4 @@ def test_a_target_per_judge_reaches_the_analyses():
     u = ms.rank_uncertainty(m, "optimality_gap", n_trials=10, seed=1, gamma=gamma)
     assert u.params == {"gamma": gamma}
     with pytest.raises(ms.ConfigError, match="method 'optimality_gap' has no parameter 'gama'"):
-        ms.rank_uncertainty(m, "optimality_gap", n_trials=10, gama=gamma)
+        ms.rank_uncertainty(m, "optimality_gap", n_trials=10, gama=4)
