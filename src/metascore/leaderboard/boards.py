@@ -33,7 +33,7 @@ def dev_board(
     rows += _unranked_rows(matrix, [c for c in matrix.candidates if c not in ranking.candidates],
                            {c: f"excluded by the missing-data policy: {why}"
                             for c, why in ranking.excluded_candidates.items()}, {}, {})
-    return _board(phase, matrix, rows, dropped, _notes(ranking))
+    return _board(phase, matrix, rows, dropped, _notes(ranking), ranking.winners)
 
 
 def baseline_dev_scores(final: ScoreMatrix, baselines: Sequence[BaselineScore]) -> dict[str, float]:
@@ -99,7 +99,8 @@ def final_board(
         reasons[c] = "baseline, shown for reference (not ranked)" + (
             f"; development {display.text(dev)}" if dev is not None else "")
     rows += _unranked_rows(matrix, base + rest, reasons, decisions, baseline_dev)
-    return _board(phase, matrix, rows, dropped, notes), ranking, prepared
+    winners = ranking.winners if ranking is not None else tuple(qualified[:1])
+    return _board(phase, matrix, rows, dropped, notes, winners), ranking, prepared
 
 
 def _dev_pos(decision: Decision | None) -> float:
@@ -123,6 +124,8 @@ def _ranked_rows(
         at = np.array([col_of.get(j, -1) for j in pool.judges], dtype=np.int64)
         full = np.full((jr.shape[0], len(pool.judges)), np.nan)
         full[:, at >= 0] = jr[:, at[at >= 0]]
+        if prepared.uncounted:  # weight 0: shown (ranked like the others), not counted
+            full[:, _uncounted_columns(pool, prepared, at)] = _uncounted_ranks(pool, prepared)
         jr = full
     jr.setflags(write=False)
     details = ranking.per_candidate_details()
@@ -144,6 +147,25 @@ def _ranked_rows(
             decision=decisions.get(cand), judges=judges,
         ))
     return rows
+
+
+def _uncounted_columns(pool: ScoreMatrix, prepared: Prepared, at: np.ndarray) -> np.ndarray:
+    """Columns of ``pool`` holding the judges of weight 0 (shown, not counted)."""
+    shown = set(prepared.uncounted)
+    return np.array([k for k, j in enumerate(pool.judges) if at[k] < 0 and j in shown],
+                    dtype=np.intp)
+
+
+def _uncounted_ranks(pool: ScoreMatrix, prepared: Prepared) -> np.ndarray:
+    """Each weight-0 judge's fractional ranks of the ranked candidates (rows in the order of
+    ``prepared.matrix``), a missing score ranked as the policy ranks it on a counted judge:
+    tied last under ``worst``, not ranked otherwise."""
+    shown = pool.subset(candidates=list(prepared.matrix.candidates),
+                        judges=list(prepared.uncounted))
+    x = shown.oriented()
+    if prepared.missing == "worst":
+        x = np.where(np.isnan(x), -np.inf, x)
+    return fractional_ranks(x, axis=0)
 
 
 def _unranked_rows(
@@ -197,7 +219,7 @@ def _row(
 
 def _board(
     phase: str, matrix: ScoreMatrix, rows: list[Row], dropped: Mapping[str, str],
-    notes: tuple[str, ...],
+    notes: tuple[str, ...], winners: tuple[str, ...] = (),
 ) -> Board:
     return Board(
         phase=phase,
@@ -207,6 +229,7 @@ def _board(
         rows=tuple(rows),
         not_selected=dict(dropped),
         notes=notes,
+        winners=tuple(winners),
     )
 
 

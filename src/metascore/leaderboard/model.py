@@ -126,6 +126,8 @@ class Board:
     rows: tuple[Row, ...]
     not_selected: Mapping[str, str] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    winners: tuple[str, ...] = ()  # who the ranking puts first (Ranking.winners): more than
+    # one when the first place is shared
 
     @property
     def ranked(self) -> tuple[Row, ...]:
@@ -235,5 +237,11 @@ class Leaderboard:
 
     @property
     def winner(self) -> str | None:
+        """The candidate listed first (by the tie-break when the first place is shared)."""
         ranked = self.final.ranked
         return ranked[0].candidate if ranked else None
+
+    @property
+    def winners(self) -> tuple[str, ...]:
+        """Every candidate sharing the first place (one name when it is not shared)."""
+        return self.final.winners or ((self.winner,) if self.winner is not None else ())

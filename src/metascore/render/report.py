@@ -59,7 +59,7 @@ def render_report(lb: Leaderboard) -> str:
         "<header>",
         f"<h1>{html_text(title)}</h1>",
         f"<p>Ranked with <b>{html_text(sig.get('method'))}</b> ({html_text(shown.label)}, "
-        f"{html_text(shown.direction)}) over {len(final.judges)} judges; "
+        f"{html_text(shown.direction)}) over {html_text(_judges_counted(final))}; "
         f"missing scores: {html_text(sig.get('missing'))}; seed {html_text(sig.get('seed'))}; "
         f"metascore {html_text(sig.get('version'))}.</p>",
         "</header>",
@@ -93,23 +93,32 @@ def render_report(lb: Leaderboard) -> str:
 def _summary_cards(lb: Leaderboard, shown: Display) -> str:
     ranked = lb.final.ranked
     n_cand = sum(not r.is_baseline for r in lb.final.rows)
-    cards = [("Winner", lb.winner or "none")]
+    shared = len(lb.winners) > 1
+    cards = [("Winners (shared first place)", ", ".join(lb.winners)) if shared
+             else ("Winner", lb.winner or "none")]
     if ranked and ranked[0].score is not None:
         cards.append((f"Winner's {shown.label}", shown.short(ranked[0].score)))
     if lb.filter is not None:
         cards.append(("Qualified", f"{len(lb.filter.qualified)} of {n_cand}"))
     else:
         cards.append(("Candidates", str(len(ranked))))
-    cards.append(("Judges", str(len(lb.final.judges))))
+    cards.append(("Judges", _judges_counted(lb.final).replace(" judges", "")))
     if lb.margins is not None:
         cards.append(("Condorcet winner", lb.margins.condorcet_winner or "none"))
     cards.append(("Method", str(lb.signature.get("method"))))
-    names = ("Winner", "Condorcet winner")  # a candidate's name: a wider card, never cut
+    names = ("Winner", "Winners (shared first place)", "Condorcet winner")  # names: wide cards
     return '<div class="cards">' + "".join(
         f'<div class="card{" wide" if k in names else ""}"><div class="label">{html_text(k)}</div>'
         f'<div class="value{" long" if len(v) > 18 else ""}">{html_text(v)}</div></div>'
         for k, v in cards
     ) + "</div>"
+
+
+def _judges_counted(board: Board) -> str:
+    """``"13 judges"``, or ``"13 judges (+ 1 not counted)"`` with judges of weight 0."""
+    shown = sum(w == 0 for w in board.weights)
+    more = f" (+ {shown} not counted)" if shown else ""
+    return f"{len(board.judges) - shown} judges{more}"
 
 
 def _failed_runs(lb: Leaderboard) -> dict[tuple[str, str, str], str]:
@@ -154,17 +163,19 @@ def _board_section(
                  "Judges ranked first</th>",
                  '<th class="num" title="judges without a score of the candidate">Missing scores</th>']
     thead = judge_header(judges, board.higher_is_better, head,
-                         labels or judge_labels(judges, None, None))
+                         labels or judge_labels(judges, None, None),
+                         uncounted={j for j, w in zip(board.judges, board.weights) if w == 0})
     body = []
-    winner = board.ranked[0].candidate if board.ranked and final else None
+    winners = set(board.winners or [r.candidate for r in board.ranked[:1]]) if final else set()
+    badge = "shared first" if len(winners) > 1 else "winner"
     for r in board.rows:
-        cls = "winner" if r.candidate == winner else "baseline" if r.is_baseline else \
+        cls = "winner" if r.candidate in winners else "baseline" if r.is_baseline else \
             "excluded" if r.position is None else ""
         name = html_text(r.candidate)
         if r.is_baseline:
             name += '<span class="badge b-base">baseline</span>'
-        if r.candidate == winner:
-            name += '<span class="badge b-win">winner</span>'
+        if r.candidate in winners:
+            name += f'<span class="badge b-win">{badge}</span>'
         cells = [f'<td class="num">{html_text(r.position) if r.position is not None else "&ndash;"}</td>',
                  f'<td class="name">{name}</td>', f"<td>{html_text(r.participant or '')}</td>",
                  f'<td class="num">{number_html(None if r.score is None else shown.value(r.score))}</td>']

@@ -387,6 +387,7 @@ def leaderboard_json(lb: Leaderboard) -> str:
     doc = {
         "signature": lb.signature,
         "winner": lb.winner,
+        "winners": list(lb.winners),
         "scores": dict(lb.scores),
         "statistics": dict(lb.statistics),
         "messages": list(lb.messages),
