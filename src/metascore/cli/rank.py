@@ -130,7 +130,7 @@ def _cmd_rank(args: argparse.Namespace) -> int:
     else:
         frame = ranking.to_frame()
         natural = get_ranking_method(ranking.method).display.label.replace(" ", "_")
-        if natural in frame.columns:  # e.g. average_rank: show it, not its negative score
+        if natural != "score" and natural in frame.columns:  # average_rank: itself, not -it
             frame = frame.drop(columns="score")
         print(frame.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
         for note in ranking.notes:

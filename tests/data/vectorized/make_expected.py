@@ -4,7 +4,11 @@ The expected outputs were written by metascore before the coded canonical table 
 fd36288; rewritten by 6ded4bb, the same pipeline with the signature's ``submission_order``
 of issue 25), so the test shows that the column readers, the pivot by codes and the array
 views of the boards publish the same files, byte for byte (but for the two settings the
-change added to the effective configuration, output.judge_columns and output.per_judge):
+change added to the effective configuration, output.judge_columns and output.per_judge).
+Two files were rewritten since, for a fix: ``expected/mean/rank.txt`` shows the
+``score`` column, which the quick-mode table dropped for every method shown as a score
+(mean, copeland, ...) instead of only for those shown as something else (average rank;
+``expected/long/rank.txt`` likewise):
 
     git worktree add /tmp/before 6ded4bb
     python tests/data/vectorized/make_expected.py --inputs          # the inputs (seeded)
