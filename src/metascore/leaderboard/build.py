@@ -106,6 +106,7 @@ def build_leaderboard(
         board, ranking, prepared = final_board(
             final_phase, final_sel.matrix, list(filt.qualified), decisions,
             baseline_dev_scores(final_sel.matrix, filt.baselines), final_sel.dropped, rank_fn, shown,
+            dev_phase=None if final_name is None else dev_name,
         )
     for checked in (development, board):
         if checked is not None:
