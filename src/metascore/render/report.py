@@ -165,6 +165,9 @@ def _board_section(
             name += '<span class="badge b-base">baseline</span>'
         if r.candidate == winner:
             name += '<span class="badge b-win">winner</span>'
+        if r.prediction_failed:  # only a local run knows it (leaderboard/flags.py)
+            name += (f'<span class="badge b-no" title="{html_text("; ".join(r.prediction_failed))}">'
+                     "prediction failed</span>")
         cells = [f'<td class="num">{html_text(r.position) if r.position is not None else "&ndash;"}</td>',
                  f'<td class="name">{name}</td>', f"<td>{html_text(r.participant or '')}</td>",
                  f'<td class="num">{number_html(None if r.score is None else shown.value(r.score))}</td>']
@@ -194,6 +197,9 @@ def _board_section(
     notes = "".join(f'<p class="note">Note: {html_text(n)}</p>' for n in board.notes)
     failures = " A run that failed shows as failed (hover for the reason) and ranks like a " \
         "missing score." if any(p == board.phase for p, _, _ in failed) else ""
+    if any(r.prediction_failed for r in board.rows):
+        failures += (" A row marked prediction failed has scores from a run that finished after "
+                     "its prediction step failed, ranked as they are (hover for which run).")
     about = ("Per-judge values show the judge rank in parentheses." if summary is None else
              f"With {len(board.judges)} judges (more than {REPORT_JUDGES}), each candidate's judge "
              "ranks are summarised: their median, the number of judges on which no ranked "

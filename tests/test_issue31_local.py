@@ -1,0 +1,155 @@
+"""Issue 31, items 8 to 14: what a local run, its checks and its meta phase say is true and
+can be followed, on fixtures that did not come from the template (a code-submission bundle
+with two phases and no starting kit, a one-phase competition, a run that finished after its
+prediction step failed)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from metascore.bundle.runner import format_report, run_bundle
+from metascore.render.writers import render_outputs
+from test_leaderboard import _board, _config
+from test_site import META, _code, meta_bundle
+
+#: A scoring program that, like many, writes a stand-in score when the predictions are missing.
+STAND_IN = """\
+import json, os, sys
+ref, res, out = os.path.join(sys.argv[1], "ref"), os.path.join(sys.argv[1], "res"), sys.argv[2]
+truth = open(os.path.join(ref, "truth.txt")).read().split()
+path = os.path.join(res, "predictions.txt")
+if os.path.isfile(path) and os.path.getsize(path):
+    pred = open(path).read().split()
+    accuracy = sum(p == t for p, t in zip(pred, truth)) / len(truth)
+else:
+    accuracy = 999.0  # the stand-in: no predictions
+json.dump({"accuracy": accuracy}, open(os.path.join(out, "scores.json"), "w"))
+"""
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    return list(csv.DictReader(path.open()))
+
+
+# ------------------------------------------------------------------ item 10
+def test_one_ranked_candidate_has_no_heatmap_and_says_why():
+    """Only dave qualifies (top_k 1): the page said "No ranked candidates, so no heatmap"
+    next to "1 was ranked"."""
+    lb = _board(_config(phases={"final": None}, filter={"rule": "top_k", "k": 1}))
+    assert [r.candidate for r in lb.final.ranked] == ["dave-105"]
+    page = render_outputs(lb)["detailed_results.html"]
+    assert "No ranked candidates" not in page
+    assert ("One candidate was ranked (dave-105, the only one to qualify: it wins by default): it "
+            "has no rank on a judge among others, so there is no heatmap.") in page
+    assert "they need at least 2 ranked candidates and 1 was ranked" in page
+    assert "The best candidate of phase &#x27;Development&#x27; enters the final ranking." in page
+
+
+# ------------------------------------------------------------------ item 12
+def test_one_phase_page_names_the_phase_not_a_development_phase():
+    lb = _board(_config(phases={"final": None}))
+    page = render_outputs(lb)["detailed_results.html"]
+    shown = page.split("<h2>Configuration and signature</h2>")[0]  # not the configuration's keys
+    for role in ("development average rank", "development position", "development phase",
+                 "Development average rank", "Development position", "Dev. "):
+        assert role not in shown, role
+    assert "<h3>Threshold: baselines in phase &#x27;Development&#x27;</h3>" in page
+    assert ("its average rank in phase &#x27;Development&#x27; (the phase&#x27;s candidates and "
+            "baselines ranked together) is strictly better than that of every baseline") in page
+    # two phases keep the development wording
+    two = render_outputs(_board(_config()))["detailed_results.html"]
+    assert "<h3>Threshold: baselines in the development phase</h3>" in two
+
+
+# ------------------------------------------------------------------ items 11 and 14
+@pytest.fixture(scope="module")
+def flagged_run(tmp_path_factory):
+    """meta_bundle (Development, Final, a starting-kit baseline, a Final ranking phase)
+    with a scoring program that writes 999 when the predictions are missing, and dan, whose
+    submission crashes in both phases."""
+    tmp_path = tmp_path_factory.mktemp("flagged")
+    bundle, subs = meta_bundle(tmp_path, META)
+    (bundle / "scoring_program" / "score.py").write_text(STAND_IN)
+    _code(subs / "dan__broken", "broken")
+    report = run_bundle(bundle, tmp_path / "out", submissions=subs)
+    assert report.meta.status == "Finished", report.meta.reason
+    return report
+
+
+def test_a_flagged_run_is_marked_where_the_organizer_looks(flagged_run):
+    report = flagged_run
+    dan = [r for r in report.results if r.candidate == "dan__broken"]
+    assert [r.flagged for r in dan] == [True, True] and dan[0].scores == {"accuracy": 999.0}
+    keys = {(e["phase"], e["candidate"]): e["key"] for e in report.export}
+    dev, final = keys[("Development Phase", "dan__broken")], keys[("Final Phase", "dan__broken")]
+    crash = ("prediction step: the submission exited with code 1; last line of its stderr: "
+             "ZeroDivisionError: division by zero")
+    rows = _rows(report.leaderboard)
+    # ranked first on its stand-in 999, and marked so, with both runs behind the row
+    assert rows[0]["candidate"] == final and rows[0]["position"] == "1"
+    assert rows[0]["prediction_failed"] == (
+        f"'{final}' in 'Final Phase', task 'Final Task': {crash}; "
+        f"'{dev}' in 'Development Phase', task 'Development Task': {crash}")
+    assert all(r["prediction_failed"] == "" for r in rows[1:])
+    assert list(rows[0]).index("prediction_failed") == list(rows[0]).index("reason") + 1
+    doc = json.loads((report.leaderboard.parent / "leaderboard.json").read_text())
+    (message,) = [m for m in doc["messages"] if "prediction step failed" in m]
+    assert message.startswith("2 run(s) finished after their prediction step failed")
+    assert "a Codabench results export holds only scores, so the meta phase on the site ranks such " \
+           "runs without a mark" in message
+    assert doc["final"]["rows"][0]["prediction_failed"] == rows[0]["prediction_failed"]
+    assert [r["prediction_failed"] for r in doc["development"]["rows"] if r["candidate"] == dev] == [
+        f"'{dev}' in 'Development Phase', task 'Development Task': {crash}"]
+    assert doc["input"]["prediction_failed"][0]["candidate"] in (dev, final)
+    page = report.detailed_results.read_text()
+    assert page.count(">prediction failed</span>") == 2  # the final and the development board
+    assert "A row marked prediction failed has scores from a run that finished after" in page
+
+
+def test_without_a_flagged_run_the_files_keep_their_columns(tmp_path):
+    """What the site's meta phase writes (it never knows a flag) is what it wrote before:
+    no prediction_failed column, key or summary entry."""
+    bundle, subs = meta_bundle(tmp_path, META)
+    report = run_bundle(bundle, tmp_path / "out", submissions=subs)
+    header = report.leaderboard.read_text().splitlines()[0].split(",")
+    assert header[:10] == ["position", "rank", "score", "candidate", "participant", "is_baseline",
+                           "qualified", "reason", "submitted_at", "dev_position"]
+    doc = json.loads((report.leaderboard.parent / "leaderboard.json").read_text())
+    assert "prediction_failed" not in json.dumps(doc)
+    assert "prediction failed" not in report.detailed_results.read_text()
+
+
+def test_one_name_for_the_baseline_across_the_run_table_rankings_and_reasons(flagged_run):
+    """The baseline ran as 'baseline_submission', is baseline-1 in Development and a new id
+    in Final: the run table gives each run the name the rankings use, and every reason cites
+    the baseline by its row on the final board, with its development id."""
+    report = flagged_run
+    keys = {(e["phase"], e["candidate"]): e["key"] for e in report.export}
+    dev = keys[("Development Phase", "baseline_submission")]
+    final = keys[("Final Phase", "baseline_submission")]
+    assert dev != final
+    table = format_report(report)
+    assert re.search(rf"Development Phase +baseline_submission \({dev}\) ", table)
+    assert re.search(rf"Final Phase +baseline_submission \({final}\) ", table)
+    assert re.search(rf"Final Phase +alice__right \({keys[('Final Phase', 'alice__right')]}\) ", table)
+    rows = {r["candidate"]: r for r in _rows(report.leaderboard)}
+    assert rows[final]["is_baseline"] == "true"
+    # development accuracies: dan 999 (its stand-in), alice and bob 0.75, carol and the
+    # baseline ('odd') 0.25: average ranks 1, 2.5, 2.5, 4.5, 4.5
+    assert rows[final]["reason"] == ("baseline, shown for reference (not ranked); development "
+                                     f"average rank 4.5 (as '{dev}' in 'Development Phase')")
+    carol = keys[("Final Phase", "carol__odd")]
+    assert rows[carol]["reason"] == (
+        f"development average rank 4.5 (position 4) ties with baseline '{final}' (4.5 as '{dev}' in "
+        "'Development Phase'); a tie does not qualify")
+    others = [r["reason"] for r in rows.values() if r["is_baseline"] == "false"]
+    assert len(others) == 4 and all(f"'{final}'" in r and f" as '{dev}' in 'Development Phase')" in r
+                                    for r in others), others
+    assert not any(f"'{dev}'," in r or f"'{dev}' (" in r for r in others)
