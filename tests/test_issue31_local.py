@@ -17,7 +17,7 @@ import yaml
 from metascore.bundle.runner import format_report, run_bundle
 from metascore.render.writers import render_outputs
 from test_leaderboard import _board, _config
-from test_site import META, _code, meta_bundle
+from test_site import BUNDLES, META, _code, meta_bundle
 
 #: A scoring program that, like many, writes a stand-in score when the predictions are missing.
 STAND_IN = """\
@@ -153,3 +153,23 @@ def test_one_name_for_the_baseline_across_the_run_table_rankings_and_reasons(fla
     assert len(others) == 4 and all(f"'{final}'" in r and f" as '{dev}' in 'Development Phase')" in r
                                     for r in others), others
     assert not any(f"'{dev}'," in r or f"'{dev}' (" in r for r in others)
+
+
+# ------------------------------------------------------------------ item 9
+def test_a_code_submission_without_command_is_said_to_run_through_the_ingestion_program(tmp_path):
+    """A code submission whose metadata has no command (a description only), run by the
+    ingestion program: the note said "nothing was run for it"."""
+    bundle = tmp_path / "bundle"
+    shutil.copytree(BUNDLES / "add_meta_v2", bundle)
+    subs = bundle / "sample_submissions"
+    (subs / "alice__exact" / "metadata.yaml").write_text("description: y = 2x + 1\n")
+    report = run_bundle(bundle, tmp_path / "out")
+    runs = [r for r in report.results if r.candidate == "alice__exact"]
+    assert [r.status for r in runs] == ["Finished", "Finished"]
+    assert runs[0].scores["mae"] == 0.0  # its model ran: exact predictions
+    notes = [w for r in runs for w in r.warnings]
+    assert notes == ["prediction step: the submission's metadata has no 'command', so it is not "
+                     "run as a program; the ingestion program ran with it mounted at "
+                     "/app/ingested_program (a code submission that the ingestion program "
+                     "imports)."] * 2
+    assert "nothing was run" not in format_report(report)
