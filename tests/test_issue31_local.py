@@ -173,3 +173,23 @@ def test_a_code_submission_without_command_is_said_to_run_through_the_ingestion_
                      "/app/ingested_program (a code submission that the ingestion program "
                      "imports)."] * 2
     assert "nothing was run" not in format_report(report)
+
+
+# ------------------------------------------------------------------ item 13
+def test_python_env_without_a_module_is_blamed_not_the_image(tmp_path):
+    """``bundle run --python-env VENV`` where VENV lacks scikit-learn: the hint blamed the
+    environment built for the bundle's image (py37)."""
+    import subprocess
+    import sys
+
+    venv = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    report = run_bundle(BUNDLES / "sklearn_scoring", tmp_path / "out", python_env=venv)
+    failed = [r for r in report.results if not r.finished]
+    assert failed
+    stderr = (Path(failed[0].run_dir) / "scoring" / "stderr.txt").read_text()
+    python = venv / "bin" / "python"
+    assert (f"metascore: the program needs the Python module 'sklearn', which {python} "
+            f"(--python-env) does not have; install scikit-learn there (`{python} -m pip install "
+            "scikit-learn`), or give --python-env an environment that has it.") in stderr
+    assert "bundle env" not in stderr and "codalab-legacy" not in stderr
