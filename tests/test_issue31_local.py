@@ -193,3 +193,50 @@ def test_python_env_without_a_module_is_blamed_not_the_image(tmp_path):
             f"(--python-env) does not have; install scikit-learn there (`{python} -m pip install "
             "scikit-learn`), or give --python-env an environment that has it.") in stderr
     assert "bundle env" not in stderr and "codalab-legacy" not in stderr
+
+
+# ------------------------------------------------------------------ item 8
+def test_a_baseline_of_the_run_submissions_is_found_by_check_and_add_meta(tmp_path, capsys):
+    """``--baseline kit`` names the participant of a submission in the folder `bundle run
+    --submissions` gets: check said "`bundle run` fails on it" and add-meta "cannot find
+    it", while the run ranked with it. Without --submissions they now say when the run finds
+    it; with it they look where the run looks."""
+    from metascore.cli import main
+
+    bundle = tmp_path / "bundle"
+    shutil.copytree(BUNDLES / "add_meta_v2", bundle)
+    subs = tmp_path / "subs"
+    shutil.copytree(bundle / "sample_submissions", subs)
+    shutil.copytree(bundle / "solution", subs / "kit__plain")  # y = 2x, by participant kit
+    manifest = yaml.safe_load((subs / "submissions.yaml").read_text())
+    (subs / "submissions.yaml").write_text(yaml.safe_dump(manifest + [
+        {"file": "kit__plain", "participant": "kit", "submitted_at": "2026-01-15T10:00:00+00:00"}]))
+    add = ["bundle", "add-meta", str(bundle), "--end", "2026-12-31", "--submission-rule",
+           "Force_Last", "--baseline", "kit"]
+    fresh = tmp_path / "fresh"
+    shutil.copytree(bundle, fresh)
+    assert main(add) == 0
+    said = capsys.readouterr().out
+    assert "cannot find it" not in said
+    assert ("`bundle run` finds it when --submissions DIR holds one of its submissions "
+            "(participant 'kit' in the manifest, or a name kit__...), and fails on it otherwise") in said
+    assert main(["bundle", "check", str(bundle)]) == 0
+    checked = capsys.readouterr().out
+    assert "is not a candidate or participant" not in checked
+    assert "baseline 'kit' (`baselines:`): no submission of the starting kit, the solutions or " \
+           "sample_submissions/ is by participant 'kit': `bundle run` finds it when" in checked
+    # given the run's submissions, both look there, and have nothing to say
+    assert main(["bundle", "check", str(bundle), "--submissions", str(subs)]) == 0
+    assert "baseline 'kit'" not in capsys.readouterr().out
+    assert main([*add[:2], str(fresh), *add[3:], "--submissions", str(subs)]) == 0
+    assert "baseline(s) kit" not in capsys.readouterr().out
+    # the folder the run will use, without kit: the run fails on it, said as such
+    assert main(["bundle", "check", str(bundle), "--submissions", str(bundle / "sample_submissions")]) == 0
+    assert (f"no submission of the starting kit, the solutions or --submissions "
+            f"{bundle / 'sample_submissions'} is by participant 'kit', so `bundle run` with these "
+            "submissions fails on it") in capsys.readouterr().out
+    # and the run, as it did, ranks against kit
+    report = run_bundle(bundle, tmp_path / "out", submissions=subs)
+    assert report.meta.status == "Finished", report.meta.reason
+    reasons = [r["reason"] for r in _rows(report.leaderboard) if r["is_baseline"] == "false"]
+    assert reasons and all(re.search(r"baseline[^']*'kit-\d+'", r) for r in reasons), reasons

@@ -26,6 +26,10 @@ Where this differs from the v2 worker, knowingly:
   (:data:`~metascore.bundle.worker.LAX_TIME_LIMIT_NOTE`).
 - ``/app/data`` (a worker-host folder) is not mounted; there is no cache, no Docker image
   pull, no websocket, no ``detailed_results`` upload (the file stays in the output).
+- A run that finished after its prediction step failed (flagged) is marked by the local
+  meta phase too (``prediction_failed.txt`` in the outputs tree: a ``prediction_failed``
+  column, a badge, a message); the site's export holds only scores, so there the meta
+  phase ranks it unmarked.
 - A submission runs in the phase it was made for and reaches later phases through
   ``auto_migrate_to_this_phase``, where "on the leaderboard" means "a task finished";
   a submission without a phase is made to every phase that does not migrate, a result

@@ -86,6 +86,9 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
                    f"{RECOMMENDED_IMAGE} when it cannot run the meta-scoring program)")
     p.add_argument("--force", action="store_true",
                    help="rewrite an existing meta phase (its task, phase, columns and metascore.yaml)")
+    p.add_argument("--submissions", metavar="DIR", type=Path,
+                   help="the submissions folder `bundle run --submissions` will use (instead of "
+                   "sample_submissions/), where the baseline is looked for")
     p.set_defaults(func=_cmd_add_meta)
 
     p = sub.add_parser(
@@ -106,6 +109,9 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("bundle", help="bundle folder or zip")
     p.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    p.add_argument("--submissions", metavar="DIR", type=Path,
+                   help="the submissions folder `bundle run --submissions` will use (instead of "
+                   "sample_submissions/), where the baselines are looked for")
     p.set_defaults(func=_cmd_check)
 
     p = sub.add_parser(
@@ -232,7 +238,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
         raise InputError(f"{path}: not a bundle folder or zip file.")
     if not path.exists():
         raise InputError(f"{path}: no such bundle folder or zip file.")
-    report = _check_path(path)
+    if args.submissions is not None and not args.submissions.is_dir():
+        raise InputError(f"--submissions {args.submissions}: not a folder of submissions.")
+    report = _check_path(path, args.submissions)
     comp = report.competition
     if comp is not None:
         print(f"{path}: v{comp.version} bundle {comp.title!r}, image {comp.docker_image}")
@@ -254,17 +262,17 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _check_path(path: Path):
+def _check_path(path: Path, submissions: Path | None = None):
     """The full check of a bundle folder, or of a zip as it would be uploaded (the
     meta-scoring program's placeholder is then an error, not a note)."""
     from ..bundle.archive import safe_extract
     from ..bundle.check import check_bundle
 
     if path.is_dir():
-        return check_bundle(path)
+        return check_bundle(path, submissions=submissions)
     with tempfile.TemporaryDirectory(prefix="metascore-check-") as tmp:
         safe_extract(path, tmp)
-        return check_bundle(Path(tmp), meta_program_available=False)
+        return check_bundle(Path(tmp), meta_program_available=False, submissions=submissions)
 
 
 def _cmd_add_meta(args: argparse.Namespace) -> int:
@@ -274,6 +282,7 @@ def _cmd_add_meta(args: argparse.Namespace) -> int:
     choices = MetaChoices(
         method=args.method, baselines=tuple(args.baseline) if args.baseline else None,
         judges=args.judges, exclude=tuple(args.exclude), filter=args.filter, phases=args.phases,
+        submissions=args.submissions,
     )
     result = add_meta(args.bundle, args.output, choices=choices, force=args.force, end=args.end,
                       submission_rule=args.submission_rule, image=args.image)
