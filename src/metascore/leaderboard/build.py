@@ -118,7 +118,9 @@ def build_leaderboard(
     for checked in (development, board):
         if checked is not None:
             check_accounted(frame, checked)
-    flagged = list(frame.attrs.get("flagged") or ())  # runs finished after a failed prediction
+    # runs that finished after a failed prediction step, of the submissions on the boards
+    shown_runs = {(b.phase, r.candidate) for b in (development, board) if b is not None for r in b.rows}
+    flagged = [f for f in frame.attrs.get("flagged") or () if (f[0], f[1]) in shown_runs]
     if flagged:
         messages.append(flag_message(flagged))
         board = flag_board(board, flagged, counterparts if final_name is not None else None)
