@@ -130,8 +130,9 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
         "every phase that does not migrate, the first phase only for a result submission) and "
         "reaches later phases through auto_migrate_to_this_phase. Prints a summary and where "
         "the final leaderboard.csv and detailed_results.html are; a run that finished after a "
-        "failed prediction step (the worker goes on to scoring) is marked 'prediction failed' "
-        "and listed as FLAGGED. Writes only inside --out. "
+        "failed prediction step (the worker goes on to scoring) is marked 'prediction failed', "
+        "listed as FLAGGED and marked on the final leaderboard (column prediction_failed; the "
+        "site's meta phase cannot know it). Writes only inside --out. "
         "Exit code 1 when every run of a phase failed (any run failed or flagged with "
         "--strict) or the meta-scoring failed.",
     )
