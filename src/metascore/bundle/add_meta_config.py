@@ -183,12 +183,13 @@ def _judges(
     if choices.judges:
         judged = [c for c in columns if c.key in {by_name[n].key for n in choices.judges}]
     else:
-        computed = [c.key for c in columns if c.computation]
-        timing = [c.key for c in columns if not c.computation and is_timing_column(c)]
+        computed = [c.key for c in columns if c.computation or c.dropped_computation]
+        timing = [c.key for c in columns if c.key not in computed and is_timing_column(c)]
         judged = [c for c in columns if c.key not in computed and c.key not in timing]
         if computed:
-            notes.append(f"not judges: computed column(s) {', '.join(computed)} (a sum or average of "
-                         "other columns, not a score of its own).")
+            notes.append(f"not judges: computed column(s) {', '.join(computed)} (a sum, average or "
+                         "rank of other columns, not a score of its own; a CodaLab v1 computed "
+                         "column stays empty on Codabench, which does not compute it).")
         if timing:
             notes.append(f"not judges: timing column(s) {', '.join(timing)} (how long a run took, "
                          "not how good it is; --judges KEY,... to rank on them).")

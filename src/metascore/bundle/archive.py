@@ -39,6 +39,7 @@ import yaml
 
 from ..errors import ConfigError, InputError
 from ..readers.yaml_loader import read_yaml
+from .competition import bundle_path
 from .files import is_excluded, is_noise
 from .meta_program_folder import assemble_meta_program, needs_meta_program
 from .phase_dates import shift_dates
@@ -313,13 +314,16 @@ def build_bundle_zip(
             if ref in zipped:
                 continue
             rel = ref.rstrip("/")
-            src = bundle / rel
+            src = bundle_path(bundle, rel)  # X.zip may be the folder X/ (a CodaLab repository)
             if needs_meta_program(src):
                 log(f"[*] {rel}: filled with the meta-scoring program and a vendored metascore")
                 src = assemble_meta_program(Path(tmp) / "meta" / Path(rel).name, scoring_program)
             if src.is_dir():
-                zip_directory(src, stage / f"{rel}.zip")
-                zipped[ref] = f"{rel}.zip"
+                name = rel if rel.lower().endswith(".zip") else f"{rel}.zip"
+                if name == rel:
+                    log(f"[*] {rel}: zipped from the folder {src.name}/")
+                zip_directory(src, stage / name)
+                zipped[ref] = name
             elif src.is_file():
                 (stage / rel).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(src, stage / rel)

@@ -10,7 +10,9 @@ the files it references, the programs' metadata), then, on the parsed competitio
   auto-migrating phase whose start is already past, which the site migrates at once with
   nothing in it (:func:`~metascore.bundle.phase_dates.past_migration_warnings`);
 - the competition's image against the meta phase and the programs' imports
-  (:mod:`~metascore.bundle.image_checks`).
+  (:mod:`~metascore.bundle.image_checks`);
+- whether participants can see the final ranking and nobody but the organizers its input,
+  and whether registrations wait for an approval (:mod:`~metascore.bundle.visibility`).
 
 Their errors and warnings are added to the same :class:`~metascore.bundle.competition.BundleReport`.
 """
@@ -29,6 +31,7 @@ from .image_checks import image_problems
 from .platform_traps import platform_traps
 from .schema import check_schema
 from .submissions import collect_submissions
+from .visibility import registration_note, visibility_problems
 
 __all__ = ["check_bundle"]
 
@@ -58,7 +61,11 @@ def check_bundle(root: str | Path, *, meta_program_available: bool = True,
     errors, warnings = check_meta_configs(comp, metas, subs, submissions)
     image_errors, image_warnings = image_problems(comp, metas)
     report.errors.extend(errors + image_errors)
-    report.warnings.extend(warnings + platform_traps(comp, metas) + image_warnings)
+    report.warnings.extend(warnings + platform_traps(comp, metas) + image_warnings
+                           + visibility_problems(comp, metas))
+    registration = registration_note(comp)
+    if registration is not None:
+        report.notes.append(registration)
     report.warnings.extend(phase_dates.past_migration_warnings(comp, now or phase_dates.utc_now()))
     report.competition = Competition(**{**comp.__dict__, "warnings": tuple(report.warnings)})
     return report

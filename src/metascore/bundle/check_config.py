@@ -181,6 +181,12 @@ class _Check:
                 self.error(f"{head}: metric {judge.metric!r} is not a leaderboard column key"
                            f"{did_you_mean(judge.metric, keys)} (keys: {', '.join(map(repr, keys))}).")
                 continue
+            if column.dropped_computation:
+                self.error(f"{head}: leaderboard column {column.key!r} is a CodaLab v1 computed column "
+                           f"({column.dropped_computation} of other columns): Codabench does not compute "
+                           "it and no scoring program writes it, so it has no score to rank by; remove "
+                           "this judge.")
+                continue
             if column.higher_is_better != judge.higher_is_better and not judge.direction_set:
                 # an export has no sorting: the default applies; a tree may carry codabench.json
                 report = self.error if self.config.input.format in EXPORT_FORMATS else self.warn

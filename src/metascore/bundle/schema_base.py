@@ -19,7 +19,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..errors import did_you_mean
-from .competition import UUID_PATTERN, BundleReport, Column
+from .competition import UUID_PATTERN, BundleReport, Column, bundle_path
 from .meta_program_folder import needs_meta_program
 from .phase_dates import site_datetime, time_dropped_message
 
@@ -123,6 +123,18 @@ class SchemaChecker:
             self.error(here, f"{value!r} must be a path inside the bundle (no '/' start, no '..').")
             return None
         target = self.root / clean
+        folder = bundle_path(self.root, value)
+        if folder != target:
+            if not self.meta_ok:  # a zip about to be uploaded: Codabench needs the zip itself
+                self.error(here, f"{value!r} is not in the bundle, only the folder {folder.name + '/'!r}; "
+                           "Codabench's unpacker would look it up as a dataset key and fail. Zip the "
+                           "bundle folder with `metascore bundle zip`, which writes "
+                           f"{value!r} from the folder.")
+                return None
+            self.note(here, f"{value!r} is the folder {folder.name + '/'!r} here (a CodaLab repository "
+                      f"keeps folders); `bundle run` uses the folder and `metascore bundle zip` writes "
+                      f"{value!r} from it.")
+            return value
         if not target.exists():
             if needs_meta_program(target) and (self.meta_ok or key == "scoring_program"):
                 # the meta-scoring program's placeholder: ProgramChecks says what to do

@@ -78,7 +78,7 @@ from .competition import UUID_PATTERN, Competition, Phase, Task
 from .files import copy_job_output, write_text
 from .meta_program_folder import assemble_meta_program, needs_meta_program
 from .metadata import read_metadata
-from .submission_rules import MANUAL_RULES, PhaseSubmission, export_decisions
+from .submission_rules import MANUAL_RULES, PhaseSubmission, export_decisions, force_last_fix
 from .submission_ids import SubmissionIds
 from .submissions import Submission, phase_named_by, safe_name, slug
 from .worker import Job, JobResult, run_job
@@ -125,6 +125,7 @@ class Site:
         self.columns = {c.key: c for c in comp.leaderboard.columns} if comp.leaderboard else {}
         self.run_dirs = _unique_slugs([p.name for p in comp.phases])
         self.ids = SubmissionIds()  # the <owner>-<id> names the site's export gives them
+        self.omitted: dict[str, str] = {}  # scores.json keys the meta program left out, and why
 
     # ------------------------------------------------------------ inputs
     def source(self, ref: str | None, what: str = "item") -> Path | None:
@@ -272,9 +273,15 @@ class Site:
         if self.columns:
             written = {k for r in report.results for k in r.scores}
             for col in self.columns.values():
-                if not col.computation and col.key not in written and any(r.finished for r in report.results):
-                    report.warnings.append(f"leaderboard column {col.key!r}: no finished scoring run wrote "
-                                           "this key; it stays empty on Codabench.")
+                if col.computation or col.dropped_computation:  # computed, or empty as said
+                    continue
+                if col.key not in written and any(r.finished for r in report.results):
+                    why = self.omitted.get(col.key)
+                    report.warnings.append(
+                        f"leaderboard column {col.key!r}: " + (
+                            f"the meta-scoring program left it out ({why}); it stays empty on Codabench, "
+                            "and its detailed results say why." if why else
+                            "no finished scoring run wrote this key; it stays empty on Codabench."))
 
     def export(self, phase: Phase, todo: list[tuple[Submission, Task]], results: list[JobResult],
                report: SiteRun, migrated: set[str] = frozenset()) -> set[str]:
@@ -399,10 +406,10 @@ class Site:
         for phase in regular:
             if manifest and phase.name not in sent:
                 report.warnings.append(f"phase {phase.name!r}: no submission reaches the meta phase "
-                                       f"({_why_nothing(phase.name, report.export, rule, self.feed)}).")
+                                       f"({_why_nothing(phase.name, report.export, rule, self.feed, self.comp.version)}).")
         if manifest:
             return None
-        why = "; ".join(f"{p.name!r}: {_why_nothing(p.name, report.export, rule, self.feed)}"
+        why = "; ".join(f"{p.name!r}: {_why_nothing(p.name, report.export, rule, self.feed, self.comp.version)}"
                         for p in regular)
         return f"the results export is empty: no submission of any phase reaches it ({why})"
 
@@ -434,6 +441,7 @@ class Site:
                     res.warnings.append(f"meta-scoring output: {left} is not copied to {final}.")
                 (final / "metadata").unlink(missing_ok=True)
                 output = final
+                self.omitted.update(_omitted_scores(final / "leaderboard.json"))
             for attr, name in (("leaderboard", "leaderboard.csv"), ("detailed_results", "detailed_results.html")):
                 if (output / name).is_file():
                     setattr(report, attr, output / name)
@@ -475,6 +483,24 @@ class Site:
             return list(pool.map(one, todo))
 
 
+def _omitted_scores(path: Path) -> dict[str, str]:
+    """The ``scores.json`` keys the meta-scoring program left out, and why (its
+    ``leaderboard.json`` messages "scores.json omits 'KEY': REASON.")."""
+    try:
+        messages = json.loads(path.read_text(encoding="utf-8")).get("messages") or []
+    except (OSError, ValueError, AttributeError):
+        return {}
+    out = {}
+    for text in messages:
+        head, _, why = str(text).partition("': ")
+        if head.startswith(_OMITS) and why:
+            out[head[len(_OMITS):]] = why.rstrip(".")
+    return out
+
+
+_OMITS = "scores.json omits '"
+
+
 def _unique_slugs(names: list[str], keys: list[Any] | None = None) -> dict[Any, str]:
     """``key -> slug(name)``, made unique with ``-<n>`` (keys: the names by default)."""
     out: dict[Any, str] = {}
@@ -508,25 +534,25 @@ def _progress(res: JobResult) -> str:
     return f"[{mark}] {res.phase} / {res.candidate} / {res.task}: {res.status}{detail} ({res.elapsed:.1f} s)"
 
 
-def _why_nothing(phase: str, export: list[dict[str, Any]], rule: str | None, feed: str) -> str:
+def _why_nothing(phase: str, export: list[dict[str, Any]], rule: str | None, feed: str,
+                 version: int = 2) -> str:
     """Why no submission of ``phase`` reaches the meta phase, in words and with the fix."""
     mine = [e for e in export if e["phase"] == phase]
     if not mine:
         return "no submission ran in it (none was made to it or migrated into it)"
-    if rule in MANUAL_RULES and feed == "export":
-        finished = [e for e in mine if not e["reason"].startswith("failed")]
-        if finished and all(e.get("migrated") for e in finished):
+    finished = [e for e in mine if not e["reason"].startswith("failed")]
+    if finished and rule in MANUAL_RULES and feed == "export":
+        if all(e.get("migrated") for e in finished):
             return (f"the {len(finished)} finished submission(s) migrated into it are new "
                     f"submissions there, and under the leaderboard's submission_rule {rule!r} no "
                     "leaderboard holds them, hence no export, until someone adds them by hand on "
-                    "the site (Codabench's Final export is then empty); set submission_rule: "
-                    "Force_Last in competition.yaml, or run with --feed all")
+                    f"the site (Codabench's Final export is then empty); {force_last_fix(version)}, "
+                    "or run with --feed all")
         return (f"{len(finished)} of {len(mine)} submission(s) finished, but under the "
                 f"leaderboard's submission_rule {rule!r} nothing reaches the leaderboard, hence "
-                "the results export, without a click; set submission_rule: Force_Last in "
-                "competition.yaml (each participant's last finished submission is then on the "
-                "leaderboard), mark submissions on_leaderboard in the submissions manifest, or "
-                "run with --feed all")
+                f"the results export, without a click; {force_last_fix(version)} (each "
+                "participant's last finished submission is then on the leaderboard), mark "
+                "submissions on_leaderboard in the submissions manifest, or run with --feed all")
     return f"every one of its {len(mine)} submission(s) failed"
 
 

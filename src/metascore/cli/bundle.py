@@ -44,8 +44,12 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
         "one before it (one phase: that phase alone), judges = the leaderboard columns with "
         "directions from their sorting (no sorting: descending, as Codabench sorts), timing and "
         "computed columns left out, baseline = the starting kit's submission or the solution "
-        "(none: no filter). competition.yaml keeps its comments and order; each added block has "
-        "a comment. A folder is edited in place (or copied to -o DIR); a zip gives a zip with the "
+        "(none: no filter). So that every participant sees the final ranking and nobody but "
+        "the organizers its input, it sets enable_detailed_results: true (the ranking is the "
+        "meta submission's detailed results) and hide_output: true on the Final ranking phase "
+        "(its input is the results export), and adds a 'Final ranking' page saying how the "
+        "ranking is computed, written from metascore.yaml. competition.yaml keeps its comments "
+        "and order; each added block has a comment. A folder is edited in place (or copied to -o DIR); a zip gives a zip with the "
         "meta-scoring program filled in (in place, or -o NEW.zip), or a folder with -o DIR. "
         "Prints what it changed and what to check. Running it again with the same options changes "
         "nothing; a bundle that already has another meta phase is refused unless --force. Nothing "
@@ -74,10 +78,11 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
                    help="the development and final phases (default: the last two phases; one "
                    "name: that phase ranked alone)")
     p.add_argument("--submission-rule", metavar="RULE",
-                   help="set the leaderboard's submission_rule (v2), e.g. Force_Last: each "
+                   help="set the leaderboard's submission_rule, e.g. Force_Last: each "
                    "participant's last finished submission goes on the leaderboard, and so into the "
                    "results export the meta phase ranks (under Add, Codabench's default, nothing "
-                   "does without a click)")
+                   "does without a click); a v1 competition.yaml, which cannot set a rule, is "
+                   "written in the v2 form (the v1 file kept as competition.v1.yaml)")
     p.add_argument("--end", metavar="DATE",
                    help="the end date of the last phase when it has none (e.g. 2027-06-30); the "
                    "Final ranking phase starts the day after")
@@ -100,7 +105,9 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
         "directions, judges' tasks and columns, baselines, output keys). Warnings list what "
         "Codabench accepts but silently ignores or gets wrong, including its known traps "
         "(multi-task phases with Force_Last, migration of multi-task submissions, a meta phase "
-        "under the Add rule, baselines), each with the upstream issue and the fix, and its "
+        "under the Add rule, baselines), each with the upstream issue and the fix, what "
+        "participants can see (a meta phase whose ranking they cannot open, or whose input, "
+        "the results export, anyone can download; registrations that wait for approval), its "
         "calendar: a time of day its unpacker drops from an unquoted date-time, a phase with "
         "auto_migrate_to_this_phase that starts before now (migrated at once, empty). A zip is "
         "checked as it would be uploaded: a meta_scoring_program/ placeholder that `bundle zip` "
