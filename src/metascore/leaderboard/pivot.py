@@ -196,7 +196,7 @@ def phase_rows(frame: pd.DataFrame, phase: str, judges: tuple[JudgeConfig, ...] 
                 f"judge {j.key!r}: task {j.task!r}"
                 + (f" with metric {j.metric!r}" if j.metric else "")
                 + f" has no score in phase {phase!r}"
-                f"{closest_judge(j, [(k, t, m) for k, (t, m) in zip(rows.keys, rows.last_pair)])}; "
+                f"{closest_judge(j, [(judge_key(str(t), str(m)), str(t), str(m)) for t, m in raw_pairs])}; "
                 f"judges found are {found} (tasks {rows.tasks})."
             )
     return rows
