@@ -198,8 +198,9 @@ def test_no_judges_with_a_lower_is_better_column_warns(bundle):
 def test_baselines_that_no_local_submission_has(bundle):
     bundle.config(lambda c: c.update(baselines=["organizer"]))
     warnings = bundle.check().warnings
-    assert any("baseline 'organizer' (`baselines:`) is not a candidate or participant" in w
-               for w in warnings)
+    assert any("baseline 'organizer' (`baselines:`): no submission of the starting kit, the "
+               "solutions or sample_submissions/ is by participant 'organizer': `bundle run` finds "
+               "it when --submissions DIR holds one of its submissions" in w for w in warnings)
 
 
 def test_beat_baseline_without_any_baseline_is_an_error(bundle):

@@ -109,7 +109,7 @@ class BundleEditor:
             raise ConfigError(f"{self.root}: competition.yaml has no phase to rank besides the meta phase.")
         columns = [c for c in comp.leaderboard.columns if c.key not in removed_keys]
         taken = [c.key for c in columns]
-        submissions, _ = collect_submissions(comp, cache=self.tmp / "submissions")
+        submissions, _ = collect_submissions(comp, self.choices.submissions, cache=self.tmp / "submissions")
         cfg = plan_config(comp, phases, self.choices, columns=columns,
                           unsorted=self.unsorted(comp, yt), submissions=submissions,
                           taken_keys=taken, program_ref=self.program_ref)

@@ -37,13 +37,15 @@ __all__ = ["check_bundle"]
 
 
 def check_bundle(root: str | Path, *, meta_program_available: bool = True,
-                 now: dt.datetime | None = None) -> BundleReport:
+                 now: dt.datetime | None = None, submissions: Path | None = None) -> BundleReport:
     """Check a bundle directory: the schema, then the meta-ranking and the platform's traps.
 
     ``meta_program_available``: a ``meta_scoring_program/`` folder that is absent or holds
     only a README (filled by ``bundle zip`` / ``bundle run`` from metascore's own meta-scoring
     program) is a note; ``False`` (a zip about to be uploaded): an error.
     ``now``: the upload time the phase dates are compared with (UTC; default: now).
+    ``submissions``: the folder a local run will use instead of ``sample_submissions/``
+    (``bundle run --submissions``), where the baselines are looked for.
     """
     report = check_schema(root, meta_program_available=meta_program_available)
     comp = report.competition
@@ -52,11 +54,11 @@ def check_bundle(root: str | Path, *, meta_program_available: bool = True,
     metas = find_meta_configs(comp)
     with tempfile.TemporaryDirectory(prefix="metascore-check-") as tmp:
         try:
-            submissions, _ = collect_submissions(comp, cache=Path(tmp))
+            subs, _ = collect_submissions(comp, submissions, cache=Path(tmp))
         except MetascoreError as exc:  # e.g. a broken sample_submissions/ manifest
             report.errors.append(str(exc))
-            submissions = []
-    errors, warnings = check_meta_configs(comp, metas, submissions)
+            subs = []
+    errors, warnings = check_meta_configs(comp, metas, subs, submissions)
     image_errors, image_warnings = image_problems(comp, metas)
     report.errors.extend(errors + image_errors)
     report.warnings.extend(warnings + platform_traps(comp, metas) + image_warnings

@@ -404,7 +404,8 @@ class _Proc:
         """A fix for what the program's output (stderr and stdout) shows, else ``""``."""
         if self.backend.mode == "rewrite" and (_APP_MISSING.search(output) or self._mounted_module(output)):
             return APP_PATH_HINT
-        return missing_module_hint(output, self.backend.interpreter(self.step), self.step.image)
+        return missing_module_hint(output, self.backend.interpreter(self.step), self.step.image,
+                                   python_env=self.backend.python is not None)
 
     def _mounted_module(self, stderr: str) -> bool:
         """A "missing" module that is in a mounted folder: imported through an /app path."""

@@ -36,8 +36,11 @@ codabench pull`` writes, read by :mod:`metascore.readers.columns`: judges withou
 take their column's, and the leaderboard's ``submission_rule``); a failed run of an exported
 submission leaves ``error.txt`` with its status instead of ``scores.json``, and so does a
 baseline whose every run failed, though no export would hold it (a knowing difference: the
-meta phase then says that the baseline's run failed, and why); each decision and its
-reason is in the report. A **meta phase** (every task's reference data holds
+meta phase then says that the baseline's run failed, and why); a run that finished after its
+prediction step failed (flagged) leaves ``prediction_failed.txt`` next to its scores, so the
+meta phase marks its rows (another knowing difference: the site's export holds only scores,
+so there the meta phase ranks such a run without a mark); each decision and its reason is
+in the report. A **meta phase** (every task's reference data holds
 ``metascore.yaml``, e.g. the template's "Final ranking") runs last, once: the outputs tree is
 its result submission (what an organizer would upload on Codabench), scored by the
 meta-scoring program like any other scoring job; its files are copied to ``<out>/final/``.
@@ -68,7 +71,7 @@ from typing import Any
 
 from ..errors import ConfigError, InputError
 from ..readers.columns import COLUMNS_FILE
-from ..readers.tree import FAILURE_FILE
+from ..readers.tree import FAILURE_FILE, FLAG_FILE
 from .archive import as_folder
 from .backend import Backend
 from .competition import UUID_PATTERN, Competition, Phase, Task
@@ -379,6 +382,8 @@ class Site:
             folder = outputs / safe_name(phase.name) / key / dirs[task.index]
             if res.finished:
                 write_text(folder / "scores.json", json.dumps(res.scores, indent=2, allow_nan=False) + "\n")
+                if res.flagged:  # the meta phase marks its row (the site's export cannot)
+                    write_text(folder / FLAG_FILE, res.prediction_problems[0].splitlines()[0] + "\n")
             else:  # shown as a failed run, not as a missing score
                 write_text(folder / FAILURE_FILE, _failure_text(res))
         for sub in entries:

@@ -359,8 +359,7 @@ def _step_specs(
                 result.warnings.append(f"{step} step: {left} is not copied to the output.")
             continue
         if not command:
-            result.warnings.append(f"{step} step: {'submission' if not is_scoring else 'scoring program'} "
-                                   "metadata has no 'command'; nothing was run for it.")
+            result.warnings.append(_no_command_note(step, is_scoring, with_ingestion, ingestion_only))
             continue
         if not isinstance(command, str):
             raise JobFailed("'command' must be a string",
@@ -381,6 +380,22 @@ def _step_specs(
                                stderr_path=sandbox / f"{prefix}stderr.txt",
                                scratch=sandbox / ".scratch" / kind)
     return specs
+
+
+def _no_command_note(step: str, is_scoring: bool, with_ingestion: bool, ingestion_only: bool) -> str:
+    """What happens to a program folder whose metadata has no ``command``, in words."""
+    if is_scoring:
+        return f"{step} step: the scoring program's metadata has no 'command'; nothing was run for it."
+    if with_ingestion:  # the usual code submission: the ingestion program imports it
+        return (f"{step} step: the submission's metadata has no 'command', so it is not run as a "
+                "program; the ingestion program ran with it mounted at /app/ingested_program "
+                "(a code submission that the ingestion program imports).")
+    if ingestion_only:
+        return (f"{step} step: the submission's metadata has no 'command', so nothing runs in this "
+                "step (ingestion_only_during_scoring: the task's ingestion program, if any, runs in "
+                "the scoring step).")
+    return (f"{step} step: the submission's metadata has no 'command' and the task has no ingestion "
+            "program to import it; nothing was run for it.")
 
 
 def _check_limits(specs: dict[str, StepSpec], runs: dict[str, StepResult], sandbox: Path, *,

@@ -91,6 +91,9 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
                    f"{RECOMMENDED_IMAGE} when it cannot run the meta-scoring program)")
     p.add_argument("--force", action="store_true",
                    help="rewrite an existing meta phase (its task, phase, columns and metascore.yaml)")
+    p.add_argument("--submissions", metavar="DIR", type=Path,
+                   help="the submissions folder `bundle run --submissions` will use (instead of "
+                   "sample_submissions/), where the baseline is looked for")
     p.set_defaults(func=_cmd_add_meta)
 
     p = sub.add_parser(
@@ -113,6 +116,9 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("bundle", help="bundle folder or zip")
     p.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    p.add_argument("--submissions", metavar="DIR", type=Path,
+                   help="the submissions folder `bundle run --submissions` will use (instead of "
+                   "sample_submissions/), where the baselines are looked for")
     p.set_defaults(func=_cmd_check)
 
     p = sub.add_parser(
@@ -131,8 +137,9 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
         "every phase that does not migrate, the first phase only for a result submission) and "
         "reaches later phases through auto_migrate_to_this_phase. Prints a summary and where "
         "the final leaderboard.csv and detailed_results.html are; a run that finished after a "
-        "failed prediction step (the worker goes on to scoring) is marked 'prediction failed' "
-        "and listed as FLAGGED. Writes only inside --out. "
+        "failed prediction step (the worker goes on to scoring) is marked 'prediction failed', "
+        "listed as FLAGGED and marked on the final leaderboard (column prediction_failed; the "
+        "site's meta phase cannot know it). Writes only inside --out. "
         "Exit code 1 when every run of a phase failed (any run failed or flagged with "
         "--strict) or the meta-scoring failed.",
     )
@@ -239,7 +246,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
         raise InputError(f"{path}: not a bundle folder or zip file.")
     if not path.exists():
         raise InputError(f"{path}: no such bundle folder or zip file.")
-    report = _check_path(path)
+    if args.submissions is not None and not args.submissions.is_dir():
+        raise InputError(f"--submissions {args.submissions}: not a folder of submissions.")
+    report = _check_path(path, args.submissions)
     comp = report.competition
     if comp is not None:
         print(f"{path}: v{comp.version} bundle {comp.title!r}, image {comp.docker_image}")
@@ -261,17 +270,17 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _check_path(path: Path):
+def _check_path(path: Path, submissions: Path | None = None):
     """The full check of a bundle folder, or of a zip as it would be uploaded (the
     meta-scoring program's placeholder is then an error, not a note)."""
     from ..bundle.archive import safe_extract
     from ..bundle.check import check_bundle
 
     if path.is_dir():
-        return check_bundle(path)
+        return check_bundle(path, submissions=submissions)
     with tempfile.TemporaryDirectory(prefix="metascore-check-") as tmp:
         safe_extract(path, tmp)
-        return check_bundle(Path(tmp), meta_program_available=False)
+        return check_bundle(Path(tmp), meta_program_available=False, submissions=submissions)
 
 
 def _cmd_add_meta(args: argparse.Namespace) -> int:
@@ -281,6 +290,7 @@ def _cmd_add_meta(args: argparse.Namespace) -> int:
     choices = MetaChoices(
         method=args.method, baselines=tuple(args.baseline) if args.baseline else None,
         judges=args.judges, exclude=tuple(args.exclude), filter=args.filter, phases=args.phases,
+        submissions=args.submissions,
     )
     result = add_meta(args.bundle, args.output, choices=choices, force=args.force, end=args.end,
                       submission_rule=args.submission_rule, image=args.image)

@@ -13,12 +13,11 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..filtering import BaselineScore, Decision
+from ..filtering import BaselineScore, Decision, baseline_counterparts, phase_score_text
 from ..matrix import ScoreMatrix
 from ..pairwise import PairwiseCounts, condorcet_winner
 from ..ranking import Ranking
 from ..registry import Display, Prepared, prepare
-from ..selection import participant_key
 from ..stats import fractional_ranks
 from ..submission_order import Origin, submission_number
 from .model import Board, JudgeIndex, JudgeValues, Margins, Row
@@ -36,27 +35,16 @@ def dev_board(
     return _board(phase, matrix, rows, dropped, _notes(ranking), ranking.winners)
 
 
-def baseline_dev_scores(final: ScoreMatrix, baselines: Sequence[BaselineScore]) -> dict[str, float]:
-    """Development score of each baseline, in development order, keyed by its development
-    id and by the final candidate it matches: the same id or, as the filter matches
-    candidates, the same participant when that participant has one baseline (Codabench gives
-    a migrated final-phase submission a new id)."""
-    by_part: dict[str, list[BaselineScore]] = {}
+def baseline_dev_scores(final: ScoreMatrix, baselines: Sequence[BaselineScore]) -> dict[str, BaselineScore]:
+    """Each baseline's development score and id, in development order, keyed by its
+    development id and by the final candidate it matches
+    (:func:`~metascore.filtering.baseline_counterparts`)."""
+    matched = baseline_counterparts(final, baselines)
+    out: dict[str, BaselineScore] = {}
     for b in baselines:
-        by_part.setdefault(b.participant or b.candidate, []).append(b)
-    ids = {b.candidate for b in baselines}
-    matched: dict[str, list[str]] = {}
-    for i, cand in enumerate(final.candidates):
-        if cand in ids or not (final.is_baseline and final.is_baseline[i]):
-            continue
-        same = by_part.get(participant_key(final, i), [])
-        if len(same) == 1:
-            matched.setdefault(same[0].candidate, []).append(cand)
-    out: dict[str, float] = {}
-    for b in baselines:
-        out.setdefault(b.candidate, b.score)
+        out.setdefault(b.candidate, b)
         for cand in matched.get(b.candidate, []):
-            out.setdefault(cand, b.score)
+            out.setdefault(cand, b)
     return out
 
 
@@ -65,11 +53,15 @@ def final_board(
     matrix: ScoreMatrix,
     qualified: list[str],
     decisions: Mapping[str, Decision],
-    baseline_dev: Mapping[str, float],
+    baseline_dev: Mapping[str, BaselineScore],
     dropped: Mapping[str, str],
     rank_fn: Callable[[ScoreMatrix], Ranking],
     display: Display = Display(),
+    dev_phase: str | None = None,
 ) -> tuple[Board, Ranking | None, Prepared | None]:
+    """The final board: the qualified candidates ranked, then the baselines (each with its
+    development score, and its development id when that is another one) and the others.
+    ``dev_phase``: the phase the filter ranked (None: ``phase`` itself, one phase)."""
     ranking = prepared = None
     notes: tuple[str, ...] = ()
     rows: list[Row] = []
@@ -95,10 +87,14 @@ def final_board(
     rest = sorted((c for c in matrix.candidates if c not in shown and c not in base),
                   key=lambda c: (c in reasons, _dev_pos(decisions.get(c)), c))
     for c in base:
-        dev = baseline_dev.get(c)
-        reasons[c] = "baseline, shown for reference (not ranked)" + (
-            f"; development {display.text(dev)}" if dev is not None else "")
-    rows += _unranked_rows(matrix, base + rest, reasons, decisions, baseline_dev)
+        b = baseline_dev.get(c)
+        reasons[c] = "baseline, shown for reference (not ranked)"
+        if b is not None:
+            reasons[c] += "; " + phase_score_text(display, b.score, dev_phase or phase, dev_phase is None)
+            if b.candidate != c:
+                reasons[c] += f" (as {b.candidate!r} in {dev_phase or phase!r})"
+    scores = {c: b.score for c, b in baseline_dev.items()}
+    rows += _unranked_rows(matrix, base + rest, reasons, decisions, scores)
     winners = ranking.winners if ranking is not None else tuple(qualified[:1])
     return _board(phase, matrix, rows, dropped, notes, winners), ranking, prepared
 

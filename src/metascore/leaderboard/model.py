@@ -93,6 +93,8 @@ class Row:
     ``rank_low``/``rank_high`` (the bootstrap rank interval), ``p_first`` (probability of
     being first) and ``group`` (1 = top group of inseparable candidates) are set on ranked
     rows when the rank uncertainty is computed (:class:`Analysis`), None otherwise.
+    ``prediction_failed`` names the runs behind the row that finished after their prediction
+    step failed (only a local run knows them: :mod:`~metascore.leaderboard.flags`).
     """
 
     candidate: str
@@ -113,6 +115,7 @@ class Row:
     rank_high: float | None = None
     p_first: float | None = None
     group: int | None = None
+    prediction_failed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -176,6 +176,9 @@ def _board_section(
             name += '<span class="badge b-base">baseline</span>'
         if r.candidate in winners:
             name += f'<span class="badge b-win">{badge}</span>'
+        if r.prediction_failed:  # only a local run knows it (leaderboard/flags.py)
+            name += (f'<span class="badge b-no" title="{html_text("; ".join(r.prediction_failed))}">'
+                     "prediction failed</span>")
         cells = [f'<td class="num">{html_text(r.position) if r.position is not None else "&ndash;"}</td>',
                  f'<td class="name">{name}</td>', f"<td>{html_text(r.participant or '')}</td>",
                  f'<td class="num">{number_html(None if r.score is None else shown.value(r.score))}</td>']
@@ -205,6 +208,9 @@ def _board_section(
     notes = "".join(f'<p class="note">Note: {html_text(n)}</p>' for n in board.notes)
     failures = " A run that failed shows as failed (hover for the reason) and ranks like a " \
         "missing score." if any(p == board.phase for p, _, _ in failed) else ""
+    if any(r.prediction_failed for r in board.rows):
+        failures += (" A row marked prediction failed has scores from a run that finished after "
+                     "its prediction step failed, ranked as they are (hover for which run).")
     about = ("Per-judge values show the judge rank in parentheses." if summary is None else
              f"With {len(board.judges)} judges (more than {REPORT_JUDGES}), each candidate's judge "
              "ranks are summarised: their median, the number of judges on which no ranked "
@@ -259,27 +265,37 @@ def _qualification_section(lb: Leaderboard, shown: Display) -> str:
     f = lb.filter
     assert f is not None
     label = shown.label
+    # one phase (phases.final: null): the filter ranks that phase, there is no development
+    one = lb.development is None
+    phase = lb.final.phase
+    dev, dev_short = ((f"{label} in phase {phase!r}", f"{label.capitalize()} in the phase")
+                      if one else (f"development {label}", f"Development {label}"))
+    position = "Position in the phase" if one else "Development position"
     if f.rule == "beat_baseline":
         which = "every baseline" if f.beat == "all" else "at least one baseline"
-        rule = (f"A candidate enters the final ranking only if its development {label} is "
-                f"strictly better than that of {which}; a tie does not qualify. Threshold: "
-                f"development {shown.text(f.threshold) if f.threshold is not None else label + ' -'} "
-                f"({shown.direction}).")
+        together = " (the phase's candidates and baselines ranked together)" if one else ""
+        threshold = shown.text(f.threshold) if f.threshold is not None else label + " -"
+        rule = (f"A candidate enters the final ranking only if its {dev}{together} is strictly "
+                f"better than that of {which}; a tie does not qualify. Threshold: "
+                f"{'' if one else 'development '}{threshold} ({shown.direction}).")
     elif f.rule == "top_k":
         est = (f" (k* = 1 + d/n = {number_html(f.k_estimate)} with Kendall distance d = "
                f"{number_html(f.kendall_distance)})" if f.k_estimate is not None else "")
-        rule = f"The {f.k} best development candidates enter the final ranking{est}."
+        who = "best " + ("" if one else "development ") + ("candidate" if f.k == 1 else "candidates")
+        rule = (f"The {'' if f.k == 1 else f'{f.k} '}{who}{f' of phase {phase!r}' if one else ''} "
+                f"{'enters' if f.k == 1 else 'enter'} the final ranking{est}.")
     else:
-        rule = "No filter: every final-phase candidate is ranked."
+        rule = f"No filter: every {'' if one else 'final-phase '}candidate is ranked."
     parts = [f"<section><h2>Who qualified for the final ranking</h2><p>{html_text(rule)}</p>"]
     if f.baselines:
         rows = "".join(
             f'<tr><td>{html_text(b.candidate)}<span class="badge b-base">baseline</span></td>'
             f"<td>{html_text(b.participant or '')}</td><td class=\"num\">{number_html(shown.value(b.score))}</td>"
             f'<td class="num">{b.position}</td></tr>' for b in f.baselines)
-        parts.append("<h3>Threshold: baselines in the development phase</h3>"
+        where = f"phase {phase!r}" if one else "the development phase"
+        parts.append(f"<h3>Threshold: baselines in {html_text(where)}</h3>"
                      '<div class="scroll"><table><thead><tr><th>Baseline</th><th>Participant</th>'
-                     f'<th class="num">Development {html_text(label)}</th><th class="num">Development position'
+                     f'<th class="num">{html_text(dev_short)}</th><th class="num">{position}'
                      f"</th></tr></thead><tbody>{rows}</tbody></table></div>")
     rows = "".join(
         f"<tr><td>{html_text(d.candidate)}</td><td>{html_text(d.participant or '')}</td>"
@@ -291,7 +307,8 @@ def _qualification_section(lb: Leaderboard, shown: Display) -> str:
                                                      d.candidate)))
     parts.append("<h3>Decisions</h3>"
                  '<div class="scroll"><table><thead><tr><th>Candidate</th><th>Participant</th>'
-                 f'<th class="num">Dev. position</th><th class="num">Dev. {html_text(label)}</th>'
+                 f'<th class="num">{"Position in the phase" if one else "Dev. position"}</th>'
+                 f'<th class="num">{html_text(label.capitalize() if one else "Dev. " + label)}</th>'
                  f"<th>Status</th><th>Reason</th></tr></thead><tbody>{rows}</tbody></table></div>")
     if f.message:
         parts.append(f'<div class="msg">&#9888; {html_text(f.message)}</div>')
@@ -303,8 +320,12 @@ def _heatmap_section(board: Board, labels: Mapping[str, tuple[str, str]],
                      holder: str | None = "leaderboard.csv") -> str:
     ranked = board.ranked
     title = "<section><h2>Per-judge ranks of the ranked candidates</h2>"
-    if not ranked or all(np.isnan(r.judge_ranks.array).all() for r in ranked):
-        return title + '<p class="note">No ranked candidates, so no heatmap.</p></section>'
+    if not ranked:
+        return title + '<p class="note">No candidate was ranked, so there is no heatmap.</p></section>'
+    if len(ranked) == 1:  # the only qualified candidate wins by default, ranked against nobody
+        return (title + f'<p class="note">One candidate was ranked ({html_text(ranked[0].candidate)}, '
+                "the only one to qualify: it wins by default): it has no rank on a judge among "
+                "others, so there is no heatmap.</p></section>")
     n = len(ranked)
     judges = board.judges[:REPORT_JUDGES]
     shown = _judges_shown(board, holder)

@@ -324,8 +324,11 @@ def scores_txt(scores: Mapping[str, float]) -> str:
 # ---------------------------------------------------------------------- leaderboards
 def _board_columns(board: Board, per_judge: bool = True) -> list[str]:
     details = sorted({k for r in board.rows for k in r.details})
+    # the runs that finished after a failed prediction step: a column only when there are
+    # some (only a local run knows them; the site's files keep their columns)
+    flags = ["prediction_failed"] if _flagged(board) else []
     cols = ["position", "rank", "score", "candidate", "participant", "is_baseline", "qualified",
-            "reason", "submitted_at", "dev_position", "dev_score", "rank_low", "rank_high",
+            "reason", *flags, "submitted_at", "dev_position", "dev_score", "rank_low", "rank_high",
             "p_first", "group", *details]
     if per_judge:
         for j in board.judges:
@@ -333,13 +336,20 @@ def _board_columns(board: Board, per_judge: bool = True) -> list[str]:
     return cols
 
 
+def _flagged(board: Board) -> bool:
+    return any(r.prediction_failed for r in board.rows)
+
+
 def _board_records(board: Board, per_judge: bool = True) -> list[dict[str, Any]]:
     records = []
+    flagged = _flagged(board)
     for r in board.rows:
         rec: dict[str, Any] = {
             "position": r.position, "rank": r.rank, "score": r.score, "candidate": r.candidate,
             "participant": r.participant, "is_baseline": r.is_baseline,
-            "qualified": r.qualified, "reason": r.reason, "submitted_at": r.submitted_at,
+            "qualified": r.qualified, "reason": r.reason,
+            **({"prediction_failed": "; ".join(r.prediction_failed) or None} if flagged else {}),
+            "submitted_at": r.submitted_at,
             "dev_position": r.dev_position, "dev_score": r.dev_score, "rank_low": r.rank_low,
             "rank_high": r.rank_high, "p_first": r.p_first, "group": r.group,
             **dict(r.details),
