@@ -331,9 +331,11 @@ class _Run:
             self.logs[1].write(f"(log stream interrupted: {exc})\n".encode())
 
     def watch(self) -> None:
-        """Kill the container when its writable folders grew past the disk cap."""
-        if not self.finished.is_set() and self.watcher.disk_exceeded(now=False):
-            self.kill("disk")
+        """Kill the container when its writable folders grew past the disk cap (or hold
+        more files than it allows)."""
+        broken = None if self.finished.is_set() else self.watcher.disk_exceeded(now=False)
+        if broken:
+            self.kill(broken)
 
     def kill(self, why: str) -> None:
         import docker.errors
@@ -363,8 +365,8 @@ class _Run:
             logs[1].append(_sigkill_message(self.container, memory))
         elif code not in (0, None):
             killed = limit_error(stderr, self.limits)
-        if killed is None and self.watcher.disk_exceeded():
-            killed = "disk"  # filled between two looks
+        if killed is None:
+            killed = self.watcher.disk_exceeded()  # filled between two looks
         if killed not in (None, "time"):
             message = self.limits.message(killed)
             if self.killed:

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..errors import did_you_mean
 from .competition import UUID_PATTERN, BundleReport, Column
+from .files import OUTSIDE_LINK_RULE, outside_link
 from .meta_program_folder import needs_meta_program
 from .phase_dates import site_datetime, time_dropped_message
 
@@ -133,6 +134,10 @@ class SchemaChecker:
                 f"{value!r} does not exist in the bundle{did_you_mean(clean.name, siblings)} "
                 "(Codabench would look it up as a dataset key and fail).",
             )
+            return None
+        leaves = outside_link(target, self.root)
+        if leaves:
+            self.error(here, f"{leaves}; {OUTSIDE_LINK_RULE}.")
             return None
         return value
 

@@ -146,10 +146,13 @@ class Site:
             return target
         if not path.exists():
             return None
-        return as_folder(path, self.cache / "bundle_items" / safe_name(ref.rstrip("/")))
+        return as_folder(path, self.cache / "bundle_items" / safe_name(ref.rstrip("/")), bundle=self.comp.root)
 
     def submission_folder(self, sub: Submission) -> Path:
-        return as_folder(sub.source, self.cache / "submissions" / sub.candidate)
+        """The submission's folder (a zip extracted within the job's --disk-limit; a sample
+        submission of the bundle that a link leads out of it is refused)."""
+        return as_folder(sub.source, self.cache / "submissions" / sub.candidate,
+                         max_size=self.backend.limits.disk, bundle=self.comp.root)
 
     def is_meta_task(self, task: Task) -> bool:
         try:
@@ -207,7 +210,7 @@ class Site:
             return False
         try:
             return read_metadata(self.submission_folder(sub))[0] is None
-        except (InputError, OSError):
+        except (InputError, ConfigError, OSError):  # the job fails, and says why
             return False
 
     def submitted_to(self, sub: Submission, phase: Phase, first: Phase) -> bool:
