@@ -97,7 +97,8 @@ def make(name: str, subs: Path, work: Path) -> None:
         _good(subs / name, "0.5")
         (subs / name / "metadata.yaml").write_text("command: " + "[" * 20_000 + "]" * 20_000 + "\n")
     elif name == "bad_name":  # a member name that is not UTF-8, in a zip flagged UTF-8
-        _zip(subs / "bad_name.zip", {"main.py": _main("0.5"), "XX.py": b"x", **_meta()}, patch=(b"XX.py", b"\xff\xfe.py"))
+        _zip(subs / "bad_name.zip", {"main.py": _main("0.5"), "XX.py": b"x", **_meta()},
+             patch=(b"XX.py", b"\xff\xfe.py"))
     elif name == "deep_zip":  # a member 1,500 folders deep
         _zip(subs / "deep_zip.zip", {"main.py": _main("0.5"), "d/" * 1500 + "f.txt": b"deep", **_meta()})
     elif name == "zip_bomb":  # 1 GiB of zeros in a 1 MB zip

@@ -93,11 +93,12 @@ def run(bundle: Path, out: Path, work: Path) -> tuple[subprocess.CompletedProces
     return proc, json.loads(measured.read_text())
 
 
-def snapshot(folder: Path, skip: str) -> dict[str, tuple]:
-    """Each entry under ``folder`` but ``skip``: its kind, size, mode, time and link."""
+def snapshot(folder: Path) -> dict[str, tuple]:
+    """Each entry under ``folder`` but ``out`` and the test's own ``measured.json``: its
+    kind, size, mode, time and link."""
     seen = {}
     for entry in walk(folder):
-        if entry.parts[0] == skip:
+        if entry.parts[0] in ("out", "measured.json"):
             continue
         info = entry.stat
         link = os.readlink(entry.name, dir_fd=entry.dir_fd) if stat.S_ISLNK(info.st_mode) else None
@@ -132,7 +133,7 @@ def test_no_hostile_submission_costs_the_others_their_scores(work):
     require("local")
     bundle = hostile_bundle(work)
     (work / "outside" / "canary").write_text("untouched")
-    before = snapshot(work, skip="out")
+    before = snapshot(work)
     tmp_before = set(os.listdir("/tmp"))
 
     proc, measured = run(bundle, work / "out", work)
@@ -174,7 +175,7 @@ def test_no_hostile_submission_costs_the_others_their_scores(work):
     assert TERMINAL_NAME not in proc.stdout
 
     # nothing outside --out changed; nothing of the organizer's key or secret file is in it
-    assert snapshot(work, skip="out") == before
+    assert snapshot(work) == before
     assert not [n for n in set(os.listdir("/tmp")) - tmp_before if "PWNED" in n or "metascore-hostile" in n]
     assert leftover_groups(measured["pid"]) == []
     assert out_text == []

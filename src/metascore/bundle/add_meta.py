@@ -151,7 +151,7 @@ def add_meta(
         if zipped:
             for rel, text in files.items():
                 write_text(root / rel, text)
-        report = full_check(stage)
+        report = full_check(stage, outside_links=zipped)  # the overlay is links to the bundle
         if report.errors:
             first = report.errors[0].replace(str(stage), str(src))
             raise ConfigError(f"{src}: the bundle with the meta phase would not pass `metascore bundle "

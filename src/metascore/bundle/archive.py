@@ -44,7 +44,7 @@ import yaml
 
 from ..errors import ConfigError, InputError
 from ..readers.yaml_loader import read_yaml
-from .files import check_inside, is_excluded, is_noise
+from .files import is_excluded, is_noise, refuse_outside_link
 from .meta_program_folder import assemble_meta_program, needs_meta_program
 from .phase_dates import shift_dates
 from .schema import check_schema, path_references
@@ -275,7 +275,7 @@ def as_folder(path: Path, cache: Path, *, max_size: int | None = None, bundle: P
     out of it is refused (:class:`InputError`), whatever it points to.
     """
     if bundle is not None:
-        check_inside(path, bundle)
+        refuse_outside_link(path, bundle)
     if path.is_dir():
         return path
     with _EXTRACT_LOCK:

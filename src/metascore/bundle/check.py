@@ -34,15 +34,17 @@ __all__ = ["check_bundle"]
 
 
 def check_bundle(root: str | Path, *, meta_program_available: bool = True,
-                 now: dt.datetime | None = None) -> BundleReport:
+                 now: dt.datetime | None = None, outside_links: bool = True) -> BundleReport:
     """Check a bundle directory: the schema, then the meta-ranking and the platform's traps.
 
     ``meta_program_available``: a ``meta_scoring_program/`` folder that is absent or holds
     only a README (filled by ``bundle zip`` / ``bundle run`` from metascore's own meta-scoring
     program) is a note; ``False`` (a zip about to be uploaded): an error.
     ``now``: the upload time the phase dates are compared with (UTC; default: now).
+    ``outside_links``: check that no path of the bundle leads out of it through a link
+    (``False``: a view of a bundle made of links to its entries).
     """
-    report = check_schema(root, meta_program_available=meta_program_available)
+    report = check_schema(root, meta_program_available=meta_program_available, outside_links=outside_links)
     comp = report.competition
     if comp is None:
         return report

@@ -11,7 +11,7 @@
   host file, a FIFO that would block): links that stay inside the tree are copied as the
   files they name, anything else is left out and named; the tree at any depth, each file
   written once with its holes (:mod:`~metascore.bundle.trees`);
-- :func:`check_inside`: a path of a bundle that a link leads out of the bundle is refused;
+- :func:`refuse_outside_link`: a path of a bundle that a link leads out of the bundle is refused;
 - :data:`METADATA_FILES`: the names of a program's metadata file, in the worker's order.
 
 The runner is often root and the jobs are not to be trusted: every folder a job could write
@@ -32,7 +32,7 @@ from .trees import copy_tree
 
 __all__ = [
     "METADATA_FILES", "EXCLUDED_NAMES", "is_noise", "is_excluded", "copy_clean", "write_text",
-    "read_job_file", "copy_job_output", "check_inside", "outside_link", "OUTSIDE_LINK_RULE",
+    "read_job_file", "copy_job_output", "refuse_outside_link", "outside_link", "OUTSIDE_LINK_RULE",
 ]
 
 #: A program's metadata file (``command``, ...): ``metadata.yaml`` first, as the worker reads it.
@@ -131,7 +131,7 @@ def outside_link(path: Path, bundle: Path) -> str | None:
     return f"{rel} leads to {real}, outside the bundle"
 
 
-def check_inside(path: Path, bundle: Path) -> None:
+def refuse_outside_link(path: Path, bundle: Path) -> None:
     """Raise :class:`~metascore.errors.InputError` when :func:`outside_link` says ``path``
     leaves ``bundle``."""
     why = outside_link(path, bundle)

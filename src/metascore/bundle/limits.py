@@ -210,7 +210,7 @@ class JobWatch:
         """Bytes and entries added to the job's writable folders since the watch began
         (the bytes with the deleted files its processes still hold open)."""
         size, entries = tree_usage(self.folders)
-        pids = descendants(self.root) if self.root is not None else []
+        pids = [self.root, *descendants(self.root)] if self.root is not None else []
         return size - self.base[0] + held_deleted(pids), entries - self.base[1]
 
     def disk_exceeded(self, *, now: bool = True) -> str | None:
@@ -253,7 +253,8 @@ def add_limit_options(parser) -> None:
     parser.add_argument("--max-processes", type=int, default=default.processes, metavar="N",
                         help="processes of each job at once (default: %(default)s; 0: none)")
     parser.add_argument("--disk-limit", default=format_size(default.disk), metavar="SIZE",
-                        help="bytes each job may write under its output (default: %(default)s; 0: none)")
+                        help="bytes each job may write under its output, and one file or folder per "
+                        "4 KiB of it (default: %(default)s; 0: none)")
     parser.add_argument("--log-limit", default=format_size(default.log), metavar="SIZE",
                         help="bytes kept of each job log: its first and last halves (default: %(default)s)")
 

@@ -91,13 +91,16 @@ def load_competition(root: str | Path, *, meta_program_available: bool = True) -
     return report.competition
 
 
-def check_schema(root: str | Path, *, meta_program_available: bool = True) -> BundleReport:
+def check_schema(root: str | Path, *, meta_program_available: bool = True,
+                 outside_links: bool = True) -> BundleReport:
     """Check a bundle directory: schema, referenced files, programs' metadata (the first part
     of :func:`metascore.bundle.check.check_bundle`).
 
     ``meta_program_available``: a ``meta_scoring_program/`` folder that is absent or holds
     only a README (filled from metascore's own meta-scoring program) is a note; ``False``:
-    an error.
+    an error. ``outside_links``: a path that a link leads out of the bundle is an error (an
+    item of ``competition.yaml``) or a warning (an entry of ``sample_submissions/``);
+    ``False`` for a view of a bundle made of links to its entries.
     """
     root = Path(root)
     report = BundleReport(root=root, competition=None)
@@ -128,13 +131,14 @@ def check_schema(root: str | Path, *, meta_program_available: bool = True) -> Bu
             f"competition.yaml: version: {data['version']!r} is not one of 2, 1.5 or 1."
         )
         return report
-    competition = parser(root, report, meta_program_available).parse(data)
+    competition = parser(root, report, meta_program_available, outside_links).parse(data)
     if competition is not None:
         programs = ProgramChecks(root, report, meta_program_available)
         programs.check_programs(competition)
         programs.check_data_layout(competition)
         programs.check_column_keys(competition)
-        report.warnings.extend(_outside_samples(root))
+        if outside_links:
+            report.warnings.extend(_outside_samples(root))
         report.competition = Competition(
             **{**competition.__dict__, "warnings": tuple(report.warnings)}
         )

@@ -31,13 +31,17 @@ class SchemaChecker:
     """Records problems of one ``competition.yaml`` into ``report``.
 
     ``meta_program_available``: a ``meta_scoring_program/`` folder that is absent or holds
-    only a README is accepted (``bundle run`` / ``bundle zip`` fill it).
+    only a README is accepted (``bundle run`` / ``bundle zip`` fill it). ``outside_links``: a
+    path that a link leads out of the bundle is an error.
     """
 
-    def __init__(self, root: Path, report: BundleReport, meta_program_available: bool) -> None:
+    def __init__(self, root: Path, report: BundleReport, meta_program_available: bool,
+                 outside_links: bool = True) -> None:
         self.root = root
         self.report = report
         self.meta_ok = meta_program_available
+        #: check that no path leads out of the bundle through a link
+        self.outside_links = outside_links
         #: the date keys (``phases[0].end``) whose time of day Codabench's unpacker drops
         self.dropped_times: set[str] = set()
 
@@ -135,7 +139,7 @@ class SchemaChecker:
                 "(Codabench would look it up as a dataset key and fail).",
             )
             return None
-        leaves = outside_link(target, self.root)
+        leaves = outside_link(target, self.root) if self.outside_links else None
         if leaves:
             self.error(here, f"{leaves}; {OUTSIDE_LINK_RULE}.")
             return None

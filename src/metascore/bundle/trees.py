@@ -56,16 +56,17 @@ class Entry(NamedTuple):
 
 
 def walk(root: str | os.PathLike[str], *, max_depth: int | None = None,
-         on_error: Callable[[OSError], None] | None = None) -> Iterator[Entry]:
-    """Every entry below ``root`` (a folder; a link there is not followed), depth-first in
-    name order, each folder's entries before those of its sub-folders.
+         on_error: Callable[[OSError], None] | None = None, follow_root: bool = False) -> Iterator[Entry]:
+    """Every entry below ``root`` (a folder; a link there is followed only with
+    ``follow_root``, no link below it ever), depth-first in name order, each folder's
+    entries before those of its sub-folders.
 
     ``max_depth``: raise :class:`InputError` before entering a folder that many levels
     down. An entry that vanishes is skipped; an unreadable folder calls ``on_error``
     (default: raise). The tree changing under the walk (a folder moved away) raises
     :class:`OSError` rather than walking elsewhere.
     """
-    fd = os.open(root, _DIR_FLAGS | os.O_NOFOLLOW)
+    fd = os.open(root, _DIR_FLAGS | (0 if follow_root else os.O_NOFOLLOW))
     parts: list[str] = []
     ids = [_identity(os.fstat(fd))]
     todo: list[list[str]] = []
@@ -226,8 +227,9 @@ def copy_tree(src: Path, dest: Path, *, keep_links: bool, skip: Callable[[str], 
 
     Regular files keep their permission bits (without set-id bits) and their holes; a file
     reached twice is copied once and hard-linked. ``keep_links``: symbolic links are copied
-    as links; otherwise (a job's output) a link to a regular file inside ``src`` is copied as
-    that file and any other link is left out. FIFOs, sockets and devices are left out.
+    as links, and ``src`` may itself be a link to a folder (a bundle item); otherwise (a
+    job's output) a link to a regular file inside ``src`` is copied as that file and any
+    other link is left out. FIFOs, sockets and devices are left out.
     ``skip(name)``: entries (and folders with all they hold) not copied.
 
     Returns what was left out, as ``"path (why)"``. Raises :class:`InputError` (naming
@@ -240,7 +242,7 @@ def copy_tree(src: Path, dest: Path, *, keep_links: bool, skip: Callable[[str], 
     dest.mkdir(parents=True, exist_ok=True)
     left_out: set[tuple[str, ...]] = set()
     try:
-        for entry in walk(src, max_depth=MAX_DEPTH):
+        for entry in walk(src, max_depth=MAX_DEPTH, follow_root=keep_links):
             if any(entry.parts[:k] in left_out for k in range(1, len(entry.parts))):
                 continue
             shown = "/".join(entry.parts)
