@@ -67,6 +67,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, InputError
+from ..spreadsheet import spreadsheet_text
 from ..readers.columns import COLUMNS_FILE
 from ..readers.tree import FAILURE_FILE
 from .archive import as_folder
@@ -496,7 +497,8 @@ def _csv(rows: list[dict[str, Any]]) -> str:
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=MANIFEST_COLUMNS, lineterminator="\n")
     writer.writeheader()
-    writer.writerows(rows)
+    # names as text a spreadsheet does not run (the tree reader takes the quote back off)
+    writer.writerows({k: spreadsheet_text(v) if isinstance(v, str) else v for k, v in row.items()} for row in rows)
     return buf.getvalue()
 
 
