@@ -82,12 +82,17 @@ def load_yaml(text: str, source: str, on_duplicate: Callable[[str], None] | None
     except _Duplicate as dup:
         raise ConfigError(_duplicate_message(source, dup.key, dup.first, dup.second) + "; keep one.") from None
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        problem = str(getattr(exc, "problem", None) or str(exc).splitlines()[0])[:200]
-        raise ConfigError(f"{source}: not valid YAML{where} ({problem}).") from None
+        raise _invalid(source, exc) from None
     finally:
         loader.dispose()
+
+
+def _invalid(source: str, exc: yaml.YAMLError) -> ConfigError:
+    """``<source>: not valid YAML at line N (<the parser's problem>).``"""
+    mark = getattr(exc, "problem_mark", None)
+    where = f" at line {mark.line + 1}" if mark is not None else ""
+    problem = str(getattr(exc, "problem", None) or str(exc).splitlines()[0])[:200]
+    return ConfigError(f"{source}: not valid YAML{where} ({problem}).")
 
 
 def read_yaml(path: str | Path, source: str | None = None,
@@ -131,10 +136,7 @@ def load_plain_yaml(text: str, source: str, on_duplicate: Callable[[str], None] 
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        problem = str(getattr(exc, "problem", None) or str(exc).splitlines()[0])[:120]
-        raise ConfigError(f"{source}: not valid YAML{where} ({problem}).") from None
+        raise _invalid(source, exc) from None
     try:
         return load_yaml(text, source, on_duplicate)
     except ConfigError:
