@@ -13,7 +13,8 @@ holds a key, as an organizer's shell may. Then:
 - each hostile submission ends as :data:`~hostile_fixtures.EXPECTED` says: failed with a
   status of one line that says why (and the run's progress line naming it), or finished
   with its own score where the runner only had to stop amplifying it (sparse files,
-  spreadsheet formulas as names);
+  spreadsheet formulas as names); where the machine gives the runner no control group or
+  no seccomp filter, the run says so in one line that names ``--backend docker``;
 - no traceback and no raw escape sequence reach the terminal; the leaderboard CSV opens
   in a spreadsheet without running a formula, its JSON keeps the names exact;
 - nothing outside ``--out`` changes (the bundle, the folder a link leads to, ``/tmp``, the
@@ -38,8 +39,9 @@ import pytest
 
 from bundle_backends import require
 from hostile_fixtures import EXPECTED, FORMULAS, GOOD_SCORES, TERMINAL_NAME, hostile_bundle
-from metascore.bundle.cgroups import CGROUP_ROOT
+from metascore.bundle.cgroups import CGROUP_ROOT, cgroup_support
 from metascore.bundle.logs import printable
+from metascore.bundle.syscall_filter import filter_support
 from metascore.bundle.trees import tree_usage, walk
 
 SRC = Path(__file__).parents[1] / "src"
@@ -153,9 +155,15 @@ def test_no_hostile_submission_costs_the_others_their_scores(work):
         assert "\x1b" not in stream and "\x07" not in stream
     assert summary["meta"]["status"] == "Finished", summary["meta"]["reason"]
 
-    # each hostile submission: as expected, one line saying why, named by its progress line
+    # each hostile submission: as expected, one line saying why, named by its progress line;
+    # where the machine gives the runner no control group (memfd) or no seccomp filter
+    # (userns), the run says so in one line naming the Docker backend instead
+    lacking = {"memfd": cgroup_support()[1], "userns": filter_support()}
     for name, (status, expected) in EXPECTED.items():
         res = got[name]
+        if lacking.get(name):
+            assert any(lacking[name] in w and "--backend docker" in w for w in summary["warnings"])
+            continue
         if status == "Finished":
             assert (res["status"], res["scores"].get("score")) == ("Finished", expected), (name, res["reason"])
             continue
