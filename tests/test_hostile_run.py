@@ -1,9 +1,9 @@
 """One hostile submission costs nobody else their score, and the runner never amplifies a
 job (issue 32): the property, over every hostile submission of ``tests/hostile_fixtures.py``.
 
-The hostile bundle runs twice through ``metascore bundle run`` on the local backend, as
-root where the machine allows (``--memory 256m --max-processes 50 --disk-limit 20m
---log-limit 1m --jobs 2``), into the same ``--out``: first with the two good submissions
+The hostile bundle runs twice through ``metascore bundle run`` on each backend (the local
+one as root where the machine allows, and the Docker one: ``--memory 256m
+--max-processes 50 --disk-limit 20m --log-limit 1m --jobs 2``), into the same ``--out``: first with the two good submissions
 and every hostile one, then with the good ones alone (which also removes the first run's
 trees, 1,500 folders deep among them). Each run is a child process whose session keyring
 holds a key, as an organizer's shell may. Then:
@@ -37,7 +37,7 @@ from pathlib import Path
 
 import pytest
 
-from bundle_backends import require
+from bundle_backends import options, require
 from hostile_fixtures import EXPECTED, FORMULAS, GOOD_SCORES, TERMINAL_NAME, hostile_bundle
 from metascore.bundle.cgroups import CGROUP_ROOT, cgroup_support
 from metascore.bundle.logs import printable
@@ -79,17 +79,19 @@ def work():
         subprocess.run(["rm", "-rf", str(folder)], check=False)  # the deep trees too
 
 
-def run(bundle: Path, out: Path, work: Path) -> tuple[subprocess.CompletedProcess, dict]:
-    """``metascore bundle run`` in a child process; its output and measurements."""
+def run(bundle: Path, out: Path, work: Path, backend: str) -> tuple[subprocess.CompletedProcess, dict]:
+    """``metascore bundle run`` on ``backend`` in a child process; its output and measurements."""
     calls = _KEY_CALLS.get(os.uname().machine)
     if calls is None:
         pytest.skip("the keyring system calls of this machine are not listed here")
     measured = work / "measured.json"
     env = {**os.environ, "PYTHONPATH": str(SRC)}
     script = RUNNER.format(calls=calls, secret=SECRET, size=len(SECRET))
+    chosen = options(backend)
+    where = ["--backend", "docker", "--image", chosen["image"]] if backend == "docker" else ["--backend", "local"]
     proc = subprocess.run(
         [sys.executable, "-c", script, str(measured), "bundle", "run", str(bundle), "--out", str(out),
-         "--backend", "local", "--jobs", "2", *LIMITS],
+         *where, "--jobs", "2", *LIMITS],
         capture_output=True, text=True, errors="replace", env=env, timeout=1200)
     assert measured.is_file(), proc.stderr[-3000:]
     return proc, json.loads(measured.read_text())
@@ -131,14 +133,16 @@ def good_rows(out: Path, summary: dict) -> list[tuple[str, dict]]:
 
 
 @pytest.mark.slow
-def test_no_hostile_submission_costs_the_others_their_scores(work):
-    require("local")
+@pytest.mark.parametrize("backend", [pytest.param("local", id="local"),
+                                     pytest.param("docker", id="docker", marks=pytest.mark.engine)])
+def test_no_hostile_submission_costs_the_others_their_scores(backend, work):
+    require(backend)
     bundle = hostile_bundle(work)
     (work / "outside" / "canary").write_text("untouched")
     before = snapshot(work)
     tmp_before = set(os.listdir("/tmp"))
 
-    proc, measured = run(bundle, work / "out", work)
+    proc, measured = run(bundle, work / "out", work, backend)
     summary = json.loads((work / "out" / "run_summary.json").read_text())
     got = {r["candidate"]: r for r in summary["results"] if r["phase"] == "Development"}
     board = (work / "out" / "final" / "leaderboard.json").read_text()
@@ -158,7 +162,7 @@ def test_no_hostile_submission_costs_the_others_their_scores(work):
     # each hostile submission: as expected, one line saying why, named by its progress line;
     # where the machine gives the runner no control group (memfd) or no seccomp filter
     # (userns), the run says so in one line naming the Docker backend instead
-    lacking = {"memfd": cgroup_support()[1], "userns": filter_support()}
+    lacking = {"memfd": cgroup_support()[1], "userns": filter_support()} if backend == "local" else {}
     for name, (status, expected) in EXPECTED.items():
         res = got[name]
         if lacking.get(name):
@@ -192,7 +196,7 @@ def test_no_hostile_submission_costs_the_others_their_scores(work):
     # the runner's memory and bytes: the second run, without the hostile submissions, into
     # the same --out (the first run's trees, 1,500 folders deep, are removed first)
     clean = hostile_bundle(work / "clean", [])
-    proc2, clean_measured = run(clean, work / "out", work)
+    proc2, clean_measured = run(clean, work / "out", work, backend)
     summary2 = json.loads((work / "out" / "run_summary.json").read_text())
     assert clean_measured["code"] == 0, proc2.stderr[-3000:]
     clean_got = {r["candidate"]: r for r in summary2["results"] if r["phase"] == "Development"}
