@@ -68,6 +68,19 @@ def test_a_tree_deeper_than_any_path_is_walked_sized_and_removed(tmp_path):
     assert not root.exists()
 
 
+def test_a_folder_turned_into_a_link_while_walked_is_left_out_once(tmp_path):
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+    (tmp_path / "b" / "x").write_text("x")
+    seen = []
+    for entry in walk(tmp_path):
+        seen.append("/".join(entry.parts))
+        if entry.parts == ("b",):  # listed as a folder, a link by the time the walk enters it
+            (tmp_path / "a").rmdir()
+            (tmp_path / "a").symlink_to("/etc")
+    assert seen == ["a", "b", "b/x"]
+
+
 def test_a_copy_writes_each_file_once_and_keeps_its_holes(tmp_path):
     src = tmp_path / "src"
     src.mkdir()

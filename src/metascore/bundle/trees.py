@@ -69,19 +69,21 @@ def walk(root: str | os.PathLike[str], *, max_depth: int | None = None,
     fd = os.open(root, _DIR_FLAGS | (0 if follow_root else os.O_NOFOLLOW))
     parts: list[str] = []
     ids = [_identity(os.fstat(fd))]
-    todo: list[list[str]] = []
+    todo: list[list[str]] = []  # per level: the sub-folders still to walk
+    entered = True
     try:
         while True:
-            folders = []
-            for name in _names(fd, parts, on_error):
-                try:
-                    info = os.stat(name, dir_fd=fd, follow_symlinks=False)
-                except FileNotFoundError:
-                    continue
-                yield Entry((*parts, name), info, fd)
-                if stat.S_ISDIR(info.st_mode):
-                    folders.append(name)
-            todo.append(folders[::-1])
+            if entered:  # list the folder just entered
+                folders = []
+                for name in _names(fd, on_error):
+                    try:
+                        info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                    except FileNotFoundError:
+                        continue
+                    yield Entry((*parts, name), info, fd)
+                    if stat.S_ISDIR(info.st_mode):
+                        folders.append(name)
+                todo.append(folders[::-1])
             while not todo[-1]:  # this folder is done: up until one has folders left
                 todo.pop()
                 if not parts:
@@ -98,19 +100,20 @@ def walk(root: str | os.PathLike[str], *, max_depth: int | None = None,
             try:
                 fd = _move(fd, name, os.O_NOFOLLOW)
             except OSError as exc:
-                if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):
-                    continue  # vanished, or replaced by a link or a file
-                if on_error is None:
-                    raise
-                on_error(exc)
+                if exc.errno not in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):  # else: vanished,
+                    if on_error is None:                                        # or now a link
+                        raise
+                    on_error(exc)
+                entered = False
                 continue
             parts.append(name)
             ids.append(_identity(os.fstat(fd)))
+            entered = True
     finally:
         os.close(fd)
 
 
-def _names(fd: int, parts: list[str], on_error: Callable[[OSError], None] | None) -> list[str]:
+def _names(fd: int, on_error: Callable[[OSError], None] | None) -> list[str]:
     try:
         return sorted(os.listdir(fd))
     except OSError as exc:
