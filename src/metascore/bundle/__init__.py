@@ -26,7 +26,12 @@ run a whole competition locally as a compute worker would, and zip a bundle for 
   solutions, submission folders) and :mod:`~metascore.bundle.worker` (one job: sandbox,
   mounts, placeholders, time limit, ``metadata``, scores file).
 - :mod:`~metascore.bundle.backend`: the worker <-> backend contract;
-  :mod:`~metascore.bundle.local` (subprocesses) and ``docker_backend`` (containers).
+  :mod:`~metascore.bundle.local` (subprocesses) and ``docker_backend`` (containers); the
+  local sandbox is :mod:`~metascore.bundle.sandbox`, :mod:`~metascore.bundle.job_init`,
+  :mod:`~metascore.bundle.cgroups` (a control group per step) and
+  :mod:`~metascore.bundle.syscall_filter` (its seccomp filter); every backend's limits are
+  :mod:`~metascore.bundle.limits`, its logs :mod:`~metascore.bundle.logs`, and the trees a
+  job writes are walked, copied and removed by :mod:`~metascore.bundle.trees`.
 - :mod:`~metascore.bundle.archive`: safe zip extraction and bundle zipping;
   :mod:`~metascore.bundle.meta_program_folder` (the meta-scoring program assembled from
   metascore's own) and :mod:`~metascore.bundle.files` (noise, clean copies, atomic writes).

@@ -136,9 +136,11 @@ def add_meta(
         v1_text = _v1_text(root) if submission_rule is not None else None
         edited = root
         if v1_text is not None:  # a v1 file cannot set the rule: its v2 form can
+            BundleEditor(root, tmp, choices, end=end, submission_rule=None, image=image).load()  # as it is
             v2_text, computed = v1_to_v2(read_yaml(root / "competition.yaml"), submission_rule=submission_rule)
             edited = _overlay(root, {"competition.yaml": v2_text}, tmp / "v2")
-        editor = BundleEditor(edited, tmp, choices, end=end, submission_rule=submission_rule, image=image)
+        editor = BundleEditor(edited, tmp, choices, end=end, submission_rule=submission_rule, image=image,
+                              check_links=edited is root)
         files, fill = editor.plan(fill_program=zip_out)
         if v1_text is not None:
             files[V1_COPY_NAME] = v1_text
@@ -170,7 +172,8 @@ def add_meta(
         if zipped:
             for rel, text in files.items():
                 write_text(root / rel, text)
-        report = full_check(stage, submissions=choices.submissions)
+        report = full_check(stage, submissions=choices.submissions,
+                            outside_links=zipped)  # a folder's stage is links to the bundle
         if report.errors:
             first = report.errors[0].replace(str(stage), str(src))
             raise ConfigError(f"{src}: the bundle with the meta phase would not pass `metascore bundle "
@@ -195,7 +198,7 @@ def _platform_only(editor: BundleEditor, files: dict[str, str], current: dict[st
     if any(current[rel] != text for rel, text in files.items() if rel != "competition.yaml"):
         return False
     other = BundleEditor(editor.root, tmp / "platform", editor.choices, end=end,
-                         submission_rule=rule, image=image)
+                         submission_rule=rule, image=image, check_links=editor.check_links)
     return other.platform_edits() == files["competition.yaml"]
 
 

@@ -74,8 +74,9 @@ class BundleEditor:
     """Plans the new competition.yaml and files of one bundle; collects changes and notes."""
 
     def __init__(self, root: Path, tmp: Path, choices: MetaChoices, *, end: str | None,
-                 submission_rule: str | None, image: str | None) -> None:
+                 submission_rule: str | None, image: str | None, check_links: bool = True) -> None:
         self.root, self.tmp, self.choices = root, tmp, choices
+        self.check_links = check_links  # False: ``root`` is a view made of links to a bundle
         self.end, self.rule, self.image = end, submission_rule, image
         self.changes: list[str] = []
         self.notes: list[str] = []
@@ -86,7 +87,7 @@ class BundleEditor:
 
     # ------------------------------------------------------------------ reading
     def load(self) -> tuple[Competition, YamlText]:
-        report = check_schema(self.root)
+        report = check_schema(self.root, outside_links=self.check_links)
         if report.errors or report.competition is None:
             first = report.errors[0] if report.errors else "competition.yaml cannot be read"
             raise ConfigError(f"{self.root}: fix the bundle first: {first} (run `metascore bundle "

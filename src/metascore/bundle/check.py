@@ -37,7 +37,8 @@ __all__ = ["check_bundle"]
 
 
 def check_bundle(root: str | Path, *, meta_program_available: bool = True,
-                 now: dt.datetime | None = None, submissions: Path | None = None) -> BundleReport:
+                 now: dt.datetime | None = None, submissions: Path | None = None,
+                 outside_links: bool = True) -> BundleReport:
     """Check a bundle directory: the schema, then the meta-ranking and the platform's traps.
 
     ``meta_program_available``: a ``meta_scoring_program/`` folder that is absent or holds
@@ -46,8 +47,10 @@ def check_bundle(root: str | Path, *, meta_program_available: bool = True,
     ``now``: the upload time the phase dates are compared with (UTC; default: now).
     ``submissions``: the folder a local run will use instead of ``sample_submissions/``
     (``bundle run --submissions``), where the baselines are looked for.
+    ``outside_links``: check that no path of the bundle leads out of it through a link
+    (``False``: a view of a bundle made of links to its entries).
     """
-    report = check_schema(root, meta_program_available=meta_program_available)
+    report = check_schema(root, meta_program_available=meta_program_available, outside_links=outside_links)
     comp = report.competition
     if comp is None:
         return report

@@ -55,7 +55,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import zipfile
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
@@ -73,6 +72,7 @@ from .meta_program_folder import needs_meta_program
 from .schema import load_competition
 from .site import DEFAULT_FEED, Site, SiteRun
 from .submissions import Submission, collect_submissions
+from .trees import remove_tree
 from .worker import JobResult
 
 __all__ = [
@@ -214,7 +214,7 @@ def run_bundle(
             if bundle.resolve().is_relative_to((out / name).resolve()):
                 raise InputError(f"{bundle} is inside {out / name}, which the runner rewrites; "
                                  "choose another --out.")
-            shutil.rmtree(out / name)
+            remove_tree(out / name)  # any depth: a job's output can be deeper than rmtree goes
     zipped = bundle.is_file()
     if zipped:
         safe_extract(bundle, out / "bundle")

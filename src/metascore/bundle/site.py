@@ -70,6 +70,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, InputError
+from ..spreadsheet import spreadsheet_text
 from ..readers.columns import COLUMNS_FILE
 from ..readers.tree import FAILURE_FILE, FLAG_FILE
 from .archive import as_folder
@@ -150,10 +151,13 @@ class Site:
             return target
         if not path.exists():
             return None
-        return as_folder(path, self.cache / "bundle_items" / safe_name(ref.rstrip("/")))
+        return as_folder(path, self.cache / "bundle_items" / safe_name(ref.rstrip("/")), bundle=self.comp.root)
 
     def submission_folder(self, sub: Submission) -> Path:
-        return as_folder(sub.source, self.cache / "submissions" / sub.candidate)
+        """The submission's folder (a zip extracted within the job's --disk-limit; a sample
+        submission of the bundle that a link leads out of it is refused)."""
+        return as_folder(sub.source, self.cache / "submissions" / sub.candidate,
+                         max_size=self.backend.limits.disk, bundle=self.comp.root)
 
     def is_meta_task(self, task: Task) -> bool:
         try:
@@ -211,7 +215,7 @@ class Site:
             return False
         try:
             return read_metadata(self.submission_folder(sub))[0] is None
-        except (InputError, OSError):
+        except (InputError, ConfigError, OSError):  # the job fails, and says why
             return False
 
     def submitted_to(self, sub: Submission, phase: Phase, first: Phase) -> bool:
@@ -524,7 +528,8 @@ def _csv(rows: list[dict[str, Any]]) -> str:
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=MANIFEST_COLUMNS, lineterminator="\n")
     writer.writeheader()
-    writer.writerows(rows)
+    # names as text a spreadsheet does not run (the tree reader takes the quote back off)
+    writer.writerows({k: spreadsheet_text(v) if isinstance(v, str) else v for k, v in row.items()} for row in rows)
     return buf.getvalue()
 
 

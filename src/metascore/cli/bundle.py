@@ -299,9 +299,11 @@ def _cmd_add_meta(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from ..bundle.logs import printable
     from ..bundle.runner import format_report, run_bundle
 
-    log = (lambda _: None) if args.quiet else (lambda line: print(line, flush=True))
+    # names and job output reach the terminal written out: no escape sequence drives it
+    log = (lambda _: None) if args.quiet else (lambda line: print(printable(line), flush=True))
     report = run_bundle(
         args.bundle, args.out, backend=args.backend, image=args.image,
         submissions=args.submissions, scoring_program=args.scoring_program,
@@ -309,9 +311,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         sandbox=args.sandbox, python_env=args.python_env, limits=limits_from_args(args),
     )
     print()
-    print(format_report(report))
+    print(printable(format_report(report)))
     if report.meta is not None and not report.meta.finished:
-        print(f"metascore: error: the meta-scoring phase failed: {report.meta.status_details}",
+        print(f"metascore: error: the meta-scoring phase failed: {printable(report.meta.status_details)}",
               file=sys.stderr)
         return 1
     if not report.results:
@@ -319,7 +321,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return 1
     failed = report.failed_phases()
     if failed:
-        print(f"metascore: error: every run of phase(s) {', '.join(map(repr, failed))} failed.",
+        print(f"metascore: error: every run of phase(s) {printable(', '.join(map(repr, failed)))} failed.",
               file=sys.stderr)
         return 1
     if args.strict and not all(r.finished and not r.flagged for r in report.results):

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, did_you_mean
+from ..spreadsheet import unquoted_text
 from ..matrix import MISSING_TOKENS, parse_score
 from . import table
 
@@ -229,10 +230,11 @@ def score_cell(cell: Any, where: str | Callable[[], str]) -> float:
 
 
 def text_cell(cell: Any) -> str:
-    """A text cell, stripped; ``None``/NaN -> ``""``."""
+    """A text cell, stripped; ``None``/NaN -> ``""``; a formula a writer quoted for
+    spreadsheets (``'=x``) is read without the quote (:func:`~metascore.spreadsheet.unquoted_text`)."""
     if cell is None or (isinstance(cell, float) and math.isnan(cell)):
         return ""
-    return str(cell).strip()
+    return unquoted_text(str(cell).strip()).strip()
 
 
 def optional_text_cell(cell: Any) -> str | None:
