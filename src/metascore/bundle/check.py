@@ -34,13 +34,15 @@ __all__ = ["check_bundle"]
 
 
 def check_bundle(root: str | Path, *, meta_program_available: bool = True,
-                 now: dt.datetime | None = None) -> BundleReport:
+                 now: dt.datetime | None = None, meta_python: str | None = None) -> BundleReport:
     """Check a bundle directory: the schema, then the meta-ranking and the platform's traps.
 
     ``meta_program_available``: a ``meta_scoring_program/`` folder that is absent or holds
     only a README (filled by ``bundle zip`` / ``bundle run`` from metascore's own meta-scoring
     program) is a note; ``False`` (a zip about to be uploaded): an error.
     ``now``: the upload time the phase dates are compared with (UTC; default: now).
+    ``meta_python``: how a placeholder meta program will be filled (``bundled`` or ``image``;
+    default ``$METASCORE_META_PYTHON``, else bundled), for the image check.
     """
     report = check_schema(root, meta_program_available=meta_program_available)
     comp = report.competition
@@ -54,7 +56,7 @@ def check_bundle(root: str | Path, *, meta_program_available: bool = True,
             report.errors.append(str(exc))
             submissions = []
     errors, warnings = check_meta_configs(comp, metas, submissions)
-    image_errors, image_warnings = image_problems(comp, metas)
+    image_errors, image_warnings = image_problems(comp, metas, meta_python=meta_python)
     report.errors.extend(errors + image_errors)
     report.warnings.extend(warnings + platform_traps(comp, metas) + image_warnings)
     report.warnings.extend(phase_dates.past_migration_warnings(comp, now or phase_dates.utc_now()))
