@@ -62,6 +62,23 @@ def _own_env_cache(tmp_path_factory):
             os.environ[key] = value
 
 
+@pytest.fixture(scope="session")
+def built_runtime():
+    """The meta-scoring program's own Python (``metascore bundle runtime build``), built once
+    per recipe on this machine: several minutes the first time, then taken from the cache
+    (see ``_own_env_cache``). A machine that cannot build it skips (fails under CI=true)."""
+    from metascore.bundle.runtime import ensure_runtime
+    from metascore.bundle.runtime_build import check_host
+    from metascore.errors import MetascoreError
+    from requirements import unavailable
+
+    try:
+        check_host()
+    except MetascoreError as exc:
+        unavailable(str(exc))
+    return ensure_runtime()
+
+
 #: The upload time every test sees (`bundle check` and `bundle zip` compare phase dates
 #: with it): before every phase date of the template and of tests/data, so that the tests
 #: do not start failing once those dates pass. A test about "now" passes its own.
