@@ -62,7 +62,7 @@ _COMPLETE = ".complete"
 _MANIFEST = "runtime.json"
 _ZIP = "runtime.zip"
 
-Log = Callable[[str], None]
+_Log = Callable[[str], None]
 
 
 def default_meta_python() -> str:
@@ -170,7 +170,7 @@ def _locked() -> Iterator[None]:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def ensure_runtime(log: Log = lambda _: None, *, rebuild: bool = False) -> Runtime:
+def ensure_runtime(log: _Log = lambda _: None, *, rebuild: bool = False) -> Runtime:
     """The current recipe's build, built first if it is not in the cache (or ``rebuild``)."""
     found = None if rebuild else find_runtime()
     if found is not None:
@@ -244,7 +244,7 @@ def remove_runtimes(*, everything: bool = False) -> list[str]:
     return removed
 
 
-def require_runtime(log: Log) -> Runtime:
+def require_runtime(log: _Log) -> Runtime:
     """:func:`ensure_runtime`, its failure said with the way out."""
     try:
         return ensure_runtime(log)
