@@ -353,3 +353,21 @@ def test_a_local_run_says_it_cannot_know_the_image(tmp_path):
     said = []
     assert meta_image_report(site, backend, comp.docker_image, said.append) == []
     assert said == ["[*] note: " + LOCAL_NOTICE.format(image="codalab/codalab-legacy:py312")]
+
+
+def test_the_runtime_packages_are_not_the_modules_the_image_must_carry(fake_runtime, tmp_path):
+    """A program importing numpy in an image without it is warned about even when the meta
+    program's own Python carries a numpy (it is not on that program's path)."""
+    from metascore.bundle.image_checks import _local_modules
+
+    root = tmp_path / "bundle"
+    (root / "meta" / "runtime" / "lib" / PY / "site-packages" / "numpy").mkdir(parents=True)
+    (root / "meta" / "runtime" / "lib" / PY / "site-packages" / "numpy" / "__init__.py").write_text("")
+    (root / "scoring_program").mkdir()
+    (root / "scoring_program" / "helpers.py").write_text("")
+    with zipfile.ZipFile(root / "meta.zip", "w") as zf:
+        zf.writestr(f"runtime/lib/{PY}/site-packages/scipy/__init__.py", "")
+        zf.writestr("metascore/program.py", "")
+    found = _local_modules(root)
+    assert {"helpers", "scoring_program", "metascore", "program", "meta"} <= found
+    assert not {"numpy", "scipy", "site-packages", "lib"} & found

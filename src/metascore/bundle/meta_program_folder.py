@@ -104,6 +104,8 @@ def assemble_meta_program(
         (dest / metadata.name).write_text(_bundled_metadata(metadata), encoding="utf-8")
         if runtime is not None:
             shutil.copytree(runtime.tree, dest / RUNTIME_DIR)
+            log(f"[*] {dest.name}: with its own Python ({runtime.folder}: Python "
+                f"{runtime.manifest.get('python')}, for glibc >= {runtime.manifest.get('glibc')})")
     return dest
 
 
