@@ -30,7 +30,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from engine import HASH_LABEL, _build  # noqa: E402
+from engine import _LEGACY_DOCKERFILE, HASH_LABEL, _build  # noqa: E402
 
 BULLSEYE_PYTHON = "localhost/metascore-standin:bullseye-python"
 BULLSEYE_BARE = "localhost/metascore-standin:bullseye-bare"
@@ -41,13 +41,6 @@ BULLSEYE_PACKAGES = {
     BULLSEYE_PYTHON: ("python3", "python3-numpy", "python3-scipy", "python3-pandas", "python3-yaml"),
     BULLSEYE_BARE: (),
 }
-_PY312_DOCKERFILE = """\
-ARG BASE_IMAGE=localhost/python-base:bookworm
-FROM ${{BASE_IMAGE}}
-RUN python3 -m venv /opt/legacy && /opt/legacy/bin/pip install --no-cache-dir {packages}
-ENV PATH=/opt/legacy/bin:$PATH PYTHONUNBUFFERED=1
-WORKDIR /app/program
-"""
 
 
 def _podman(*args: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -96,7 +89,7 @@ def build_py312() -> str:
     from metascore.bundle.pyenv import packages_for
 
     packages = packages_for("codalab/codalab-legacy:py312") or ()
-    text = _PY312_DOCKERFILE.format(packages=" ".join(shlex.quote(p) for p in packages))
+    text = _LEGACY_DOCKERFILE.format(packages=" ".join(shlex.quote(p) for p in packages))
     wanted = hashlib.sha256((text + os.environ.get("METASCORE_BASE_IMAGE", "")).encode()).hexdigest()[:16]
     with tempfile.TemporaryDirectory(prefix="metascore-py312-") as context:
         Path(context, "Dockerfile").write_text(text)
