@@ -30,6 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = ROOT / "bundle_template"
 NO_PYTHON = Path(__file__).parent / "data" / "bundles" / "no_python"
 PY = f"python{recipe.PYTHON_VERSION}"
+#: the interpreter's part of the bundled command (before the script)
+INTERPRETER = shlex.split(rt.bundled_command())[:-3]
 
 
 @pytest.fixture
@@ -60,6 +62,7 @@ def fake_runtime(cache, monkeypatch):
 def test_the_bundled_command_runs_the_interpreter_through_the_image_loader():
     assert shlex.split(rt.bundled_command()) == [
         "/lib64/ld-linux-x86-64.so.2", f"/app/program/runtime/bin/{PY}", "-I", "-B", "-u",
+        "-X", "pycache_prefix=/app/program/runtime/pycache",
         "/app/program/score.py", "/app/input", "/app/output"]
     assert rt.image_command() == "python3 /app/program/score.py /app/input /app/output"
 
@@ -213,8 +216,7 @@ def test_a_custom_program_keeps_its_script_and_arguments(fake_runtime, tmp_path)
     (source / "metadata.yaml").write_text("command: python3 score.py /app/input /app/output --verbose\n")
     program = assemble_meta_program(tmp_path / "meta", source, python="bundled", with_runtime=False)
     command = yaml.safe_load((program / "metadata.yaml").read_text())["command"]
-    assert shlex.split(command)[:5] == shlex.split(rt.bundled_command())[:5]
-    assert shlex.split(command)[5:] == ["/app/program/score.py", "/app/input", "/app/output", "--verbose"]
+    assert shlex.split(command) == [*INTERPRETER, "/app/program/score.py", "/app/input", "/app/output", "--verbose"]
     assert meta_python_of(program) == "image"  # without runtime/, the loader has nothing to run
     (source / "metadata.yaml").write_text("command: Rscript score.R\n")
     with pytest.raises(ConfigError, match=r"does not run `python3 SCRIPT \.\.\.`.*--meta-python image"):
@@ -324,7 +326,7 @@ class _Backend:
 
 def test_the_probe_runs_the_program_interpreter_on_the_imports(fake_runtime, tmp_path):
     program = assemble_meta_program(tmp_path / "meta", python="bundled", with_runtime=False)
-    assert shlex.split(probe_command(program)) == [*shlex.split(rt.bundled_command())[:5], "-c", PROBE]
+    assert shlex.split(probe_command(program)) == [*INTERPRETER, "-c", PROBE]
     facts = "Python 3.13.5, numpy 2.2.6, scipy 1.16.3, pandas 2.3.2; glibc 2.31, x86_64"
     backend = _Backend(StepResult(0, False, facts + "\n", "", 1.0))
     found = probe_image(backend, "old:1", program)

@@ -40,7 +40,7 @@ import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from ..errors import ConfigError, MetascoreError
 from . import runtime_build as recipe
@@ -57,7 +57,7 @@ META_PYTHONS = ("bundled", "image")
 #: The dynamic loader of x86_64 glibc systems (the ABI fixes its path).
 LOADER = "/lib64/ld-linux-x86-64.so.2"
 #: The runtime's folder inside the meta-scoring program.
-RUNTIME_DIR = "runtime"
+RUNTIME_DIR = PurePosixPath(recipe.MOUNT).name
 _COMPLETE = ".complete"
 _MANIFEST = "runtime.json"
 _ZIP = "runtime.zip"
@@ -89,16 +89,13 @@ def recipe_key() -> str:
     return hashlib.sha256(recipe.recipe_text().encode()).hexdigest()[:16]
 
 
-def _interpreter() -> str:
-    return f"/app/program/{RUNTIME_DIR}/bin/python{recipe.PYTHON_VERSION}"
-
-
 def bundled_command() -> str:
     """The meta-scoring program's command with its own Python: the image's loader runs the
     interpreter (no x bit needed); ``-I`` keeps the image's ``PYTHONPATH`` and site packages
     out, ``-B`` writes no bytecode, ``-u`` keeps the log live (``-I`` ignores the worker's
-    ``PYTHONUNBUFFERED``)."""
-    return f"{LOADER} {_interpreter()} -I -B -u /app/program/score.py /app/input /app/output"
+    ``PYTHONUNBUFFERED``), ``pycache_prefix`` finds the modules the build compiled."""
+    return (f"{LOADER} {recipe.MOUNT}/bin/python{recipe.PYTHON_VERSION} -I -B -u "
+            f"-X pycache_prefix={recipe.PYCACHE} /app/program/score.py /app/input /app/output")
 
 
 def image_command() -> str:

@@ -112,7 +112,7 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
                    help="try the meta-scoring program in a container of the competition's image "
                    "(a Docker-compatible engine at DOCKER_HOST; the image is pulled if needed): "
                    "an error if it cannot run there")
-    _meta_python_option(p, "a meta_scoring_program/ placeholder (how `bundle zip` will fill it)")
+    _meta_python_option(p, "a meta_scoring_program/ placeholder, once `bundle zip` fills it,")
     p.set_defaults(func=_cmd_check)
 
     p = sub.add_parser(
