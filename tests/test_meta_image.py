@@ -87,6 +87,24 @@ def test_the_build_needs_glibc_2_17_and_runs_relocated_without_permission_bits(b
     assert built_runtime.manifest["zip_bytes"] < 80e6  # what a bundle's meta program grows by
 
 
+def test_the_program_loads_the_modules_the_build_compiled(built_runtime, bare_image):
+    """The worker's unzip resets modification times and the mock worker drops __pycache__
+    folders: the compiled modules are found through ``-X pycache_prefix`` (unchecked hashes)."""
+    import shlex
+
+    from metascore.bundle.runtime import bundled_command
+
+    interpreter = shlex.split(bundled_command())[:-3]
+    proc = subprocess.run(["podman", "run", "--rm", "--network=none", "-v",
+                           f"{built_runtime.tree}:/app/program/runtime:ro", bare_image,
+                           *interpreter, "-v", "-c", "import numpy, pandas"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    loaded = [line for line in proc.stderr.splitlines() if line.startswith("# code object from")]
+    compiled = [line for line in loaded if "/app/program/runtime/pycache/app/program/runtime/lib/" in line]
+    assert len(compiled) > 200 and len(compiled) == len(loaded), (len(compiled), len(loaded))
+
+
 def test_check_probe_says_the_program_runs_in_an_image_without_python(built_runtime, bare_image, bundle,
                                                                       capsys, monkeypatch):
     monkeypatch.setenv("METASCORE_META_PYTHON", "bundled")
