@@ -491,6 +491,7 @@ def bootstrap_scores(
     total = trials if total is None else total
     out: dict[str, np.ndarray] = {}
     registry, counted, direct, by_judges, by_candidates, per_trial = [], [], [], [], [], []
+    fast = fast and s.matrix.groups is None  # judges in groups: every resample in two steps
     for name in s.methods:
         if fast and draws.candidates is None and fast_path_reason(s, name) is None:
             by_judges.append(name)

@@ -280,11 +280,22 @@ def kemeny_young(counts: PairwiseCounts, *, solver: str = "auto") -> MethodOutpu
     distance = float(wins.T[above].sum())
     sizes = [int(c.size) for c in components]
     notes: tuple[str, ...] = ()
+    firsts = None
     if not unique:
         how_many = f" ({n_opt} optimal orders)" if n_opt is not None else ""
+        firsts = _first_places(W, components[0])
+        if firsts is None:
+            who = (f"the first place among them was not searched (a cycle of "
+                   f"{components[0].size} candidates at the top, more than {DP_LIMIT})")
+        elif firsts.size > 1:
+            names = [labels[i] for i in by_label[firsts]]
+            who = (f"{len(names)} candidates are first in one of them ({', '.join(names)}), "
+                   "so the first place is shared")
+        else:
+            who = "every one of them puts the same candidate first"
         notes = (
-            f"Kemeny optimum not unique{how_many}; the tie-break chose the optimal order with "
-            "the fewest label inversions, then the smallest by label.",
+            f"Kemeny optimum not unique{how_many}: {who}; the positions follow one optimal "
+            "order, chosen by label (the fewest label inversions, then the smallest by label).",
         )
     details = {
         "kendall_distance": distance,
@@ -295,4 +306,34 @@ def kemeny_young(counts: PairwiseCounts, *, solver: str = "auto") -> MethodOutpu
         "solver": used,
         "components": sizes,
     }
+    if firsts is not None and firsts.size > 1:  # Ranking.winners lists them all
+        details["winners"] = [labels[i] for i in by_label[firsts]]
     return MethodOutput((n - position).astype(float), details=details, notes=notes)
+
+
+def _first_places(W: np.ndarray, top: np.ndarray) -> np.ndarray | None:
+    """The candidates of ``top`` (the first strong component, whose members every optimal
+    order puts first) that are first in some optimal Kemeny order, sorted; None when the
+    component is larger than ``DP_LIMIT`` (not searched).
+
+    Candidate c can be first when ``N(c, top \\ {c})`` plus the optimum of the others equals
+    the optimum of ``top``: one exact solve of k - 1 candidates per member.
+    """
+    k = top.size
+    if k == 1:
+        return top
+    if k > DP_LIMIT:
+        return None
+    sub = W[np.ix_(top, top)]
+    tol = 1e-9 * max(1.0, float(np.abs(W).sum()))
+
+    def best(idx: np.ndarray) -> float:
+        w = sub[np.ix_(idx, idx)]
+        order = (_kemeny_enumerate if idx.size <= ENUMERATE_LIMIT else _kemeny_dp)(w, tol)[0]
+        pos = np.empty(idx.size, dtype=np.intp)
+        pos[order] = np.arange(idx.size)
+        return float(w[pos[:, None] < pos[None, :]].sum())
+
+    everyone = np.arange(k)
+    value = [sub[c].sum() - sub[c, c] + best(np.delete(everyone, c)) for c in everyone]
+    return top[np.flatnonzero(np.array(value) >= best(everyone) - tol)]
