@@ -16,7 +16,7 @@ Two ways to run the meta-scoring program (``--meta-python``; default ``bundled``
 
 ``bundled``
     its own Python, as above: any Linux x86_64 image with glibc >= 2.17 (with or without a
-    Python); the bundle grows by about 60 MB; the same interpreter and packages in every image.
+    Python); the bundle grows by about 73 MB; the same interpreter and packages in every image.
 ``image``
     the image's ``python3``, with the ``metascore`` package vendored: the image needs Python
     >= 3.10 with numpy, scipy, pandas and pyyaml (``codalab/codalab-legacy:py312`` has them).
