@@ -38,7 +38,7 @@ from .competition import Competition, Task
 from .files import is_noise
 from .meta_program_folder import meta_python_of, needs_meta_program
 from .pyenv import modules_of, package_for, python_of
-from .runtime import RUNTIME_DIR, check_meta_python, default_meta_python
+from .runtime import check_meta_python, default_meta_python, in_runtime
 
 __all__ = ["META_PROGRAM_PYTHON", "RECOMMENDED_IMAGE", "image_problems", "meta_tasks", "meta_python_for",
            "meta_image_note"]
@@ -227,7 +227,7 @@ def _local_modules(root: Path) -> frozenset[str]:
     of a meta-scoring program's own Python (``runtime/``: its numpy is not the image's)."""
     names: set[str] = set()
     for path in root.rglob("*"):
-        if is_noise(path.name) or _in_runtime(path.relative_to(root).parts):
+        if is_noise(path.name) or in_runtime(path.relative_to(root).parts):
             continue
         if path.is_dir():
             names.add(path.name)
@@ -237,14 +237,9 @@ def _local_modules(root: Path) -> frozenset[str]:
             with zipfile.ZipFile(path) as zf:
                 for member in zf.namelist():
                     parts = PurePosixPath(member).parts
-                    if _in_runtime(parts):
+                    if in_runtime(parts):
                         continue
                     names.update(parts[:-1])
                     if parts and parts[-1].endswith((".py", ".so", ".pyc")):
                         names.add(parts[-1].split(".")[0])
     return frozenset(names)
-
-
-def _in_runtime(parts: tuple[str, ...]) -> bool:
-    """Whether a path lies in a meta-scoring program's ``runtime/bin`` or ``runtime/lib``."""
-    return any(a == RUNTIME_DIR and b in ("bin", "lib") for a, b in zip(parts, parts[1:]))

@@ -49,7 +49,7 @@ from .pyenv import cache_root
 __all__ = [
     "META_PYTHONS", "LOADER", "RUNTIME_DIR", "Runtime", "default_meta_python", "check_meta_python",
     "runtime_cache", "recipe_key", "bundled_command", "image_command", "find_runtime",
-    "ensure_runtime", "require_runtime", "list_runtimes", "remove_runtimes",
+    "ensure_runtime", "require_runtime", "list_runtimes", "remove_runtimes", "in_runtime",
 ]
 
 #: The values of ``--meta-python``.
@@ -63,6 +63,12 @@ _MANIFEST = "runtime.json"
 _ZIP = "runtime.zip"
 
 _Log = Callable[[str], None]
+
+
+def in_runtime(parts: tuple[str, ...]) -> bool:
+    """Whether a path (its parts) lies in a meta-scoring program's own Python
+    (``runtime/bin``, ``runtime/lib``, ``runtime/pycache``): files no check needs to read."""
+    return any(a == RUNTIME_DIR and b in ("bin", "lib", "pycache") for a, b in zip(parts, parts[1:]))
 
 
 def default_meta_python() -> str:
