@@ -196,7 +196,9 @@ def test_python_env_without_a_module_is_blamed_not_the_image(tmp_path):
 
 
 # ------------------------------------------------------------------ item 8
-def test_a_baseline_of_the_run_submissions_is_found_by_check_and_add_meta(tmp_path, capsys):
+def test_a_baseline_of_the_run_submissions_is_found_by_check_and_add_meta(tmp_path, capsys, monkeypatch,
+                                                                          built_runtime):
+    monkeypatch.setenv("METASCORE_META_PYTHON", "bundled")  # the organizer's default (issue 36)
     """``--baseline kit`` names the participant of a submission in the folder `bundle run
     --submissions` gets: check said "`bundle run` fails on it" and add-meta "cannot find
     it", while the run ranked with it. Without --submissions they now say when the run finds

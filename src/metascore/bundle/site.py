@@ -113,7 +113,8 @@ class Site:
 
     def __init__(self, comp: Competition, out: Path, backend: Backend, *, image: str | None,
                  scoring_program: Path | None, log: Callable[[str], None], jobs: int = 1,
-                 feed: str = DEFAULT_FEED, data: dict[str, Path] | None = None) -> None:
+                 feed: str = DEFAULT_FEED, data: dict[str, Path] | None = None,
+                 meta_python: str | None = None) -> None:
         if feed not in FEEDS:
             raise ConfigError(f"feed {feed!r} is not one of {', '.join(FEEDS)}.")
         self.comp, self.out, self.backend, self.log, self.feed = comp, out, backend, log, feed
@@ -121,6 +122,7 @@ class Site:
         self.result_phases: dict[str, str] = {}  # result submission -> the phase its name names
         self.image = image or comp.docker_image
         self.scoring_program = scoring_program
+        self.meta_python = meta_python  # how a placeholder meta program is filled (runtime.py)
         self.data = dict(data or {})
         self.cache = out / "cache"
         self.columns = {c.key: c for c in comp.leaderboard.columns} if comp.leaderboard else {}
@@ -147,7 +149,8 @@ class Site:
             with _ASSEMBLE_LOCK:
                 if not target.exists():
                     self.log(f"[*] {ref}: filled with metascore's meta-scoring program")
-                    assemble_meta_program(target, self.scoring_program)
+                    assemble_meta_program(target, self.scoring_program, python=self.meta_python,
+                                          log=self.log)
             return target
         if not path.exists():
             return None
