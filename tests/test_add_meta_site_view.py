@@ -35,10 +35,10 @@ DATA = Path(__file__).parent / "data" / "bundles"
 
 
 @pytest.fixture(autouse=True)
-def _bundled_meta_python(monkeypatch, built_runtime):
-    """As an organizer runs add-meta (the bundles keep Codabench's default image, py37): the
-    meta-scoring program with its own Python, the cached build (issue 36)."""
-    monkeypatch.setenv("METASCORE_META_PYTHON", "bundled")
+def _organizers_meta_python(monkeypatch):
+    """As an organizer runs add-meta: --meta-python's default, auto (a local run then uses
+    this machine's Python; no test here zips a bundle that would need the bundled one)."""
+    monkeypatch.setenv("METASCORE_META_PYTHON", "auto")
 TEMPLATE = Path(__file__).parents[1] / "bundle_template"
 V2, V1, V1_COMPUTED = DATA / "add_meta_v2", DATA / "add_meta_v1", DATA / "v1_computed"
 

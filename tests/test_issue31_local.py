@@ -196,15 +196,14 @@ def test_python_env_without_a_module_is_blamed_not_the_image(tmp_path):
 
 
 # ------------------------------------------------------------------ item 8
-def test_a_baseline_of_the_run_submissions_is_found_by_check_and_add_meta(tmp_path, capsys, monkeypatch,
-                                                                          built_runtime):
-    monkeypatch.setenv("METASCORE_META_PYTHON", "bundled")  # the organizer's default (issue 36)
+def test_a_baseline_of_the_run_submissions_is_found_by_check_and_add_meta(tmp_path, capsys, monkeypatch):
     """``--baseline kit`` names the participant of a submission in the folder `bundle run
     --submissions` gets: check said "`bundle run` fails on it" and add-meta "cannot find
     it", while the run ranked with it. Without --submissions they now say when the run finds
     it; with it they look where the run looks."""
     from metascore.cli import main
 
+    monkeypatch.setenv("METASCORE_META_PYTHON", "auto")  # the organizer's default (issue 36)
     bundle = tmp_path / "bundle"
     shutil.copytree(BUNDLES / "add_meta_v2", bundle)
     subs = tmp_path / "subs"

@@ -67,14 +67,46 @@ def test_the_bundled_command_runs_the_interpreter_through_the_image_loader():
     assert rt.image_command() == "python3 /app/program/score.py /app/input /app/output"
 
 
-def test_meta_python_default_is_bundled_and_the_environment_can_change_it(monkeypatch):
+def test_meta_python_default_is_auto_and_the_environment_can_change_it(monkeypatch):
     monkeypatch.delenv("METASCORE_META_PYTHON", raising=False)
-    assert rt.default_meta_python() == "bundled"
+    assert rt.default_meta_python() == "auto"
     monkeypatch.setenv("METASCORE_META_PYTHON", "image")
     assert rt.default_meta_python() == "image"
     monkeypatch.setenv("METASCORE_META_PYTHON", "conda")
-    with pytest.raises(ConfigError, match=r"^--meta-python 'conda': use one of bundled, image"):
+    with pytest.raises(ConfigError, match=r"^--meta-python 'conda': use one of auto, bundled, image"):
         rt.default_meta_python()
+
+
+@pytest.mark.parametrize("image, expected", [
+    ("codalab/codalab-legacy:py312", "image"),       # Python 3.12 with numpy, scipy, pandas, yaml
+    ("docker.io/codalab/codalab-legacy:py312", "image"),
+    ("codalab/codalab-legacy:py37", "bundled"),      # Codabench's default: Python 3.7
+    ("codalab/codalab-legacy:py39", "bundled"),
+    ("debian:bullseye", "bundled"),                  # not known: the program carries its Python
+    (None, "bundled"),
+])
+def test_auto_ships_the_runtime_only_where_the_image_cannot_run_the_program(monkeypatch, image, expected):
+    monkeypatch.delenv("METASCORE_META_PYTHON", raising=False)
+    assert rt.meta_python_in(image) == expected
+    assert rt.meta_python_in(image, "bundled") == "bundled" and rt.meta_python_in(image, "image") == "image"
+
+
+def test_a_local_run_never_needs_the_runtime_and_a_docker_run_follows_the_image(monkeypatch, tmp_path):
+    """auto on the local backend, which runs this machine's Python whatever the image: the
+    image's python3 command (no build); on the docker backend: what the image needs."""
+    from types import SimpleNamespace
+
+    from metascore.bundle.site import Site
+
+    monkeypatch.delenv("METASCORE_META_PYTHON", raising=False)
+    for backend, image, expected in (("local", "codalab/codalab-legacy:py37", "image"),
+                                     ("docker", "codalab/codalab-legacy:py37", "bundled"),
+                                     ("docker", "codalab/codalab-legacy:py312", "image")):
+        site = Site.__new__(Site)
+        site.backend, site.image, site.meta_python = SimpleNamespace(name=backend), image, None
+        assert site.meta_python_here() == expected, (backend, image)
+        site.meta_python = "bundled"
+        assert site.meta_python_here() == "bundled"
 
 
 def test_the_recipe_key_follows_every_pin(monkeypatch):

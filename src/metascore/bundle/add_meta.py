@@ -45,6 +45,7 @@ from .check import check_bundle as full_check
 from .competition import SUBMISSION_RULES
 from .files import write_text
 from .meta_program_folder import META_PROGRAM_NAME, assemble_meta_program
+from .runtime import meta_python_in
 from .v1_to_v2 import V1_COPY_NAME, v1_to_v2
 
 __all__ = ["AddMetaResult", "add_meta"]
@@ -185,7 +186,9 @@ def add_meta(
                               f"check`: {first} ({len(report.errors)} error(s)); nothing written.")
         result.warnings = len(report.warnings)
         if zip_out:
-            _write_zip(src, target, files, editor.program_ref if fill else None, tmp, meta_python)
+            image = report.competition.docker_image if report.competition else None
+            _write_zip(src, target, files, editor.program_ref if fill else None, tmp,
+                       meta_python_in(image, meta_python))
         elif zipped:
             _copy_tree(root, target)
         else:

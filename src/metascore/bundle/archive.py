@@ -48,7 +48,7 @@ from .competition import bundle_path
 from .files import is_excluded, is_noise, refuse_outside_link
 from .meta_program_folder import assemble_meta_program, needs_meta_program
 from .phase_dates import shift_dates
-from .runtime import check_meta_python, default_meta_python, require_runtime
+from .runtime import meta_python_in, require_runtime
 from .schema import check_schema, path_references
 from .trees import MAX_DEPTH, MAX_PATH
 
@@ -363,7 +363,8 @@ def build_bundle_zip(
             src = bundle_path(bundle, rel)  # X.zip may be the folder X/ (a CodaLab repository)
             base = None
             if needs_meta_program(src):
-                python = default_meta_python() if meta_python is None else check_meta_python(meta_python)
+                image = report.competition.docker_image if report.competition else None
+                python = meta_python_in(image, meta_python)
                 log(f"[*] {rel}: filled with the meta-scoring program and a vendored metascore"
                     + (", with its own Python" if python == "bundled" else ", run by the image's python3"))
                 src = assemble_meta_program(Path(tmp) / "meta" / Path(rel).name, scoring_program,

@@ -38,7 +38,7 @@ from .competition import Competition, Task
 from .files import is_noise
 from .meta_program_folder import meta_python_of, needs_meta_program
 from .pyenv import modules_of, package_for, python_of
-from .runtime import check_meta_python, default_meta_python, in_runtime
+from .runtime import in_runtime, meta_python_in
 
 __all__ = ["META_PROGRAM_PYTHON", "RECOMMENDED_IMAGE", "image_problems", "meta_tasks", "meta_python_for",
            "meta_image_note"]
@@ -114,14 +114,15 @@ def meta_tasks(comp: Competition, metas: Sequence[MetaConfig]) -> list[Task]:
 
 def meta_python_for(comp: Competition, task: Task, default: str | None = None) -> str:
     """How ``task``'s meta-scoring program runs: ``"bundled"`` or ``"image"``, as its
-    assembled metadata says, or, for the placeholder, ``default`` (else
-    ``$METASCORE_META_PYTHON``, else bundled)."""
+    assembled metadata says, or, for the placeholder, as ``bundle zip`` will fill it:
+    ``default`` (else ``$METASCORE_META_PYTHON``, else auto) for ``comp``'s image
+    (:func:`~metascore.bundle.runtime.meta_python_in`)."""
     path = comp.path(task.scoring_program)
     if path is not None and path.exists() and not needs_meta_program(path):
         found = meta_python_of(path)
         if found is not None:
             return found
-    return default_meta_python() if default is None else check_meta_python(default)
+    return meta_python_in(comp.docker_image, default)
 
 
 def meta_image_note(comp: Competition, tasks: Sequence[Task], meta_python: str | None = None) -> str:
@@ -131,11 +132,16 @@ def meta_image_note(comp: Competition, tasks: Sequence[Task], meta_python: str |
     ways = {meta_python_for(comp, t, meta_python) for t in tasks}
     probe = "`metascore bundle check --probe` or `bundle run --backend docker` try it in a container"
     if ways == {"image"}:
+        if meta_python_in(image, "auto") == "image":
+            version = ".".join(map(str, python_of(image) or ()))
+            return (f"the meta-scoring program runs with the image's python3: {image} has Python "
+                    f"{version} with numpy, scipy, pandas and pyyaml (--meta-python bundled ships "
+                    "its own Python instead).")
         return (f"the meta-scoring program runs with the image's python3 (--meta-python image), "
                 f"which needs Python >= 3.10 with numpy, scipy, pandas and pyyaml in {image}; {probe}.")
     known = python_of(image) is not None  # codalab-legacy py37, py39, py312: Debian, x86_64
-    return (f"the meta-scoring program carries its own Python: it runs in any Linux x86_64 image "
-            f"with glibc >= 2.17, "
+    return ("the meta-scoring program carries its own Python: it runs in any Linux x86_64 image "
+            "with glibc >= 2.17, "
             + (f"which {image} is (a Debian-based x86_64 image, glibc >= 2.28)." if known else
                f"and {image} is not an image metascore knows; {probe}."))
 

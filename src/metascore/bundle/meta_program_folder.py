@@ -25,7 +25,7 @@ import yaml
 
 from ..errors import ConfigError
 from .files import METADATA_FILES, copy_clean, is_noise
-from .runtime import LOADER, RUNTIME_DIR, bundled_command, check_meta_python, default_meta_python, require_runtime
+from .runtime import LOADER, RUNTIME_DIR, bundled_command, meta_python_in, require_runtime
 
 __all__ = [
     "META_PROGRAM_NAME",
@@ -87,7 +87,7 @@ def assemble_meta_program(
     """
     import metascore
 
-    python = default_meta_python() if python is None else check_meta_python(python)
+    python = meta_python_in(None, python)  # auto: no image known, so bundled
     dest = Path(dest)
     source = default_scoring_program() if source is None else Path(source)
     if not (source / "score.py").is_file():

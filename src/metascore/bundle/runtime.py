@@ -11,8 +11,10 @@ so nothing shipped is executable: the command (:func:`bundled_command`) runs the
 through the image's dynamic loader, ``/lib64/ld-linux-x86-64.so.2``, the fixed path of the
 x86_64 ABI, present in every glibc image, which maps files without needing their x bit.
 
-Two ways to run the meta-scoring program (``--meta-python``; default ``bundled``, or
-``$METASCORE_META_PYTHON``):
+Two ways to run the meta-scoring program (``--meta-python``, or ``$METASCORE_META_PYTHON``;
+default ``auto``: ``image`` where the competition's image is known to carry what the program
+needs, ``codalab/codalab-legacy:py312``, else ``bundled``; a local run, which does not use the
+image, runs it with this machine's Python and never needs the runtime):
 
 ``bundled``
     its own Python, as above: any Linux x86_64 image with glibc >= 2.17 (with or without a
@@ -44,16 +46,19 @@ from pathlib import Path, PurePosixPath
 
 from ..errors import ConfigError, MetascoreError
 from . import runtime_build as recipe
-from .pyenv import cache_root
+from .pyenv import cache_root, modules_of, python_of
 
 __all__ = [
-    "META_PYTHONS", "LOADER", "RUNTIME_DIR", "Runtime", "default_meta_python", "check_meta_python",
+    "META_PYTHONS", "PROGRAM_MODULES", "LOADER", "RUNTIME_DIR", "Runtime", "default_meta_python",
+    "meta_python_in", "check_meta_python",
     "runtime_cache", "recipe_key", "bundled_command", "image_command", "find_runtime",
     "ensure_runtime", "require_runtime", "list_runtimes", "remove_runtimes", "in_runtime",
 ]
 
 #: The values of ``--meta-python``.
-META_PYTHONS = ("bundled", "image")
+META_PYTHONS = ("auto", "bundled", "image")
+#: The modules the meta-scoring program needs beyond the standard library.
+PROGRAM_MODULES = frozenset({"numpy", "scipy", "pandas", "yaml"})
 #: The dynamic loader of x86_64 glibc systems (the ABI fixes its path).
 LOADER = "/lib64/ld-linux-x86-64.so.2"
 #: The runtime's folder inside the meta-scoring program.
@@ -72,8 +77,20 @@ def in_runtime(parts: tuple[str, ...]) -> bool:
 
 
 def default_meta_python() -> str:
-    """``$METASCORE_META_PYTHON`` when set (checked), else ``"bundled"``."""
-    return check_meta_python(os.environ.get("METASCORE_META_PYTHON") or "bundled")
+    """``$METASCORE_META_PYTHON`` when set (checked), else ``"auto"``."""
+    return check_meta_python(os.environ.get("METASCORE_META_PYTHON") or "auto")
+
+
+def meta_python_in(image: str | None, value: str | None = None) -> str:
+    """``"bundled"`` or ``"image"``: ``value`` (default :func:`default_meta_python`), with
+    ``auto`` decided by ``image``: ``image`` when it is known to carry Python >= 3.10 and the
+    program's modules (:data:`~metascore.bundle.pyenv.IMAGE_MODULES`), else ``bundled``."""
+    value = default_meta_python() if value is None else check_meta_python(value)
+    if value != "auto":
+        return value
+    python, modules = python_of(image), modules_of(image)
+    runs = python is not None and python >= (3, 10) and modules is not None and PROGRAM_MODULES <= modules
+    return "image" if runs else "bundled"
 
 
 def check_meta_python(value: str) -> str:

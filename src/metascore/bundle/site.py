@@ -79,6 +79,7 @@ from .competition import UUID_PATTERN, Competition, Phase, Task
 from .files import copy_job_output, write_text
 from .meta_program_folder import assemble_meta_program, needs_meta_program
 from .metadata import read_metadata
+from .runtime import check_meta_python, default_meta_python, meta_python_in
 from .submission_rules import MANUAL_RULES, PhaseSubmission, export_decisions, force_last_fix
 from .submission_ids import SubmissionIds
 from .submissions import Submission, phase_named_by, safe_name, slug
@@ -149,12 +150,21 @@ class Site:
             with _ASSEMBLE_LOCK:
                 if not target.exists():
                     self.log(f"[*] {ref}: filled with metascore's meta-scoring program")
-                    assemble_meta_program(target, self.scoring_program, python=self.meta_python,
+                    assemble_meta_program(target, self.scoring_program, python=self.meta_python_here(),
                                           log=self.log)
             return target
         if not path.exists():
             return None
         return as_folder(path, self.cache / "bundle_items" / safe_name(ref.rstrip("/")), bundle=self.comp.root)
+
+    def meta_python_here(self) -> str:
+        """How this run fills a meta program placeholder: ``--meta-python``, with ``auto``
+        the image's python3 on the local backend (which runs this machine's Python, not the
+        image) and, on the docker backend, what the image needs (:func:`meta_python_in`)."""
+        value = default_meta_python() if self.meta_python is None else check_meta_python(self.meta_python)
+        if value == "auto" and self.backend.name == "local":
+            return "image"
+        return meta_python_in(self.image, value)
 
     def submission_folder(self, sub: Submission) -> Path:
         """The submission's folder (a zip extracted within the job's --disk-limit; a sample

@@ -258,9 +258,11 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
 def _meta_python_option(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--meta-python", choices=META_PYTHONS, default=None,
                    help=f"how {what} runs: bundled = with its own Python, in any Linux x86_64 "
-                   "image with glibc >= 2.17 (default; $METASCORE_META_PYTHON sets another "
-                   f"default); image = with the image's python3 (>= 3.10 with numpy, scipy, "
-                   f"pandas, pyyaml, e.g. {RECOMMENDED_IMAGE}; a smaller bundle)")
+                   "image with glibc >= 2.17 (about 73 MB more in the bundle; built once, several "
+                   "minutes); image = with the image's python3 (>= 3.10 with numpy, scipy, "
+                   f"pandas, pyyaml, as {RECOMMENDED_IMAGE} has); auto (default; "
+                   "$METASCORE_META_PYTHON sets another) = image for an image known to have them, "
+                   "else bundled, and on the local backend this machine's Python")
 
 
 def _names(text: str) -> tuple[str, ...]:
