@@ -199,19 +199,25 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "env",
         help="build the Python packages of the bundle's docker_image for the local backend",
-        description="Build (once, cached under ~/.cache/metascore/envs/) a virtual environment "
-        "with the Python packages of the bundle's docker_image (package lists ship for "
-        "codalab/codalab-legacy:py37, :py39 and :py312; --requirements FILE for any other "
-        "image or extra packages). `bundle run` with the local backend then uses it.",
+        description="Build (once) a virtual environment with the Python packages of the "
+        "bundle's docker_image (package lists ship for codalab/codalab-legacy:py37, :py39 and "
+        ":py312; --requirements FILE for any other image or extra packages). `bundle run` with "
+        "the local backend then uses it. The environments (several hundred MB each) live in "
+        "envs/ of metascore's cache: $METASCORE_CACHE, else $XDG_CACHE_HOME/metascore, else "
+        "~/.cache/metascore; set the variable to move it, --list shows them, --remove deletes them.",
     )
-    p.add_argument("bundle", help="bundle folder or zip")
+    p.add_argument("bundle", nargs="?", help="bundle folder or zip (not with --list or --remove)")
+    p.add_argument("--list", action="store_true",
+                   help="list the environments built in the cache: image, size, folder")
+    p.add_argument("--remove", metavar="IMAGE",
+                   help="delete the environment built for IMAGE ('all': every environment)")
     p.add_argument("--requirements", "-r", metavar="FILE",
                    help="pip requirements file to install instead of the image's package list")
     p.add_argument("--image", help="image to build for (default: the bundle's docker_image)")
     p.add_argument("--system-site-packages", action="store_true",
                    help="let the environment see the packages of the Python running metascore "
                    "(those of its virtual environment too, when it runs in one; faster, less faithful)")
-    p.set_defaults(func=_cmd_env)
+    p.set_defaults(func=_cmd_env, parser=p)
 
     p = sub.add_parser(
         "zip",
@@ -417,9 +423,27 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _cmd_env(args: argparse.Namespace) -> int:
     from ..bundle.archive import safe_extract
-    from ..bundle.pyenv import build_env, packages_for, read_requirements
+    from ..bundle.pyenv import build_env, cache_root, list_envs, packages_for, read_requirements, remove_envs
     from ..bundle.schema import load_competition
 
+    if args.list or args.remove:
+        if args.bundle or args.requirements or args.image or (args.list and args.remove):
+            args.parser.error("--list and --remove take no bundle and no other option")
+        if args.remove:
+            for env in remove_envs(args.remove):
+                print(f"removed {env.path} ({', '.join(env.images) or 'no image recorded'}, "
+                      f"{env.size / 1e6:.0f} MB)")
+            return 0
+        envs = list_envs()
+        for env in envs:
+            state = "" if env.complete else " (half-built: rebuilt when used)"
+            print(f"{', '.join(env.images) or '(no image recorded)'}: {env.size / 1e6:.0f} MB, "
+                  f"{env.path}{state}")
+        print(f"{len(envs)} environment(s), {sum(e.size for e in envs) / 1e6:.0f} MB, in "
+              f"{cache_root() / 'envs'} ($METASCORE_CACHE or $XDG_CACHE_HOME moves it)")
+        return 0
+    if args.bundle is None:
+        args.parser.error("give a bundle folder or zip (or --list, or --remove IMAGE)")
     image = args.image
     if image is None:
         path = Path(args.bundle)
