@@ -224,9 +224,10 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
         help="zip a bundle folder for upload to Codabench",
         description="Zip a bundle folder: competition.yaml at the zip root, every folder it "
         "references (programs, data, starting kits) zipped on its own with its files at the "
-        "root, and meta_scoring_program/ filled with metascore's meta-scoring program, a "
-        "vendored copy of the metascore package and its own Python (built once, see `bundle "
-        "runtime`), so it runs in the competition's image whatever Python it has. The zip is then "
+        "root, and meta_scoring_program/ filled with metascore's meta-scoring program and a "
+        "vendored copy of the metascore package, with its own Python (built once, see `bundle "
+        "runtime`) unless the competition's image is known to have what it needs "
+        "(--meta-python), so it runs in that image whatever Python it has. The zip is then "
         "checked as `bundle check` would check it, and its warnings printed (e.g. a phase "
         "that auto-migrates and starts before now: Codabench migrates it at once, empty).",
     )
