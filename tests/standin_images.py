@@ -7,6 +7,11 @@ in for old and bare ones (Docker Hub cannot be reached here):
   ``python3-numpy`` (1.19), ``python3-scipy`` (1.6), ``python3-pandas`` (1.1), ``python3-yaml``:
   an old image whose Python is too old for metascore's package;
 - :data:`BULLSEYE_BARE`: Debian 11 with no Python at all;
+- :data:`PY37`: :data:`BULLSEYE_PYTHON` with ``python`` as well as ``python3`` (CodaLab
+  programs run ``python``), under the name of Codabench's default image,
+  ``docker.io/codalab/codalab-legacy:py37``, for the real site's worker: like the real one
+  (Debian 10, glibc 2.28, Python 3.7, numpy 1.17, pandas 0.25), an old Debian whose Python is
+  too old for the meta-scoring program;
 - :data:`PY312`: ``localhost/python-base:bookworm`` (the engine's base image, Debian 12's
   Python 3.11) with the packages of ``codalab/codalab-legacy:py312`` in a virtual environment
   first on ``PATH``: a new image that runs the meta-scoring program with its own Python.
@@ -35,6 +40,7 @@ from engine import _LEGACY_DOCKERFILE, HASH_LABEL, _build  # noqa: E402
 BULLSEYE_PYTHON = "localhost/metascore-standin:bullseye-python"
 BULLSEYE_BARE = "localhost/metascore-standin:bullseye-bare"
 PY312 = "localhost/metascore-standin:py312"
+PY37 = "docker.io/codalab/codalab-legacy:py37"
 MIRROR = "http://deb.debian.org/debian"
 #: the Debian packages added to bullseye's minimal system, per image
 BULLSEYE_PACKAGES = {
@@ -96,6 +102,17 @@ def build_py312() -> str:
         return _build(PY312, wanted, Path(context))
 
 
+def build_py37() -> str:
+    """Make :data:`PY37` (from :data:`BULLSEYE_PYTHON`) unless an up-to-date one exists."""
+    base = build_bullseye(BULLSEYE_PYTHON)
+    text = (f"FROM {base}\nRUN ln -s python3 /usr/bin/python\n"
+            'LABEL org.metascore.stand-in-for="codalab/codalab-legacy:py37"\n')
+    wanted = hashlib.sha256((text + (_label(base) or "")).encode()).hexdigest()[:16]
+    with tempfile.TemporaryDirectory(prefix="metascore-py37-") as context:
+        Path(context, "Dockerfile").write_text(text)
+        return _build(PY37, wanted, Path(context))
+
+
 if __name__ == "__main__":
-    for name in (build_bullseye(BULLSEYE_BARE), build_bullseye(BULLSEYE_PYTHON), build_py312()):
+    for name in (build_bullseye(BULLSEYE_BARE), build_bullseye(BULLSEYE_PYTHON), build_py312(), build_py37()):
         print(name)
