@@ -23,6 +23,7 @@ import pytest
 import yaml
 
 from metascore.bundle.add_meta import add_meta
+from metascore.bundle.add_meta_config import MetaChoices
 from metascore.bundle.archive import build_bundle_zip, safe_extract
 from metascore.bundle.check import check_bundle
 from metascore.bundle.runner import run_bundle
@@ -266,6 +267,25 @@ def test_a_v1_bundle_under_add_is_told_how_to_set_the_rule(tmp_path):
     (trap,) = [w for w in check_bundle(bundle).warnings if "submission_rule is Add" in w]
     assert "`metascore bundle add-meta --submission-rule Force_Last` writes the file in the v2 form" in trap
     assert "set submission_rule: Force_Last on the leaderboard in competition.yaml" not in trap
+
+
+def test_the_rule_the_first_run_offers_is_taken_on_a_second_run_without_force(tmp_path):
+    """The first add-meta on a v1 bundle offers --submission-rule Force_Last; running again
+    with it (the meta phase unchanged) writes the v2 form without --force, and only that."""
+    bundle = _copy(V1, tmp_path)
+    add_meta(bundle, end="2026-08-31")
+    meta_yaml = (bundle / "final_ranking" / "reference_data" / "metascore.yaml").read_text()
+    result = add_meta(bundle, end="2026-08-31", submission_rule="Force_Last")
+    assert result.kind == "updated" and "written in the v2 form" in result.changes[0]
+    assert load_competition(bundle).leaderboard.submission_rule == "Force_Last"
+    assert (bundle / "final_ranking" / "reference_data" / "metascore.yaml").read_text() == meta_yaml
+    assert not add_meta(bundle, end="2026-08-31", submission_rule="Force_Last").changed
+    # another method with the rule is another meta phase: that still asks for --force
+    fresh = _copy(V1, tmp_path, "again")
+    add_meta(fresh, end="2026-08-31")
+    with pytest.raises(ConfigError, match="--force rewrites it"):
+        add_meta(fresh, end="2026-08-31", submission_rule="Force_Last",
+                 choices=MetaChoices(method="mean"))
 
 
 def test_an_unknown_rule_is_refused_before_anything_is_converted(tmp_path):

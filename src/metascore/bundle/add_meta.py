@@ -141,8 +141,14 @@ def add_meta(
         target = out or src
         v1_text = _v1_text(root) if submission_rule is not None else None
         edited = root
+        v1_platform_only = False  # a v1 meta phase kept as it is: the v2 form only sets the rule
         if v1_text is not None:  # a v1 file cannot set the rule: its v2 form can
-            BundleEditor(root, tmp, choices, end=end, submission_rule=None, image=image).load()  # as it is
+            as_v1 = BundleEditor(root, tmp / "v1", choices, end=end, submission_rule=None, image=image)
+            v1_files, _ = as_v1.plan(fill_program=False)
+            v1_current = {rel: _read(root / rel) for rel in v1_files}
+            v1_platform_only = bool(as_v1.existing) and (
+                all(v1_current[rel] == text for rel, text in v1_files.items())
+                or _platform_only(as_v1, v1_files, v1_current, tmp / "v1", end, None, image))
             v2_text, computed = v1_to_v2(read_yaml(root / "competition.yaml"), submission_rule=submission_rule)
             edited = _overlay(root, {"competition.yaml": v2_text}, tmp / "v2")
         editor = BundleEditor(edited, tmp, choices, end=end, submission_rule=submission_rule, image=image,
@@ -162,8 +168,8 @@ def add_meta(
         if same:
             return result
         if editor.existing:
-            result.kind = "updated" if _platform_only(editor, files, current, tmp, end,
-                                                      submission_rule, image) else "rewrote"
+            result.kind = "updated" if v1_platform_only or _platform_only(
+                editor, files, current, tmp, end, submission_rule, image) else "rewrote"
             if result.kind == "rewrote" and not force:
                 raise ConfigError(
                     f"{src}: already has a meta phase ({editor.existing}), and this run would write "
