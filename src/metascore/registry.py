@@ -171,7 +171,7 @@ class Inputs:
 
 
 def prepare_inputs(
-    data: ScoreMatrix | PairwiseCounts | pd.DataFrame,
+    data: ScoreMatrix | PairwiseCounts | pd.DataFrame | np.ndarray,
     spec: RankingMethod,
     missing: str,
     params: dict[str, Any],
@@ -180,6 +180,8 @@ def prepare_inputs(
     method's own check and the number of candidates."""
     if isinstance(data, pd.DataFrame):
         data = ScoreMatrix.from_frame(data)
+    elif isinstance(data, np.ndarray):  # candidates x judges, higher is better, labels 0, 1, ...
+        data = ScoreMatrix.from_array(data)
     if isinstance(data, PairwiseCounts):
         if spec.input != "pairwise":
             raise InputError(
@@ -199,8 +201,8 @@ def prepare_inputs(
                         _missing_notes(spec, prepared, missing))
     else:
         raise InputError(
-            f"cannot rank a {type(data).__name__}; give a ScoreMatrix, PairwiseCounts or a "
-            "pandas DataFrame."
+            f"cannot rank a {type(data).__name__}; give a ScoreMatrix, PairwiseCounts, a "
+            "pandas DataFrame or a 2-D numpy array (candidates x judges)."
         )
     candidates = inputs.candidates
     if len(candidates) < 2:
@@ -340,7 +342,7 @@ def finish(
 
 
 def rank(
-    data: ScoreMatrix | PairwiseCounts | pd.DataFrame,
+    data: ScoreMatrix | PairwiseCounts | pd.DataFrame | np.ndarray,
     method: str = DEFAULT_METHOD,
     *,
     missing: str = "worst",
@@ -352,9 +354,11 @@ def rank(
 
     Parameters
     ----------
-    data : ScoreMatrix, PairwiseCounts or DataFrame
-        A score matrix (a DataFrame is read as a wide, higher-is-better matrix), or pairwise
-        counts from votes (pairwise methods only).
+    data : ScoreMatrix, PairwiseCounts, DataFrame or ndarray
+        A score matrix (a DataFrame is read as a wide, higher-is-better matrix; a 2-D numpy
+        array as candidates x judges, higher is better, labelled ``"0", "1", ...`` like
+        :meth:`ScoreMatrix.from_array`), or pairwise counts from votes (pairwise methods
+        only).
     method : str
         A name from :func:`ranking_method_names`.
     missing : {"worst", "drop_candidates", "drop_judges", "pairwise", "error"}
