@@ -12,15 +12,16 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..jsonable import jsonable
-from ..errors import InputError
+from ..errors import ConfigError, InputError
 from ..matrix import ScoreMatrix
-from ..registry import DEFAULT_SEED, prepare
+from ..registry import DEFAULT_SEED
 from . import _engine as E
-from .compare import MethodComparison, StageProgress, compare_methods, too_few_to_compare
+from .bootstrap import single_threaded_blas
+from .compare import MethodComparison, StageProgress, compare_of, too_few_to_compare
 from .criteria import positive_int
-from .stability import StabilityCurve, stability_vs_judges
+from .stability import StabilityCurve, curve_of
 from .topk import TopKCurves, top_k_curves
-from .uncertainty import RankUncertainty, rank_uncertainty
+from .uncertainty import RankUncertainty, intervals_of
 
 __all__ = ["analyze", "AnalysisResult"]
 
@@ -129,38 +130,40 @@ def analyze(
     progress: StageProgress = None,
     jobs: int = 1,
     backend: str | None = None,
+    _fast: bool = True,
 ) -> AnalysisResult:
     """Compare ``methods`` on ``matrix`` the way the thesis advises an organizer to.
 
     ``n_trials`` resamples for the winner rank, the Condorcet rate, the generalization, the
     rank intervals and the top-k curves; ``q`` x ``r`` for the two stabilities and ``q`` x
     ``curve_r`` per size for the stability against the number of judges. Every part uses
-    ``seed``; ``jobs``/``backend`` spread the trials over joblib workers.
+    ``seed``; ``jobs``/``backend`` spread the trials over joblib workers. The parts share
+    one validated input and the scores of the resamples they draw alike (the judge
+    stability's are the rank intervals' at the defaults).
     """
     n_trials = positive_int(n_trials, "n_trials", 2)
     curve_r = positive_int(curve_r, "curve_r")
+    if not isinstance(level, (int, float)) or not 0 < level < 1:
+        raise ConfigError(f"`level` must be a number strictly between 0 and 1; got {level!r}.")
     common = None if final is None else shared_candidates(matrix, final)
 
     def stage(name: str) -> E.Progress:
         return None if progress is None else (lambda done, total: progress(name, done, total))
 
-    kw = dict(seed=seed, missing=missing, jobs=jobs, backend=backend)
-    skip = too_few_to_compare(prepare(matrix, missing).matrix.n_candidates)
+    kw = dict(seed=seed, fast=_fast, jobs=jobs, backend=backend)
+    s = E.setup(matrix, methods, params, missing, seed)
+    names, per_method = s.methods, s.params
+    skip = too_few_to_compare(s.n)
     comparison: MethodComparison | None = None
-    if skip:  # the other parts still run: check the methods, parameters and data as it would
-        checked = E.setup(matrix, methods, params, missing, seed)
-        names, per_method = checked.methods, checked.params
-    else:
-        comparison = compare_methods(matrix, methods, n_trials=n_trials, q=q, r=r, params=params,
-                                     axes=axes, concordance=concordance, progress=progress, **kw)
-        names, per_method = comparison.methods, comparison.params
-    curve = stability_vs_judges(matrix, names, sizes, q=q, r=curve_r, params=per_method,
-                                progress=stage("stability vs judges"), **kw)
-    intervals = {
-        name: rank_uncertainty(matrix, name, n_trials=n_trials, level=level,
-                               progress=stage(f"rank intervals {name}"), **kw, **per_method[name])
-        for name in names
-    }
+    if not skip:  # else the other parts still run
+        comparison = compare_of(s, n_trials=n_trials, q=q, r=r, axes=axes,
+                                concordance=concordance, progress=progress, **kw)
+    with single_threaded_blas():
+        curve = curve_of(s, sizes, q=q, r=curve_r, concordance="kendall_w",
+                         progress=stage("stability vs judges"), **kw)
+        intervals = {name: intervals_of(s, name, n_trials=n_trials, level=level,
+                                        progress=stage(f"rank intervals {name}"), **kw)
+                     for name in names}
     topk = None
     if final is not None:
         dev = matrix.subset(candidates=common)

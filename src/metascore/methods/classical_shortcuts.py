@@ -25,16 +25,27 @@ from ..resampling import (
     PairStats,
     ResampleBase,
     Shortcuts,
+    exact_products,
     integer_valued,
-    pair_tensor_fits,
+    kept,
 )
 
-__all__ = ["MEAN", "MEDIAN", "AVERAGE_RANK", "SUCCESS_RATE", "COPELAND", "RELATIVE_DIFFERENCE"]
+__all__ = ["MEAN", "MEDIAN", "AVERAGE_RANK", "SUCCESS_RATE", "COPELAND", "RELATIVE_DIFFERENCE",
+           "weighted_medians", "count_medians"]
+
+#: Largest n * n * m for which relative_difference on values resamples candidates by a
+#: pass over the pairs of every trial (its cost).
+RD_PAIRS_LIMIT = 60_000_000
+
+#: Half-width of the window of :func:`count_medians`, in standard deviations of the count
+#: of draws below the median position.
+WINDOW_Z = 8.0
 
 
 def _equal_weights(base: ResampleBase, params: dict[str, Any]) -> str | None:
     weights = np.asarray(base.matrix.weights, dtype=float)
     return None if np.all(weights == weights[0]) else "median's fast path needs equal judge weights"
+
 
 
 def _integer_weights(base: ResampleBase, params: dict[str, Any]) -> str | None:
@@ -73,10 +84,67 @@ def weighted_medians(values: np.ndarray, cw: np.ndarray) -> np.ndarray:
     return out
 
 
+def count_medians(values: np.ndarray, counts: np.ndarray,
+                  cache: dict | None = None) -> np.ndarray:
+    """:func:`weighted_medians` for integer multiplicities ``counts`` (T x m), in time
+    that does not grow with m per trial beyond one matrix product.
+
+    A row's median sits where the cumulative count of its sorted values crosses half the
+    total K; that count at the middle position varies by about sqrt(K) / 2 draws between
+    trials. So each row is read only in a window of sorted positions around the middle
+    (``WINDOW_Z`` standard deviations wide): the draws before the window come from one
+    product with the indicator of the positions before it, and a cumulative sum runs over
+    the window alone. A row whose median falls outside its window (about never) is
+    computed in full; a total below m / 4 reads only the drawn columns. ``cache`` keeps
+    the sorted rows and the indicators between calls.
+    """
+    cache = {} if cache is None else cache
+    n, m = values.shape
+    if ("order",) not in cache:
+        order = np.argsort(values, axis=1, kind="stable")
+        cache[("order",)] = (order, np.take_along_axis(values, order, axis=1))
+    order, xs = cache[("order",)]
+    totals = counts.sum(axis=1)
+    out = np.empty((counts.shape[0], n))
+    for total in np.unique(totals):
+        trials = np.flatnonzero(totals == total)
+        half = float(total) / 2.0
+        width = int(np.ceil(WINDOW_Z * m / (2.0 * np.sqrt(max(float(total), 1.0))))) + 1
+        lo, hi = max(0, m // 2 - width), min(m, m // 2 + width)
+        if 4 * total < m:  # few draws: the drawn columns only
+            for t in trials:
+                drawn = np.flatnonzero(counts[t])
+                out[t] = weighted_medians(values[:, drawn], counts[t:t + 1, drawn].astype(float))[0]
+            continue
+        if 4 * (hi - lo) >= m:  # the window would be most of the row
+            out[trials] = weighted_medians(values, counts[trials].astype(float))
+            continue
+        if ("below", lo) not in cache:
+            below = np.zeros((n, m), dtype=np.float32)
+            below[np.arange(n)[:, None], order[:, :lo]] = 1.0
+            cache[("below", lo)] = below
+        before = exact_products(counts[trials], cache[("below", lo)], 1.0)  # T x n
+        window = counts[trials][:, order[:, lo:hi]]  # T x n x width
+        cum = before[:, :, None] + np.cumsum(window, axis=2)
+        first = np.argmax(cum >= half, axis=2)
+        above = np.argmax(cum > half, axis=2)
+        rows = np.arange(n)[None, :]
+        out[trials] = (xs[rows, lo + first] + xs[rows, lo + above]) / 2.0
+        outside = (before >= half) | (cum[:, :, -1] <= half)
+        for i, a in zip(*np.nonzero(outside)):
+            t = trials[i]
+            out[t, a] = weighted_medians(values[a:a + 1], counts[t:t + 1].astype(float))[0, 0]
+    return out
+
+
 # ---------------------------------------------------------------------- mean, median
+def _filled_values(base: ResampleBase) -> np.ndarray:
+    return kept(base, ("values",),
+                lambda: prepare(base.matrix, base.missing).filled(values_based=True))
+
+
 def _mean_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws) -> np.ndarray:
-    values = prepare(base.matrix, base.missing).filled(values_based=True)
-    return (draws.cw @ values.T) / draws.total
+    return (draws.cw @ _filled_values(base).T) / draws.total
 
 
 def _mean_candidates(base: ResampleBase, params: dict[str, Any], draws: CandidateDraws
@@ -84,15 +152,20 @@ def _mean_candidates(base: ResampleBase, params: dict[str, Any], draws: Candidat
     return (draws.cw @ base.matrix.oriented().T) / draws.cw.sum(axis=1)[:, None]
 
 
+def _counts(base: ResampleBase, cw: np.ndarray) -> np.ndarray:
+    """The judges' multiplicities from their weights (all judges weigh the same)."""
+    return np.rint(cw / float(base.matrix.weights[0]))
+
+
 def _median_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws) -> np.ndarray:
-    values = prepare(base.matrix, base.missing).filled(values_based=True)
-    return weighted_medians(values, draws.cw / float(base.matrix.weights[0]))
+    cache = kept(base, ("median", "values"), dict)
+    return count_medians(_filled_values(base), _counts(base, draws.cw), cache)
 
 
 def _median_candidates(base: ResampleBase, params: dict[str, Any], draws: CandidateDraws
                        ) -> np.ndarray:
-    weight = np.asarray(base.matrix.weights, dtype=float)[0]
-    return weighted_medians(base.matrix.oriented(), draws.cw / weight)
+    cache = kept(base, ("median", "oriented"), dict)
+    return count_medians(base.matrix.oriented(), _counts(base, draws.cw), cache)
 
 
 MEAN = Shortcuts(judges=_mean_judges, candidates=_mean_candidates)
@@ -101,9 +174,15 @@ MEDIAN = Shortcuts(judges=_median_judges, judges_reason=_equal_weights,
 
 
 # ---------------------------------------------------------------------- rank-based
+def _doubled(base: ResampleBase, key: str, make: Any) -> np.ndarray:
+    """Twice a per-judge statistic made of multiples of 1/2 (small integers, float32)."""
+    return kept(base, ("doubled", key), lambda: (2.0 * make()).astype(np.float32))
+
+
 def _average_rank_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws
                          ) -> np.ndarray:
-    return -(draws.cw @ base.filled_ranks.T) / draws.total
+    ranks = _doubled(base, "ranks", lambda: base.filled_ranks)
+    return -exact_products(draws.cw, ranks, 2.0 * base.n) / (2.0 * draws.total)
 
 
 def _average_rank_pairs(stats: PairStats, params: dict[str, Any]) -> np.ndarray:
@@ -114,10 +193,10 @@ def _success_rate_judges(base: ResampleBase, params: dict[str, Any], draws: Judg
                          ) -> np.ndarray:
     ranks, n = base.filled_ranks, base.n
     if params.get("ties", "zero") == "half":
-        beaten = n - ranks  # worse + 1/2 (tied others)
+        beaten = _doubled(base, "beaten_half", lambda: n - ranks)  # worse + 1/2 (tied others)
     else:
-        beaten = n - _st.rankdata(ranks, method="max", axis=0)
-    return (draws.cw @ beaten.T) / (draws.total * (n - 1))
+        beaten = _doubled(base, "beaten", lambda: n - _st.rankdata(ranks, method="max", axis=0))
+    return exact_products(draws.cw, beaten, 2.0 * n) / (2.0 * draws.total * (n - 1))
 
 
 def _success_rate_pairs(stats: PairStats, params: dict[str, Any]) -> np.ndarray:
@@ -215,17 +294,32 @@ def _rd_judges_reason(base: ResampleBase, params: dict[str, Any]) -> str | None:
 
 
 def _rd_candidates_reason(base: ResampleBase, params: dict[str, Any]) -> str | None:
-    if params.get("on", "values") == "values" and not pair_tensor_fits(base.n, base.m):
-        return "too many candidates x judges for the pairwise tensor"
+    if params.get("on", "values") == "values" and base.n * base.n * base.m > RD_PAIRS_LIMIT:
+        return "too many candidates x judges for a pass over the pairs of every resample"
     return None
 
 
 def _rd_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws) -> np.ndarray:
-    b, sgn = _rd_base(base, params)
-    ones = np.ones(base.n)
-    per_judge = np.stack([_rd_terms(b[:, k:k + 1], ones, sgn[k:k + 1])
-                          for k in range(base.m)], axis=1)  # sum over opponents, n x m
+    def terms() -> np.ndarray:  # each judge's sum over opponents, n x m
+        b, sgn = _rd_base(base, params)
+        ones = np.ones(base.n)
+        out = np.empty((base.n, base.m))
+        step = max(1, BLOCK // max(1, base.n * base.n))
+        for k in range(0, base.m, step):
+            out[:, k:k + step] = _rd_judge_terms(b[:, k:k + step], sgn[k:k + step], ones)
+        return out
+
+    per_judge = kept(base, ("relative_difference", params.get("on", "values")), terms)
     return (draws.cw @ per_judge.T) / (draws.total * (base.n - 1))
+
+
+def _rd_judge_terms(b: np.ndarray, sgn: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """``sum_v c_v sgn_k (b_uk - b_vk) / (b_uk + b_vk)`` for every row u and judge k
+    (n x m; a 0/0 term is 0)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        term = (b[:, None, :] - b[None, :, :]) / (b[:, None, :] + b[None, :, :])
+    term[np.isnan(term)] = 0.0
+    return np.einsum("v,uvk->uk", c, term) * sgn[None, :]
 
 
 def _rd_candidates(base: ResampleBase, params: dict[str, Any], draws: CandidateDraws
@@ -237,7 +331,7 @@ def _rd_candidates(base: ResampleBase, params: dict[str, Any], draws: CandidateD
     :func:`_rd_rank_terms`."""
     b, sgn = _rd_base(base, params)
     on_ranks = params.get("on", "values") == "ranks"
-    cands, c, cw = draws.cands, draws.c, draws.cw
+    cands, c = draws.cands, draws.c
     n, m = b.shape
     if on_ranks:  # dense tie groups per judge, 0 = best, flattened per judge
         groups = _st.rankdata(base.filled_ranks, method="dense", axis=0).astype(np.intp) - 1
@@ -248,7 +342,8 @@ def _rd_candidates(base: ResampleBase, params: dict[str, Any], draws: CandidateD
     for t in range(c.shape[0]):
         drawn = np.flatnonzero(c[t])
         mult = c[t, drawn]
-        total = cw[t].sum()
+        weights = draws.weights(t)
+        total = weights.sum()
         if on_ranks:
             weight = np.bincount(flat[drawn].ravel(), np.repeat(mult, m), minlength=n * m)
             weight = weight.reshape(m, n).T  # multiplicity of each group, per judge
@@ -256,9 +351,9 @@ def _rd_candidates(base: ResampleBase, params: dict[str, Any], draws: CandidateD
             g = groups[drawn]
             cols = np.arange(m)[None, :]
             ranks = 1.0 + above[g, cols] + (weight[g, cols] - 1.0) / 2.0
-            terms = _rd_rank_terms(ranks, mult, cw[t] * sgn, kernel)
+            terms = _rd_rank_terms(ranks, mult, weights * sgn, kernel)
         else:
-            terms = _rd_terms(b[drawn], mult, cw[t] * sgn)
+            terms = _rd_terms(b[drawn], mult, weights * sgn)
         out[t, drawn] = terms / (total * (cands.shape[1] - 1))
     return out
 
