@@ -162,6 +162,10 @@ class Shortcuts:
     counts_reason : callable or None
         ``counts_reason(params) -> str | None``: why the pairwise counts alone do not give
         the scores with these parameters (for a pairwise method that also reads values).
+    margins : bool
+        The ``judges`` shortcut reads the trials' head-to-head margins
+        (:attr:`JudgeDraws.margins`): the analyses compute them first, so that other
+        shortcuts may read them too instead of a product of their own.
     """
 
     judges: Callable[..., np.ndarray] | None = None
@@ -174,6 +178,7 @@ class Shortcuts:
     scores: Callable[..., Any] | None = None
     warm_start: Callable[..., np.ndarray] | None = None
     counts_reason: Callable[[dict[str, Any]], str | None] | None = None
+    margins: bool = False
 
     def __post_init__(self) -> None:
         if self.candidates is not None and self.candidate_pairs is not None:
@@ -197,20 +202,22 @@ def kept(base: ResampleBase, key: Any, make: Callable[[], Any]) -> Any:
     return base.cache[key]
 
 
-def exact_products(cw: np.ndarray, features: np.ndarray, peak: float | None = None
-                   ) -> np.ndarray:
+def exact_products(cw: np.ndarray, features: np.ndarray, peak: float | None = None,
+                   integral: bool | None = None) -> np.ndarray:
     """``cw @ features.T`` (T x P, float64) for judge weights ``cw`` (T x m) and per-judge
     ``features`` (P x m), by slabs of judges.
 
     When every weight is an integer, every feature an integer of magnitude at most
     ``peak`` (default: the largest) and a slab's sums stay below 2**24, the slab is
     multiplied in float32: about twice as fast as float64, and exact (every partial sum
-    is an integer float32 represents). Otherwise in float64.
+    is an integer float32 represents). Otherwise in float64. ``integral``: whether every
+    weight is an integer, when the caller knows (else checked).
     """
     trials, m = cw.shape
     if not trials or not m or not features.shape[0]:
         return np.zeros((trials, features.shape[0]))
-    if not (integer_valued(cw) and (peak is not None or integer_valued(features))):
+    integral = integer_valued(cw) if integral is None else integral
+    if not (integral and (peak is not None or integer_valued(features))):
         return np.asarray(cw, dtype=np.float64) @ np.asarray(features, dtype=np.float64).T
     peak = float(np.abs(features).max()) if peak is None else peak
     weights = np.abs(cw)
@@ -259,19 +266,20 @@ class PairSums:
             np.sign(r[a + 1:] - r[a], out=signs[lo:lo + self.n - 1 - a], casting="unsafe")
         return signs
 
-    def margins(self, cw: np.ndarray) -> np.ndarray:
-        """``sum_j cw[t, j] sign(rank_bj - rank_aj)`` for every trial and pair (T x P)."""
+    def margins(self, cw: np.ndarray, integral: bool | None = None) -> np.ndarray:
+        """``sum_j cw[t, j] sign(rank_bj - rank_aj)`` for every trial and pair (T x P)
+        (``integral``: whether the weights are integers, when known)."""
         if self._signs is not None:
-            return exact_products(cw, self._signs, 1.0)
+            return exact_products(cw, self._signs, 1.0, integral)
         step = max(1, self.KEEP // max(1, self.a.size))
         return sum(exact_products(cw[:, j0:j0 + step], self._slab(j0, min(self.m, j0 + step)),
-                                  1.0) for j0 in range(0, self.m, step))
+                                  1.0, integral) for j0 in range(0, self.m, step))
 
-    def ties(self, cw: np.ndarray) -> np.ndarray:
+    def ties(self, cw: np.ndarray, integral: bool | None = None) -> np.ndarray:
         """``sum_j cw[t, j] [rank_aj = rank_bj]`` for every trial and pair (T x P)."""
         if self._ties is None:
             return np.zeros((cw.shape[0], self.a.size))
-        return exact_products(np.ascontiguousarray(cw[:, self.tied]), self._ties, 1.0)
+        return exact_products(np.ascontiguousarray(cw[:, self.tied]), self._ties, 1.0, integral)
 
     def square(self, upper: np.ndarray, sign: float) -> np.ndarray:
         """T x n x n from T x P values of the pairs a < b; (b, a) gets ``sign`` times."""
@@ -280,11 +288,11 @@ class PairSums:
         out[:, self.b, self.a] = sign * upper
         return out
 
-    def wins(self, cw: np.ndarray) -> np.ndarray:
+    def wins(self, cw: np.ndarray, integral: bool | None = None) -> np.ndarray:
         """``N_t(a, b) = sum_j cw[t, j] [rank_aj < rank_bj]`` (T x n x n): half of the
         total weight less the ties, plus or minus half the margin."""
-        margins, ties = self.margins(cw), self.ties(cw)
-        half = (cw.sum(axis=1)[:, None] - ties) / 2.0
+        margins, ties = self.margins(cw, integral), self.ties(cw, integral)
+        half = (cw.sum(axis=1, dtype=np.float64)[:, None] - ties) / 2.0
         out = self.square(half + margins / 2.0, 0.0)
         out[:, self.b, self.a] = half - margins / 2.0
         return out
@@ -294,22 +302,33 @@ class PairSums:
 class JudgeDraws:
     """Judge resamples: ``cw[t, j]``, the weight of judge j in trial t (its weight times
     how many times it was drawn), T x m. ``ranks`` are the full data's per-judge ranks;
-    ``pairs`` their :class:`PairSums` when the caller keeps one (else made on demand)."""
+    ``pairs`` their :class:`PairSums` when the caller keeps one (else made on demand);
+    ``integral``: whether every weight is an integer, when the caller knows."""
 
     ranks: np.ndarray
     cw: np.ndarray
     pairs: PairSums | None = None
+    integral: bool | None = None
 
     @cached_property
     def total(self) -> np.ndarray:
         """Total judge weight of each trial, T x 1."""
-        return self.cw.sum(axis=1)[:, None]
+        return self.cw.sum(axis=1, dtype=np.float64)[:, None]
+
+    @cached_property
+    def cw64(self) -> np.ndarray:
+        """``cw`` in float64 (for products with real-valued features)."""
+        return np.asarray(self.cw, dtype=np.float64)
+
+    def margins_known(self) -> bool:
+        """Whether :attr:`margins` is already computed (another shortcut asked for it)."""
+        return "margins" in self.__dict__
 
     @cached_property
     def margins(self) -> np.ndarray:
         """Head-to-head margins of every trial, T x n x n (``N(a, b) - N(b, a)``)."""
         pairs = self.pairs if self.pairs is not None else PairSums(self.ranks)
-        return pairs.square(pairs.margins(self.cw), -1.0)
+        return pairs.square(pairs.margins(self.cw, self.integral), -1.0)
 
     @cached_property
     def tallies(self) -> tuple[np.ndarray, np.ndarray]:
@@ -324,7 +343,7 @@ def pair_stats(draws: CandidateDraws, wins: np.ndarray) -> PairStats:
     (T x n x n, or 1 x n x n for all when the judges were not resampled)."""
     c, cw = draws.c, draws.cw
     k = c.sum(axis=1, keepdims=True)
-    w = cw.sum(axis=1)[:, None]
+    w = cw.sum(axis=1, dtype=np.float64)[:, None]
     if draws.judges_resampled:
         beaten_by = np.einsum("tb,tba->ta", c, wins)
         beats = np.einsum("tab,tb->ta", wins, c)

@@ -17,7 +17,7 @@ from ..errors import ConfigError, InputError, did_you_mean
 from ..matrix import ScoreMatrix
 from ..pairwise import PairwiseCounts
 from ..ranking import SCORE_RTOL, Ranking
-from ..resampling import PairSums
+from ..resampling import PairSums, integer_valued
 from ..registry import DEFAULT_SEED, check_params, generator, get_ranking_method, prepare, rank, ranking_method_names
 from ..stats import fractional_ranks, kendall_w
 
@@ -63,6 +63,11 @@ class Setup:
     def pairs(self) -> PairSums:
         """Every judge's pairs (``filled_ranks`` without NaN), for per-trial pair sums."""
         return PairSums(self.filled_ranks)
+
+    @cached_property
+    def integral_weights(self) -> bool:
+        """Whether every judge weight is an integer."""
+        return integer_valued(np.asarray(self.matrix.weights, dtype=float))
 
     @cached_property
     def present(self) -> np.ndarray:

@@ -94,14 +94,21 @@ def check_jobs(jobs: Any) -> int:
     return int(jobs)
 
 
+_CONTROLLER: list[Any] = []  # threadpoolctl's controller, made once (it scans the libraries)
+
+
 def single_threaded_blas() -> contextlib.AbstractContextManager:
     """Limit BLAS to one thread (threadpoolctl), or do nothing when threadpoolctl is absent
     (a vendored copy of metascore in a stock image)."""
     try:
-        from threadpoolctl import threadpool_limits
+        from threadpoolctl import ThreadpoolController
     except ImportError:  # pragma: no cover - the package depends on it
         return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
+    if not _CONTROLLER:
+        import scipy.linalg  # noqa: F401  (scipy's BLAS loaded before the controller looks)
+
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0].limit(limits=1, user_api="blas")
 
 
 def routes(s: Setup, axis: str, fast: bool = True) -> dict[str, str]:

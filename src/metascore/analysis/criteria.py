@@ -259,10 +259,11 @@ def winner_rank(
         ranking = rank(matrix, ranking, missing=missing, seed=seed, **params)
     if not isinstance(ranking, Ranking):
         raise InputError(f"`ranking` must be a Ranking or a method name; got {type(ranking).__name__}.")
-    sub = matrix.subset(
-        candidates=list(ranking.candidates),
-        judges=[j for j in ranking.judges if j in matrix.judges] or None,
-    )
+    judges = None
+    if not ranking.judges == matrix.judges:  # a ranking of some of the judges
+        known = set(matrix.judges)
+        judges = [j for j in ranking.judges if j in known] or None
+    sub = matrix.subset(candidates=list(ranking.candidates), judges=judges)
     n = sub.n_candidates
     if n < 2:
         raise InputError(f"the winner rank needs at least 2 candidates; got {n}.")

@@ -147,9 +147,11 @@ def usable(present: np.ndarray, draws: Draws) -> np.ndarray:
     counts it (:func:`skip_note`). The rule reads only the draws, so it is the same for
     every method and whatever the blocks or ``jobs``.
     """
+    if draws.counts is None and (draws.candidates is None or present.all()):
+        return np.full(draws.trials, bool(present.any(axis=0).any()))
     if present.all():
-        scoring = np.ones((draws.trials, present.shape[1]), dtype=bool)
-    elif draws.candidates is None:
+        return draws.counts.any(axis=1)
+    if draws.candidates is None:
         scoring = np.repeat(present.any(axis=0)[None, :], draws.trials, axis=0)
     else:
         drawn = draws.multiplicities(present.shape[0])

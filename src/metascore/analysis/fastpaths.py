@@ -101,12 +101,20 @@ class Block:
         return np.asarray(self.s.matrix.weights, dtype=float)
 
     @cached_property
+    def integral(self) -> bool:
+        """Whether every judge weight (so every trial's weight) is an integer."""
+        return self.s.integral_weights
+
+    @cached_property
     def cw(self) -> np.ndarray | None:
-        """The judges' weights in each trial (T x m), None when not resampled."""
+        """The judges' weights in each trial (T x m), None when not resampled; float32
+        when they are integers (exact: what the products read, half the memory)."""
         counts = self.draws.counts
         if counts is None:
             return None
         counts = np.where(self.usable[:, None], counts, 1) if not self.usable.all() else counts
+        if self.integral and counts.max(initial=0) * self.weights.max() < 2**24:
+            return counts.astype(np.float32) * self.weights.astype(np.float32)[None, :]
         return counts * self.weights[None, :]
 
     @cached_property
@@ -117,7 +125,7 @@ class Block:
     @cached_property
     def judge_draws(self) -> JudgeDraws:
         cw = self.cw if self.cw is not None else self.weights[None, :]
-        return JudgeDraws(self.s.filled_ranks, cw, self.s.pairs)
+        return JudgeDraws(self.s.filled_ranks, cw, self.s.pairs, self.integral)
 
     @cached_property
     def margins(self) -> np.ndarray:
@@ -132,14 +140,16 @@ class Block:
         """``N(a, b)`` of every trial's judges, T x n x n (1 x n x n: the full data's)."""
         if self.cw is None:
             return np.asarray(self.s.full_counts.wins, dtype=float)[None]
-        return self.s.pairs.wins(self.cw)
+        return self.s.pairs.wins(self.cw, self.integral)
 
 
 def judge_fast_scores(block: Block, names: list[str]) -> dict[str, np.ndarray]:
     """Scores (T x n) of each of ``names`` on the block's judge resamples (the margins,
     computed when a method first needs them, are shared)."""
-    s = block.s
-    return {name: shortcuts(name).judges(s, s.params[name], block.judge_draws) for name in names}
+    s, draws = block.s, block.judge_draws
+    if any(shortcuts(name).margins for name in names):
+        draws.margins  # noqa: B018  (computed first: the others may read it)
+    return {name: shortcuts(name).judges(s, s.params[name], draws) for name in names}
 
 
 def candidate_fast_scores(block: Block, names: list[str]) -> dict[str, np.ndarray]:

@@ -66,12 +66,12 @@ def winner_stats(block: Block, scores: dict[str, np.ndarray], fast: bool) -> dic
     s, c = block.s, _ones(block)
     k = s.n
     margins = block.margins  # T x n x n, or 1 x n x n for every trial
-    total = (block.cw.sum(axis=1) if block.cw is not None
+    total = (block.cw.sum(axis=1, dtype=np.float64) if block.cw is not None
              else np.full(block.trials, block.weights.sum()))[:, None]
     if block.c is None and block.cw is not None:  # every candidate once: ranks' weighted sum
         doubled = kept(s, ("analysis", "doubled ranks"),
                        lambda: (2.0 * s.filled_ranks).astype(np.float32))
-        avg = exact_products(block.cw, doubled, 2.0 * k) / (2.0 * total)
+        avg = exact_products(block.cw, doubled, 2.0 * k, block.integral) / (2.0 * total)
     else:
         pull = (c @ margins[0].T if margins.shape[0] == 1
                 else np.einsum("tab,tb->ta", margins, c))
@@ -127,7 +127,7 @@ def generalization_stats(block: Block, scores: dict[str, np.ndarray], fast: bool
     tied = s.pairs.tied
     plain = ow.copy()
     plain[:, tied] = 0.0
-    margins = s.pairs.square(s.pairs.margins(plain), -1.0)  # T x n x n
+    margins = s.pairs.square(s.pairs.margins(plain, block.integral), -1.0)  # T x n x n
     spread = np.sqrt(((k**3 - k) - (c**3 - c).sum(axis=1)) / 12.0)  # the untied judges'
     plain_weight = np.where(spread > 1e-12, plain.sum(axis=1), 0.0)
     groups, members = _tie_patterns(s)

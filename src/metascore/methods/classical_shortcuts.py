@@ -39,7 +39,7 @@ RD_PAIRS_LIMIT = 60_000_000
 
 #: Half-width of the window of :func:`count_medians`, in standard deviations of the count
 #: of draws below the median position.
-WINDOW_Z = 8.0
+WINDOW_Z = 6.0
 
 
 def _equal_weights(base: ResampleBase, params: dict[str, Any]) -> str | None:
@@ -95,8 +95,9 @@ def count_medians(values: np.ndarray, counts: np.ndarray,
     (``WINDOW_Z`` standard deviations wide): the draws before the window come from one
     product with the indicator of the positions before it, and a cumulative sum runs over
     the window alone. A row whose median falls outside its window (about never) is
-    computed in full; a total below m / 4 reads only the drawn columns. ``cache`` keeps
-    the sorted rows and the indicators between calls.
+    computed in full. A window would cover most of the row only for a few draws (the
+    drawn columns are then read alone) or a short row. ``cache`` keeps the sorted rows
+    and the indicators between calls.
     """
     cache = {} if cache is None else cache
     n, m = values.shape
@@ -108,23 +109,25 @@ def count_medians(values: np.ndarray, counts: np.ndarray,
     out = np.empty((counts.shape[0], n))
     for total in np.unique(totals):
         trials = np.flatnonzero(totals == total)
+        block = counts if trials.size == len(counts) else counts[trials]
         half = float(total) / 2.0
         width = int(np.ceil(WINDOW_Z * m / (2.0 * np.sqrt(max(float(total), 1.0))))) + 1
         lo, hi = max(0, m // 2 - width), min(m, m // 2 + width)
-        if 4 * total < m:  # few draws: the drawn columns only
-            for t in trials:
-                drawn = np.flatnonzero(counts[t])
-                out[t] = weighted_medians(values[:, drawn], counts[t:t + 1, drawn].astype(float))[0]
-            continue
         if 4 * (hi - lo) >= m:  # the window would be most of the row
-            out[trials] = weighted_medians(values, counts[trials].astype(float))
+            if 4 * total < m:  # few draws (at most 1,024): the drawn columns only
+                for t in trials:
+                    drawn = np.flatnonzero(counts[t])
+                    out[t] = weighted_medians(values[:, drawn],
+                                              counts[t:t + 1, drawn].astype(float))[0]
+            else:
+                out[trials] = weighted_medians(values, block.astype(float))
             continue
         if ("below", lo) not in cache:
             below = np.zeros((n, m), dtype=np.float32)
             below[np.arange(n)[:, None], order[:, :lo]] = 1.0
             cache[("below", lo)] = below
-        before = exact_products(counts[trials], cache[("below", lo)], 1.0)  # T x n
-        window = counts[trials][:, order[:, lo:hi]]  # T x n x width
+        before = exact_products(block, cache[("below", lo)], 1.0, True)  # T x n
+        window = block[:, order[:, lo:hi]]  # T x n x width
         cum = before[:, :, None] + np.cumsum(window, axis=2)
         first = np.argmax(cum >= half, axis=2)
         above = np.argmax(cum > half, axis=2)
@@ -144,17 +147,18 @@ def _filled_values(base: ResampleBase) -> np.ndarray:
 
 
 def _mean_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws) -> np.ndarray:
-    return (draws.cw @ _filled_values(base).T) / draws.total
+    return (draws.cw64 @ _filled_values(base).T) / draws.total
 
 
 def _mean_candidates(base: ResampleBase, params: dict[str, Any], draws: CandidateDraws
                      ) -> np.ndarray:
-    return (draws.cw @ base.matrix.oriented().T) / draws.cw.sum(axis=1)[:, None]
+    return (draws.cw @ base.matrix.oriented().T) / draws.cw.sum(axis=1, dtype=np.float64)[:, None]
 
 
 def _counts(base: ResampleBase, cw: np.ndarray) -> np.ndarray:
     """The judges' multiplicities from their weights (all judges weigh the same)."""
-    return np.rint(cw / float(base.matrix.weights[0]))
+    weight = float(base.matrix.weights[0])
+    return cw if weight == 1.0 else np.rint(cw / weight)
 
 
 def _median_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws) -> np.ndarray:
@@ -181,8 +185,10 @@ def _doubled(base: ResampleBase, key: str, make: Any) -> np.ndarray:
 
 def _average_rank_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws
                          ) -> np.ndarray:
+    if draws.margins_known():  # a judge's rank is (n + 1) / 2 - sum_b sign_ab / 2
+        return draws.margins.sum(axis=2) / (2.0 * draws.total) - (base.n + 1) / 2.0
     ranks = _doubled(base, "ranks", lambda: base.filled_ranks)
-    return -exact_products(draws.cw, ranks, 2.0 * base.n) / (2.0 * draws.total)
+    return -exact_products(draws.cw, ranks, 2.0 * base.n, draws.integral) / (2.0 * draws.total)
 
 
 def _average_rank_pairs(stats: PairStats, params: dict[str, Any]) -> np.ndarray:
@@ -192,11 +198,13 @@ def _average_rank_pairs(stats: PairStats, params: dict[str, Any]) -> np.ndarray:
 def _success_rate_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws
                          ) -> np.ndarray:
     ranks, n = base.filled_ranks, base.n
+    if draws.margins_known() and params.get("ties", "zero") == "half":  # wins + ties / 2
+        return (draws.margins.sum(axis=2) / draws.total + (n - 1)) / (2.0 * (n - 1))
     if params.get("ties", "zero") == "half":
         beaten = _doubled(base, "beaten_half", lambda: n - ranks)  # worse + 1/2 (tied others)
     else:
         beaten = _doubled(base, "beaten", lambda: n - _st.rankdata(ranks, method="max", axis=0))
-    return exact_products(draws.cw, beaten, 2.0 * n) / (2.0 * draws.total * (n - 1))
+    return exact_products(draws.cw, beaten, 2.0 * n, draws.integral) / (2.0 * draws.total * (n - 1))
 
 
 def _success_rate_pairs(stats: PairStats, params: dict[str, Any]) -> np.ndarray:
@@ -224,7 +232,7 @@ AVERAGE_RANK = Shortcuts(judges=_average_rank_judges, judges_reason=_fractional_
                          candidate_pairs=_average_rank_pairs, candidates_reason=_fractional_ties,
                          counts_reason=_dense_ties_need_values)
 SUCCESS_RATE = Shortcuts(judges=_success_rate_judges, candidate_pairs=_success_rate_pairs)
-COPELAND = Shortcuts(judges=_copeland_judges, judges_reason=_integer_weights,
+COPELAND = Shortcuts(judges=_copeland_judges, judges_reason=_integer_weights, margins=True,
                      candidate_pairs=_copeland_pairs, candidates_reason=_integer_weights)
 
 
@@ -310,7 +318,7 @@ def _rd_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws) ->
         return out
 
     per_judge = kept(base, ("relative_difference", params.get("on", "values")), terms)
-    return (draws.cw @ per_judge.T) / (draws.total * (base.n - 1))
+    return (draws.cw64 @ per_judge.T) / (draws.total * (base.n - 1))
 
 
 def _rd_judge_terms(b: np.ndarray, sgn: np.ndarray, c: np.ndarray) -> np.ndarray:
