@@ -45,6 +45,7 @@ __all__ = [
     "PairSums",
     "integer_valued",
     "exact_products",
+    "real_products",
     "kept",
     "pair_stats",
     "reduced_counts",
@@ -218,7 +219,7 @@ def exact_products(cw: np.ndarray, features: np.ndarray, peak: float | None = No
         return np.zeros((trials, features.shape[0]))
     integral = integer_valued(cw) if integral is None else integral
     if not (integral and (peak is not None or integer_valued(features))):
-        return np.asarray(cw, dtype=np.float64) @ np.asarray(features, dtype=np.float64).T
+        return real_products(cw, features)
     peak = float(np.abs(features).max()) if peak is None else peak
     weights = np.abs(cw)
     if float(weights.sum(axis=1).max()) * peak < 2**24:
@@ -229,6 +230,17 @@ def exact_products(cw: np.ndarray, features: np.ndarray, peak: float | None = No
     for j0 in range(0, m, slab):
         w = np.asarray(cw[:, j0:j0 + slab], dtype=np.float32)
         out += w @ np.asarray(features[:, j0:j0 + slab], dtype=np.float32).T
+    return out
+
+
+def real_products(cw: np.ndarray, features: np.ndarray) -> np.ndarray:
+    """``cw @ features.T`` in float64, by slabs of judges (bounded temporaries)."""
+    trials, m = cw.shape
+    out = np.zeros((trials, features.shape[0]))
+    slab = max(1, BLOCK // max(1, trials + features.shape[0]))
+    for j0 in range(0, m, slab):
+        out += (np.asarray(cw[:, j0:j0 + slab], dtype=np.float64)
+                @ np.asarray(features[:, j0:j0 + slab], dtype=np.float64).T)
     return out
 
 
@@ -314,11 +326,6 @@ class JudgeDraws:
     def total(self) -> np.ndarray:
         """Total judge weight of each trial, T x 1."""
         return self.cw.sum(axis=1, dtype=np.float64)[:, None]
-
-    @cached_property
-    def cw64(self) -> np.ndarray:
-        """``cw`` in float64 (for products with real-valued features)."""
-        return np.asarray(self.cw, dtype=np.float64)
 
     def margins_known(self) -> bool:
         """Whether :attr:`margins` is already computed (another shortcut asked for it)."""

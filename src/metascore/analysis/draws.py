@@ -101,7 +101,7 @@ class DrawPlan:
     def chunk(self, lo: int, hi: int) -> Draws:
         """The resamples of trials ``lo:hi``."""
         count = hi - lo
-        counts = np.zeros((count, self.m), dtype=np.int64) if self.axis != "candidates" else None
+        counts = np.zeros((count, self.m), dtype=np.int32) if self.axis != "candidates" else None
         cands = np.zeros((count, self.n), dtype=np.intp) if self.axis != "judges" else None
         seeds = np.zeros(count, dtype=np.int64)
         for i, t in enumerate(range(lo, hi)):

@@ -123,15 +123,17 @@ def generalization_stats(block: Block, scores: dict[str, np.ndarray], fast: bool
         out.update(_generalization_plain(block, scores, oob))
         return out
     c, k = _ones(block), s.n
-    ow = oob * block.weights[None, :]  # the out-of-bag judges' weights
+    w = block.weights.astype(np.float32) if block.integral else block.weights
+    ow = oob * w[None, :]  # the out-of-bag judges' weights
     tied = s.pairs.tied
-    plain = ow.copy()
+    plain = ow.copy() if tied.size else ow
     plain[:, tied] = 0.0
     margins = s.pairs.square(s.pairs.margins(plain, block.integral), -1.0)  # T x n x n
     spread = np.sqrt(((k**3 - k) - (c**3 - c).sum(axis=1)) / 12.0)  # the untied judges'
-    plain_weight = np.where(spread > 1e-12, plain.sum(axis=1), 0.0)
+    plain_weight = np.where(spread > 1e-12, plain.sum(axis=1, dtype=np.float64), 0.0)
     groups, members = _tie_patterns(s)
     group_weight = (sp.csr_array(ow[:, tied]) @ members).toarray() if tied.size else None
+    parts = {}
     for name in s.methods:
         codes = E.rank_codes(scores[name])
         x = np.where(c > 0, drawn_ranks(codes, c) - (k + 1) / 2.0, 0.0)
@@ -140,10 +142,15 @@ def generalization_stats(block: Block, scores: dict[str, np.ndarray], fast: bool
         num = -np.einsum("ta,tab,tb->t", u, margins, c) / 2.0
         with np.errstate(invalid="ignore", divide="ignore"):
             sums = np.where((rn > 1e-12) & (plain_weight > 0), num / (rn * spread), 0.0)
-        weights = plain_weight.copy()
-        if group_weight is not None:
-            extra, extra_weight = _patterns_rho(groups, group_weight, c, u, rn)
-            sums, weights = sums + extra, weights + extra_weight
+        parts[name] = (u, rn, sums)
+    weights = plain_weight
+    if group_weight is not None:  # the judges with ties, by tie pattern
+        extra, extra_weight = _patterns_rho(groups, group_weight, c,
+                                            np.stack([parts[m][0] for m in s.methods]),
+                                            np.stack([parts[m][1] for m in s.methods]))
+        weights = weights + extra_weight
+    for i, name in enumerate(s.methods):
+        sums = parts[name][2] + (extra[i] if group_weight is not None else 0.0)
         with np.errstate(invalid="ignore", divide="ignore"):
             out[name] = np.where((weights > 0) & block.usable & ~out["no_oob"],
                                  sums / weights, np.nan)
@@ -169,30 +176,39 @@ def _tie_patterns(s: E.Setup) -> tuple[np.ndarray, Any]:
 
 def _patterns_rho(groups: np.ndarray, weight: np.ndarray, c: np.ndarray, u: np.ndarray,
                   rn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sum of ``weight x rho`` and of the informative weight over the tie patterns, per
-    trial (``weight``: each pattern's out-of-bag weight, T x G)."""
-    k = c.shape[1]
-    sums, total = np.zeros(len(c)), np.zeros(len(c))
-    for t in range(len(c)):
+    """Per method and trial, the sum of ``weight x rho`` over the tie patterns, and per
+    trial their informative weight (``weight``: each pattern's out-of-bag weight, T x G;
+    ``u``, ``rn``: each method's centred ranks times the multiplicities and their norm,
+    methods x T x n and methods x T)."""
+    methods, trials, k = u.shape
+    sums, total = np.zeros((methods, trials)), np.zeros(trials)
+    for t in range(trials):
         live = np.flatnonzero(weight[t] > 0)
         if not live.size:
             continue
-        y = _pattern_ranks(groups[live], c[t])
-        centred = y - (k + 1) / 2.0
-        spread = np.sqrt(c[t] @ (centred**2).T)
+        centred = _pattern_ranks(groups[live], c[t]) - (k + 1) / 2.0  # G x n
+        spread = np.sqrt((centred**2) @ c[t])
         informative = spread > 1e-12
         with np.errstate(invalid="ignore", divide="ignore"):
-            rho = np.where(rn[t] > 1e-12, (centred @ u[t]) / (rn[t] * spread), 0.0)
-        sums[t] = (weight[t, live] * rho)[informative].sum()
-        total[t] = weight[t, live][informative].sum()
+            rho = (centred @ u[:, t, :].T) / (spread[:, None] * rn[None, :, t])  # G x methods
+        rho = np.where(rn[None, :, t] > 1e-12, rho, 0.0)
+        w = np.where(informative, weight[t, live], 0.0)
+        sums[:, t] = np.nan_to_num(rho).T @ w
+        total[t] = w.sum()
     return sums, total
 
 
 def _pattern_ranks(d: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """Ranks of the drawn multiset c under each pattern of dense ranks ``d`` (G x n)."""
-    better = d[:, None, :] < d[:, :, None]  # [g, a, b]: b above a
-    equal = d[:, None, :] == d[:, :, None]
-    return 1.0 + better @ c + (equal @ c - 1.0) / 2.0
+    """Ranks of the drawn multiset c under each pattern of dense ranks ``d`` (G x n, 1 =
+    best): one plus the multiplicity of the better levels plus half the others at its
+    level, from each pattern's histogram of the multiplicities over its levels."""
+    g, n = d.shape
+    level = d.astype(np.intp)
+    flat = (np.arange(g)[:, None] * (n + 1) + level).ravel()
+    hist = np.bincount(flat, weights=np.tile(c, g), minlength=g * (n + 1)).reshape(g, n + 1)
+    better = np.cumsum(hist, axis=1) - hist  # multiplicity of the levels above each
+    rows = np.arange(g)[:, None]
+    return 1.0 + better[rows, level] + (hist[rows, level] - 1.0) / 2.0
 
 
 def _generalization_plain(block: Block, scores: dict[str, np.ndarray], oob: np.ndarray

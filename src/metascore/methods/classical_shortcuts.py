@@ -28,6 +28,7 @@ from ..resampling import (
     exact_products,
     integer_valued,
     kept,
+    real_products,
 )
 
 __all__ = ["MEAN", "MEDIAN", "AVERAGE_RANK", "SUCCESS_RATE", "COPELAND", "RELATIVE_DIFFERENCE",
@@ -39,7 +40,7 @@ RD_PAIRS_LIMIT = 60_000_000
 
 #: Half-width of the window of :func:`count_medians`, in standard deviations of the count
 #: of draws below the median position.
-WINDOW_Z = 6.0
+WINDOW_Z = 4.5
 
 
 def _equal_weights(base: ResampleBase, params: dict[str, Any]) -> str | None:
@@ -102,7 +103,7 @@ def count_medians(values: np.ndarray, counts: np.ndarray,
     cache = {} if cache is None else cache
     n, m = values.shape
     if ("order",) not in cache:
-        order = np.argsort(values, axis=1, kind="stable")
+        order = np.argsort(values, axis=1, kind="stable").astype(np.int32)
         cache[("order",)] = (order, np.take_along_axis(values, order, axis=1))
     order, xs = cache[("order",)]
     totals = counts.sum(axis=1)
@@ -122,18 +123,20 @@ def count_medians(values: np.ndarray, counts: np.ndarray,
             else:
                 out[trials] = weighted_medians(values, block.astype(float))
             continue
-        if ("below", lo) not in cache:
+        if cache.get("below", (None,))[0] != lo:  # the positions before the window
             below = np.zeros((n, m), dtype=np.float32)
             below[np.arange(n)[:, None], order[:, :lo]] = 1.0
-            cache[("below", lo)] = below
-        before = exact_products(block, cache[("below", lo)], 1.0, True)  # T x n
+            cache["below"] = (lo, below)
+        before = exact_products(block, cache["below"][1], 1.0, True)  # T x n
         window = block[:, order[:, lo:hi]]  # T x n x width
-        cum = before[:, :, None] + np.cumsum(window, axis=2)
-        first = np.argmax(cum >= half, axis=2)
-        above = np.argmax(cum > half, axis=2)
+        cum = np.cumsum(window, axis=2)
+        cum += before[:, :, None]
+        first = (cum < half).sum(axis=2)  # cum is nondecreasing: the first index >= half
+        above = (cum <= half).sum(axis=2)
+        outside = (first == hi - lo) | (above == hi - lo) | (before >= half)
+        first, above = np.minimum(first, hi - lo - 1), np.minimum(above, hi - lo - 1)
         rows = np.arange(n)[None, :]
         out[trials] = (xs[rows, lo + first] + xs[rows, lo + above]) / 2.0
-        outside = (before >= half) | (cum[:, :, -1] <= half)
         for i, a in zip(*np.nonzero(outside)):
             t = trials[i]
             out[t, a] = weighted_medians(values[a:a + 1], counts[t:t + 1].astype(float))[0, 0]
@@ -147,12 +150,13 @@ def _filled_values(base: ResampleBase) -> np.ndarray:
 
 
 def _mean_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws) -> np.ndarray:
-    return (draws.cw64 @ _filled_values(base).T) / draws.total
+    return real_products(draws.cw, _filled_values(base)) / draws.total
 
 
 def _mean_candidates(base: ResampleBase, params: dict[str, Any], draws: CandidateDraws
                      ) -> np.ndarray:
-    return (draws.cw @ base.matrix.oriented().T) / draws.cw.sum(axis=1, dtype=np.float64)[:, None]
+    return (real_products(draws.cw, base.matrix.oriented())
+            / draws.cw.sum(axis=1, dtype=np.float64)[:, None])
 
 
 def _counts(base: ResampleBase, cw: np.ndarray) -> np.ndarray:
@@ -162,14 +166,15 @@ def _counts(base: ResampleBase, cw: np.ndarray) -> np.ndarray:
 
 
 def _median_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws) -> np.ndarray:
-    cache = kept(base, ("median", "values"), dict)
+    cache = kept(base, ("median",), dict)
     return count_medians(_filled_values(base), _counts(base, draws.cw), cache)
 
 
 def _median_candidates(base: ResampleBase, params: dict[str, Any], draws: CandidateDraws
                        ) -> np.ndarray:
-    cache = kept(base, ("median", "oriented"), dict)
-    return count_medians(base.matrix.oriented(), _counts(base, draws.cw), cache)
+    # no missing cell here (the analyses' rule), so the filled values are the oriented ones
+    cache = kept(base, ("median",), dict)
+    return count_medians(_filled_values(base), _counts(base, draws.cw), cache)
 
 
 MEAN = Shortcuts(judges=_mean_judges, candidates=_mean_candidates)
@@ -318,7 +323,7 @@ def _rd_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws) ->
         return out
 
     per_judge = kept(base, ("relative_difference", params.get("on", "values")), terms)
-    return (draws.cw64 @ per_judge.T) / (draws.total * (base.n - 1))
+    return real_products(draws.cw, per_judge) / (draws.total * (base.n - 1))
 
 
 def _rd_judge_terms(b: np.ndarray, sgn: np.ndarray, c: np.ndarray) -> np.ndarray:
