@@ -5,6 +5,8 @@ The resamples and the scores of resampled matrices are in :mod:`.bootstrap`.
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -53,7 +55,17 @@ class Setup:
     excluded_candidates: dict[str, str]
     excluded_judges: dict[str, str]
     filled_ranks: np.ndarray  # per-judge fractional ranks, n x m (NaN: not ranked)
+    seconds: dict[str, float] = field(default_factory=dict)  # each full ranking's time
     cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+
+    def restricted(self, methods: Sequence[str]) -> Setup:
+        """The same input with only ``methods`` compared (what was computed is kept)."""
+        keep = tuple(m for m in self.methods if m in methods)
+        return dataclasses.replace(  # the scores of a draw hold every method: left behind
+            self, methods=keep, params={m: self.params[m] for m in keep},
+            full={m: self.full[m] for m in keep},
+            seconds={m: self.seconds[m] for m in keep if m in self.seconds},
+            cache={k: v for k, v in self.cache.items() if k[:1] != ("scores",)})
 
     @property
     def n(self) -> int:
@@ -156,9 +168,11 @@ def setup(
     # The full-data rankings use a fixed integer seed, never the caller's Generator: the
     # bootstrap draws must not depend on which (stochastic) methods are compared.
     full_seed = seed if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) else DEFAULT_SEED
-    full = {
-        name: rank(kept, name, missing=missing, seed=full_seed, **per_method[name]) for name in names
-    }
+    full, seconds = {}, {}
+    for name in names:
+        start = time.perf_counter()
+        full[name] = rank(kept, name, missing=missing, seed=full_seed, **per_method[name])
+        seconds[name] = time.perf_counter() - start
     return Setup(
         matrix=kept,
         methods=names,
@@ -168,6 +182,7 @@ def setup(
         excluded_candidates=dict(prepared.excluded_candidates),
         excluded_judges=dict(prepared.excluded_judges),
         filled_ranks=judge_ranks(prepared.oriented, missing),
+        seconds=seconds,
     )
 
 

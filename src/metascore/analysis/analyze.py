@@ -8,7 +8,7 @@ intervals, and with a second phase the meta-train/meta-test curves of the top-k 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..jsonable import jsonable
@@ -17,9 +17,10 @@ from ..matrix import ScoreMatrix
 from ..registry import DEFAULT_SEED
 from . import _engine as E
 from .bootstrap import single_threaded_blas
-from .compare import MethodComparison, StageProgress, compare_of, too_few_to_compare
+from .compare import MethodComparison, StageProgress, check_axes, compare_of, too_few_to_compare
+from .costs import NOTED_WORK, MethodCost, method_costs
 from .criteria import positive_int
-from .stability import StabilityCurve, curve_of
+from .stability import StabilityCurve, curve_of, default_sizes
 from .topk import TopKCurves, top_k_curves
 from .uncertainty import RankUncertainty, intervals_of
 
@@ -45,6 +46,9 @@ class AnalysisResult:
     settings : dict
         How it was computed; ``notes`` (only when there is one) repeats every part's notes
         about skipped trials and undefined values, each prefixed with the part's name.
+    costs : dict
+        ``{method: MethodCost}`` for the methods that ranked some resamples one at a time
+        (``settings["costs"]`` holds what does not depend on the machine).
     """
 
     comparison: MethodComparison | None
@@ -52,6 +56,7 @@ class AnalysisResult:
     intervals: dict[str, RankUncertainty]
     topk: dict[str, TopKCurves] | None
     settings: dict[str, Any]
+    costs: dict[str, MethodCost] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return jsonable(
@@ -99,6 +104,24 @@ def _notes(result: AnalysisResult) -> list[str]:
     return [f"{name}: {note}" for name, res in result.parts() for note in res.notes]
 
 
+def _draws(s: E.Setup, n_trials: int, q: int, r: int, curve_r: int,
+           sizes: Sequence[int] | None, axes: Mapping[str, str] | None, skip: str | None
+           ) -> list[tuple[str, int, int, bool]]:
+    """The draws of each part of :func:`analyze`, in order: ``(axis, judges drawn,
+    trials, reuses earlier scores)`` (:func:`.costs.method_costs`)."""
+    ax = check_axes(axes)
+    out: list[tuple[str, int, int, bool]] = []
+    if not skip:
+        out.append((ax["winner_rank"], s.m, n_trials, False))
+        if ax["condorcet_rate"] != ax["winner_rank"]:
+            out.append((ax["condorcet_rate"], s.m, n_trials, False))
+        out += [(ax["generalization"], s.m, n_trials, False), ("judges", s.m, q * r, True),
+                ("candidates", s.m, q * r, True)]
+    for k in default_sizes(s.m) if sizes is None else sizes:
+        out.append(("judges", int(k), q * curve_r, True))
+    return out + [("judges", s.m, n_trials, True)]
+
+
 def shared_candidates(dev: ScoreMatrix, final: ScoreMatrix) -> list[str]:
     """Candidates of ``dev`` also in ``final``; an InputError when fewer than 2."""
     common = [c for c in dev.candidates if c in set(final.candidates)]
@@ -130,6 +153,7 @@ def analyze(
     progress: StageProgress = None,
     jobs: int = 1,
     backend: str | None = None,
+    budget: float | None = None,
     _fast: bool = True,
 ) -> AnalysisResult:
     """Compare ``methods`` on ``matrix`` the way the thesis advises an organizer to.
@@ -140,6 +164,12 @@ def analyze(
     ``seed``; ``jobs``/``backend`` spread the trials over joblib workers. The parts share
     one validated input and the scores of the resamples they draw alike (the judge
     stability's are the rank intervals' at the defaults).
+
+    A method without a batched shortcut on some axis ranks those resamples one at a
+    time: ``settings["costs"]`` and a note say how many (:func:`.costs.method_costs`;
+    from :data:`.costs.NOTED_WORK`).
+    With ``budget``, a method whose work (those rankings x candidates^2 x judges)
+    exceeds it is left out (``settings["methods_left_out"]``, with the note).
     """
     n_trials = positive_int(n_trials, "n_trials", 2)
     curve_r = positive_int(curve_r, "curve_r")
@@ -152,8 +182,19 @@ def analyze(
 
     kw = dict(seed=seed, fast=_fast, jobs=jobs, backend=backend)
     s = E.setup(matrix, methods, params, missing, seed)
-    names, per_method = s.methods, s.params
     skip = too_few_to_compare(s.n)
+    costs = {m: c for m, c in method_costs(
+        s, _draws(s, n_trials, q, r, curve_r, sizes, axes, skip)).items() if c.work >= NOTED_WORK}
+    left_out = {m: f"{m} left out: {c.note()[:-1]}, {c.work:.2g} pair-judge visits in "
+                   f"all, over the budget of {budget:.2g}; name it among the methods to "
+                   "compare it anyway." for m, c in costs.items()
+                if budget is not None and c.work > budget}
+    if len(left_out) == len(s.methods):
+        raise InputError("every method is over the budget: " + " ".join(
+            c.note() for c in costs.values()) + " Name the methods to compare them anyway.")
+    if left_out:
+        s = s.restricted([m for m in s.methods if m not in left_out])
+    names, per_method = s.methods, s.params
     comparison: MethodComparison | None = None
     if not skip:  # else the other parts still run
         comparison = compare_of(s, n_trials=n_trials, q=q, r=r, axes=axes,
@@ -175,6 +216,9 @@ def analyze(
         }
     settings = {
         "methods": list(names), "n_candidates": matrix.n_candidates, "n_judges": matrix.n_judges,
+        **({"costs": {m: costs[m].to_dict() for m in names if m in costs}}
+           if any(m in costs for m in names) else {}),
+        **({"methods_left_out": left_out} if left_out else {}),
         "n_trials": n_trials, "q": q, "r": r, "curve_r": curve_r, "level": level, "seed": seed,
         "missing": missing, "params": per_method,
         **({"comparison_note": skip} if skip else {"axes": comparison.axes,
@@ -183,8 +227,10 @@ def analyze(
                                               "n_judges": final.n_judges,
                                               "shared_candidates": len(common)},
     }
-    result = AnalysisResult(comparison, curve, intervals, topk, settings)
-    notes = _notes(result)
+    result = AnalysisResult(comparison, curve, intervals, topk, settings,
+                            {m: costs[m] for m in names if m in costs})
+    notes = [*left_out.values(), *(costs[m].note() for m in names if m in costs),
+             *_notes(result)]
     if notes:  # only then: the settings of an analysis without a note stay as they were
         result = replace(result, settings={**settings, "notes": notes})
     return result

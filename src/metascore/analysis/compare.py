@@ -35,7 +35,7 @@ from .stability import PAPER_CONCORDANCE, StabilityResult, stability_of
 from .trial_stats import winner_stats
 
 __all__ = ["compare_methods", "MethodComparison", "CRITERIA", "StageProgress", "MIN_COMPARED",
-           "too_few_to_compare", "unusable_methods"]
+           "too_few_to_compare", "unusable_methods", "check_axes"]
 
 #: The table's criteria, in order.
 CRITERIA = ("winner_rank", "condorcet_rate", "generalization", "stability_judges",
@@ -140,7 +140,8 @@ def unusable_methods(
     return out
 
 
-def _axes(axes: Mapping[str, str] | None) -> dict[str, str]:
+def check_axes(axes: Mapping[str, str] | None) -> dict[str, str]:
+    """Each bootstrap criterion's resampling axis: :data:`PAPER_AXES` updated by ``axes``."""
     out = dict(PAPER_AXES)
     for key, value in (axes or {}).items():
         if key not in PAPER_AXES:
@@ -183,7 +184,7 @@ def compare_methods(
     if isinstance(seed, np.random.Generator):
         seed = int(seed.integers(0, 2**31 - 1))
     B.check_jobs(jobs)
-    _axes(axes)
+    check_axes(axes)
     s = E.setup(matrix, methods, params, missing, seed)
     return compare_of(s, n_trials=n_trials, q=q, r=r, seed=seed, axes=axes,
                       concordance=concordance, progress=progress, jobs=jobs, backend=backend,
@@ -196,7 +197,7 @@ def compare_of(s: E.Setup, *, n_trials: int, q: int, r: int, seed: Any,
                fast: bool = True) -> MethodComparison:
     """:func:`compare_methods` on a validated input (``seed``: an int or None)."""
     B.check_jobs(jobs)
-    ax = _axes(axes)
+    ax = check_axes(axes)
     conc = {"judges": PAPER_CONCORDANCE["judges"], "candidates": PAPER_CONCORDANCE["candidates"]}
     for key, value in (concordance or {}).items():
         if key not in conc:
