@@ -183,8 +183,7 @@ def analyze(
     kw = dict(seed=seed, fast=_fast, jobs=jobs, backend=backend)
     s = E.setup(matrix, methods, params, missing, seed)
     skip = too_few_to_compare(s.n)
-    costs = {m: c for m, c in method_costs(
-        s, _draws(s, n_trials, q, r, curve_r, sizes, axes, skip)).items() if c.work >= NOTED_WORK}
+    costs = method_costs(s, _draws(s, n_trials, q, r, curve_r, sizes, axes, skip))
     left_out = {m: f"{m} left out: {c.note()[:-1]}, {c.work:.2g} pair-judge visits in "
                    f"all, over the budget of {budget:.2g}; name it among the methods to "
                    "compare it anyway." for m, c in costs.items()
@@ -195,6 +194,7 @@ def analyze(
     if left_out:
         s = s.restricted([m for m in s.methods if m not in left_out])
     names, per_method = s.methods, s.params
+    costs = {m: c for m, c in costs.items() if m in names and c.work >= NOTED_WORK}
     comparison: MethodComparison | None = None
     if not skip:  # else the other parts still run
         comparison = compare_of(s, n_trials=n_trials, q=q, r=r, axes=axes,
