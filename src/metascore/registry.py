@@ -32,7 +32,7 @@ from .method_spec import (
 )
 from .missing import MISSING_POLICIES, Prepared, prepare
 from .pairwise import PairwiseCounts
-from .ranking import Ranking, fractional_rank_of_scores, positions_and_order, tie_groups
+from .ranking import TIE_BREAK_KEYS, Ranking, fractional_rank_of_scores, positions_and_order, tie_groups
 
 __all__ = [
     "DEFAULT_METHOD",
@@ -309,22 +309,27 @@ def finish(
 
     prepared = inputs.prepared
     meta = prepared.matrix if prepared is not None else None
-    _, group = tie_groups(scores)
-    positions, order = positions_and_order(
-        scores,
-        tie_break,
-        candidates,
-        meta.submitted_at if meta is not None else (),
-        meta.participants if meta is not None else (),
-        group,
-        meta.submission_order if meta is not None else (),
-    )
+    best_first, group = tie_groups(scores)
+    if group[best_first[-1]] == len(group) - 1 and all(k in TIE_BREAK_KEYS for k in tie_break):
+        # no two scores equal: nothing to break
+        positions, order, ranks = group + 1, best_first, group + 1.0
+    else:
+        positions, order = positions_and_order(
+            scores,
+            tie_break,
+            candidates,
+            meta.submitted_at if meta is not None else (),
+            meta.participants if meta is not None else (),
+            group,
+            meta.submission_order if meta is not None else (),
+        )
+        ranks = fractional_rank_of_scores(scores, group)
     return Ranking(
         method=spec.name,
         params=params,
         candidates=candidates if isinstance(candidates, IndexLabels) else tuple(candidates),
         scores=scores,
-        ranks=fractional_rank_of_scores(scores, group),
+        ranks=ranks,
         positions=positions,
         order=order,
         judges=judges,
