@@ -23,7 +23,8 @@ def render() -> str:
     for name in ranking_method_names():
         spec = get_ranking_method(name)
         props = [p for p, on in (("Condorcet", spec.condorcet), ("seeded", spec.stochastic),
-                                 ("order-only", spec.order_only), ("sparse votes", spec.sparse)) if on]
+                                 ("order-only", spec.order_only), ("sparse votes", spec.sparse),
+                                 ("may tie a unanimous order", not spec.unanimity)) if on]
         params = ", ".join(f"`{k}={v!r}`" for k, v in spec.defaults.items()) or "none"
         shown = f"{spec.display.label} ({spec.display.direction})"
         desc = spec.description.replace("|", "\\|")

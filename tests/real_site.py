@@ -10,10 +10,12 @@ than at its next 5-minute tick.
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -240,3 +242,27 @@ class Competition:
 
     def snapshot(self) -> dict:
         return admin("competition", {"competition": self.id})
+
+
+# ----------------------------------------------------------------------------- leaderboards
+def board(text: str | bytes) -> list[dict[str, str]]:
+    if isinstance(text, bytes):
+        text = text.decode()
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def normalized(rows: list[dict[str, str]]) -> list[dict[str, str]]:
+    """A leaderboard with candidates named by participant and no submission times (a
+    candidate's name may appear in other rows' text, e.g. the baseline's in a reason, and
+    may be another phase's: ``<participant>-<id>`` with any id)."""
+    names = {r["candidate"]: r["participant"] for r in rows}
+    people = sorted({r["participant"] for r in rows}, key=len, reverse=True)
+    alternatives = [re.escape(c) for c in sorted(names, key=len, reverse=True)]
+    alternatives += [rf"{re.escape(p)}-\d+" for p in people]
+    pattern = re.compile(r"\b(?:" + "|".join(alternatives) + r")\b")
+
+    def person(match: re.Match) -> str:
+        text = match.group(0)
+        return names.get(text) or text.rsplit("-", 1)[0]
+
+    return [{k: pattern.sub(person, v) for k, v in r.items() if k != "submitted_at"} for r in rows]

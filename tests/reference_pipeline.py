@@ -20,7 +20,8 @@ import pandas as pd
 
 from metascore.config import JudgeConfig, judge_key
 from metascore.directions import column_direction
-from metascore.errors import InputError, did_you_mean
+from metascore.errors import InputError
+from metascore.leaderboard.pivot import closest_judge
 from metascore.readers.long import _add_long, _read_long_table
 from metascore.readers.rows import CANONICAL_COLUMNS, Rows, cell_at, column_index, csv_header, csv_rows
 from metascore.readers.rows import csv_table, flag_cell, optional_text_cell, read_text, require_columns
@@ -144,7 +145,8 @@ def _judge_rows(
             raise InputError(
                 f"judge {j.key!r}: task {j.task!r}"
                 + (f" with metric {j.metric!r}" if j.metric else "")
-                + f" has no score in phase {phase!r}{did_you_mean(j.key, found)}; "
+                + f" has no score in phase {phase!r}"
+                f"{closest_judge(j, [(judge_key(t, m), t, m) for t, m in uniq])}; "
                 f"judges found are {found} (tasks {tasks})."
             )
     return rows, found

@@ -133,7 +133,7 @@ def test_v1_results_bundle_with_three_phases_add_meta_check_run(tmp_path, capsys
     assert main(["bundle", "add-meta", str(bundle), "--end", "2026-08-31"]) == 0
     said = capsys.readouterr().out
     assert "'Warm-up' not ranked (--phases DEVELOPMENT,FINAL chooses)" in said
-    assert "a v1 bundle: Codabench's import ignores force_submission_to_leaderboard" in said
+    assert "a v1 bundle: Codabench's import makes it Add" in said
     assert "competition_docker_image: codalab/codalab-legacy:py37 -> codalab/codalab-legacy:py312" in said
     assert "column(s) hits have no sorting" in said
     assert "baseline: baseline_team" in said
@@ -270,11 +270,6 @@ def test_refusals_are_one_sentence_and_write_nothing(tmp_path, kwargs, message):
         add_meta(bundle, **kwargs)
     assert message in str(info.value) and "\n" not in str(info.value)
     assert _tree(bundle) == before
-
-
-def test_v1_submission_rule_is_refused_with_what_to_do(tmp_path):
-    with pytest.raises(ConfigError, match="v1 bundle cannot set it .* competition editor after upload"):
-        add_meta(_copy(V1, tmp_path), end="2026-08-31", submission_rule="Force_Last")
 
 
 def test_judges_exclude_filter_and_baseline_options(tmp_path):

@@ -267,9 +267,11 @@ def test_v1_force_submission_to_leaderboard_is_ignored_by_codabench(tmp_path):
     assert report.warnings == [
         "competition.yaml: force_submission_to_leaderboard: Codabench's v1 import ignores it: the "
         "leaderboard's submission rule stays Add, so no submission reaches the leaderboard, the "
-        "results export or a meta phase until its participant clicks 'add to leaderboard'. Set the "
-        "rule to Force_Last on Codabench after the upload (the competition editor's leaderboard), "
-        "or write a v2 competition.yaml with submission_rule: Force_Last."]
+        "results export or a meta phase until its participant clicks 'add to leaderboard'. Fix: a "
+        "v1 competition.yaml cannot set the rule (Codabench's v1 import makes it Add): `metascore "
+        "bundle add-meta --submission-rule Force_Last` writes the file in the v2 form, which can, "
+        "or after the upload choose the submission rule 'Force Last' in the Leaderboard tab of "
+        "Codabench's competition editor."]
     assert report.competition.leaderboard.submission_rule == "Add"
 
 

@@ -110,7 +110,7 @@ def test_add_with_a_meta_phase_warns_and_the_baseline_must_be_added_by_hand(bund
     warnings = bundle.check().warnings
     add = [w for w in warnings if "nothing reaches the leaderboard until" in w]
     assert len(add) == 1 and "meta phase 'Final ranking' reads a results export" in add[0]
-    assert "Fix: submission_rule: Force_Last" in add[0]
+    assert "Fix: set submission_rule: Force_Last on the leaderboard in competition.yaml" in add[0]
     assert any(w.startswith(CONFIG) and "adds it to the leaderboard by hand" in w
                and "'Development', 'Final'" in w for w in warnings)
 
@@ -198,8 +198,9 @@ def test_no_judges_with_a_lower_is_better_column_warns(bundle):
 def test_baselines_that_no_local_submission_has(bundle):
     bundle.config(lambda c: c.update(baselines=["organizer"]))
     warnings = bundle.check().warnings
-    assert any("baseline 'organizer' (`baselines:`) is not a candidate or participant" in w
-               for w in warnings)
+    assert any("baseline 'organizer' (`baselines:`): no submission of the starting kit, the "
+               "solutions or sample_submissions/ is by participant 'organizer': `bundle run` finds "
+               "it when --submissions DIR holds one of its submissions" in w for w in warnings)
 
 
 def test_beat_baseline_without_any_baseline_is_an_error(bundle):

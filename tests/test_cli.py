@@ -55,7 +55,7 @@ def test_rank_long_csv_with_params_and_weights(tmp_path, capsys):
         (["rank", "missing.csv"], "missing.csv does not exist"),
         (["rank", "{wide}", "-l", "maee"], r"no judge 'maee' \(did you mean 'mae'\?\)"),
         (["rank", "{wide}", "-p", "foo=1"], "method 'average_rank' has no parameter 'foo'"),
-        (["rank", "{wide}", "-m", "relative_difference", "-w", "acc=-1"], "weights must be > 0"),
+        (["rank", "{wide}", "-m", "relative_difference", "-w", "acc=-1"], "weights must be >= 0"),
         (["rank", "{single}"], "ranking needs at least 2 candidates"),
         (["rank", "{dup}"], r"candidate 'A' has two scores .*dup.csv, line 2 and .*dup.csv, line 3"),
         (["rank", "{inf}"], r"inf.csv, line 2, column 'acc': score 'inf' is infinite"),

@@ -115,9 +115,14 @@ def test_rank_and_program_read_the_pulled_folder_unchanged(pulled, tmp_path, cap
     board = pd.read_csv(tmp_path / "rank" / "leaderboard.csv")
     assert board.loc[board["position"] == 1, "candidate"].tolist() == ["alice-611"]
     assert board.loc[board["is_baseline"], "candidate"].tolist() == ["organizers-601"]
-    # the migrated baseline (a new id in Final) keeps its development score
+    # the migrated baseline (a new id in Final) keeps its development score, and says
+    # which id it had there (issue 31: the reasons cite it by its Final id)
     reason = board.loc[board["is_baseline"], "reason"].iloc[0]
-    assert reason == "baseline, shown for reference (not ranked); development average rank 3.5"
+    assert reason == ("baseline, shown for reference (not ranked); development average rank 3.5 "
+                      "(as 'organizers-501' in 'Development')")
+    assert all("baseline 'organizers-601' (3.5 as 'organizers-501' in 'Development')" in r
+               or "(best: 'organizers-601', 3.5 as 'organizers-501' in 'Development')" in r
+               for r in board.loc[~board["is_baseline"], "reason"])
 
 
 def test_codabench_rank_one_command(replay, capsys, tmp_path):

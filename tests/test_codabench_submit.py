@@ -212,3 +212,32 @@ def test_scores_that_never_come_are_named_after_the_wait(site, capsys):
             "winner_score) after 0 s") in out
     assert f"see {r.url}/competitions/41/ (My Submissions)" in out
     assert "submission 777 Finished: scores none" in out
+
+
+def test_under_add_the_meta_submission_is_put_on_the_leaderboard(site, capsys):
+    """Issue 31: under the Add rules nothing reaches a leaderboard without the "add to
+    leaderboard" click, the organizer's meta submission included: participants would see no
+    Final ranking row, hence no link to the ranking page."""
+    r, folder = site
+    (answer,) = r.routes[("GET", "/api/competitions/41/", "")]
+    body = copy.deepcopy(answer.body)
+    for board in [p["leaderboard"] for p in body["phases"] if isinstance(p.get("leaderboard"), dict)] \
+            + body.get("leaderboards", []):
+        board["submission_rule"] = "Add"
+    r.replace("GET", "/api/competitions/41/", [Answer(200, body)])
+    r.add("POST", "/api/submissions/777/submission_leaderboard_connection/", {})
+    r.replace("GET", "/api/submissions/777/", [
+        Answer(200, polled("Finished", [("n_qualified", "3.0000000000"), ("winner_score", "-1.5")]))])
+    rc, out, _ = submit(r, folder, capsys)
+    assert rc == 0
+    assert r.log[-1].method == "POST" and r.log[-1].path == "/api/submissions/777/submission_leaderboard_connection/"
+    assert "submission 777 put on the leaderboard of phase 'Final ranking' (its rule is Add" in out
+
+
+def test_under_force_last_nothing_more_is_sent(site, capsys):
+    r, folder = site
+    r.replace("GET", "/api/submissions/777/", [
+        Answer(200, polled("Finished", [("n_qualified", "3.0000000000"), ("winner_score", "-1.5")]))])
+    rc, out, _ = submit(r, folder, capsys)
+    assert rc == 0 and "leaderboard_connection" not in " ".join(q.path for q in r.log)
+    assert "put on the leaderboard" not in out

@@ -94,7 +94,10 @@ def test_load_config_file(tmp_path):
      r"`judges\[0\]\.direction` must be one of \['higher', 'lower'\]; got 'up'"),
     ({"judges": [{"task": "a", "sorting": "dsc"}]},
      r"`judges\[0\]\.sorting` must be one of \['desc', 'asc'\]; got 'dsc' \(did you mean 'desc'\?\)"),
-    ({"judges": [{"task": "a", "weight": 0}]}, r"`judges\[0\]\.weight` must be a positive number; got 0"),
+    ({"judges": [{"task": "a", "weight": -1}]},
+     r"`judges\[0\]\.weight` must be a number >= 0 \(0: shown, not counted\); got -1"),
+    ({"judges": [{"task": "a", "weight": 0}, {"task": "b", "weight": 0.0}]},
+     r"`judges` all have weight 0, so nothing would be counted"),
     ({"judges": [{"task": "a"}, {"task": "a"}]}, r"judge 'a' is listed twice"),
     ({"judges": [{"task": "a", "taks": "b"}]}, r"unknown key 'judges\[0\]\.taks'.*did you mean 'task'"),
     ({"input": {"path": "/etc/passwd"}}, r"`input\.path` must be a relative path inside"),
@@ -122,7 +125,7 @@ def test_load_config_file(tmp_path):
     ({"analysis": {"level": "high"}}, r"`analysis\.level` must be a number .*; got 'high'"),
     ({"analysis": {"stability": "yes"}}, r"`analysis\.stability` must be true or false; got 'yes'"),
     ({"analysis": {"compare": ["average_rank", "copland"]}},
-     r"^metascore\.yaml: `analysis\.compare` must be one of \['average_rank', 'copeland', .*\]; "
+     r"^metascore\.yaml: `analysis\.compare` must be one of \['average_rank', 'baldwin', 'copeland', .*\]; "
      r"got 'copland' \(did you mean 'copeland'\?\)\.$"),
     ({"analysis": {"compare": ["copeland", "schulze", "copeland"]}},
      r"^metascore\.yaml: `analysis\.compare` lists 'copeland' twice; list each method once\.$"),

@@ -168,11 +168,15 @@ def test_one_phase_filters_within_the_phase():
     assert lb.filter is not None and lb.development is None
     assert [(r.position, r.candidate) for r in lb.final.ranked] == [(1, "dave-105"), (2, "alice-101")]
     excluded = {r.candidate: r.reason for r in lb.final.rows if r.qualified is False}
+    # one phase: the reasons name it, never a "development" phase there is not (issue 31)
     assert excluded == {
-        "bob-103": "development average rank 4.5 (position 5) does not beat baseline "
+        "bob-103": "average rank 4.5 in phase 'Development' (position 5) does not beat baseline "
                    "'baseline_rf' (3.67)",
-        "carol-104": "development average rank 5.5 (position 6) does not beat baseline "
+        "carol-104": "average rank 5.5 in phase 'Development' (position 6) does not beat baseline "
                      "'baseline_rf' (3.67)"}
+    assert {r.candidate: r.reason for r in lb.final.rows if r.is_baseline} == {
+        c: "baseline, shown for reference (not ranked); average rank 3.67 in phase 'Development'"
+        for c in ("baseline_rf", "baseline_knn")}
     assert lb.scores == {"n_qualified": 2.0, "winner_score": -1.0}
     assert lb.statistics["dev_final_kendall_tau"] is None
     # without any baseline, no filter applies, and the outputs say so

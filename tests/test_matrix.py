@@ -49,8 +49,8 @@ def test_missing_tokens(token):
          r"candidate 'A', judge 'u': score -inf is infinite"),
         (lambda: ms.ScoreMatrix.from_array([["abc", 1], [3, 4]], ["A", "B"], ["t", "u"]),
          r"candidate 'A', judge 't': score 'abc' is not a number"),
-        (lambda: ms.ScoreMatrix.from_array([[1, 2], [3, 4]], weights=[1, 0]), r"judge '1' has weight 0.0; weights must be > 0"),
-        (lambda: ms.ScoreMatrix.from_array([[1, 2], [3, 4]], weights=[1, -2]), "weights must be > 0"),
+        (lambda: ms.ScoreMatrix.from_array([[1, 2], [3, 4]], weights=[0, 0]), r"every judge has weight 0 \(2 judges\)"),
+        (lambda: ms.ScoreMatrix.from_array([[1, 2], [3, 4]], weights=[1, -2]), r"judge '1' has weight -2.0; weights must be >= 0 \(0: shown, not counted\)"),
         (lambda: ms.ScoreMatrix.from_array([1, 2, 3]), "must be 2-D"),
         (lambda: ms.ScoreMatrix.from_array(np.zeros((0, 3))), "empty"),
         (lambda: ms.ScoreMatrix.from_array([[1, 2], [3, 4]], ["A", "B"], ["acc", "mae"], higher_is_better={"mea": False}),
@@ -212,9 +212,9 @@ def test_long_rows_are_validated_by_their_row_sums():
     assert not ms.ScoreMatrix.from_array(big).has_missing
 
 
-@pytest.mark.parametrize("weight", [0, -1.0, np.inf, np.nan])
+@pytest.mark.parametrize("weight", [-1.0, np.inf, np.nan])
 def test_a_bad_constant_weight_names_the_first_judge(weight):
-    with pytest.raises(ms.InputError, match=r"judge '0' has weight .*; weights must be > 0"):
+    with pytest.raises(ms.InputError, match=r"judge '0' has weight .*; weights must be >= 0"):
         ms.ScoreMatrix.from_array(np.ones((2, 3)), weights=weight)
 
 
@@ -231,3 +231,8 @@ def test_rank_takes_a_plain_numpy_array_as_candidates_by_judges():
         ms.rank(np.array([[1.0, 2.0], [np.nan, 1.0]]), "mean", missing="error")
     with pytest.raises(ms.InputError, match="cannot rank a list; give .* 2-D numpy array"):
         ms.rank([[1.0, 2.0], [2.0, 1.0]], "mean")
+
+
+def test_a_constant_weight_of_0_counts_nothing_and_is_refused():
+    with pytest.raises(ms.InputError, match=r"every judge has weight 0 \(3 judges\)"):
+        ms.ScoreMatrix.from_array(np.ones((2, 3)), weights=0)

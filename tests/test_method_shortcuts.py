@@ -24,12 +24,17 @@ DECLARING = [name for name in ms.ranking_method_names()
              if ms.get_ranking_method(name).resampling is not None]
 #: Parameters tried besides the defaults.
 VARIANTS = {"average_rank": [{"ties": "dense"}], "success_rate": [{"ties": "half"}],
-            "relative_difference": [{"on": "ranks"}], "epp": [{"ridge": 0.5}]}
+            "relative_difference": [{"on": "ranks"}], "epp": [{"ridge": 0.5}],
+            "dowdall": [{"ties": "min"}],
+            "optimality_gap": [{"gamma": 2}, {"gamma": {f"{j}": 1.0 + j / 2 for j in range(6)}}]}
+#: Methods of positive scores (a zero on a lower-is-better judge is refused): 1 is added.
+POSITIVE = {"geometric_mean"}
 
 
-def random_matrix(seed: int, holes: bool, weights: list[float] | None) -> ms.ScoreMatrix:
+def random_matrix(seed: int, holes: bool, weights: list[float] | None, shift: float = 0.0
+                  ) -> ms.ScoreMatrix:
     rng = np.random.default_rng(seed)
-    v = rng.integers(0, 4, size=(7, 6)).astype(float)  # ties and zeros
+    v = rng.integers(0, 4, size=(7, 6)).astype(float) + shift  # ties and zeros
     if holes:
         v[rng.random(v.shape) < 0.15] = np.nan
         v[0, 0] = np.nan
@@ -57,8 +62,8 @@ def cases(name: str):
         for seed in (1, 2, 3):
             for holes in (False, True):
                 for weights in ([1, 2, 1, 1, 3, 1], None):
-                    m = random_matrix(seed, holes, weights)
-                    yield E.setup(m, name, params, "worst", 1), seed
+                    m = random_matrix(seed, holes, weights, 1.0 if name in POSITIVE else 0.0)
+                    yield E.setup(m, name, {name: params}, "worst", 1), seed
 
 
 def judge_rows(draws: B.Draws, t: int, m: int) -> np.ndarray | None:

@@ -47,6 +47,9 @@ def test_registry_lists_the_required_methods():
     required = {
         "mean", "median", "average_rank", "success_rate", "relative_difference",
         "copeland", "random_dictator",
+        # the rules benchmark maintainers compare (Vote'n'Rank)
+        "plurality", "dowdall", "geometric_mean", "minimax", "baldwin", "threshold",
+        "optimality_gap",
     }
     assert required <= set(METHODS)
 
@@ -92,16 +95,38 @@ def test_permuting_judges_changes_nothing(name, values, data):
     np.testing.assert_allclose(r2.scores, r1.scores, **TOL)
 
 
+def unanimous(n: int, m: int, order: np.ndarray) -> np.ndarray:
+    """Values of m judges giving the strict order ``order`` (best first), on other scales."""
+    base = np.empty(n)
+    base[order] = np.arange(n, 0, -1)  # order[0] is best
+    return np.column_stack([base * (k + 1) for k in range(m)])
+
+
 @pytest.mark.parametrize("name", METHODS)
 @given(n=st.integers(2, 7), m=st.integers(1, 5), data=st.data())
 def test_unanimous_judges_give_the_unanimous_order(name, n, m, data):
+    """Strictly for a method declaring unanimity; otherwise the unanimous first is first
+    alone and the order is never reversed (ties allowed)."""
     order = np.array(data.draw(st.permutations(range(n))))
-    base = np.empty(n)
-    base[order] = np.arange(n, 0, -1)  # order[0] is best
-    values = np.column_stack([base * (k + 1) for k in range(m)])  # same order, other scales
-    r = rank(make(values), name, seed=1)
-    assert r.ranked_candidates() == [f"c{i}" for i in order]
-    assert len(set(r.positions.tolist())) == n, "a strict unanimous order has no ties"
+    r = rank(make(unanimous(n, m, order)), name, seed=1)
+    if ms.get_ranking_method(name).unanimity:
+        assert r.ranked_candidates() == [f"c{i}" for i in order]
+        assert len(set(r.positions.tolist())) == n, "a strict unanimous order has no ties"
+        return
+    assert r.winners == (f"c{order[0]}",)
+    along = r.scores[order]
+    assert (np.diff(along) <= 1e-12).all(), "the unanimous order is never reversed"
+
+
+#: Parameters under which a method declaring no unanimity ties a strict unanimous order.
+TIES_UNANIMOUS = {"optimality_gap": {"gamma": 2}}
+
+
+@pytest.mark.parametrize("name", [n for n in METHODS if not ms.get_ranking_method(n).unanimity])
+def test_no_unanimity_is_declared_only_by_methods_that_tie_a_unanimous_order(name):
+    """The declaration is not idle: 4 judges ordering 4 candidates alike leave a tie."""
+    r = rank(make(unanimous(4, 4, np.arange(4))), name, seed=1, **TIES_UNANIMOUS.get(name, {}))
+    assert len(set(r.positions.tolist())) < 4
 
 
 @pytest.mark.parametrize("name", [n for n in METHODS if ms.get_ranking_method(n).pareto])
@@ -116,7 +141,11 @@ def test_pareto_dominating_candidate_is_never_below(name, values, data):
     assert r.scores[a] >= r.scores[b] - 1e-9
 
 
-@pytest.mark.parametrize("name", [n for n in METHODS if n != "relative_difference"])
+#: Methods of positive scores only: a negated column is refused; each has its own test.
+POSITIVE_ONLY = ("relative_difference", "geometric_mean")
+
+
+@pytest.mark.parametrize("name", [n for n in METHODS if n not in POSITIVE_ONLY])
 @given(values=score_matrices(), data=st.data())
 def test_flipping_a_direction_equals_negating_the_column(name, values, data):
     k = data.draw(st.integers(0, values.shape[1] - 1))
@@ -136,6 +165,17 @@ def test_relative_difference_direction_flips_the_sign_of_its_terms():
     w_down = ((2 - 1) / 3 - (1 - 3) / 4) / 2
     np.testing.assert_allclose(up.scores, [w_up, -w_up])
     np.testing.assert_allclose(down.scores, [w_down, -w_down])
+
+
+@given(values=score_matrices(), data=st.data())
+def test_geometric_mean_reads_a_lower_is_better_judge_as_its_inverse(values, data):
+    """Negating is not allowed (negative scores); 1/x on a lower-is-better judge is."""
+    k = data.draw(st.integers(0, values.shape[1] - 1))
+    inverted = values.copy()
+    inverted[:, k] = 1.0 / inverted[:, k]
+    r1 = ms.rank(make(values), "geometric_mean")
+    r2 = ms.rank(make(inverted, higher_is_better={f"j{k}": False}), "geometric_mean")
+    np.testing.assert_allclose(r2.scores, r1.scores, **TOL)
 
 
 @pytest.mark.parametrize("name", METHODS)

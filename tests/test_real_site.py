@@ -32,7 +32,6 @@ of the final leaderboard are compared exactly; only the ids are read as ``<owner
 from __future__ import annotations
 
 import contextlib
-import csv
 import datetime as dt
 import io
 import json
@@ -261,36 +260,13 @@ def site_results(run: SiteRun) -> dict[tuple[str, str], tuple[str, dict[str, flo
     return out
 
 
-def board(text: str | bytes) -> list[dict[str, str]]:
-    if isinstance(text, bytes):
-        text = text.decode()
-    return list(csv.DictReader(io.StringIO(text)))
-
-
-def normalized(rows: list[dict[str, str]]) -> list[dict[str, str]]:
-    """A leaderboard with candidates named by participant and no submission times (a
-    candidate's name may appear in other rows' text, e.g. the baseline's in a reason, and
-    may be another phase's: ``<participant>-<id>`` with any id)."""
-    names = {r["candidate"]: r["participant"] for r in rows}
-    people = sorted({r["participant"] for r in rows}, key=len, reverse=True)
-    alternatives = [re.escape(c) for c in sorted(names, key=len, reverse=True)]
-    alternatives += [rf"{re.escape(p)}-\d+" for p in people]
-    pattern = re.compile(r"\b(?:" + "|".join(alternatives) + r")\b")
-
-    def person(match: re.Match) -> str:
-        text = match.group(0)
-        return names.get(text) or text.rsplit("-", 1)[0]
-
-    return [{k: pattern.sub(person, v) for k, v in r.items() if k != "submitted_at"} for r in rows]
-
-
 def winner(rows: list[dict[str, str]]) -> str:
     return rows[0]["participant"]
 
 
 def site_board(run: SiteRun) -> list[dict[str, str]]:
     assert run.meta["status"] == "Finished", run.meta
-    return board(run.meta_files["leaderboard.csv"])
+    return rs.board(run.meta_files["leaderboard.csv"])
 
 
 # ----------------------------------------------------------------------------- the tests
@@ -330,8 +306,8 @@ def test_the_export_holds_the_submissions_bundle_run_feeds_the_meta_phase(site_r
 
 
 def test_the_final_leaderboard_has_the_order_and_values_of_bundle_run(site_run):
-    site = normalized(site_board(site_run))
-    local = normalized(board((site_run.bundle_run / "final" / "leaderboard.csv").read_text()))
+    site = rs.normalized(site_board(site_run))
+    local = rs.normalized(rs.board((site_run.bundle_run / "final" / "leaderboard.csv").read_text()))
     assert [r["participant"] for r in site] == [r["participant"] for r in local]
     assert site == local
 
@@ -343,7 +319,7 @@ def test_the_final_leaderboard_equals_bundle_run_column_for_column(site_run):
     ids come from its database sequence, and the order in which it numbers the migrated
     Final copies follows PostgreSQL's row order, which nothing fixes)."""
     site = site_board(site_run)
-    local = board((site_run.bundle_run / "final" / "leaderboard.csv").read_text())
+    local = rs.board((site_run.bundle_run / "final" / "leaderboard.csv").read_text())
     numbered = re.compile(r"\b([A-Za-z0-9_.]+)-\d+\b")
     unid = lambda rows: [{k: numbered.sub(r"\1-#", v) for k, v in r.items()} for r in rows]  # noqa: E731
     assert list(site[0]) == list(local[0])  # the same columns in the same order
@@ -352,17 +328,17 @@ def test_the_final_leaderboard_equals_bundle_run_column_for_column(site_run):
 
 
 def test_codabench_rank_ranks_as_the_sites_meta_phase(site_run):
-    ranked = normalized(board((site_run.ranked / "leaderboard.csv").read_text()))
-    site = normalized(site_board(site_run))
+    ranked = rs.normalized(rs.board((site_run.ranked / "leaderboard.csv").read_text()))
+    site = rs.normalized(site_board(site_run))
     assert [r["participant"] for r in ranked] == [r["participant"] for r in site]
     assert ranked == site
 
 
 def test_one_winner_from_bundle_run_the_sites_meta_phase_and_codabench_rank(site_run):
     winners = {
-        "bundle run": winner(board((site_run.bundle_run / "final" / "leaderboard.csv").read_text())),
+        "bundle run": winner(rs.board((site_run.bundle_run / "final" / "leaderboard.csv").read_text())),
         "site meta phase": winner(site_board(site_run)),
-        "codabench rank": winner(board((site_run.ranked / "leaderboard.csv").read_text())),
+        "codabench rank": winner(rs.board((site_run.ranked / "leaderboard.csv").read_text())),
     }
     print(f"\n[{site_run.variant}] winners: {winners}")
     assert len(set(winners.values())) == 1, winners
@@ -379,8 +355,8 @@ def test_codabench_submit_finishes_with_the_meta_phase_scores(site_run):
     want = {c["column_key"]: float(c["score"]) for c in site_run.meta["scores"]}
     assert got == pytest.approx(want, abs=1e-9)
     # the same pulled tree, ranked on the site and by `codabench rank`: the same leaderboard
-    on_site = normalized(board(site_run.cli_submit_files["leaderboard.csv"]))
-    assert on_site == normalized(board((site_run.ranked / "leaderboard.csv").read_text()))
+    on_site = rs.normalized(rs.board(site_run.cli_submit_files["leaderboard.csv"]))
+    assert on_site == rs.normalized(rs.board((site_run.ranked / "leaderboard.csv").read_text()))
 
 
 def test_codabench_submit_prints_every_score_the_submission_gets(site_run):
@@ -515,7 +491,7 @@ def test_the_export_holds_what_bundle_run_predicts_under_the_rule(tmp_path, rule
     subs = comp.wait("Development", len(rows) + 1)
     if rule == "Add":
         for person, sub_id in (("alice", ids["alice"][0]), (BASELINE, ids[BASELINE][0])):
-            comp.to_leaderboard(person, sub_id)
+            comp.to_leaderrs.board(person, sub_id)
     site = site_export(comp, "Development", TITLES)
     local = local_exports(Path(run_bundle(bundle, tmp_path / "bundle_run").out))
     if rule == "Add":

@@ -67,7 +67,7 @@ def test_report_when_nobody_qualifies():
     page = _report(filter={"rule": "top_k", "k": 1}, selection={"final": "all"},
                    phases={"deadlines": {"Development": "2024-03-01T09:00:00"}})
     assert "no final-phase candidate qualified" in page
-    assert "No ranked candidates, so no heatmap." in page
+    assert "No candidate was ranked, so there is no heatmap." in page
 
 
 def _chromium(args: list[str], profile: Path) -> subprocess.CompletedProcess:

@@ -363,7 +363,7 @@ def test_an_empty_export_says_so_and_names_the_rule(tmp_path):
         "the results export is empty: no submission of any phase reaches it ('Development Phase': "
         "4 of 4 submission(s) finished, but under the leaderboard's submission_rule 'Add' nothing "
         "reaches the leaderboard, hence the results export, without a click; set submission_rule: "
-        "Force_Last in competition.yaml")
+        "Force_Last on the leaderboard in competition.yaml")
     text = format_report(report)
     assert "cannot tell the format" not in text and "logs: \n" not in text
     # the same reason for four submissions: said once, naming them

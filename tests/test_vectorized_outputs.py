@@ -34,12 +34,21 @@ FILES = ("scores.json", "scores.txt", "leaderboard.csv", "leaderboard.json", "de
 
 
 def without_new_settings(name: str, text: str) -> str:
-    """The file as metascore wrote it before ``output.judge_columns`` and ``output.per_judge``."""
+    """The file as metascore wrote it before ``output.judge_columns`` and ``output.per_judge``,
+    and before issue 34 added ``winners``, ``ranking.groups`` and the declared ``unanimity``
+    of the method comparison."""
     if name == "leaderboard.json":
-        return text.replace(', "judge_columns": 200, "per_judge": "ranks"', "", 1)
+        text = text.replace(', "judge_columns": 200, "per_judge": "ranks"', "", 1)
+        text = re.sub(r', "winners": \[[^\]]*\]', "", text, count=1)
+        text = re.sub(r', "unanimity": (true|false)', "", text)
+        return text.replace(', "groups": null', "", 1)
     if name == "detailed_results.html":
-        return re.sub(r",\n +&quot;judge_columns&quot;: 200,\n +&quot;per_judge&quot;: &quot;ranks&quot;",
+        text = re.sub(r",\n +&quot;judge_columns&quot;: 200,\n +&quot;per_judge&quot;: &quot;ranks&quot;",
                       "", text, count=1)
+        text = re.sub(r"<th title=\"a strict order every judge gives[^<]*</th>", "", text)
+        text = re.sub(r"(<td>(?:yes|no)</td><td>(?:yes|no)</td><td>(?:yes|no)</td>)<td>(?:yes|no)</td></tr>",
+                      r"\1</tr>", text)
+        return re.sub(r",\n +&quot;groups&quot;: null", "", text, count=1)
     return text
 
 

@@ -1,9 +1,9 @@
 """The competition configuration, ``metascore.yaml``, validated into frozen dataclasses.
 
 The file is read with :func:`metascore.readers.yaml_loader.read_yaml` (safe, duplicate keys
-refused) and every value is checked once, here; an error
-names the key, the allowed values and what was found, and an unknown key gets a
-did-you-mean ("unknown key 'rankng' in metascore.yaml (did you mean 'ranking'?)").
+refused) and every value is checked once, here; an error names the key, the allowed values
+and what was found, and an unknown key gets a did-you-mean ("unknown key 'rankng' in
+metascore.yaml (did you mean 'ranking'?)").
 
 Schema (every section optional; the values shown are the defaults)::
 
@@ -13,12 +13,13 @@ Schema (every section optional; the values shown are the defaults)::
                                           # filtered within it when it has baselines
              deadlines: {}}               # {phase: ISO time}: later submissions are left out
     judges:                               # default: every (task, metric) found
-      - {task: iris, metric: accuracy, direction: higher, weight: 1}
+      - {task: iris, metric: accuracy, direction: higher, weight: 1}   # weight 0: shown only
       # direction: higher | lower (or Codabench's sorting: desc | asc); optional phase: <name>;
       # optional title: the column's title, by which a Codabench results export names it
       # no direction: the competition's column sorting (codabench.json in the input), else higher
-    ranking: {method: average_rank, params: {}, missing: worst,
-              tie_break: [submitted_at, candidate], seed: 12345}
+    ranking: {method: average_rank, params: {}, missing: worst, seed: 12345,
+              tie_break: [submitted_at, candidate], groups: null}   # groups: two steps,
+              # {by: judges (their `group` key) | task | metric, weights: {}, method, params}
     selection: {development: best, final: last}       # best | last | all
     baselines: []                         # candidate ids or participant names
     filter: {rule: beat_baseline, beat: all, k: null, on_empty: warn}   # one phase: within it
@@ -56,6 +57,7 @@ __all__ = [
     "InputConfig",
     "PhasesConfig",
     "JudgeConfig",
+    "GroupsConfig",
     "RankingConfig",
     "SelectionConfig",
     "FilterConfig",
@@ -80,7 +82,7 @@ STATISTICS = {
     "n_qualified": "number of final-phase candidates that passed the filter",
     "n_excluded": "number of final-phase candidates the filter excluded",
     "n_baselines": "number of baselines in the development phase",
-    "n_judges": "number of judges of the final ranking",
+    "n_judges": "number of judges of the final ranking (weight 0: not counted)",
     "winner_score": "score of the winner under the ranking method",
     "winner_dev_position": "development-phase position of the winner",
     "winner_is_condorcet": "1 if the winner is the Condorcet winner of the final pool, else 0",
@@ -147,6 +149,7 @@ class JudgeConfig:
     phase: str | None = None
     title: str | None = None
     direction_set: bool = True
+    group: str | None = None
 
     @property
     def key(self) -> str:
@@ -155,15 +158,30 @@ class JudgeConfig:
 
 
 @dataclass(frozen=True)
+class GroupsConfig:
+    """A ranking in two steps (docs/methods.md, "Grouped ranking"): the judges' groups
+    (``by``: each judge's ``group`` key, its task or its metric), each group's weight
+    (default 1; 0: shown, not counted) and the rule inside the groups (``method``, None:
+    ``ranking.method``; ``params``); ``ranking.method`` ranks across the groups."""
+
+    by: str = "judges"
+    weights: Mapping[str, float] = field(default_factory=dict)
+    method: str | None = None
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class RankingConfig:
     """The ranking method, its parameters and the conventions every method shares (missing
-    data, tie-break, seed; docs/methods.md, "Conventions")."""
+    data, tie-break, seed; docs/methods.md, "Conventions"); ``groups``: judges in groups,
+    ranked in two steps."""
 
     method: str = DEFAULT_METHOD
     params: Mapping[str, Any] = field(default_factory=dict)
     missing: str = "worst"
     tie_break: tuple[str, ...] = ("submitted_at", "candidate")
     seed: int = DEFAULT_SEED
+    groups: GroupsConfig | None = None
 
 
 @dataclass(frozen=True)
@@ -248,10 +266,13 @@ class Config:
             {"task": j.task, "metric": j.metric,
              **({"direction": "higher" if j.higher_is_better else "lower"} if j.direction_set else {}),
              "weight": j.weight, **({"phase": j.phase} if j.phase else {}),
-             **({"title": j.title} if j.title else {})}
+             **({"title": j.title} if j.title else {}), **({"group": j.group} if j.group else {})}
             for j in self.judges
         ]
         d["ranking"]["params"] = dict(self.ranking.params)
+        g = self.ranking.groups
+        d["ranking"]["groups"] = None if g is None else {
+            "by": g.by, "weights": dict(g.weights), "method": g.method, "params": dict(g.params)}
         d["ranking"]["tie_break"] = list(self.ranking.tie_break)
         d["baselines"] = list(self.baselines)
         d["analysis"]["compare"] = list(self.analysis.compare)
@@ -290,7 +311,7 @@ def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
     inp = v.mapping(top.get("input", {}), "input", ("format", "path"))
     phases = v.mapping(top.get("phases", {}), "phases", ("development", "final", "deadlines"))
     rank_ = v.mapping(top.get("ranking", {}), "ranking",
-                      ("method", "params", "missing", "tie_break", "seed"))
+                      ("method", "params", "missing", "tie_break", "seed", "groups"))
     sel = v.mapping(top.get("selection", {}), "selection", ("development", "final"))
     filt = v.mapping(top.get("filter", {}), "filter", ("rule", "beat", "k", "on_empty"))
     analysis = v.mapping(top.get("analysis", {}), "analysis", ("bootstrap", "level", "stability",
@@ -313,12 +334,7 @@ def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
     method = v.string(rank_.get("method", DEFAULT_METHOD), "ranking.method")
     v.choice(method, "ranking.method", ranking_method_names())
     spec = get_ranking_method(method)
-    params = v.mapping(rank_.get("params", {}), "ranking.params", tuple(spec.defaults),
-                       what="parameter")
-    for name, value in params.items():
-        problem = spec.constraints[name].problem(value)
-        if problem is not None:
-            raise v.error(f"ranking.params.{name}", problem)
+    params = v.params(spec, rank_.get("params", {}), "ranking.params")
     tie_break = rank_.get("tie_break", ["submitted_at", "candidate"])
     tie_break = [tie_break] if isinstance(tie_break, str) else tie_break
     if not isinstance(tie_break, list):
@@ -338,16 +354,18 @@ def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
         raise v.error("filter.k", "'auto' compares the development and final rankings, and "
                       "phases.final is null (one phase); give k as a positive integer")
 
+    judges = _judges(v, top.get("judges"))
     return Config(
         input=InputConfig(None if fmt == "auto" else fmt, path),
         phases=PhasesConfig(dev, final, _deadlines(v, phases.get("deadlines", {}))),
-        judges=_judges(v, top.get("judges")),
+        judges=judges,
         ranking=RankingConfig(
             method=method,
             params=dict(params),
             missing=v.choice(rank_.get("missing", "worst"), "ranking.missing", MISSING_POLICIES),
             tie_break=tuple(tie_break),
             seed=v.seed(rank_.get("seed", DEFAULT_SEED), "ranking.seed"),
+            groups=_groups(v, rank_.get("groups"), judges),
         ),
         selection=SelectionConfig(
             v.choice(sel.get("development", "best"), "selection.development", SELECTION_POLICIES),
@@ -378,7 +396,7 @@ def _judges(v: _Validator, data: Any) -> tuple[JudgeConfig, ...] | None:
     for i, item in enumerate(data):
         where = f"judges[{i}]"
         entry = v.mapping(item, where, ("task", "metric", "direction", "sorting", "weight", "phase",
-                                        "title"))
+                                        "title", "group"))
         if "task" not in entry:
             raise v.error(f"{where}.task", "is required")
         task = v.string(entry["task"], f"{where}.task")
@@ -392,22 +410,47 @@ def _judges(v: _Validator, data: Any) -> tuple[JudgeConfig, ...] | None:
             higher = _DIRECTIONS[
                 v.choice(entry.get("direction", "higher"), f"{where}.direction", ("higher", "lower"))
             ]
-        weight = entry.get("weight", 1)
-        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not (
-            math.isfinite(weight) and weight > 0
-        ):
-            raise v.error(f"{where}.weight", f"must be a positive number; got {weight!r}")
-        phase = entry.get("phase")
-        phase = None if phase is None else v.string(phase, f"{where}.phase")
-        title = entry.get("title")
-        title = None if title is None else v.string(title, f"{where}.title")
+        weight = v.weight(entry.get("weight", 1), f"{where}.weight")
+        phase, title, group = (None if entry.get(k) is None else v.string(entry[k], f"{where}.{k}")
+                               for k in ("phase", "title", "group"))
         judge = JudgeConfig(task, metric, higher, float(weight), phase, title,
-                            direction_set="direction" in entry or "sorting" in entry)
+                            direction_set="direction" in entry or "sorting" in entry, group=group)
         if (judge.key, phase) in seen:
             raise v.error(where, f"judge {judge.key!r} is listed twice")
         seen.add((judge.key, phase))
         judges.append(judge)
+    if all(j.weight == 0 for j in judges):
+        raise v.error("judges", "all have weight 0, so nothing would be counted; give at least "
+                      "one judge a positive weight")
     return tuple(judges)
+
+
+def _groups(v: _Validator, data: Any, judges: tuple[JudgeConfig, ...] | None) -> GroupsConfig | None:
+    """``ranking.groups``; judges with a ``group`` key and no section group by them."""
+    keyed = [j for j in judges or () if j.group is not None]
+    if data is None:
+        return GroupsConfig() if keyed else None
+    g = v.mapping(data, "ranking.groups", tuple(GroupsConfig.__dataclass_fields__))
+    by = v.choice(g.get("by", "judges"), "ranking.groups.by", ("judges", "task", "metric"))
+    bare = [j.key for j in judges or () if j.group is None] or ["(no judge is listed)"]
+    if by == "judges" and (not keyed or len(keyed) < len(judges or ())):
+        raise v.error("ranking.groups", f"groups the judges by their `group` key, and judge "
+                      f"{bare[0]!r} has none; give every judge a group, or use by: task or metric")
+    if by != "judges" and keyed:
+        raise v.error("ranking.groups.by", f"is {by!r}, and judges give a `group` key; use one")
+    names = sorted({j.group for j in keyed}) if by == "judges" else list(g.get("weights") or {})
+    weights = v.mapping(g.get("weights", {}), "ranking.groups.weights", tuple(names), what="group")
+    weights = {str(k): v.weight(w, f"ranking.groups.weights.{k}") for k, w in weights.items()}
+    method = g.get("method")
+    params: dict[str, Any] = {}
+    if method is not None:
+        v.choice(v.string(method, "ranking.groups.method"), "ranking.groups.method",
+                 ranking_method_names())
+        params = v.params(get_ranking_method(method), g.get("params", {}), "ranking.groups.params")
+    elif g.get("params"):
+        raise v.error("ranking.groups.params", "are the parameters of ranking.groups.method, "
+                      "which is not given (ranking.params serve the one method)")
+    return GroupsConfig(by, weights, method, params)
 
 
 def _analysis(v: _Validator, data: dict) -> AnalysisConfig:
@@ -520,6 +563,21 @@ class _Validator:
                 key, f"must be one of {allowed}; got {value!r}{did_you_mean(str(value), allowed)}"
             )
         return value
+
+    def params(self, spec: Any, data: Any, key: str) -> dict[str, Any]:
+        """A method's parameters: known names, allowed values."""
+        params = self.mapping(data, key, tuple(spec.defaults), what="parameter")
+        for name, value in params.items():
+            problem = spec.constraints[name].problem(value)
+            if problem is not None:
+                raise self.error(f"{key}.{name}", problem)
+        return params
+
+    def weight(self, value: Any, key: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+                math.isfinite(value) and value >= 0):
+            raise self.error(key, f"must be a number >= 0 (0: shown, not counted); got {value!r}")
+        return float(value)
 
     def seed(self, value: Any, key: str) -> int:
         return self.count(value, key)

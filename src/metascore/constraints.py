@@ -13,11 +13,12 @@ bad value is refused before anything runs.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any
 
-__all__ = ["Constraint", "Options", "Interval"]
+__all__ = ["Constraint", "Options", "Interval", "Target"]
 
 
 class Constraint:
@@ -81,3 +82,22 @@ class Interval(Constraint):
         if ok and self.high is not None:
             ok = value <= self.high if self.closed in ("both", "right") else value < self.high
         return None if ok else f"must be {self._describe()}; got {value!r}"
+
+
+@dataclass(frozen=True)
+class Target(Constraint):
+    """A target score: ``"best"`` (each judge's best score), a finite number, or a mapping
+    of judge labels to finite numbers (one target per judge; the method checks the labels
+    against the matrix)."""
+
+    def problem(self, value: Any) -> str | None:
+        def number(x: Any) -> bool:
+            return isinstance(x, Real) and not isinstance(x, bool) and math.isfinite(x)
+
+        if value == "best" or number(value):
+            return None
+        if isinstance(value, Mapping) and value and all(
+                isinstance(k, str) and number(v) for k, v in value.items()):
+            return None
+        return ("must be 'best', a finite number, or a mapping of judge labels to finite "
+                f"numbers; got {value!r}")

@@ -15,6 +15,7 @@ __all__ = [
     "InputError",
     "ConfigError",
     "InputWarning",
+    "closest_choice",
     "did_you_mean",
     "report_internal_error",
     "exit_code",
@@ -41,8 +42,8 @@ class InputWarning(UserWarning):
     """
 
 
-def did_you_mean(value: str, choices: Iterable[str]) -> str:
-    """Return ``" (did you mean 'x'?)"`` for the closest choice, or ``""``.
+def closest_choice(value: str, choices: Iterable[str]) -> str | None:
+    """The choice ``value`` was most likely meant to be, or ``None``.
 
     A choice equal to ``value`` but for case wins (``test_mae`` -> ``test_MAE``, not the
     closer-spelled ``test_R2``); otherwise the closest by spelling, case ignored.
@@ -51,12 +52,18 @@ def did_you_mean(value: str, choices: Iterable[str]) -> str:
     text = str(value)
     same = [c for c in names if c.casefold() == text.casefold() and c != text]
     if same:
-        return f" (did you mean {same[0]!r}?)"
+        return same[0]
     folded: dict[str, str] = {}
     for c in names:
         folded.setdefault(c.casefold(), c)
     close = difflib.get_close_matches(text.casefold(), list(folded), n=1, cutoff=0.6)
-    return f" (did you mean {folded[close[0]]!r}?)" if close else ""
+    return folded[close[0]] if close else None
+
+
+def did_you_mean(value: str, choices: Iterable[str]) -> str:
+    """Return ``" (did you mean 'x'?)"`` for the closest choice (:func:`closest_choice`), or ``""``."""
+    close = closest_choice(value, choices)
+    return f" (did you mean {close!r}?)" if close is not None else ""
 
 
 def report_internal_error(exc: BaseException) -> None:

@@ -17,14 +17,18 @@ participant (falling back to the candidate id) and qualifies according to the ru
 
 A final candidate without a development counterpart never qualifies (the reason says so).
 In a one-phase competition (``same_phase``) the phase is both: each candidate is compared,
-within the phase, with the baselines scored there.
+within the phase, with the baselines scored there, and the reasons name the phase rather
+than a "development" phase that does not exist.
 Every decision carries a one-sentence reason; the threshold (the baselines' development
-scores and positions) is part of the result.
+scores and positions) is part of the result. A reason cites a baseline by the name it has
+on the final board when that differs from its development id (Codabench gives a migrated
+copy a new id: "baseline 'kit-5' (4.67 as 'kit-1' in 'Development')"), so a reader finds it
+on both boards (:func:`baseline_counterparts`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,7 +40,8 @@ from .ranking import Ranking
 from .selection import participant_key
 from .analysis.topk import k_star
 
-__all__ = ["BaselineScore", "Decision", "FilterResult", "filter_final"]
+__all__ = ["BaselineScore", "Decision", "FilterResult", "filter_final", "baseline_counterparts",
+           "phase_score_text"]
 
 
 @dataclass(frozen=True)
@@ -168,6 +173,11 @@ def filter_final(
             "phase; list them under `baselines` in the configuration, flag them is_baseline "
             "in the data, or use filter rule 'none'."
         )
+    # the name each baseline has on the final board, when it is another id
+    names = {} if same_phase else {
+        dev_id: found[0] for dev_id, found in baseline_counterparts(final, baselines).items()
+        if len(found) == 1 and found[0] != dev_id}
+    words = _Words(get_ranking_method(dev.method).display, dev_phase, same_phase, names)
 
     # development counterpart of each final candidate: by participant, else candidate id
     by_key: dict[str, int] = {}
@@ -197,7 +207,6 @@ def filter_final(
         ranked = [i for i in order if not is_base[i]]
         top = set(ranked[:k_used])
 
-    shown = get_ranking_method(dev.method).display
     decisions = []
     for i in final_idx:
         cand, part, j = final.candidates[i], final.participants[i] if final.participants else None, match[i]
@@ -210,45 +219,100 @@ def filter_final(
             continue
         score, r, pos = float(dev.scores[j]), float(dev.ranks[j]), int(dev.positions[j])
         ok, reason = _decide(rule, beat, r, score, pos, baselines, k_used,
-                             j in top if rule == "top_k" else False, shown)
+                             j in top if rule == "top_k" else False, words)
         decisions.append(Decision(cand, part, ok, reason, dev.candidates[j], score, pos))
 
     # best development position first, so outputs do not depend on the input order
     decisions.sort(key=lambda d: (d.dev_position is None, d.dev_position or 0, d.candidate))
     result = FilterResult(rule, beat, baselines, threshold, k_used, k_est, dist, tuple(decisions))
     if not result.qualified:
-        message = _nobody_message(result, dev_phase, shown)
+        message = _nobody_message(result, words)
         result = FilterResult(rule, beat, baselines, threshold, k_used, k_est, dist,
                               tuple(decisions), message)
     return result
 
 
+def phase_score_text(shown: Display, score: float, dev_phase: str, same_phase: bool) -> str:
+    """A score of the filter's ranking in words: "development average rank 2.5", or in a
+    one-phase competition "average rank 2.5 in phase 'Final'"."""
+    return f"{shown.text(score)} in phase {dev_phase!r}" if same_phase else f"development {shown.text(score)}"
+
+
+@dataclass(frozen=True)
+class _Words:
+    """How the reasons word the filter's ranking and name the baselines."""
+
+    shown: Display
+    dev_phase: str
+    same_phase: bool
+    names: Mapping[str, str]  # a baseline's development id -> its other id on the final board
+
+    def score(self, score: float) -> str:
+        return phase_score_text(self.shown, score, self.dev_phase, self.same_phase)
+
+    def position(self, pos: int) -> str:
+        return f"position {pos} in phase {self.dev_phase!r}" if self.same_phase else f"development position {pos}"
+
+    def baseline(self, b: BaselineScore) -> str:
+        """``'kit-1' (4.67)``, or with another name on the final board ``'kit-5' (4.67 as
+        'kit-1' in 'Development')``."""
+        return f"{self.name(b)} ({self.shown.short(b.score)}{self.alias(b)})"
+
+    def name(self, b: BaselineScore) -> str:
+        return repr(self.names.get(b.candidate, b.candidate))
+
+    def alias(self, b: BaselineScore) -> str:
+        return f" as {b.candidate!r} in {self.dev_phase!r}" if b.candidate in self.names else ""
+
+
 def _decide(
     rule: str, beat: str, r: float, score: float, pos: int,
-    baselines: tuple[BaselineScore, ...], k: int | None, in_top: bool, shown: Display,
+    baselines: tuple[BaselineScore, ...], k: int | None, in_top: bool, words: _Words,
 ) -> tuple[bool, str]:
-    """Whether a candidate qualifies, and why, in words a person reads (``shown``: the
-    method's natural quantity, e.g. "average rank 2.5", rather than its internal score)."""
-    mine = f"development {shown.text(score)} (position {pos})"
+    """Whether a candidate qualifies, and why, in words a person reads (the method's
+    natural quantity, e.g. "average rank 2.5", rather than its internal score)."""
+    mine = f"{words.score(score)} (position {pos})"
     if rule == "none":
         return True, "no filter (rule 'none')"
     if rule == "top_k":
         where = "within" if in_top else "outside"
-        return in_top, f"development position {pos} is {where} the top {k}"
+        return in_top, f"{words.position(pos)} is {where} the top {k}"
     best, worst = baselines[0], baselines[-1]
     if beat == "all":
         if r < best.rank:
             what = "the baseline" if len(baselines) == 1 else "every baseline"
-            return True, f"{mine} beats {what} (best: {best.candidate!r}, {shown.short(best.score)})"
+            return True, (f"{mine} beats {what} (best: {words.name(best)}, "
+                          f"{words.shown.short(best.score)}{words.alias(best)})")
         ref = best
     else:
         if r < worst.rank:
-            return True, f"{mine} beats baseline {worst.candidate!r} ({shown.short(worst.score)})"
+            return True, f"{mine} beats baseline {words.baseline(worst)}"
         ref = worst
     if r == ref.rank:
-        return False, (f"{mine} ties with baseline {ref.candidate!r} ({shown.short(ref.score)}); "
+        return False, (f"{mine} ties with baseline {words.baseline(ref)}; "
                        "a tie does not qualify")
-    return False, f"{mine} does not beat baseline {ref.candidate!r} ({shown.short(ref.score)})"
+    return False, f"{mine} does not beat baseline {words.baseline(ref)}"
+
+
+def baseline_counterparts(final: ScoreMatrix, baselines: Sequence[BaselineScore]) -> dict[str, list[str]]:
+    """Each development baseline's final-phase baselines: the same id or, as the filter
+    matches candidates, the same participant when that participant has one development
+    baseline (Codabench gives a migrated final-phase submission a new id)."""
+    by_part: dict[str, list[BaselineScore]] = {}
+    for b in baselines:
+        by_part.setdefault(b.participant or b.candidate, []).append(b)
+    ids = {b.candidate for b in baselines}
+    found: dict[str, list[str]] = {b.candidate: [] for b in baselines}
+    for i, cand in enumerate(final.candidates):
+        if not (final.is_baseline and final.is_baseline[i]):
+            continue
+        if cand in ids:
+            found[cand].append(cand)
+            continue
+        same = by_part.get(participant_key(final, i), [])
+        if len(same) == 1:
+            found[same[0].candidate].append(cand)
+    return found
 
 
 def _auto_k(
@@ -273,15 +337,18 @@ def _auto_k(
     return ks.k, ks.value, ks.d
 
 
-def _nobody_message(result: FilterResult, dev_phase: str, shown: Display) -> str:
+def _nobody_message(result: FilterResult, words: _Words) -> str:
+    head = ("no candidate qualified" if words.same_phase
+            else "no final-phase candidate qualified")
     if not result.decisions:
-        return "no final-phase candidate qualified: the final phase has no candidates besides baselines."
+        where = f"phase {words.dev_phase!r}" if words.same_phase else "the final phase"
+        return f"{head}: {where} has no candidates besides baselines."
     if all(d.dev_candidate is None for d in result.decisions):
-        return (f"no final-phase candidate qualified: none has a submission in the "
-                f"{dev_phase!r} phase.")
+        return (f"{head}: none has a submission in the "
+                f"{words.dev_phase!r} phase.")
     if result.rule == "beat_baseline":
         ref = result.baselines[0] if result.beat == "all" else result.baselines[-1]
         which = "every baseline" if result.beat == "all" else "any baseline"
-        return (f"no final-phase candidate qualified: none beat {which} in the {dev_phase!r} "
-                f"phase (threshold: {ref.candidate!r} with development {shown.text(ref.score)}).")
-    return f"no final-phase candidate qualified under rule {result.rule!r}."
+        return (f"{head}: none beat {which} in the {words.dev_phase!r} phase (threshold: "
+                f"{words.name(ref)}{words.alias(ref)} with {words.score(ref.score)}).")
+    return f"{head} under rule {result.rule!r}."

@@ -7,6 +7,7 @@ on it. Missing cells are ``NaN``. Directions are applied once, by :meth:`ScoreMa
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError, did_you_mean
+from .judge_groups import JudgeGroups, make_groups
 from .sequences import IndexLabels, Repeated
 
 __all__ = ["ScoreMatrix", "IndexLabels", "Repeated", "MISSING_TOKENS", "parse_score"]
@@ -136,7 +138,9 @@ class ScoreMatrix:
     higher_is_better : sequence of bool
         Direction of each judge (a tuple; a :class:`Repeated` when they share one).
     weights : array of shape (m,)
-        Positive weight of each judge (a larger weight is always a more important judge).
+        Weight of each judge, >= 0 (a larger weight is always a more important judge); a
+        judge of weight 0 is shown, not counted: the missing-data policy and every method
+        leave it out (:func:`metascore.missing.prepare`), the outputs show it.
     participants, submitted_at, is_baseline : tuples, one entry per candidate
         Candidate metadata used by tie-breaks, participant selection and baseline filtering.
     submission_order : tuple of float, one entry per candidate, or empty
@@ -144,6 +148,8 @@ class ScoreMatrix:
         the ``submitted_at`` tie-break, when the caller knows it (the leaderboard pipeline:
         :mod:`metascore.submission_order`); empty: from ``submitted_at``, then the number
         in a candidate id ``<owner>-<id>``.
+    groups : JudgeGroups or None
+        The judges' groups, for a ranking in two steps (:meth:`grouped`); None: one step.
 
     Use :meth:`from_array`, :meth:`from_frame` or :meth:`from_long` to build one; they
     validate the input and raise :class:`~metascore.errors.InputError` naming the
@@ -159,6 +165,7 @@ class ScoreMatrix:
     submitted_at: tuple[pd.Timestamp | None, ...] = field(default=())
     is_baseline: tuple[bool, ...] = field(default=())
     submission_order: tuple[float, ...] = field(default=())
+    groups: JudgeGroups | None = None
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -216,15 +223,19 @@ class ScoreMatrix:
         if weights is None or isinstance(weights, (int, float, np.number)):
             value = 1.0 if weights is None else float(weights)
             w = _constant(value, m)
-            bad: tuple[int, ...] | np.ndarray = () if math.isfinite(value) and value > 0 else (0,)
+            bad: tuple[int, ...] | np.ndarray = () if math.isfinite(value) and value >= 0 else (0,)
         else:
             w = np.array(
                 [float(x) for x in _per_judge(weights, jdgs, "weights", 1.0)], dtype=float
             )
-            bad = np.flatnonzero(~(np.isfinite(w) & (w > 0)))
+            bad = np.flatnonzero(~(np.isfinite(w) & (w >= 0)))
         if len(bad):
             j = bad[0]
-            raise InputError(f"judge {jdgs[j]!r} has weight {float(w[j])!r}; weights must be > 0.")
+            raise InputError(f"judge {jdgs[j]!r} has weight {float(w[j])!r}; weights must be "
+                             ">= 0 (0: shown, not counted).")
+        if not (w[0] if w.strides == (0,) else w.max()) > 0:
+            raise InputError(f"every judge has weight 0 ({len(jdgs)} judges), so nothing would be "
+                             "counted; give at least one judge a positive weight.")
         parts = (None,) * n if participants is None else tuple(
             None if p is None else str(p)
             for p in _per_candidate(participants, cands, "participants", None)
@@ -325,6 +336,25 @@ class ScoreMatrix:
             grid[ci, ji] = frame[value].to_numpy(dtype=object)
         return cls.from_array(grid, cands, jdgs, **kwargs)
 
+    def grouped(
+        self,
+        groups: Mapping[str, Sequence[str]] | None,
+        weights: Mapping[str, float] | None = None,
+        within: str | None = None,
+        within_params: Mapping[str, Any] | None = None,
+    ) -> ScoreMatrix:
+        """This matrix with its judges in named groups, ranked in two steps by
+        :func:`metascore.rank`: ``within`` (default: the ranking method) ranks the
+        candidates inside each group, then the method ranks them across the groups, each
+        group weighing ``weights[group]`` (default 1; 0: shown, not counted).
+
+        ``groups`` maps each group to its judges; every judge is in exactly one group.
+        ``None`` removes the groups. The judges' own weights count inside their group.
+        """
+        found = None if groups is None else make_groups(self.judges, groups, weights, within,
+                                                        within_params)
+        return dataclasses.replace(self, groups=found)
+
     # ------------------------------------------------------------------ views
     @property
     def shape(self) -> tuple[int, int]:
@@ -403,6 +433,7 @@ class ScoreMatrix:
         ji = self._positions(judges, self.judges, "judge")
         every = (judges is None or (len(ji) == self.n_judges
                                     and bool((ji == np.arange(self.n_judges)).all())))
+        groups = self.groups
         if every:  # the same judges in the same order: keep their labels, share the weights
             values = self.values[ci]
             judge_labels: Sequence[str] = self.judges
@@ -414,6 +445,7 @@ class ScoreMatrix:
             directions = tuple(self.higher_is_better[j] for j in ji)
             w = self.weights[ji]
             w.setflags(write=False)
+            groups = None if groups is None else groups.take(ji)
         values.setflags(write=False)
         return ScoreMatrix(
             values=values,
@@ -425,6 +457,7 @@ class ScoreMatrix:
             submitted_at=tuple(self.submitted_at[i] for i in ci) if self.submitted_at else (),
             is_baseline=tuple(self.is_baseline[i] for i in ci) if self.is_baseline else (),
             submission_order=tuple(self.submission_order[i] for i in ci) if self.submission_order else (),
+            groups=groups,
         )
 
     @staticmethod
@@ -445,9 +478,10 @@ class ScoreMatrix:
         return np.array(out, dtype=np.intp)
 
     def __repr__(self) -> str:
+        groups = "" if self.groups is None else f", {len(self.groups.names)} groups"
         return (
             f"ScoreMatrix({self.n_candidates} candidates x {self.n_judges} judges, "
-            f"{int(self.missing().sum())} missing)"
+            f"{int(self.missing().sum())} missing{groups})"
         )
 
 

@@ -46,13 +46,15 @@ __all__ = [
 #: - ``signs`` (values): the judges' directions (+1 higher-is-better, -1 lower-is-better);
 #: - ``sums`` (values): the row sums ``X.sum(axis=1)`` when validating the matrix already
 #:   computed them (``X`` is then the validated array itself), else None;
+#: - ``judges`` (values): the judges' labels, in the order of ``X``'s columns (a parameter
+#:   given per judge is looked up by label);
 #: - ``values`` (pairwise): ``(X, w)``, the oriented values behind the counts (missing
 #:   cells ``-inf`` under ``worst``, NaN under ``pairwise``) when ranking a score matrix,
 #:   None when ranking votes.
-EXTRA_INPUTS = {"values": ("signs", "sums"), "pairwise": ("values",)}
+EXTRA_INPUTS = {"values": ("signs", "sums", "judges"), "pairwise": ("values",)}
 
 #: Names of the arguments the registry passes besides the method's own parameters.
-_PASSED = frozenset({"rng", "signs", "sums", "values"})
+_PASSED = frozenset({"rng", "signs", "sums", "judges", "values"})
 
 _TABLE: dict[str, RankingMethod] = {}
 
@@ -130,12 +132,17 @@ class Properties:
         A candidate that Pareto-dominates another is never ranked below it.
     condorcet : bool
         A Condorcet winner, when one exists, is always ranked first.
+    unanimity : bool
+        A strict order that every judge gives is the ranking, without ties. False for a
+        rule that may tie candidates such an order separates (plurality counts first places
+        only; under Pareto the order is still never reversed).
     """
 
     stochastic: bool = False
     order_only: bool = False
     pareto: bool = True
     condorcet: bool = False
+    unanimity: bool = True
 
 
 @dataclass(frozen=True)
@@ -204,6 +211,10 @@ class RankingMethod:
         return self.properties.condorcet
 
     @property
+    def unanimity(self) -> bool:
+        return self.properties.unanimity
+
+    @property
     def defaults(self) -> dict[str, Any]:
         """The method's own parameters and their defaults."""
         return dict(self._defaults)
@@ -232,6 +243,7 @@ def ranking_method(
     order_only: bool | None = None,
     pareto: bool = True,
     condorcet: bool = False,
+    unanimity: bool = True,
     sparse: bool = False,
     takes: tuple[str, ...] = (),
     check: Callable[[ScoreMatrix, dict[str, Any]], None] | None = None,
@@ -270,6 +282,7 @@ def ranking_method(
                 order_only=(input == "pairwise") if order_only is None else order_only,
                 pareto=pareto,
                 condorcet=condorcet,
+                unanimity=unanimity,
             ),
             takes=tuple(takes),
             sparse=sparse,

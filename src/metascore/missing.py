@@ -1,9 +1,10 @@
 """The missing-data policy: what happens to the missing cells of a score matrix before a
 ranking method sees it (docs/methods.md, "Conventions").
 
-:func:`prepare` drops candidates or judges, refuses missing cells, or keeps them (NaN) for
-:meth:`Prepared.filled` to fill for the ``worst`` policy; the registry's :func:`rank` and
-the analyses call it once per matrix.
+:func:`prepare` first sets aside the judges of weight 0 (shown, not counted: no method and
+no policy sees them), then drops candidates or judges, refuses missing cells, or keeps
+them (NaN) for :meth:`Prepared.filled` to fill for the ``worst`` policy; the registry's
+:func:`rank` and the analyses call it once per matrix.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ class Prepared:
     excluded_candidates: dict[str, str]
     excluded_judges: dict[str, str]
     missing: str
+    uncounted: tuple[str, ...] = ()  # judges of weight 0, set aside before the policy
 
     @property
     def unscored(self) -> np.ndarray:
@@ -65,8 +67,9 @@ def prepare(matrix: ScoreMatrix, missing: str = "worst") -> Prepared:
         )
     excluded_c: dict[str, str] = {}
     excluded_j: dict[str, str] = {}
+    matrix, uncounted = _counted(matrix)
     if not matrix.has_missing:  # nothing for the policy to do
-        return Prepared(matrix, matrix.oriented(), excluded_c, excluded_j, missing)
+        return Prepared(matrix, matrix.oriented(), excluded_c, excluded_j, missing, uncounted)
     mask = matrix.missing()
     empty = np.flatnonzero(mask.all(axis=0))
     if empty.size and missing != "drop_judges":
@@ -98,4 +101,14 @@ def prepare(matrix: ScoreMatrix, missing: str = "worst") -> Prepared:
                     "to rank."
                 )
             matrix = matrix.subset(judges=np.flatnonzero(~cols))
-    return Prepared(matrix, matrix.oriented(), excluded_c, excluded_j, missing)
+    return Prepared(matrix, matrix.oriented(), excluded_c, excluded_j, missing, uncounted)
+
+
+def _counted(matrix: ScoreMatrix) -> tuple[ScoreMatrix, tuple[str, ...]]:
+    """The matrix without its judges of weight 0, and their labels (shown, not counted)."""
+    w = matrix.weights
+    if w.strides == (0,) or bool(w.min() > 0):
+        return matrix, ()
+    zero = w == 0
+    return (matrix.subset(judges=np.flatnonzero(~zero)),
+            tuple(matrix.judges[j] for j in np.flatnonzero(zero)))

@@ -90,6 +90,8 @@ def _phased(frame: pd.DataFrame, config: Config) -> pd.DataFrame:
         frame.attrs.update(attrs)
         frame.attrs["failed"] = [(p or dev, *rest) for p, *rest in attrs.get("failed", [])]
         frame.attrs["unscored"] = [{**u, "phase": u["phase"] or dev} for u in attrs.get("unscored", [])]
+        if attrs.get("flagged"):
+            frame.attrs["flagged"] = [(p or dev, *rest) for p, *rest in attrs["flagged"]]
         frame.attrs["notes"] = [*attrs.get("notes", []), (
             f"the scores name no phase; they are read as phase {config.phases.development!r} "
             "(phases.development)")]
@@ -102,6 +104,9 @@ def _source(frame: pd.DataFrame, path: Any) -> dict[str, Any]:
         for p, c, t, r in frame.attrs.get("failed", [])
     ]
     out = {"path": path, "format": frame.attrs.get("format"), "failed": failed}
+    if frame.attrs.get("flagged"):  # runs the mock runner marked (the site's export cannot)
+        out["prediction_failed"] = [{"phase": p, "candidate": c, "task": t, "reason": r}
+                                    for p, c, t, r in frame.attrs["flagged"]]
     if frame.attrs.get("titles"):  # the competition's column titles, for the report's labels
         out["column_titles"] = dict(frame.attrs["titles"])
     return out
@@ -123,6 +128,9 @@ def run(config: Config, root: str | Path, output_dir: str | Path, *, log: Log = 
     for item in source["failed"]:
         log(f"[!] failed: phase {item['phase']!r}, candidate {item['candidate']!r}, task "
             f"{item['task']!r} ({item['reason']})")
+    for item in source.get("prediction_failed", []):
+        log(f"[!] prediction failed, scored anyway: phase {item['phase']!r}, candidate "
+            f"{item['candidate']!r}, task {item['task']!r} ({item['reason']})")
     rc = config.ranking
     log(f"[*] ranking with {rc.method} (missing={rc.missing}, seed={rc.seed})")
     ac = config.analysis

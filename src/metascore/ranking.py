@@ -84,6 +84,8 @@ class Ranking:
         Candidate indices best first; inside a tie, by the tie-break keys.
     judges : tuple of str
         Judges used (after the missing-data policy).
+    uncounted_judges : tuple of str
+        Judges of weight 0: shown in the outputs, not counted by the method.
     seed : int or None
         Seed of the random generator (None when a Generator was passed in).
     missing : str
@@ -112,6 +114,7 @@ class Ranking:
     positions: np.ndarray
     order: np.ndarray
     judges: tuple[str, ...] = ()
+    uncounted_judges: tuple[str, ...] = ()
     seed: int | None = None
     missing: str = "worst"
     tie_break: tuple[str, ...] = ("submitted_at", "candidate")
@@ -125,8 +128,23 @@ class Ranking:
 
     @property
     def winner(self) -> str:
-        """The candidate at position 1 (first after the tie-break)."""
+        """The candidate listed first: one of :attr:`winners`, chosen by the tie-break when
+        the first place is shared."""
         return self.candidates[int(self.order[0])]
+
+    @property
+    def winners(self) -> tuple[str, ...]:
+        """Every candidate the method puts first, in listing order: all those at position
+        1 (equal best scores), and for a method whose best outcome is not unique, every
+        candidate first in one of its optimal outcomes (``details["winners"]``: Kemeny-Young
+        lists those of its equally optimal orders). One name when the first place is not
+        shared."""
+        tied = [self.candidates[i] for i in self.order if self.positions[i] == 1]
+        more = [c for c in self.details.get("winners") or () if c not in tied]
+        if more:
+            at = {c: k for k, c in enumerate(self.ranked_candidates())}
+            more.sort(key=at.__getitem__)
+        return tuple(tied + more)
 
     @property
     def n(self) -> int:
@@ -149,6 +167,9 @@ class Ranking:
             "tie_break": list(self.tie_break),
             "n_candidates": self.n,
             "n_judges": len(self.judges),
+            **({"uncounted_judges": list(self.uncounted_judges)} if self.uncounted_judges else {}),
+            **({"groups": self.matrix.groups.describe()}
+               if self.matrix is not None and self.matrix.groups is not None else {}),
             "version": self.version,
         }
 

@@ -21,6 +21,7 @@ import pandas as pd
 from . import methods as _methods  # noqa: F401  (importing registers every shipped method)
 from ._version import __version__
 from .errors import ConfigError, InputError, did_you_mean
+from .grouped import rank_in_groups
 from .matrix import IndexLabels, ScoreMatrix
 from .method_spec import (
     Display,
@@ -214,7 +215,7 @@ def prepare_inputs(
 
 
 def _missing_notes(spec: RankingMethod, prepared: Prepared, missing: str) -> tuple[str, ...]:
-    notes: list[str] = []
+    notes = [f"judge {j!r} has weight 0: shown, not counted." for j in prepared.uncounted]
     candidates = prepared.matrix.candidates
     if missing == "pairwise" and spec.input == "values" and prepared.matrix.has_missing:
         notes.append(
@@ -265,14 +266,16 @@ def compute(
     else:
         matrix = prepared.matrix
         weights, signs = np.asarray(matrix.weights), matrix.signs
+        judges: Sequence[str] = inputs.judges
         x = prepared.filled(values_based=not spec.order_only)
         if c_order is not None:
             j_order = _label_order(inputs.judges)
             x, weights, signs = x[np.ix_(c_order, j_order)], weights[j_order], signs[j_order]
+            judges = [inputs.judges[j] for j in j_order]
         sums = None  # the row sums validation computed, when x is what it validated
         if "sums" in spec.takes and x is matrix.values and matrix.row_sums_known:
             sums = matrix.row_sums
-        out = spec.call(x, weights, params=kwargs, signs=signs, sums=sums)
+        out = spec.call(x, weights, params=kwargs, signs=signs, sums=sums, judges=judges)
     return _restore_order(out, c_order, j_order)
 
 
@@ -333,6 +336,7 @@ def finish(
         positions=positions,
         order=order,
         judges=judges,
+        uncounted_judges=prepared.uncounted if prepared else (),
         seed=seed,
         missing=missing if prepared is not None else "votes",
         tie_break=tie_break,
@@ -363,7 +367,9 @@ def rank(
         A score matrix (a DataFrame is read as a wide, higher-is-better matrix; a 2-D numpy
         array as candidates x judges, higher is better, labelled ``"0", "1", ...`` like
         :meth:`ScoreMatrix.from_array`), or pairwise counts from votes (pairwise methods
-        only).
+        only). A matrix whose judges are in groups (:meth:`ScoreMatrix.grouped`) is ranked
+        in two steps (:mod:`metascore.grouped`): its rule inside each group, then ``method``
+        across the groups.
     method : str
         A name from :func:`ranking_method_names`.
     missing : {"worst", "drop_candidates", "drop_judges", "pairwise", "error"}
@@ -384,6 +390,9 @@ def rank(
     """
     spec = get_ranking_method(method)
     params = check_params(spec, params)
+    if isinstance(data, ScoreMatrix) and data.groups is not None:  # two steps
+        return rank_in_groups(data, spec.name, params, missing=missing, seed=seed,
+                              tie_break=tuple(tie_break), rank_one=rank)
     seed_used = _seed_value(seed)  # a generator is made only for a stochastic method
     inputs = prepare_inputs(data, spec, missing, params)
     out = compute(spec, inputs, params, seed)

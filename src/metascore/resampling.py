@@ -26,7 +26,7 @@ a shortcut may keep what it computes once from the full data in ``base.cache``
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Protocol
@@ -46,6 +46,8 @@ __all__ = [
     "integer_valued",
     "exact_products",
     "real_products",
+    "pair_tensor_fits",
+    "pair_blocks",
     "kept",
     "pair_stats",
     "reduced_counts",
@@ -53,6 +55,9 @@ __all__ = [
 
 #: Elements per block of the temporary tensors of a shortcut (their memory bound).
 BLOCK = 4_000_000
+
+#: Largest n * n * m for which a shortcut may hold the per-judge pair indicators at once.
+COUNTS_LIMIT = 60_000_000
 
 
 class ResampleBase(Protocol):
@@ -82,7 +87,8 @@ class CandidateDraws:
 
     ``cands`` holds each trial's drawn candidate positions (T x k, with repeats), ``c`` the
     multiplicity of each candidate in each trial (T x n), ``cw`` each trial's judge weights
-    (T x m) when ``judges_resampled``, else the judge weights of every trial (1 x m).
+    (T x m; when not ``judges_resampled``, a read-only view of the same weights in every
+    row: ``cw[:1]`` is all a shortcut needs then).
     """
 
     cands: np.ndarray
@@ -308,6 +314,21 @@ class PairSums:
         out = self.square(half + margins / 2.0, 0.0)
         out[:, self.b, self.a] = half - margins / 2.0
         return out
+
+
+def pair_tensor_fits(n: int, m: int) -> bool:
+    """Whether the per-judge pair indicators of n candidates and m judges fit at once."""
+    return n * n * m <= COUNTS_LIMIT
+
+
+def pair_blocks(ranks: np.ndarray, cw: np.ndarray, kind: str = "wins"
+                ) -> Iterator[tuple[int, int, np.ndarray]]:
+    """The trials' pairwise wins (``kind="wins"``: ``sum_j cw[t, j] [rank_aj < rank_bj]``)
+    or margins (``"margins"``), T x n x n, as one block ``(0, T, x)`` (:class:`PairSums`,
+    which bounds its own memory)."""
+    pairs = PairSums(ranks)
+    yield 0, cw.shape[0], (pairs.wins(cw) if kind == "wins"
+                           else pairs.square(pairs.margins(cw), -1.0))
 
 
 @dataclass(frozen=True, eq=False)

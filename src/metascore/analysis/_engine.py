@@ -115,10 +115,14 @@ def _params(methods: tuple[str, ...], params: Mapping[str, Any] | None) -> dict[
     """Per-method parameters: ``{method: {param: value}}``, checked against each method's
     declared constraints before any ranking runs.
 
-    With a single method, a flat ``{param: value}`` mapping is accepted too.
+    With a single method, a flat ``{param: value}`` mapping is accepted too (a key naming
+    one of its parameters makes it flat: a parameter's value may be a mapping itself).
     """
     params = dict(params or {})
-    if len(methods) == 1 and params and not all(isinstance(v, Mapping) for v in params.values()):
+    flat = len(methods) == 1 and params and (
+        any(k in get_ranking_method(methods[0]).defaults for k in params)
+        or not all(isinstance(v, Mapping) for v in params.values()))
+    if flat:
         params = {methods[0]: params}
     unknown = [k for k in params if k not in methods]
     if unknown:

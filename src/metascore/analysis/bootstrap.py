@@ -117,6 +117,7 @@ def routes(s: Setup, axis: str, fast: bool = True) -> dict[str, str]:
     probe = Draws(axis, None if axis == "candidates" else np.zeros((0, s.m)),
                   None if axis == "judges" else np.zeros((0, s.n)), np.zeros(0), None)
     out = {}
+    fast = fast and s.matrix.groups is None  # judges in groups: every resample in two steps
     for name in s.methods:
         if not fast:
             out[name] = "registry"

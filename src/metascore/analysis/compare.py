@@ -59,7 +59,7 @@ class MethodComparison:
         One row per method: each criterion's mean and its spread (``<criterion>_std``: the
         standard deviation over trials, or over the r repetitions for stabilities),
         ``winner_rank_full`` (the winner rank of the ranking of the whole matrix), then the
-        declared properties ``condorcet``, ``pareto`` and ``order_only``.
+        declared properties ``condorcet``, ``pareto``, ``order_only`` and ``unanimity``.
     criteria : dict
         The full result of each criterion (:class:`CriterionResult` or
         :class:`StabilityResult`), keyed as the table's columns.
@@ -246,7 +246,8 @@ def _compare(s: E.Setup, n_trials: int, q: int, r: int, seed: Any, ax: dict[str,
             row[key] = results[key].mean[name]
             row[f"{key}_std"] = results[key].std[name]
         row["winner_rank_full"] = winner_rank(s.matrix, s.full[name])
-        row.update(condorcet=spec.condorcet, pareto=spec.pareto, order_only=spec.order_only)
+        row.update(condorcet=spec.condorcet, pareto=spec.pareto, order_only=spec.order_only,
+                   unanimity=spec.unanimity)
         rows.append(row)
     missing = s.missing
     agreement = None if missing == "pairwise" else judge_agreement(s.matrix, missing=missing)

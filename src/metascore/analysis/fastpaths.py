@@ -157,7 +157,7 @@ def candidate_fast_scores(block: Block, names: list[str]) -> dict[str, np.ndarra
     candidate resamples; copies of a candidate tie with it, as in the registry."""
     s, c = block.s, block.c
     resampled = block.cw is not None
-    cw = block.cw if resampled else block.weights[None, :]
+    cw = block.cw if resampled else np.broadcast_to(block.weights, (block.trials, s.m))
     draws = CandidateDraws(block.draws.candidates, c, cw, resampled)
     out: dict[str, np.ndarray] = {}
     stats = None

@@ -33,13 +33,16 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from ..errors import ConfigError, InputError
+from ..errors import ConfigError, InputError, did_you_mean
+from ..readers.yaml_loader import read_yaml
 from .add_meta_config import MetaChoices
 from .add_meta_edit import BundleEditor
 from .archive import safe_extract
 from .check import check_bundle as full_check
+from .competition import SUBMISSION_RULES
 from .files import write_text
 from .meta_program_folder import META_PROGRAM_NAME, assemble_meta_program
+from .v1_to_v2 import V1_COPY_NAME, v1_to_v2
 
 __all__ = ["AddMetaResult", "add_meta"]
 
@@ -102,6 +105,9 @@ def add_meta(
         One sentence: what cannot be done safely and which option or edit fixes it. Nothing
         is written then.
     """
+    if submission_rule is not None and submission_rule not in SUBMISSION_RULES:
+        raise ConfigError(f"--submission-rule {submission_rule!r} is not one of "
+                          f"{', '.join(SUBMISSION_RULES)}{did_you_mean(submission_rule, SUBMISSION_RULES)}.")
     src = Path(bundle)
     if not src.exists():
         raise InputError(f"{src}: no such bundle folder or zip file.")
@@ -127,8 +133,23 @@ def add_meta(
             root = tmp / "bundle"
             safe_extract(src, root)
         target = out or src
-        editor = BundleEditor(root, tmp, choices, end=end, submission_rule=submission_rule, image=image)
+        v1_text = _v1_text(root) if submission_rule is not None else None
+        edited = root
+        if v1_text is not None:  # a v1 file cannot set the rule: its v2 form can
+            BundleEditor(root, tmp, choices, end=end, submission_rule=None, image=image).load()  # as it is
+            v2_text, computed = v1_to_v2(read_yaml(root / "competition.yaml"), submission_rule=submission_rule)
+            edited = _overlay(root, {"competition.yaml": v2_text}, tmp / "v2")
+        editor = BundleEditor(edited, tmp, choices, end=end, submission_rule=submission_rule, image=image,
+                              check_links=edited is root)
         files, fill = editor.plan(fill_program=zip_out)
+        if v1_text is not None:
+            files[V1_COPY_NAME] = v1_text
+            editor.changes.insert(0, f"~ competition.yaml: written in the v2 form, so that it can set the "
+                                     f"leaderboard's submission_rule (a v1 file cannot); the v1 file is "
+                                     f"kept as {V1_COPY_NAME}, which Codabench does not read"
+                                     + (f"; computed column(s) {', '.join(computed)} left out (Codabench "
+                                        "does not compute them: the v1 import leaves them empty)"
+                                        if computed else ""))
         current = {rel: _read(root / rel) for rel in files}
         same = all(current[rel] == text for rel, text in files.items()) and not fill
         result = AddMetaResult(src, target, not same, editor.changes, editor.notes, zipped=zip_out)
@@ -151,7 +172,8 @@ def add_meta(
         if zipped:
             for rel, text in files.items():
                 write_text(root / rel, text)
-        report = full_check(stage)
+        report = full_check(stage, submissions=choices.submissions,
+                            outside_links=zipped)  # a folder's stage is links to the bundle
         if report.errors:
             first = report.errors[0].replace(str(stage), str(src))
             raise ConfigError(f"{src}: the bundle with the meta phase would not pass `metascore bundle "
@@ -176,8 +198,16 @@ def _platform_only(editor: BundleEditor, files: dict[str, str], current: dict[st
     if any(current[rel] != text for rel, text in files.items() if rel != "competition.yaml"):
         return False
     other = BundleEditor(editor.root, tmp / "platform", editor.choices, end=end,
-                         submission_rule=rule, image=image)
+                         submission_rule=rule, image=image, check_links=editor.check_links)
     return other.platform_edits() == files["competition.yaml"]
+
+
+def _v1_text(root: Path) -> str | None:
+    """The text of ``root``'s competition.yaml when it is a v1 file, else ``None``."""
+    data = read_yaml(root / "competition.yaml") if (root / "competition.yaml").is_file() else None
+    if not isinstance(data, dict) or str(data.get("version", "1.5")) == "2":
+        return None
+    return (root / "competition.yaml").read_bytes().decode("utf-8", errors="replace")
 
 
 def _read(path: Path) -> str | None:

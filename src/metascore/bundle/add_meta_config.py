@@ -14,8 +14,10 @@ one note per decision an organizer should know about:
   meta phase's own output columns; judges carry a ``phase:`` when the two phases' task
   names differ (Codabench v1 names each phase's task ``"<phase> Task"``);
 - **baseline**: the starting kit's submission (participant ``baseline`` in a local run),
-  a submission flagged ``is_baseline`` in ``sample_submissions/``, else the first
-  solution (participant ``organizer``); none: ``filter: none``, said;
+  a submission flagged ``is_baseline`` in ``sample_submissions/`` (or the folder
+  ``MetaChoices.submissions`` names, as ``bundle run --submissions``), else the first
+  solution (participant ``organizer``); none: ``filter: none``, said; a ``--baseline`` that
+  no local submission has is said with what ``bundle run`` then does;
 - **filter**: ``beat_baseline`` with a baseline, else ``none``; ``--filter`` chooses
   (``beat_baseline``, ``top_k:K``, ``top_k:auto``, ``none``).
 """
@@ -25,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..config import RankingConfig
 from ..errors import ConfigError, did_you_mean
@@ -34,7 +37,7 @@ from .submissions import Submission
 from .yaml_text import flow
 
 __all__ = ["MetaChoices", "MetaColumn", "ConfigPlan", "plan_config", "is_timing_column",
-           "FILTER_CHOICES"]
+           "unknown_baseline_text", "FILTER_CHOICES"]
 
 #: ``--filter`` values (``top_k:K`` with K a positive integer or ``auto``).
 FILTER_CHOICES = ("beat_baseline", "top_k:K", "top_k:auto", "none")
@@ -56,6 +59,9 @@ class MetaChoices:
     exclude: tuple[str, ...] = ()
     filter: str | None = None
     phases: tuple[str, ...] | None = None     # (development,) or (development, final)
+    #: the submissions folder a local run will use (``bundle run --submissions``) instead
+    #: of ``sample_submissions/``, to find the baselines (None: the bundle's)
+    submissions: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -177,12 +183,13 @@ def _judges(
     if choices.judges:
         judged = [c for c in columns if c.key in {by_name[n].key for n in choices.judges}]
     else:
-        computed = [c.key for c in columns if c.computation]
-        timing = [c.key for c in columns if not c.computation and is_timing_column(c)]
+        computed = [c.key for c in columns if c.computation or c.dropped_computation]
+        timing = [c.key for c in columns if c.key not in computed and is_timing_column(c)]
         judged = [c for c in columns if c.key not in computed and c.key not in timing]
         if computed:
-            notes.append(f"not judges: computed column(s) {', '.join(computed)} (a sum or average of "
-                         "other columns, not a score of its own).")
+            notes.append(f"not judges: computed column(s) {', '.join(computed)} (a sum, average or "
+                         "rank of other columns, not a score of its own; a CodaLab v1 computed "
+                         "column stays empty on Codabench, which does not compute it).")
         if timing:
             notes.append(f"not judges: timing column(s) {', '.join(timing)} (how long a run took, "
                          "not how good it is; --judges KEY,... to rank on them).")
@@ -233,15 +240,13 @@ def _baselines(choices: MetaChoices, submissions: Sequence[Submission], notes: l
         known = {s.participant for s in submissions}  # the meta phase sees <owner>-<id> names
         unknown = [n for n in names if n not in known]
         if unknown:
-            notes.append(f"baseline(s) {', '.join(unknown)} (--baseline): no local submission has this "
-                         "participant, so `bundle run` cannot find it (its meta phase, like "
-                         "Codabench's results export, names submissions <owner>-<id>); on Codabench "
-                         "it must be the account that submits the baseline.")
+            notes.append(f"baseline(s) {', '.join(unknown)} (--baseline): "
+                         + unknown_baseline_text(unknown[0], choices.submissions))
         return names
     flagged = [s for s in submissions if s.is_baseline]
     if flagged:
         names = list(dict.fromkeys(s.participant for s in flagged))
-        where = ", ".join(dict.fromkeys(s.origin if s.origin == "starting kit" else "sample_submissions/"
+        where = ", ".join(dict.fromkeys(s.origin if s.origin == "starting kit" else f"{Path(s.origin).name}/"
                                         for s in flagged))
         notes.append(f"baseline: {', '.join(names)} (from the {where}: {', '.join(s.candidate for s in flagged)}); "
                      "on Codabench, submit it from one account and put that account's name under "
@@ -255,6 +260,22 @@ def _baselines(choices: MetaChoices, submissions: Sequence[Submission], notes: l
                      "name under `baselines:` in metascore.yaml.")
         return [name]
     return []
+
+
+def unknown_baseline_text(name: str, folder: Path | None) -> str:
+    """What a local run does with a baseline that no submission of the bundle (starting
+    kit, solutions, ``sample_submissions/``) or of ``folder`` (``--submissions``) is by."""
+    if folder is not None:
+        return (f"no submission of the starting kit, the solutions or --submissions {folder} is by "
+                f"participant {name!r}, so `bundle run` with these submissions fails on it (its "
+                "meta phase, like Codabench's results export, names submissions <owner>-<id>); on "
+                "Codabench it must be the account that submits the baseline.")
+    return (f"no submission of the starting kit, the solutions or sample_submissions/ is by "
+            f"participant {name!r}: `bundle run` finds it when --submissions DIR holds one of "
+            f"its submissions (participant {name!r} in the manifest, or a name {name}__...), and "
+            "fails on it otherwise (its meta phase, like Codabench's results export, names "
+            "submissions <owner>-<id>); give --submissions DIR here too to check it. On Codabench "
+            "it must be the account that submits the baseline.")
 
 
 def _filter(choices: MetaChoices, baselines: Sequence[str], final: str | None, notes: list[str],

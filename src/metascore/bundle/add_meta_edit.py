@@ -21,16 +21,19 @@ from typing import Any
 import yaml
 from dateutil import parser as dateparser
 
-from ..errors import ConfigError, did_you_mean
+from ..config import parse_config
+from ..errors import ConfigError
 from ..program import CONFIG_NAME
 from .add_meta_config import ConfigPlan, MetaChoices, plan_config
 from .check_config import find_meta_configs
-from .competition import DEFAULT_IMAGE, SUBMISSION_RULES, Competition, Phase
+from .competition import DEFAULT_IMAGE, Competition, Phase
 from .image_checks import RECOMMENDED_IMAGE
 from .meta_program_folder import META_PROGRAM_NAME, needs_meta_program
+from .ranking_page import PAGE_TITLE, ranking_page
 from .schema import check_schema
 from .submission_rules import MANUAL_RULES
 from .submissions import collect_submissions
+from .visibility import registration_note
 from .yaml_text import Raw, YamlText, flow
 
 __all__ = ["BundleEditor", "MARKER"]
@@ -42,6 +45,7 @@ _OLD_IMAGES = (DEFAULT_IMAGE, "codalab/codalab-legacy:py39",
                "codalab/codalab-legacy:latest", "codalab/codalab-legacy:py27")
 _REF_DIR = "final_ranking/reference_data/"
 _PROGRAM_DIR = f"{META_PROGRAM_NAME}/"
+_PAGE_NAME = "final_ranking.md"
 _POINTER = f"""# {META_PROGRAM_NAME}/ (filled automatically)
 
 Written by `metascore bundle add-meta`. This folder is a pointer: the "Final ranking" task's
@@ -70,18 +74,20 @@ class BundleEditor:
     """Plans the new competition.yaml and files of one bundle; collects changes and notes."""
 
     def __init__(self, root: Path, tmp: Path, choices: MetaChoices, *, end: str | None,
-                 submission_rule: str | None, image: str | None) -> None:
+                 submission_rule: str | None, image: str | None, check_links: bool = True) -> None:
         self.root, self.tmp, self.choices = root, tmp, choices
+        self.check_links = check_links  # False: ``root`` is a view made of links to a bundle
         self.end, self.rule, self.image = end, submission_rule, image
         self.changes: list[str] = []
         self.notes: list[str] = []
         self.existing = ""
         self.program_ref = _PROGRAM_DIR
         self.ref_dir = _REF_DIR
+        self.page_ref: str | None = None  # the ranking page of an existing meta phase
 
     # ------------------------------------------------------------------ reading
     def load(self) -> tuple[Competition, YamlText]:
-        report = check_schema(self.root)
+        report = check_schema(self.root, outside_links=self.check_links)
         if report.errors or report.competition is None:
             first = report.errors[0] if report.errors else "competition.yaml cannot be read"
             raise ConfigError(f"{self.root}: fix the bundle first: {first} (run `metascore bundle "
@@ -104,20 +110,22 @@ class BundleEditor:
             raise ConfigError(f"{self.root}: competition.yaml has no phase to rank besides the meta phase.")
         columns = [c for c in comp.leaderboard.columns if c.key not in removed_keys]
         taken = [c.key for c in columns]
-        submissions, _ = collect_submissions(comp, cache=self.tmp / "submissions")
+        submissions, _ = collect_submissions(comp, self.choices.submissions, cache=self.tmp / "submissions")
         cfg = plan_config(comp, phases, self.choices, columns=columns,
                           unsorted=self.unsorted(comp, yt), submissions=submissions,
                           taken_keys=taken, program_ref=self.program_ref)
         self.set_image(comp, yt)
         self.set_rule(comp, yt)
+        self.set_visibility(comp, yt)
         start = self.meta_start(comp, yt, phases[-1], old_start)
         if comp.version == 2:
-            self.append_v2(comp, yt, phases[-1], start, cfg)
+            phase_name = self.append_v2(comp, yt, phases[-1], start, cfg)
         else:
-            self.append_v1(yt, phases[-1], start, cfg)
+            phase_name = self.append_v1(yt, phases[-1], start, cfg)
+        page_ref, page = self.add_page(comp, yt, cfg, phase_name)
         self.changes.append(f"+ {self.ref_dir}{CONFIG_NAME}: {cfg.summary}")
         self.notes.extend(cfg.notes)
-        files = {"competition.yaml": yt.text, f"{self.ref_dir}{CONFIG_NAME}": cfg.text}
+        files = {"competition.yaml": yt.text, f"{self.ref_dir}{CONFIG_NAME}": cfg.text, page_ref: page}
         program = comp.path(self.program_ref)
         fill = False
         if program is not None and needs_meta_program(program):
@@ -141,6 +149,7 @@ class BundleEditor:
             return yt.text
         self.set_image(stripped, yt)
         self.set_rule(stripped, yt)
+        self.set_visibility(stripped, yt)
         self.meta_start(stripped, yt, stripped.phases[-1], old_start)
         return yt.text
 
@@ -184,18 +193,26 @@ class BundleEditor:
         names = {p.name for p in meta_phases}
         keys &= {c.key for c in comp.leaderboard.columns}
         used = {i for p in comp.phases if p.name not in names for i in p.tasks}
+        page = next(((title, ref) for title, ref in comp.pages if _is_ranking_page(title, ref)), None)
+        if page is not None:
+            self.page_ref = page[1]
         if comp.version == 2:
             self._remove_items(yt, ("phases",), lambda n: _scalar(yt, n, "name") in names)
             self._remove_items(yt, ("tasks",), lambda n: _int(yt, n, "index") in tasks - used)
             self._remove_items(yt, ("leaderboards", 0, "columns"), lambda n: _scalar(yt, n, "key") in keys)
+            self._remove_items(yt, ("pages",), lambda n: _is_ranking_page(_scalar(yt, n, "title"),
+                                                                          _scalar(yt, n, "file")))
         else:
             self._remove_pairs(yt, ("phases",), lambda v: _scalar(yt, v, "label") in names)
             self._remove_pairs(yt, ("leaderboard", "columns"), lambda v: False, keys)
+            if page is not None:
+                self._remove_pairs(yt, ("html",), lambda v: False, {page[0]})
         board = replace(comp.leaderboard, columns=tuple(
             c for c in comp.leaderboard.columns if c.key not in keys))
         return replace(comp, phases=tuple(p for p in comp.phases if p.name not in names),
                        tasks={i: t for i, t in comp.tasks.items() if i not in tasks - used},
-                       leaderboard=board), keys, meta_phases[0].start
+                       leaderboard=board, pages=tuple(p for p in comp.pages if p != page)), \
+            keys, meta_phases[0].start
 
     def _remove_items(self, yt: YamlText, where: tuple, match) -> None:
         while True:
@@ -247,13 +264,6 @@ class BundleEditor:
     def set_rule(self, comp: Competition, yt: YamlText) -> None:
         current = comp.leaderboard.submission_rule
         if self.rule is not None:
-            if self.rule not in SUBMISSION_RULES:
-                raise ConfigError(f"--submission-rule {self.rule!r} is not one of "
-                                  f"{', '.join(SUBMISSION_RULES)}{did_you_mean(self.rule, SUBMISSION_RULES)}.")
-            if comp.version != 2:
-                raise ConfigError("--submission-rule: a v1 bundle cannot set it (Codabench's v1 import "
-                                  "ignores force_submission_to_leaderboard and leaves the rule Add); "
-                                  "set it in Codabench's competition editor after upload.")
             if self.rule != current:
                 board = yt.path("leaderboards", 0)
                 node = yt.get(board, "submission_rule")
@@ -270,18 +280,67 @@ class BundleEditor:
                 return
             current = self.rule
         if current in MANUAL_RULES:
-            v1 = (" (a v1 bundle: Codabench's import ignores force_submission_to_leaderboard and "
-                  "makes it Add; set the rule in the competition editor after upload)"
-                  if comp.version == 1 else " (Codabench's default)" if self.rule is None
+            v1 = (" (a v1 bundle: Codabench's import makes it Add)" if comp.version == 1
+                  else " (Codabench's default)" if self.rule is None
                   and yt.get(yt.path("leaderboards", 0), "submission_rule") is None else "")
-            fix = "" if comp.version == 1 else (
-                "; --submission-rule Force_Last puts each participant's last finished submission "
-                "there automatically (participants then no longer choose which one shows)")
+            fix = ("; --submission-rule Force_Last puts each participant's last finished submission "
+                   "there automatically (participants then no longer choose which one shows"
+                   + ("; a v1 competition.yaml is then written in the v2 form, which can set the "
+                      "rule, or choose it after the upload in the Leaderboard tab of Codabench's "
+                      "competition editor)" if comp.version == 1 else ")"))
             self.notes.append(
                 f"leaderboard submission_rule {current}{v1}: nothing reaches the leaderboard, and so "
                 "the results export the Final ranking phase ranks, until a participant clicks 'add to "
-                f"leaderboard'{fix}. A local `bundle run` feeds the meta phase only the submissions "
-                "marked on_leaderboard in a submissions manifest (--feed all: every submission).")
+                f"leaderboard'{fix}. The organizer's own submission to the Final ranking phase too: "
+                "add it to the leaderboard, or participants see no row there, hence no ranking "
+                "(`metascore codabench submit` adds it). A local `bundle run` feeds the meta phase "
+                "only the submissions marked on_leaderboard in a submissions manifest (--feed all: "
+                "every submission).")
+
+    # ------------------------------------------------------------------ what participants see
+    def set_visibility(self, comp: Competition, yt: YamlText) -> None:
+        """``enable_detailed_results: true``, so that participants can open the final ranking
+        (:mod:`~metascore.bundle.visibility`); a note when registrations wait for approval."""
+        key = "enable_detailed_results"
+        if not comp.enable_detailed_results:
+            node = yt.get(yt.root, key)
+            if node is not None:
+                yt.replace_value(node, "true")
+                self.changes.append(f"~ {key}: {node.value} -> true")
+            else:
+                image = "docker_image" if comp.version == 2 else "competition_docker_image"
+                after = next((k for k in (image, "title") if yt.get(yt.root, k) is not None),
+                             str(yt.root.value[0][0].value))
+                yt.insert_pair_after(yt.root, after, key, True, comment=[
+                    f"{MARKER} participants open the final ranking as the Final ranking row's",
+                    "  Detailed Results (Codabench's default, false, answers 404)."])
+                self.changes.append(f"+ {key}: true (the final ranking page is the meta phase's "
+                                    "detailed results)")
+            self.notes.append(f"{key}: true shows participants the final ranking; it also shows the "
+                              "detailed results your own scoring programs write (detailed_results.html), "
+                              "in every phase, to whoever can see the leaderboard.")
+        note = registration_note(comp)
+        if note is not None:
+            self.notes.append(note.removeprefix("competition.yaml: "))
+
+    def add_page(self, comp: Competition, yt: YamlText, cfg: ConfigPlan, phase: str) -> tuple[str, str]:
+        """The competition page that says how the final ranking is computed: its path and text,
+        and its entry in ``pages`` (v1: ``html``)."""
+        ref = self.page_ref
+        if ref is None:
+            first = next((r for _, r in comp.pages if r), None)  # beside the bundle's pages
+            folder = "pages" if first is None else PurePosixPath(first).parent.as_posix()
+            ref = _PAGE_NAME if folder == "." else f"{folder}/{_PAGE_NAME}"
+        config = parse_config(yaml.safe_load(cfg.text), source=CONFIG_NAME)
+        text = ranking_page(config, meta_phase=phase, columns={c.key: c.title for c in cfg.columns})
+        comment = [f"{MARKER} how the final ranking is computed (from {self.ref_dir}{CONFIG_NAME})"]
+        if comp.version == 2:
+            yt.append_item(yt.get(yt.root, "pages"), {"title": PAGE_TITLE, "file": ref}, comment=comment)
+        else:
+            yt.append_pair(yt.get(yt.root, "html"), PAGE_TITLE, ref, comment=comment)
+        self.changes.append(f"+ page {PAGE_TITLE!r} ({ref}): how the final ranking is computed, "
+                            f"written from {CONFIG_NAME}")
+        return ref, text
 
     # ------------------------------------------------------------------ dates
     def meta_start(self, comp: Competition, yt: YamlText, last: Phase, old_start: dt.datetime | None) -> dt.datetime:
@@ -320,7 +379,7 @@ class BundleEditor:
         return dt.datetime.combine(end.date() + dt.timedelta(days=1), dt.time())
 
     # ------------------------------------------------------------------ appending
-    def append_v2(self, comp: Competition, yt: YamlText, last: Phase, start: dt.datetime, cfg: ConfigPlan) -> None:
+    def append_v2(self, comp: Competition, yt: YamlText, last: Phase, start: dt.datetime, cfg: ConfigPlan) -> str:
         data = yaml.safe_load(yt.text)
         task_index = max((t.get("index", -1) for t in data["tasks"] if isinstance(t, dict)), default=-1) + 1
         given = [p["index"] for p in data["phases"] if isinstance(p, dict) and isinstance(p.get("index"), int)]
@@ -337,9 +396,12 @@ class BundleEditor:
         yt.append_item(yt.get(yt.root, "phases"), {
             "index": phase_index, "name": phase_name,
             "description": _phase_description(cfg), "start": Raw(_date_text(start)),
-            "execution_time_limit": 300, "max_submissions": 10, "tasks": [task_index],
+            "execution_time_limit": 300, "max_submissions": 10, "hide_output": True,
+            "tasks": [task_index],
         }, comment=[f"{MARKER} the Final ranking phase, after {last.name!r}: the organizer submits the",
-                    "  results export of the ranked phases here and metascore ranks the participants."])
+                    "  results export of the ranked phases here and metascore ranks the participants;",
+                    "  hide_output keeps that export (every participant's scores) for the organizers,",
+                    "  while the ranking (the row's detailed results) is open to every participant."])
         index = max(c.index for c in comp.leaderboard.columns) + 1
         for n, col in enumerate(cfg.columns):
             yt.append_item(yt.path("leaderboards", 0, "columns"), {
@@ -348,8 +410,9 @@ class BundleEditor:
             }, comment=[f"{MARKER} written by the Final ranking phase (empty in the other phases)"]
                 if n == 0 else ())
         self._said(task_name, task_index, phase_name, start, last, cfg)
+        return phase_name
 
-    def append_v1(self, yt: YamlText, last: Phase, start: dt.datetime, cfg: ConfigPlan) -> None:
+    def append_v1(self, yt: YamlText, last: Phase, start: dt.datetime, cfg: ConfigPlan) -> str:
         data = yaml.safe_load(yt.text)
         phases = data["phases"]
         number = max((int(p.get("phasenumber", k)) for k, p in phases.items() if isinstance(p, dict)),
@@ -359,11 +422,12 @@ class BundleEditor:
         yt.append_pair(yt.get(yt.root, "phases"), key, {
             "phasenumber": number, "label": label, "description": _phase_description(cfg),
             "start_date": Raw(_date_text(start)), "execution_time_limit": 300, "max_submissions": 10,
-            "scoring_program": self.program_ref, "reference_data": self.ref_dir,
+            "hide_output": True, "scoring_program": self.program_ref, "reference_data": self.ref_dir,
         }, comment=[f"{MARKER} the Final ranking phase, after {last.name!r}: the organizer submits",
                     "  the results export here; metascore's meta-scoring program, configured by",
                     f"  {self.ref_dir}{CONFIG_NAME}, ranks the participants (`metascore bundle run`",
-                    f"  and `bundle zip` fill {self.program_ref} while it holds only a README)."])
+                    f"  and `bundle zip` fill {self.program_ref} while it holds only a README);",
+                    "  hide_output keeps that export for the organizers, the ranking stays open."])
         columns = yt.path("leaderboard", "columns")
         board = self._v1_board(yt, columns, data)
         rank = max((int(c.get("rank", 1)) for c in data["leaderboard"]["columns"].values()
@@ -376,6 +440,7 @@ class BundleEditor:
             }, comment=[f"{MARKER} written by the Final ranking phase (empty in the other phases)"]
                 if n == 0 else ())
         self._said(f"{label} Task", None, label, start, last, cfg)
+        return label
 
     @staticmethod
     def _v1_board(yt: YamlText, columns: Any, data: dict) -> object:
@@ -427,6 +492,11 @@ def _int(yt: YamlText, node: Any, key: str) -> int | None:
         return None
 
 
+def _is_ranking_page(title: str | None, ref: str | None) -> bool:
+    """The competition page add-meta wrote (:func:`BundleEditor.add_page`)."""
+    return title == PAGE_TITLE and bool(ref) and PurePosixPath(ref).name == _PAGE_NAME
+
+
 def _is_meta_program(ref: str | None) -> bool:
     return bool(ref) and PurePosixPath(ref.rstrip("/")).name.removesuffix(".zip") == META_PROGRAM_NAME
 
@@ -460,5 +530,8 @@ def _unique(name: str, taken: list[str]) -> str:
 
 def _phase_description(cfg: ConfigPlan) -> str:
     phases = cfg.development if cfg.final is None else f"{cfg.development} and {cfg.final}"
-    return (f"Organizers only. The results export of {phases} is submitted here (a result "
-            f"submission) and ranked by metascore ({cfg.method}).")
+    first = cfg.columns[0]
+    return (f"The final ranking. The organizers submit the results of {phases} here and metascore "
+            f"ranks them ({cfg.method}); open the Detailed Results of their row for the whole "
+            f"ranking, and the {PAGE_TITLE!r} page for how it is computed. {first.title} 0: "
+            "nobody is ranked.")

@@ -5,7 +5,10 @@ fill the disk: absolute member names, ``..`` components, drive letters, repeated
 members under a link, symbolic links that lead outside the target (alone or through other
 links), more than ``max_members`` members, and more than ``max_total_size`` uncompressed
 bytes (checked on the declared sizes first, then on the bytes actually written, since
-declared sizes can lie); a damaged member (bad CRC, truncated) is refused with its name. The noise that macOS adds to zips
+declared sizes can lie); a damaged member (bad CRC, truncated) is refused with its name, and
+so are member names that are not UTF-8 though the zip says they are, and members deeper or
+with longer paths than a job's tree may be (:data:`~metascore.bundle.trees.MAX_DEPTH`,
+:data:`~metascore.bundle.trees.MAX_PATH`). The noise that macOS adds to zips
 (``__MACOSX/``, ``.DS_Store``, ``._*`` AppleDouble files) is skipped, as many real bundles
 carry it.
 
@@ -15,7 +18,9 @@ directory zipped on its own with its files at the archive root (the platform doe
 flatten a single top-level folder: codabench PR #1905 added it and was reverted).
 
 :func:`as_folder` gives a folder for a bundle item or submission that may be a zip, extracting
-each zip once into a cache (safe from several runner threads).
+each zip once into a cache (safe from several runner threads), within a size the caller
+gives (a submission: the job's ``--disk-limit``); a path of a bundle that a link leads out
+of the bundle is refused (a cloned bundle could point at any folder of the machine).
 
 The meta-scoring program (:mod:`metascore.bundle.meta_program_folder`) and the noise rules
 (:mod:`metascore.bundle.files`) live in their own modules; their names are importable from
@@ -39,10 +44,12 @@ import yaml
 
 from ..errors import ConfigError, InputError
 from ..readers.yaml_loader import read_yaml
-from .files import is_excluded, is_noise
+from .competition import bundle_path
+from .files import is_excluded, is_noise, refuse_outside_link
 from .meta_program_folder import assemble_meta_program, needs_meta_program
 from .phase_dates import shift_dates
 from .schema import check_schema, path_references
+from .trees import MAX_DEPTH, MAX_PATH
 
 __all__ = [
     "MAX_MEMBERS",
@@ -58,6 +65,7 @@ MAX_MEMBERS = 20_000
 MAX_TOTAL_SIZE = 4 * 1024**3
 _CHUNK = 1 << 20
 _EXTRACT_LOCK = threading.Lock()
+_OPEN_FOLDERS = 256  # folder descriptors an extraction keeps open at most
 
 
 def safe_extract(
@@ -66,6 +74,7 @@ def safe_extract(
     *,
     max_members: int = MAX_MEMBERS,
     max_total_size: int = MAX_TOTAL_SIZE,
+    size_name: str = "",
 ) -> list[str]:
     """Extract the zip ``archive`` into ``dest`` (absent or an empty folder) and return the
     member names kept.
@@ -74,13 +83,15 @@ def safe_extract(
     beside it, every folder is entered without following links and every file created with
     ``O_EXCL | O_NOFOLLOW``; symbolic links are made last, and each must lead inside the
     finished tree (through the other links too); then the folder takes the name ``dest``.
+    ``size_name`` names ``max_total_size`` in the messages (e.g. ``" (--disk-limit)"``).
 
     Raises
     ------
     InputError
         When the file is not a zip or a member cannot be read (a bad CRC, a truncated or
-        encrypted member), a member name is absolute, contains ``..`` or comes twice, a member
-        lies under a link, a link leads outside the tree, or the archive exceeds
+        encrypted member), a member name is absolute, contains ``..``, comes twice, is not
+        UTF-8 or is too deep, a member lies under a link, a link leads outside the tree, or
+        the archive exceeds
         ``max_members`` members or ``max_total_size`` uncompressed bytes. Nothing is left of a
         refused archive.
     """
@@ -89,8 +100,11 @@ def safe_extract(
         raise InputError(f"{dest}: not an empty folder; cannot extract {archive} into it.")
     try:
         zf = zipfile.ZipFile(archive)
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise InputError(f"{archive}: not a readable zip file ({exc}).") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{archive}: a member name is not valid UTF-8, though the zip says its names "
+                         "are; refusing to extract it.") from None
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+        raise InputError(f"{archive}: not a readable zip file ({str(exc)[:120]}).") from None
     with zf:
         infos = [i for i in zf.infolist() if not is_noise(i.filename)]
         if len(infos) > max_members:
@@ -102,14 +116,14 @@ def safe_extract(
         if declared > max_total_size:
             raise InputError(
                 f"{archive}: {declared} bytes uncompressed, more than the limit of "
-                f"{max_total_size}; refusing to extract it."
+                f"{max_total_size}{size_name}; refusing to extract it."
             )
         members = _members(archive, infos)
         dest.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=".extract-", dir=dest.parent))
         try:
             os.chmod(tmp, 0o755)  # as a folder made with mkdir, not mkdtemp's 0700
-            _Extraction(zf, archive, tmp, max_total_size).run(members)
+            _Extraction(zf, archive, tmp, max_total_size, size_name).run(members)
             if dest.exists():
                 dest.rmdir()
             os.replace(tmp, dest)
@@ -128,6 +142,10 @@ def _members(archive: Path, infos: list[zipfile.ZipInfo]) -> list[tuple[tuple[st
         parts = PurePosixPath(info.filename.replace("\\", "/")).parts
         if not parts:
             continue
+        if len(parts) > MAX_DEPTH or len(info.filename) > MAX_PATH:
+            raise InputError(f"{archive}: member {info.filename[:80]!r}... is {len(parts) - 1} folders deep "
+                             f"({len(info.filename)} characters), more than the {MAX_DEPTH} folders and "
+                             f"{MAX_PATH} characters a job's tree may have; refusing to extract it.")
         if parts in seen:
             raise InputError(f"{archive}: member {info.filename!r} comes twice; refusing to extract it.")
         seen.add(parts)
@@ -147,8 +165,10 @@ def _is_link(info: zipfile.ZipInfo) -> bool:
 class _Extraction:
     """One archive written into the fresh folder ``root`` through folder descriptors."""
 
-    def __init__(self, zf: zipfile.ZipFile, archive: Path, root: Path, max_total_size: int) -> None:
+    def __init__(self, zf: zipfile.ZipFile, archive: Path, root: Path, max_total_size: int,
+                 size_name: str = "") -> None:
         self.zf, self.archive, self.root, self.max = zf, archive, root, max_total_size
+        self.size_name = size_name
         self.written = 0
         self.fds: dict[tuple[str, ...], int] = {}
 
@@ -183,18 +203,26 @@ class _Extraction:
                 os.close(fd)
 
     def folder(self, parts: tuple[str, ...]) -> int:
-        """The descriptor of the folder ``parts`` (made as needed; never through a link)."""
-        if parts not in self.fds:
-            parent = self.folder(parts[:-1])
+        """The descriptor of the folder ``parts`` (made as needed, one level at a time from
+        the deepest one open; never through a link). At most :data:`_OPEN_FOLDERS` stay open."""
+        if parts in self.fds:
+            return self.fds[parts]
+        if len(self.fds) >= _OPEN_FOLDERS:
+            for key in [k for k in self.fds if k]:
+                os.close(self.fds.pop(key))
+        known = max(k for k in range(len(parts)) if parts[:k] in self.fds)
+        for depth in range(known + 1, len(parts) + 1):
+            parent = self.fds[parts[:depth - 1]]
             try:
-                os.mkdir(parts[-1], 0o755, dir_fd=parent)
+                os.mkdir(parts[depth - 1], 0o755, dir_fd=parent)
             except FileExistsError:
                 pass
             try:
-                self.fds[parts] = os.open(parts[-1], os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=parent)
+                self.fds[parts[:depth]] = os.open(parts[depth - 1], os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW,
+                                                  dir_fd=parent)
             except OSError:
-                raise InputError(f"{self.archive}: {'/'.join(parts)!r} is both a file and a folder in the "
-                                 "archive; refusing to extract it.") from None
+                raise InputError(f"{self.archive}: {'/'.join(parts[:depth])[:200]!r} is both a file and a "
+                                 "folder in the archive; refusing to extract it.") from None
         return self.fds[parts]
 
     def file(self, parts: tuple[str, ...], info: zipfile.ZipInfo) -> None:
@@ -221,8 +249,8 @@ class _Extraction:
                     self.written += len(chunk)
                     if self.written > self.max:
                         raise InputError(
-                            f"{self.archive}: more than {self.max} bytes once uncompressed (the "
-                            "declared sizes are wrong); extraction stopped."
+                            f"{self.archive}: more than {self.max} bytes{self.size_name} once "
+                            "uncompressed (the declared sizes are wrong); extraction stopped."
                         )
                     yield chunk
         except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError) as exc:
@@ -239,14 +267,24 @@ def _check_member_name(archive: Path, name: str) -> None:
         )
 
 
-def as_folder(path: Path, cache: Path) -> Path:
+def as_folder(path: Path, cache: Path, *, max_size: int | None = None, bundle: Path | None = None) -> Path:
     """A folder with the contents of ``path``: ``path`` itself, or the zip extracted once into
-    ``cache`` (several threads may ask for the same zip; it is extracted once)."""
+    ``cache`` (several threads may ask for the same zip; it is extracted once).
+
+    ``max_size``: the most bytes the zip may hold once extracted, the job's ``--disk-limit``
+    (default :data:`MAX_TOTAL_SIZE`). ``bundle``: a path inside this folder that a link leads
+    out of it is refused (:class:`InputError`), whatever it points to.
+    """
+    if bundle is not None:
+        refuse_outside_link(path, bundle)
     if path.is_dir():
         return path
     with _EXTRACT_LOCK:
         if not cache.exists():
-            safe_extract(path, cache)
+            if max_size is None:
+                safe_extract(path, cache)
+            else:
+                safe_extract(path, cache, max_total_size=max_size, size_name=" (--disk-limit)")
     return cache
 
 
@@ -313,13 +351,16 @@ def build_bundle_zip(
             if ref in zipped:
                 continue
             rel = ref.rstrip("/")
-            src = bundle / rel
+            src = bundle_path(bundle, rel)  # X.zip may be the folder X/ (a CodaLab repository)
             if needs_meta_program(src):
                 log(f"[*] {rel}: filled with the meta-scoring program and a vendored metascore")
                 src = assemble_meta_program(Path(tmp) / "meta" / Path(rel).name, scoring_program)
             if src.is_dir():
-                zip_directory(src, stage / f"{rel}.zip")
-                zipped[ref] = f"{rel}.zip"
+                name = rel if rel.lower().endswith(".zip") else f"{rel}.zip"
+                if name == rel:
+                    log(f"[*] {rel}: zipped from the folder {src.name}/")
+                zip_directory(src, stage / name)
+                zipped[ref] = name
             elif src.is_file():
                 (stage / rel).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(src, stage / rel)

@@ -23,6 +23,7 @@ from typing import Protocol
 
 from ..errors import ConfigError
 from .competition import DEFAULT_TIME_LIMIT
+from .limits import Limits
 
 __all__ = ["Mount", "StepSpec", "StepResult", "Backend", "split_command"]
 
@@ -68,11 +69,13 @@ class Backend(Protocol):
     """Runs steps; enforces its :class:`~metascore.bundle.limits.Limits` on each of them.
 
     ``name`` is the ``--backend`` value; ``notice`` what this backend cannot do that the
-    worker does, said once by the runner (``""``: nothing to say).
+    worker does, said once by the runner (``""``: nothing to say); ``limits`` the per-job
+    limits (the site extracts a submission zip within ``limits.disk``).
     """
 
     name: str
     notice: str
+    limits: Limits
 
     def describe(self, image: str | None) -> str:  # pragma: no cover - protocol
         """One line for the run's log: where and with what the programs run for ``image``."""

@@ -10,7 +10,9 @@ the files it references, the programs' metadata), then, on the parsed competitio
   auto-migrating phase whose start is already past, which the site migrates at once with
   nothing in it (:func:`~metascore.bundle.phase_dates.past_migration_warnings`);
 - the competition's image against the meta phase and the programs' imports
-  (:mod:`~metascore.bundle.image_checks`).
+  (:mod:`~metascore.bundle.image_checks`);
+- whether participants can see the final ranking and nobody but the organizers its input,
+  and whether registrations wait for an approval (:mod:`~metascore.bundle.visibility`).
 
 Their errors and warnings are added to the same :class:`~metascore.bundle.competition.BundleReport`.
 """
@@ -29,34 +31,44 @@ from .image_checks import image_problems
 from .platform_traps import platform_traps
 from .schema import check_schema
 from .submissions import collect_submissions
+from .visibility import registration_note, visibility_problems
 
 __all__ = ["check_bundle"]
 
 
 def check_bundle(root: str | Path, *, meta_program_available: bool = True,
-                 now: dt.datetime | None = None) -> BundleReport:
+                 now: dt.datetime | None = None, submissions: Path | None = None,
+                 outside_links: bool = True) -> BundleReport:
     """Check a bundle directory: the schema, then the meta-ranking and the platform's traps.
 
     ``meta_program_available``: a ``meta_scoring_program/`` folder that is absent or holds
     only a README (filled by ``bundle zip`` / ``bundle run`` from metascore's own meta-scoring
     program) is a note; ``False`` (a zip about to be uploaded): an error.
     ``now``: the upload time the phase dates are compared with (UTC; default: now).
+    ``submissions``: the folder a local run will use instead of ``sample_submissions/``
+    (``bundle run --submissions``), where the baselines are looked for.
+    ``outside_links``: check that no path of the bundle leads out of it through a link
+    (``False``: a view of a bundle made of links to its entries).
     """
-    report = check_schema(root, meta_program_available=meta_program_available)
+    report = check_schema(root, meta_program_available=meta_program_available, outside_links=outside_links)
     comp = report.competition
     if comp is None:
         return report
     metas = find_meta_configs(comp)
     with tempfile.TemporaryDirectory(prefix="metascore-check-") as tmp:
         try:
-            submissions, _ = collect_submissions(comp, cache=Path(tmp))
+            subs, _ = collect_submissions(comp, submissions, cache=Path(tmp))
         except MetascoreError as exc:  # e.g. a broken sample_submissions/ manifest
             report.errors.append(str(exc))
-            submissions = []
-    errors, warnings = check_meta_configs(comp, metas, submissions)
+            subs = []
+    errors, warnings = check_meta_configs(comp, metas, subs, submissions)
     image_errors, image_warnings = image_problems(comp, metas)
     report.errors.extend(errors + image_errors)
-    report.warnings.extend(warnings + platform_traps(comp, metas) + image_warnings)
+    report.warnings.extend(warnings + platform_traps(comp, metas) + image_warnings
+                           + visibility_problems(comp, metas))
+    registration = registration_note(comp)
+    if registration is not None:
+        report.notes.append(registration)
     report.warnings.extend(phase_dates.past_migration_warnings(comp, now or phase_dates.utc_now()))
     report.competition = Competition(**{**comp.__dict__, "warnings": tuple(report.warnings)})
     return report

@@ -22,7 +22,8 @@ warnings (accepted, but not what was meant)
     in ``codabench.json``); no
     ``judges:`` while a leaderboard column is ``sorting: asc`` (every column would be ranked
     higher-is-better); a ``baselines:`` name that no local submission has (``bundle run``
-    fails on it; on Codabench it must be the account that submits the baseline); a judge
+    fails on it unless its ``--submissions`` hold one, which ``bundle check --submissions``
+    checks; on Codabench it must be the account that submits the baseline); a judge
     without ``title`` whose column's title differs from its key, when the input is a site
     export (the export names columns by title).
 """
@@ -39,6 +40,7 @@ from ..config import FINAL_PHASE_STATISTICS, Config, load_config
 from ..errors import ConfigError, did_you_mean
 from ..program import CONFIG_NAME
 from .competition import Competition, Phase, Task
+from .add_meta_config import unknown_baseline_text
 from .submissions import Submission
 
 __all__ = ["EXPORT_FORMATS", "MetaConfig", "find_meta_configs", "check_meta_configs"]
@@ -93,12 +95,14 @@ def _load(ref: Path, where: str) -> Config | None:
 
 def check_meta_configs(
     comp: Competition, metas: Sequence[MetaConfig], submissions: Sequence[Submission] = (),
+    folder: Path | None = None,
 ) -> tuple[list[str], list[str]]:
     """Errors and warnings of each meta task's configuration against ``comp``.
 
     ``submissions``: what a local run would submit (starting-kit baselines, solutions,
-    ``sample_submissions/``: :func:`~metascore.bundle.submissions.collect_submissions`), to
-    tell whether the baselines exist.
+    ``sample_submissions/`` or the folder ``folder`` given as ``--submissions``:
+    :func:`~metascore.bundle.submissions.collect_submissions`), to tell whether the
+    baselines exist.
     """
     errors: list[str] = []
     warnings: list[str] = []
@@ -110,7 +114,7 @@ def check_meta_configs(
         phases = check.phases()
         check.judges(phases)
         check.scores()
-        check.baselines(submissions)
+        check.baselines(submissions, folder)
     return errors, warnings
 
 
@@ -177,6 +181,12 @@ class _Check:
                 self.error(f"{head}: metric {judge.metric!r} is not a leaderboard column key"
                            f"{did_you_mean(judge.metric, keys)} (keys: {', '.join(map(repr, keys))}).")
                 continue
+            if column.dropped_computation:
+                self.error(f"{head}: leaderboard column {column.key!r} is a CodaLab v1 computed column "
+                           f"({column.dropped_computation} of other columns): Codabench does not compute "
+                           "it and no scoring program writes it, so it has no score to rank by; remove "
+                           "this judge.")
+                continue
             if column.higher_is_better != judge.higher_is_better and not judge.direction_set:
                 # an export has no sorting: the default applies; a tree may carry codabench.json
                 report = self.error if self.config.input.format in EXPORT_FORMATS else self.warn
@@ -219,7 +229,7 @@ class _Check:
                           f"{did_you_mean(key, self.columns)}; Codabench drops it. Add a column "
                           f"with key: {key} or remove it.")
 
-    def baselines(self, submissions: Sequence[Submission]) -> None:
+    def baselines(self, submissions: Sequence[Submission], folder: Path | None) -> None:
         participants = {s.participant for s in submissions}
         for name in self.config.baselines:
             if name in participants:
@@ -231,9 +241,7 @@ class _Check:
                           "`bundle run`'s meta phase) names each submission <owner>-<id>; list its "
                           f"participant {local[0]!r} (the account that submits it) instead.")
                 continue
-            self.warn(f"baseline {name!r} (`baselines:`) is not a candidate or participant of "
-                      "the starting kit, solutions or sample_submissions/: `bundle run` fails "
-                      "on it; on Codabench it must be the account that submits the baseline.")
+            self.warn(f"baseline {name!r} (`baselines:`): {unknown_baseline_text(name, folder)}")
         flagged = any(s.is_baseline for s in submissions)
         if self.config.filter.rule == "beat_baseline" and not (self.config.baselines or flagged):
             self.error("filter rule beat_baseline needs a baseline, and there is none: no "

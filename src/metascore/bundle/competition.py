@@ -33,6 +33,7 @@ __all__ = [
     "DEFAULT_IMAGE",
     "DEFAULT_TIME_LIMIT",
     "UUID_PATTERN",
+    "bundle_path",
 ]
 
 SORTINGS = ("desc", "asc")
@@ -65,6 +66,9 @@ class Column:
     computation_indexes: tuple[int, ...] = ()
     precision: int = 2
     hidden: bool = False
+    #: a CodaLab v1 ``computed:`` operation (``Avg``...) that Codabench's v1 import drops:
+    #: the column stays on the leaderboard, empty, and is no judge
+    dropped_computation: str | None = None
 
     @property
     def higher_is_better(self) -> bool:
@@ -123,6 +127,9 @@ class Phase:
     #: submissions are re-run here.
     auto_migrate: bool = False
     yaml_key: str = ""
+    #: ``hide_output``: only the organizers may download a submission's files
+    #: (``get_details``: its input, predictions, scoring output and logs)
+    hide_output: bool = False
 
 
 @dataclass(frozen=True)
@@ -148,15 +155,34 @@ class Competition:
     warnings: tuple[str, ...] = ()
     #: False when competition.yaml sets no image (``docker_image`` is Codabench's default)
     image_given: bool = True
+    #: ``enable_detailed_results``: anyone who may see the leaderboard may open a
+    #: submission's ``detailed_results.html`` (off: the site answers 404)
+    enable_detailed_results: bool = False
+    #: ``registration_auto_approve`` (v1: ``has_registration: false``): registrations are
+    #: approved at once (off: each waits for the organizer, and its submissions are refused)
+    registration_auto_approve: bool = False
 
     def path(self, ref: str | None) -> Path | None:
-        """The bundle file or folder ``ref`` points to (a ``.zip`` or a folder), or ``None``."""
+        """The bundle file or folder ``ref`` points to (a ``.zip`` or a folder), or ``None``
+        (:func:`bundle_path`)."""
         if not ref or UUID_PATTERN.match(ref):
             return None
-        return self.root / ref.rstrip("/")
+        return bundle_path(self.root, ref)
 
     def phase_tasks(self, phase: Phase) -> list[Task]:
         return [self.tasks[i] for i in phase.tasks]
+
+
+def bundle_path(root: Path, ref: str) -> Path:
+    """``root / ref``; for a ``X.zip`` that is not there while the folder ``X/`` is, the
+    folder: CodaLab repositories keep their programs and data as folders that a script
+    zips at release, and ``metascore bundle zip`` writes ``X.zip`` from it."""
+    target = root / ref.rstrip("/")
+    if target.suffix.lower() == ".zip" and not target.exists():
+        folder = target.with_suffix("")
+        if folder.is_dir():
+            return folder
+    return target
 
 
 @dataclass

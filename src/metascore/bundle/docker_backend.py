@@ -15,9 +15,10 @@ service) through the ``docker`` Python SDK, found with :func:`docker.from_env`, 
 and, stricter than the worker's defaults: no network unless ``network=True`` (the worker
 enables it unless ``COMPETITION_CONTAINER_NETWORK_DISABLED=true``) and the job's limits
 (:class:`~metascore.bundle.limits.Limits`): memory and process count given to the engine,
-and the growth of every writable mount watched from here (the container is killed above
-the cap). No ``ulimit`` is set: with any, podman fills in its own defaults for the
-others, which can exceed what its service may grant, and the container cannot start.
+and the growth of every writable mount watched from here, with the deleted files the
+container's processes hold open (the container is killed above the cap). No ``ulimit`` is
+set: with any, podman fills in its own defaults for the others, which can exceed what its
+service may grant, and the container cannot start.
 
 The output is read through an attach made before the container starts, demultiplexed here
 in large chunks into capped files (:mod:`metascore.bundle.logs`); the engine keeps no log of
@@ -311,6 +312,11 @@ class _Run:
             self.finished.set()
             return
         self._thread.start()
+        try:  # its processes, for the deleted files they hold open (counted as written)
+            self.container.reload()
+            self.watcher.root = int(self.container.attrs["State"]["Pid"]) or None
+        except Exception:  # gone already, or an engine that does not say
+            pass
 
     def _wait(self) -> None:
         try:
@@ -331,9 +337,11 @@ class _Run:
             self.logs[1].write(f"(log stream interrupted: {exc})\n".encode())
 
     def watch(self) -> None:
-        """Kill the container when its writable folders grew past the disk cap."""
-        if not self.finished.is_set() and self.watcher.disk_exceeded(now=False):
-            self.kill("disk")
+        """Kill the container when its writable folders grew past the disk cap (or hold
+        more files than it allows)."""
+        broken = None if self.finished.is_set() else self.watcher.disk_exceeded(now=False)
+        if broken:
+            self.kill(broken)
 
     def kill(self, why: str) -> None:
         import docker.errors
@@ -363,8 +371,8 @@ class _Run:
             logs[1].append(_sigkill_message(self.container, memory))
         elif code not in (0, None):
             killed = limit_error(stderr, self.limits)
-        if killed is None and self.watcher.disk_exceeded():
-            killed = "disk"  # filled between two looks
+        if killed is None:
+            killed = self.watcher.disk_exceeded()  # filled between two looks
         if killed not in (None, "time"):
             message = self.limits.message(killed)
             if self.killed:

@@ -9,7 +9,9 @@
 - :func:`read_job_file` and :func:`copy_job_output`: a file or a tree that a job wrote, read
   or copied without following what the job may have planted there (a symbolic link to a
   host file, a FIFO that would block): links that stay inside the tree are copied as the
-  files they name, anything else is left out and named;
+  files they name, anything else is left out and named; the tree at any depth, each file
+  written once with its holes (:mod:`~metascore.bundle.trees`);
+- :func:`refuse_outside_link`: a path of a bundle that a link leads out of the bundle is refused;
 - :data:`METADATA_FILES`: the names of a program's metadata file, in the worker's order.
 
 The runner is often root and the jobs are not to be trusted: every folder a job could write
@@ -25,9 +27,12 @@ import stat
 import tempfile
 from pathlib import Path, PurePosixPath
 
+from ..errors import InputError
+from .trees import copy_tree
+
 __all__ = [
     "METADATA_FILES", "EXCLUDED_NAMES", "is_noise", "is_excluded", "copy_clean", "write_text",
-    "read_job_file", "copy_job_output",
+    "read_job_file", "copy_job_output", "refuse_outside_link", "outside_link", "OUTSIDE_LINK_RULE",
 ]
 
 #: A program's metadata file (``command``, ...): ``metadata.yaml`` first, as the worker reads it.
@@ -88,43 +93,47 @@ def read_job_file(path: Path, limit: int = 64 * 1024**2) -> bytes | None:
         return handle.read(limit)
 
 
-def copy_job_output(src: Path, dest: Path) -> list[str]:
+def copy_job_output(src: Path, dest: Path, what: str = "the output") -> list[str]:
     """Copy the folder a job wrote into ``dest`` (merged) with regular files and folders only.
 
-    A symbolic link is copied as the file or folder it names when that lies inside ``src``
-    (the platform zips the output and keeps the file a link names); a link that leaves
-    ``src`` (``pred.txt -> /app/input/ref/truth.txt``), a FIFO, a socket or a device is not
-    copied. Returns what was left out, as ``"path (why)"``.
+    A symbolic link is copied as the file it names when that lies inside ``src`` (the
+    platform zips the output and keeps the file a link names); a link that leaves ``src``
+    (``pred.txt -> /app/input/ref/truth.txt``), a link to a folder, a FIFO, a socket or a
+    device is not copied. Nothing is written twice and holes stay holes
+    (:func:`~metascore.bundle.trees.copy_tree`): the copy takes no more room than the job's
+    own files. Returns what was left out, as ``"path (why)"``; raises
+    :class:`~metascore.errors.InputError` naming ``what`` for a tree too deep to copy.
     """
-    root = os.path.realpath(src)
-    skipped: list[str] = []
-    dest.mkdir(parents=True, exist_ok=True)
-    for dirpath, dirnames, filenames in os.walk(src):
-        rel = os.path.relpath(dirpath, src)
-        for name in sorted(dirnames + filenames):
-            path = os.path.join(dirpath, name)
-            shown = os.path.normpath(os.path.join(rel, name))
-            target = dest / shown
-            mode = os.lstat(path).st_mode
-            if stat.S_ISLNK(mode):
-                real = os.path.realpath(path)
-                if real != root and not real.startswith(root + os.sep):
-                    skipped.append(f"{shown} (a link to {os.readlink(path)}, outside the folder)")
-                elif os.path.isdir(real):
-                    skipped.append(f"{shown} (a link to a folder)")
-                elif (data := read_job_file(Path(real))) is not None:
-                    target.write_bytes(data)
-                else:
-                    skipped.append(f"{shown} (a link to nothing readable)")
-            elif stat.S_ISDIR(mode):
-                target.mkdir(exist_ok=True)
-            elif stat.S_ISREG(mode):
-                with open(path, "rb", opener=_no_follow) as source, open(target, "wb") as out:
-                    shutil.copyfileobj(source, out)
-            else:
-                skipped.append(f"{shown} (not a regular file)")
-    return skipped
+    return copy_tree(src, dest, keep_links=False, what=what)
 
 
-def _no_follow(path: str, flags: int) -> int:
-    return os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK)
+#: What the runner and the check say of a bundle path a link leads out of the bundle.
+OUTSIDE_LINK_RULE = ("the runner does not follow links that leave a bundle (a cloned bundle could "
+                     "point at any folder of this machine, copied as the runner's user and given "
+                     "to the jobs): put the folder itself in the bundle")
+
+
+def outside_link(path: Path, bundle: Path) -> str | None:
+    """``"ref is a link to /etc, outside the bundle"`` when ``path``, written inside
+    ``bundle``, leads out of it through a link (its own or a parent folder's); else ``None``
+    (also for a path written elsewhere)."""
+    path, bundle = Path(os.path.abspath(path)), Path(os.path.abspath(bundle))
+    if not path.is_relative_to(bundle):
+        return None
+    real, top = os.path.realpath(path), os.path.realpath(bundle)
+    if real == top or real.startswith(top + os.sep):
+        return None
+    rel = path.relative_to(bundle)
+    for k in range(1, len(rel.parts) + 1):
+        link = bundle.joinpath(*rel.parts[:k])
+        if link.is_symlink():
+            return f"{link.relative_to(bundle)} is a link to {os.readlink(link)}, outside the bundle"
+    return f"{rel} leads to {real}, outside the bundle"
+
+
+def refuse_outside_link(path: Path, bundle: Path) -> None:
+    """Raise :class:`~metascore.errors.InputError` when :func:`outside_link` says ``path``
+    leaves ``bundle``."""
+    why = outside_link(path, bundle)
+    if why:
+        raise InputError(f"{why}; {OUTSIDE_LINK_RULE}.")

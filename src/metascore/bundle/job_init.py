@@ -4,7 +4,11 @@ Run as a script with the runner's own Python (``python -S -I job_init.py OPTIONS
 so it imports nothing but the standard library. The local backend
 (:mod:`metascore.bundle.local`) starts it twice per job:
 
-- **outside** the sandbox, as the runner's user: ``--rlimits DATA FSIZE NPROC`` sets the
+- **outside** the sandbox, as the runner's user: ``--cgroup FILE`` (as root, repeated)
+  writes its own pid into each ``cgroup.procs`` file, so that the step's control groups
+  hold every process it will make (:mod:`metascore.bundle.cgroups`); ``--new-keyring``
+  joins a new, empty session keyring, so that the job cannot reach the keys of the
+  runner's (an organizer's shell may hold some); ``--rlimits DATA FSIZE NPROC`` sets the
   per-process limits every process of the job inherits (``-1``: unchanged; core dumps are
   always off), then it ``exec``s ``bwrap``. In the rewrite mode (no sandbox) it adds
   ``--supervise``: it becomes a *child subreaper*, so a process that leaves its session
@@ -26,6 +30,8 @@ import sys
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_CAPBSET_DROP = 24
 _PR_SET_CHILD_SUBREAPER = 36
+_KEYCTL_JOIN_SESSION_KEYRING = 1
+_SYS_KEYCTL = {"x86_64": 250, "aarch64": 219, "i686": 288, "armv7l": 311}
 
 
 def _prctl(option, value):
@@ -48,6 +54,26 @@ def set_rlimits(data, fsize, nproc):
         if hard != resource.RLIM_INFINITY:
             value = min(value, hard)
         resource.setrlimit(which, (value, value))
+
+
+def join_cgroups(files):
+    """Move this process into the control groups whose ``cgroup.procs`` are ``files``."""
+    for path in files:
+        with open(path, "w") as handle:
+            handle.write(str(os.getpid()))
+
+
+def new_session_keyring():
+    """Join a new anonymous session keyring (the runner's keys stay out of reach); where
+    there are no keyrings, nothing to hide."""
+    import ctypes
+
+    number = _SYS_KEYCTL.get(os.uname().machine)
+    if number is None:
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.syscall(number, _KEYCTL_JOIN_SESSION_KEYRING, None) < 0 and ctypes.get_errno() != 38:  # ENOSYS
+        raise OSError(ctypes.get_errno(), "cannot join a new session keyring: " + os.strerror(ctypes.get_errno()))
 
 
 def become(uid, gid):
@@ -138,16 +164,11 @@ def main(args):
     split = args.index("--")
     options, argv = args[:split], args[split + 1:]
     supervised = False
-    while options:
-        flag = options.pop(0)
-        if flag == "--rlimits":
-            set_rlimits(*(int(options.pop(0)) for _ in range(3)))
-        elif flag == "--user":
-            become(int(options.pop(0)), int(options.pop(0)))
-        elif flag == "--supervise":
-            supervised = True
-        else:
-            raise SystemExit("job_init: unknown option %r" % flag)
+    try:
+        supervised = _set_up(options)
+    except OSError as exc:  # the job must not run without its limits: one line, no traceback
+        sys.stderr.write("metascore: cannot set up the job (%s)\n" % exc)
+        sys.exit(126)
     if supervised:
         code = supervise(argv)
         # a death by signal is passed on as such, as the command's own would be
@@ -156,6 +177,26 @@ def main(args):
             os.kill(os.getpid(), -code)
         sys.exit(code if code >= 0 else 128 - code)
     start(argv)
+
+
+def _set_up(options):
+    """Apply the options before ``--``; whether the command is to be supervised."""
+    supervised = False
+    while options:
+        flag = options.pop(0)
+        if flag == "--rlimits":
+            set_rlimits(*(int(options.pop(0)) for _ in range(3)))
+        elif flag == "--cgroup":
+            join_cgroups([options.pop(0)])
+        elif flag == "--new-keyring":
+            new_session_keyring()
+        elif flag == "--user":
+            become(int(options.pop(0)), int(options.pop(0)))
+        elif flag == "--supervise":
+            supervised = True
+        else:
+            raise SystemExit("job_init: unknown option %r" % flag)
+    return supervised
 
 
 if __name__ == "__main__":

@@ -7,7 +7,10 @@ A job (the programs of one prediction or scoring step) gets the phase's wall tim
 - ``processes``: how many of its processes may exist at once (default 256; a fork bomb is
   killed when it passes that);
 - ``disk``: bytes written in every folder it can write (its output, its other mounts, its
-  ``/app`` and ``/tmp``; default 5 GiB; every single file is capped there too);
+  ``/app`` and ``/tmp``; bytes allocated, so a sparse file counts what it holds), with the
+  files it deleted but still holds open; default 5 GiB; every single file is capped there
+  too; and with it the files and folders it may make there, one per 4 KiB
+  (:data:`FILE_COST`: 40,000 empty files exhaust a file system's inodes, not its bytes);
 - ``log``: bytes kept of each of its stdout/stderr logs (default 10 MiB: the first and the
   last half, with a note of what was cut; see :mod:`metascore.bundle.logs`).
 
@@ -16,25 +19,33 @@ The local backend enforces them with resource limits in the job's first process
 process may allocate, the size of one file, and as root the processes of the job's own
 user) and by watching the job from the outside a few times a second (:class:`JobWatch`:
 every descendant of its first process in ``/proc``, its ``/dev/shm``, the growth of every
-folder it can write); the Docker backend gives memory and processes to the engine and
-watches the writable folders the same way.
+folder it can write and the deleted files its processes hold open); as root, a control
+group of the job's own also holds memory and processes (:mod:`metascore.bundle.cgroups`).
+The Docker backend gives memory and processes to the engine and watches the writable
+folders the same way.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigError
 from .job_init import descendants, process_table
+from .trees import tree_usage
 
 __all__ = [
     "Limits", "parse_size", "format_size", "tree_size", "rlimit_values", "JobWatch",
-    "LIMIT_MESSAGES", "limit_error", "add_limit_options", "limits_from_args",
+    "LIMIT_MESSAGES", "limit_error", "add_limit_options", "limits_from_args", "FILE_COST",
 ]
+
+#: Each file or folder a job makes counts this much of ``--disk-limit`` towards its file
+#: limit (a file system block).
+FILE_COST = 4096
 
 _UNITS = {"": 1, "b": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
 
@@ -46,8 +57,11 @@ LIMIT_MESSAGES = {
                  "(change it with {option})",
     "disk": "Disk limit exceeded: the job wrote more than {value} under its output "
             "(change it with {option})",
+    "files": "File limit exceeded: the job made more than {value} files and folders under its "
+             "output (one per 4 KiB of {option}; change it there)",
 }
-_OPTIONS = {"memory": "--memory", "processes": "--max-processes", "disk": "--disk-limit"}
+_OPTIONS = {"memory": "--memory", "processes": "--max-processes", "disk": "--disk-limit",
+            "files": "--disk-limit"}
 _ERRORS = {  # what a program prints when a limit refuses it something
     "memory": re.compile(r"^MemoryError|std::bad_alloc|Cannot allocate memory|out of memory",
                          re.MULTILINE | re.IGNORECASE),
@@ -88,10 +102,16 @@ class Limits:
     disk: int | None = 5 * 1024**3
     log: int = 10 * 1024**2
 
+    @property
+    def files(self) -> int | None:
+        """The files and folders a job may make: one per :data:`FILE_COST` of ``disk``."""
+        return None if self.disk is None else max(self.disk // FILE_COST, 1)
+
     def message(self, kind: str) -> str:
-        """The message of a job killed for ``kind`` (``memory``, ``processes``, ``disk``)."""
+        """The message of a job killed for ``kind`` (``memory``, ``processes``, ``disk``,
+        ``files``)."""
         value = getattr(self, kind)
-        shown = str(value) if kind == "processes" else format_size(value)
+        shown = f"{value:,}" if kind == "files" else str(value) if kind == "processes" else format_size(value)
         return LIMIT_MESSAGES[kind].format(value=shown, option=_OPTIONS[kind])
 
 
@@ -104,23 +124,31 @@ def limit_error(stderr_tail: str, limits: Limits) -> str | None:
 
 
 def tree_size(paths: list[Path]) -> int:
-    """Bytes allocated on disk by the files under ``paths`` (symlinks not followed)."""
-    total, stack = 0, [str(p) for p in paths]
-    while stack:
+    """Bytes allocated on disk by the files under ``paths`` (symlinks not followed; any depth)."""
+    return tree_usage(paths)[0]
+
+
+def held_deleted(pids: list[int]) -> int:
+    """Bytes allocated by the deleted files that the processes ``pids`` still hold open
+    (each file once; ``memfd`` files and ``/dev/shm`` are memory, counted there)."""
+    seen: dict[tuple[int, int], int] = {}
+    for pid in pids:
         try:
-            entries = list(os.scandir(stack.pop()))
-        except OSError:  # vanished or unreadable: nothing to count
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
             continue
-        for entry in entries:
+        for fd in fds:
+            path = f"/proc/{pid}/fd/{fd}"
             try:
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append(entry.path)
-                else:
-                    stat = entry.stat(follow_symlinks=False)
-                    total += max(stat.st_blocks * 512, 0) if hasattr(stat, "st_blocks") else stat.st_size
+                target = os.readlink(path)
+                if not target.endswith(" (deleted)") or target.startswith(("/memfd:", "/dev/shm/")):
+                    continue
+                info = os.stat(path)
             except OSError:
                 continue
-    return total
+            if stat.S_ISREG(info.st_mode) and info.st_nlink == 0:
+                seen[(info.st_dev, info.st_ino)] = info.st_blocks * 512
+    return sum(seen.values())
 
 
 def rlimit_values(limits: Limits, *, processes: bool) -> list[int]:
@@ -144,7 +172,7 @@ class JobWatch:
                  own: int = 0) -> None:
         self.root, self.folders, self.limits, self.shm, self.own = root, folders, limits, shm, own
         self.page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-        self.base = tree_size(folders) if limits.disk is not None else 0
+        self.base = tree_usage(folders) if limits.disk is not None else (0, 0)
         self._next_disk, self._disk_cost = 0.0, 0.0
 
     def processes(self) -> list[tuple[int, int]]:
@@ -178,25 +206,32 @@ class JobWatch:
             return (fs.f_blocks - fs.f_bfree) * fs.f_frsize
         return 0
 
-    def written(self) -> int:
-        """Bytes added to the job's writable folders since the watch began."""
-        return tree_size(self.folders) - self.base
+    def written(self) -> tuple[int, int]:
+        """Bytes and entries added to the job's writable folders since the watch began
+        (the bytes with the deleted files its processes still hold open)."""
+        size, entries = tree_usage(self.folders)
+        pids = [self.root, *descendants(self.root)] if self.root is not None else []
+        return size - self.base[0] + held_deleted(pids), entries - self.base[1]
 
-    def disk_exceeded(self, *, now: bool = True) -> bool:
-        """The folders grew by more than the disk cap (``now=False``: only when a look is due;
-        a large tree is looked at less often, so that watching costs at most a tenth of a core)."""
+    def disk_exceeded(self, *, now: bool = True) -> str | None:
+        """``"disk"`` when the folders grew by more than the disk cap, ``"files"`` when the
+        job made more files and folders than it may, else ``None`` (``now=False``: only when
+        a look is due; a large tree is looked at less often, so that watching costs at most
+        a tenth of a core)."""
         if self.limits.disk is None or not self.folders:
-            return False
+            return None
         if not now and time.monotonic() < self._next_disk:
-            return False
+            return None
         started = time.monotonic()
-        exceeded = self.written() > self.limits.disk
+        size, entries = self.written()
         self._disk_cost = time.monotonic() - started
         self._next_disk = time.monotonic() + 10 * self._disk_cost
-        return exceeded
+        if size > self.limits.disk:
+            return "disk"
+        return "files" if entries > self.limits.files else None
 
     def check(self) -> str | None:
-        """``"memory"``, ``"processes"``, ``"disk"`` or ``None``."""
+        """``"memory"``, ``"processes"``, ``"disk"``, ``"files"`` or ``None``."""
         limits = self.limits
         if limits.memory is not None or limits.processes is not None:
             procs = self.processes()
@@ -207,7 +242,7 @@ class JobWatch:
                 if sum(rss for _, rss in procs) + shm > limits.memory \
                         and sum(self.memory(pid, rss) for pid, rss in procs) + shm > limits.memory:
                     return "memory"
-        return "disk" if self.disk_exceeded(now=False) else None
+        return self.disk_exceeded(now=False)
 
 
 def add_limit_options(parser) -> None:
@@ -218,7 +253,8 @@ def add_limit_options(parser) -> None:
     parser.add_argument("--max-processes", type=int, default=default.processes, metavar="N",
                         help="processes of each job at once (default: %(default)s; 0: none)")
     parser.add_argument("--disk-limit", default=format_size(default.disk), metavar="SIZE",
-                        help="bytes each job may write under its output (default: %(default)s; 0: none)")
+                        help="bytes each job may write under its output, and one file or folder per "
+                        "4 KiB of it (default: %(default)s; 0: none)")
     parser.add_argument("--log-limit", default=format_size(default.log), metavar="SIZE",
                         help="bytes kept of each job log: its first and last halves (default: %(default)s)")
 

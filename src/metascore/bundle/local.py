@@ -44,6 +44,7 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from .backend import Mount, StepResult, StepSpec, split_command
+from .cgroups import StepGroup, cgroup_support
 from .job_init import descendants
 from .limits import JobWatch, Limits, limit_error, rlimit_values
 from .logs import CappedLog, tail
@@ -60,8 +61,10 @@ from .sandbox import (
     sandbox_env,
     visible_paths,
 )
+from .syscall_filter import filter_support, job_filter
 
-__all__ = ["LocalBackend", "map_container_paths", "DEFAULT_SANDBOX", "SANDBOX_MODES", "REWRITE_NOTICE"]
+__all__ = ["LocalBackend", "map_container_paths", "kernel_notice", "DEFAULT_SANDBOX", "SANDBOX_MODES",
+           "REWRITE_NOTICE", "KERNEL_NOTICE"]
 
 #: ``auto``: bwrap where it runs, else rewrite.
 DEFAULT_SANDBOX = "auto"
@@ -78,6 +81,10 @@ APP_PATH_HINT = (
     "cannot serve (it only rewrites paths on the command line). Run it in the sandbox "
     "(install bubblewrap, --sandbox bwrap) or with --backend docker, or pass the folders "
     "on the command line ($input, $output, $program, ...)."
+)
+KERNEL_NOTICE = (
+    "local backend: {why}, so {missing}; --backend docker holds them (or run as root where "
+    "cgroups and seccomp work)."
 )
 _PYTHONS = ("python", "python3")
 _SELECT = 0.05      # seconds between looks at the pipes
@@ -169,6 +176,13 @@ class LocalBackend:
         self.python = _interpreter(python) if python is not None else None
         self.network = network
         self.limits = limits or Limits()
+        #: the control groups each step gets ("v1", "v2"), else None
+        self.cgroups, no_cgroups = cgroup_support() if os.name == "posix" else (None, "not Linux")
+        #: the seccomp filter the sandbox installs (bytes), else None
+        no_filter = filter_support() if ok else ""
+        self.filter = job_filter() if ok and not no_filter else None
+        if ok and (no_cgroups or no_filter):
+            self.notice = kernel_notice(no_cgroups, no_filter)
 
     def interpreter(self, step: StepSpec) -> str:
         """The interpreter ``python``/``python3`` run for ``step``."""
@@ -204,9 +218,10 @@ class LocalBackend:
         try:
             for i, step in enumerate(steps):
                 procs.append(_Proc.start(self, step, tmp / str(i), uid))
-        except ConfigError:  # a bad command: stop the steps already started
+        except (ConfigError, OSError):  # a bad command, no control group: stop the steps started
             for proc in procs:
                 proc.kill_rest()
+                proc.release()
             raise
         selector = selectors.DefaultSelector()
         for proc in procs:
@@ -235,6 +250,8 @@ class LocalBackend:
             selector.close()
             for proc in procs:
                 proc.kill_rest()
+            for proc in procs:
+                proc.release()
         return [proc.result() for proc in procs]
 
     # -- the command --------------------------------------------------------------------------
@@ -254,6 +271,19 @@ class LocalBackend:
         if mapped == step.working_dir:
             raise ConfigError(f"{step.name}: working directory {step.working_dir} is not mounted.")
         return mapped
+
+
+def kernel_notice(no_cgroups: str, no_filter: str) -> str:
+    """The one line saying what the sandbox lacks without control groups (``no_cgroups``:
+    why) or without its seccomp filter (``no_filter``: why)."""
+    missing = []
+    if no_cgroups:
+        missing.append("memory a job holds outside its processes (memfd files, shared memory, "
+                       "a tmpfs) is not counted in --memory")
+    if no_filter:
+        missing.append("a job may make namespaces of its own and use the kernel keyring")
+    return KERNEL_NOTICE.format(why="; ".join(w for w in (no_cgroups, no_filter) if w),
+                                missing=" and ".join(missing))
 
 
 def _interpreter(path: str | os.PathLike[str]) -> str:
@@ -283,10 +313,11 @@ class _Proc:
     """One started step: its process, capped logs, watcher and outcome."""
 
     def __init__(self, backend: LocalBackend, step: StepSpec, proc: subprocess.Popen | None,
-                 logs: tuple[CappedLog, CappedLog], writable: list[Path]) -> None:
-        self.backend, self.step, self.proc, self.logs = backend, step, proc, logs
+                 logs: tuple[CappedLog, CappedLog], writable: list[Path], group: StepGroup | None = None) -> None:
+        self.backend, self.step, self.proc, self.logs, self.group = backend, step, proc, logs, group
         self.start_time, self.end = time.monotonic(), None
         self.killed: str | None = None
+        self.oom = False  # the kernel killed a process of the step for its memory
         sandboxed = backend.mode == "bwrap"  # bwrap's own init process is the first descendant
         self.watcher = JobWatch(proc.pid if proc else None, writable, backend.limits, shm=sandboxed,
                                 own=int(sandboxed))
@@ -295,6 +326,18 @@ class _Proc:
 
     @classmethod
     def start(cls, backend: LocalBackend, step: StepSpec, base: Path, uid: int | None = None) -> _Proc:
+        limits = backend.limits
+        group = StepGroup(limits) if backend.cgroups and (limits.memory or limits.processes) else None
+        try:
+            return cls._start(backend, step, base, uid, group)
+        except BaseException:
+            if group is not None:
+                group.remove()
+            raise
+
+    @classmethod
+    def _start(cls, backend: LocalBackend, step: StepSpec, base: Path, uid: int | None,
+               group: StepGroup | None) -> _Proc:
         scratch = step.scratch or base.with_suffix(".scratch")
         for sub in SCRATCH_DIRS:
             (scratch / sub).mkdir(parents=True, exist_ok=True)
@@ -304,30 +347,38 @@ class _Proc:
                 CappedLog(step.stderr_path or Path(f"{base}.err"), backend.limits.log))
         command = backend.argv(step, scratch)
         writable = [m.host_path for m in step.mounts if not m.read_only] + [scratch / "app", scratch / "tmp"]
+        limits = backend.limits
+        joins = [arg for path in group.procs_files for arg in ("--cgroup", path)] if group else []
+        seccomp = None
+        if backend.mode == "bwrap" and backend.filter is not None:
+            base.with_suffix(".bpf").write_bytes(backend.filter)
+            seccomp = os.open(base.with_suffix(".bpf"), os.O_RDONLY)
         if backend.mode == "bwrap":
             user = (uid, uid) if uid is not None else None
             if user is not None:
                 give_to(writable, *user)
-            limits = backend.limits
             shm = min(SHM_SIZE, limits.memory) if limits.memory is not None else SHM_SIZE
             argv = bwrap_argv(command, step.mounts, step.working_dir, sandbox_env(dict(step.env)), scratch,
                               network=backend.network, visible=visible_paths(interpreter, sys.executable),
-                              user=user, shm_size=shm)
+                              user=user, shm_size=shm, seccomp_fd=seccomp)
             cwd, outer_env = str(scratch), {"PATH": os.environ.get("PATH", ""), "LANG": "C.UTF-8"}
             init = ["--rlimits", *map(str, rlimit_values(limits, processes=user is not None))]
         else:
             argv, cwd = command, LocalBackend.cwd(step)
             outer_env = clean_env(dict(step.env), path_first=str(scratch / "bin"), home=str(scratch / "tmp"))
             init = ["--rlimits", *map(str, rlimit_values(backend.limits, processes=False)), "--supervise"]
-        argv = [sys.executable, "-S", "-I", str(JOB_INIT), *init, "--", *argv]
+        argv = [sys.executable, "-S", "-I", str(JOB_INIT), *joins, "--new-keyring", *init, "--", *argv]
         try:
             proc = subprocess.Popen(argv, cwd=cwd, env=outer_env, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                                    start_new_session=True)
+                                    start_new_session=True, pass_fds=(seccomp,) if seccomp is not None else ())
         except OSError as exc:
             logs[1].write(f"cannot start {argv[0]!r}: {exc}\n".encode())
             proc = None
-        return cls(backend, step, proc, logs, writable)
+        finally:
+            if seccomp is not None:
+                os.close(seccomp)
+        return cls(backend, step, proc, logs, writable, group)
 
     def streams(self):
         if self.proc is None:
@@ -345,7 +396,7 @@ class _Proc:
 
     def watch(self) -> None:
         if self.running():
-            broken = self.watcher.check()
+            broken = "memory" if self.group and self.group.oom_killed() else self.watcher.check()
             if broken:
                 self.kill(broken)
 
@@ -374,6 +425,14 @@ class _Proc:
         except (ProcessLookupError, PermissionError):
             pass
 
+    def release(self) -> None:
+        """Once every process of the step is gone: note whether the OOM killer struck, and
+        remove the step's control group."""
+        if self.group is not None:
+            self.oom = self.oom or self.group.oom_killed()
+            self.group.remove()
+            self.group = None
+
     def result(self) -> StepResult:
         for log in self.logs:
             log.close()
@@ -381,10 +440,12 @@ class _Proc:
         code = None if self.killed else (127 if self.proc is None else _exit_code(self.proc.returncode))
         killed, message = self.killed, ""
         limits: Limits = self.backend.limits
+        if killed is None and self.oom:  # the kernel killed a process for the memory limit
+            killed = "memory"
         if killed is None and code not in (0, None):
             killed = limit_error(stderr, limits)
-        if killed is None and self.watcher.disk_exceeded():  # filled between two looks
-            killed = "disk"
+        if killed is None:  # filled between two looks
+            killed = self.watcher.disk_exceeded()
         if killed not in (None, "time"):
             message = limits.message(killed)
             if self.killed:
@@ -404,7 +465,8 @@ class _Proc:
         """A fix for what the program's output (stderr and stdout) shows, else ``""``."""
         if self.backend.mode == "rewrite" and (_APP_MISSING.search(output) or self._mounted_module(output)):
             return APP_PATH_HINT
-        return missing_module_hint(output, self.backend.interpreter(self.step), self.step.image)
+        return missing_module_hint(output, self.backend.interpreter(self.step), self.step.image,
+                                   python_env=self.backend.python is not None)
 
     def _mounted_module(self, stderr: str) -> bool:
         """A "missing" module that is in a mounted folder: imported through an /app path."""

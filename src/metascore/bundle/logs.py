@@ -3,19 +3,26 @@
 A program can print gigabytes; the runner never holds a log in memory. :class:`CappedLog`
 writes what it receives straight into its file until half the cap, then keeps only the
 last half in a bounded buffer; :meth:`CappedLog.close` writes one line saying how much was
-cut, then that tail. :func:`tail` reads the end of a finished log for the summary.
+cut, then that tail. :func:`tail` reads the end of a finished log for the summary, as text
+that is safe to show: :func:`printable` writes out every control character (escape
+sequences could set the terminal's title, write its clipboard, clear it) but the line
+breaks and tabs. The log files themselves keep the job's bytes.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
-__all__ = ["CappedLog", "tail", "CUT_NOTE"]
+__all__ = ["CappedLog", "tail", "printable", "CUT_NOTE"]
 
 CUT_NOTE = ("\n[metascore: {cut} bytes of this log were cut here; it keeps its first {head} "
             "and last {tail} bytes (change the cap with --log-limit)]\n")
 _TAIL_READ = 64 * 1024
+#: Control characters (C0 but tab and line feed, DEL, C1) and the bidirectional overrides
+#: that reorder what a terminal shows.
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 class CappedLog:
@@ -78,4 +85,15 @@ def tail(path: Path, size: int = _TAIL_READ) -> str:
     text = data.decode("utf-8", errors="replace")
     if end > size:  # started mid-line
         text = text.split("\n", 1)[-1]
-    return text
+    return printable(text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def printable(text: str) -> str:
+    r"""``text`` with each control character written out (``ESC`` as ``\x1b``) but line
+    feeds and tabs, so that showing it cannot drive a terminal.
+
+    >>> printable("\x1b]0;title\x07done\tok\n")
+    '\\x1b]0;title\\x07done\tok\n'
+    """
+    return _UNPRINTABLE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                            else f"\\u{ord(m.group()):04x}", text)

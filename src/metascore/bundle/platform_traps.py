@@ -30,7 +30,7 @@ from collections.abc import Sequence
 
 from .check_config import EXPORT_FORMATS, MetaConfig
 from .competition import Competition, Phase
-from .submission_rules import MANUAL_RULES
+from .submission_rules import MANUAL_RULES, force_last_fix
 
 __all__ = ["platform_traps"]
 _SINGLE_TASK_FIX = ("use one task per phase whose ingestion and scoring programs cover every "
@@ -74,8 +74,9 @@ def platform_traps(comp: Competition, metas: Sequence[MetaConfig] = ()) -> list[
             f"competition.yaml: the leaderboard's submission_rule is {rule} and meta phase {names} reads a results "
             "export: the export holds only submissions on the leaderboard, and under "
             f"{rule} nothing reaches the leaderboard until a participant clicks 'add to "
-            "leaderboard' (Codabench leaderboards/strategies.py). Fix: submission_rule: "
-            "Force_Last (each participant's last finished submission) or Force_Best.")
+            "leaderboard' (Codabench leaderboards/strategies.py). Fix: "
+            f"{force_last_fix(comp.version)} (each participant's last finished submission; or "
+            "Force_Best).")
     for meta in exported:
         config = meta.config
         if config.filter.rule != "beat_baseline" and not config.baselines:
@@ -86,7 +87,7 @@ def platform_traps(comp: Competition, metas: Sequence[MetaConfig] = ()) -> list[
             warnings.append(
                 f"{meta.where}: the baseline reaches the results export only if the organizer "
                 f"submits it to phase(s) {', '.join(map(repr, ranked))} and adds it to the "
-                f"leaderboard by hand (submission_rule {rule}). Fix: submission_rule: Force_Last, "
+                f"leaderboard by hand (submission_rule {rule}). Fix: {force_last_fix(comp.version)}, "
                 "and submit the baseline last from its own account.")
         if not config.baselines:
             warnings.append(

@@ -156,7 +156,7 @@ class ProgramChecks(SchemaChecker):
                 pass
         blob = "\n".join(texts)
         for col in comp.leaderboard.columns:
-            if not col.computation and col.key and col.key not in blob:
+            if not (col.computation or col.dropped_computation) and col.key and col.key not in blob:
                 self.warn(f"leaderboard column {col.key!r}", "no file of any task's scoring program, "
                           "ingestion program or reference data mentions this key; the column stays "
                           "empty unless a program writes it (keys built at run time are not detected).")

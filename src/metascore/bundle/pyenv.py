@@ -217,14 +217,21 @@ def interpreter_for(image: str | None) -> str | None:
     return str(interpreter) if (target / _COMPLETE).is_file() and interpreter.is_file() else None
 
 
-def missing_module_hint(output: str, interpreter: str, image: str | None) -> str:
+def missing_module_hint(output: str, interpreter: str, image: str | None, *,
+                        python_env: bool = False) -> str:
     """A one-paragraph fix when ``output`` (the program's stderr and stdout: some programs
-    print their traceback on stdout) shows a missing Python module, else ``""``."""
+    print their traceback on stdout) shows a missing Python module, else ``""``.
+    ``python_env``: ``interpreter`` is the one ``--python-env`` gave, so that environment,
+    not the image's, lacks the module."""
     found = _MISSING.findall(output)
     if not found:
         return ""
     module = found[-1].split(".")[0]
     package = package_for(module)
+    if python_env:
+        return (f"metascore: the program needs the Python module '{module}', which {interpreter} "
+                f"(--python-env) does not have; install {package} there (`{interpreter} -m pip "
+                f"install {package}`), or give --python-env an environment that has it.")
     where = f"the bundle's image {image}" if image else "the competition image"
     if interpreter_for(image):
         fix = (f"the environment built for {image} lacks it: list {package} in a requirements "

@@ -26,6 +26,10 @@ Where this differs from the v2 worker, knowingly:
   (:data:`~metascore.bundle.worker.LAX_TIME_LIMIT_NOTE`).
 - ``/app/data`` (a worker-host folder) is not mounted; there is no cache, no Docker image
   pull, no websocket, no ``detailed_results`` upload (the file stays in the output).
+- A run that finished after its prediction step failed (flagged) is marked by the local
+  meta phase too (``prediction_failed.txt`` in the outputs tree: a ``prediction_failed``
+  column, a badge, a message); the site's export holds only scores, so there the meta
+  phase ranks it unmarked.
 - A submission runs in the phase it was made for and reaches later phases through
   ``auto_migrate_to_this_phase``, where "on the leaderboard" means "a task finished";
   a submission without a phase is made to every phase that does not migrate, a result
@@ -51,7 +55,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import zipfile
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
@@ -69,6 +72,7 @@ from .meta_program_folder import needs_meta_program
 from .schema import load_competition
 from .site import DEFAULT_FEED, Site, SiteRun
 from .submissions import Submission, collect_submissions
+from .trees import remove_tree
 from .worker import JobResult
 
 __all__ = [
@@ -210,7 +214,7 @@ def run_bundle(
             if bundle.resolve().is_relative_to((out / name).resolve()):
                 raise InputError(f"{bundle} is inside {out / name}, which the runner rewrites; "
                                  "choose another --out.")
-            shutil.rmtree(out / name)
+            remove_tree(out / name)  # any depth: a job's output can be deeper than rmtree goes
     zipped = bundle.is_file()
     if zipped:
         safe_extract(bundle, out / "bundle")
@@ -276,15 +280,20 @@ def _only_baselines(comp: Competition, site: Site, subs: list[Submission], zippe
 
 
 def format_report(report: RunReport) -> str:
-    """The summary table (phase, submission, task, status, scores, elapsed), each failed or
-    flagged job with its reason, the notes (one per distinct text, with the runs it is
-    about), what reached the meta phase, and the file paths."""
-    rows = [("phase", "submission", "task", "status", "scores", "elapsed")]
+    """The summary table (phase, submission with the name the rankings give it, task,
+    status, scores, elapsed), each failed or flagged job with its reason, the notes (one per
+    distinct text, with the runs it is about), what reached the meta phase, and the file
+    paths."""
+    # the export's name <owner>-<id>, which the meta phase's rankings and reasons use
+    keys = {(e["phase"], e["candidate"]): e["key"] for e in report.export if e.get("key")}
+    rows = [("phase", "submission (ranked as)", "task", "status", "scores", "elapsed")]
     for r in report.results:
         shown = {**r.scores, **r.computed}
         scores = ", ".join(f"{k}={v:.6g}" for k, v in shown.items()) or "-"
         status = f"{r.status} (prediction failed)" if r.flagged else r.status
-        rows.append((r.phase, r.candidate, r.task, status, scores, f"{r.elapsed:.1f}s"))
+        key = keys.get((r.phase, r.candidate))
+        name = f"{r.candidate} ({key})" if key else r.candidate
+        rows.append((r.phase, name, r.task, status, scores, f"{r.elapsed:.1f}s"))
     widths = [max(len(row[i]) for row in rows) for i in range(5)]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row[:5], widths)) + "  " + row[5] for row in rows]
     lines.extend(_problem_lines(report.results))

@@ -19,8 +19,11 @@ shows it, and nothing of the host it does not need:
   another user, bwrap makes an unprivileged user namespace where the job is ``nobody``
   (65534) with no capability and cannot make namespaces of its own;
 - no network unless asked (``--unshare-net``); its own process tree (``--unshare-pid``: the
-  job's processes die with its first one, ``--die-with-parent``), IPC, host name, session;
-  working directory ``/app/program``;
+  job's processes die with its first one, ``--die-with-parent``), IPC namespace (its System
+  V shared memory dies with it), host name, session; working directory ``/app/program``;
+- a seccomp filter as Docker's default profile (no new namespaces, mounts or keyring calls:
+  :mod:`metascore.bundle.syscall_filter`), and from the local backend a control group of
+  its own and a new session keyring (:mod:`metascore.bundle.job_init`);
 - a clean environment: ``PATH`` (with ``python`` and ``python3`` first, both running the
   chosen interpreter, see :func:`python_wrappers`), ``HOME=/tmp``, ``TMPDIR=/tmp``,
   ``LANG=C.UTF-8`` and the step's variables (``PYTHONUNBUFFERED=1``); none of the
@@ -44,6 +47,7 @@ import tempfile
 from pathlib import Path, PurePosixPath
 
 from .backend import Mount
+from .trees import chown_tree
 
 __all__ = [
     "bwrap_argv", "sandbox_available", "python_wrappers", "clean_env", "sandbox_env",
@@ -129,18 +133,16 @@ def visible_paths(*interpreters: str) -> tuple[str, ...]:
 
 
 def give_to(folders: list[Path], uid: int, gid: int) -> None:
-    """Make the folders (and everything in them, links not followed) belong to ``uid:gid``."""
+    """Make the folders (and everything in them, links not followed, at any depth) belong
+    to ``uid:gid``."""
     for folder in folders:
-        os.chown(folder, uid, gid, follow_symlinks=False)
-        for root, dirs, files in os.walk(folder):
-            for name in dirs + files:
-                os.chown(os.path.join(root, name), uid, gid, follow_symlinks=False)
+        chown_tree(folder, uid, gid)
 
 
 def bwrap_argv(
     argv: list[str], mounts: tuple[Mount, ...], working_dir: str, env: dict[str, str],
     scratch: Path, *, network: bool = False, bwrap: str = "bwrap", visible: tuple[str, ...] = (),
-    user: tuple[int, int] | None = None, shm_size: int = SHM_SIZE,
+    user: tuple[int, int] | None = None, shm_size: int = SHM_SIZE, seccomp_fd: int | None = None,
 ) -> list[str]:
     """The ``bwrap`` command line running ``argv`` unchanged in the worker's layout.
 
@@ -179,6 +181,8 @@ def bwrap_argv(
         args += ["--ro-bind", path, path]
     for mount in sorted(mounts, key=lambda m: m.container_path.count("/")):
         args += ["--ro-bind" if mount.read_only else "--bind", str(mount.host_path), mount.container_path]
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
     args += ["--chdir", working_dir, "--clearenv"]
     for key, value in env.items():
         args += ["--setenv", key, value]

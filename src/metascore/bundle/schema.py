@@ -34,6 +34,10 @@ is no shell) and placeholders that do not work in the program's step
 a scoring program given ``$program`` for the predictions. A command whose script is not in
 its program is an error.
 
+A bundle path (an item of ``competition.yaml``) that a link leads out of the bundle is an
+error, an entry of ``sample_submissions/`` that does a warning: ``bundle run`` follows no
+such link (:func:`~metascore.bundle.files.outside_link`).
+
 Phase dates are the dates Codabench stores (:mod:`~metascore.bundle.phase_dates`): an
 unquoted YAML date-time keeps only its day, with a warning saying when the phase really
 starts or ends, and phase order is checked on them. A phase that names no task or a task
@@ -55,6 +59,7 @@ from typing import Any
 from ..errors import ConfigError
 from ..readers.yaml_loader import read_yaml
 from .competition import PATH_KEYS, UUID_PATTERN, BundleReport, Competition
+from .files import OUTSIDE_LINK_RULE, outside_link
 from .program_checks import ProgramChecks
 from .schema_v1 import SchemaV1
 from .schema_v2 import SchemaV2
@@ -86,13 +91,16 @@ def load_competition(root: str | Path, *, meta_program_available: bool = True) -
     return report.competition
 
 
-def check_schema(root: str | Path, *, meta_program_available: bool = True) -> BundleReport:
+def check_schema(root: str | Path, *, meta_program_available: bool = True,
+                 outside_links: bool = True) -> BundleReport:
     """Check a bundle directory: schema, referenced files, programs' metadata (the first part
     of :func:`metascore.bundle.check.check_bundle`).
 
     ``meta_program_available``: a ``meta_scoring_program/`` folder that is absent or holds
     only a README (filled from metascore's own meta-scoring program) is a note; ``False``:
-    an error.
+    an error. ``outside_links``: a path that a link leads out of the bundle is an error (an
+    item of ``competition.yaml``) or a warning (an entry of ``sample_submissions/``);
+    ``False`` for a view of a bundle made of links to its entries.
     """
     root = Path(root)
     report = BundleReport(root=root, competition=None)
@@ -123,16 +131,30 @@ def check_schema(root: str | Path, *, meta_program_available: bool = True) -> Bu
             f"competition.yaml: version: {data['version']!r} is not one of 2, 1.5 or 1."
         )
         return report
-    competition = parser(root, report, meta_program_available).parse(data)
+    competition = parser(root, report, meta_program_available, outside_links).parse(data)
     if competition is not None:
         programs = ProgramChecks(root, report, meta_program_available)
         programs.check_programs(competition)
         programs.check_data_layout(competition)
         programs.check_column_keys(competition)
+        if outside_links:
+            report.warnings.extend(_outside_samples(root))
         report.competition = Competition(
             **{**competition.__dict__, "warnings": tuple(report.warnings)}
         )
     return report
+
+
+def _outside_samples(root: Path) -> list[str]:
+    """A warning for each entry of ``sample_submissions/`` that a link leads out of the
+    bundle (``bundle run`` fails that submission)."""
+    folder = root / "sample_submissions"
+    if not folder.is_dir() or outside_link(folder, root):
+        return [f"sample_submissions: {why}; `bundle run` runs none of its submissions ({OUTSIDE_LINK_RULE})."
+                for why in [outside_link(folder, root)] if why]
+    return [f"sample_submissions/{entry.name}: {why}; `bundle run` fails this submission "
+            f"({OUTSIDE_LINK_RULE})."
+            for entry in sorted(folder.iterdir()) if (why := outside_link(entry, root))]
 
 
 def path_references(data: Any) -> list[str]:

@@ -19,7 +19,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..errors import did_you_mean
-from .competition import UUID_PATTERN, BundleReport, Column
+from .competition import UUID_PATTERN, BundleReport, Column, bundle_path
+from .files import OUTSIDE_LINK_RULE, outside_link
 from .meta_program_folder import needs_meta_program
 from .phase_dates import site_datetime, time_dropped_message
 
@@ -30,13 +31,17 @@ class SchemaChecker:
     """Records problems of one ``competition.yaml`` into ``report``.
 
     ``meta_program_available``: a ``meta_scoring_program/`` folder that is absent or holds
-    only a README is accepted (``bundle run`` / ``bundle zip`` fill it).
+    only a README is accepted (``bundle run`` / ``bundle zip`` fill it). ``outside_links``: a
+    path that a link leads out of the bundle is an error.
     """
 
-    def __init__(self, root: Path, report: BundleReport, meta_program_available: bool) -> None:
+    def __init__(self, root: Path, report: BundleReport, meta_program_available: bool,
+                 outside_links: bool = True) -> None:
         self.root = root
         self.report = report
         self.meta_ok = meta_program_available
+        #: check that no path leads out of the bundle through a link
+        self.outside_links = outside_links
         #: the date keys (``phases[0].end``) whose time of day Codabench's unpacker drops
         self.dropped_times: set[str] = set()
 
@@ -123,7 +128,19 @@ class SchemaChecker:
             self.error(here, f"{value!r} must be a path inside the bundle (no '/' start, no '..').")
             return None
         target = self.root / clean
-        if not target.exists():
+        folder = bundle_path(self.root, value)
+        if folder != target:
+            if not self.meta_ok:  # a zip about to be uploaded: Codabench needs the zip itself
+                self.error(here, f"{value!r} is not in the bundle, only the folder {folder.name + '/'!r}; "
+                           "Codabench's unpacker would look it up as a dataset key and fail. Zip the "
+                           "bundle folder with `metascore bundle zip`, which writes "
+                           f"{value!r} from the folder.")
+                return None
+            self.note(here, f"{value!r} is the folder {folder.name + '/'!r} here (a CodaLab repository "
+                      f"keeps folders); `bundle run` uses the folder and `metascore bundle zip` writes "
+                      f"{value!r} from it.")
+            target = folder
+        elif not target.exists():
             if needs_meta_program(target) and (self.meta_ok or key == "scoring_program"):
                 # the meta-scoring program's placeholder: ProgramChecks says what to do
                 return value
@@ -133,6 +150,10 @@ class SchemaChecker:
                 f"{value!r} does not exist in the bundle{did_you_mean(clean.name, siblings)} "
                 "(Codabench would look it up as a dataset key and fail).",
             )
+            return None
+        leaves = outside_link(target, self.root) if self.outside_links else None
+        if leaves:
+            self.error(here, f"{leaves}; {OUTSIDE_LINK_RULE}.")
             return None
         return value
 

@@ -24,15 +24,14 @@ from .competition import (
     DEFAULT_IMAGE, DEFAULT_TIME_LIMIT, SORTINGS, Column, Competition, LeaderboardSpec, Phase, Task,
 )
 from .schema_base import SchemaChecker
+from .submission_rules import force_last_fix
 
 __all__ = ["SchemaV1"]
 
 _IGNORED_FORCE = (
     "Codabench's v1 import ignores it: the leaderboard's submission rule stays Add, so no "
     "submission reaches the leaderboard, the results export or a meta phase until its "
-    "participant clicks 'add to leaderboard'. Set the rule to Force_Last on Codabench after "
-    "the upload (the competition editor's leaderboard), or write a v2 competition.yaml with "
-    "submission_rule: Force_Last.")
+    "participant clicks 'add to leaderboard'. Fix: " + force_last_fix(1) + ".")
 
 
 class SchemaV1(SchemaChecker):
@@ -95,7 +94,7 @@ class SchemaV1(SchemaChecker):
                 public_data=self.path(node, "public_data", where),
                 start=self.date(node, "start_date", where, required=True),
                 auto_migrate=order > 0 and bool(self.get(node, "auto_migration", where, bool, default=False)),
-                yaml_key=where,
+                yaml_key=where, hide_output=bool(self.get(node, "hide_output", where, bool, default=False)),
             ))
         if data.get("end_date") not in (None, "", "null"):  # the last phase's end (a time is dropped too)
             self.date(data, "end_date", "", required=False)
@@ -107,6 +106,9 @@ class SchemaV1(SchemaChecker):
         return Competition(
             root=self.root, version=1, title=title, docker_image=image, image_given=bool(given), tasks=tasks,
             phases=tuple(phases), leaderboard=leaderboard, pages=tuple(pages),
+            enable_detailed_results=bool(self.get(data, "enable_detailed_results", "", bool, default=False)),
+            # Codabench: registration_auto_approve = not has_registration (default: true)
+            registration_auto_approve=not self.get(data, "has_registration", "", bool, default=True),
         )
 
     def leaderboard_v1(self, data: dict) -> LeaderboardSpec | None:
@@ -133,8 +135,10 @@ class SchemaV1(SchemaChecker):
             board = col.get("leaderboard") or {}
             if str(board.get("label", "")).lower() != label.lower():
                 continue
+            dropped = None
             if "computed" in col:
-                comp = col["computed"] or {}
+                comp = col["computed"] if isinstance(col["computed"], dict) else {}
+                dropped = str(comp.get("operation") or "computed")
                 self.warn(f"{where}.computed", (
                     f"operation {comp.get('operation')!r} over {comp.get('fields')!r} is dropped by "
                     "Codabench's v1 unpacker: the column becomes a plain column that no scoring "
@@ -147,6 +151,7 @@ class SchemaV1(SchemaChecker):
             raw.append((where, Column(
                 key=str(key), title=str(col.get("label", key)), index=index, sorting=sort,
                 precision=int(col.get("numeric_format", 2) or 2), hidden=bool(col.get("hidden", False)),
+                dropped_computation=dropped,
             )))
             index += 1
         return LeaderboardSpec(title=label, key=str(first_key), columns=self.check_columns(raw))

@@ -82,6 +82,8 @@ class SchemaV2(SchemaChecker):
         return Competition(
             root=self.root, version=2, title=title, docker_image=image, image_given=bool(given), tasks=tasks,
             phases=phases, leaderboard=leaderboard, solutions=solutions, pages=pages,
+            enable_detailed_results=bool(self.get(data, "enable_detailed_results", "", bool, default=False)),
+            registration_auto_approve=bool(self.get(data, "registration_auto_approve", "", bool, default=False)),
         )
 
     def pages_v2(self, data: dict) -> tuple[tuple[str, str], ...]:
@@ -198,7 +200,7 @@ class SchemaV2(SchemaChecker):
                 public_data=self.path(node, "public_data", where), start=start, end=end,
                 auto_migrate=order > 0 and bool(self.get(node, "auto_migrate_to_this_phase", where, bool,
                                                          default=False)),
-                yaml_key=where,
+                yaml_key=where, hide_output=bool(self.get(node, "hide_output", where, bool, default=False)),
             ))
         self.check_dates(phases)
         names = [p.name for p in phases]

@@ -36,8 +36,11 @@ codabench pull`` writes, read by :mod:`metascore.readers.columns`: judges withou
 take their column's, and the leaderboard's ``submission_rule``); a failed run of an exported
 submission leaves ``error.txt`` with its status instead of ``scores.json``, and so does a
 baseline whose every run failed, though no export would hold it (a knowing difference: the
-meta phase then says that the baseline's run failed, and why); each decision and its
-reason is in the report. A **meta phase** (every task's reference data holds
+meta phase then says that the baseline's run failed, and why); a run that finished after its
+prediction step failed (flagged) leaves ``prediction_failed.txt`` next to its scores, so the
+meta phase marks its rows (another knowing difference: the site's export holds only scores,
+so there the meta phase ranks such a run without a mark); each decision and its reason is
+in the report. A **meta phase** (every task's reference data holds
 ``metascore.yaml``, e.g. the template's "Final ranking") runs last, once: the outputs tree is
 its result submission (what an organizer would upload on Codabench), scored by the
 meta-scoring program like any other scoring job; its files are copied to ``<out>/final/``.
@@ -67,15 +70,16 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, InputError
+from ..spreadsheet import spreadsheet_text
 from ..readers.columns import COLUMNS_FILE
-from ..readers.tree import FAILURE_FILE
+from ..readers.tree import FAILURE_FILE, FLAG_FILE
 from .archive import as_folder
 from .backend import Backend
 from .competition import UUID_PATTERN, Competition, Phase, Task
 from .files import copy_job_output, write_text
 from .meta_program_folder import assemble_meta_program, needs_meta_program
 from .metadata import read_metadata
-from .submission_rules import MANUAL_RULES, PhaseSubmission, export_decisions
+from .submission_rules import MANUAL_RULES, PhaseSubmission, export_decisions, force_last_fix
 from .submission_ids import SubmissionIds
 from .submissions import Submission, phase_named_by, safe_name, slug
 from .worker import Job, JobResult, run_job
@@ -122,6 +126,7 @@ class Site:
         self.columns = {c.key: c for c in comp.leaderboard.columns} if comp.leaderboard else {}
         self.run_dirs = _unique_slugs([p.name for p in comp.phases])
         self.ids = SubmissionIds()  # the <owner>-<id> names the site's export gives them
+        self.omitted: dict[str, str] = {}  # scores.json keys the meta program left out, and why
 
     # ------------------------------------------------------------ inputs
     def source(self, ref: str | None, what: str = "item") -> Path | None:
@@ -146,10 +151,13 @@ class Site:
             return target
         if not path.exists():
             return None
-        return as_folder(path, self.cache / "bundle_items" / safe_name(ref.rstrip("/")))
+        return as_folder(path, self.cache / "bundle_items" / safe_name(ref.rstrip("/")), bundle=self.comp.root)
 
     def submission_folder(self, sub: Submission) -> Path:
-        return as_folder(sub.source, self.cache / "submissions" / sub.candidate)
+        """The submission's folder (a zip extracted within the job's --disk-limit; a sample
+        submission of the bundle that a link leads out of it is refused)."""
+        return as_folder(sub.source, self.cache / "submissions" / sub.candidate,
+                         max_size=self.backend.limits.disk, bundle=self.comp.root)
 
     def is_meta_task(self, task: Task) -> bool:
         try:
@@ -207,7 +215,7 @@ class Site:
             return False
         try:
             return read_metadata(self.submission_folder(sub))[0] is None
-        except (InputError, OSError):
+        except (InputError, ConfigError, OSError):  # the job fails, and says why
             return False
 
     def submitted_to(self, sub: Submission, phase: Phase, first: Phase) -> bool:
@@ -269,9 +277,15 @@ class Site:
         if self.columns:
             written = {k for r in report.results for k in r.scores}
             for col in self.columns.values():
-                if not col.computation and col.key not in written and any(r.finished for r in report.results):
-                    report.warnings.append(f"leaderboard column {col.key!r}: no finished scoring run wrote "
-                                           "this key; it stays empty on Codabench.")
+                if col.computation or col.dropped_computation:  # computed, or empty as said
+                    continue
+                if col.key not in written and any(r.finished for r in report.results):
+                    why = self.omitted.get(col.key)
+                    report.warnings.append(
+                        f"leaderboard column {col.key!r}: " + (
+                            f"the meta-scoring program left it out ({why}); it stays empty on Codabench, "
+                            "and its detailed results say why." if why else
+                            "no finished scoring run wrote this key; it stays empty on Codabench."))
 
     def export(self, phase: Phase, todo: list[tuple[Submission, Task]], results: list[JobResult],
                report: SiteRun, migrated: set[str] = frozenset()) -> set[str]:
@@ -372,6 +386,8 @@ class Site:
             folder = outputs / safe_name(phase.name) / key / dirs[task.index]
             if res.finished:
                 write_text(folder / "scores.json", json.dumps(res.scores, indent=2, allow_nan=False) + "\n")
+                if res.flagged:  # the meta phase marks its row (the site's export cannot)
+                    write_text(folder / FLAG_FILE, res.prediction_problems[0].splitlines()[0] + "\n")
             else:  # shown as a failed run, not as a missing score
                 write_text(folder / FAILURE_FILE, _failure_text(res))
         for sub in entries:
@@ -394,10 +410,10 @@ class Site:
         for phase in regular:
             if manifest and phase.name not in sent:
                 report.warnings.append(f"phase {phase.name!r}: no submission reaches the meta phase "
-                                       f"({_why_nothing(phase.name, report.export, rule, self.feed)}).")
+                                       f"({_why_nothing(phase.name, report.export, rule, self.feed, self.comp.version)}).")
         if manifest:
             return None
-        why = "; ".join(f"{p.name!r}: {_why_nothing(p.name, report.export, rule, self.feed)}"
+        why = "; ".join(f"{p.name!r}: {_why_nothing(p.name, report.export, rule, self.feed, self.comp.version)}"
                         for p in regular)
         return f"the results export is empty: no submission of any phase reaches it ({why})"
 
@@ -429,6 +445,7 @@ class Site:
                     res.warnings.append(f"meta-scoring output: {left} is not copied to {final}.")
                 (final / "metadata").unlink(missing_ok=True)
                 output = final
+                self.omitted.update(_omitted_scores(final / "leaderboard.json"))
             for attr, name in (("leaderboard", "leaderboard.csv"), ("detailed_results", "detailed_results.html")):
                 if (output / name).is_file():
                     setattr(report, attr, output / name)
@@ -470,6 +487,24 @@ class Site:
             return list(pool.map(one, todo))
 
 
+def _omitted_scores(path: Path) -> dict[str, str]:
+    """The ``scores.json`` keys the meta-scoring program left out, and why (its
+    ``leaderboard.json`` messages "scores.json omits 'KEY': REASON.")."""
+    try:
+        messages = json.loads(path.read_text(encoding="utf-8")).get("messages") or []
+    except (OSError, ValueError, AttributeError):
+        return {}
+    out = {}
+    for text in messages:
+        head, _, why = str(text).partition("': ")
+        if head.startswith(_OMITS) and why:
+            out[head[len(_OMITS):]] = why.rstrip(".")
+    return out
+
+
+_OMITS = "scores.json omits '"
+
+
 def _unique_slugs(names: list[str], keys: list[Any] | None = None) -> dict[Any, str]:
     """``key -> slug(name)``, made unique with ``-<n>`` (keys: the names by default)."""
     out: dict[Any, str] = {}
@@ -493,7 +528,8 @@ def _csv(rows: list[dict[str, Any]]) -> str:
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=MANIFEST_COLUMNS, lineterminator="\n")
     writer.writeheader()
-    writer.writerows(rows)
+    # names as text a spreadsheet does not run (the tree reader takes the quote back off)
+    writer.writerows({k: spreadsheet_text(v) if isinstance(v, str) else v for k, v in row.items()} for row in rows)
     return buf.getvalue()
 
 
@@ -503,25 +539,25 @@ def _progress(res: JobResult) -> str:
     return f"[{mark}] {res.phase} / {res.candidate} / {res.task}: {res.status}{detail} ({res.elapsed:.1f} s)"
 
 
-def _why_nothing(phase: str, export: list[dict[str, Any]], rule: str | None, feed: str) -> str:
+def _why_nothing(phase: str, export: list[dict[str, Any]], rule: str | None, feed: str,
+                 version: int = 2) -> str:
     """Why no submission of ``phase`` reaches the meta phase, in words and with the fix."""
     mine = [e for e in export if e["phase"] == phase]
     if not mine:
         return "no submission ran in it (none was made to it or migrated into it)"
-    if rule in MANUAL_RULES and feed == "export":
-        finished = [e for e in mine if not e["reason"].startswith("failed")]
-        if finished and all(e.get("migrated") for e in finished):
+    finished = [e for e in mine if not e["reason"].startswith("failed")]
+    if finished and rule in MANUAL_RULES and feed == "export":
+        if all(e.get("migrated") for e in finished):
             return (f"the {len(finished)} finished submission(s) migrated into it are new "
                     f"submissions there, and under the leaderboard's submission_rule {rule!r} no "
                     "leaderboard holds them, hence no export, until someone adds them by hand on "
-                    "the site (Codabench's Final export is then empty); set submission_rule: "
-                    "Force_Last in competition.yaml, or run with --feed all")
+                    f"the site (Codabench's Final export is then empty); {force_last_fix(version)}, "
+                    "or run with --feed all")
         return (f"{len(finished)} of {len(mine)} submission(s) finished, but under the "
                 f"leaderboard's submission_rule {rule!r} nothing reaches the leaderboard, hence "
-                "the results export, without a click; set submission_rule: Force_Last in "
-                "competition.yaml (each participant's last finished submission is then on the "
-                "leaderboard), mark submissions on_leaderboard in the submissions manifest, or "
-                "run with --feed all")
+                f"the results export, without a click; {force_last_fix(version)} (each "
+                "participant's last finished submission is then on the leaderboard), mark "
+                "submissions on_leaderboard in the submissions manifest, or run with --feed all")
     return f"every one of its {len(mine)} submission(s) failed"
 
 

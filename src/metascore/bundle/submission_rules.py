@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from ..errors import ConfigError
 from .competition import SUBMISSION_RULES, Column, LeaderboardSpec
 
-__all__ = ["PhaseSubmission", "ExportDecision", "MANUAL_RULES", "export_decisions"]
+__all__ = ["PhaseSubmission", "ExportDecision", "MANUAL_RULES", "export_decisions", "force_last_fix"]
 
 #: Rules under which nothing reaches the leaderboard without a click.
 MANUAL_RULES = ("Add", "Add_And_Delete", "Add_And_Delete_Multiple")
@@ -68,6 +68,17 @@ class ExportDecision:
     participant: str
     exported: bool
     reason: str
+
+
+def force_last_fix(version: int) -> str:
+    """How an organizer puts each participant's last finished submission on the leaderboard
+    (and so in the results export) without a click, in a v2 or a v1 bundle."""
+    if version == 2:
+        return "set submission_rule: Force_Last on the leaderboard in competition.yaml"
+    return ("a v1 competition.yaml cannot set the rule (Codabench's v1 import makes it Add): "
+            "`metascore bundle add-meta --submission-rule Force_Last` writes the file in the v2 "
+            "form, which can, or after the upload choose the submission rule 'Force Last' in the "
+            "Leaderboard tab of Codabench's competition editor")
 
 
 def export_decisions(

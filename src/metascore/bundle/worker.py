@@ -49,7 +49,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -58,10 +57,12 @@ from typing import Any
 import yaml
 
 from ..errors import ConfigError, InputError
+from ..readers.yaml_loader import load_plain_yaml
 from .backend import Backend, Mount, StepResult, StepSpec
 from .competition import DEFAULT_TIME_LIMIT
 from .files import copy_job_output, read_job_file, write_text
 from .metadata import read_metadata
+from .trees import copy_tree, remove_tree
 
 __all__ = [
     "Job",
@@ -78,6 +79,7 @@ __all__ = [
     "NO_SCORES_MESSAGE",
     "METADATA_EXISTS_MESSAGE",
     "MISSING_METADATA_MESSAGE",
+    "MAX_SCORES_SIZE",
 ]
 
 TIME_LIMIT_MESSAGE = "Execution Time Limit exceeded. Limit was {limit} seconds"
@@ -95,6 +97,11 @@ METADATA_EXISTS_MESSAGE = (
 MISSING_METADATA_MESSAGE = "Program directory missing 'metadata.yaml/metadata'"
 _MAX_SCORE = Decimal(10) ** 10  # DecimalField(max_digits=20, decimal_places=10)
 _TAIL_LINES = 15
+#: The largest scores file read (a real one holds a few numbers).
+MAX_SCORES_SIZE = 1 << 20
+_NOT_COPIED = frozenset({"__MACOSX", ".DS_Store", "__pycache__"})
+_NAMED_KEYS = 10     # ignored keys a note names
+_HINT_TEXT = 4096    # characters of scores.txt looked at for the 'key:value' hint
 
 
 @dataclass(frozen=True)
@@ -249,11 +256,11 @@ def _prepare(job: Job) -> Path:
         raise JobFailed("the task's scoring program is not in the bundle (a dataset or "
                         "task key cannot be run offline)")
     sandbox = _sandbox(job.run_dir / "prediction")
-    _copy(job.submission, sandbox / "program")
+    _copy(job.submission, sandbox / "program", "the submission")
     if job.input_data is not None:
-        _copy(job.input_data, sandbox / "input_data")
+        _copy(job.input_data, sandbox / "input_data", "the input data")
     if job.ingestion_program is not None and not job.ingestion_only_during_scoring:
-        _copy(job.ingestion_program, sandbox / "ingestion_program")
+        _copy(job.ingestion_program, sandbox / "ingestion_program", "the ingestion program")
     return sandbox
 
 
@@ -300,17 +307,17 @@ def _scoring_sandbox(job: Job, prediction: Path, result: JobResult) -> Path:
     ``ingestion_only_during_scoring`` the input data and the ingestion program."""
     assert job.scoring_program is not None  # refused by _prepare
     sandbox = _sandbox(job.run_dir / "scoring")
-    _copy(job.scoring_program, sandbox / "program")
+    _copy(job.scoring_program, sandbox / "program", "the scoring program")
     if job.reference_data is not None:
-        _copy(job.reference_data, sandbox / "input" / "ref")
-    for left in copy_job_output(prediction / "output", sandbox / "input" / "res"):
+        _copy(job.reference_data, sandbox / "input" / "ref", "the reference data")
+    for left in copy_job_output(prediction / "output", sandbox / "input" / "res", "the prediction output"):
         result.warnings.append(f"prediction output: {left} is not passed to the scoring step "
                                "(only the output's own files are).")
     if job.ingestion_only_during_scoring:
         if job.input_data is not None:
-            _copy(job.input_data, sandbox / "input_data")
+            _copy(job.input_data, sandbox / "input_data", "the input data")
         if job.ingestion_program is not None:
-            _copy(job.ingestion_program, sandbox / "ingestion_program")
+            _copy(job.ingestion_program, sandbox / "ingestion_program", "the ingestion program")
     return sandbox
 
 
@@ -349,18 +356,18 @@ def _step_specs(
     for kind, folder in (("program", sandbox / "program"), ("ingestion", sandbox / "ingestion_program")):
         if kind == "ingestion" and not with_ingestion:
             continue
-        meta, _ = read_metadata(folder)
+        label = {"program": "scoring program" if is_scoring else "submission", "ingestion": "ingestion program"}
+        meta, _ = read_metadata(folder, f"{step} step: the {label[kind]}'s ")
         command = None if meta is None else meta.get("command")
         if kind == "ingestion" and (meta is None or not command):
             raise JobFailed(MISSING_METADATA_MESSAGE,
                              f"{step} step: the ingestion program has no metadata.yaml/metadata with a command")
         if meta is None:  # a result submission (or a scoring program without metadata)
-            for left in copy_job_output(folder, sandbox / "output"):
+            for left in copy_job_output(folder, sandbox / "output", "the submission"):
                 result.warnings.append(f"{step} step: {left} is not copied to the output.")
             continue
         if not command:
-            result.warnings.append(f"{step} step: {'submission' if not is_scoring else 'scoring program'} "
-                                   "metadata has no 'command'; nothing was run for it.")
+            result.warnings.append(_no_command_note(step, is_scoring, with_ingestion, ingestion_only))
             continue
         if not isinstance(command, str):
             raise JobFailed("'command' must be a string",
@@ -383,6 +390,22 @@ def _step_specs(
     return specs
 
 
+def _no_command_note(step: str, is_scoring: bool, with_ingestion: bool, ingestion_only: bool) -> str:
+    """What happens to a program folder whose metadata has no ``command``, in words."""
+    if is_scoring:
+        return f"{step} step: the scoring program's metadata has no 'command'; nothing was run for it."
+    if with_ingestion:  # the usual code submission: the ingestion program imports it
+        return (f"{step} step: the submission's metadata has no 'command', so it is not run as a "
+                "program; the ingestion program ran with it mounted at /app/ingested_program "
+                "(a code submission that the ingestion program imports).")
+    if ingestion_only:
+        return (f"{step} step: the submission's metadata has no 'command', so nothing runs in this "
+                "step (ingestion_only_during_scoring: the task's ingestion program, if any, runs in "
+                "the scoring step).")
+    return (f"{step} step: the submission's metadata has no 'command' and the task has no ingestion "
+            "program to import it; nothing was run for it.")
+
+
 def _check_limits(specs: dict[str, StepSpec], runs: dict[str, StepResult], sandbox: Path, *,
                   is_scoring: bool, limit: int) -> None:
     """Fail the job when a program ran out of time or hit another limit (memory, processes,
@@ -400,9 +423,9 @@ def _check_limits(specs: dict[str, StepSpec], runs: dict[str, StepResult], sandb
                          f"{LAX_TIME_LIMIT_NOTE}")
     for kind, run in runs.items():
         if run.killed:  # a memory, process or disk limit
-            if run.killed == "disk":
+            if run.killed in ("disk", "files"):
                 for folder in (sandbox / "output", sandbox / ".scratch"):
-                    shutil.rmtree(folder, ignore_errors=True)
+                    remove_tree(folder)
                 (sandbox / "output").mkdir()
             raise JobFailed(run.message, f"{step} step: the {label[kind]} was stopped: {run.message}\n"
                                          f"{_tail(run.stderr if run.stderr.strip() else run.stdout)}")
@@ -444,79 +467,111 @@ def read_job_scores(output: Path, result: JobResult, columns: tuple[str, ...] = 
     their value (nested objects, strings, lists), with a note in ``result``, as the server
     ignores them; without, every key is kept. Raises the job's failure for a missing or
     unreadable scores file or a kept value the platform cannot store; a boolean becomes 0/1
-    with a warning in ``result``.
+    with a warning in ``result``. What a scoring program writes costs the runner at most
+    :data:`MAX_SCORES_SIZE` bytes read, no recursion and no alias expansion, and the
+    messages quote at most a few dozen characters of it.
     """
     name = scores_file(output)
-    data = read_job_file(output / name) if name else None
-    if name and data is None:
+    if name is None:
+        raise JobFailed(NO_SCORES_MESSAGE, f"no scores.json or scores.txt in {output.name}/")
+    data = read_job_file(output / name, MAX_SCORES_SIZE + 1)
+    if data is None:
         raise JobFailed(f"{name} is not a regular file",
                          f"{name} in {output.name}/ is a link or a special file; write the scores into a file")
-    if name == "scores.json":
-        try:
-            raw = json.loads(data.decode("utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise JobFailed("scores.json is not valid JSON", f"scores.json: {exc}") from None
-    elif name == "scores.txt":
-        text = data.decode("utf-8", errors="replace")
-        try:
-            raw = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise JobFailed("scores.txt is not valid YAML", f"scores.txt: {exc}") from None
-        if not isinstance(raw, dict):
-            hint = (" Write 'key: value' with a space after the colon; 'key:value' is one string "
-                    "to a YAML parser" if re.search(r"^\s*[^:\s]+:\S", text, re.M) else "")
-            raise JobFailed("scores.txt is not a mapping (Codabench would lose these scores)",
-                             f"scores.txt parses as {raw!r}, not as key: value pairs.{hint}")
-    else:
-        raise JobFailed(NO_SCORES_MESSAGE, f"no scores.json or scores.txt in {output.name}/")
+    if len(data) > MAX_SCORES_SIZE:
+        raise JobFailed(f"{name} is larger than {MAX_SCORES_SIZE >> 20} MiB",
+                         f"{name}: larger than the {MAX_SCORES_SIZE >> 20} MiB the runner reads; a scores "
+                         "file holds the leaderboard's numbers (Codabench keeps only its columns)")
+    raw = _parse_scores(name, data)
     if not isinstance(raw, dict):
-        raise JobFailed(f"{name} is not a flat object", f"{name} holds {type(raw).__name__} {raw!r}")
-    ignored = [str(k) for k in raw if columns and str(k) not in columns]
+        raise JobFailed(f"{name} is not a flat object", f"{name} holds {type(raw).__name__} {_short(raw)}")
+    wanted = set(columns)
+    ignored = [str(k) for k in raw if wanted and str(k) not in wanted]
     if ignored:
+        more = f" and {len(ignored) - _NAMED_KEYS} more" if len(ignored) > _NAMED_KEYS else ""
         result.warnings.append(
-            f"{name}: key(s) {', '.join(map(repr, ignored))} match no leaderboard column and are "
-            f"ignored by Codabench (columns: {', '.join(columns)})."
+            f"{name}: key(s) {', '.join(_short(k) for k in ignored[:_NAMED_KEYS])}{more} match no "
+            f"leaderboard column and are ignored by Codabench (columns: {', '.join(columns)})."
         )
     return {str(key): _score_value(name, key, value, result)
-            for key, value in raw.items() if str(key) not in ignored}
+            for key, value in raw.items() if not wanted or str(key) in wanted}
+
+
+def _parse_scores(name: str, data: bytes) -> Any:
+    """The scores file parsed as the worker parses it: ``scores.json`` as JSON (integers as
+    :class:`~decimal.Decimal`, so that none is too long to read), ``scores.txt`` as YAML
+    (without aliases or deep nesting)."""
+    if name == "scores.json":
+        try:
+            return json.loads(data.decode("utf-8"), parse_int=Decimal)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise JobFailed("scores.json is not valid JSON", f"scores.json: {str(exc)[:200]}") from None
+        except RecursionError:  # the C decoder's own guard: nothing is left half-read
+            raise JobFailed("scores.json is nested too deep",
+                             "scores.json: nested too deep to read; it must be a flat object") from None
+    text = data.decode("utf-8", errors="replace")
+    try:
+        raw = load_plain_yaml(text, "scores.txt", on_duplicate=lambda _: None)
+    except ConfigError as exc:  # one line, quoting nothing of the file
+        raise JobFailed(str(exc), str(exc)) from None
+    if not isinstance(raw, dict):
+        hint = (" Write 'key: value' with a space after the colon; 'key:value' is one string "
+                "to a YAML parser" if re.search(r"^\s*[^:\s]+:\S", text[:_HINT_TEXT], re.M) else "")
+        raise JobFailed("scores.txt is not a mapping (Codabench would lose these scores)",
+                         f"scores.txt parses as {_short(raw)}, not as key: value pairs.{hint}")
+    return raw
+
+
+def _short(value: Any, size: int = 60) -> str:
+    """``repr(value)`` cut to about ``size`` characters (a message quotes no more)."""
+    if isinstance(value, (dict, list)) and len(value) >= 20:
+        text = f"<a {type(value).__name__} of {len(value)} items>"
+    else:
+        text = str(value) if isinstance(value, Decimal) else repr(value)
+    return text if len(text) <= size else text[:size] + "..."
 
 
 def _score_value(name: str, key: Any, value: Any, result: JobResult) -> float:
-    where = f"{name}: key {key!r}"
+    where = f"{name}: key {_short(key)}"
     if isinstance(value, bool):
         result.warnings.append(f"{where}: {value!r} is stored as {int(value)} by Codabench.")
         return float(value)
     if isinstance(value, (dict, list)):
         raise JobFailed(f"{name} must be a flat object of numbers",
-                         f"{where}: {value!r} is not a number (nested values are not supported)")
+                         f"{where}: {_short(value)} is not a number (nested values are not supported)")
     try:
-        number = Decimal(str(value).strip()) if isinstance(value, str) else Decimal(repr(float(value)))
+        if isinstance(value, str):
+            number = Decimal(value.strip())
+        elif isinstance(value, (Decimal, int)):
+            number = Decimal(value)
+        else:
+            number = Decimal(repr(float(value)))
     except (InvalidOperation, ValueError, TypeError):
-        raise JobFailed(f"{name}: {key!r} is not a number",
-                         f"{where}: {value!r} is not a number") from None
+        raise JobFailed(f"{name}: {_short(key)} is not a number",
+                         f"{where}: {_short(value)} is not a number") from None
     if not number.is_finite():
         raise JobFailed(
-            f"{name}: {key!r} is {value!r}",
-            f"{where}: {value!r} is not a finite number; the worker cannot send NaN or Infinity and "
+            f"{name}: {_short(key)} is {_short(value)}",
+            f"{where}: {_short(value)} is not a finite number; the worker cannot send NaN or Infinity and "
             "the platform would lose every score of this submission (write a finite value or leave "
             "the key out)")
     if abs(number) >= _MAX_SCORE:
-        raise JobFailed(f"{name}: {key!r} is too large",
-                         f"{where}: {value!r} does not fit Codabench's score field (abs < 1e10)")
+        raise JobFailed(f"{name}: {_short(key)} is too large",
+                         f"{where}: {_short(value)} does not fit Codabench's score field (abs < 1e10)")
     return float(number)
 
 
 def _sandbox(path: Path) -> Path:
-    if path.exists():
-        shutil.rmtree(path)
+    remove_tree(path)
     for sub in ("program", "output", "input/ref", "input/res", "shared"):
         (path / sub).mkdir(parents=True)
     return path
 
 
-def _copy(src: Path, dest: Path) -> None:
-    shutil.copytree(src, dest, dirs_exist_ok=True, symlinks=True,
-                    ignore=shutil.ignore_patterns("__MACOSX", ".DS_Store", "__pycache__"))
+def _copy(src: Path, dest: Path, what: str) -> None:
+    """Copy a program or data folder into a sandbox (links kept as links, macOS noise and
+    caches left out; nothing written twice, any depth up to the copy's limit)."""
+    copy_tree(src, dest, keep_links=True, skip=_NOT_COPIED.__contains__, what=what)
 
 
 def _append(path: Path | None, line: str) -> None:

@@ -31,7 +31,7 @@ from ..errors import ConfigError, InputError, did_you_mean
 from ..readers.formats import FORMATS
 from ..matrix import ScoreMatrix
 from ..registry import DEFAULT_SEED, MISSING_POLICIES, get_ranking_method, ranking_method_names
-from .common import read_matrix_file
+from .common import add_group_options, group_judges, read_matrix_file
 
 __all__ = ["add_analyze_command"]
 
@@ -41,6 +41,8 @@ DEFAULT_METHODS = "mean,median,average_rank,success_rate,relative_difference,cop
 #: the method is left out, with a note. 2e10 is about a minute of relative_difference on
 #: values (20 candidates x 20,000 judges, 2,000 candidate resamples) on one core.
 DEFAULT_BUDGET = 2e10
+#: The declared properties the table shows (docs/methods.md).
+PROPERTIES = ("condorcet", "pareto", "order_only", "unanimity")
 
 
 def add_analyze_command(subparsers: argparse._SubParsersAction) -> None:
@@ -53,6 +55,8 @@ def add_analyze_command(subparsers: argparse._SubParsersAction) -> None:
         "judges, judge and candidate stability with their spread, Kendall's W of the "
         "judges and the declared properties; stability against the number of judges; rank "
         "intervals per method; with --final, the top-k curves across the two phases. "
+        "With groups (--group-by or --group), each method ranks in two steps: inside each "
+        "group (or --within there), then across the groups. "
         "Writes OUT/analysis.json and OUT/analysis.html.",
     )
     p.add_argument("scores", help="score file (any format `metascore rank` reads)")
@@ -95,6 +99,7 @@ def add_analyze_command(subparsers: argparse._SubParsersAction) -> None:
                    "to the cluster given by --scheduler)")
     p.add_argument("--scheduler", help="address of a Dask scheduler (with --backend dask)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    add_group_options(p)
     p.set_defaults(func=_cmd_analyze)
 
 
@@ -152,8 +157,11 @@ class _Bars:
 
 
 def _read(path: str, args: argparse.Namespace) -> ScoreMatrix:
-    return read_matrix_file(Path(path), format=args.format, phase=args.phase,
-                            lower_is_better=args.lower_is_better)
+    """The phase's matrix, its judges grouped as the group options say."""
+    parts: dict = {}
+    matrix = read_matrix_file(Path(path), format=args.format, phase=args.phase,
+                              lower_is_better=args.lower_is_better, parts=parts)
+    return group_judges(matrix, args, parts)
 
 
 def _backend(args: argparse.Namespace) -> Any:
@@ -181,14 +189,14 @@ def _print_table(result: Any) -> None:
     if comp.agreement is not None:
         print(f"Kendall's W of the judges: {comp.agreement.w:.3f} "
               f"(mean Spearman between judges {comp.agreement.mean_spearman:.3f})")
-    heads = ["method"] + [k for k in CRITERIA] + ["condorcet", "pareto", "order_only"]
+    heads = ["method"] + [k for k in CRITERIA] + list(PROPERTIES)
     rows = []
     for i, name in enumerate(comp.methods):
         row = [name]
         for k in CRITERIA:
             v, s = comp.table.loc[i, k], comp.table.loc[i, f"{k}_std"]
             row.append("n/a" if v != v else f"{v:.3f} ± {s:.3f}")
-        row += ["yes" if comp.table.loc[i, f] else "no" for f in ("condorcet", "pareto", "order_only")]
+        row += ["yes" if comp.table.loc[i, f] else "no" for f in PROPERTIES]
         rows.append(row)
     widths = [max(len(str(r[c])) for r in [heads] + rows) for c in range(len(heads))]
     for r in [heads] + rows:
@@ -233,6 +241,17 @@ def _with_left_out(result: Any, left_out: dict[str, str]) -> Any:
     return dataclasses.replace(result, settings=settings)
 
 
+def _with_groups(result: Any, matrix: ScoreMatrix) -> Any:
+    """``result`` whose settings record the judges' groups, with a note on what the
+    declared properties mean for a ranking in two steps."""
+    note = ("the judges are in groups, so each method ranks in two steps (inside each group, "
+            "then across them); the declared properties are those of the rules, and the "
+            "two-step ranking need not keep them (a Condorcet winner of the judges may lose).")
+    settings = {**result.settings, "groups": matrix.groups.describe(),
+                "notes": [note, *result.settings.get("notes", [])]}
+    return dataclasses.replace(result, settings=settings)
+
+
 def _cmd_analyze(args: argparse.Namespace) -> int:
     from ..render.analysis_report import write_analysis
 
@@ -270,6 +289,8 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
             client.close()
     if left_out:
         result = _with_left_out(result, left_out)
+    if matrix.groups is not None:
+        result = _with_groups(result, matrix)
     _print_table(result)
     for note in result.settings.get("methods_left_out", {}).values():
         print(f"metascore: note: {note}", file=sys.stderr)

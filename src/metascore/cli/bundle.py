@@ -44,8 +44,12 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
         "one before it (one phase: that phase alone), judges = the leaderboard columns with "
         "directions from their sorting (no sorting: descending, as Codabench sorts), timing and "
         "computed columns left out, baseline = the starting kit's submission or the solution "
-        "(none: no filter). competition.yaml keeps its comments and order; each added block has "
-        "a comment. A folder is edited in place (or copied to -o DIR); a zip gives a zip with the "
+        "(none: no filter). So that every participant sees the final ranking and nobody but "
+        "the organizers its input, it sets enable_detailed_results: true (the ranking is the "
+        "meta submission's detailed results) and hide_output: true on the Final ranking phase "
+        "(its input is the results export), and adds a 'Final ranking' page saying how the "
+        "ranking is computed, written from metascore.yaml. competition.yaml keeps its comments "
+        "and order; each added block has a comment. A folder is edited in place (or copied to -o DIR); a zip gives a zip with the "
         "meta-scoring program filled in (in place, or -o NEW.zip), or a folder with -o DIR. "
         "Prints what it changed and what to check. Running it again with the same options changes "
         "nothing; a bundle that already has another meta phase is refused unless --force. Nothing "
@@ -74,10 +78,11 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
                    help="the development and final phases (default: the last two phases; one "
                    "name: that phase ranked alone)")
     p.add_argument("--submission-rule", metavar="RULE",
-                   help="set the leaderboard's submission_rule (v2), e.g. Force_Last: each "
+                   help="set the leaderboard's submission_rule, e.g. Force_Last: each "
                    "participant's last finished submission goes on the leaderboard, and so into the "
                    "results export the meta phase ranks (under Add, Codabench's default, nothing "
-                   "does without a click)")
+                   "does without a click); a v1 competition.yaml, which cannot set a rule, is "
+                   "written in the v2 form (the v1 file kept as competition.v1.yaml)")
     p.add_argument("--end", metavar="DATE",
                    help="the end date of the last phase when it has none (e.g. 2027-06-30); the "
                    "Final ranking phase starts the day after")
@@ -86,6 +91,9 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
                    f"{RECOMMENDED_IMAGE} when it cannot run the meta-scoring program)")
     p.add_argument("--force", action="store_true",
                    help="rewrite an existing meta phase (its task, phase, columns and metascore.yaml)")
+    p.add_argument("--submissions", metavar="DIR", type=Path,
+                   help="the submissions folder `bundle run --submissions` will use (instead of "
+                   "sample_submissions/), where the baseline is looked for")
     p.set_defaults(func=_cmd_add_meta)
 
     p = sub.add_parser(
@@ -97,7 +105,9 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
         "directions, judges' tasks and columns, baselines, output keys). Warnings list what "
         "Codabench accepts but silently ignores or gets wrong, including its known traps "
         "(multi-task phases with Force_Last, migration of multi-task submissions, a meta phase "
-        "under the Add rule, baselines), each with the upstream issue and the fix, and its "
+        "under the Add rule, baselines), each with the upstream issue and the fix, what "
+        "participants can see (a meta phase whose ranking they cannot open, or whose input, "
+        "the results export, anyone can download; registrations that wait for approval), its "
         "calendar: a time of day its unpacker drops from an unquoted date-time, a phase with "
         "auto_migrate_to_this_phase that starts before now (migrated at once, empty). A zip is "
         "checked as it would be uploaded: a meta_scoring_program/ placeholder that `bundle zip` "
@@ -106,6 +116,9 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("bundle", help="bundle folder or zip")
     p.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    p.add_argument("--submissions", metavar="DIR", type=Path,
+                   help="the submissions folder `bundle run --submissions` will use (instead of "
+                   "sample_submissions/), where the baselines are looked for")
     p.set_defaults(func=_cmd_check)
 
     p = sub.add_parser(
@@ -124,8 +137,9 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
         "every phase that does not migrate, the first phase only for a result submission) and "
         "reaches later phases through auto_migrate_to_this_phase. Prints a summary and where "
         "the final leaderboard.csv and detailed_results.html are; a run that finished after a "
-        "failed prediction step (the worker goes on to scoring) is marked 'prediction failed' "
-        "and listed as FLAGGED. Writes only inside --out. "
+        "failed prediction step (the worker goes on to scoring) is marked 'prediction failed', "
+        "listed as FLAGGED and marked on the final leaderboard (column prediction_failed; the "
+        "site's meta phase cannot know it). Writes only inside --out. "
         "Exit code 1 when every run of a phase failed (any run failed or flagged with "
         "--strict) or the meta-scoring failed.",
     )
@@ -232,7 +246,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
         raise InputError(f"{path}: not a bundle folder or zip file.")
     if not path.exists():
         raise InputError(f"{path}: no such bundle folder or zip file.")
-    report = _check_path(path)
+    if args.submissions is not None and not args.submissions.is_dir():
+        raise InputError(f"--submissions {args.submissions}: not a folder of submissions.")
+    report = _check_path(path, args.submissions)
     comp = report.competition
     if comp is not None:
         print(f"{path}: v{comp.version} bundle {comp.title!r}, image {comp.docker_image}")
@@ -254,17 +270,17 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _check_path(path: Path):
+def _check_path(path: Path, submissions: Path | None = None):
     """The full check of a bundle folder, or of a zip as it would be uploaded (the
     meta-scoring program's placeholder is then an error, not a note)."""
     from ..bundle.archive import safe_extract
     from ..bundle.check import check_bundle
 
     if path.is_dir():
-        return check_bundle(path)
+        return check_bundle(path, submissions=submissions)
     with tempfile.TemporaryDirectory(prefix="metascore-check-") as tmp:
         safe_extract(path, tmp)
-        return check_bundle(Path(tmp), meta_program_available=False)
+        return check_bundle(Path(tmp), meta_program_available=False, submissions=submissions)
 
 
 def _cmd_add_meta(args: argparse.Namespace) -> int:
@@ -274,6 +290,7 @@ def _cmd_add_meta(args: argparse.Namespace) -> int:
     choices = MetaChoices(
         method=args.method, baselines=tuple(args.baseline) if args.baseline else None,
         judges=args.judges, exclude=tuple(args.exclude), filter=args.filter, phases=args.phases,
+        submissions=args.submissions,
     )
     result = add_meta(args.bundle, args.output, choices=choices, force=args.force, end=args.end,
                       submission_rule=args.submission_rule, image=args.image)
@@ -282,9 +299,11 @@ def _cmd_add_meta(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from ..bundle.logs import printable
     from ..bundle.runner import format_report, run_bundle
 
-    log = (lambda _: None) if args.quiet else (lambda line: print(line, flush=True))
+    # names and job output reach the terminal written out: no escape sequence drives it
+    log = (lambda _: None) if args.quiet else (lambda line: print(printable(line), flush=True))
     report = run_bundle(
         args.bundle, args.out, backend=args.backend, image=args.image,
         submissions=args.submissions, scoring_program=args.scoring_program,
@@ -292,9 +311,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         sandbox=args.sandbox, python_env=args.python_env, limits=limits_from_args(args),
     )
     print()
-    print(format_report(report))
+    print(printable(format_report(report)))
     if report.meta is not None and not report.meta.finished:
-        print(f"metascore: error: the meta-scoring phase failed: {report.meta.status_details}",
+        print(f"metascore: error: the meta-scoring phase failed: {printable(report.meta.status_details)}",
               file=sys.stderr)
         return 1
     if not report.results:
@@ -302,7 +321,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return 1
     failed = report.failed_phases()
     if failed:
-        print(f"metascore: error: every run of phase(s) {', '.join(map(repr, failed))} failed.",
+        print(f"metascore: error: every run of phase(s) {printable(', '.join(map(repr, failed)))} failed.",
               file=sys.stderr)
         return 1
     if args.strict and not all(r.finished and not r.flagged for r in report.results):

@@ -1,10 +1,14 @@
 """What several command groups share: one phase of any score file as a score matrix
-(``metascore rank`` in quick mode and ``metascore analyze`` read their inputs this way)."""
+(``metascore rank`` in quick mode and ``metascore analyze`` read their inputs this way),
+and the options that put its judges in groups for a ranking in two steps."""
 
 from __future__ import annotations
 
+import argparse
+import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -13,7 +17,7 @@ from ..directions import column_direction, direction_warnings
 from ..errors import InputError
 from ..matrix import ScoreMatrix
 
-__all__ = ["read_matrix_file"]
+__all__ = ["read_matrix_file", "add_group_options", "group_judges"]
 
 
 def read_matrix_file(
@@ -27,6 +31,7 @@ def read_matrix_file(
     exclude: Sequence[str] = (),
     notes: list[str] | None = None,
     alerts: list[str] | None = None,
+    parts: dict[str, tuple[Any, Any]] | None = None,
 ) -> ScoreMatrix:
     """One phase of any score file the readers know, as a score matrix.
 
@@ -39,7 +44,8 @@ def read_matrix_file(
     is ranked higher-is-better by default, and per candidate with no score on any chosen
     judge (kept with every score missing), to ``alerts``. For the ``submitted_at``
     tie-break, a participant of a phase listed before ``phase`` in the file keeps the
-    place of their submission there (:mod:`metascore.submission_order`).
+    place of their submission there (:mod:`metascore.submission_order`). ``parts``
+    receives each chosen judge's (task, metric).
     """
     from ..errors import did_you_mean
     from ..leaderboard.phases import keyed_matrix
@@ -73,6 +79,8 @@ def read_matrix_file(
         chosen_set = set(chosen)
         pairs = [p for p, k in zip(pairs, keys) if k in chosen_set]
     keys = chosen
+    if parts is not None:
+        parts.update(zip(keys, pairs))
     known = frame.attrs.get("directions") or {}
     given = {key: False for key in lower_is_better}
     for (t, m), key in zip(pairs, keys):
@@ -92,3 +100,64 @@ def read_matrix_file(
         alerts.extend(f"candidate {c!r} has no score on any judge ({why}); it is ranked with "
                       "every score missing (--missing decides its place)." for c, why in unscored.items())
     return matrix
+
+
+def _assignment(text: str) -> tuple[str, str]:
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
+    key, value = text.split("=", 1)
+    return key.strip(), value.strip()
+
+
+def add_group_options(p: argparse.ArgumentParser) -> None:
+    """The options that rank in two steps (``ranking.groups`` of metascore.yaml)."""
+    g = p.add_argument_group("judges in groups (two steps: a rule inside each group, then the "
+                             "method across the groups)")
+    g.add_argument("--group-by", choices=("task", "metric"),
+                   help="one group per task, or per metric")
+    g.add_argument("--group", nargs="+", type=_assignment, default=[], metavar="NAME=J1,J2",
+                   help="a named group and its judges (every judge in one group)")
+    g.add_argument("--group-weight", nargs="+", type=_assignment, default=[], metavar="NAME=W",
+                   help="group weights (default 1; 0: shown, not counted)")
+    g.add_argument("--within", metavar="METHOD",
+                   help="the rule inside the groups (default: the method across them)")
+    g.add_argument("--within-param", nargs="+", type=_assignment, default=[],
+                   metavar="NAME=VALUE", help="parameters of --within")
+
+
+def group_judges(matrix: ScoreMatrix, args: argparse.Namespace,
+                 parts: dict[str, tuple[Any, Any]]) -> ScoreMatrix:
+    """``matrix`` with its judges grouped as the options say (unchanged without them)."""
+    from ..config import GroupsConfig
+    from ..leaderboard.phases import grouped_by
+
+    grouping = args.group_by or args.group
+    others = [f for f, v in (("--group-weight", args.group_weight), ("--within", args.within),
+                             ("--within-param", args.within_param)) if v]
+    if not grouping:
+        if others:
+            raise InputError(f"{others[0]} needs groups: give --group-by or --group.")
+        return matrix
+    if args.group_by and args.group:
+        raise InputError("give --group-by or --group, not both.")
+    if args.within_param and not args.within:
+        raise InputError("--within-param needs --within (the rule the parameters belong to).")
+    weights = {}
+    for name, text in args.group_weight:
+        try:
+            weights[name] = float(text)
+        except ValueError:
+            raise InputError(f"--group-weight {name}={text}: the weight must be a number.") from None
+    params = {name: _value(text) for name, text in args.within_param}
+    if args.group_by:
+        return grouped_by(matrix, GroupsConfig(args.group_by, weights, args.within, params),
+                          {k: (t, m, None) for k, (t, m) in parts.items()})
+    members = {name: [j.strip() for j in text.split(",") if j.strip()] for name, text in args.group}
+    return matrix.grouped(members, weights, args.within, params)
+
+
+def _value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text

@@ -24,7 +24,7 @@ from ..pairwise import PairwiseCounts
 from ..program import run
 from ..readers.formats import FORMATS, PREFLIB_SUFFIXES
 from ..registry import DEFAULT_METHOD, DEFAULT_SEED, MISSING_POLICIES, get_ranking_method, rank, ranking_method_names
-from .common import read_matrix_file
+from .common import add_group_options, group_judges, read_matrix_file
 
 __all__ = ["add_rank_commands", "rank_with_config"]
 
@@ -84,6 +84,11 @@ QUICK_ONLY = {
     "judges": ("--judges", "judges"),
     "exclude": ("--exclude", "judges"),
     "json": ("--json", "the output files"),
+    "group_by": ("--group-by", "ranking.groups.by"),
+    "group": ("--group", "judges[].group"),
+    "group_weight": ("--group-weight", "ranking.groups.weights"),
+    "within": ("--within", "ranking.groups.method"),
+    "within_param": ("--within-param", "ranking.groups.params"),
 }
 
 
@@ -108,11 +113,12 @@ def _cmd_rank(args: argparse.Namespace) -> int:
         data: ScoreMatrix | PairwiseCounts = _read_votes(path)
     else:
         notes: list[str] = []
-        data = read_matrix_file(
+        parts: dict = {}
+        data = group_judges(read_matrix_file(
             path, format=args.format, phase=args.phase,
             lower_is_better=args.lower_is_better, weights=args.weight,
-            judges=args.judges, exclude=args.exclude, notes=notes, alerts=alerts,
-        )
+            judges=args.judges, exclude=args.exclude, notes=notes, alerts=alerts, parts=parts,
+        ), args, parts)
         for note in notes:
             print(f"metascore: note: {note}", file=sys.stderr)
     ranking = rank(data, args.method or DEFAULT_METHOD, missing=args.missing or "worst",
@@ -124,7 +130,7 @@ def _cmd_rank(args: argparse.Namespace) -> int:
     else:
         frame = ranking.to_frame()
         natural = get_ranking_method(ranking.method).display.label.replace(" ", "_")
-        if natural in frame.columns:  # e.g. average_rank: show it, not its negative score
+        if natural != "score" and natural in frame.columns:  # average_rank: itself, not -it
             frame = frame.drop(columns="score")
         print(frame.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
         for note in ranking.notes:
@@ -203,6 +209,7 @@ def add_rank_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--config", help="competition config (metascore.yaml): config mode")
     p.add_argument("--input", help="config mode: export file or scoring-output tree")
     p.add_argument("--output", help="config mode: output directory for the leaderboard files")
+    add_group_options(p)
     p.set_defaults(func=_cmd_rank, parser=p)
 
     p = sub.add_parser("methods", help="list the ranking methods and their parameters")

@@ -44,6 +44,7 @@ from ..readers.columns import COLUMNS_FILE
 from ..config import Config, FilterConfig, InputConfig, JudgeConfig, PhasesConfig, parse_config
 from ..errors import InputError, did_you_mean
 from ..readers.formats import MANIFEST
+from ..spreadsheet import spreadsheet_text
 from ..bundle.competition import Column
 from .api import (
     CompetitionInfo, ExportRow, LeaderboardInfo, PhaseInfo, SubmissionInfo, parse_competition,
@@ -296,7 +297,9 @@ def _manifest_csv(manifest: list[tuple[str, str, str, str | None]], flags: list[
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["phase", "candidate", "participant", "submitted_at", "is_baseline"])
     for (phase, cand, owner, when), flag in zip(manifest, flags):
-        writer.writerow([phase, cand, owner, when or "", "true" if flag else "false"])
+        # participants' names as text a spreadsheet does not run (the readers take the quote back off)
+        writer.writerow([spreadsheet_text(phase), spreadsheet_text(cand), spreadsheet_text(owner), when or "",
+                         "true" if flag else "false"])
     return buf.getvalue()
 
 

@@ -19,7 +19,10 @@ The request sequence is the one Codabench's own upload form makes
    the meta-scoring program writes (``output.scores`` of the folder's ``metascore.yaml``
    that is a column of the competition's leaderboard) is there, or when two reads in a row
    give the same non-empty scores (a statistic the program leaves out is never posted);
-   after ``scores_wait`` seconds the scores read last are printed with what is missing.
+   after ``scores_wait`` seconds the scores read last are printed with what is missing;
+8. under the ``Add`` rules, ``POST /api/submissions/<id>/submission_leaderboard_connection/``
+   (the "add to leaderboard" click): no submission reaches a leaderboard without it, so
+   participants would see no Final ranking row, hence no link to the ranking page.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from pathlib import Path
 
 from ..config import load_config
 from ..errors import InputError
+from ..bundle.submission_rules import MANUAL_RULES
 from ..readers.formats import read_scores
 from . import SCORES_WAIT
 from .api import TERMINAL_STATUSES, CompetitionInfo, SubmissionInfo, parse_dataset, parse_submission
@@ -151,6 +155,12 @@ def submit(
                            sleep=sleep, clock=clock)
     scores = ", ".join(f"{k}={v:g}" for k, v in sub.scores) or "none"
     log(f"[*] submission {sub.id} Finished: scores {scores}")
+    manual = sorted({b.submission_rule for b in comp.leaderboards if b.submission_rule in MANUAL_RULES})
+    if manual:
+        client.request("POST", f"/api/submissions/{sub.id}/submission_leaderboard_connection/",
+                       what=f"putting submission {sub.id} on the leaderboard")
+        log(f"[*] submission {sub.id} put on the leaderboard of phase {phase.name!r} (its rule is "
+            f"{manual[0]}: without this click participants see no row, hence no ranking page)")
     log(f"[*] detailed results: {client.site}/competitions/{comp.id}/detailed_results/{sub.id}/")
     return sub
 

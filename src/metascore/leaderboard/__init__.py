@@ -27,6 +27,7 @@ Modules: :mod:`.model` (the frozen result: Row, Board, Margins, Analysis, Leader
 :mod:`.statistics` (the published statistics and the analysis of the final ranking),
 :mod:`.notices` (the messages about the input: directions, candidates without a judge
 score, baselines without a score, whether one phase is filtered),
+:mod:`.flags` (runs that finished after a failed prediction step, marked on their rows),
 :mod:`.build` (:func:`build_leaderboard`, the signature and the input summary).
 """
 

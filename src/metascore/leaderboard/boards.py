@@ -13,12 +13,11 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..filtering import BaselineScore, Decision
+from ..filtering import BaselineScore, Decision, baseline_counterparts, phase_score_text
 from ..matrix import ScoreMatrix
 from ..pairwise import PairwiseCounts, condorcet_winner
 from ..ranking import Ranking
 from ..registry import Display, Prepared, prepare
-from ..selection import participant_key
 from ..stats import fractional_ranks
 from ..submission_order import Origin, submission_number
 from .model import Board, JudgeIndex, JudgeValues, Margins, Row
@@ -33,30 +32,19 @@ def dev_board(
     rows += _unranked_rows(matrix, [c for c in matrix.candidates if c not in ranking.candidates],
                            {c: f"excluded by the missing-data policy: {why}"
                             for c, why in ranking.excluded_candidates.items()}, {}, {})
-    return _board(phase, matrix, rows, dropped, _notes(ranking))
+    return _board(phase, matrix, rows, dropped, _notes(ranking), ranking.winners)
 
 
-def baseline_dev_scores(final: ScoreMatrix, baselines: Sequence[BaselineScore]) -> dict[str, float]:
-    """Development score of each baseline, in development order, keyed by its development
-    id and by the final candidate it matches: the same id or, as the filter matches
-    candidates, the same participant when that participant has one baseline (Codabench gives
-    a migrated final-phase submission a new id)."""
-    by_part: dict[str, list[BaselineScore]] = {}
+def baseline_dev_scores(final: ScoreMatrix, baselines: Sequence[BaselineScore]) -> dict[str, BaselineScore]:
+    """Each baseline's development score and id, in development order, keyed by its
+    development id and by the final candidate it matches
+    (:func:`~metascore.filtering.baseline_counterparts`)."""
+    matched = baseline_counterparts(final, baselines)
+    out: dict[str, BaselineScore] = {}
     for b in baselines:
-        by_part.setdefault(b.participant or b.candidate, []).append(b)
-    ids = {b.candidate for b in baselines}
-    matched: dict[str, list[str]] = {}
-    for i, cand in enumerate(final.candidates):
-        if cand in ids or not (final.is_baseline and final.is_baseline[i]):
-            continue
-        same = by_part.get(participant_key(final, i), [])
-        if len(same) == 1:
-            matched.setdefault(same[0].candidate, []).append(cand)
-    out: dict[str, float] = {}
-    for b in baselines:
-        out.setdefault(b.candidate, b.score)
+        out.setdefault(b.candidate, b)
         for cand in matched.get(b.candidate, []):
-            out.setdefault(cand, b.score)
+            out.setdefault(cand, b)
     return out
 
 
@@ -65,11 +53,15 @@ def final_board(
     matrix: ScoreMatrix,
     qualified: list[str],
     decisions: Mapping[str, Decision],
-    baseline_dev: Mapping[str, float],
+    baseline_dev: Mapping[str, BaselineScore],
     dropped: Mapping[str, str],
     rank_fn: Callable[[ScoreMatrix], Ranking],
     display: Display = Display(),
+    dev_phase: str | None = None,
 ) -> tuple[Board, Ranking | None, Prepared | None]:
+    """The final board: the qualified candidates ranked, then the baselines (each with its
+    development score, and its development id when that is another one) and the others.
+    ``dev_phase``: the phase the filter ranked (None: ``phase`` itself, one phase)."""
     ranking = prepared = None
     notes: tuple[str, ...] = ()
     rows: list[Row] = []
@@ -95,11 +87,16 @@ def final_board(
     rest = sorted((c for c in matrix.candidates if c not in shown and c not in base),
                   key=lambda c: (c in reasons, _dev_pos(decisions.get(c)), c))
     for c in base:
-        dev = baseline_dev.get(c)
-        reasons[c] = "baseline, shown for reference (not ranked)" + (
-            f"; development {display.text(dev)}" if dev is not None else "")
-    rows += _unranked_rows(matrix, base + rest, reasons, decisions, baseline_dev)
-    return _board(phase, matrix, rows, dropped, notes), ranking, prepared
+        b = baseline_dev.get(c)
+        reasons[c] = "baseline, shown for reference (not ranked)"
+        if b is not None:
+            reasons[c] += "; " + phase_score_text(display, b.score, dev_phase or phase, dev_phase is None)
+            if b.candidate != c:
+                reasons[c] += f" (as {b.candidate!r} in {dev_phase or phase!r})"
+    scores = {c: b.score for c, b in baseline_dev.items()}
+    rows += _unranked_rows(matrix, base + rest, reasons, decisions, scores)
+    winners = ranking.winners if ranking is not None else tuple(qualified[:1])
+    return _board(phase, matrix, rows, dropped, notes, winners), ranking, prepared
 
 
 def _dev_pos(decision: Decision | None) -> float:
@@ -123,6 +120,8 @@ def _ranked_rows(
         at = np.array([col_of.get(j, -1) for j in pool.judges], dtype=np.int64)
         full = np.full((jr.shape[0], len(pool.judges)), np.nan)
         full[:, at >= 0] = jr[:, at[at >= 0]]
+        if prepared.uncounted:  # weight 0: shown (ranked like the others), not counted
+            full[:, _uncounted_columns(pool, prepared, at)] = _uncounted_ranks(pool, prepared)
         jr = full
     jr.setflags(write=False)
     details = ranking.per_candidate_details()
@@ -144,6 +143,25 @@ def _ranked_rows(
             decision=decisions.get(cand), judges=judges,
         ))
     return rows
+
+
+def _uncounted_columns(pool: ScoreMatrix, prepared: Prepared, at: np.ndarray) -> np.ndarray:
+    """Columns of ``pool`` holding the judges of weight 0 (shown, not counted)."""
+    shown = set(prepared.uncounted)
+    return np.array([k for k, j in enumerate(pool.judges) if at[k] < 0 and j in shown],
+                    dtype=np.intp)
+
+
+def _uncounted_ranks(pool: ScoreMatrix, prepared: Prepared) -> np.ndarray:
+    """Each weight-0 judge's fractional ranks of the ranked candidates (rows in the order of
+    ``prepared.matrix``), a missing score ranked as the policy ranks it on a counted judge:
+    tied last under ``worst``, not ranked otherwise."""
+    shown = pool.subset(candidates=list(prepared.matrix.candidates),
+                        judges=list(prepared.uncounted))
+    x = shown.oriented()
+    if prepared.missing == "worst":
+        x = np.where(np.isnan(x), -np.inf, x)
+    return fractional_ranks(x, axis=0)
 
 
 def _unranked_rows(
@@ -197,7 +215,7 @@ def _row(
 
 def _board(
     phase: str, matrix: ScoreMatrix, rows: list[Row], dropped: Mapping[str, str],
-    notes: tuple[str, ...],
+    notes: tuple[str, ...], winners: tuple[str, ...] = (),
 ) -> Board:
     return Board(
         phase=phase,
@@ -207,6 +225,7 @@ def _board(
         rows=tuple(rows),
         not_selected=dict(dropped),
         notes=notes,
+        winners=tuple(winners),
     )
 
 

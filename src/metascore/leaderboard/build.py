@@ -22,6 +22,7 @@ from ..ranking import Ranking
 from ..registry import get_ranking_method, rank
 from ..submission_order import Origin, order_basis, phase_origins
 from .boards import baseline_dev_scores, dev_board, final_board, first_place_note, pool_margins
+from .flags import flag_board, flag_message
 from .model import Board, Leaderboard, Progress
 from .notices import (check_accounted, check_scored_baselines, direction_messages, one_phase_filter,
                       unscored_messages)
@@ -66,6 +67,7 @@ def build_leaderboard(
     messages.extend(unscored_messages(dev_name, unscored, rc.missing))
     fc = config.filter
     development = filt = dev_ranking = None
+    counterparts: dict[str, tuple[str, str]] = {}
     if final_name is None and not one_phase_filter(dev_sel.matrix, fc.rule):
         pool = dev_sel.matrix
         if fc.rule == "beat_baseline":
@@ -103,13 +105,27 @@ def build_leaderboard(
                 raise InputError(f"{filt.message.rstrip('.')} (filter.on_empty: error).")
             messages.append(filt.message)
         decisions = {d.candidate: d for d in filt.decisions}
+        base_dev = baseline_dev_scores(final_sel.matrix, filt.baselines)
         board, ranking, prepared = final_board(
             final_phase, final_sel.matrix, list(filt.qualified), decisions,
-            baseline_dev_scores(final_sel.matrix, filt.baselines), final_sel.dropped, rank_fn, shown,
+            base_dev, final_sel.dropped, rank_fn, shown,
+            dev_phase=None if final_name is None else dev_name,
         )
+        # the development submission whose score decided each final row
+        counterparts = {**{c: (dev_name, b.candidate) for c, b in base_dev.items()},
+                        **{d.candidate: (dev_name, d.dev_candidate) for d in filt.decisions
+                           if d.dev_candidate is not None}}
     for checked in (development, board):
         if checked is not None:
             check_accounted(frame, checked)
+    # runs that finished after a failed prediction step, of the submissions on the boards
+    shown_runs = {(b.phase, r.candidate) for b in (development, board) if b is not None for r in b.rows}
+    flagged = [f for f in frame.attrs.get("flagged") or () if (f[0], f[1]) in shown_runs]
+    if flagged:
+        messages.append(flag_message(flagged))
+        board = flag_board(board, flagged, counterparts if final_name is not None else None)
+        if development is not None:
+            development = flag_board(development, flagged)
     tie = first_place_note(board, tuple(rc.tie_break), shown, origins.get(board.phase, {}))
     if tie is not None:
         messages.append(tie)

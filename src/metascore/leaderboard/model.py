@@ -93,6 +93,8 @@ class Row:
     ``rank_low``/``rank_high`` (the bootstrap rank interval), ``p_first`` (probability of
     being first) and ``group`` (1 = top group of inseparable candidates) are set on ranked
     rows when the rank uncertainty is computed (:class:`Analysis`), None otherwise.
+    ``prediction_failed`` names the runs behind the row that finished after their prediction
+    step failed (only a local run knows them: :mod:`~metascore.leaderboard.flags`).
     """
 
     candidate: str
@@ -113,6 +115,7 @@ class Row:
     rank_high: float | None = None
     p_first: float | None = None
     group: int | None = None
+    prediction_failed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -126,6 +129,8 @@ class Board:
     rows: tuple[Row, ...]
     not_selected: Mapping[str, str] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    winners: tuple[str, ...] = ()  # who the ranking puts first (Ranking.winners): more than
+    # one when the first place is shared
 
     @property
     def ranked(self) -> tuple[Row, ...]:
@@ -235,5 +240,11 @@ class Leaderboard:
 
     @property
     def winner(self) -> str | None:
+        """The candidate listed first (by the tie-break when the first place is shared)."""
         ranked = self.final.ranked
         return ranked[0].candidate if ranked else None
+
+    @property
+    def winners(self) -> tuple[str, ...]:
+        """Every candidate sharing the first place (one name when it is not shared)."""
+        return self.final.winners or ((self.winner,) if self.winner is not None else ())

@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..config import Config, JudgeConfig
+from ..config import Config, GroupsConfig, JudgeConfig
 from ..directions import column_direction
 from ..errors import InputError, MetascoreError, did_you_mean
 from ..readers.table import codes_of, constant, recode
@@ -33,6 +33,7 @@ def phase_matrix(
     baselines: tuple[str, ...] = (),
     unscored: dict[str, str] | None = None,
     origins: Mapping[str, Origin] | None = None,
+    groups: GroupsConfig | None = None,
 ) -> ScoreMatrix:
     """The score matrix of every submission of ``phase`` in the canonical long table.
 
@@ -51,7 +52,8 @@ def phase_matrix(
     is a baseline when its id or participant is listed in ``baselines`` or any of its rows
     is flagged ``is_baseline``. ``origins`` (:func:`~metascore.submission_order.phase_origins`)
     set each candidate's place for the ``submitted_at`` tie-break; without them a
-    candidate is its own origin.
+    candidate is its own origin. ``groups`` (``ranking.groups``) puts the judges in groups
+    (:meth:`~metascore.ScoreMatrix.grouped`): by their configured ``group``, task or metric.
     """
     known = frame.attrs.get("directions") or {}
     rows = phase_rows(frame, phase, judges)
@@ -68,7 +70,25 @@ def phase_matrix(
     matrix, why = pivot(frame, rows, phase, keys, higher, weights, baselines, _places(origins))
     if unscored is not None:
         unscored.update(why)
-    return matrix
+    if groups is None:
+        return matrix
+    if judges is None:
+        parts = dict(zip(rows.keys, ((t, m, None) for t, m in rows.last_pair)))
+    else:
+        parts = {j.key: (j.task, j.metric, j.group) for j in mine}
+    return grouped_by(matrix, groups, parts)
+
+
+def grouped_by(matrix: ScoreMatrix, groups: GroupsConfig,
+               parts: Mapping[str, tuple[Any, Any, str | None]]) -> ScoreMatrix:
+    """``matrix`` with its judges grouped as ``groups`` says (``by``: the configured
+    ``group``, the task or the metric; ``parts``: each judge's (task, metric, group))."""
+    members: dict[str, list[str]] = {}
+    for key in matrix.judges:
+        task, metric, group = parts[key]
+        name = {"judges": group, "task": task, "metric": metric or key}[groups.by]
+        members.setdefault(str(name), []).append(key)
+    return matrix.grouped(members, groups.weights, groups.method, groups.params)
 
 
 def keyed_matrix(
@@ -118,7 +138,8 @@ def select_phase(
 ) -> Selection:
     """The phase's matrix without late submissions, then participant selection
     (``unscored``, ``origins``: as in :func:`phase_matrix`)."""
-    matrix = phase_matrix(frame, phase, config.judges, config.baselines, unscored, origins)
+    matrix = phase_matrix(frame, phase, config.judges, config.baselines, unscored, origins,
+                          config.ranking.groups)
     late: dict[str, str] = {}
     deadline = config.phases.deadlines.get(phase)
     if deadline is not None and matrix.submitted_at:

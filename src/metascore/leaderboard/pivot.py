@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ..config import JudgeConfig, judge_key
-from ..errors import InputError, did_you_mean
+from ..errors import InputError, closest_choice, did_you_mean
 from ..readers.table import codes_of, first_index, last_index
 from ..matrix import ScoreMatrix
 
@@ -195,10 +195,22 @@ def phase_rows(frame: pd.DataFrame, phase: str, judges: tuple[JudgeConfig, ...] 
             raise InputError(
                 f"judge {j.key!r}: task {j.task!r}"
                 + (f" with metric {j.metric!r}" if j.metric else "")
-                + f" has no score in phase {phase!r}{did_you_mean(j.key, found)}; "
+                + f" has no score in phase {phase!r}"
+                f"{closest_judge(j, [(judge_key(str(t), str(m)), str(t), str(m)) for t, m in raw_pairs])}; "
                 f"judges found are {found} (tasks {rows.tasks})."
             )
     return rows
+
+
+def closest_judge(judge: JudgeConfig, found: Sequence[tuple[str, str, str]]) -> str:
+    """The "did you mean" of a judge with no score, among ``found`` (key, task, metric): a
+    metric of its own task when that task has scores (``Final Task/ave_score`` is not
+    ``Final Task/bac_selection`` for sharing the task), else the closest key."""
+    same_task = {str(m): key for key, t, m in found if t == judge.task}
+    if same_task and judge.metric:
+        close = closest_choice(judge.metric, same_task)
+        return "" if close is None else f" (did you mean {same_task[close]!r}?)"
+    return did_you_mean(judge.key, [key for key, _, _ in found])
 
 
 def _mapped(codes: np.ndarray, table: np.ndarray) -> np.ndarray:

@@ -52,7 +52,7 @@ def compute_statistics(
         "n_excluded": None if filt is None else float(len(filt.excluded)),
         "n_baselines": float(len(filt.baselines)) if filt is not None
         else float(sum(r.is_baseline for r in board.rows)),
-        "n_judges": float(len(board.judges)),
+        "n_judges": float(sum(w > 0 for w in board.weights)),  # weight 0: not counted
         "winner_score": None if winner is None else winner.score,
         "winner_dev_position": None if winner is None or winner.dev_position is None
         else float(winner.dev_position),

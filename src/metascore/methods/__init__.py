@@ -5,3 +5,4 @@ from . import condorcet  # noqa: F401
 from . import kemeny  # noqa: F401
 from . import epp  # noqa: F401
 from . import sco  # noqa: F401
+from . import benchmark_rules  # noqa: F401

@@ -155,8 +155,8 @@ def _mean_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws) 
 
 def _mean_candidates(base: ResampleBase, params: dict[str, Any], draws: CandidateDraws
                      ) -> np.ndarray:
-    return (real_products(draws.cw, base.matrix.oriented())
-            / draws.cw.sum(axis=1, dtype=np.float64)[:, None])
+    cw = draws.cw if draws.judges_resampled else draws.cw[:1]  # the same in every trial
+    return real_products(cw, base.matrix.oriented()) / cw.sum(axis=1, dtype=np.float64)[:, None]
 
 
 def _counts(base: ResampleBase, cw: np.ndarray) -> np.ndarray:
@@ -174,7 +174,8 @@ def _median_candidates(base: ResampleBase, params: dict[str, Any], draws: Candid
                        ) -> np.ndarray:
     # no missing cell here (the analyses' rule), so the filled values are the oriented ones
     cache = kept(base, ("median",), dict)
-    return count_medians(_filled_values(base), _counts(base, draws.cw), cache)
+    cw = draws.cw if draws.judges_resampled else draws.cw[:1]  # the same in every trial
+    return count_medians(_filled_values(base), _counts(base, cw), cache)
 
 
 MEAN = Shortcuts(judges=_mean_judges, candidates=_mean_candidates)

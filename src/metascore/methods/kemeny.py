@@ -222,8 +222,11 @@ def kemeny_order(
                        agreement, agreement + slack, not timed_out, tuple(timed_out))
 
 
-def _notes(result: KemenyOrder, distance: float, bound: float, time_limit: float
-           ) -> tuple[str, ...]:
+def _notes(result: KemenyOrder, distance: float, bound: float, time_limit: float,
+           firsts: list[str] | None, top: int) -> tuple[str, ...]:
+    """The ranking's notes: the optimum not proven in time, its uniqueness unknown, or
+    several optima (``firsts``: the candidates first in one of them, None when the top
+    cycle of ``top`` candidates was not searched)."""
     if result.timed_out:
         gap = distance - bound
         cycles = ", ".join(map(str, result.timed_out))
@@ -241,10 +244,19 @@ def _notes(result: KemenyOrder, distance: float, bound: float, time_limit: float
         )
     if result.unique is False:
         how_many = f" ({result.optimal_orders} optimal orders)" if result.optimal_orders else ""
+        if firsts is None:
+            who = (f"the first place among them was not searched (a cycle of {top} "
+                   f"candidates at the top, more than {DP_LIMIT})")
+        elif len(firsts) > 1:
+            who = (f"{len(firsts)} candidates are first in one of them ({', '.join(firsts)}), "
+                   "so the first place is shared")
+        else:
+            who = "every one of them puts the same candidate first"
+        then = (", then the smallest by label on the cycles solved by dynamic programming"
+                if "ilp" in result.solver else ", then the smallest by label")
         return (
-            f"Kemeny optimum not unique{how_many}; the tie-break chose the optimal order with "
-            "the fewest label inversions, then the smallest by label"
-            + (" (on the cycles solved by dynamic programming)." if "ilp" in result.solver else "."),
+            f"Kemeny optimum not unique{how_many}: {who}; the positions follow one optimal "
+            f"order, chosen by label (the fewest label inversions{then}).",
         )
     return ()
 
@@ -285,7 +297,9 @@ def kemeny_young(counts: PairwiseCounts, *, solver: str = "auto",
     order has a smaller distance; equal to it when ``optimal``), ``optimal``,
     ``agreement`` (``sum N`` over the order's pairs), ``unique`` (None: not established),
     ``optimal_orders`` (their number when only dynamic programming was used, else None),
-    ``order`` (labels best first), ``solver``, ``components`` (sizes of the cycles).
+    ``order`` (labels best first), ``solver``, ``components`` (sizes of the cycles), and
+    ``winners`` when several candidates are first in an optimal order (searched when the
+    top cycle has at most ``DP_LIMIT`` candidates).
     """
     wins, _ = counts.dense()
     labels = counts.candidates
@@ -303,6 +317,7 @@ def kemeny_young(counts: PairwiseCounts, *, solver: str = "auto",
     distance = float(wins.T[above].sum())
     compared = float(wins.sum())  # agreement + distance of every order
     bound = distance if result.optimal else max(0.0, compared - result.bound)
+    firsts = _first_places(W, components[0]) if result.unique is False else None
     details = {
         "kendall_distance": distance,
         "lower_bound": bound,
@@ -314,5 +329,36 @@ def kemeny_young(counts: PairwiseCounts, *, solver: str = "auto",
         "solver": result.solver,
         "components": [int(c.size) for c in components],
     }
-    return MethodOutput((n - position).astype(float), details=details,
-                        notes=_notes(result, distance, bound, time_limit))
+    if firsts is not None and firsts.size > 1:  # Ranking.winners lists them all
+        details["winners"] = [labels[i] for i in by_label[firsts]]
+    who = None if firsts is None else [labels[i] for i in by_label[firsts]]
+    notes = _notes(result, distance, bound, time_limit, who, components[0].size)
+    return MethodOutput((n - position).astype(float), details=details, notes=notes)
+
+
+def _first_places(W: np.ndarray, top: np.ndarray) -> np.ndarray | None:
+    """The candidates of ``top`` (the first strong component, whose members every optimal
+    order puts first) that are first in some optimal Kemeny order, sorted; None when the
+    component is larger than ``DP_LIMIT`` (not searched).
+
+    Candidate c can be first when ``N(c, top \\ {c})`` plus the optimum of the others equals
+    the optimum of ``top``: one exact solve of k - 1 candidates per member.
+    """
+    k = top.size
+    if k == 1:
+        return top
+    if k > DP_LIMIT:
+        return None
+    sub = W[np.ix_(top, top)]
+    tol = 1e-9 * max(1.0, float(np.abs(W).sum()))
+
+    def best(idx: np.ndarray) -> float:
+        w = sub[np.ix_(idx, idx)]
+        order = (_kemeny_enumerate if idx.size <= ENUMERATE_LIMIT else _kemeny_dp)(w, tol)[0]
+        pos = np.empty(idx.size, dtype=np.intp)
+        pos[order] = np.arange(idx.size)
+        return float(w[pos[:, None] < pos[None, :]].sum())
+
+    everyone = np.arange(k)
+    value = [sub[c].sum() - sub[c, c] + best(np.delete(everyone, c)) for c in everyone]
+    return top[np.flatnonzero(np.array(value) >= best(everyone) - tol)]

@@ -266,6 +266,9 @@ def concat_scores(frames: list[pd.DataFrame]) -> pd.DataFrame:
     frame.attrs["source"] = ",".join(str(f.attrs.get("source")) for f in frames)
     frame.attrs["failed"] = [x for f in frames for x in f.attrs.get("failed", [])]
     frame.attrs["unscored"] = [x for f in frames for x in f.attrs.get("unscored", [])]
+    flagged = [x for f in frames for x in f.attrs.get("flagged", [])]
+    if flagged:
+        frame.attrs["flagged"] = flagged
     frame.attrs["notes"] = list(dict.fromkeys(x for f in frames for x in f.attrs.get("notes", [])))
     frame.attrs["directions"] = {k: v for f in frames for k, v in f.attrs.get("directions", {}).items()}
     return frame

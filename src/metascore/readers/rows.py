@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, did_you_mean
+from ..spreadsheet import unquoted_text
 from ..matrix import MISSING_TOKENS, parse_score
 from . import table
 
@@ -75,6 +76,8 @@ class Rows:
         self._blocks: list[tuple[dict[str, Any], int, Callable[[int], str]]] = []
         self._order: list[Any] = []  # list rows (as "rows") and blocks, in the order added
         self.failed: list[tuple[str, str, str, str]] = []
+        #: runs that finished after their prediction step failed: phase, candidate, task, what
+        self.flagged: list[tuple[str, str, str, str]] = []
         #: submissions with no score at all (every run failed): phase, candidate,
         #: participant, submitted_at, is_baseline, so they are still accounted for
         self.unscored: list[dict[str, Any]] = []
@@ -156,7 +159,7 @@ class Rows:
             if not mask.all():
                 keep = np.flatnonzero(mask)
                 frame = frame.iloc[keep]
-        failed, unscored = list(self.failed), list(self.unscored)
+        failed, unscored, flagged = list(self.failed), list(self.unscored), list(self.flagged)
         if phase is not None:
             present = sorted(set(frame["phase"].unique()) - {""})
             if not present:
@@ -168,6 +171,7 @@ class Rows:
                     keep = kept if keep is None else keep[kept]
                     frame = frame.iloc[kept]
                 failed = [f for f in failed if f[0] == str(phase)]
+                flagged = [f for f in flagged if f[0] == str(phase)]
                 unscored = [u for u in unscored if u["phase"] == str(phase)]
             else:
                 raise InputError(
@@ -185,6 +189,8 @@ class Rows:
         table.check_metadata(frame, where)
         frame.attrs.update(format=fmt, source=str(path), failed=failed, unscored=unscored,
                            notes=list(self.notes), directions=dict(self.directions))
+        if flagged:  # only trees written by the mock runner have them
+            frame.attrs["flagged"] = flagged
         return frame
 
 
@@ -224,10 +230,11 @@ def score_cell(cell: Any, where: str | Callable[[], str]) -> float:
 
 
 def text_cell(cell: Any) -> str:
-    """A text cell, stripped; ``None``/NaN -> ``""``."""
+    """A text cell, stripped; ``None``/NaN -> ``""``; a formula a writer quoted for
+    spreadsheets (``'=x``) is read without the quote (:func:`~metascore.spreadsheet.unquoted_text`)."""
     if cell is None or (isinstance(cell, float) and math.isnan(cell)):
         return ""
-    return str(cell).strip()
+    return unquoted_text(str(cell).strip()).strip()
 
 
 def optional_text_cell(cell: Any) -> str | None:

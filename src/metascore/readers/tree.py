@@ -3,7 +3,10 @@
 Layout ``<root>/<phase>/<candidate>/<task>/scores.json`` (or ``scores.txt``, read by
 :mod:`metascore.readers.scores_file`); without the phase level,
 ``<root>/<candidate>/<task>/scores.json``; a task folder with ``error.txt`` instead
-is a failed run (its first line is the reason). The optional ``<root>/submissions.csv`` gives
+is a failed run (its first line is the reason); one with scores and
+``prediction_failed.txt`` is a run that finished after its prediction step failed (its
+first line is what failed: the scores come from a scoring program that ran without the
+predictions), marked on the leaderboard. The optional ``<root>/submissions.csv`` gives
 each candidate's ``participant``, ``submitted_at`` and ``is_baseline`` (per ``phase`` when
 it has that column). The optional ``<root>/codabench.json`` (:mod:`metascore.readers.columns`)
 gives the leaderboard columns' directions. Links leaving the root are refused.
@@ -20,12 +23,15 @@ from .rows import optional_text_cell, require_columns, text_cell, time_cell
 from .columns import COLUMNS_FILE, read_directions
 from .scores_file import SCORE_FILES, read_scores_file
 
-__all__ = ["FAILURE_FILE", "MANIFEST", "read_tree", "tree_score_files"]
+__all__ = ["FAILURE_FILE", "FLAG_FILE", "MANIFEST", "read_tree", "tree_score_files"]
 
 MANIFEST = "submissions.csv"
 #: In a task folder without scores: why the run failed (its first line), written by the
 #: mock runner, so reports show a failed run rather than a missing score.
 FAILURE_FILE = "error.txt"
+#: Next to the scores of a run that finished after its prediction step failed: what failed
+#: (its first line), written by the mock runner (the site's export cannot say it).
+FLAG_FILE = "prediction_failed.txt"
 
 
 def _subdirs(root: Path, folder: Path) -> list[Path]:
@@ -122,6 +128,9 @@ def _read_phase_dir(
             scores = read_scores_file(scores_path)
             if not scores:
                 rows.failed.append((phase, candidate, task_dir.name, f"{scores_path.name} holds no scores"))
+            flag = _first_line(root, task_dir / FLAG_FILE)
+            if flag is not None:
+                rows.flagged.append((phase, candidate, task_dir.name, flag or "the prediction step failed"))
             for metric, value in scores.items():
                 rows.add(
                     str(scores_path),
@@ -171,13 +180,17 @@ def _why_empty(root: Path, manifest: dict[tuple[str, str], tuple[int, dict[str, 
 
 def _failure(root: Path, task_dir: Path) -> str:
     """Why a task folder has no scores: the first line of its ``error.txt``, if any."""
-    path = task_dir / FAILURE_FILE
-    if path.is_file():
-        check_inside(root, path, shown=str(path.relative_to(root)))
-        lines = path.read_text(encoding="utf-8", errors="replace").strip().splitlines()
-        if lines:
-            return lines[0][:1000]
-    return "no scores.json or scores.txt"
+    return _first_line(root, task_dir / FAILURE_FILE) or "no scores.json or scores.txt"
+
+
+def _first_line(root: Path, path: Path) -> str | None:
+    """The first line of a note file (at most 1000 characters; ``""`` when empty), or
+    ``None`` when there is no such file."""
+    if not (path.is_file() or path.is_symlink()):
+        return None
+    check_inside(root, path, shown=str(path.relative_to(root)))
+    lines = path.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+    return lines[0][:1000] if lines else ""
 
 
 def _read_manifest(root: Path) -> dict[tuple[str, str], tuple[int, dict[str, Any]]]:

@@ -22,7 +22,7 @@ import yaml
 
 from ..errors import ConfigError
 
-__all__ = ["load_yaml", "read_yaml"]
+__all__ = ["load_yaml", "read_yaml", "load_plain_yaml", "MAX_YAML_DEPTH"]
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
@@ -57,7 +57,13 @@ class _Duplicate(Exception):
 
 def _duplicate_message(source: str, key: Any, first: int, second: int) -> str:
     lines = f"lines {first} and {second}" if first != second else f"line {first}"
-    return f"{source}: key {key!r} appears twice ({lines})"
+    return f"{source}: key {_short(key)} appears twice ({lines})"
+
+
+def _short(value: Any, size: int = 80) -> str:
+    """``repr(value)``, cut to about ``size`` characters."""
+    text = repr(value)
+    return text if len(text) <= size else text[:size] + "..."
 
 
 def load_yaml(text: str, source: str, on_duplicate: Callable[[str], None] | None = None) -> Any:
@@ -76,12 +82,17 @@ def load_yaml(text: str, source: str, on_duplicate: Callable[[str], None] | None
     except _Duplicate as dup:
         raise ConfigError(_duplicate_message(source, dup.key, dup.first, dup.second) + "; keep one.") from None
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigError(f"{source}: not valid YAML{where} ({problem}).") from None
+        raise _invalid(source, exc) from None
     finally:
         loader.dispose()
+
+
+def _invalid(source: str, exc: yaml.YAMLError) -> ConfigError:
+    """``<source>: not valid YAML at line N (<the parser's problem>).``"""
+    mark = getattr(exc, "problem_mark", None)
+    where = f" at line {mark.line + 1}" if mark is not None else ""
+    problem = str(getattr(exc, "problem", None) or str(exc).splitlines()[0])[:200]
+    return ConfigError(f"{source}: not valid YAML{where} ({problem}).")
 
 
 def read_yaml(path: str | Path, source: str | None = None,
@@ -95,3 +106,40 @@ def read_yaml(path: str | Path, source: str | None = None,
     except UnicodeDecodeError:
         raise ConfigError(f"{name}: not a UTF-8 text file.") from None
     return load_yaml(text, name, on_duplicate)
+
+
+#: How deep :func:`load_plain_yaml` lets a document nest.
+MAX_YAML_DEPTH = 100
+
+
+def load_plain_yaml(text: str, source: str, on_duplicate: Callable[[str], None] | None = None,
+                    max_depth: int = MAX_YAML_DEPTH) -> Any:
+    """Parse YAML that someone else wrote and a machine reads (a program's ``metadata``, a
+    job's ``scores.txt``) as :func:`load_yaml` does, refusing first, on the parser's events
+    (read without recursion), what would cost far more than the text: an alias (a
+    kilobyte of aliases expands to gigabytes: "billion laughs") and nesting deeper than
+    ``max_depth`` levels (the loader recurses once per level). The messages quote nothing
+    of the document.
+    """
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent):
+                raise ConfigError(f"{source}: uses a YAML alias (*{str(event.anchor)[:40]}) at line "
+                                  f"{event.start_mark.line + 1}; write the values out instead (aliases "
+                                  "can expand a small file into gigabytes).")
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > max_depth:
+                    raise ConfigError(f"{source}: nested more than {max_depth} levels deep (line "
+                                      f"{event.start_mark.line + 1}); a flat 'key: value' file is expected.")
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except yaml.YAMLError as exc:
+        raise _invalid(source, exc) from None
+    try:
+        return load_yaml(text, source, on_duplicate)
+    except ConfigError:
+        raise
+    except ValueError as exc:  # int() refuses a number of more than 4,300 digits
+        raise ConfigError(f"{source}: holds a value that cannot be read ({str(exc)[:80]}).") from None

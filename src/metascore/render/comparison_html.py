@@ -222,11 +222,13 @@ def _table(comp: MethodComparison, current: str | None) -> str:
             cls = "num best" if best[k] is not None and math.isfinite(v) and v >= best[k] - 1e-12 else "num"
             cells.append(f'<td class="{cls}">{fmt_num(v)}<span class="pm">± {fmt_num(s, 2)}</span></td>')
         flags = "".join(f'<td>{"yes" if t.loc[i, f] else "no"}</td>'
-                        for f in ("condorcet", "pareto", "order_only"))
+                        for f in ("condorcet", "pareto", "order_only", "unanimity"))
         rows.append(f'<tr><td class="method"><span class="dot" '
                     f'style="background:{method_color(i)}"></span>{esc(name)}{mark if name == current else ""}</td>{"".join(cells)}{flags}</tr>')
     return (f'<div style="overflow-x:auto"><table><thead><tr><th>Method</th>{head}'
-            '<th>Condorcet</th><th>Pareto</th><th>Order only</th></tr></thead><tbody>'
+            '<th>Condorcet</th><th>Pareto</th><th>Order only</th>'
+            '<th title="a strict order every judge gives is the ranking, without ties">'
+            'Unanimity</th></tr></thead><tbody>'
             f'{"".join(rows)}</tbody></table></div>')
 
 

@@ -59,7 +59,7 @@ def render_report(lb: Leaderboard) -> str:
         "<header>",
         f"<h1>{html_text(title)}</h1>",
         f"<p>Ranked with <b>{html_text(sig.get('method'))}</b> ({html_text(shown.label)}, "
-        f"{html_text(shown.direction)}) over {len(final.judges)} judges; "
+        f"{html_text(shown.direction)}) over {html_text(_judges_counted(final))}; "
         f"missing scores: {html_text(sig.get('missing'))}; seed {html_text(sig.get('seed'))}; "
         f"metascore {html_text(sig.get('version'))}.</p>",
         "</header>",
@@ -93,23 +93,32 @@ def render_report(lb: Leaderboard) -> str:
 def _summary_cards(lb: Leaderboard, shown: Display) -> str:
     ranked = lb.final.ranked
     n_cand = sum(not r.is_baseline for r in lb.final.rows)
-    cards = [("Winner", lb.winner or "none")]
+    shared = len(lb.winners) > 1
+    cards = [("Winners (shared first place)", ", ".join(lb.winners)) if shared
+             else ("Winner", lb.winner or "none")]
     if ranked and ranked[0].score is not None:
         cards.append((f"Winner's {shown.label}", shown.short(ranked[0].score)))
     if lb.filter is not None:
         cards.append(("Qualified", f"{len(lb.filter.qualified)} of {n_cand}"))
     else:
         cards.append(("Candidates", str(len(ranked))))
-    cards.append(("Judges", str(len(lb.final.judges))))
+    cards.append(("Judges", _judges_counted(lb.final).replace(" judges", "")))
     if lb.margins is not None:
         cards.append(("Condorcet winner", lb.margins.condorcet_winner or "none"))
     cards.append(("Method", str(lb.signature.get("method"))))
-    names = ("Winner", "Condorcet winner")  # a candidate's name: a wider card, never cut
+    names = ("Winner", "Winners (shared first place)", "Condorcet winner")  # names: wide cards
     return '<div class="cards">' + "".join(
         f'<div class="card{" wide" if k in names else ""}"><div class="label">{html_text(k)}</div>'
         f'<div class="value{" long" if len(v) > 18 else ""}">{html_text(v)}</div></div>'
         for k, v in cards
     ) + "</div>"
+
+
+def _judges_counted(board: Board) -> str:
+    """``"13 judges"``, or ``"13 judges (+ 1 not counted)"`` with judges of weight 0."""
+    shown = sum(w == 0 for w in board.weights)
+    more = f" (+ {shown} not counted)" if shown else ""
+    return f"{len(board.judges) - shown} judges{more}"
 
 
 def _failed_runs(lb: Leaderboard) -> dict[tuple[str, str, str], str]:
@@ -154,17 +163,22 @@ def _board_section(
                  "Judges ranked first</th>",
                  '<th class="num" title="judges without a score of the candidate">Missing scores</th>']
     thead = judge_header(judges, board.higher_is_better, head,
-                         labels or judge_labels(judges, None, None))
+                         labels or judge_labels(judges, None, None),
+                         uncounted={j for j, w in zip(board.judges, board.weights) if w == 0})
     body = []
-    winner = board.ranked[0].candidate if board.ranked and final else None
+    winners = set(board.winners or [r.candidate for r in board.ranked[:1]]) if final else set()
+    badge = "shared first" if len(winners) > 1 else "winner"
     for r in board.rows:
-        cls = "winner" if r.candidate == winner else "baseline" if r.is_baseline else \
+        cls = "winner" if r.candidate in winners else "baseline" if r.is_baseline else \
             "excluded" if r.position is None else ""
         name = html_text(r.candidate)
         if r.is_baseline:
             name += '<span class="badge b-base">baseline</span>'
-        if r.candidate == winner:
-            name += '<span class="badge b-win">winner</span>'
+        if r.candidate in winners:
+            name += f'<span class="badge b-win">{badge}</span>'
+        if r.prediction_failed:  # only a local run knows it (leaderboard/flags.py)
+            name += (f'<span class="badge b-no" title="{html_text("; ".join(r.prediction_failed))}">'
+                     "prediction failed</span>")
         cells = [f'<td class="num">{html_text(r.position) if r.position is not None else "&ndash;"}</td>',
                  f'<td class="name">{name}</td>', f"<td>{html_text(r.participant or '')}</td>",
                  f'<td class="num">{number_html(None if r.score is None else shown.value(r.score))}</td>']
@@ -194,6 +208,9 @@ def _board_section(
     notes = "".join(f'<p class="note">Note: {html_text(n)}</p>' for n in board.notes)
     failures = " A run that failed shows as failed (hover for the reason) and ranks like a " \
         "missing score." if any(p == board.phase for p, _, _ in failed) else ""
+    if any(r.prediction_failed for r in board.rows):
+        failures += (" A row marked prediction failed has scores from a run that finished after "
+                     "its prediction step failed, ranked as they are (hover for which run).")
     about = ("Per-judge values show the judge rank in parentheses." if summary is None else
              f"With {len(board.judges)} judges (more than {REPORT_JUDGES}), each candidate's judge "
              "ranks are summarised: their median, the number of judges on which no ranked "
@@ -248,27 +265,37 @@ def _qualification_section(lb: Leaderboard, shown: Display) -> str:
     f = lb.filter
     assert f is not None
     label = shown.label
+    # one phase (phases.final: null): the filter ranks that phase, there is no development
+    one = lb.development is None
+    phase = lb.final.phase
+    dev, dev_short = ((f"{label} in phase {phase!r}", f"{label.capitalize()} in the phase")
+                      if one else (f"development {label}", f"Development {label}"))
+    position = "Position in the phase" if one else "Development position"
     if f.rule == "beat_baseline":
         which = "every baseline" if f.beat == "all" else "at least one baseline"
-        rule = (f"A candidate enters the final ranking only if its development {label} is "
-                f"strictly better than that of {which}; a tie does not qualify. Threshold: "
-                f"development {shown.text(f.threshold) if f.threshold is not None else label + ' -'} "
-                f"({shown.direction}).")
+        together = " (the phase's candidates and baselines ranked together)" if one else ""
+        threshold = shown.text(f.threshold) if f.threshold is not None else label + " -"
+        rule = (f"A candidate enters the final ranking only if its {dev}{together} is strictly "
+                f"better than that of {which}; a tie does not qualify. Threshold: "
+                f"{'' if one else 'development '}{threshold} ({shown.direction}).")
     elif f.rule == "top_k":
         est = (f" (k* = 1 + d/n = {number_html(f.k_estimate)} with Kendall distance d = "
                f"{number_html(f.kendall_distance)})" if f.k_estimate is not None else "")
-        rule = f"The {f.k} best development candidates enter the final ranking{est}."
+        who = "best " + ("" if one else "development ") + ("candidate" if f.k == 1 else "candidates")
+        rule = (f"The {'' if f.k == 1 else f'{f.k} '}{who}{f' of phase {phase!r}' if one else ''} "
+                f"{'enters' if f.k == 1 else 'enter'} the final ranking{est}.")
     else:
-        rule = "No filter: every final-phase candidate is ranked."
+        rule = f"No filter: every {'' if one else 'final-phase '}candidate is ranked."
     parts = [f"<section><h2>Who qualified for the final ranking</h2><p>{html_text(rule)}</p>"]
     if f.baselines:
         rows = "".join(
             f'<tr><td>{html_text(b.candidate)}<span class="badge b-base">baseline</span></td>'
             f"<td>{html_text(b.participant or '')}</td><td class=\"num\">{number_html(shown.value(b.score))}</td>"
             f'<td class="num">{b.position}</td></tr>' for b in f.baselines)
-        parts.append("<h3>Threshold: baselines in the development phase</h3>"
+        where = f"phase {phase!r}" if one else "the development phase"
+        parts.append(f"<h3>Threshold: baselines in {html_text(where)}</h3>"
                      '<div class="scroll"><table><thead><tr><th>Baseline</th><th>Participant</th>'
-                     f'<th class="num">Development {html_text(label)}</th><th class="num">Development position'
+                     f'<th class="num">{html_text(dev_short)}</th><th class="num">{position}'
                      f"</th></tr></thead><tbody>{rows}</tbody></table></div>")
     rows = "".join(
         f"<tr><td>{html_text(d.candidate)}</td><td>{html_text(d.participant or '')}</td>"
@@ -280,7 +307,8 @@ def _qualification_section(lb: Leaderboard, shown: Display) -> str:
                                                      d.candidate)))
     parts.append("<h3>Decisions</h3>"
                  '<div class="scroll"><table><thead><tr><th>Candidate</th><th>Participant</th>'
-                 f'<th class="num">Dev. position</th><th class="num">Dev. {html_text(label)}</th>'
+                 f'<th class="num">{"Position in the phase" if one else "Dev. position"}</th>'
+                 f'<th class="num">{html_text(label.capitalize() if one else "Dev. " + label)}</th>'
                  f"<th>Status</th><th>Reason</th></tr></thead><tbody>{rows}</tbody></table></div>")
     if f.message:
         parts.append(f'<div class="msg">&#9888; {html_text(f.message)}</div>')
@@ -292,8 +320,12 @@ def _heatmap_section(board: Board, labels: Mapping[str, tuple[str, str]],
                      holder: str | None = "leaderboard.csv") -> str:
     ranked = board.ranked
     title = "<section><h2>Per-judge ranks of the ranked candidates</h2>"
-    if not ranked or all(np.isnan(r.judge_ranks.array).all() for r in ranked):
-        return title + '<p class="note">No ranked candidates, so no heatmap.</p></section>'
+    if not ranked:
+        return title + '<p class="note">No candidate was ranked, so there is no heatmap.</p></section>'
+    if len(ranked) == 1:  # the only qualified candidate wins by default, ranked against nobody
+        return (title + f'<p class="note">One candidate was ranked ({html_text(ranked[0].candidate)}, '
+                "the only one to qualify: it wins by default): it has no rank on a judge among "
+                "others, so there is no heatmap.</p></section>")
     n = len(ranked)
     judges = board.judges[:REPORT_JUDGES]
     shown = _judges_shown(board, holder)

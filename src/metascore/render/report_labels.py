@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 __all__ = ["judge_labels", "task_groups", "judge_header", "heatmap_header", "wrap", "breakable",
@@ -127,10 +127,11 @@ def svg_lines(x: float, y: float, lines: Sequence[str], line_height: float, attr
 
 
 def judge_header(judges: Sequence[str], higher_is_better: Sequence[bool], head: Sequence[str],
-                 labels: Mapping[str, tuple[str, str]]) -> str:
+                 labels: Mapping[str, tuple[str, str]], uncounted: Collection[str] = ()) -> str:
     """The ``<tr>`` header rows of a leaderboard table: the cells ``head`` (before the
     judges), then one column per judge, its title wrapped, under its task's name (a second
-    row when a judge has a task); the key and direction in the tooltip."""
+    row when a judge has a task); the key and direction in the tooltip. A judge of
+    ``uncounted`` (weight 0) says "not counted" under its title."""
     groups = task_groups(judges, labels)
     two = any(task for task, _ in groups)
     first = [_rowspan(c) for c in head] if two else list(head)
@@ -140,9 +141,12 @@ def judge_header(judges: Sequence[str], higher_is_better: Sequence[bool], head: 
         cells = []
         for j in keys:
             arrow = "&#8593;" if hib[j] else "&#8595;"
+            zero = j in uncounted
+            why, mark = ("; weight 0: shown, not counted", '<br><span class="sub">not counted</span>') \
+                if zero else ("", "")
             cells.append(f'<th class="num judge" title="{html.escape(j)}: '
-                         f'{"higher" if hib[j] else "lower"} is better">'
-                         f"{breakable(labels[j][1])}&nbsp;{arrow}</th>")
+                         f'{"higher" if hib[j] else "lower"} is better{why}">'
+                         f"{breakable(labels[j][1])}&nbsp;{arrow}{mark}</th>")
         if not task:
             first += [_rowspan(c) if two else c for c in cells]
             continue

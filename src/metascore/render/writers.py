@@ -48,7 +48,6 @@ which the platform owns, and ``detailed_results.html`` is the only HTML file wri
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import math
@@ -74,6 +73,7 @@ from ..config import JUDGE_COLUMNS
 from ..errors import MetascoreError
 from ..jsonable import jsonable
 from ..leaderboard import Analysis, Board, Leaderboard
+from ..spreadsheet import spreadsheet_text
 from .per_judge import PER_JUDGE_FILE, judge_columns, number_texts, per_judge_csv_gz
 from .report import render_report
 
@@ -324,8 +324,11 @@ def scores_txt(scores: Mapping[str, float]) -> str:
 # ---------------------------------------------------------------------- leaderboards
 def _board_columns(board: Board, per_judge: bool = True) -> list[str]:
     details = sorted({k for r in board.rows for k in r.details})
+    # the runs that finished after a failed prediction step: a column only when there are
+    # some (only a local run knows them; the site's files keep their columns)
+    flags = ["prediction_failed"] if _flagged(board) else []
     cols = ["position", "rank", "score", "candidate", "participant", "is_baseline", "qualified",
-            "reason", "submitted_at", "dev_position", "dev_score", "rank_low", "rank_high",
+            "reason", *flags, "submitted_at", "dev_position", "dev_score", "rank_low", "rank_high",
             "p_first", "group", *details]
     if per_judge:
         for j in board.judges:
@@ -333,13 +336,20 @@ def _board_columns(board: Board, per_judge: bool = True) -> list[str]:
     return cols
 
 
+def _flagged(board: Board) -> bool:
+    return any(r.prediction_failed for r in board.rows)
+
+
 def _board_records(board: Board, per_judge: bool = True) -> list[dict[str, Any]]:
     records = []
+    flagged = _flagged(board)
     for r in board.rows:
         rec: dict[str, Any] = {
             "position": r.position, "rank": r.rank, "score": r.score, "candidate": r.candidate,
             "participant": r.participant, "is_baseline": r.is_baseline,
-            "qualified": r.qualified, "reason": r.reason, "submitted_at": r.submitted_at,
+            "qualified": r.qualified, "reason": r.reason,
+            **({"prediction_failed": "; ".join(r.prediction_failed) or None} if flagged else {}),
+            "submitted_at": r.submitted_at,
             "dev_position": r.dev_position, "dev_score": r.dev_score, "rank_low": r.rank_low,
             "rank_high": r.rank_high, "p_first": r.p_first, "group": r.group,
             **dict(r.details),
@@ -360,26 +370,33 @@ def _flat_record(rec: dict[str, Any]) -> dict[str, Any]:
 
 
 def _cell(value: Any) -> str:
+    """One CSV cell's text: numbers as ``repr``, flags true/false, text safe to open in a
+    spreadsheet (:func:`~metascore.spreadsheet.spreadsheet_text`)."""
     if value is None:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
         return "" if not math.isfinite(value) else repr(value)
-    return str(value)
+    return spreadsheet_text(value) if isinstance(value, str) else str(value)
 
 
 def leaderboard_csv(lb: Leaderboard) -> str:
     """The final board as CSV: one row per candidate, ranked ones first (per-judge columns
     for at most ``output.judge_columns`` judges)."""
-    buf = io.StringIO()
     per_judge = len(lb.final.judges) <= judge_columns(lb)[0]
     cols = _board_columns(lb.final, per_judge)
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(cols)
-    for rec in map(_flat_record, _board_records(lb.final, per_judge)):
-        writer.writerow([_cell(rec.get(c)) for c in cols])
-    return buf.getvalue()
+    lines = [_csv_line([spreadsheet_text(c) for c in cols])]
+    lines += [_csv_line([_cell(rec.get(c)) for c in cols])
+              for rec in map(_flat_record, _board_records(lb.final, per_judge))]
+    return "\n".join(lines) + "\n"
+
+
+def _csv_line(cells: list[str]) -> str:
+    """One CSV line of several cells (:func:`_csv_text`); a lone empty cell is ``""``."""
+    if len(cells) == 1 and cells[0] == "":
+        return '""'
+    return ",".join(map(_csv_text, cells))
 
 
 def leaderboard_json(lb: Leaderboard) -> str:
@@ -387,6 +404,7 @@ def leaderboard_json(lb: Leaderboard) -> str:
     doc = {
         "signature": lb.signature,
         "winner": lb.winner,
+        "winners": list(lb.winners),
         "scores": dict(lb.scores),
         "statistics": dict(lb.statistics),
         "messages": list(lb.messages),
@@ -478,7 +496,7 @@ def long_csv(frame: pd.DataFrame, columns: Iterable[str]) -> str:
     ``repr``; the cells are the csv module's (quoted when they must be)."""
     cols = list(columns)
     buf = io.StringIO()
-    csv.writer(buf, lineterminator="\n").writerow(cols)
+    buf.write(_csv_line([spreadsheet_text(c) for c in cols]) + "\n")
     if not len(frame):
         return buf.getvalue()
     texts = [_column_texts(frame[c] if c in frame.columns else None, len(frame)) for c in cols]
@@ -508,8 +526,10 @@ def _column_texts(column: pd.Series | None, n: int) -> list[str]:
 
 
 def _csv_text(text: str) -> str:
-    """One cell as the csv module writes it in a row of several (quoted when it must be)."""
-    if any(c in text for c in ',"\n'):  # as csv.writer with lineterminator "\n"
+    """One cell as the csv module writes it in a row of several (quoted when it must be),
+    and quoted when it holds a ``;`` too: many spreadsheets split on it (OWASP's advice,
+    see :mod:`metascore.spreadsheet`)."""
+    if any(c in text for c in ',"\n;'):  # as csv.writer with lineterminator "\n", and ";"
         return '"' + text.replace('"', '""') + '"'
     return text
 

@@ -1,0 +1,158 @@
+"""The submissions that try to cost the rest of a run its scores (issue 32), as a bundle.
+
+:func:`hostile_bundle` copies ``tests/data/bundles/hostile`` (without its other hostile
+sets) and fills its ``sample_submissions/`` with two good submissions and :data:`HOSTILE`:
+the folders of ``tests/data/bundles/hostile/run_breakers`` and those made here because they
+are large, binary or need a name a file in git should not have (zips, a 20,000-level
+``metadata``, a link leaving the bundle, names that are spreadsheet formulas or terminal
+escape sequences). :data:`EXPECTED` says what each must end as: ``Failed`` with a status
+holding a given text, or ``Finished`` with its score. The scoring program of the bundle
+passes a submission's own ``scores.json`` / ``scores.txt`` through (as result competitions
+do), so the score files reach the runner as the participant wrote them.
+"""
+
+from __future__ import annotations
+
+import shutil
+import stat
+import zipfile
+from pathlib import Path
+
+HOSTILE_BUNDLE = Path(__file__).parent / "data" / "bundles" / "hostile"
+BREAKERS = HOSTILE_BUNDLE / "run_breakers"
+GOOD = HOSTILE_BUNDLE / "sample_submissions" / "good"
+
+#: Spreadsheet formulas as participant names (item 14), each a good submission.
+FORMULAS = {'=HYPERLINK("evil","x")': "0.4", "@SUM(1+1)": "0.3", "+1+cmd|' -C calc'!A0": "0.2",
+            "-2+3": "0.1"}
+#: A name that sets the terminal's title (item 15); its job prints more escapes and fails.
+TERMINAL_NAME = "terminal\x1b]0;pwned\x07name"
+
+#: Each hostile submission's outcome: ("Failed", text its status details hold) or
+#: ("Finished", its score).
+EXPECTED: dict[str, tuple[str, str | float]] = {
+    # 1. metadata that is not YAML the worker could read
+    "bad_yaml": ("Failed", "not valid YAML"),
+    "python_tag": ("Failed", "not valid YAML"),
+    "deep_yaml": ("Failed", "nested more than"),
+    # 2. zips
+    "bad_name": ("Failed", "not valid UTF-8"),
+    "deep_zip": ("Failed", "folders deep"),
+    # 3-4. outputs
+    "deep_output": ("Failed", "folders deep"),
+    "inode_flood": ("Failed", "File limit exceeded"),
+    # 5. score files
+    "json_deep": ("Failed", "nested"),
+    "json_bigint": ("Failed", "too large"),
+    "json_400": ("Failed", "too large"),
+    "txt_400": ("Failed", "too large"),
+    # 6-8. what the runner would write or hold for the job
+    "sparse_links": ("Finished", 0.5),
+    "zip_bomb": ("Failed", "--disk-limit"),
+    "unlinked_tmp": ("Failed", "Disk limit exceeded"),
+    # 9-10. YAML aliases, many keys
+    "yaml_bomb": ("Failed", "alias"),
+    "txt_bomb": ("Failed", "alias"),
+    "many_keys": ("Failed", "larger than"),
+    # 11-12. memory outside the address space, namespaces, keys
+    "memfd": ("Failed", "Memory limit exceeded"),
+    "sysv_shm": ("Failed", "Memory limit exceeded"),
+    "userns": ("Failed", "program_rc=1"),
+    "keyring": ("Failed", "program_rc=1"),
+    # 13. a sample submission that is a link out of the bundle
+    "outside_link": ("Failed", "outside the bundle"),
+    # 14-15. names and output for spreadsheets and terminals
+    **{name: ("Finished", float(value)) for name, value in FORMULAS.items()},
+    TERMINAL_NAME: ("Failed", "program_rc=1"),
+}
+#: The submissions that must score as in a run without the hostile ones.
+GOOD_SCORES = {"good": 0.9, "good_too": 0.7}
+
+
+def hostile_bundle(work: Path, names: list[str] | None = None) -> Path:
+    """The hostile bundle in ``work/bundle`` with the good submissions and ``names`` of
+    :data:`EXPECTED` (all by default; ``[]``: only the good ones) as sample submissions.
+    ``work/outside`` holds the folder the ``outside_link`` submission leads to."""
+    bundle = work / "bundle"
+    shutil.copytree(HOSTILE_BUNDLE, bundle,
+                    ignore=shutil.ignore_patterns("escapes", "run_breakers", "sample_submissions"))
+    subs = bundle / "sample_submissions"
+    subs.mkdir()
+    _good(subs / "good", "0.9")
+    _good(subs / "good_too", "0.7")
+    for name in EXPECTED if names is None else names:
+        make(name, subs, work)
+    return bundle
+
+
+def make(name: str, subs: Path, work: Path) -> None:
+    """Put the hostile submission ``name`` into the folder ``subs``."""
+    if (BREAKERS / name).is_dir():
+        shutil.copytree(BREAKERS / name, subs / name)
+    elif name in FORMULAS:
+        _good(subs / name, FORMULAS[name])
+    elif name == TERMINAL_NAME:
+        shutil.copytree(BREAKERS / "terminal", subs / name)
+    elif name == "deep_yaml":  # 20,000 levels of nesting: a recursive parser's end
+        _good(subs / name, "0.5")
+        (subs / name / "metadata.yaml").write_text("command: " + "[" * 20_000 + "]" * 20_000 + "\n")
+    elif name == "bad_name":  # a member name that is not UTF-8, in a zip flagged UTF-8
+        _zip(subs / "bad_name.zip", {"main.py": _main("0.5"), "XX.py": b"x", **_meta()},
+             patch=(b"XX.py", b"\xff\xfe.py"))
+    elif name == "deep_zip":  # a member 1,500 folders deep
+        _zip(subs / "deep_zip.zip", {"main.py": _main("0.5"), "d/" * 1500 + "f.txt": b"deep", **_meta()})
+    elif name == "zip_bomb":  # 1 GiB of zeros in a 1 MB zip
+        _zip(subs / "zip_bomb.zip", {"main.py": _main("0.5"), **_meta()}, zeros=1 << 30)
+    elif name == "outside_link":  # the job would get a folder of the organizer's machine
+        secret = work / "outside"
+        _good(secret, "1.0")
+        (secret / "secret.txt").write_text("the organizer's secret\n")
+        (subs / name).symlink_to(secret)
+    else:
+        raise KeyError(name)
+
+
+def _good(folder: Path, value: str) -> None:
+    shutil.copytree(GOOD, folder)
+    (folder / "main.py").write_bytes(_main(value))
+
+
+def _main(value: str) -> bytes:
+    return f'import sys\nopen(sys.argv[1] + "/pred.txt", "w").write("{value}")\n'.encode()
+
+
+def _meta() -> dict[str, bytes]:
+    return {"metadata.yaml": b"command: python3 main.py $output\n"}
+
+
+def _zip(path: Path, members: dict[str, bytes], *, patch: tuple[bytes, bytes] | None = None,
+         zeros: int = 0) -> None:
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for name, data in members.items():
+            info = zipfile.ZipInfo(name)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = (stat.S_IFREG | 0o644) << 16
+            zf.writestr(info, data)
+        if zeros:
+            info = zipfile.ZipInfo("zeros.bin")
+            info.compress_type = zipfile.ZIP_DEFLATED
+            with zf.open(info, "w", force_zip64=True) as handle:
+                chunk = bytes(1 << 24)
+                for _ in range(zeros >> 24):
+                    handle.write(chunk)
+    if patch:  # the same length: the local header and the central directory both hold it
+        path.write_bytes(_utf8_flagged(path.read_bytes().replace(*patch), patch[1]))
+
+
+def _utf8_flagged(data: bytes, name: bytes) -> bytes:
+    """The zip ``data`` with the flag "this name is UTF-8" (bit 11) set on the member
+    ``name``, in its local header and in the central directory."""
+    out = bytearray(data)
+    for signature, flags, length, start in ((b"PK\x03\x04", 6, 26, 30), (b"PK\x01\x02", 8, 28, 46)):
+        at = out.find(signature)
+        while at >= 0:
+            size = int.from_bytes(out[at + length:at + length + 2], "little")
+            if out[at + start:at + start + size] == name:
+                out[at + flags + 1] |= 0x08  # bit 11: bit 3 of the flags' second byte
+            at = out.find(signature, at + 4)
+    return bytes(out)
