@@ -28,7 +28,7 @@ from metascore.resampling import JudgeDraws, PairSums, exact_products
 analysis_module = importlib.import_module("metascore.analysis.analyze")
 
 METHODS = ["mean", "median", "average_rank", "success_rate", "relative_difference",
-           "copeland", "schulze", "epp"]
+           "copeland", "schulze", "epp", "plurality", "dowdall", "minimax"]
 
 
 def matrices():
