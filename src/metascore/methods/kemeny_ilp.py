@@ -82,11 +82,15 @@ def move_gains(W: np.ndarray, order: np.ndarray) -> np.ndarray:
     return gain
 
 
-def improve_order(W: np.ndarray, order: np.ndarray, tol: float) -> np.ndarray:
+def improve_order(W: np.ndarray, order: np.ndarray, tol: float,
+                  deadline: float = np.inf) -> np.ndarray:
     """``order`` improved by moving one candidate at a time to the place that raises the
-    agreement most, until no move raises it by more than ``tol`` (a local optimum)."""
+    agreement most, until no move raises it by more than ``tol`` (a local optimum), or
+    ``deadline`` (:func:`time.monotonic`) passes."""
     order = np.asarray(order, dtype=np.intp).copy()
-    for _ in range(50 * order.size):
+    for _ in range(10 * order.size):
+        if time.monotonic() > deadline:
+            break
         gain = move_gains(W, order)
         i, p = np.unravel_index(int(np.argmax(gain)), gain.shape)
         if gain[i, p] <= tol:
@@ -118,7 +122,7 @@ class _Program:
         self.const = float(W[self.b, self.a].sum())
         self.cuts = np.zeros((0, 4), dtype=np.intp)  # rows (a, b, c, kind), a < b < c
         self.best = np.argsort(-(W - W.T).sum(axis=1), kind="stable")  # by net wins
-        self.best = improve_order(W, self.best, tol)
+        self.best = improve_order(W, self.best, tol, deadline)
         self.bound = self.const + float(np.maximum(self.gain, 0.0).sum())  # each pair its way
 
     # ------------------------------------------------------------------ orders
@@ -142,7 +146,7 @@ class _Program:
 
     def offer(self, x: np.ndarray) -> None:
         """Keep the order of ``x``, improved, if it beats the best order so far."""
-        order = improve_order(self.W, self.order_of(x), self.tol)
+        order = improve_order(self.W, self.order_of(x), self.tol, self.deadline)
         if self.agreement(order) > self.agreement(self.best) + self.tol:
             self.best = order
 
