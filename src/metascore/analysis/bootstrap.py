@@ -21,6 +21,7 @@ setup keeps the scores it computed, by what the draws depend on.
 from __future__ import annotations
 
 import contextlib
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -208,16 +209,21 @@ def run_trials(
         return Trials({m: v[:trials] for m, v in kept.scores.items()}, kept.usable[:trials], {})
     way = routes(s, source.axis, fast)
     edges = _edges(s, trials, source.axis, jobs)
-    tasks = ((s, source, lo, hi, way, then, fast) for lo, hi in edges)
     if jobs == 1 and backend is None:
-        results = (_run_block(*task) for task in tasks)
+        results = (_run_block(s, source, lo, hi, way, then, fast) for lo, hi in edges)
     else:
         from joblib import Parallel, delayed, parallel_config
 
+        # The first trial here: what the shortcuts compute once from the full data lands in
+        # s.cache before s goes to the workers (else each block would compute it again).
+        edges = [(0, 1), (1, edges[0][1])] + edges[1:] if edges[0][1] > 1 else edges
+        first = _run_block(s, source, *edges[0], way, then, fast)
+        tasks = ((s, source, lo, hi, way, then, fast) for lo, hi in edges[1:])
         # parallel_config (not Parallel(backend=...)) also finds the external backends
         # (dask); a generator Parallel dispatches blocks as workers free up
         with parallel_config(backend=backend or "loky", n_jobs=jobs):
-            results = Parallel(return_as="generator")(delayed(_run_block)(*t) for t in tasks)
+            rest = Parallel(return_as="generator")(delayed(_run_block)(*t) for t in tasks)
+        results = itertools.chain([first], rest)
     parts = []
     for (lo, hi), part in zip(edges, results):
         parts.append(part)
