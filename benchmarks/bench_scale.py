@@ -123,6 +123,8 @@ def shown(run: Run, cap: float) -> str:
     optimum not proven)."""
     if run.seconds is not None and run.error and run.error.startswith("note: "):
         return f"{run.seconds:.2f} s, {run.rss_mb:,.0f} MB, {run.error[6:]}"
+    if run.seconds is not None and not run.error and run.cpu is not None:
+        return f"{fmt_cell(run, cap)} (CPU {run.cpu:.1f} s)"
     if run.seconds is not None and run.error == "exit 3":
         return f"the tables differ ({run.seconds:.1f} s)"
     if run.seconds is not None and run.error and "Error: " in run.error:  # one line, no class
@@ -164,7 +166,7 @@ def main() -> int:
         f"{scipy.__version__}, metascore {metascore.__version__}.",
         f"Run: `python benchmarks/bench_scale.py{' --before ' + str(args.before) if args.before else ''}"
         f"{' --openml ' + args.openml.name if args.openml else ''}` ({time.time() - started:.0f} s); "
-        "each cell: wall time, peak RSS.",
+        "each cell: wall time, peak RSS (and the CPU time, user + system, of the command).",
         "",
     ]
     print("\n".join(head + lines))
