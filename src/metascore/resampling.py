@@ -373,8 +373,8 @@ def pair_stats(draws: CandidateDraws, wins: np.ndarray) -> PairStats:
     k = c.sum(axis=1, keepdims=True)
     w = cw.sum(axis=1, dtype=np.float64)[:, None]
     if draws.judges_resampled:
-        beaten_by = np.einsum("tb,tba->ta", c, wins)
-        beats = np.einsum("tab,tb->ta", wins, c)
+        beaten_by = np.matmul(c[:, None, :], wins)[:, 0, :]
+        beats = np.matmul(wins, c[:, :, None])[:, :, 0]
     else:
         beaten_by, beats = c @ wins[0], c @ wins[0].T
     ties = w * (k - 1) - beats - beaten_by

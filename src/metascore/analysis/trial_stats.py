@@ -43,11 +43,22 @@ def top_share(scores: np.ndarray) -> np.ndarray:
 
 def drawn_ranks(codes: np.ndarray, c: np.ndarray) -> np.ndarray:
     """Fractional ranks (1 = best) of the drawn candidates among the drawn multiset
-    (``c``: multiplicities, T x n; ``codes``: higher is better, NaN for not drawn)."""
-    above = codes[:, None, :] > codes[:, :, None]  # [t, a, b]: b above a
-    equal = codes[:, None, :] == codes[:, :, None]
-    return (1.0 + np.einsum("tab,tb->ta", above, c)
-            + (np.einsum("tab,tb->ta", equal, c) - 1.0) / 2.0)
+    (``c``: multiplicities, T x n; ``codes``: tie codes, higher is better, NaN for not
+    drawn): one plus the multiplicity above each candidate plus half the others of its
+    tie group, from each row sorted once."""
+    order = np.argsort(-codes, axis=1, kind="stable")  # NaN (not drawn) last
+    sorted_codes = np.take_along_axis(codes, order, axis=1)
+    mult = np.take_along_axis(c, order, axis=1)
+    cum = np.cumsum(mult, axis=1)
+    new = np.ones(codes.shape, dtype=bool)
+    new[:, 1:] = sorted_codes[:, 1:] != sorted_codes[:, :-1]
+    last = np.ones(codes.shape, dtype=bool)
+    last[:, :-1] = new[:, 1:]
+    before = np.maximum.accumulate(np.where(new, cum - mult, -np.inf), axis=1)  # above the group
+    through = np.minimum.accumulate(np.where(last, cum, np.inf)[:, ::-1], axis=1)[:, ::-1]
+    ranks = np.empty(codes.shape)
+    np.put_along_axis(ranks, order, 1.0 + before + (through - before - 1.0) / 2.0, axis=1)
+    return ranks
 
 
 def _ones(block: Block) -> np.ndarray:
@@ -74,12 +85,13 @@ def winner_stats(block: Block, scores: dict[str, np.ndarray], fast: bool) -> dic
         avg = exact_products(block.cw, doubled, 2.0 * k, block.integral) / (2.0 * total)
     else:
         pull = (c @ margins[0].T if margins.shape[0] == 1
-                else np.einsum("tab,tb->ta", margins, c))
+                else np.matmul(margins, c[:, :, None])[:, :, 0])
         avg = (k + 1) / 2.0 - pull / (2.0 * total)
     norm = np.where(c > 0, 1.0 - (avg - 1.0) / (k - 1), np.nan)
     drawn = (c > 0).astype(float)
     strict = margins > 0
-    beaten = drawn @ strict[0].T if strict.shape[0] == 1 else np.einsum("tab,tb->ta", strict, drawn)
+    beaten = (drawn @ strict[0].T if strict.shape[0] == 1
+              else np.matmul(strict.astype(float), drawn[:, :, None])[:, :, 0])
     winner = (c == 1) & (beaten == drawn.sum(axis=1, keepdims=True) - 1)
     condorcet = np.where(winner.any(axis=1), np.argmax(winner, axis=1), -1)
     return {"norm": norm, "condorcet": condorcet}
@@ -133,13 +145,14 @@ def generalization_stats(block: Block, scores: dict[str, np.ndarray], fast: bool
     plain_weight = np.where(spread > 1e-12, plain.sum(axis=1, dtype=np.float64), 0.0)
     groups, members = _tie_patterns(s)
     group_weight = (sp.csr_array(ow[:, tied]) @ members).toarray() if tied.size else None
+    pull = np.matmul(margins, c[:, :, None])[:, :, 0]  # (M' c)_a, every method
     parts = {}
     for name in s.methods:
         codes = E.rank_codes(scores[name])
         x = np.where(c > 0, drawn_ranks(codes, c) - (k + 1) / 2.0, 0.0)
         u = c * x
         rn = np.sqrt((u * x).sum(axis=1))
-        num = -np.einsum("ta,tab,tb->t", u, margins, c) / 2.0
+        num = -(u * pull).sum(axis=1) / 2.0
         with np.errstate(invalid="ignore", divide="ignore"):
             sums = np.where((rn > 1e-12) & (plain_weight > 0), num / (rn * spread), 0.0)
         parts[name] = (u, rn, sums)

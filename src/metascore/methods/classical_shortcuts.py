@@ -229,7 +229,7 @@ def _copeland_pairs(stats: PairStats, params: dict[str, Any]) -> np.ndarray:
     wins = stats.wins
     margin = wins - wins.transpose(0, 2, 1)
     g = (margin > 0) + 0.5 * (margin == 0)
-    points = (np.einsum("tab,tb->ta", g, stats.c) if stats.judges_resampled
+    points = (np.matmul(g, stats.c[:, :, None])[:, :, 0] if stats.judges_resampled
               else stats.c @ g[0].T)
     return (points - 0.5) / (stats.n - 1)
 
