@@ -37,7 +37,6 @@ from .fastpaths import (
     candidate_fast_scores,
     fast_path_reason,
     judge_fast_scores,
-    shortcuts,
 )
 from .per_trial import (
     counts_path_reason,
