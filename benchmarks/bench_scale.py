@@ -18,7 +18,8 @@ Each row runs in a fresh interpreter, measured from outside (wall time and peak 
   ``bench_analysis.py`` (its 9 but ``kemeny_young``), and ``analyze`` with the 6 classical;
   target under 10 s;
 - ``reference``: the printed table of ``metascore analyze`` against the reference path
-  (``_fast=False``: the registry on every resample) on 20 x 2,000 judges, 200 trials;
+  (``_fast=False``: the registry on every resample) on 20 x 2,000 judges, 200 trials (the
+  code before has no reference path: not run there);
 - ``kemeny``: exact Kemeny-Young on near-transitive profiles (30 judges, qualities spread
   over 3, Gaussian noise 0.5 or 1.0): 100 candidates under 10 s each, 200 within a minute,
   the objective equal to the proven bound.
@@ -151,7 +152,7 @@ def main() -> int:
             continue
         cells = {}
         for tag, src in (("after", ROOT / "src"), ("before", args.before)):
-            if src is not None:
+            if src is not None and not (tag == "before" and group == "reference"):
                 cells[tag] = shown(measure(argv, src, args.cap, folder), args.cap)
                 print(f"{what} [{tag}]: {cells[tag]}", flush=True)
         lines.append(f"| {what} | {target} | {cells.get('before', '–')} | {cells['after']} |")
