@@ -147,15 +147,17 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="metascore-bench-scale-"))
     load_start, started = os.getloadavg(), time.time()
     lines = ["| what | target | before | after |", "|---|---|---|---|"]
-    for group, what, target, argv, folder in rows(args, work):
-        if args.only and group not in args.only:
-            continue
-        cells = {}
-        for tag, src in (("after", ROOT / "src"), ("before", args.before)):
+    chosen = [row for row in rows(args, work) if not args.only or row[0] in args.only]
+    cells: dict[tuple[str, str], str] = {}
+    # every row of the new code first, then the old code's (capped, often much longer)
+    for tag, src in (("after", ROOT / "src"), ("before", args.before)):
+        for group, what, _, argv, folder in chosen:
             if src is not None and not (tag == "before" and group == "reference"):
-                cells[tag] = shown(measure(argv, src, args.cap, folder), args.cap)
-                print(f"{what} [{tag}]: {cells[tag]}", flush=True)
-        lines.append(f"| {what} | {target} | {cells.get('before', '–')} | {cells['after']} |")
+                cells[(what, tag)] = shown(measure(argv, src, args.cap, folder), args.cap)
+                print(f"{what} [{tag}]: {cells[(what, tag)]}", flush=True)
+    for _, what, target, _, _ in chosen:
+        lines.append(f"| {what} | {target} | {cells.get((what, 'before'), '–')} | "
+                     f"{cells[(what, 'after')]} |")
     load_end = os.getloadavg()
     import metascore
     import scipy
