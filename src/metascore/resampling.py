@@ -211,14 +211,15 @@ def kept(base: ResampleBase, key: Any, make: Callable[[], Any]) -> Any:
 
 def exact_products(cw: np.ndarray, features: np.ndarray, peak: float | None = None,
                    integral: bool | None = None) -> np.ndarray:
-    """``cw @ features.T`` (T x P, float64) for judge weights ``cw`` (T x m) and per-judge
-    ``features`` (P x m), by slabs of judges.
+    """``cw @ features.T`` (T x P, float64) for judge weights ``cw`` (T x m, >= 0) and
+    per-judge ``features`` (P x m), by slabs of judges.
 
     When every weight is an integer, every feature an integer of magnitude at most
     ``peak`` (default: the largest) and a slab's sums stay below 2**24, the slab is
     multiplied in float32: about twice as fast as float64, and exact (every partial sum
     is an integer float32 represents). Otherwise in float64. ``integral``: whether every
-    weight is an integer, when the caller knows (else checked).
+    weight is an integer, when the caller knows (else checked). Features may be stored
+    smaller (int8 signs): each slab is converted on the way, about ``BLOCK`` values.
     """
     trials, m = cw.shape
     if not trials or not m or not features.shape[0]:
@@ -227,11 +228,10 @@ def exact_products(cw: np.ndarray, features: np.ndarray, peak: float | None = No
     if not (integral and (peak is not None or integer_valued(features))):
         return real_products(cw, features)
     peak = float(np.abs(features).max()) if peak is None else peak
-    weights = np.abs(cw)
-    if float(weights.sum(axis=1).max()) * peak < 2**24:
-        slab = m
-    else:  # a slab of s judges sums to at most s * max(cw) * peak
-        slab = max(1, int((2**24 - 1) // (float(weights.max()) * max(peak, 1.0))))
+    slab = m if features.dtype == np.float32 else max(1, BLOCK // features.shape[0])
+    if float(cw.sum(axis=1, dtype=np.float64).max()) * peak >= 2**24:  # weights are >= 0
+        # a slab of s judges sums to at most s * max(cw) * peak
+        slab = min(slab, max(1, int((2**24 - 1) // (float(cw.max()) * max(peak, 1.0)))))
     out = np.zeros((trials, features.shape[0]))
     for j0 in range(0, m, slab):
         w = np.asarray(cw[:, j0:j0 + slab], dtype=np.float32)
@@ -258,10 +258,10 @@ class PairSums:
     ``sign(rank_bj - rank_aj)`` (+1: a above b) and, for the judges that tie some pair,
     the tie indicator; :meth:`margins` and :meth:`ties` weight them with the judge weights
     of a block of trials, one matrix product each (:func:`exact_products`). The signs are
-    kept when they fit in ``KEEP`` float32 values, else rebuilt slab by slab.
+    kept as int8 when they fit in ``KEEP`` bytes, else rebuilt slab by slab.
     """
 
-    KEEP = 100_000_000
+    KEEP = 400_000_000
 
     def __init__(self, ranks: np.ndarray) -> None:
         ranks = np.asarray(ranks, dtype=float)
@@ -274,11 +274,11 @@ class PairSums:
         self.tied = np.flatnonzero((sorted_ranks[1:] == sorted_ranks[:-1]).any(axis=0))
         self._signs = self._slab(0, self.m) if self.a.size * self.m <= self.KEEP else None
         self._ties = (ranks[self.a][:, self.tied] == ranks[self.b][:, self.tied]).astype(
-            np.float32) if self.tied.size else None
+            np.int8) if self.tied.size else None
 
     def _slab(self, j0: int, j1: int) -> np.ndarray:
         r = self.ranks[:, j0:j1]
-        signs = np.empty((self.a.size, j1 - j0), dtype=np.float32)
+        signs = np.empty((self.a.size, j1 - j0), dtype=np.int8)
         for a in range(self.n - 1):  # the pairs (a, b > a) are contiguous rows
             lo = a * self.n - a * (a + 1) // 2
             np.sign(r[a + 1:] - r[a], out=signs[lo:lo + self.n - 1 - a], casting="unsafe")

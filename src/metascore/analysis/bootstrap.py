@@ -37,6 +37,7 @@ from .fastpaths import (
     candidate_fast_scores,
     fast_path_reason,
     judge_fast_scores,
+    shortcuts,
 )
 from .per_trial import (
     counts_path_reason,
@@ -74,10 +75,15 @@ __all__ = [
     "single_threaded_blas",
 ]
 
-#: Judge weights per block (trials x judges): the memory of a block's draws.
-BLOCK_CELLS = 16_000_000
+#: Judge weights per block (trials x judges): the memory of a block's draws (two copies of
+#: 4 bytes each: the counts and the weights). Large enough that a product of a block with
+#: the per-judge features runs near the processor's speed (100 trials at 471,033 judges:
+#: twice as fast as 34), which reads the features once per block.
+BLOCK_CELLS = 36_000_000
 #: Pair statistics per block (trials x candidates^2).
 BLOCK_PAIRS = 4_000_000
+#: Fewest trials per block when every method is batched (see :func:`_edges`).
+MIN_BLOCK = 128
 #: Routes of a method, cheapest first; :func:`routes` picks one per method.
 ROUTES = ("judges", "candidates", "counted", "direct", "registry")
 
@@ -166,15 +172,21 @@ def _run_block(s: Setup, source: Draws | DrawPlan, lo: int, hi: int, way: dict[s
         return scores, block.usable, extra
 
 
-def _edges(s: Setup, trials: int, axis: str, jobs: int) -> list[tuple[int, int]]:
+def _edges(s: Setup, trials: int, axis: str, jobs: int, one_at_a_time: bool
+           ) -> list[tuple[int, int]]:
     """Blocks of trials: at most ``BLOCK_CELLS`` judge weights and ``BLOCK_PAIRS`` pair
-    statistics each, and at least 20 blocks (8 per worker) for the progress bar."""
+    statistics each. When some method ranks the trials one at a time (slow: the progress
+    bar should move) or workers share them, at least 20 blocks (8 per worker); else at
+    least ``MIN_BLOCK`` trials per block (a product is only fast on enough rows)."""
     size = BLOCK_PAIRS // max(1, s.n * s.n)
     if axis != "candidates":
         size = min(size, BLOCK_CELLS // max(1, s.m))
-    size = max(1, size)
-    pieces = max(-(-trials // size), min(trials, 20 if jobs == 1 else 8 * max(jobs, 1)))
-    edges = np.linspace(0, trials, pieces + 1).round().astype(int)
+    pieces = 20 if jobs == 1 else 8 * max(jobs, 1)
+    if one_at_a_time or jobs != 1:
+        size = min(size, -(-trials // pieces))
+    else:
+        size = min(size, max(MIN_BLOCK, -(-trials // pieces)))
+    edges = np.arange(0, trials + max(1, size), max(1, size)).clip(max=trials)
     return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:]) if b > a]
 
 
@@ -207,7 +219,9 @@ def run_trials(
             progress(done + trials, total)
         return Trials({m: v[:trials] for m, v in kept.scores.items()}, kept.usable[:trials], {})
     way = routes(s, source.axis, fast)
-    edges = _edges(s, trials, source.axis, jobs)
+    slow = any(r not in ("judges", "candidates") or (r == "candidates" and shortcuts(m).per_trial)
+               for m, r in way.items())
+    edges = _edges(s, trials, source.axis, jobs if backend is None else max(jobs, 2), slow)
     if jobs == 1 and backend is None:
         results = (_run_block(s, source, lo, hi, way, then, fast) for lo, hi in edges)
     else:

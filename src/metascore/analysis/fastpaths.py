@@ -114,7 +114,10 @@ class Block:
             return None
         counts = np.where(self.usable[:, None], counts, 1) if not self.usable.all() else counts
         if self.integral and counts.max(initial=0) * self.weights.max() < 2**24:
-            return counts.astype(np.float32) * self.weights.astype(np.float32)[None, :]
+            cw = counts.astype(np.float32)
+            if self.weights.strides != (0,) or self.weights[0] != 1.0:  # not all ones
+                cw *= self.weights.astype(np.float32)[None, :]
+            return cw
         return counts * self.weights[None, :]
 
     @cached_property

@@ -138,13 +138,12 @@ def generalization_stats(block: Block, scores: dict[str, np.ndarray], fast: bool
     w = block.weights.astype(np.float32) if block.integral else block.weights
     ow = oob * w[None, :]  # the out-of-bag judges' weights
     tied = s.pairs.tied
-    plain = ow.copy() if tied.size else ow
-    plain[:, tied] = 0.0
-    margins = s.pairs.square(s.pairs.margins(plain, block.integral), -1.0)  # T x n x n
-    spread = np.sqrt(((k**3 - k) - (c**3 - c).sum(axis=1)) / 12.0)  # the untied judges'
-    plain_weight = np.where(spread > 1e-12, plain.sum(axis=1, dtype=np.float64), 0.0)
     groups, members = _tie_patterns(s)
     group_weight = (sp.csr_array(ow[:, tied]) @ members).toarray() if tied.size else None
+    ow[:, tied] = 0.0  # the judges without ties, through their margins
+    margins = s.pairs.square(s.pairs.margins(ow, block.integral), -1.0)  # T x n x n
+    spread = np.sqrt(((k**3 - k) - (c**3 - c).sum(axis=1)) / 12.0)  # the untied judges'
+    plain_weight = np.where(spread > 1e-12, ow.sum(axis=1, dtype=np.float64), 0.0)
     pull = np.matmul(margins, c[:, :, None])[:, :, 0]  # (M' c)_a, every method
     parts = {}
     for name in s.methods:

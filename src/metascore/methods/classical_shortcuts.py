@@ -124,7 +124,7 @@ def count_medians(values: np.ndarray, counts: np.ndarray,
                 out[trials] = weighted_medians(values, block.astype(float))
             continue
         if cache.get("below", (None,))[0] != lo:  # the positions before the window
-            below = np.zeros((n, m), dtype=np.float32)
+            below = np.zeros((n, m), dtype=np.int8)
             below[np.arange(n)[:, None], order[:, :lo]] = 1.0
             cache["below"] = (lo, below)
         before = exact_products(block, cache["below"][1], 1.0, True)  # T x n
