@@ -77,8 +77,8 @@ __all__ = [
 
 #: Judge weights per block (trials x judges): the memory of a block's draws (two copies of
 #: 4 bytes each: the counts and the weights). Large enough that a product of a block with
-#: the per-judge features runs near the processor's speed (100 trials at 471,033 judges:
-#: twice as fast as 34), which reads the features once per block.
+#: the per-judge features runs near the processor's speed (76 trials at 471,033 judges:
+#: about twice as fast as 34), which reads the features once per block.
 BLOCK_CELLS = 36_000_000
 #: Pair statistics per block (trials x candidates^2).
 BLOCK_PAIRS = 4_000_000
