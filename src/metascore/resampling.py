@@ -210,7 +210,7 @@ def kept(base: ResampleBase, key: Any, make: Callable[[], Any]) -> Any:
 
 
 def exact_products(cw: np.ndarray, features: np.ndarray, peak: float | None = None,
-                   integral: bool | None = None) -> np.ndarray:
+                   integral: bool | None = None, largest: float | None = None) -> np.ndarray:
     """``cw @ features.T`` (T x P, float64) for judge weights ``cw`` (T x m, >= 0) and
     per-judge ``features`` (P x m), by slabs of judges.
 
@@ -218,8 +218,9 @@ def exact_products(cw: np.ndarray, features: np.ndarray, peak: float | None = No
     ``peak`` (default: the largest) and a slab's sums stay below 2**24, the slab is
     multiplied in float32: about twice as fast as float64, and exact (every partial sum
     is an integer float32 represents). Otherwise in float64. ``integral``: whether every
-    weight is an integer, when the caller knows (else checked). Features may be stored
-    smaller (int8 signs): each slab is converted on the way, about ``BLOCK`` values.
+    weight is an integer, when the caller knows (else checked); ``largest``: the largest
+    row sum of ``cw``, when known. Features may be stored smaller (int8 signs): each slab
+    is converted on the way, about ``BLOCK`` values.
     """
     trials, m = cw.shape
     if not trials or not m or not features.shape[0]:
@@ -229,7 +230,8 @@ def exact_products(cw: np.ndarray, features: np.ndarray, peak: float | None = No
         return real_products(cw, features)
     peak = float(np.abs(features).max()) if peak is None else peak
     slab = m if features.dtype == np.float32 else max(1, BLOCK // features.shape[0])
-    if float(cw.sum(axis=1, dtype=np.float64).max()) * peak >= 2**24:  # weights are >= 0
+    largest = float(cw.sum(axis=1, dtype=np.float64).max()) if largest is None else largest
+    if largest * peak >= 2**24:  # weights are >= 0
         # a slab of s judges sums to at most s * max(cw) * peak
         slab = min(slab, max(1, int((2**24 - 1) // (float(cw.max()) * max(peak, 1.0)))))
     out = np.zeros((trials, features.shape[0]))
@@ -284,20 +286,23 @@ class PairSums:
             np.sign(r[a + 1:] - r[a], out=signs[lo:lo + self.n - 1 - a], casting="unsafe")
         return signs
 
-    def margins(self, cw: np.ndarray, integral: bool | None = None) -> np.ndarray:
+    def margins(self, cw: np.ndarray, integral: bool | None = None,
+                largest: float | None = None) -> np.ndarray:
         """``sum_j cw[t, j] sign(rank_bj - rank_aj)`` for every trial and pair (T x P)
-        (``integral``: whether the weights are integers, when known)."""
+        (``integral``, ``largest``: see :func:`exact_products`)."""
         if self._signs is not None:
-            return exact_products(cw, self._signs, 1.0, integral)
+            return exact_products(cw, self._signs, 1.0, integral, largest)
         step = max(1, self.KEEP // max(1, self.a.size))
         return sum(exact_products(cw[:, j0:j0 + step], self._slab(j0, min(self.m, j0 + step)),
-                                  1.0, integral) for j0 in range(0, self.m, step))
+                                  1.0, integral, largest) for j0 in range(0, self.m, step))
 
-    def ties(self, cw: np.ndarray, integral: bool | None = None) -> np.ndarray:
+    def ties(self, cw: np.ndarray, integral: bool | None = None,
+             largest: float | None = None) -> np.ndarray:
         """``sum_j cw[t, j] [rank_aj = rank_bj]`` for every trial and pair (T x P)."""
         if self._ties is None:
             return np.zeros((cw.shape[0], self.a.size))
-        return exact_products(np.ascontiguousarray(cw[:, self.tied]), self._ties, 1.0, integral)
+        return exact_products(np.ascontiguousarray(cw[:, self.tied]), self._ties, 1.0, integral,
+                              largest)
 
     def square(self, upper: np.ndarray, sign: float) -> np.ndarray:
         """T x n x n from T x P values of the pairs a < b; (b, a) gets ``sign`` times."""
@@ -309,8 +314,10 @@ class PairSums:
     def wins(self, cw: np.ndarray, integral: bool | None = None) -> np.ndarray:
         """``N_t(a, b) = sum_j cw[t, j] [rank_aj < rank_bj]`` (T x n x n): half of the
         total weight less the ties, plus or minus half the margin."""
-        margins, ties = self.margins(cw, integral), self.ties(cw, integral)
-        half = (cw.sum(axis=1, dtype=np.float64)[:, None] - ties) / 2.0
+        total = cw.sum(axis=1, dtype=np.float64)
+        largest = float(total.max(initial=0.0))
+        margins, ties = self.margins(cw, integral, largest), self.ties(cw, integral, largest)
+        half = (total[:, None] - ties) / 2.0
         out = self.square(half + margins / 2.0, 0.0)
         out[:, self.b, self.a] = half - margins / 2.0
         return out
@@ -356,7 +363,7 @@ class JudgeDraws:
     def margins(self) -> np.ndarray:
         """Head-to-head margins of every trial, T x n x n (``N(a, b) - N(b, a)``)."""
         pairs = self.pairs if self.pairs is not None else PairSums(self.ranks)
-        return pairs.square(pairs.margins(self.cw, self.integral), -1.0)
+        return pairs.square(pairs.margins(self.cw, self.integral, float(self.total.max())), -1.0)
 
     @cached_property
     def tallies(self) -> tuple[np.ndarray, np.ndarray]:

@@ -113,7 +113,8 @@ class Block:
         if counts is None:
             return None
         counts = np.where(self.usable[:, None], counts, 1) if not self.usable.all() else counts
-        if self.integral and counts.max(initial=0) * self.weights.max() < 2**24:
+        # a count is at most its trial's number of draws: exact in float32 below 2**24
+        if self.integral and self.draw_totals.max(initial=0) * self.weights.max() < 2**24:
             cw = counts.astype(np.float32)
             if self.weights.strides != (0,) or self.weights[0] != 1.0:  # not all ones
                 cw *= self.weights.astype(np.float32)[None, :]
@@ -126,9 +127,18 @@ class Block:
         return self.draws.multiplicities(self.s.n)
 
     @cached_property
+    def draw_totals(self) -> np.ndarray:
+        """How many judges each trial drew (T)."""
+        return self.draws.counts.sum(axis=1)
+
+    @cached_property
     def judge_draws(self) -> JudgeDraws:
         cw = self.cw if self.cw is not None else self.weights[None, :]
-        return JudgeDraws(self.s.filled_ranks, cw, self.s.pairs, self.integral)
+        draws = JudgeDraws(self.s.filled_ranks, cw, self.s.pairs, self.integral)
+        if self.cw is not None and self.usable.all() and (
+                self.weights.strides == (0,) and self.weights[0] == 1.0):
+            draws.__dict__["total"] = self.draw_totals[:, None].astype(float)  # known
+        return draws
 
     @cached_property
     def margins(self) -> np.ndarray:

@@ -82,7 +82,8 @@ def winner_stats(block: Block, scores: dict[str, np.ndarray], fast: bool) -> dic
     if block.c is None and block.cw is not None:  # every candidate once: ranks' weighted sum
         doubled = kept(s, ("analysis", "doubled ranks"),
                        lambda: (2.0 * s.filled_ranks).astype(np.float32))
-        avg = exact_products(block.cw, doubled, 2.0 * k, block.integral) / (2.0 * total)
+        avg = exact_products(block.cw, doubled, 2.0 * k, block.integral,
+                             float(total.max())) / (2.0 * total)
     else:
         pull = (c @ margins[0].T if margins.shape[0] == 1
                 else np.matmul(margins, c[:, :, None])[:, :, 0])
@@ -141,9 +142,11 @@ def generalization_stats(block: Block, scores: dict[str, np.ndarray], fast: bool
     groups, members = _tie_patterns(s)
     group_weight = (sp.csr_array(ow[:, tied]) @ members).toarray() if tied.size else None
     ow[:, tied] = 0.0  # the judges without ties, through their margins
-    margins = s.pairs.square(s.pairs.margins(ow, block.integral), -1.0)  # T x n x n
+    plain_total = ow.sum(axis=1, dtype=np.float64)
+    margins = s.pairs.square(s.pairs.margins(ow, block.integral, float(plain_total.max())),
+                             -1.0)  # T x n x n
     spread = np.sqrt(((k**3 - k) - (c**3 - c).sum(axis=1)) / 12.0)  # the untied judges'
-    plain_weight = np.where(spread > 1e-12, ow.sum(axis=1, dtype=np.float64), 0.0)
+    plain_weight = np.where(spread > 1e-12, plain_total, 0.0)
     pull = np.matmul(margins, c[:, :, None])[:, :, 0]  # (M' c)_a, every method
     parts = {}
     for name in s.methods:

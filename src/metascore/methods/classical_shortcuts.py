@@ -40,7 +40,7 @@ RD_PAIRS_LIMIT = 60_000_000
 
 #: Half-width of the window of :func:`count_medians`, in standard deviations of the count
 #: of draws below the median position.
-WINDOW_Z = 4.5
+WINDOW_Z = 3.5
 
 
 def _equal_weights(base: ResampleBase, params: dict[str, Any]) -> str | None:
@@ -127,7 +127,7 @@ def count_medians(values: np.ndarray, counts: np.ndarray,
             below = np.zeros((n, m), dtype=np.int8)
             below[np.arange(n)[:, None], order[:, :lo]] = 1.0
             cache["below"] = (lo, below)
-        before = exact_products(block, cache["below"][1], 1.0, True)  # T x n
+        before = exact_products(block, cache["below"][1], 1.0, True, float(total))  # T x n
         window = block[:, order[:, lo:hi]]  # T x n x width
         cum = np.cumsum(window, axis=2)
         cum += before[:, :, None]
@@ -194,7 +194,8 @@ def _average_rank_judges(base: ResampleBase, params: dict[str, Any], draws: Judg
     if draws.margins_known():  # a judge's rank is (n + 1) / 2 - sum_b sign_ab / 2
         return draws.margins.sum(axis=2) / (2.0 * draws.total) - (base.n + 1) / 2.0
     ranks = _doubled(base, "ranks", lambda: base.filled_ranks)
-    return -exact_products(draws.cw, ranks, 2.0 * base.n, draws.integral) / (2.0 * draws.total)
+    return -exact_products(draws.cw, ranks, 2.0 * base.n, draws.integral,
+                           float(draws.total.max())) / (2.0 * draws.total)
 
 
 def _average_rank_pairs(stats: PairStats, params: dict[str, Any]) -> np.ndarray:
@@ -210,7 +211,8 @@ def _success_rate_judges(base: ResampleBase, params: dict[str, Any], draws: Judg
         beaten = _doubled(base, "beaten_half", lambda: n - ranks)  # worse + 1/2 (tied others)
     else:
         beaten = _doubled(base, "beaten", lambda: n - _st.rankdata(ranks, method="max", axis=0))
-    return exact_products(draws.cw, beaten, 2.0 * n, draws.integral) / (2.0 * draws.total * (n - 1))
+    return exact_products(draws.cw, beaten, 2.0 * n, draws.integral,
+                          float(draws.total.max())) / (2.0 * draws.total * (n - 1))
 
 
 def _success_rate_pairs(stats: PairStats, params: dict[str, Any]) -> np.ndarray:
