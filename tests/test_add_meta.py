@@ -21,6 +21,11 @@ erin 2; bob and carol listed with "does not beat baseline 'solution'".
 
 v1, Development (baseline_team: hits 0.6, rmse 0.5): alice beats it (hits 1, rmse 0.09),
 bob (0.6, 1.0) and dan (0.2, 2.83) do not. Final: alice 1; bob and dan listed with reasons.
+
+Both fixtures leave Codabench's default image (py37), which add-meta leaves as it is: the
+meta-scoring program carries its own Python (``--meta-python bundled``, an organizer's
+default, set for this module), so the bundles pass the check; the runs that fill the program
+use the cached build (``built_runtime``).
 """
 
 from __future__ import annotations
@@ -45,6 +50,14 @@ from metascore.errors import ConfigError
 DATA = Path(__file__).parent / "data" / "bundles"
 TEMPLATE = Path(__file__).parents[1] / "bundle_template"
 V2, V1 = DATA / "add_meta_v2", DATA / "add_meta_v1"
+
+
+@pytest.fixture(autouse=True)
+def _organizers_meta_python(monkeypatch):
+    """As an organizer runs add-meta: --meta-python's default, auto (these bundles keep
+    Codabench's default image, py37, so a zip carries the program's own Python; a local run
+    uses this machine's)."""
+    monkeypatch.setenv("METASCORE_META_PYTHON", "auto")
 
 
 def _copy(src: Path, tmp_path: Path, name: str = "bundle") -> Path:
@@ -89,7 +102,8 @@ def test_v2_bundle_add_meta_check_run_ranks_every_candidate(tmp_path, capsys):
                  "--submission-rule", "Force_Last"]) == 0
     said = capsys.readouterr().out
     # what real bundles bring, each said: no image, a column without sorting, a timing column
-    assert "docker_image: codalab/codalab-legacy:py37 (Codabench's default: no docker_image) -> codalab/codalab-legacy:py312" in said
+    assert ("docker_image left as it is, codalab/codalab-legacy:py37 (Codabench's default: no "
+            "docker_image): every phase keeps running in it") in said and "~ docker_image" not in said
     assert "column(s) r2 have no sorting: Codabench sorts them descending" in said
     assert "timing column(s) duration" in said
     assert "baseline: the solution 'solution'" in said
@@ -99,7 +113,7 @@ def test_v2_bundle_add_meta_check_run_ranks_every_candidate(tmp_path, capsys):
     new_lines = iter(text.splitlines())
     assert all(line in new_lines for line in original.splitlines()), "an original line was lost or moved"
     data = yaml.safe_load(text)
-    assert data["docker_image"] == "codalab/codalab-legacy:py312"
+    assert "docker_image" not in data
     assert [p["name"] for p in data["phases"]] == ["Development", "Final", "Final ranking"]
     assert data["phases"][2]["tasks"] == [2] and data["tasks"][2]["scoring_program"] == "meta_scoring_program/"
     assert [c["key"] for c in data["leaderboards"][0]["columns"]][-2:] == ["n_qualified", "winner_score"]
@@ -116,6 +130,9 @@ def test_v2_bundle_add_meta_check_run_ranks_every_candidate(tmp_path, capsys):
     assert "0 error(s), 0 warning(s): OK." in checked
     out = tmp_path / "runs"
     assert main(["bundle", "run", str(bundle), "--out", str(out), "--quiet"]) == 0
+    # a local run uses this machine's Python, whatever the image (no runtime to build)
+    meta = yaml.safe_load((out / "cache" / "meta_scoring_program" / "metadata.yaml").read_text())
+    assert meta["command"] == "python3 /app/program/score.py /app/input /app/output"
     rows = _board(out)
     accounted = _accounted(rows)
     assert set(accounted) == {"organizer", "alice", "bob", "carol", "erin"}  # the solution: organizer
@@ -130,11 +147,13 @@ def test_v2_bundle_add_meta_check_run_ranks_every_candidate(tmp_path, capsys):
 @pytest.mark.slow
 def test_v1_results_bundle_with_three_phases_add_meta_check_run(tmp_path, capsys):
     bundle = _copy(V1, tmp_path)
-    assert main(["bundle", "add-meta", str(bundle), "--end", "2026-08-31"]) == 0
+    assert main(["bundle", "add-meta", str(bundle), "--end", "2026-08-31",
+                 "--image", "codalab/codalab-legacy:py312"]) == 0
     said = capsys.readouterr().out
     assert "'Warm-up' not ranked (--phases DEVELOPMENT,FINAL chooses)" in said
     assert "a v1 bundle: Codabench's import makes it Add" in said
     assert "competition_docker_image: codalab/codalab-legacy:py37 -> codalab/codalab-legacy:py312" in said
+    assert "image codalab/codalab-legacy:py312 (--image): Codabench runs every phase in this one image" in said
     assert "column(s) hits have no sorting" in said
     assert "baseline: baseline_team" in said
 
@@ -150,10 +169,10 @@ def test_v1_results_bundle_with_three_phases_add_meta_check_run(tmp_path, capsys
         (f"{p} Task", m, d) for p in ("Development", "Final") for m, d in (("hits", "higher"), ("rmse", "lower"))}
     assert config["baselines"] == ["baseline_team"]
 
-    assert main(["bundle", "check", str(bundle)]) == 0
+    assert main(["bundle", "check", str(bundle), "--meta-python", "image"]) == 0  # py312 has what it needs
     assert "0 error(s)" in capsys.readouterr().out
     out = tmp_path / "runs"
-    assert main(["bundle", "run", str(bundle), "--out", str(out), "--quiet"]) == 0
+    assert main(["bundle", "run", str(bundle), "--out", str(out), "--quiet", "--meta-python", "image"]) == 0
     accounted = _accounted(_board(out))
     assert set(accounted) == {"alice", "bob", "dan", "baseline_team"}
     assert accounted["alice"] == "position 1"
@@ -217,7 +236,7 @@ def test_a_bundle_with_its_own_meta_phase_is_refused_in_one_line(tmp_path, capsy
     assert not check_bundle(bundle).errors
 
 
-def test_a_zip_gives_a_zip_with_the_program_filled_and_passes_check(tmp_path, capsys):
+def test_a_zip_gives_a_zip_with_the_program_filled_and_passes_check(tmp_path, capsys, built_runtime):
     source = zip_directory(_copy(V2, tmp_path, "folder"), tmp_path / "bundle.zip")
     assert main(["bundle", "add-meta", str(source), "--end", "2026-12-31"]) == 0
     assert "metascore bundle run " + str(source) + " --submissions DIR" in capsys.readouterr().out
@@ -226,13 +245,15 @@ def test_a_zip_gives_a_zip_with_the_program_filled_and_passes_check(tmp_path, ca
         assert "Final ranking" in zf.read("competition.yaml").decode()
     assert {"final_ranking/reference_data/metascore.yaml", "meta_scoring_program/score.py",
             "meta_scoring_program/metadata.yaml", "meta_scoring_program/metascore/__init__.py",
+            "meta_scoring_program/runtime/bin/python3.13",
             "ingestion_program/ingest.py", "sample_submissions/alice__exact/model.py"} <= names
     assert main(["bundle", "check", str(source)]) == 0
     capsys.readouterr()
-    stamp = source.read_bytes()
+    stat = source.stat()  # not rewritten (not read: the zip carries the meta program's Python, 73 MB)
     assert main(["bundle", "add-meta", str(source), "--end", "2026-12-31"]) == 0
     assert "nothing changed" in capsys.readouterr().out
-    assert source.read_bytes() == stamp
+    assert (source.stat().st_ino, source.stat().st_mtime_ns, source.stat().st_size) == (
+        stat.st_ino, stat.st_mtime_ns, stat.st_size)
 
 
 def test_a_zip_with_o_folder_gives_a_folder_and_leaves_the_zip(tmp_path):
@@ -324,7 +345,7 @@ def test_one_phase_flow_style_bundle(tmp_path, capsys):
     assert main(["bundle", "check", str(bundle)]) == 0
     capsys.readouterr()
     out = tmp_path / "runs"
-    assert main(["bundle", "run", str(bundle), "--out", str(out), "--quiet"]) == 0
+    assert main(["bundle", "run", str(bundle), "--out", str(out), "--quiet", "--meta-python", "image"]) == 0
     assert {r["participant"] for r in _board(out) if r["position"]} == {"alice", "bob"}
 
 

@@ -32,6 +32,13 @@ from metascore.config import load_config
 from metascore.errors import ConfigError
 
 DATA = Path(__file__).parent / "data" / "bundles"
+
+
+@pytest.fixture(autouse=True)
+def _organizers_meta_python(monkeypatch):
+    """As an organizer runs add-meta: --meta-python's default, auto (a local run then uses
+    this machine's Python; no test here zips a bundle that would need the bundled one)."""
+    monkeypatch.setenv("METASCORE_META_PYTHON", "auto")
 TEMPLATE = Path(__file__).parents[1] / "bundle_template"
 V2, V1, V1_COMPUTED = DATA / "add_meta_v2", DATA / "add_meta_v1", DATA / "v1_computed"
 

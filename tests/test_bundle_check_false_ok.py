@@ -224,15 +224,20 @@ def edit_yaml(path: Path, change) -> None:
     path.write_text(yaml.safe_dump(data, sort_keys=False))
 
 
-def test_meta_phase_in_the_default_image_is_an_error(template):
+def test_meta_phase_in_the_default_image_is_an_error_with_the_image_python(template):
+    """With --meta-python image the image's python3 runs the program (the tests' default:
+    conftest); the program's own Python (bundled, the organizers' default) runs anywhere."""
     edit_yaml(template / "competition.yaml", lambda d: d.pop("docker_image"))
     report = check_bundle(template)
     assert report.errors == [
         "competition.yaml: docker_image: codalab/codalab-legacy:py37 (Codabench's default: "
         "competition.yaml sets no docker_image) runs Python 3.7, but meta phase 'Final ranking' runs "
-        "metascore's meta-scoring program, which needs Python >= 3.10 and a recent numpy (>= 1.23): "
-        "it would fail there. Set docker_image: codalab/codalab-legacy:py312; the image is "
-        "competition-wide, so every phase's programs run in it."]
+        "metascore's meta-scoring program with the image's python3, and it needs Python >= 3.10 and "
+        "a recent numpy (>= 1.23): it would fail there. Let the program carry its own Python "
+        "(`metascore bundle zip` without --meta-python image), or set docker_image: "
+        "codalab/codalab-legacy:py312 (the image is competition-wide: every phase's programs "
+        "would run in it)."]
+    assert check_bundle(template, meta_python="bundled").errors == []
     edit_yaml(template / "competition.yaml", lambda d: d.update(docker_image="codalab/codalab-legacy:py39"))
     assert ["runs Python 3.9" in e for e in check_bundle(template).errors] == [True]
     edit_yaml(template / "competition.yaml", lambda d: d.update(docker_image="codalab/codalab-legacy:py312"))
@@ -253,7 +258,7 @@ def test_a_module_the_image_lacks_warns_with_the_module_and_the_image(template):
     # with no image, the error names py312, and the warnings check the programs against it
     edit_yaml(template / "competition.yaml", lambda d: d.pop("docker_image"))
     report = check_bundle(template)
-    assert len(report.errors) == 1 and "Set docker_image: codalab/codalab-legacy:py312" in report.errors[0]
+    assert len(report.errors) == 1 and "or set docker_image: codalab/codalab-legacy:py312" in report.errors[0]
     assert any("'lightgbm', which codalab/codalab-legacy:py312 (the image meta phase 'Final ranking' "
                "needs) does not carry" in w for w in report.warnings)
 

@@ -196,13 +196,14 @@ def test_python_env_without_a_module_is_blamed_not_the_image(tmp_path):
 
 
 # ------------------------------------------------------------------ item 8
-def test_a_baseline_of_the_run_submissions_is_found_by_check_and_add_meta(tmp_path, capsys):
+def test_a_baseline_of_the_run_submissions_is_found_by_check_and_add_meta(tmp_path, capsys, monkeypatch):
     """``--baseline kit`` names the participant of a submission in the folder `bundle run
     --submissions` gets: check said "`bundle run` fails on it" and add-meta "cannot find
     it", while the run ranked with it. Without --submissions they now say when the run finds
     it; with it they look where the run looks."""
     from metascore.cli import main
 
+    monkeypatch.setenv("METASCORE_META_PYTHON", "auto")  # the organizer's default (issue 36)
     bundle = tmp_path / "bundle"
     shutil.copytree(BUNDLES / "add_meta_v2", bundle)
     subs = tmp_path / "subs"
@@ -256,3 +257,41 @@ def test_the_tree_reader_keeps_the_scores_of_a_flagged_run_and_lists_it(tmp_path
     assert read_scores(tmp_path, phase="Dev").attrs["flagged"] == frame.attrs["flagged"]
     (tmp_path / "Dev" / "bob-2" / "t" / FLAG_FILE).unlink()
     assert "flagged" not in read_scores(tmp_path).attrs  # a site export's tree: no key at all
+
+
+# ------------------------------------------------------------------ item 15
+def test_bundle_env_environments_can_be_listed_moved_and_removed(tmp_path, monkeypatch, capsys):
+    """`bundle env` leaves hundreds of MB in metascore's cache: --help says where and how to
+    move it, --list shows each environment with its image and size, --remove deletes one
+    (by image) or all."""
+    from metascore.bundle.pyenv import build_env, cache_root
+    from metascore.cli import main
+
+    monkeypatch.setenv("METASCORE_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(SystemExit):
+        main(["bundle", "env", "--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    assert "$METASCORE_CACHE, else $XDG_CACHE_HOME/metascore, else ~/.cache/metascore" in said
+    assert "--list" in said and "--remove" in said
+    monkeypatch.delenv("METASCORE_CACHE")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache_root() == tmp_path / "xdg" / "metascore"
+    monkeypatch.setenv("METASCORE_CACHE", str(tmp_path / "cache"))
+
+    a = build_env("example/a:1", ())  # no packages: a bare virtual environment
+    b = build_env("example/b:2", (), system_site_packages=True)
+    assert main(["bundle", "env", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert "example/a:1: " in out and str(a) in out and "example/b:2: " in out and str(b) in out
+    assert "2 environment(s)" in out and str(tmp_path / "cache" / "envs") in out
+    assert main(["bundle", "env", "--remove", "example/a:1"]) == 0
+    assert f"removed {a} (example/a:1" in capsys.readouterr().out
+    assert not a.exists() and b.exists()
+    assert main(["bundle", "env", "--remove", "example/a:1"]) == 1
+    assert "no environment is built for 'example/a:1'; built for: example/b:2." in capsys.readouterr().err
+    assert main(["bundle", "env", "--remove", "all"]) == 0
+    assert not b.exists()
+    assert main(["bundle", "env", "--list"]) == 0 and "0 environment(s)" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exit_:
+        main(["bundle", "env", "--list", "bundle_template"])
+    assert exit_.value.code == 2

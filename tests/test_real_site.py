@@ -491,7 +491,7 @@ def test_the_export_holds_what_bundle_run_predicts_under_the_rule(tmp_path, rule
     subs = comp.wait("Development", len(rows) + 1)
     if rule == "Add":
         for person, sub_id in (("alice", ids["alice"][0]), (BASELINE, ids[BASELINE][0])):
-            comp.to_leaderrs.board(person, sub_id)
+            comp.to_leaderboard(person, sub_id)
     site = site_export(comp, "Development", TITLES)
     local = local_exports(Path(run_bundle(bundle, tmp_path / "bundle_run").out))
     if rule == "Add":

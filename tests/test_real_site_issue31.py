@@ -42,6 +42,7 @@ import yaml
 
 import real_site as rs
 import real_site_bundles as rb
+import standin_images as standin
 
 pytestmark = [
     pytest.mark.site,
@@ -186,7 +187,17 @@ def open_phase(cid: int, names: list[str], phase: str) -> None:
 
 @pytest.fixture(scope="module", params=["site_results_v2", "site_v1_repository"])
 def site_run(request, tmp_path_factory) -> Run:
-    return run_bundle_on_site(request.param, tmp_path_factory.mktemp(request.param))
+    """Both bundles keep Codabench's default image, py37, whose stand-in here is an old
+    Debian whose Python is too old for metascore (``tests/standin_images.py``): add-meta
+    leaves the image, and ``bundle zip`` with its default (``--meta-python auto``) gives the
+    meta program its own Python (built once on this machine)."""
+    standin.build_py37()
+    old = os.environ.get("METASCORE_META_PYTHON")
+    os.environ["METASCORE_META_PYTHON"] = "auto"  # the organizer's default; the tests' is image
+    try:
+        return run_bundle_on_site(request.param, tmp_path_factory.mktemp(request.param))
+    finally:
+        os.environ.pop("METASCORE_META_PYTHON") if old is None else os.environ.update(METASCORE_META_PYTHON=old)
 
 
 def anonymous(run: Run, path: str) -> requests.Response:
@@ -204,6 +215,11 @@ def participant(run: Run) -> str:
 
 
 # ----------------------------------------------------------------------------- the tests
+
+def test_the_image_is_left_as_it_was(site_run):
+    data = yaml.safe_load((site_run.bundle / "competition.yaml").read_text())
+    assert "docker_image" not in data and "competition_docker_image" not in data  # Codabench's default
+
 
 def test_the_meta_phase_finishes(site_run):
     assert site_run.meta["status"] == "Finished", site_run.meta

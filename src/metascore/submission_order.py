@@ -119,7 +119,7 @@ def _members(frame: pd.DataFrame, phase: str) -> dict[str, tuple[str, pd.Timesta
     rows = frame[frame["phase"] == phase]
     out: dict[str, tuple[str, pd.Timestamp | None]] = {}
     if len(rows):
-        first = rows.groupby("candidate", sort=False)[["participant", "submitted_at"]].first()
+        first = rows.groupby("candidate", sort=False, observed=True)[["participant", "submitted_at"]].first()
         for cand, part, when in zip(first.index, first["participant"], first["submitted_at"]):
             cand = str(cand)
             missing = part is None or (isinstance(part, float) and math.isnan(part))

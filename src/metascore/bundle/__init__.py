@@ -35,7 +35,12 @@ run a whole competition locally as a compute worker would, and zip a bundle for 
 - :mod:`~metascore.bundle.archive`: safe zip extraction and bundle zipping;
   :mod:`~metascore.bundle.meta_program_folder` (the meta-scoring program assembled from
   metascore's own) and :mod:`~metascore.bundle.files` (noise, clean copies, atomic writes).
-- its command line, ``metascore bundle add-meta | check | run | env | zip``, is
+- :mod:`~metascore.bundle.runtime`: the meta-scoring program's own Python, cached and put
+  into bundles so the meta phase runs in the competition's image;
+  :mod:`~metascore.bundle.runtime_build` (its recipe and build),
+  :mod:`~metascore.bundle.image_checks` (the image against the programs, without running
+  anything) and :mod:`~metascore.bundle.image_probe` (a container of the image asked).
+- its command line, ``metascore bundle add-meta | check | run | env | zip | runtime``, is
   :mod:`metascore.cli.bundle`.
 """
 

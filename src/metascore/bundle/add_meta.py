@@ -7,10 +7,13 @@
   and reference data holding ``metascore.yaml`` (:mod:`~metascore.bundle.add_meta_config`);
 - the **"Final ranking" phase** after the last phase, starting the day after that phase ends;
 - the **leaderboard columns** the meta-scoring program writes (``output.scores``);
-- what the meta phase needs to run on Codabench: an image whose Python can run the program
-  (``codalab/codalab-legacy:py312`` when the bundle has none, Codabench's default py37, or
-  py39), the last phase's end date (``--end`` when it has none) and, on request
-  (``--submission-rule``), a leaderboard rule that puts submissions in the results export.
+- what the meta phase needs to run on Codabench: the last phase's end date (``--end`` when it
+  has none) and, on request (``--submission-rule``), a leaderboard rule that puts submissions
+  in the results export.
+
+The competition's ``docker_image`` is left as it is unless ``--image`` is given: the
+meta-scoring program carries its own Python (:mod:`~metascore.bundle.runtime`), so every
+phase keeps the image the organizer chose; the notes say so.
 
 ``competition.yaml`` is edited (:mod:`~metascore.bundle.add_meta_edit`) as text where the parser says each node is
 (:class:`~metascore.bundle.yaml_text.YamlText`): the organizer's comments, key order and
@@ -42,6 +45,7 @@ from .check import check_bundle as full_check
 from .competition import SUBMISSION_RULES
 from .files import write_text
 from .meta_program_folder import META_PROGRAM_NAME, assemble_meta_program
+from .runtime import meta_python_in
 from .v1_to_v2 import V1_COPY_NAME, v1_to_v2
 
 __all__ = ["AddMetaResult", "add_meta"]
@@ -85,7 +89,7 @@ class AddMetaResult:
 def add_meta(
     bundle: str | os.PathLike[str], output: str | os.PathLike[str] | None = None, *,
     choices: MetaChoices = MetaChoices(), force: bool = False, end: str | None = None,
-    submission_rule: str | None = None, image: str | None = None,
+    submission_rule: str | None = None, image: str | None = None, meta_python: str | None = None,
 ) -> AddMetaResult:
     """Add the meta-ranking phase to ``bundle`` (a folder or zip), in place or into ``output``.
 
@@ -97,7 +101,9 @@ def add_meta(
     end : the end date of the last phase when it has none (v1: of the last phase, whose end is
         the day before the next phase starts); the meta phase starts the day after.
     submission_rule : a leaderboard ``submission_rule`` to set (v2 only).
-    image : the competition image to set instead of the automatic choice.
+    image : the competition image to set (default: the image is left as it is).
+    meta_python : how the meta-scoring program filled into a zip runs (``"bundled"``,
+        the default, or ``"image"``: :mod:`~metascore.bundle.runtime`).
 
     Raises
     ------
@@ -180,7 +186,9 @@ def add_meta(
                               f"check`: {first} ({len(report.errors)} error(s)); nothing written.")
         result.warnings = len(report.warnings)
         if zip_out:
-            _write_zip(src, target, files, editor.program_ref if fill else None, tmp)
+            image = report.competition.docker_image if report.competition else None
+            _write_zip(src, target, files, editor.program_ref if fill else None, tmp,
+                       meta_python_in(image, meta_python))
         elif zipped:
             _copy_tree(root, target)
         else:
@@ -252,13 +260,14 @@ def _copy_tree(src: Path, dest: Path) -> None:
     os.replace(tmp, dest)
 
 
-def _write_zip(src: Path, dest: Path, files: dict[str, str], program: str | None, tmp: Path) -> None:
+def _write_zip(src: Path, dest: Path, files: dict[str, str], program: str | None, tmp: Path,
+               meta_python: str | None = None) -> None:
     """``dest``: the members of the zip ``src`` with ``files`` replaced or added, and the
     meta-scoring program (assembled) under ``program`` when given; written, then renamed."""
     prefix = program.rstrip("/") + "/" if program else None
     extra: dict[str, Path] = {}
     if prefix:
-        built = assemble_meta_program(tmp / "program")
+        built = assemble_meta_program(tmp / "program", python=meta_python)
         extra = {prefix + p.relative_to(built).as_posix(): p for p in sorted(built.rglob("*")) if p.is_file()}
     part = dest.with_name(f".{dest.name}.add-meta-tmp")
     try:

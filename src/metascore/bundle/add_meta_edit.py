@@ -5,7 +5,7 @@ as :class:`~metascore.bundle.yaml_text.YamlText`), removes an existing meta phas
 phase, its task and the leaderboard columns its configuration writes, with the comments
 add-meta wrote above them), then adds the meta task, the "Final ranking" phase and the
 output columns in the file's own style (v2: list items; v1: a numbered phase and column
-keys that name the leaderboard by the same alias), sets the image and, on request, the
+keys that name the leaderboard by the same alias), sets, on request, the image, the
 leaderboard's ``submission_rule`` and the last phase's end. It returns the files to write
 and collects a short list of changes and the notes an organizer must read; it writes
 nothing (:func:`metascore.bundle.add_meta.add_meta` does).
@@ -27,7 +27,6 @@ from ..program import CONFIG_NAME
 from .add_meta_config import ConfigPlan, MetaChoices, plan_config
 from .check_config import find_meta_configs
 from .competition import DEFAULT_IMAGE, Competition, Phase
-from .image_checks import RECOMMENDED_IMAGE
 from .meta_program_folder import META_PROGRAM_NAME, needs_meta_program
 from .ranking_page import PAGE_TITLE, ranking_page
 from .schema import check_schema
@@ -40,9 +39,6 @@ __all__ = ["BundleEditor", "MARKER"]
 
 #: The comment that starts every block add-meta writes into competition.yaml.
 MARKER = "metascore add-meta:"
-#: Images whose Python cannot run the meta-scoring program (Codabench's default is the first).
-_OLD_IMAGES = (DEFAULT_IMAGE, "codalab/codalab-legacy:py39",
-               "codalab/codalab-legacy:latest", "codalab/codalab-legacy:py27")
 _REF_DIR = "final_ranking/reference_data/"
 _PROGRAM_DIR = f"{META_PROGRAM_NAME}/"
 _PAGE_NAME = "final_ranking.md"
@@ -54,8 +50,9 @@ bundle always gets the installed version:
 
 - `metascore bundle run BUNDLE` fills it, inside its run folder;
 - `metascore bundle zip BUNDLE -o bundle.zip` puts it into the zip, with a vendored copy of
-  the `metascore` package next to `score.py`, so it runs in a stock image such as
-  `{RECOMMENDED_IMAGE}`. Upload that zip, not this folder as it is.
+  the `metascore` package next to `score.py` and its own Python (`runtime/`), so it runs in
+  the competition's image, whatever Python that image has or lacks (any Linux x86_64 image
+  with glibc >= 2.17). Upload that zip, not this folder as it is.
 
 To freeze a version, replace this README by the program's files (`metadata.yaml`,
 `score.py` and a `metascore/` package folder).
@@ -234,32 +231,32 @@ class BundleEditor:
 
     # ------------------------------------------------------------------ image and rule
     def set_image(self, comp: Competition, yt: YamlText) -> None:
+        """Set the image only when asked (--image); else say that it is left as it is."""
         key = "docker_image" if comp.version == 2 else "competition_docker_image"
         node = yt.get(yt.root, key)
         written = None if node is None or _blank(node) else str(node.value)
         current = written or DEFAULT_IMAGE
         shown = current if written else f"{DEFAULT_IMAGE} (Codabench's default: no {key})"
-        target = self.image or (RECOMMENDED_IMAGE if _image_key(current) in _OLD_IMAGES else current)
-        if target == current and written:
-            if self.image is None and _image_key(current) != RECOMMENDED_IMAGE:
-                self.notes.append(f"{key} {current}: the meta-scoring program needs Python >= 3.10 "
-                                  "with numpy, scipy, pandas and pyyaml; make sure the image has them "
-                                  f"({RECOMMENDED_IMAGE} does), or give --image.")
+        if self.image is None:
+            self.notes.append(
+                f"{key} left as it is, {shown}: every phase keeps running in it. The meta-scoring "
+                "program carries its own Python (`bundle zip` puts it in), which runs in any Linux "
+                "x86_64 image with glibc >= 2.17; `metascore bundle check --probe` or `bundle run "
+                "--backend docker` try it in this image (--image sets another).")
+            return
+        if written and _image_key(self.image) == _image_key(current):
             return
         if node is not None:
-            yt.replace_value(node, flow(target))
+            yt.replace_value(node, flow(self.image))
         else:
             after = "title" if yt.get(yt.root, "title") is not None else str(yt.root.value[0][0].value)
-            yt.insert_pair_after(yt.root, after, key, target, comment=[
-                f"{MARKER} the image of every phase; {RECOMMENDED_IMAGE} runs metascore's",
-                "  meta-scoring program (Python >= 3.10), Codabench's default py37 does not."])
-        self.changes.append(f"~ {key}: {shown} -> {target}")
-        why = ("--image" if self.image else "the meta-scoring program needs Python >= 3.10 and "
-               f"recent numpy, which {current} lacks")
-        self.notes.append(f"image {target} ({why}): Codabench runs every phase in this one image, so "
-                          "check that your programs still run in it with `metascore bundle run` "
+            yt.insert_pair_after(yt.root, after, key, self.image, comment=[
+                f"{MARKER} the image of every phase (--image)"])
+        self.changes.append(f"~ {key}: {shown} -> {self.image}")
+        self.notes.append(f"image {self.image} (--image): Codabench runs every phase in this one image, "
+                          "so check that your programs still run in it with `metascore bundle run` "
                           "(the local backend takes the image's packages from `metascore bundle env "
-                          "BUNDLE`).")
+                          "BUNDLE`; --backend docker runs the image itself).")
 
     def set_rule(self, comp: Competition, yt: YamlText) -> None:
         current = comp.leaderboard.submission_rule

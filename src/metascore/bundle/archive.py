@@ -48,6 +48,7 @@ from .competition import bundle_path
 from .files import is_excluded, is_noise, refuse_outside_link
 from .meta_program_folder import assemble_meta_program, needs_meta_program
 from .phase_dates import shift_dates
+from .runtime import meta_python_in, require_runtime
 from .schema import check_schema, path_references
 from .trees import MAX_DEPTH, MAX_PATH
 
@@ -288,24 +289,30 @@ def as_folder(path: Path, cache: Path, *, max_size: int | None = None, bundle: P
     return cache
 
 
-def zip_directory(src: str | os.PathLike[str], dest_zip: str | os.PathLike[str]) -> Path:
+def zip_directory(src: str | os.PathLike[str], dest_zip: str | os.PathLike[str], *,
+                  base: str | os.PathLike[str] | None = None) -> Path:
     """Zip the contents of ``src`` with its files at the archive root (not under ``src/``).
 
     Caches (``__pycache__``, ``*.pyc``), VCS folders and macOS noise are left out; members are
-    written in sorted order. The zip is written to a temporary name, then renamed.
+    written in sorted order (zips stored, not compressed again). ``base``: a zip whose members come first, copied as they are
+    (not compressed again: the meta-scoring program's cached ``runtime.zip``). The zip is
+    written to a temporary name, then renamed.
     """
     src, dest_zip = Path(src), Path(dest_zip)
     if not src.is_dir():
         raise InputError(f"{src}: not a directory; cannot zip it.")
     dest_zip.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest_zip.with_name(dest_zip.name + ".tmp")
-    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+    if base is not None:
+        shutil.copyfile(base, tmp)
+    with zipfile.ZipFile(tmp, "a" if base is not None else "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for dirpath, dirnames, filenames in os.walk(src):
             dirnames[:] = sorted(d for d in dirnames if not is_excluded(Path(d)))
             for fname in sorted(filenames):
                 path = Path(dirpath) / fname
-                if not is_excluded(path):
-                    zf.write(path, path.relative_to(src).as_posix())
+                if not is_excluded(path):  # a zip in the zip is stored: compressed already
+                    zf.write(path, path.relative_to(src).as_posix(),
+                             compress_type=zipfile.ZIP_STORED if path.suffix == ".zip" else None)
     os.replace(tmp, dest_zip)
     return dest_zip
 
@@ -318,6 +325,7 @@ def build_bundle_zip(
     scoring_program: str | os.PathLike[str] | None = None,
     start: dt.date | None = None,
     log: Callable[[str], None] = lambda _: None,
+    meta_python: str | None = None,
 ) -> Path:
     """Zip a bundle directory into an uploadable Codabench bundle.
 
@@ -325,7 +333,8 @@ def build_bundle_zip(
     references (programs, data, starting kits, solutions) points to ``<dir>.zip``, a zip
     of that directory with its files at the root. Referenced files (pages, logo, terms,
     existing zips) are copied as they are. A ``meta_scoring_program/`` that is absent or
-    holds only a README is filled by :func:`assemble_meta_program` first. ``start``: every
+    holds only a README is filled by :func:`assemble_meta_program` first, with its own Python
+    unless ``meta_python`` is ``"image"`` (:mod:`metascore.bundle.runtime`). ``start``: every
     phase date is moved by the same number of days so that the first phase starts that day
     (:func:`~metascore.bundle.phase_dates.shift_dates`; the folder is not changed). The
     bundle must pass :func:`~metascore.bundle.schema.check_schema` without errors.
@@ -352,14 +361,20 @@ def build_bundle_zip(
                 continue
             rel = ref.rstrip("/")
             src = bundle_path(bundle, rel)  # X.zip may be the folder X/ (a CodaLab repository)
+            base = None
             if needs_meta_program(src):
-                log(f"[*] {rel}: filled with the meta-scoring program and a vendored metascore")
-                src = assemble_meta_program(Path(tmp) / "meta" / Path(rel).name, scoring_program)
+                image = report.competition.docker_image if report.competition else None
+                python = meta_python_in(image, meta_python)
+                log(f"[*] {rel}: filled with the meta-scoring program and a vendored metascore"
+                    + (", with its own Python" if python == "bundled" else ", run by the image's python3"))
+                src = assemble_meta_program(Path(tmp) / "meta" / Path(rel).name, scoring_program,
+                                            python=python, with_runtime=False)
+                base = require_runtime(log).zip if python == "bundled" else None
             if src.is_dir():
                 name = rel if rel.lower().endswith(".zip") else f"{rel}.zip"
                 if name == rel:
                     log(f"[*] {rel}: zipped from the folder {src.name}/")
-                zip_directory(src, stage / name)
+                zip_directory(src, stage / name, base=base)
                 zipped[ref] = name
             elif src.is_file():
                 (stage / rel).parent.mkdir(parents=True, exist_ok=True)

@@ -38,7 +38,7 @@ __all__ = ["check_bundle"]
 
 def check_bundle(root: str | Path, *, meta_program_available: bool = True,
                  now: dt.datetime | None = None, submissions: Path | None = None,
-                 outside_links: bool = True) -> BundleReport:
+                 outside_links: bool = True, meta_python: str | None = None) -> BundleReport:
     """Check a bundle directory: the schema, then the meta-ranking and the platform's traps.
 
     ``meta_program_available``: a ``meta_scoring_program/`` folder that is absent or holds
@@ -49,6 +49,8 @@ def check_bundle(root: str | Path, *, meta_program_available: bool = True,
     (``bundle run --submissions``), where the baselines are looked for.
     ``outside_links``: check that no path of the bundle leads out of it through a link
     (``False``: a view of a bundle made of links to its entries).
+    ``meta_python``: how a placeholder meta program will be filled (``bundled`` or ``image``;
+    default ``$METASCORE_META_PYTHON``, else bundled), for the image check.
     """
     report = check_schema(root, meta_program_available=meta_program_available, outside_links=outside_links)
     comp = report.competition
@@ -62,7 +64,7 @@ def check_bundle(root: str | Path, *, meta_program_available: bool = True,
             report.errors.append(str(exc))
             subs = []
     errors, warnings = check_meta_configs(comp, metas, subs, submissions)
-    image_errors, image_warnings = image_problems(comp, metas)
+    image_errors, image_warnings = image_problems(comp, metas, meta_python=meta_python)
     report.errors.extend(errors + image_errors)
     report.warnings.extend(warnings + platform_traps(comp, metas) + image_warnings
                            + visibility_problems(comp, metas))

@@ -7,11 +7,13 @@ without one ``codalab/codalab-legacy:py37`` (Codabench's ``competitions/models.p
 :func:`image_problems` returns:
 
 an error
-    for a meta phase that runs metascore's meta-scoring program in an image whose Python is
-    older than :data:`META_PROGRAM_PYTHON` (py37: Python 3.7 and numpy 1.17; py39: Python
-    3.9): the vendored package cannot even be imported there. The fix is
-    ``codalab/codalab-legacy:py312``, and since the image is competition-wide, the other
-    phases' programs then run in it too.
+    for a meta phase whose meta-scoring program runs with the image's ``python3``
+    (``--meta-python image``, or an assembled program without its own Python) in an image
+    whose Python is older than :data:`META_PROGRAM_PYTHON` (py37: Python 3.7 and numpy 1.17;
+    py39: Python 3.9): the vendored package cannot even be imported there. The fixes: the
+    program's own Python (``--meta-python bundled``, the default of ``bundle zip``), which
+    runs in any Linux x86_64 image with glibc >= 2.17 and leaves the image alone, or
+    ``codalab/codalab-legacy:py312``, which changes every phase's image.
 warnings
     one per module that a scoring or ingestion program, or a solution, imports and that the
     image does not carry (neither the standard library of its Python nor its packages), for
@@ -34,15 +36,17 @@ from .check_config import MetaConfig
 from .command_checks import program_files
 from .competition import Competition, Task
 from .files import is_noise
-from .meta_program_folder import needs_meta_program
+from .meta_program_folder import meta_python_of, needs_meta_program
 from .pyenv import modules_of, package_for, python_of
+from .runtime import in_runtime, meta_python_in
 
-__all__ = ["META_PROGRAM_PYTHON", "RECOMMENDED_IMAGE", "image_problems"]
+__all__ = ["META_PROGRAM_PYTHON", "RECOMMENDED_IMAGE", "image_problems", "meta_tasks", "meta_python_for",
+           "meta_image_note"]
 
 #: The oldest Python the meta-scoring program runs on (pyproject.toml's requires-python).
 META_PROGRAM_PYTHON = (3, 10)
-#: The image to set for a meta phase: its Python runs the meta-scoring program (Python >=
-#: 3.10, recent numpy).
+#: The image whose own Python runs the meta-scoring program (Python >= 3.10, recent numpy),
+#: for ``--meta-python image``.
 RECOMMENDED_IMAGE = "codalab/codalab-legacy:py312"
 # standard-library modules that Python 3.12 no longer has, and that 3.13 dropped (still in 3.12)
 _REMOVED_IN_312 = frozenset({"asynchat", "asyncore", "distutils", "imp", "smtpd"})
@@ -53,22 +57,30 @@ _REMOVED_IN_313 = frozenset({
 _OPTIONAL = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 
 
-def image_problems(comp: Competition, metas: Sequence[MetaConfig]) -> tuple[list[str], list[str]]:
-    """``(errors, warnings)`` of ``comp``'s image against its meta phase and its programs."""
+def image_problems(comp: Competition, metas: Sequence[MetaConfig], *,
+                   meta_python: str | None = None) -> tuple[list[str], list[str]]:
+    """``(errors, warnings)`` of ``comp``'s image against its meta phase and its programs.
+
+    ``meta_python``: how a placeholder ``meta_scoring_program/`` will be filled (default:
+    ``$METASCORE_META_PYTHON``, else ``bundled``); an assembled program says it itself.
+    """
     key = "docker_image" if comp.version == 2 else "competition_docker_image"
     image = comp.docker_image
     shown = image if comp.image_given else f"{image} (Codabench's default: competition.yaml sets no {key})"
     errors: list[str] = []
     version = python_of(image)
-    meta_phases = [m.phase.name for m in metas if _runs_metascore(comp, m.task)]
+    meta_phases = [m.phase.name for m in metas
+                   if _runs_metascore(comp, m.task) and meta_python_for(comp, m.task, meta_python) == "image"]
     target = image
     if meta_phases and version is not None and version < META_PROGRAM_PYTHON:
         need = ".".join(map(str, META_PROGRAM_PYTHON))
         errors.append(
             f"competition.yaml: {key}: {shown} runs Python {'.'.join(map(str, version))}, but meta "
-            f"phase {', '.join(map(repr, meta_phases))} runs metascore's meta-scoring program, which "
-            f"needs Python >= {need} and a recent numpy (>= 1.23): it would fail there. Set {key}: "
-            f"{RECOMMENDED_IMAGE}; the image is competition-wide, so every phase's programs run in it.")
+            f"phase {', '.join(map(repr, meta_phases))} runs metascore's meta-scoring program with "
+            f"the image's python3, and it needs Python >= {need} and a recent numpy (>= 1.23): it "
+            "would fail there. Let the program carry its own Python (`metascore bundle zip` without "
+            f"--meta-python image), or set {key}: {RECOMMENDED_IMAGE} (the image is "
+            "competition-wide: every phase's programs would run in it).")
         target = RECOMMENDED_IMAGE
     modules = modules_of(target)
     if modules is None:
@@ -89,6 +101,49 @@ def image_problems(comp: Competition, metas: Sequence[MetaConfig]) -> tuple[list
         for module, files in sorted(needed.items())
     ]
     return errors, warnings
+
+
+def meta_tasks(comp: Competition, metas: Sequence[MetaConfig]) -> list[Task]:
+    """The meta tasks (each once) whose scoring program is metascore's meta-scoring program."""
+    found: dict[int, Task] = {}
+    for m in metas:
+        if _runs_metascore(comp, m.task):
+            found.setdefault(id(m.task), m.task)
+    return list(found.values())
+
+
+def meta_python_for(comp: Competition, task: Task, default: str | None = None) -> str:
+    """How ``task``'s meta-scoring program runs: ``"bundled"`` or ``"image"``, as its
+    assembled metadata says, or, for the placeholder, as ``bundle zip`` will fill it:
+    ``default`` (else ``$METASCORE_META_PYTHON``, else auto) for ``comp``'s image
+    (:func:`~metascore.bundle.runtime.meta_python_in`)."""
+    path = comp.path(task.scoring_program)
+    if path is not None and path.exists() and not needs_meta_program(path):
+        found = meta_python_of(path)
+        if found is not None:
+            return found
+    return meta_python_in(comp.docker_image, default)
+
+
+def meta_image_note(comp: Competition, tasks: Sequence[Task], meta_python: str | None = None) -> str:
+    """What is known, without running anything, about the meta-scoring program of ``tasks``
+    in ``comp``'s image (``bundle check`` without ``--probe``)."""
+    image = comp.docker_image
+    ways = {meta_python_for(comp, t, meta_python) for t in tasks}
+    probe = "`metascore bundle check --probe` or `bundle run --backend docker` try it in a container"
+    if ways == {"image"}:
+        if meta_python_in(image, "auto") == "image":
+            version = ".".join(map(str, python_of(image) or ()))
+            return (f"the meta-scoring program runs with the image's python3: {image} has Python "
+                    f"{version} with numpy, scipy, pandas and pyyaml (--meta-python bundled ships "
+                    "its own Python instead).")
+        return (f"the meta-scoring program runs with the image's python3 (--meta-python image), "
+                f"which needs Python >= 3.10 with numpy, scipy, pandas and pyyaml in {image}; {probe}.")
+    known = python_of(image) is not None  # codalab-legacy py37, py39, py312: Debian, x86_64
+    return ("the meta-scoring program carries its own Python: it runs in any Linux x86_64 image "
+            "with glibc >= 2.17, "
+            + (f"which {image} is (a Debian-based x86_64 image, glibc >= 2.28)." if known else
+               f"and {image} is not an image metascore knows; {probe}."))
 
 
 def _runs_metascore(comp: Competition, task: Task) -> bool:
@@ -174,10 +229,11 @@ def _catches_import_error(handler: ast.ExceptHandler) -> bool:
 
 
 def _local_modules(root: Path) -> frozenset[str]:
-    """Every module name a file or folder of the bundle provides (zips included)."""
+    """Every module name a file or folder of the bundle provides (zips included), but those
+    of a meta-scoring program's own Python (``runtime/``: its numpy is not the image's)."""
     names: set[str] = set()
     for path in root.rglob("*"):
-        if is_noise(path.name):
+        if is_noise(path.name) or in_runtime(path.relative_to(root).parts):
             continue
         if path.is_dir():
             names.add(path.name)
@@ -187,6 +243,8 @@ def _local_modules(root: Path) -> frozenset[str]:
             with zipfile.ZipFile(path) as zf:
                 for member in zf.namelist():
                     parts = PurePosixPath(member).parts
+                    if in_runtime(parts):
+                        continue
                     names.update(parts[:-1])
                     if parts and parts[-1].endswith((".py", ".so", ".pyc")):
                         names.add(parts[-1].split(".")[0])

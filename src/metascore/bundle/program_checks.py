@@ -23,6 +23,7 @@ from .competition import Competition, Task
 from .files import METADATA_FILES, is_noise
 from .meta_program_folder import default_scoring_program, needs_meta_program
 from .metadata import read_metadata
+from .runtime import in_runtime
 from .schema_base import SchemaChecker
 
 __all__ = ["ProgramChecks"]
@@ -184,13 +185,15 @@ def _names_folder(source: str, folder: str) -> bool:
 
 def _texts(path: Path, limit: int = 1_000_000) -> Iterator[str]:
     suffixes = {".py", ".r", ".yaml", ".yml", ".json", ".txt", ".sh", ".cfg", ".toml", ".ini", ""}
-    if path.is_dir():
+    if path.is_dir():  # a meta-scoring program's own Python (numpy's sources...) left out
         for p in sorted(path.rglob("*")):
-            if p.is_file() and p.suffix.lower() in suffixes and p.stat().st_size <= limit:
+            if (p.is_file() and p.suffix.lower() in suffixes and p.stat().st_size <= limit
+                    and not in_runtime(p.relative_to(path).parts)):
                 yield p.read_text(encoding="utf-8", errors="replace")
     elif zipfile.is_zipfile(path):
         with zipfile.ZipFile(path) as zf:
             for info in zf.infolist():
-                if PurePosixPath(info.filename).suffix.lower() in suffixes and info.file_size <= limit:
+                name = PurePosixPath(info.filename)
+                if name.suffix.lower() in suffixes and info.file_size <= limit and not in_runtime(name.parts):
                     yield zf.read(info).decode("utf-8", "replace")
 

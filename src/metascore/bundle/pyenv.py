@@ -3,9 +3,12 @@
 Codabench runs every program in the competition's ``docker_image``; most bundles use
 CodaLab's legacy images, whose Python carries numpy, scipy, scikit-learn, pandas and more.
 ``metascore bundle env BUNDLE`` (:func:`build_env`) builds a virtual environment with those
-packages once, under ``~/.cache/metascore/envs/<hash>/`` (``$METASCORE_CACHE``, else
-``$XDG_CACHE_HOME/metascore``), and records it for the image; the local backend then runs
-``python``/``python3`` with it (:func:`interpreter_for`).
+packages once, under ``<cache>/envs/<hash>/``, and records it for the image; the local
+backend then runs ``python``/``python3`` with it (:func:`interpreter_for`). The cache
+(:func:`cache_root`) is ``$METASCORE_CACHE``, else ``$XDG_CACHE_HOME/metascore``, else
+``~/.cache/metascore``; ``bundle env --list`` (:func:`list_envs`) shows the environments
+with their images and sizes, ``bundle env --remove IMAGE|all`` (:func:`remove_envs`)
+deletes them.
 
 :data:`IMAGE_PACKAGES` lists, for the common images, their Python packages as their
 Dockerfiles (``codalab/codalab-dockers:Dockerfiles/``) install them, with versions that
@@ -24,6 +27,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigError, MetascoreError
@@ -31,7 +35,7 @@ from ..errors import ConfigError, MetascoreError
 __all__ = [
     "IMAGE_PACKAGES", "IMAGE_PYTHON", "IMAGE_MODULES", "cache_root", "packages_for", "python_of",
     "modules_of", "package_for", "build_env", "interpreter_for", "missing_module_hint",
-    "read_requirements",
+    "read_requirements", "EnvInfo", "list_envs", "remove_envs",
 ]
 
 _PY37 = ("numpy>=1.23,<2", "scipy>=1.9,<1.12", "scikit-learn>=1.1,<1.4", "pandas>=1.5,<2.1",
@@ -183,6 +187,67 @@ def build_env(
     record.parent.mkdir(parents=True, exist_ok=True)
     record.write_text(str(target) + "\n", encoding="utf-8")
     return target
+
+
+@dataclass(frozen=True)
+class EnvInfo:
+    """An environment of the cache: its folder, the images recorded for it, its size."""
+
+    path: Path
+    images: tuple[str, ...]
+    size: int
+    complete: bool
+
+
+def list_envs() -> list[EnvInfo]:
+    """The environments ``bundle env`` built in this cache (half-built ones too), largest first."""
+    root = cache_root() / "envs"
+    if not root.is_dir():
+        return []
+    records: dict[Path, list[str]] = {}
+    for record in sorted((root / "images").glob("*")) if (root / "images").is_dir() else ():
+        try:
+            target = Path(record.read_text(encoding="utf-8").strip())
+        except OSError:
+            continue
+        records.setdefault(target, []).append(_recorded_image(record))
+    out = []
+    for env in sorted(p for p in root.iterdir() if p.is_dir() and p.name != "images"):
+        size = sum(f.stat().st_size for f in env.rglob("*") if f.is_file() and not f.is_symlink())
+        out.append(EnvInfo(env, tuple(records.get(env, ())), size, (env / _COMPLETE).is_file()))
+    return sorted(out, key=lambda e: -e.size)
+
+
+def remove_envs(image: str) -> list[EnvInfo]:
+    """Remove the environment recorded for ``image`` (``"all"``: every environment), with
+    its records; return what was removed. An image with no environment is an error."""
+    envs = list_envs()
+    gone = envs if image == "all" else [e for e in envs if _image_key(image) in map(_image_key, e.images)]
+    if not gone and image != "all":
+        known = sorted({i for e in envs for i in e.images})
+        raise ConfigError(f"no environment is built for {image!r}"
+                          + (f"; built for: {', '.join(known)}." if known else " (the cache has none)."))
+    for env in gone:
+        shutil.rmtree(env.path, ignore_errors=True)
+    images = cache_root() / "envs" / "images"
+    for record in sorted(images.glob("*")) if images.is_dir() else ():
+        try:
+            target = Path(record.read_text(encoding="utf-8").strip())
+        except OSError:
+            continue
+        if any(target == env.path for env in gone):
+            record.unlink()
+    return gone
+
+
+def _recorded_image(record: Path) -> str:
+    """The image a record names: the one its environment was built for, else the file name."""
+    try:
+        target = Path(record.read_text(encoding="utf-8").strip())
+        built = (target / _COMPLETE).read_text(encoding="utf-8").strip()
+    except OSError:
+        built = ""
+    return built if built and _record(built) == record else record.name
 
 
 def _link_sites(target: Path, sites: tuple[str, ...]) -> None:

@@ -66,6 +66,7 @@ from .archive import safe_extract
 from .backend import Backend
 from .competition import Competition
 from .files import write_text
+from .image_probe import meta_image_report
 from .limits import Limits
 from .local import DEFAULT_SANDBOX, LocalBackend
 from .meta_program_folder import needs_meta_program
@@ -155,6 +156,7 @@ def run_bundle(
     sandbox: str = DEFAULT_SANDBOX,
     python_env: str | os.PathLike[str] | None = None,
     limits: Limits | None = None,
+    meta_python: str | None = None,
 ) -> RunReport:
     """Run every phase x submission x task of a bundle (folder or zip), then the meta phase.
 
@@ -190,6 +192,8 @@ def run_bundle(
         bundle's image, else this Python.
     limits : per-job memory, process, disk and log limits (default
         :class:`~metascore.bundle.limits.Limits`).
+    meta_python : how ``meta_scoring_program/`` is filled: ``"bundled"`` (its own Python;
+        default ``$METASCORE_META_PYTHON``, else bundled) or ``"image"`` (the image's python3).
     """
     bundle, out = Path(bundle), Path(out).absolute()
     if bundle.is_file() and not zipfile.is_zipfile(bundle):
@@ -225,7 +229,7 @@ def run_bundle(
     site = Site(comp, out, engine, image=image,
                 scoring_program=Path(scoring_program) if scoring_program else None, log=log,
                 jobs=jobs if jobs is not None else default_jobs(), feed=feed,
-                data=given)
+                data=given, meta_python=meta_python)
     report = RunReport(out=out, backend=backend, warnings=list(comp.warnings))
     if zipped:
         report.warnings.extend(_zipped_placeholders(comp))
@@ -241,6 +245,7 @@ def run_bundle(
                                "sample_submissions/ or --submissions.")
     log(f"[*] {comp.title}: {len(comp.phases)} phase(s), {len(subs)} submission(s), backend {backend}")
     log(f"[*] {engine.describe(image or comp.docker_image)}")
+    report.warnings.extend(meta_image_report(site, engine, image or comp.docker_image, log))
     site.run(subs, report)
     write_text(out / "run_summary.json", json.dumps(report.to_dict(), indent=2, allow_nan=False) + "\n")
     return report

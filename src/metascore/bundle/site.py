@@ -79,6 +79,7 @@ from .competition import UUID_PATTERN, Competition, Phase, Task
 from .files import copy_job_output, write_text
 from .meta_program_folder import assemble_meta_program, needs_meta_program
 from .metadata import read_metadata
+from .runtime import check_meta_python, default_meta_python, meta_python_in
 from .submission_rules import MANUAL_RULES, PhaseSubmission, export_decisions, force_last_fix
 from .submission_ids import SubmissionIds
 from .submissions import Submission, phase_named_by, safe_name, slug
@@ -113,7 +114,8 @@ class Site:
 
     def __init__(self, comp: Competition, out: Path, backend: Backend, *, image: str | None,
                  scoring_program: Path | None, log: Callable[[str], None], jobs: int = 1,
-                 feed: str = DEFAULT_FEED, data: dict[str, Path] | None = None) -> None:
+                 feed: str = DEFAULT_FEED, data: dict[str, Path] | None = None,
+                 meta_python: str | None = None) -> None:
         if feed not in FEEDS:
             raise ConfigError(f"feed {feed!r} is not one of {', '.join(FEEDS)}.")
         self.comp, self.out, self.backend, self.log, self.feed = comp, out, backend, log, feed
@@ -121,6 +123,7 @@ class Site:
         self.result_phases: dict[str, str] = {}  # result submission -> the phase its name names
         self.image = image or comp.docker_image
         self.scoring_program = scoring_program
+        self.meta_python = meta_python  # how a placeholder meta program is filled (runtime.py)
         self.data = dict(data or {})
         self.cache = out / "cache"
         self.columns = {c.key: c for c in comp.leaderboard.columns} if comp.leaderboard else {}
@@ -147,11 +150,21 @@ class Site:
             with _ASSEMBLE_LOCK:
                 if not target.exists():
                     self.log(f"[*] {ref}: filled with metascore's meta-scoring program")
-                    assemble_meta_program(target, self.scoring_program)
+                    assemble_meta_program(target, self.scoring_program, python=self.meta_python_here(),
+                                          log=self.log)
             return target
         if not path.exists():
             return None
         return as_folder(path, self.cache / "bundle_items" / safe_name(ref.rstrip("/")), bundle=self.comp.root)
+
+    def meta_python_here(self) -> str:
+        """How this run fills a meta program placeholder: ``--meta-python``, with ``auto``
+        the image's python3 on the local backend (which runs this machine's Python, not the
+        image) and, on the docker backend, what the image needs (:func:`meta_python_in`)."""
+        value = default_meta_python() if self.meta_python is None else check_meta_python(self.meta_python)
+        if value == "auto" and self.backend.name == "local":
+            return "image"
+        return meta_python_in(self.image, value)
 
     def submission_folder(self, sub: Submission) -> Path:
         """The submission's folder (a zip extracted within the job's --disk-limit; a sample

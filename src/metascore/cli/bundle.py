@@ -1,4 +1,4 @@
-"""``metascore bundle add-meta | check | run | env | zip``: add the meta phase to a Codabench/CodaLab
+"""``metascore bundle add-meta | check | run | env | zip | runtime``: add the meta phase to a Codabench/CodaLab
 bundle and test it before uploading it."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from ..bundle.image_checks import RECOMMENDED_IMAGE
 from ..bundle.limits import add_limit_options, limits_from_args
 from ..bundle.local import DEFAULT_SANDBOX, SANDBOX_MODES
 from ..bundle.runner import BACKENDS, DEFAULT_BACKEND, DEFAULT_OUT, JOBS_CAP
+from ..bundle.runtime import META_PYTHONS
 from ..bundle.site import DEFAULT_FEED, FEEDS
 from ..config import RankingConfig
 from ..errors import ConfigError, InputError
@@ -38,9 +39,9 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
         description="Add to a bundle you already have (v2 or v1, folder or zip) everything the "
         "meta-ranking phase needs and nothing else: the meta task (meta_scoring_program/, which "
         "`bundle run` and `bundle zip` fill, and reference data holding metascore.yaml), a "
-        "'Final ranking' phase the day after the last phase ends, the leaderboard columns the "
-        f"meta-scoring program writes, and an image that can run it ({RECOMMENDED_IMAGE} "
-        "when the bundle has none, py37 or py39). metascore.yaml ranks the last phase after the "
+        "'Final ranking' phase the day after the last phase ends, and the leaderboard columns the "
+        "meta-scoring program writes. The competition's docker_image is left as it is (--image "
+        "sets another): the meta-scoring program carries its own Python. metascore.yaml ranks the last phase after the "
         "one before it (one phase: that phase alone), judges = the leaderboard columns with "
         "directions from their sorting (no sorting: descending, as Codabench sorts), timing and "
         "computed columns left out, baseline = the starting kit's submission or the solution "
@@ -87,8 +88,9 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
                    help="the end date of the last phase when it has none (e.g. 2027-06-30); the "
                    "Final ranking phase starts the day after")
     p.add_argument("--image", metavar="IMAGE",
-                   help="the competition's docker image to set (default: keep it, or "
-                   f"{RECOMMENDED_IMAGE} when it cannot run the meta-scoring program)")
+                   help="set the competition's docker_image, the image of every phase (default: "
+                   "leave it as it is)")
+    _meta_python_option(p, "the meta-scoring program filled into a zip bundle")
     p.add_argument("--force", action="store_true",
                    help="rewrite an existing meta phase (its task, phase, columns and metascore.yaml)")
     p.add_argument("--submissions", metavar="DIR", type=Path,
@@ -119,6 +121,11 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--submissions", metavar="DIR", type=Path,
                    help="the submissions folder `bundle run --submissions` will use (instead of "
                    "sample_submissions/), where the baselines are looked for")
+    p.add_argument("--probe", action="store_true",
+                   help="try the meta-scoring program in a container of the competition's image "
+                   "(a Docker-compatible engine at DOCKER_HOST; the image is pulled if needed): "
+                   "an error if it cannot run there")
+    _meta_python_option(p, "a meta_scoring_program/ placeholder, once `bundle zip` fills it,")
     p.set_defaults(func=_cmd_check)
 
     p = sub.add_parser(
@@ -171,6 +178,7 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--scoring-program", metavar="DIR",
                    help="meta-scoring program used to fill meta_scoring_program/ (default: the "
                    "repository's scoring_program/)")
+    _meta_python_option(p, "the meta-scoring program filled into meta_scoring_program/")
     p.add_argument("--jobs", "-j", type=int, default=None,
                    help=f"jobs run at the same time (default: the number of CPUs, at most {JOBS_CAP})")
     p.add_argument("--feed", choices=FEEDS, default=DEFAULT_FEED,
@@ -191,19 +199,25 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "env",
         help="build the Python packages of the bundle's docker_image for the local backend",
-        description="Build (once, cached under ~/.cache/metascore/envs/) a virtual environment "
-        "with the Python packages of the bundle's docker_image (package lists ship for "
-        "codalab/codalab-legacy:py37, :py39 and :py312; --requirements FILE for any other "
-        "image or extra packages). `bundle run` with the local backend then uses it.",
+        description="Build (once) a virtual environment with the Python packages of the "
+        "bundle's docker_image (package lists ship for codalab/codalab-legacy:py37, :py39 and "
+        ":py312; --requirements FILE for any other image or extra packages). `bundle run` with "
+        "the local backend then uses it. The environments (several hundred MB each) live in "
+        "envs/ of metascore's cache: $METASCORE_CACHE, else $XDG_CACHE_HOME/metascore, else "
+        "~/.cache/metascore; set the variable to move it, --list shows them, --remove deletes them.",
     )
-    p.add_argument("bundle", help="bundle folder or zip")
+    p.add_argument("bundle", nargs="?", help="bundle folder or zip (not with --list or --remove)")
+    p.add_argument("--list", action="store_true",
+                   help="list the environments built in the cache: image, size, folder")
+    p.add_argument("--remove", metavar="IMAGE",
+                   help="delete the environment built for IMAGE ('all': every environment)")
     p.add_argument("--requirements", "-r", metavar="FILE",
                    help="pip requirements file to install instead of the image's package list")
     p.add_argument("--image", help="image to build for (default: the bundle's docker_image)")
     p.add_argument("--system-site-packages", action="store_true",
                    help="let the environment see the packages of the Python running metascore "
                    "(those of its virtual environment too, when it runs in one; faster, less faithful)")
-    p.set_defaults(func=_cmd_env)
+    p.set_defaults(func=_cmd_env, parser=p)
 
     p = sub.add_parser(
         "zip",
@@ -211,7 +225,9 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
         description="Zip a bundle folder: competition.yaml at the zip root, every folder it "
         "references (programs, data, starting kits) zipped on its own with its files at the "
         "root, and meta_scoring_program/ filled with metascore's meta-scoring program and a "
-        "vendored copy of the metascore package (so it runs in a stock image). The zip is then "
+        "vendored copy of the metascore package, with its own Python (built once, see `bundle "
+        "runtime`) unless the competition's image is known to have what it needs "
+        "(--meta-python), so it runs in that image whatever Python it has. The zip is then "
         "checked as `bundle check` would check it, and its warnings printed (e.g. a phase "
         "that auto-migrates and starts before now: Codabench migrates it at once, empty).",
     )
@@ -223,7 +239,37 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
                    help="move every phase date in the zip by the same number of days so that the "
                    "first phase starts on DATE (YYYY-MM-DD, or 'today' in UTC); phase lengths and "
                    "gaps are kept, the folder is not changed")
+    _meta_python_option(p, "the meta-scoring program filled into the zip")
     p.set_defaults(func=_cmd_zip)
+
+    p = sub.add_parser(
+        "runtime",
+        help="build, list or remove the meta-scoring program's own Python (cached)",
+        description="The meta-scoring program carries its own Python (CPython 3.13 with numpy, "
+        "scipy, pandas and pyyaml, built with zig cc for glibc 2.17 from Debian's source "
+        "tarballs and PyPI's manylinux2014 wheels), so the meta phase runs in any Linux x86_64 "
+        "image with glibc >= 2.17. It is built once on this machine (a few minutes; Linux "
+        "x86_64, make, the network) into the cache ($METASCORE_RUNTIME_CACHE, else "
+        "~/.cache/metascore/runtime) and reused by `bundle zip`, `bundle run` and `bundle "
+        "add-meta`, which build it when it is missing.",
+    )
+    p.add_argument("action", choices=("build", "list", "remove"),
+                   help="build: build it unless the cache has it (--rebuild: again); list: the "
+                   "builds in the cache; remove: the outdated builds (--all: everything)")
+    p.add_argument("--rebuild", action="store_true", help="build: build again even if cached")
+    p.add_argument("--all", action="store_true",
+                   help="remove: also the current build and the downloaded sources")
+    p.set_defaults(func=_cmd_runtime)
+
+
+def _meta_python_option(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--meta-python", choices=META_PYTHONS, default=None,
+                   help=f"how {what} runs: bundled = with its own Python, in any Linux x86_64 "
+                   "image with glibc >= 2.17 (about 73 MB more in the bundle; built once, several "
+                   "minutes); image = with the image's python3 (>= 3.10 with numpy, scipy, "
+                   f"pandas, pyyaml, as {RECOMMENDED_IMAGE} has); auto (default; "
+                   "$METASCORE_META_PYTHON sets another) = image for an image known to have them, "
+                   "else bundled, and on the local backend this machine's Python")
 
 
 def _names(text: str) -> tuple[str, ...]:
@@ -248,7 +294,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         raise InputError(f"{path}: no such bundle folder or zip file.")
     if args.submissions is not None and not args.submissions.is_dir():
         raise InputError(f"--submissions {args.submissions}: not a folder of submissions.")
-    report = _check_path(path, args.submissions)
+    report = _check_path(path, args.submissions, probe=args.probe, meta_python=args.meta_python)
     comp = report.competition
     if comp is not None:
         print(f"{path}: v{comp.version} bundle {comp.title!r}, image {comp.docker_image}")
@@ -270,17 +316,58 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _check_path(path: Path, submissions: Path | None = None):
+def _check_path(path: Path, submissions: Path | None = None, *, probe: bool = False,
+                meta_python: str | None = None):
     """The full check of a bundle folder, or of a zip as it would be uploaded (the
-    meta-scoring program's placeholder is then an error, not a note)."""
+    meta-scoring program's placeholder is then an error, not a note); ``probe``: the meta
+    program tried in the image too (:func:`_image_lines`)."""
     from ..bundle.archive import safe_extract
     from ..bundle.check import check_bundle
 
-    if path.is_dir():
-        return check_bundle(path, submissions=submissions)
     with tempfile.TemporaryDirectory(prefix="metascore-check-") as tmp:
-        safe_extract(path, tmp)
-        return check_bundle(Path(tmp), meta_program_available=False, submissions=submissions)
+        root = path
+        if not path.is_dir():
+            safe_extract(path, tmp)
+            root = Path(tmp)
+        report = check_bundle(root, meta_program_available=path.is_dir(), submissions=submissions,
+                              meta_python=meta_python)
+        if report.competition is not None and not report.errors:
+            errors, notes = _image_lines(report.competition, probe, meta_python)
+            report.errors.extend(errors)
+            report.notes.extend(notes)
+        return report
+
+
+def _image_lines(comp, probe: bool, meta_python: str | None) -> tuple[list[str], list[str]]:
+    """``(errors, notes)`` about the meta phase in the competition's image: what is known
+    without running it, or, with ``probe``, what a container of the image says."""
+    from ..bundle.check_config import find_meta_configs
+    from ..bundle.image_checks import meta_image_note, meta_python_for, meta_tasks
+
+    tasks = meta_tasks(comp, find_meta_configs(comp))
+    if not tasks:
+        return [], []
+    if not probe:
+        return [], [meta_image_note(comp, tasks, meta_python)]
+    from ..bundle.archive import as_folder
+    from ..bundle.docker_backend import DockerBackend
+    from ..bundle.image_probe import probe_image
+    from ..bundle.meta_program_folder import assemble_meta_program, needs_meta_program
+
+    backend = DockerBackend()
+    errors, notes = [], []
+    with tempfile.TemporaryDirectory(prefix="metascore-probe-") as tmp:
+        for i, task in enumerate(tasks):
+            program = comp.path(task.scoring_program)
+            folder = Path(tmp) / str(i)
+            if needs_meta_program(program):
+                program = assemble_meta_program(folder, python=meta_python_for(comp, task, meta_python),
+                                                log=lambda line: print(line, flush=True))
+            else:
+                program = as_folder(program, folder)
+            found = probe_image(backend, comp.docker_image, program)
+            (notes if found.ok else errors).append(f"task {task.name!r}: {found.line()}")
+    return errors, notes
 
 
 def _cmd_add_meta(args: argparse.Namespace) -> int:
@@ -293,7 +380,8 @@ def _cmd_add_meta(args: argparse.Namespace) -> int:
         submissions=args.submissions,
     )
     result = add_meta(args.bundle, args.output, choices=choices, force=args.force, end=args.end,
-                      submission_rule=args.submission_rule, image=args.image)
+                      submission_rule=args.submission_rule, image=args.image,
+                      meta_python=args.meta_python)
     print("\n".join(result.lines()))
     return 0
 
@@ -309,6 +397,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         submissions=args.submissions, scoring_program=args.scoring_program,
         network=args.network, jobs=args.jobs, feed=args.feed, data=dict(args.data), log=log,
         sandbox=args.sandbox, python_env=args.python_env, limits=limits_from_args(args),
+        meta_python=args.meta_python,
     )
     print()
     print(printable(format_report(report)))
@@ -335,9 +424,27 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _cmd_env(args: argparse.Namespace) -> int:
     from ..bundle.archive import safe_extract
-    from ..bundle.pyenv import build_env, packages_for, read_requirements
+    from ..bundle.pyenv import build_env, cache_root, list_envs, packages_for, read_requirements, remove_envs
     from ..bundle.schema import load_competition
 
+    if args.list or args.remove:
+        if args.bundle or args.requirements or args.image or (args.list and args.remove):
+            args.parser.error("--list and --remove take no bundle and no other option")
+        if args.remove:
+            for env in remove_envs(args.remove):
+                print(f"removed {env.path} ({', '.join(env.images) or 'no image recorded'}, "
+                      f"{env.size / 1e6:.0f} MB)")
+            return 0
+        envs = list_envs()
+        for env in envs:
+            state = "" if env.complete else " (half-built: rebuilt when used)"
+            print(f"{', '.join(env.images) or '(no image recorded)'}: {env.size / 1e6:.0f} MB, "
+                  f"{env.path}{state}")
+        print(f"{len(envs)} environment(s), {sum(e.size for e in envs) / 1e6:.0f} MB, in "
+              f"{cache_root() / 'envs'} ($METASCORE_CACHE or $XDG_CACHE_HOME moves it)")
+        return 0
+    if args.bundle is None:
+        args.parser.error("give a bundle folder or zip (or --list, or --remove IMAGE)")
     image = args.image
     if image is None:
         path = Path(args.bundle)
@@ -366,14 +473,15 @@ def _cmd_zip(args: argparse.Namespace) -> int:
 
     start = parse_start(args.start) if args.start is not None else None
     if Path(args.bundle).is_dir():  # the full check (metascore.yaml too) before zipping
-        report = check_bundle(Path(args.bundle))
+        report = check_bundle(Path(args.bundle), meta_python=args.meta_python)
         if report.errors:
             raise ConfigError(
                 f"{args.bundle}: {report.errors[0]} ({len(report.errors)} error(s); "
                 f"run `metascore bundle check {args.bundle}`); no zip written."
             )
     dest = build_bundle_zip(args.bundle, args.output, scoring_program=args.scoring_program,
-                            start=start, log=lambda line: print(line))
+                            start=start, log=lambda line: print(line, flush=True),
+                            meta_python=args.meta_python)
     report = _check_path(dest)  # what is uploaded: the dates as moved, the programs as filled
     if report.errors:
         dest.unlink()
@@ -381,6 +489,26 @@ def _cmd_zip(args: argparse.Namespace) -> int:
                           "zip); no zip written.")
     for warning in report.warnings:
         print(f"warning: {warning}")
-    print(f"wrote {dest} (upload it on Codabench: Benchmarks > Management > Upload)"
+    print(f"wrote {dest}, {dest.stat().st_size / 1e6:.1f} MB (upload it on Codabench: "
+          "Benchmarks > Management > Upload)"
           + (f"; {len(report.warnings)} warning(s) above" if report.warnings else ""))
+    return 0
+
+
+def _cmd_runtime(args: argparse.Namespace) -> int:
+    from ..bundle.runtime import ensure_runtime, list_runtimes, remove_runtimes, runtime_cache
+
+    if args.action == "build":
+        built = ensure_runtime(lambda line: print(line, flush=True), rebuild=args.rebuild)
+        print(built.summary())
+    elif args.action == "list":
+        found = list_runtimes()
+        for runtime in found:
+            print(runtime.summary())
+        if not found:
+            print(f"no build in {runtime_cache()}; `metascore bundle runtime build` makes one "
+                  "(bundle zip and run do when they need it).")
+    else:
+        removed = remove_runtimes(everything=args.all)
+        print("\n".join(f"removed {path}" for path in removed) or f"nothing to remove in {runtime_cache()}.")
     return 0
