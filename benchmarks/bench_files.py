@@ -135,6 +135,7 @@ class Run:
     rss_mb: float
     outputs_mb: float | None = None
     error: str | None = None
+    cpu: float | None = None  # user + system seconds of the command
 
 
 def measure(argv: list[str], src: Path, cap: float, out: Path | None = None) -> Run:
@@ -163,7 +164,7 @@ def measure(argv: list[str], src: Path, cap: float, out: Path | None = None) -> 
     size = None
     if out is not None and out.exists():
         size = sum(f.stat().st_size for f in out.iterdir() if f.is_file()) / 1e6
-    run = Run(seconds, usage.ru_maxrss / 1024, size)
+    run = Run(seconds, usage.ru_maxrss / 1024, size, cpu=usage.ru_utime + usage.ru_stime)
     if proc.returncode != 0:
         run.error = err.splitlines()[-1] if err else f"exit {proc.returncode}"
     return run

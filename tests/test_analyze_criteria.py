@@ -6,6 +6,8 @@ to a value computed by hand; the statistical ones use fixed seeds.
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import os
 
@@ -488,22 +490,30 @@ def test_every_resample_skipped_leaves_each_criterion_undefined():
 
 
 def _without_judges_in(trial: int):
-    """``B.draw`` whose judge draws of one trial are empty (no judge drawn)."""
-    real = B.draw
+    """``B.plan`` whose judge draws of one trial are empty (no judge drawn)."""
+    real = B.plan
 
-    def draw(*args, **kw):
-        d = real(*args, **kw)
-        counts = d.counts.copy()
-        counts[trial] = 0
-        return B.Draws(d.axis, counts, d.candidates, d.seeds, d.seed)
-    return draw
+    class Emptied(B.DrawPlan):
+        def chunk(self, lo: int, hi: int) -> B.Draws:
+            d = super().chunk(lo, hi)
+            if lo <= trial < hi:
+                counts = d.counts.copy()
+                counts[trial - lo] = 0
+                d = B.Draws(d.axis, counts, d.candidates, d.seeds, d.seed)
+            return d
+
+    def plan(*args, **kw):
+        return Emptied(**dataclasses.asdict(real(*args, **kw)))
+    return plan
 
 
 def test_judge_axis_procedures_skip_a_resample_without_judges(monkeypatch):
     # a judge-axis resample keeps every candidate and draws judges that each score one,
     # so only an empty judge draw (forced here) has no usable judge: it is skipped too
     m = noisy(2, n=5, m=6)
-    monkeypatch.setattr(B, "draw", _without_judges_in(1))
+    plan = _without_judges_in(1)
+    monkeypatch.setattr(B, "plan", plan)
+    monkeypatch.setattr(B, "draw", lambda *a, **kw: plan(*a, **kw).chunk(0, a[1]))
     u = rank_uncertainty(m, "copeland", n_trials=40, seed=3)
     s = E.setup(m, "copeland", None, "worst", 3)
     draws = B.draw(3, 40, "judges", s.n, s.m)

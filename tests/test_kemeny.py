@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import metascore as ms
 from metascore.methods import kemeny as K
+from metascore.methods import kemeny_ilp
 
 
 def brute_force(wins: np.ndarray) -> tuple[float, list[tuple[int, ...]]]:
@@ -51,13 +52,14 @@ def test_matches_brute_force(solver, data):
     counts = ms.PairwiseCounts.from_matrix(values, weights)
     wins = counts.wins
     best, optima = brute_force(wins)
-    order, unique, n_opt, _ = K.kemeny_order(wins, solver)
-    assert agreement(wins, order) == pytest.approx(best)
-    assert unique == (len(optima) == 1)
+    res = K.kemeny_order(wins, solver)
+    assert agreement(wins, res.order) == pytest.approx(best) == pytest.approx(res.agreement)
+    assert res.optimal and res.bound == pytest.approx(best)
+    assert res.unique == (len(optima) == 1)
     if solver == "dp":
-        assert n_opt == len(optima)
-    if unique:
-        assert tuple(order) == optima[0]
+        assert res.optimal_orders == len(optima)
+    if res.unique:
+        assert tuple(res.order) == optima[0]
 
 
 @pytest.mark.parametrize("k", range(2, K.ENUMERATE_LIMIT + 1))
@@ -77,8 +79,8 @@ def test_dp_and_ilp_agree_on_larger_random_profiles(rng):
     for _ in range(3):
         values = rng.normal(size=(12, 9)) + np.linspace(1, 0, 12)[:, None]
         wins = ms.PairwiseCounts.from_matrix(values).wins
-        o_dp, u_dp, _, _ = K.kemeny_order(wins, "dp")
-        o_ilp, u_ilp, _, _ = K.kemeny_order(wins, "ilp")
+        o_dp, u_dp = K.kemeny_order(wins, "dp")[:2]
+        o_ilp, u_ilp = K.kemeny_order(wins, "ilp")[:2]
         assert agreement(wins, o_dp) == pytest.approx(agreement(wins, o_ilp))
         assert u_dp == u_ilp
         if u_dp:
@@ -187,3 +189,77 @@ def test_declared_per_candidate_details_follow_the_candidates():
         assert frame.loc[cand, "wins"] == r.details["wins"][i]
     with pytest.raises(ValueError, match="not in details"):
         ms.MethodOutput(np.zeros(2), details={}, per_candidate=("x",))
+
+
+def inversions(order: np.ndarray) -> int:
+    """Pairs of the order whose larger index is above the smaller."""
+    pos = np.empty(len(order), dtype=int)
+    pos[order] = np.arange(len(order))
+    return int((pos[:, None] > pos[None, :])[np.triu_indices(len(order), 1)].sum())
+
+
+@pytest.mark.parametrize("judges", [9, 10])
+def test_the_lazy_integer_program_matches_dynamic_programming_on_whole_cycles(judges):
+    # 18 candidates of close quality: one cycle; the subset program is exact and counts
+    # the optima, the integer program must find the same agreement, uniqueness and
+    # tie-break (the fewest label inversions)
+    rng = np.random.default_rng(judges)
+    for _ in range(4):
+        values = np.linspace(1, 0, 18)[:, None] + rng.normal(size=(18, judges))
+        wins = ms.PairwiseCounts.from_matrix(values).wins
+        dp, ilp = K.kemeny_order(wins, "dp"), K.kemeny_order(wins, "ilp")
+        assert ilp.optimal and ilp.bound == pytest.approx(ilp.agreement)
+        assert ilp.agreement == pytest.approx(dp.agreement)
+        assert ilp.unique == dp.unique == (dp.optimal_orders == 1)
+        assert inversions(ilp.order) == inversions(dp.order)
+
+
+def near_transitive(n: int, noise: float, judges: int = 30, seed: int = 0) -> ms.ScoreMatrix:
+    rng = np.random.default_rng(seed)
+    return ms.ScoreMatrix.from_array(np.linspace(3, 0, n)[:, None]
+                                     + rng.normal(scale=noise, size=(n, judges)))
+
+
+def test_a_hundred_near_transitive_candidates_are_solved_with_a_certificate():
+    # noise 1.0: 99 of the 100 candidates in one cycle (the old solver refused it)
+    r = ms.rank(near_transitive(100, 1.0), "kemeny_young")
+    assert max(r.details["components"]) == 99 and r.details["solver"] == "ilp"
+    assert r.details["optimal"] is True
+    assert r.details["kendall_distance"] == r.details["lower_bound"]
+    counts = ms.PairwiseCounts.from_matrix(near_transitive(100, 1.0).values)
+    order = np.array([r.candidates.index(c) for c in r.details["order"]])
+    assert agreement(counts.wins, order) == r.details["agreement"]
+    assert kemeny_ilp.move_gains(counts.wins, order).max() <= 1e-9  # no single move improves it
+    assert r.details["unique"] is False  # 30 judges: tied majorities, several optima
+    assert any("not unique" in note for note in r.notes)
+
+
+def test_past_the_time_budget_the_best_order_and_its_gap_are_said():
+    values = np.random.default_rng(3).normal(size=(120, 30))  # independent judges: hard
+    r = ms.rank(ms.ScoreMatrix.from_array(values), "kemeny_young", time_limit=0.5)
+    d = r.details
+    assert d["optimal"] is False and d["unique"] is None
+    assert 0 < d["lower_bound"] < d["kendall_distance"]
+    note = r.notes[0]
+    assert note.startswith("Kemeny optimum not proven: the time budget (0.5 s) ran out")
+    assert f"{d['kendall_distance']:g}" in note and f"{d['lower_bound']:g}" in note
+    # the order is still a proper ranking: scores n - position
+    assert sorted(r.scores) == list(range(120))
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, "10", float("inf"), True])
+def test_the_time_budget_must_be_a_positive_number(bad):
+    with pytest.raises(ms.ConfigError, match=r"`time_limit` must be a positive number"):
+        ms.rank(ms.PairwiseCounts.from_votes([["a", "b"]]), "kemeny_young", time_limit=bad)
+
+
+def test_decimal_weights_take_the_two_stage_tie_break():
+    # weights with no common step: the tie-break is a second program, same answer as dp
+    rng = np.random.default_rng(5)
+    values = np.linspace(1, 0, 18)[:, None] + rng.normal(size=(18, 8))
+    weights = rng.random(8) + 0.5
+    wins = ms.PairwiseCounts.from_matrix(values, weights).wins
+    assert kemeny_ilp.step(wins) is None
+    dp, ilp = K.kemeny_order(wins, "dp"), K.kemeny_order(wins, "ilp")
+    assert ilp.agreement == pytest.approx(dp.agreement) and ilp.unique == dp.unique
+    assert inversions(ilp.order) == inversions(dp.order)

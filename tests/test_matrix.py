@@ -218,6 +218,21 @@ def test_a_bad_constant_weight_names_the_first_judge(weight):
         ms.ScoreMatrix.from_array(np.ones((2, 3)), weights=weight)
 
 
+def test_rank_takes_a_plain_numpy_array_as_candidates_by_judges():
+    x = np.array([[0.2, 0.9, 0.4], [0.8, 0.7, 0.9], [0.1, 0.3, 0.2]])
+    r = ms.rank(x, "average_rank")
+    assert r.candidates == ("0", "1", "2") and r.judges == ("0", "1", "2")
+    assert r.ranked_candidates() == ["1", "0", "2"]
+    np.testing.assert_array_equal(r.scores, ms.rank(ms.ScoreMatrix.from_array(x), "average_rank").scores)
+    assert ms.rank(np.array([[1, 5], [2, 0]]), "mean").ranked_candidates() == ["0", "1"]  # ints
+    with pytest.raises(ms.InputError, match="must be 2-D .* got 1 dimension"):
+        ms.rank(np.array([1.0, 2.0]), "mean")
+    with pytest.raises(ms.InputError, match="candidate '1' has no score for judge '0'"):
+        ms.rank(np.array([[1.0, 2.0], [np.nan, 1.0]]), "mean", missing="error")
+    with pytest.raises(ms.InputError, match="cannot rank a list; give .* 2-D numpy array"):
+        ms.rank([[1.0, 2.0], [2.0, 1.0]], "mean")
+
+
 def test_a_constant_weight_of_0_counts_nothing_and_is_refused():
     with pytest.raises(ms.InputError, match=r"every judge has weight 0 \(3 judges\)"):
         ms.ScoreMatrix.from_array(np.ones((2, 3)), weights=0)

@@ -90,8 +90,8 @@ def test_every_declared_shortcut_equals_rank(name):
             draws = B.draw(seed, 6, axis, s.n, s.m)
             if F.candidate_fast_reason(s, name, axis == "both") is not None:
                 continue
-            cw = draws.judge_weights(s.matrix.weights)
-            got = F.candidate_fast_scores(s, [name], draws.candidates, cw, axis == "both")[name]
+            block = F.Block(s, draws, B.usable_trials(s, draws))
+            got = F.candidate_fast_scores(block, [name])[name]
             for t in range(draws.trials):
                 want = registry_scores(s, name, draws.candidates[t], judge_rows(draws, t, s.m))
                 np.testing.assert_allclose(got[t], want, rtol=0, atol=1e-12)

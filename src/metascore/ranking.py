@@ -36,8 +36,14 @@ def tie_groups(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     order = np.argsort(-scores, kind="stable")
     s = scores[order]
     hi, lo = s[:-1], s[1:]  # hi >= lo, so max(|hi|, |lo|) = max(hi, -lo)
-    gap = hi - lo > SCORE_RTOL * np.maximum(1.0, np.maximum(hi, -lo))
+    step = hi - lo
     group = np.empty(len(s), dtype=np.intp)
+    # Every step above the largest tolerance of any pair: no two scores equal (the
+    # common case, one comparison instead of the per-pair tolerances).
+    if len(s) < 2 or step.min() > SCORE_RTOL * max(1.0, s[0], -s[-1]):
+        group[order] = np.arange(len(s))
+        return order, group
+    gap = step > SCORE_RTOL * np.maximum(1.0, np.maximum(hi, -lo))
     group[order] = np.concatenate(([0], np.cumsum(gap)))
     return order, group
 

@@ -33,7 +33,7 @@ from .method_spec import (
 )
 from .missing import MISSING_POLICIES, Prepared, prepare
 from .pairwise import PairwiseCounts
-from .ranking import Ranking, fractional_rank_of_scores, positions_and_order, tie_groups
+from .ranking import TIE_BREAK_KEYS, Ranking, fractional_rank_of_scores, positions_and_order, tie_groups
 
 __all__ = [
     "DEFAULT_METHOD",
@@ -172,7 +172,7 @@ class Inputs:
 
 
 def prepare_inputs(
-    data: ScoreMatrix | PairwiseCounts | pd.DataFrame,
+    data: ScoreMatrix | PairwiseCounts | pd.DataFrame | np.ndarray,
     spec: RankingMethod,
     missing: str,
     params: dict[str, Any],
@@ -181,6 +181,8 @@ def prepare_inputs(
     method's own check and the number of candidates."""
     if isinstance(data, pd.DataFrame):
         data = ScoreMatrix.from_frame(data)
+    elif isinstance(data, np.ndarray):  # candidates x judges, higher is better, labels 0, 1, ...
+        data = ScoreMatrix.from_array(data)
     if isinstance(data, PairwiseCounts):
         if spec.input != "pairwise":
             raise InputError(
@@ -200,8 +202,8 @@ def prepare_inputs(
                         _missing_notes(spec, prepared, missing))
     else:
         raise InputError(
-            f"cannot rank a {type(data).__name__}; give a ScoreMatrix, PairwiseCounts or a "
-            "pandas DataFrame."
+            f"cannot rank a {type(data).__name__}; give a ScoreMatrix, PairwiseCounts, a "
+            "pandas DataFrame or a 2-D numpy array (candidates x judges)."
         )
     candidates = inputs.candidates
     if len(candidates) < 2:
@@ -310,22 +312,27 @@ def finish(
 
     prepared = inputs.prepared
     meta = prepared.matrix if prepared is not None else None
-    _, group = tie_groups(scores)
-    positions, order = positions_and_order(
-        scores,
-        tie_break,
-        candidates,
-        meta.submitted_at if meta is not None else (),
-        meta.participants if meta is not None else (),
-        group,
-        meta.submission_order if meta is not None else (),
-    )
+    best_first, group = tie_groups(scores)
+    if group[best_first[-1]] == len(group) - 1 and all(k in TIE_BREAK_KEYS for k in tie_break):
+        # no two scores equal: nothing to break
+        positions, order, ranks = group + 1, best_first, group + 1.0
+    else:
+        positions, order = positions_and_order(
+            scores,
+            tie_break,
+            candidates,
+            meta.submitted_at if meta is not None else (),
+            meta.participants if meta is not None else (),
+            group,
+            meta.submission_order if meta is not None else (),
+        )
+        ranks = fractional_rank_of_scores(scores, group)
     return Ranking(
         method=spec.name,
         params=params,
         candidates=candidates if isinstance(candidates, IndexLabels) else tuple(candidates),
         scores=scores,
-        ranks=fractional_rank_of_scores(scores, group),
+        ranks=ranks,
         positions=positions,
         order=order,
         judges=judges,
@@ -344,7 +351,7 @@ def finish(
 
 
 def rank(
-    data: ScoreMatrix | PairwiseCounts | pd.DataFrame,
+    data: ScoreMatrix | PairwiseCounts | pd.DataFrame | np.ndarray,
     method: str = DEFAULT_METHOD,
     *,
     missing: str = "worst",
@@ -356,11 +363,13 @@ def rank(
 
     Parameters
     ----------
-    data : ScoreMatrix, PairwiseCounts or DataFrame
-        A score matrix (a DataFrame is read as a wide, higher-is-better matrix), or pairwise
-        counts from votes (pairwise methods only). A matrix whose judges are in groups
-        (:meth:`ScoreMatrix.grouped`) is ranked in two steps (:mod:`metascore.grouped`):
-        its rule inside each group, then ``method`` across the groups.
+    data : ScoreMatrix, PairwiseCounts, DataFrame or ndarray
+        A score matrix (a DataFrame is read as a wide, higher-is-better matrix; a 2-D numpy
+        array as candidates x judges, higher is better, labelled ``"0", "1", ...`` like
+        :meth:`ScoreMatrix.from_array`), or pairwise counts from votes (pairwise methods
+        only). A matrix whose judges are in groups (:meth:`ScoreMatrix.grouped`) is ranked
+        in two steps (:mod:`metascore.grouped`): its rule inside each group, then ``method``
+        across the groups.
     method : str
         A name from :func:`ranking_method_names`.
     missing : {"worst", "drop_candidates", "drop_judges", "pairwise", "error"}

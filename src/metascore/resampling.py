@@ -18,7 +18,10 @@ a method. Every shortcut must give the registry's scores on the resampled matrix
 This module also holds the shared statistics: per-trial judge weights (:class:`JudgeDraws`),
 candidate multiplicities (:class:`CandidateDraws`), the pairwise wins of each trial's judges
 among the drawn candidates (:class:`PairStats`), and the matrix products computing them
-(:func:`pair_blocks`, :func:`pairwise_tallies`).
+for a block of trials at once (:class:`PairSums`, :func:`exact_products`). The analyses
+hand the shortcuts blocks of trials, so memory does not grow with the number of trials;
+a shortcut may keep what it computes once from the full data in ``base.cache``
+(:func:`kept`).
 """
 
 from __future__ import annotations
@@ -39,18 +42,21 @@ __all__ = [
     "JudgeDraws",
     "CandidateDraws",
     "PairStats",
+    "PairSums",
     "integer_valued",
+    "exact_products",
+    "real_products",
     "pair_tensor_fits",
     "pair_blocks",
-    "pairwise_tallies",
+    "kept",
     "pair_stats",
     "reduced_counts",
 ]
 
-#: Elements per block of the pairwise tensors (memory bound of the products).
+#: Elements per block of the temporary tensors of a shortcut (their memory bound).
 BLOCK = 4_000_000
 
-#: Largest n * n * m for which the per-judge win indicators are materialized.
+#: Largest n * n * m for which a shortcut may hold the per-judge pair indicators at once.
 COUNTS_LIMIT = 60_000_000
 
 
@@ -59,12 +65,14 @@ class ResampleBase(Protocol):
 
     ``matrix`` is the score matrix after the missing-data policy ``missing``;
     ``filled_ranks`` the per-judge fractional ranks (n x m, 1 = best; a missing cell is
-    tied last under ``missing="worst"``, NaN otherwise); ``n`` and ``m`` its shape.
+    tied last under ``missing="worst"``, NaN otherwise); ``n`` and ``m`` its shape;
+    ``cache`` a dict where shortcuts keep what they compute once (:func:`kept`).
     """
 
     matrix: ScoreMatrix
     missing: str
     filled_ranks: np.ndarray
+    cache: dict[Any, Any]
 
     @property
     def n(self) -> int: ...
@@ -74,34 +82,13 @@ class ResampleBase(Protocol):
 
 
 @dataclass(frozen=True, eq=False)
-class JudgeDraws:
-    """Judge resamples: ``cw[t, j]``, the weight of judge j in trial t (its weight times
-    how many times it was drawn), T x m. ``ranks`` are the full data's per-judge ranks."""
-
-    ranks: np.ndarray
-    cw: np.ndarray
-    given_tallies: tuple[np.ndarray, np.ndarray] | None = None
-
-    @cached_property
-    def total(self) -> np.ndarray:
-        """Total judge weight of each trial, T x 1."""
-        return self.cw.sum(axis=1)[:, None]
-
-    @cached_property
-    def tallies(self) -> tuple[np.ndarray, np.ndarray]:
-        """Head-to-head ``(won, tied)`` of every candidate in every trial (:func:`pairwise_tallies`)."""
-        if self.given_tallies is not None:
-            return self.given_tallies
-        return pairwise_tallies(self.ranks, self.cw)
-
-
-@dataclass(frozen=True, eq=False)
 class CandidateDraws:
     """Candidate resamples (axis ``candidates`` or ``both``).
 
     ``cands`` holds each trial's drawn candidate positions (T x k, with repeats), ``c`` the
     multiplicity of each candidate in each trial (T x n), ``cw`` each trial's judge weights
-    (T x m), ``judges_resampled`` whether the judges were drawn too.
+    (T x m; when not ``judges_resampled``, a read-only view of the same weights in every
+    row: ``cw[:1]`` is all a shortcut needs then).
     """
 
     cands: np.ndarray
@@ -109,10 +96,14 @@ class CandidateDraws:
     cw: np.ndarray
     judges_resampled: bool
 
+    def weights(self, t: int) -> np.ndarray:
+        """The judge weights of trial t."""
+        return self.cw[t if self.judges_resampled else 0]
+
 
 @dataclass(frozen=True, eq=False)
 class PairStats:
-    """The sufficient statistics of a block of candidate resamples, trials ``lo:hi``.
+    """The sufficient statistics of a block of candidate resamples.
 
     With ``N(a, b)`` the weight of the trial's judges ranking a strictly above b (``wins``,
     one n x n matrix per trial, or a single one when the judges were not resampled), W
@@ -151,9 +142,11 @@ class Shortcuts:
         ``judges_reason(base, params) -> str | None``: further conditions of ``judges``.
     candidates : callable or None
         ``candidates(base, params, draws: CandidateDraws) -> (T, n) scores`` under candidate
-        resampling (any value for a candidate not drawn). Applied only without missing cells.
+        resampling (any value for a candidate not drawn; a single row (1, n) when the
+        scores do not depend on the drawn candidates and the judges were not resampled).
+        Applied only without missing cells.
     candidate_pairs : callable or None
-        ``candidate_pairs(stats: PairStats, params) -> (hi - lo, n) scores`` under candidate
+        ``candidate_pairs(stats: PairStats, params) -> (T, n) scores`` under candidate
         resampling, from the pairwise statistics the analyses compute once for every
         method declaring it.
     candidates_reason : callable or None
@@ -176,6 +169,10 @@ class Shortcuts:
     counts_reason : callable or None
         ``counts_reason(params) -> str | None``: why the pairwise counts alone do not give
         the scores with these parameters (for a pairwise method that also reads values).
+    margins : bool
+        The ``judges`` shortcut reads the trials' head-to-head margins
+        (:attr:`JudgeDraws.margins`): the analyses compute them first, so that other
+        shortcuts may read them too instead of a product of their own.
     """
 
     judges: Callable[..., np.ndarray] | None = None
@@ -188,6 +185,7 @@ class Shortcuts:
     scores: Callable[..., Any] | None = None
     warm_start: Callable[..., np.ndarray] | None = None
     counts_reason: Callable[[dict[str, Any]], str | None] | None = None
+    margins: bool = False
 
     def __post_init__(self) -> None:
         if self.candidates is not None and self.candidate_pairs is not None:
@@ -203,100 +201,191 @@ def integer_valued(x: np.ndarray) -> bool:
     return bool(np.all(np.isfinite(x)) and np.all(x == np.round(x)))
 
 
+def kept(base: ResampleBase, key: Any, make: Callable[[], Any]) -> Any:
+    """``base.cache[key]``, made by ``make()`` the first time (what a shortcut computes
+    once from the full data and reuses on every block of trials)."""
+    if key not in base.cache:
+        base.cache[key] = make()
+    return base.cache[key]
+
+
+def exact_products(cw: np.ndarray, features: np.ndarray, peak: float | None = None,
+                   integral: bool | None = None, largest: float | None = None) -> np.ndarray:
+    """``cw @ features.T`` (T x P, float64) for judge weights ``cw`` (T x m, >= 0) and
+    per-judge ``features`` (P x m), by slabs of judges.
+
+    When every weight is an integer, every feature an integer of magnitude at most
+    ``peak`` (default: the largest) and a slab's sums stay below 2**24, the slab is
+    multiplied in float32: about twice as fast as float64, and exact (every partial sum
+    is an integer float32 represents). Otherwise in float64. ``integral``: whether every
+    weight is an integer, when the caller knows (else checked); ``largest``: the largest
+    row sum of ``cw``, when known. Features may be stored smaller (int8 signs): each slab
+    is converted on the way, about ``BLOCK`` values.
+    """
+    trials, m = cw.shape
+    if not trials or not m or not features.shape[0]:
+        return np.zeros((trials, features.shape[0]))
+    integral = integer_valued(cw) if integral is None else integral
+    if not (integral and (peak is not None or integer_valued(features))):
+        return real_products(cw, features)
+    peak = float(np.abs(features).max()) if peak is None else peak
+    slab = m if features.dtype == np.float32 else max(1, BLOCK // features.shape[0])
+    largest = float(cw.sum(axis=1, dtype=np.float64).max()) if largest is None else largest
+    if largest * peak >= 2**24:  # weights are >= 0
+        # a slab of s judges sums to at most s * max(cw) * peak
+        slab = min(slab, max(1, int((2**24 - 1) // (float(cw.max()) * max(peak, 1.0)))))
+    out = np.zeros((trials, features.shape[0]))
+    for j0 in range(0, m, slab):
+        w = np.asarray(cw[:, j0:j0 + slab], dtype=np.float32)
+        out += w @ np.asarray(features[:, j0:j0 + slab], dtype=np.float32).T
+    return out
+
+
+def real_products(cw: np.ndarray, features: np.ndarray) -> np.ndarray:
+    """``cw @ features.T`` in float64, by slabs of judges (bounded temporaries)."""
+    trials, m = cw.shape
+    out = np.zeros((trials, features.shape[0]))
+    slab = max(1, BLOCK // max(1, trials + features.shape[0]))
+    for j0 in range(0, m, slab):
+        out += (np.asarray(cw[:, j0:j0 + slab], dtype=np.float64)
+                @ np.asarray(features[:, j0:j0 + slab], dtype=np.float64).T)
+    return out
+
+
+class PairSums:
+    """The pairs of every judge of the full data, summed with per-trial judge weights.
+
+    ``ranks`` are per-judge ranks (n x m, lower is better, no NaN). For each pair
+    ``a < b`` (``a``, ``b``: :func:`numpy.triu_indices` order) and judge j the sign
+    ``sign(rank_bj - rank_aj)`` (+1: a above b) and, for the judges that tie some pair,
+    the tie indicator; :meth:`margins` and :meth:`ties` weight them with the judge weights
+    of a block of trials, one matrix product each (:func:`exact_products`). The signs are
+    kept as int8 when they fit in ``KEEP`` bytes, else rebuilt slab by slab.
+    """
+
+    KEEP = 400_000_000
+
+    def __init__(self, ranks: np.ndarray) -> None:
+        ranks = np.asarray(ranks, dtype=float)
+        if np.isnan(ranks).any():
+            raise ValueError("PairSums needs every judge to rank every candidate.")
+        self.ranks = ranks
+        self.n, self.m = ranks.shape
+        self.a, self.b = np.triu_indices(self.n, 1)
+        sorted_ranks = np.sort(ranks, axis=0)
+        self.tied = np.flatnonzero((sorted_ranks[1:] == sorted_ranks[:-1]).any(axis=0))
+        self._signs = self._slab(0, self.m) if self.a.size * self.m <= self.KEEP else None
+        self._ties = (ranks[self.a][:, self.tied] == ranks[self.b][:, self.tied]).astype(
+            np.int8) if self.tied.size else None
+
+    def _slab(self, j0: int, j1: int) -> np.ndarray:
+        r = self.ranks[:, j0:j1]
+        signs = np.empty((self.a.size, j1 - j0), dtype=np.int8)
+        for a in range(self.n - 1):  # the pairs (a, b > a) are contiguous rows
+            lo = a * self.n - a * (a + 1) // 2
+            np.sign(r[a + 1:] - r[a], out=signs[lo:lo + self.n - 1 - a], casting="unsafe")
+        return signs
+
+    def margins(self, cw: np.ndarray, integral: bool | None = None,
+                largest: float | None = None) -> np.ndarray:
+        """``sum_j cw[t, j] sign(rank_bj - rank_aj)`` for every trial and pair (T x P)
+        (``integral``, ``largest``: see :func:`exact_products`)."""
+        if self._signs is not None:
+            return exact_products(cw, self._signs, 1.0, integral, largest)
+        step = max(1, self.KEEP // max(1, self.a.size))
+        return sum(exact_products(cw[:, j0:j0 + step], self._slab(j0, min(self.m, j0 + step)),
+                                  1.0, integral, largest) for j0 in range(0, self.m, step))
+
+    def ties(self, cw: np.ndarray, integral: bool | None = None,
+             largest: float | None = None) -> np.ndarray:
+        """``sum_j cw[t, j] [rank_aj = rank_bj]`` for every trial and pair (T x P)."""
+        if self._ties is None:
+            return np.zeros((cw.shape[0], self.a.size))
+        return exact_products(np.ascontiguousarray(cw[:, self.tied]), self._ties, 1.0, integral,
+                              largest)
+
+    def square(self, upper: np.ndarray, sign: float) -> np.ndarray:
+        """T x n x n from T x P values of the pairs a < b; (b, a) gets ``sign`` times."""
+        out = np.zeros((upper.shape[0], self.n, self.n))
+        out[:, self.a, self.b] = upper
+        out[:, self.b, self.a] = sign * upper
+        return out
+
+    def wins(self, cw: np.ndarray, integral: bool | None = None) -> np.ndarray:
+        """``N_t(a, b) = sum_j cw[t, j] [rank_aj < rank_bj]`` (T x n x n): half of the
+        total weight less the ties, plus or minus half the margin."""
+        total = cw.sum(axis=1, dtype=np.float64)
+        largest = float(total.max(initial=0.0))
+        margins, ties = self.margins(cw, integral, largest), self.ties(cw, integral, largest)
+        half = (total[:, None] - ties) / 2.0
+        out = self.square(half + margins / 2.0, 0.0)
+        out[:, self.b, self.a] = half - margins / 2.0
+        return out
+
+
 def pair_tensor_fits(n: int, m: int) -> bool:
-    """Whether the per-judge pair tensor of n candidates and m judges fits in memory."""
+    """Whether the per-judge pair indicators of n candidates and m judges fit at once."""
     return n * n * m <= COUNTS_LIMIT
-
-
-def _pair_tensor(ranks: np.ndarray, kind: str, dtype: type) -> np.ndarray:
-    """Per-judge pair indicators as an (n * n) x m matrix: ``[rank_aj < rank_bj]`` for
-    ``kind="wins"``, ``sign(rank_bj - rank_aj)`` (0 when either is NaN) for ``"margins"``."""
-    n, m = ranks.shape
-    r = np.asarray(ranks, dtype=float)
-    if kind == "wins":
-        pairs = r[:, None, :] < r[None, :, :]
-    else:
-        pairs = np.nan_to_num(np.sign(r[None, :, :] - r[:, None, :]))
-    return pairs.reshape(n * n, m).astype(dtype)
 
 
 def pair_blocks(ranks: np.ndarray, cw: np.ndarray, kind: str = "wins"
                 ) -> Iterator[tuple[int, int, np.ndarray]]:
-    """Pairwise wins (or margins) of every trial, by blocks of trials, one product per block.
-
-    ``ranks`` are per-judge ranks (n x m, lower is better, NaN = not ranked), ``cw`` the
-    weight of each judge in each trial (T x m). Yields ``(lo, hi, x)`` with
-    ``x[t - lo, a, b] = sum_j cw[t, j] [rank_aj < rank_bj]`` (``kind="wins"``) or
-    ``sum_j cw[t, j] sign(rank_bj - rank_aj)`` (``kind="margins"``), computed in float32
-    when every sum is an exact integer below 2**24, else float64, returned as float64.
-    """
-    n, m = ranks.shape
-    trials = cw.shape[0]
-    exact32 = integer_valued(cw) and float(np.abs(cw).sum(axis=1).max(initial=0)) < 2**24
-    dtype = np.float32 if exact32 else np.float64
-    pairs = _pair_tensor(ranks, kind, dtype)
-    step = max(1, BLOCK // max(1, n * n))
-    for lo in range(0, trials, step):
-        hi = min(trials, lo + step)
-        block = pairs @ np.ascontiguousarray(cw[lo:hi].T, dtype=dtype)
-        yield lo, hi, block.T.reshape(hi - lo, n, n).astype(np.float64)
+    """The trials' pairwise wins (``kind="wins"``: ``sum_j cw[t, j] [rank_aj < rank_bj]``)
+    or margins (``"margins"``), T x n x n, as one block ``(0, T, x)`` (:class:`PairSums`,
+    which bounds its own memory)."""
+    pairs = PairSums(ranks)
+    yield 0, cw.shape[0], (pairs.wins(cw) if kind == "wins"
+                           else pairs.square(pairs.margins(cw), -1.0))
 
 
-def pairwise_tallies(ranks: np.ndarray, cw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Head-to-head wins and ties of every candidate in every trial.
+@dataclass(frozen=True, eq=False)
+class JudgeDraws:
+    """Judge resamples: ``cw[t, j]``, the weight of judge j in trial t (its weight times
+    how many times it was drawn), T x m. ``ranks`` are the full data's per-judge ranks;
+    ``pairs`` their :class:`PairSums` when the caller keeps one (else made on demand);
+    ``integral``: whether every weight is an integer, when the caller knows."""
 
-    ``ranks`` are per-judge ranks (n x m, lower is better, NaN = not ranked: not compared),
-    ``cw`` the weight of each judge in each trial (T x m). The margin of (a, b) in trial t is
-    ``sum_j cw[t, j] sign(rank_bj - rank_aj)``; returns ``(won, tied)``, each T x n: the
-    number of opponents each candidate beats (margin > 0) and ties (margin = 0). Blocks of
-    candidate rows keep the sign tensor under ``BLOCK`` elements; the sums are one matrix
-    product per block, in float32 when every sum is an exact integer below 2**24.
-    """
-    n, m = ranks.shape
-    trials = cw.shape[0]
-    exact32 = integer_valued(cw) and float(np.abs(cw).sum(axis=1).max(initial=0)) < 2**24
-    dtype = np.float32 if exact32 else np.float64
-    weights = np.ascontiguousarray(cw.T, dtype=dtype)
-    r = np.asarray(ranks, dtype=dtype)  # multiples of 1/2 below 2**23: exact in float32
-    has_nan = bool(np.isnan(r).any())
-    won = np.zeros((n, trials))
-    tied = np.zeros((n, trials))
-    rows = max(1, BLOCK // max(1, n * m))
-    for a0 in range(0, n - 1, rows):
-        a1 = min(n - 1, a0 + rows)
-        nb, nc = a1 - a0, n - a0 - 1
-        signs = np.subtract(r[None, a0 + 1:, :], r[a0:a1, None, :])
-        np.sign(signs, out=signs)
-        if has_nan:
-            signs[np.isnan(signs)] = 0.0
-        margin = (signs.reshape(nb * nc, m) @ weights).reshape(nb, nc, trials)
-        upper = (np.arange(nc)[None, :] >= np.arange(nb)[:, None])[:, :, None]  # b > a
-        pos, neg, zero = (margin > 0) & upper, (margin < 0) & upper, (margin == 0) & upper
-        won[a0:a1] += pos.sum(axis=1)
-        won[a0 + 1:] += neg.sum(axis=0)
-        tied[a0:a1] += zero.sum(axis=1)
-        tied[a0 + 1:] += zero.sum(axis=0)
-    return won.T, tied.T
+    ranks: np.ndarray
+    cw: np.ndarray
+    pairs: PairSums | None = None
+    integral: bool | None = None
+
+    @cached_property
+    def total(self) -> np.ndarray:
+        """Total judge weight of each trial, T x 1."""
+        return self.cw.sum(axis=1, dtype=np.float64)[:, None]
+
+    def margins_known(self) -> bool:
+        """Whether :attr:`margins` is already computed (another shortcut asked for it)."""
+        return "margins" in self.__dict__
+
+    @cached_property
+    def margins(self) -> np.ndarray:
+        """Head-to-head margins of every trial, T x n x n (``N(a, b) - N(b, a)``)."""
+        pairs = self.pairs if self.pairs is not None else PairSums(self.ranks)
+        return pairs.square(pairs.margins(self.cw, self.integral, float(self.total.max())), -1.0)
+
+    @cached_property
+    def tallies(self) -> tuple[np.ndarray, np.ndarray]:
+        """Head-to-head ``(won, tied)`` of every candidate in every trial, each T x n: the
+        opponents it beats (margin > 0) and ties (margin = 0)."""
+        margins = self.margins
+        return (margins > 0).sum(axis=2).astype(float), (margins == 0).sum(axis=2) - 1.0
 
 
-def pair_stats(ranks: np.ndarray, draws: CandidateDraws) -> Iterator[tuple[int, int, PairStats]]:
-    """:class:`PairStats` of every block of candidate resamples, one product per block
-    (:func:`pair_blocks`); without judge resampling, one block for all trials."""
-    c, cw, judges_resampled = draws.c, draws.cw, draws.judges_resampled
-    n = ranks.shape[0]
-    weights = cw if judges_resampled else cw[:1]
+def pair_stats(draws: CandidateDraws, wins: np.ndarray) -> PairStats:
+    """:class:`PairStats` of candidate resamples from ``wins``, the trials' ``N(a, b)``
+    (T x n x n, or 1 x n x n for all when the judges were not resampled)."""
+    c, cw = draws.c, draws.cw
     k = c.sum(axis=1, keepdims=True)
-    for lo, hi, wins in pair_blocks(ranks, weights):
-        if judges_resampled:
-            cb, w = c[lo:hi], weights[lo:hi].sum(axis=1)[:, None]
-            beaten_by = np.einsum("tb,tba->ta", cb, wins)
-            beats = np.einsum("tab,tb->ta", wins, cb)
-        else:
-            lo, hi = 0, c.shape[0]
-            cb, w = c, np.full((hi, 1), weights[0].sum())
-            beaten_by, beats = cb @ wins[0], cb @ wins[0].T
-        ties = w * (k[lo:hi] - 1) - beats - beaten_by
-        yield lo, hi, PairStats(n, cb, w, wins, beats, beaten_by, ties, judges_resampled)
+    w = cw.sum(axis=1, dtype=np.float64)[:, None]
+    if draws.judges_resampled:
+        beaten_by = np.matmul(c[:, None, :], wins)[:, 0, :]
+        beats = np.matmul(wins, c[:, :, None])[:, :, 0]
+    else:
+        beaten_by, beats = c @ wins[0], c @ wins[0].T
+    ties = w * (k - 1) - beats - beaten_by
+    return PairStats(c.shape[1], c, w, wins, beats, beaten_by, ties, draws.judges_resampled)
 
 
 def reduced_counts(once: PairwiseCounts, multiplicity: np.ndarray) -> PairwiseCounts:

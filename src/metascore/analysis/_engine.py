@@ -5,8 +5,10 @@ The resamples and the scores of resampled matrices are in :mod:`.bootstrap`.
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
@@ -16,7 +18,8 @@ from scipy import stats as _st
 from ..errors import ConfigError, InputError, did_you_mean
 from ..matrix import ScoreMatrix
 from ..pairwise import PairwiseCounts
-from ..ranking import Ranking, tie_groups
+from ..ranking import SCORE_RTOL, Ranking
+from ..resampling import PairSums, integer_valued
 from ..registry import DEFAULT_SEED, check_params, generator, get_ranking_method, prepare, rank, ranking_method_names
 from ..stats import fractional_ranks, kendall_w
 
@@ -39,7 +42,9 @@ class Setup:
     """A validated analysis input: the matrix after the missing-data policy and the methods.
 
     ``full`` holds each method's ranking of the whole (prepared) matrix; computing it also
-    validates the method parameters.
+    validates the method parameters. ``cache`` keeps what the resampling shortcuts compute
+    once from the full data, and the scores of draws already scored (shared by the
+    criteria that draw the same resamples).
     """
 
     matrix: ScoreMatrix
@@ -50,10 +55,36 @@ class Setup:
     excluded_candidates: dict[str, str]
     excluded_judges: dict[str, str]
     filled_ranks: np.ndarray  # per-judge fractional ranks, n x m (NaN: not ranked)
+    seconds: dict[str, float] = field(default_factory=dict)  # each full ranking's time
+    cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+
+    def restricted(self, methods: Sequence[str]) -> Setup:
+        """The same input with only ``methods`` compared (what was computed is kept)."""
+        keep = tuple(m for m in self.methods if m in methods)
+        return dataclasses.replace(  # the scores of a draw hold every method: left behind
+            self, methods=keep, params={m: self.params[m] for m in keep},
+            full={m: self.full[m] for m in keep},
+            seconds={m: self.seconds[m] for m in keep if m in self.seconds},
+            cache={k: v for k, v in self.cache.items() if k[:1] != ("scores",)})
 
     @property
     def n(self) -> int:
         return self.matrix.n_candidates
+
+    @cached_property
+    def pairs(self) -> PairSums:
+        """Every judge's pairs (``filled_ranks`` without NaN), for per-trial pair sums."""
+        return PairSums(self.filled_ranks)
+
+    @cached_property
+    def integral_weights(self) -> bool:
+        """Whether every judge weight is an integer."""
+        return integer_valued(np.asarray(self.matrix.weights, dtype=float))
+
+    @cached_property
+    def present(self) -> np.ndarray:
+        """The scored cells (n x m)."""
+        return ~np.isnan(self.matrix.values)
 
     @cached_property
     def full_counts(self) -> PairwiseCounts:
@@ -141,9 +172,11 @@ def setup(
     # The full-data rankings use a fixed integer seed, never the caller's Generator: the
     # bootstrap draws must not depend on which (stochastic) methods are compared.
     full_seed = seed if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) else DEFAULT_SEED
-    full = {
-        name: rank(kept, name, missing=missing, seed=full_seed, **per_method[name]) for name in names
-    }
+    full, seconds = {}, {}
+    for name in names:
+        start = time.perf_counter()
+        full[name] = rank(kept, name, missing=missing, seed=full_seed, **per_method[name])
+        seconds[name] = time.perf_counter() - start
     return Setup(
         matrix=kept,
         methods=names,
@@ -153,6 +186,7 @@ def setup(
         excluded_candidates=dict(prepared.excluded_candidates),
         excluded_judges=dict(prepared.excluded_judges),
         filled_ranks=judge_ranks(prepared.oriented, missing),
+        seconds=seconds,
     )
 
 
@@ -160,16 +194,23 @@ def setup(
 def rank_codes(scores: np.ndarray) -> np.ndarray:
     """Exact tie codes of score rows: ``-group`` (0 = best group), NaN for absent.
 
-    Scores equal within the registry's tolerance (``tie_groups``) get the same code, so
-    ranks computed from codes match :class:`~metascore.Ranking` ranks exactly.
+    Scores equal within the registry's tolerance get the same code, exactly as
+    :func:`~metascore.ranking.tie_groups` groups them (sorted best first, a new group at
+    every step above the tolerance), so ranks computed from codes match
+    :class:`~metascore.Ranking` ranks exactly. All rows at once.
     """
     scores = np.atleast_2d(np.asarray(scores, dtype=float))
-    codes = np.full(scores.shape, np.nan)
-    for t, row in enumerate(scores):
-        present = ~np.isnan(row)
-        if present.any():
-            _, group = tie_groups(row[present])
-            codes[t, present] = -group
+    if scores.shape[1] == 0:
+        return scores.copy()
+    order = np.argsort(-scores, axis=1, kind="stable")  # NaN last
+    s = np.take_along_axis(scores, order, axis=1)
+    hi, lo = s[:, :-1], s[:, 1:]
+    with np.errstate(invalid="ignore"):
+        gap = hi - lo > SCORE_RTOL * np.maximum(1.0, np.maximum(hi, -lo))
+    group = np.concatenate([np.zeros((len(s), 1)), np.cumsum(gap, axis=1)], axis=1)
+    codes = np.empty(scores.shape)
+    np.put_along_axis(codes, order, -group, axis=1)
+    codes[np.isnan(scores)] = np.nan
     return codes
 
 

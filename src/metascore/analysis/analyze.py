@@ -8,19 +8,21 @@ intervals, and with a second phase the meta-train/meta-test curves of the top-k 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..jsonable import jsonable
-from ..errors import InputError
+from ..errors import ConfigError, InputError
 from ..matrix import ScoreMatrix
-from ..registry import DEFAULT_SEED, prepare
+from ..registry import DEFAULT_SEED
 from . import _engine as E
-from .compare import MethodComparison, StageProgress, compare_methods, too_few_to_compare
+from .bootstrap import single_threaded_blas
+from .compare import MethodComparison, StageProgress, check_axes, compare_of, too_few_to_compare
+from .costs import NOTED_WORK, MethodCost, method_costs
 from .criteria import positive_int
-from .stability import StabilityCurve, stability_vs_judges
+from .stability import StabilityCurve, curve_of, default_sizes
 from .topk import TopKCurves, top_k_curves
-from .uncertainty import RankUncertainty, rank_uncertainty
+from .uncertainty import RankUncertainty, intervals_of
 
 __all__ = ["analyze", "AnalysisResult"]
 
@@ -44,6 +46,9 @@ class AnalysisResult:
     settings : dict
         How it was computed; ``notes`` (only when there is one) repeats every part's notes
         about skipped trials and undefined values, each prefixed with the part's name.
+    costs : dict
+        ``{method: MethodCost}`` for the methods that ranked some resamples one at a time
+        (``settings["costs"]`` holds what does not depend on the machine).
     """
 
     comparison: MethodComparison | None
@@ -51,6 +56,7 @@ class AnalysisResult:
     intervals: dict[str, RankUncertainty]
     topk: dict[str, TopKCurves] | None
     settings: dict[str, Any]
+    costs: dict[str, MethodCost] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return jsonable(
@@ -98,6 +104,24 @@ def _notes(result: AnalysisResult) -> list[str]:
     return [f"{name}: {note}" for name, res in result.parts() for note in res.notes]
 
 
+def _draws(s: E.Setup, n_trials: int, q: int, r: int, curve_r: int,
+           sizes: Sequence[int] | None, axes: Mapping[str, str] | None, skip: str | None
+           ) -> list[tuple[str, int, int, bool]]:
+    """The draws of each part of :func:`analyze`, in order: ``(axis, judges drawn,
+    trials, reuses earlier scores)`` (:func:`.costs.method_costs`)."""
+    ax = check_axes(axes)
+    out: list[tuple[str, int, int, bool]] = []
+    if not skip:
+        out.append((ax["winner_rank"], s.m, n_trials, False))
+        if ax["condorcet_rate"] != ax["winner_rank"]:
+            out.append((ax["condorcet_rate"], s.m, n_trials, False))
+        out += [(ax["generalization"], s.m, n_trials, False), ("judges", s.m, q * r, True),
+                ("candidates", s.m, q * r, True)]
+    for k in default_sizes(s.m) if sizes is None else sizes:
+        out.append(("judges", int(k), q * curve_r, True))
+    return out + [("judges", s.m, n_trials, True)]
+
+
 def shared_candidates(dev: ScoreMatrix, final: ScoreMatrix) -> list[str]:
     """Candidates of ``dev`` also in ``final``; an InputError when fewer than 2."""
     common = [c for c in dev.candidates if c in set(final.candidates)]
@@ -129,38 +153,58 @@ def analyze(
     progress: StageProgress = None,
     jobs: int = 1,
     backend: str | None = None,
+    budget: float | None = None,
+    _fast: bool = True,
 ) -> AnalysisResult:
     """Compare ``methods`` on ``matrix`` the way the thesis advises an organizer to.
 
     ``n_trials`` resamples for the winner rank, the Condorcet rate, the generalization, the
     rank intervals and the top-k curves; ``q`` x ``r`` for the two stabilities and ``q`` x
     ``curve_r`` per size for the stability against the number of judges. Every part uses
-    ``seed``; ``jobs``/``backend`` spread the trials over joblib workers.
+    ``seed``; ``jobs``/``backend`` spread the trials over joblib workers. The parts share
+    one validated input and the scores of the resamples they draw alike (the judge
+    stability's are the rank intervals' at the defaults).
+
+    A method without a batched shortcut on some axis ranks those resamples one at a
+    time: ``settings["costs"]`` and a note say how many (:func:`.costs.method_costs`;
+    from :data:`.costs.NOTED_WORK`).
+    With ``budget``, a method whose work (those rankings x candidates^2 x judges)
+    exceeds it is left out (``settings["methods_left_out"]``, with the note).
     """
     n_trials = positive_int(n_trials, "n_trials", 2)
     curve_r = positive_int(curve_r, "curve_r")
+    if not isinstance(level, (int, float)) or not 0 < level < 1:
+        raise ConfigError(f"`level` must be a number strictly between 0 and 1; got {level!r}.")
     common = None if final is None else shared_candidates(matrix, final)
 
     def stage(name: str) -> E.Progress:
         return None if progress is None else (lambda done, total: progress(name, done, total))
 
-    kw = dict(seed=seed, missing=missing, jobs=jobs, backend=backend)
-    skip = too_few_to_compare(prepare(matrix, missing).matrix.n_candidates)
+    kw = dict(seed=seed, fast=_fast, jobs=jobs, backend=backend)
+    s = E.setup(matrix, methods, params, missing, seed)
+    skip = too_few_to_compare(s.n)
+    costs = method_costs(s, _draws(s, n_trials, q, r, curve_r, sizes, axes, skip))
+    left_out = {m: f"{m} left out: {c.note()[:-1]}, {c.work:.2g} pair-judge visits in "
+                   f"all, over the budget of {budget:.2g}; name it among the methods to "
+                   "compare it anyway." for m, c in costs.items()
+                if budget is not None and c.work > budget}
+    if len(left_out) == len(s.methods):
+        raise InputError("every method is over the budget: " + " ".join(
+            c.note() for c in costs.values()) + " Name the methods to compare them anyway.")
+    if left_out:
+        s = s.restricted([m for m in s.methods if m not in left_out])
+    names, per_method = s.methods, s.params
+    costs = {m: c for m, c in costs.items() if m in names and c.work >= NOTED_WORK}
     comparison: MethodComparison | None = None
-    if skip:  # the other parts still run: check the methods, parameters and data as it would
-        checked = E.setup(matrix, methods, params, missing, seed)
-        names, per_method = checked.methods, checked.params
-    else:
-        comparison = compare_methods(matrix, methods, n_trials=n_trials, q=q, r=r, params=params,
-                                     axes=axes, concordance=concordance, progress=progress, **kw)
-        names, per_method = comparison.methods, comparison.params
-    curve = stability_vs_judges(matrix, names, sizes, q=q, r=curve_r, params=per_method,
-                                progress=stage("stability vs judges"), **kw)
-    intervals = {
-        name: rank_uncertainty(matrix, name, n_trials=n_trials, level=level,
-                               progress=stage(f"rank intervals {name}"), **kw, **per_method[name])
-        for name in names
-    }
+    if not skip:  # else the other parts still run
+        comparison = compare_of(s, n_trials=n_trials, q=q, r=r, axes=axes,
+                                concordance=concordance, progress=progress, **kw)
+    with single_threaded_blas():
+        curve = curve_of(s, sizes, q=q, r=curve_r, concordance="kendall_w",
+                         progress=stage("stability vs judges"), **kw)
+        intervals = {name: intervals_of(s, name, n_trials=n_trials, level=level,
+                                        progress=stage(f"rank intervals {name}"), **kw)
+                     for name in names}
     topk = None
     if final is not None:
         dev = matrix.subset(candidates=common)
@@ -172,6 +216,9 @@ def analyze(
         }
     settings = {
         "methods": list(names), "n_candidates": matrix.n_candidates, "n_judges": matrix.n_judges,
+        **({"costs": {m: costs[m].to_dict() for m in names if m in costs}}
+           if any(m in costs for m in names) else {}),
+        **({"methods_left_out": left_out} if left_out else {}),
         "n_trials": n_trials, "q": q, "r": r, "curve_r": curve_r, "level": level, "seed": seed,
         "missing": missing, "params": per_method,
         **({"comparison_note": skip} if skip else {"axes": comparison.axes,
@@ -180,8 +227,10 @@ def analyze(
                                               "n_judges": final.n_judges,
                                               "shared_candidates": len(common)},
     }
-    result = AnalysisResult(comparison, curve, intervals, topk, settings)
-    notes = _notes(result)
+    result = AnalysisResult(comparison, curve, intervals, topk, settings,
+                            {m: costs[m] for m in names if m in costs})
+    notes = [*left_out.values(), *(costs[m].note() for m in names if m in costs),
+             *_notes(result)]
     if notes:  # only then: the settings of an analysis without a note stay as they were
         result = replace(result, settings={**settings, "notes": notes})
     return result

@@ -24,19 +24,18 @@ from .criteria import (
     PAPER_AXES,
     CriterionResult,
     JudgeAgreement,
-    condorcet_rate,
     condorcet_rate_from,
-    generalization,
+    generalization_of,
     judge_agreement,
     resample,
     winner_rank,
-    winner_rank_bootstrap,
     winner_rank_from,
 )
-from .stability import PAPER_CONCORDANCE, StabilityResult, stability
+from .stability import PAPER_CONCORDANCE, StabilityResult, stability_of
+from .trial_stats import winner_stats
 
 __all__ = ["compare_methods", "MethodComparison", "CRITERIA", "StageProgress", "MIN_COMPARED",
-           "too_few_to_compare", "unusable_methods"]
+           "too_few_to_compare", "unusable_methods", "check_axes"]
 
 #: The table's criteria, in order.
 CRITERIA = ("winner_rank", "condorcet_rate", "generalization", "stability_judges",
@@ -141,7 +140,8 @@ def unusable_methods(
     return out
 
 
-def _axes(axes: Mapping[str, str] | None) -> dict[str, str]:
+def check_axes(axes: Mapping[str, str] | None) -> dict[str, str]:
+    """Each bootstrap criterion's resampling axis: :data:`PAPER_AXES` updated by ``axes``."""
     out = dict(PAPER_AXES)
     for key, value in (axes or {}).items():
         if key not in PAPER_AXES:
@@ -169,6 +169,7 @@ def compare_methods(
     progress: StageProgress = None,
     jobs: int = 1,
     backend: str | None = None,
+    _fast: bool = True,
 ) -> MethodComparison:
     """One row per method: the empirical criteria and the registry's declared properties.
 
@@ -183,47 +184,59 @@ def compare_methods(
     if isinstance(seed, np.random.Generator):
         seed = int(seed.integers(0, 2**31 - 1))
     B.check_jobs(jobs)
-    ax = _axes(axes)
+    check_axes(axes)
+    s = E.setup(matrix, methods, params, missing, seed)
+    return compare_of(s, n_trials=n_trials, q=q, r=r, seed=seed, axes=axes,
+                      concordance=concordance, progress=progress, jobs=jobs, backend=backend,
+                      fast=_fast)
+
+
+def compare_of(s: E.Setup, *, n_trials: int, q: int, r: int, seed: Any,
+               axes: Mapping[str, str] | None, concordance: Mapping[str, str] | None,
+               progress: StageProgress, jobs: int, backend: str | None,
+               fast: bool = True) -> MethodComparison:
+    """:func:`compare_methods` on a validated input (``seed``: an int or None)."""
+    B.check_jobs(jobs)
+    ax = check_axes(axes)
     conc = {"judges": PAPER_CONCORDANCE["judges"], "candidates": PAPER_CONCORDANCE["candidates"]}
     for key, value in (concordance or {}).items():
         if key not in conc:
             raise ConfigError(f"`concordance` names unknown axis {key!r}; axes are {list(conc)}.")
         conc[key] = value
-    s = E.setup(matrix, methods, params, missing, seed)
     with B.single_threaded_blas():  # many small BLAS calls: see bootstrap
-        return _compare(matrix, s, n_trials, q, r, seed, missing, ax, conc, progress, jobs, backend)
+        return _compare(s, n_trials, q, r, seed, ax, conc, progress, jobs, backend, fast)
 
 
-def _compare(matrix: ScoreMatrix, s: E.Setup, n_trials: int, q: int, r: int, seed: Any,
-             missing: str, ax: dict[str, str], conc: dict[str, str], progress: StageProgress,
-             jobs: int, backend: str | None) -> MethodComparison:
+def _compare(s: E.Setup, n_trials: int, q: int, r: int, seed: Any, ax: dict[str, str],
+             conc: dict[str, str], progress: StageProgress, jobs: int, backend: str | None,
+             fast: bool) -> MethodComparison:
     def stage(name: str) -> E.Progress:
         return None if progress is None else (lambda done, total: progress(name, done, total))
 
-    kw = dict(seed=seed, missing=missing, params=s.params, jobs=jobs, backend=backend)
+    kw = dict(seed=seed, fast=fast, jobs=jobs, backend=backend)
     if ax["winner_rank"] == ax["condorcet_rate"]:  # the same draws: score them once
-        b = resample(matrix, s.methods, axis=ax["winner_rank"], n_trials=n_trials,
+        b = resample(s, axis=ax["winner_rank"], n_trials=n_trials, then=winner_stats,
                      progress=stage("winner rank and Condorcet rate"), **kw)
         first = {"winner_rank": winner_rank_from(b), "condorcet_rate": condorcet_rate_from(b)}
     else:
         first = {
-            "winner_rank": winner_rank_bootstrap(matrix, s.methods, axis=ax["winner_rank"],
-                                                 n_trials=n_trials, progress=stage("winner rank"),
-                                                 **kw),
-            "condorcet_rate": condorcet_rate(matrix, s.methods, axis=ax["condorcet_rate"],
-                                             n_trials=n_trials, progress=stage("Condorcet rate"),
-                                             **kw),
+            "winner_rank": winner_rank_from(resample(
+                s, axis=ax["winner_rank"], n_trials=n_trials, then=winner_stats,
+                progress=stage("winner rank"), **kw)),
+            "condorcet_rate": condorcet_rate_from(resample(
+                s, axis=ax["condorcet_rate"], n_trials=n_trials, then=winner_stats,
+                progress=stage("Condorcet rate"), **kw)),
         }
     results: dict[str, CriterionResult | StabilityResult] = {
         **first,
-        "generalization": generalization(matrix, s.methods, axis=ax["generalization"],
-                                         n_trials=n_trials, progress=stage("generalization"), **kw),
-        "stability_judges": stability(matrix, s.methods, axis="judges", q=q, r=r,
-                                      concordance=conc["judges"],
-                                      progress=stage("judge stability"), **kw),
-        "stability_candidates": stability(matrix, s.methods, axis="candidates", q=q, r=r,
-                                          concordance=conc["candidates"],
-                                          progress=stage("candidate stability"), **kw),
+        "generalization": generalization_of(s, axis=ax["generalization"], n_trials=n_trials,
+                                            progress=stage("generalization"), **kw),
+        "stability_judges": stability_of(s, axis="judges", q=q, r=r,
+                                         concordance=conc["judges"],
+                                         progress=stage("judge stability"), **kw),
+        "stability_candidates": stability_of(s, axis="candidates", q=q, r=r,
+                                             concordance=conc["candidates"],
+                                             progress=stage("candidate stability"), **kw),
     }
     rows = []
     for name in s.methods:
@@ -236,6 +249,7 @@ def _compare(matrix: ScoreMatrix, s: E.Setup, n_trials: int, q: int, r: int, see
         row.update(condorcet=spec.condorcet, pareto=spec.pareto, order_only=spec.order_only,
                    unanimity=spec.unanimity)
         rows.append(row)
+    missing = s.missing
     agreement = None if missing == "pairwise" else judge_agreement(s.matrix, missing=missing)
     return MethodComparison(
         pd.DataFrame(rows), results, agreement, ax, conc, results["winner_rank"].seed,

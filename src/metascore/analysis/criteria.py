@@ -31,6 +31,7 @@ from ..registry import DEFAULT_SEED, prepare, rank
 from ..stats import kendall_w, mean_spearman_from_w
 from . import _engine as E
 from . import bootstrap as B
+from .trial_stats import generalization_stats, top_share, winner_stats
 
 __all__ = [
     "PAPER_AXES",
@@ -189,54 +190,38 @@ class JudgeAgreement:
 # ---------------------------------------------------------------------- shared bootstrap
 @dataclass(frozen=True)
 class Resampled:
-    """A criterion's validated input, draws and per-trial scores of every method."""
+    """A criterion's validated input, draws, per-trial scores of every method and
+    per-trial statistics (:mod:`.trial_stats`)."""
 
     s: E.Setup
-    draws: B.Draws
+    plan: B.DrawPlan
     scores: dict[str, np.ndarray]
-    oriented: np.ndarray   # the prepared matrix, oriented, NaN kept
     usable: np.ndarray     # trials with a usable judge (the others are skipped)
-
-    def rows(self, t: int) -> np.ndarray:
-        """Candidate positions of trial t's rows (every candidate when not resampled)."""
-        return np.arange(self.s.n) if self.draws.candidates is None else self.draws.candidates[t]
-
-    def judge_weights(self, t: int) -> np.ndarray:
-        w = np.asarray(self.s.matrix.weights, dtype=float)
-        return w if self.draws.counts is None else self.draws.counts[t] * w
+    extra: dict[str, np.ndarray]
 
 
-def resample(matrix: ScoreMatrix, methods: str | Sequence[str], *, axis: str, n_trials: int,
-               seed: Any, missing: str, params: Mapping[str, Any] | None, progress: E.Progress,
-               jobs: int, backend: str | None) -> Resampled:
+def resample(s: E.Setup, *, axis: str, n_trials: int, seed: Any, then: B.Then,
+             fast: bool = True, progress: E.Progress = None, jobs: int = 1,
+             backend: str | None = None) -> Resampled:
+    """Draw ``n_trials`` resamples of ``s`` along ``axis``, score every method on them
+    and compute ``then`` (:func:`.bootstrap.run_trials`)."""
     B.check_axis(axis)
     n_trials = positive_int(n_trials, "n_trials")
-    s = E.setup(matrix, methods, params, missing, seed)
-    draws = B.draw(seed, n_trials, axis, s.n, s.m)
-    scores = B.bootstrap_scores(s, draws, progress=progress, jobs=jobs, backend=backend)
-    return Resampled(s, draws, scores, prepare(s.matrix, missing).oriented,
-                     B.usable_trials(s, draws))
+    plan = B.plan(seed, n_trials, axis, s.n, s.m)
+    trials = B.run_trials(s, plan, fast=fast, then=then, progress=progress, jobs=jobs,
+                          backend=backend)
+    return Resampled(s, plan, trials.scores, trials.usable, trials.extra)
 
 
 def skipped_notes(b: Resampled) -> tuple[int, tuple[str, ...]]:
     """The number of trials ``b`` skips for lack of a usable judge, and the note saying so
     (none when nothing was skipped)."""
     skipped = int((~b.usable).sum())
-    return skipped, (B.skip_note(skipped, b.draws.trials),) if skipped else ()
+    return skipped, (B.skip_note(skipped, b.plan.trials),) if skipped else ()
 
 
 def all_skipped(what: str) -> str:
     return f"every resample was skipped; {what} is undefined."
-
-
-def _row_credit(scores: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """Share of first place of each row: each of the t distinct candidates tied first gets
-    1/t, split evenly among its copies (so a sum over rows is a mean over candidates)."""
-    codes = E.rank_codes(scores[rows])[0]
-    top = codes == np.nanmax(codes)
-    winners, copies = np.unique(rows[top], return_counts=True)
-    per_copy = dict(zip(winners.tolist(), (1.0 / (len(winners) * copies)).tolist()))
-    return np.array([per_copy.get(int(c), 0.0) if t else 0.0 for c, t in zip(rows, top)])
 
 
 # ---------------------------------------------------------------------- winner rank
@@ -274,10 +259,11 @@ def winner_rank(
         ranking = rank(matrix, ranking, missing=missing, seed=seed, **params)
     if not isinstance(ranking, Ranking):
         raise InputError(f"`ranking` must be a Ranking or a method name; got {type(ranking).__name__}.")
-    sub = matrix.subset(
-        candidates=list(ranking.candidates),
-        judges=[j for j in ranking.judges if j in matrix.judges] or None,
-    )
+    judges = None
+    if not ranking.judges == matrix.judges:  # a ranking of some of the judges
+        known = set(matrix.judges)
+        judges = [j for j in ranking.judges if j in known] or None
+    sub = matrix.subset(candidates=list(ranking.candidates), judges=judges)
     n = sub.n_candidates
     if n < 2:
         raise InputError(f"the winner rank needs at least 2 candidates; got {n}.")
@@ -299,6 +285,7 @@ def winner_rank_bootstrap(
     progress: E.Progress = None,
     jobs: int = 1,
     backend: str | None = None,
+    _fast: bool = True,
 ) -> CriterionResult:
     """The winner rank of each method over bootstrap resamples (ESANN 2021).
 
@@ -319,24 +306,23 @@ def winner_rank_bootstrap(
     >>> winner_rank_bootstrap(m, ["mean", "copeland"], n_trials=20).mean
     {'mean': 1.0, 'copeland': 1.0}
     """
-    return winner_rank_from(resample(matrix, methods, axis=axis, n_trials=n_trials, seed=seed,
-                                     missing=missing, params=params, progress=progress,
+    s = E.setup(matrix, methods, params, missing, seed)
+    return winner_rank_from(resample(s, axis=axis, n_trials=n_trials, seed=seed,
+                                     then=winner_stats, fast=_fast, progress=progress,
                                      jobs=jobs, backend=backend))
 
 
 def winner_rank_from(b: Resampled) -> CriterionResult:
-    """:func:`winner_rank_bootstrap` on resampled scores (shared with other criteria)."""
-    n_trials, missing = b.draws.trials, b.s.missing
-    values = {name: np.full(n_trials, np.nan) for name in b.s.methods}
-    for t in np.flatnonzero(b.usable):
-        rows = b.rows(t)
-        ranks = E.judge_ranks(b.oriented[rows], missing)
-        with np.errstate(invalid="ignore"):  # pairwise: a row no drawn judge scores is NaN
-            avg = _weighted_average_ranks(ranks, b.judge_weights(t))
-        norm = 1.0 - (avg - 1.0) / (len(rows) - 1)
-        for name in b.s.methods:
-            credit = _row_credit(b.scores[name][t], rows)
-            values[name][t] = credit @ np.where(credit > 0, norm, 0.0)  # the winners' ranks
+    """:func:`winner_rank_bootstrap` on resampled scores (shared with other criteria):
+    the mean over a trial's winners (its first tie group) of their ``norm``
+    (:func:`.trial_stats.winner_stats`)."""
+    n_trials, missing = b.plan.trials, b.s.missing
+    norm = b.extra["norm"]
+    values = {}
+    for name in b.s.methods:
+        share = top_share(b.scores[name])
+        value = np.where(share > 0, share * norm, 0.0).sum(axis=1)  # NaN: a winner without one
+        values[name] = np.where(b.usable, value, np.nan)
     skipped, notes = skipped_notes(b)
     if skipped == n_trials:
         notes += (all_skipped("the winner rank"),)
@@ -348,36 +334,11 @@ def winner_rank_from(b: Resampled) -> CriterionResult:
                       "on the drawn judges (missing='pairwise'); its winner rank is undefined "
                       "there.",)
     n_valid = int(np.isfinite(np.vstack([values[m] for m in b.s.methods])).all(axis=0).sum())
-    return CriterionResult("winner_rank", b.s.methods, values, n_trials, n_valid, b.draws.seed,
-                           missing, b.s.params, notes, b.draws.axis, skipped)
+    return CriterionResult("winner_rank", b.s.methods, values, n_trials, n_valid, b.plan.seed,
+                           missing, b.s.params, notes, b.plan.axis, skipped)
 
 
 # ---------------------------------------------------------------------- Condorcet rate
-def _trial_margins(b: Resampled) -> Any:
-    """Yield the margin matrix (rows x rows) of each trial's resampled matrix, in order."""
-    s, draws = b.s, b.draws
-    if draws.counts is None and B.pair_tensor_fits(s.n, 1):
-        full = s.full_counts.margins() \
-            if not np.isnan(s.filled_ranks).any() else None
-        if full is not None:
-            for t in range(draws.trials):
-                rows = b.rows(t)
-                yield full[np.ix_(rows, rows)]
-            return
-    if B.pair_tensor_fits(s.n, s.m):
-        cw = draws.judge_weights(s.matrix.weights)
-        for lo, hi, block in B.pair_blocks(s.filled_ranks, cw, "margins"):
-            for t in range(lo, hi):
-                rows = b.rows(t)
-                yield block[t - lo][np.ix_(rows, rows)]
-        return
-    for t in range(draws.trials):  # too large for the tensor: one trial at a time
-        rows = b.rows(t)
-        ranks = s.filled_ranks[rows]
-        signs = np.nan_to_num(np.sign(ranks[None, :, :] - ranks[:, None, :]))
-        yield signs @ b.judge_weights(t)
-
-
 def condorcet_rate(
     matrix: ScoreMatrix,
     methods: str | Sequence[str],
@@ -390,6 +351,7 @@ def condorcet_rate(
     progress: E.Progress = None,
     jobs: int = 1,
     backend: str | None = None,
+    _fast: bool = True,
 ) -> CriterionResult:
     """Rate of ranking the Condorcet winner first, over bootstrap resamples.
 
@@ -410,56 +372,31 @@ def condorcet_rate(
     >>> condorcet_rate(m, ["copeland", "mean"], axis="judges", n_trials=50).mean["copeland"]
     1.0
     """
-    return condorcet_rate_from(resample(matrix, methods, axis=axis, n_trials=n_trials, seed=seed,
-                                        missing=missing, params=params, progress=progress,
+    s = E.setup(matrix, methods, params, missing, seed)
+    return condorcet_rate_from(resample(s, axis=axis, n_trials=n_trials, seed=seed,
+                                        then=winner_stats, fast=_fast, progress=progress,
                                         jobs=jobs, backend=backend))
 
 
 def condorcet_rate_from(b: Resampled) -> CriterionResult:
     """:func:`condorcet_rate` on resampled scores (shared with other criteria)."""
-    n_trials, missing = b.draws.trials, b.s.missing
-    values = {name: np.full(n_trials, np.nan) for name in b.s.methods}
-    found = 0
-    for t, margins in enumerate(_trial_margins(b)):
-        if not b.usable[t]:
-            continue
-        rows = b.rows(t)
-        winner = np.flatnonzero((margins > 0).sum(axis=1) == len(rows) - 1)
-        if winner.size == 0:
-            continue
-        found += 1
-        for name in b.s.methods:
-            values[name][t] = _row_credit(b.scores[name][t], rows)[winner[0]]
+    n_trials, missing = b.plan.trials, b.s.missing
+    winner = b.extra["condorcet"]
+    has = (winner >= 0) & b.usable
+    found = int(has.sum())
+    trials = np.arange(n_trials)
+    values = {name: np.where(has, top_share(b.scores[name])[trials, np.maximum(winner, 0)],
+                             np.nan) for name in b.s.methods}
     skipped, notes = skipped_notes(b)
     if skipped == n_trials:
         notes += (all_skipped("the rate"),)
     elif not found:
         notes += ("no resample had a Condorcet winner; the rate is undefined.",)
     return CriterionResult("condorcet_rate", b.s.methods, values, n_trials, found,
-                           b.draws.seed, missing, b.s.params, notes, b.draws.axis, skipped)
+                           b.plan.seed, missing, b.s.params, notes, b.plan.axis, skipped)
 
 
 # ---------------------------------------------------------------------- generalization
-def _rho_with_judges(ranks: np.ndarray, judges: np.ndarray) -> np.ndarray:
-    """Spearman rho between one ranking (k,) and each judge's ranks (k x J; NaN = not
-    ranked: the pair is restricted to the candidates the judge ranks, ranks recomputed).
-    An all-tied ranking has rho 0 with every judge; an all-tied judge gives NaN."""
-    out = np.full(judges.shape[1], np.nan)
-    complete = ~np.isnan(judges).any(axis=0)
-    jc = judges[:, complete] - judges[:, complete].mean(axis=0)
-    jn = np.sqrt((jc**2).sum(axis=0))
-    rc = ranks - ranks.mean()
-    rn = np.sqrt(rc @ rc)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out[complete] = np.where(jn > 1e-12, (rc @ jc) / (rn * jn), np.nan)
-    for j in np.flatnonzero(~complete):
-        keep = ~np.isnan(judges[:, j])
-        if keep.sum() >= 2 and np.ptp(judges[keep, j]) > 0:
-            r = E.fractional_ranks_rows(ranks[keep][None, :])[0]
-            out[j] = E.pearson_rows(r, judges[keep, j], np.ones(keep.sum(), bool))
-    return np.where(np.isnan(out) | (rn > 1e-12), out, 0.0)
-
-
 def generalization(
     matrix: ScoreMatrix,
     methods: str | Sequence[str],
@@ -472,6 +409,7 @@ def generalization(
     progress: E.Progress = None,
     jobs: int = 1,
     backend: str | None = None,
+    _fast: bool = True,
 ) -> CriterionResult:
     """Meta-generalization to unseen judges (thesis 5.3.1).
 
@@ -489,27 +427,23 @@ def generalization(
     if axis == "candidates":
         raise ConfigError("generalization tests on out-of-bag judges, so it must resample "
                           "the judges: use axis='judges' or 'both', not 'candidates'.")
-    b = resample(matrix, methods, axis=axis, n_trials=n_trials, seed=seed, missing=missing,
-                   params=params, progress=progress, jobs=jobs, backend=backend)
-    if b.s.m < 2:
-        raise InputError(f"generalization needs at least 2 judges; got {b.s.m}.")
-    w = np.asarray(b.s.matrix.weights, dtype=float)
-    values = {name: np.full(n_trials, np.nan) for name in b.s.methods}
-    no_oob = 0
-    for t in np.flatnonzero(b.usable):
-        oob = np.flatnonzero(b.draws.counts[t] == 0)
-        rows = b.rows(t)
-        if oob.size == 0:
-            no_oob += 1
-            continue
-        judges = E.judge_ranks(b.oriented[np.ix_(rows, oob)], missing)
-        for name in b.s.methods:
-            ranks = E.fractional_ranks_rows(E.rank_codes(b.scores[name][t][rows]))[0]
-            rho = _rho_with_judges(ranks, judges)
-            use = ~np.isnan(rho)
-            if use.any():
-                values[name][t] = rho[use] @ w[oob][use] / w[oob][use].sum()
-    n_valid = int(np.isfinite(values[b.s.methods[0]]).sum())  # the same for every method
+    s = E.setup(matrix, methods, params, missing, seed)
+    return generalization_of(s, axis=axis, n_trials=n_trials, seed=seed, fast=_fast,
+                             progress=progress, jobs=jobs, backend=backend)
+
+
+def generalization_of(s: E.Setup, *, axis: str, n_trials: int, seed: Any, fast: bool = True,
+                      progress: E.Progress = None, jobs: int = 1,
+                      backend: str | None = None) -> CriterionResult:
+    """:func:`generalization` on a validated input."""
+    if s.m < 2:
+        raise InputError(f"generalization needs at least 2 judges; got {s.m}.")
+    b = resample(s, axis=axis, n_trials=n_trials, seed=seed, then=generalization_stats,
+                 fast=fast, progress=progress, jobs=jobs, backend=backend)
+    n_trials = b.plan.trials
+    values = {name: b.extra[name] for name in s.methods}
+    no_oob = int(b.extra["no_oob"].sum())
+    n_valid = int(np.isfinite(values[s.methods[0]]).sum())  # the same for every method
     skipped, notes = skipped_notes(b)
     if no_oob:
         notes += (f"{no_oob} of {n_trials} resamples drew every judge, leaving no "
@@ -519,8 +453,8 @@ def generalization(
     elif not n_valid:
         notes += ("no resample had an informative out-of-bag judge; the generalization is "
                   "undefined.",)
-    return CriterionResult("generalization", b.s.methods, values, n_trials, n_valid,
-                           b.draws.seed, missing, b.s.params, notes, axis, skipped + no_oob)
+    return CriterionResult("generalization", s.methods, values, n_trials, n_valid,
+                           b.plan.seed, s.missing, s.params, notes, axis, skipped + no_oob)
 
 
 # ---------------------------------------------------------------------- agreement

@@ -194,18 +194,18 @@ def _stability_values(
     resample without a usable judge is skipped: its repetition's concordance is over the
     other rankings, and undefined (NaN) when fewer than 2 are left.
     """
-    draws = B.draw(seed, q * r, axis, s.n, s.m, judges=size)
-    scores = B.bootstrap_scores(s, draws, progress=progress, done=done, total=total, fast=fast,
-                                jobs=jobs, backend=backend)
-    usable = B.usable_trials(s, draws).reshape(r, q)
+    plan = B.plan(seed, q * r, axis, s.n, s.m, judges=size)
+    trials = B.run_trials(s, plan, fast=fast, progress=progress, done=done, total=total,
+                          jobs=jobs, backend=backend)
+    usable = trials.usable.reshape(r, q)
     kept = usable.sum(axis=1)
     out = {}
     for name in s.methods:
-        codes = E.rank_codes(scores[name]).reshape(r, q, s.n)
+        codes = E.rank_codes(trials.scores[name]).reshape(r, q, s.n)
         out[name] = np.array([
             E.concordance(block if k == q else block[ok], concordance) if k >= 2 else np.nan
             for block, ok, k in zip(codes, usable, kept)])
-    return out, draws.seed, int(q * r - kept.sum()), int((kept < 2).sum())
+    return out, plan.seed, int(q * r - kept.sum()), int((kept < 2).sum())
 
 
 def stability(
@@ -245,14 +245,25 @@ def stability(
     """
     B.check_axis(axis)
     concordance = _concordance(concordance, axis)
+    q, r = positive_int(q, "q", 2), positive_int(r, "r")
+    s = E.setup(matrix, methods, params, missing, seed)
+    return stability_of(s, axis=axis, q=q, r=r, concordance=concordance, seed=seed,
+                        fast=_fast, progress=progress, jobs=jobs, backend=backend)
+
+
+def stability_of(s: E.Setup, *, axis: str, q: int, r: int, concordance: str | None, seed: Any,
+                 fast: bool = True, progress: E.Progress = None, jobs: int = 1,
+                 backend: str | None = None) -> StabilityResult:
+    """:func:`stability` on a validated input."""
+    B.check_axis(axis)
+    concordance = _concordance(concordance, axis)
     q = positive_int(q, "q", 2)
     r = positive_int(r, "r")
-    s = E.setup(matrix, methods, params, missing, seed)
     values, seed_used, skipped, undefined = _stability_values(
         s, seed, axis=axis, size=s.m, q=q, r=r, concordance=concordance, progress=progress,
-        done=0, total=q * r, fast=_fast, jobs=jobs, backend=backend,
+        done=0, total=q * r, fast=fast, jobs=jobs, backend=backend,
     )
-    return StabilityResult(s.methods, axis, concordance, q, r, values, seed_used, missing,
+    return StabilityResult(s.methods, axis, concordance, q, r, values, seed_used, s.missing,
                            s.params, skipped, _stability_notes(skipped, q * r, undefined, r))
 
 
@@ -275,6 +286,7 @@ def stability_vs_judges(
     progress: E.Progress = None,
     jobs: int = 1,
     backend: str | None = None,
+    _fast: bool = True,
 ) -> StabilityCurve:
     """Judge-axis stability as a function of the number of judges (thesis fig. 5.5).
 
@@ -285,9 +297,19 @@ def stability_vs_judges(
     ``sizes`` defaults to up to 10 sizes evenly spread over 2..m.
     """
     concordance = _concordance(concordance, "judges")
+    q, r = positive_int(q, "q", 2), positive_int(r, "r")
+    s = E.setup(matrix, methods, params, missing, seed)
+    return curve_of(s, sizes, q=q, r=r, concordance=concordance, seed=seed, fast=_fast,
+                    progress=progress, jobs=jobs, backend=backend)
+
+
+def curve_of(s: E.Setup, sizes: Sequence[int] | None, *, q: int, r: int, concordance: str,
+             seed: Any, fast: bool = True, progress: E.Progress = None, jobs: int = 1,
+             backend: str | None = None) -> StabilityCurve:
+    """:func:`stability_vs_judges` on a validated input."""
+    concordance = _concordance(concordance, "judges")
     q = positive_int(q, "q", 2)
     r = positive_int(r, "r")
-    s = E.setup(matrix, methods, params, missing, seed)
     sizes = default_sizes(s.m) if sizes is None else sizes
     sizes = np.asarray([positive_int(k, "sizes") for k in sizes], dtype=int)
     mean = {m: np.zeros(len(sizes)) for m in s.methods}
@@ -298,7 +320,7 @@ def stability_vs_judges(
     for i, k in enumerate(sizes):
         vals, seed_used, skip, undef = _stability_values(
             s, seed, axis="judges", size=int(k), q=q, r=r, concordance=concordance,
-            progress=progress, done=i * q * r, total=total, fast=True, jobs=jobs,
+            progress=progress, done=i * q * r, total=total, fast=fast, jobs=jobs,
             backend=backend,
         )
         skipped, undefined = skipped + skip, undefined + undef
@@ -306,6 +328,6 @@ def stability_vs_judges(
             mean[m][i], std[m][i] = finite_mean(vals[m]), spread(vals[m])
     notes = _stability_notes(skipped, total, undefined, len(sizes) * r)
     return StabilityCurve(
-        s.methods, sizes, mean, std, concordance, q, r, seed_used, missing, s.params, s.m,
+        s.methods, sizes, mean, std, concordance, q, r, seed_used, s.missing, s.params, s.m,
         skipped, notes,
     )

@@ -169,9 +169,17 @@ def rank_uncertainty(
     if not isinstance(method, str):
         raise ConfigError(f"`method` must be one method name; got {method!r}.")
     s = E.setup(matrix, method, params, missing, seed)
-    draws = B.draw(seed, n_trials, "judges", s.n, s.m)
-    scores = B.bootstrap_scores(s, draws, progress=progress, jobs=jobs, backend=backend)[method]
-    usable = B.usable_trials(s, draws)
+    return intervals_of(s, method, n_trials=n_trials, level=level, seed=seed,
+                        progress=progress, jobs=jobs, backend=backend)
+
+
+def intervals_of(s: E.Setup, method: str, *, n_trials: int, level: float, seed: Any,
+                 fast: bool = True, progress: E.Progress = None, jobs: int = 1,
+                 backend: str | None = None) -> RankUncertainty:
+    """:func:`rank_uncertainty` of ``method`` (one of ``s``'s) on a validated input."""
+    plan = B.plan(seed, n_trials, "judges", s.n, s.m)
+    trials = B.run_trials(s, plan, fast=fast, progress=progress, jobs=jobs, backend=backend)
+    scores, usable = trials.scores[method], trials.usable
     skipped = int((~usable).sum())
     notes: tuple[str, ...] = () if not skipped else (B.skip_note(skipped, n_trials),)
     full = s.full[method]
@@ -204,8 +212,8 @@ def rank_uncertainty(
         group=group,
         level=float(level),
         n_trials=int(n_trials),
-        seed=draws.seed,
-        missing=missing,
+        seed=plan.seed,
+        missing=s.missing,
         params=s.params[method],
         excluded_candidates=s.excluded_candidates,
         skipped=skipped,

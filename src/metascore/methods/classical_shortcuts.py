@@ -25,16 +25,28 @@ from ..resampling import (
     PairStats,
     ResampleBase,
     Shortcuts,
+    exact_products,
     integer_valued,
-    pair_tensor_fits,
+    kept,
+    real_products,
 )
 
-__all__ = ["MEAN", "MEDIAN", "AVERAGE_RANK", "SUCCESS_RATE", "COPELAND", "RELATIVE_DIFFERENCE"]
+__all__ = ["MEAN", "MEDIAN", "AVERAGE_RANK", "SUCCESS_RATE", "COPELAND", "RELATIVE_DIFFERENCE",
+           "weighted_medians", "count_medians"]
+
+#: Largest n * n * m for which relative_difference on values resamples candidates by a
+#: pass over the pairs of every trial (its cost).
+RD_PAIRS_LIMIT = 60_000_000
+
+#: Half-width of the window of :func:`count_medians`, in standard deviations of the count
+#: of draws below the median position.
+WINDOW_Z = 3.5
 
 
 def _equal_weights(base: ResampleBase, params: dict[str, Any]) -> str | None:
     weights = np.asarray(base.matrix.weights, dtype=float)
     return None if np.all(weights == weights[0]) else "median's fast path needs equal judge weights"
+
 
 
 def _integer_weights(base: ResampleBase, params: dict[str, Any]) -> str | None:
@@ -73,26 +85,97 @@ def weighted_medians(values: np.ndarray, cw: np.ndarray) -> np.ndarray:
     return out
 
 
+def count_medians(values: np.ndarray, counts: np.ndarray,
+                  cache: dict | None = None) -> np.ndarray:
+    """:func:`weighted_medians` for integer multiplicities ``counts`` (T x m), in time
+    that does not grow with m per trial beyond one matrix product.
+
+    A row's median sits where the cumulative count of its sorted values crosses half the
+    total K; that count at the middle position varies by about sqrt(K) / 2 draws between
+    trials. So each row is read only in a window of sorted positions around the middle
+    (``WINDOW_Z`` standard deviations wide): the draws before the window come from one
+    product with the indicator of the positions before it, and a cumulative sum runs over
+    the window alone. A row whose median falls outside its window (about never) is
+    computed in full. A window would cover most of the row only for a few draws (the
+    drawn columns are then read alone) or a short row. ``cache`` keeps the sorted rows
+    and the indicators between calls.
+    """
+    cache = {} if cache is None else cache
+    n, m = values.shape
+    if ("order",) not in cache:
+        order = np.argsort(values, axis=1, kind="stable").astype(np.int32)
+        cache[("order",)] = (order, np.take_along_axis(values, order, axis=1))
+    order, xs = cache[("order",)]
+    totals = counts.sum(axis=1)
+    out = np.empty((counts.shape[0], n))
+    for total in np.unique(totals):
+        trials = np.flatnonzero(totals == total)
+        block = counts if trials.size == len(counts) else counts[trials]
+        half = float(total) / 2.0
+        width = int(np.ceil(WINDOW_Z * m / (2.0 * np.sqrt(max(float(total), 1.0))))) + 1
+        lo, hi = max(0, m // 2 - width), min(m, m // 2 + width)
+        if 4 * (hi - lo) >= m:  # the window would be most of the row
+            if 4 * total < m:  # few draws (at most 1,024): the drawn columns only
+                for t in trials:
+                    drawn = np.flatnonzero(counts[t])
+                    out[t] = weighted_medians(values[:, drawn],
+                                              counts[t:t + 1, drawn].astype(float))[0]
+            else:
+                out[trials] = weighted_medians(values, block.astype(float))
+            continue
+        if cache.get("below", (None,))[0] != lo:  # the positions before the window
+            below = np.zeros((n, m), dtype=np.int8)
+            below[np.arange(n)[:, None], order[:, :lo]] = 1.0
+            cache["below"] = (lo, below)
+        before = exact_products(block, cache["below"][1], 1.0, True, float(total))  # T x n
+        window = block[:, order[:, lo:hi]]  # T x n x width
+        cum = np.cumsum(window, axis=2)
+        cum += before[:, :, None]
+        first = (cum < half).sum(axis=2)  # cum is nondecreasing: the first index >= half
+        above = (cum <= half).sum(axis=2)
+        outside = (first == hi - lo) | (above == hi - lo) | (before >= half)
+        first, above = np.minimum(first, hi - lo - 1), np.minimum(above, hi - lo - 1)
+        rows = np.arange(n)[None, :]
+        out[trials] = (xs[rows, lo + first] + xs[rows, lo + above]) / 2.0
+        for i, a in zip(*np.nonzero(outside)):
+            t = trials[i]
+            out[t, a] = weighted_medians(values[a:a + 1], counts[t:t + 1].astype(float))[0, 0]
+    return out
+
+
 # ---------------------------------------------------------------------- mean, median
+def _filled_values(base: ResampleBase) -> np.ndarray:
+    return kept(base, ("values",),
+                lambda: prepare(base.matrix, base.missing).filled(values_based=True))
+
+
 def _mean_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws) -> np.ndarray:
-    values = prepare(base.matrix, base.missing).filled(values_based=True)
-    return (draws.cw @ values.T) / draws.total
+    return real_products(draws.cw, _filled_values(base)) / draws.total
 
 
 def _mean_candidates(base: ResampleBase, params: dict[str, Any], draws: CandidateDraws
                      ) -> np.ndarray:
-    return (draws.cw @ base.matrix.oriented().T) / draws.cw.sum(axis=1)[:, None]
+    cw = draws.cw if draws.judges_resampled else draws.cw[:1]  # the same in every trial
+    return real_products(cw, base.matrix.oriented()) / cw.sum(axis=1, dtype=np.float64)[:, None]
+
+
+def _counts(base: ResampleBase, cw: np.ndarray) -> np.ndarray:
+    """The judges' multiplicities from their weights (all judges weigh the same)."""
+    weight = float(base.matrix.weights[0])
+    return cw if weight == 1.0 else np.rint(cw / weight)
 
 
 def _median_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws) -> np.ndarray:
-    values = prepare(base.matrix, base.missing).filled(values_based=True)
-    return weighted_medians(values, draws.cw / float(base.matrix.weights[0]))
+    cache = kept(base, ("median",), dict)
+    return count_medians(_filled_values(base), _counts(base, draws.cw), cache)
 
 
 def _median_candidates(base: ResampleBase, params: dict[str, Any], draws: CandidateDraws
                        ) -> np.ndarray:
-    weight = np.asarray(base.matrix.weights, dtype=float)[0]
-    return weighted_medians(base.matrix.oriented(), draws.cw / weight)
+    # no missing cell here (the analyses' rule), so the filled values are the oriented ones
+    cache = kept(base, ("median",), dict)
+    cw = draws.cw if draws.judges_resampled else draws.cw[:1]  # the same in every trial
+    return count_medians(_filled_values(base), _counts(base, cw), cache)
 
 
 MEAN = Shortcuts(judges=_mean_judges, candidates=_mean_candidates)
@@ -101,9 +184,18 @@ MEDIAN = Shortcuts(judges=_median_judges, judges_reason=_equal_weights,
 
 
 # ---------------------------------------------------------------------- rank-based
+def _doubled(base: ResampleBase, key: str, make: Any) -> np.ndarray:
+    """Twice a per-judge statistic made of multiples of 1/2 (small integers, float32)."""
+    return kept(base, ("doubled", key), lambda: (2.0 * make()).astype(np.float32))
+
+
 def _average_rank_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws
                          ) -> np.ndarray:
-    return -(draws.cw @ base.filled_ranks.T) / draws.total
+    if draws.margins_known():  # a judge's rank is (n + 1) / 2 - sum_b sign_ab / 2
+        return draws.margins.sum(axis=2) / (2.0 * draws.total) - (base.n + 1) / 2.0
+    ranks = _doubled(base, "ranks", lambda: base.filled_ranks)
+    return -exact_products(draws.cw, ranks, 2.0 * base.n, draws.integral,
+                           float(draws.total.max())) / (2.0 * draws.total)
 
 
 def _average_rank_pairs(stats: PairStats, params: dict[str, Any]) -> np.ndarray:
@@ -113,11 +205,14 @@ def _average_rank_pairs(stats: PairStats, params: dict[str, Any]) -> np.ndarray:
 def _success_rate_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws
                          ) -> np.ndarray:
     ranks, n = base.filled_ranks, base.n
+    if draws.margins_known() and params.get("ties", "zero") == "half":  # wins + ties / 2
+        return (draws.margins.sum(axis=2) / draws.total + (n - 1)) / (2.0 * (n - 1))
     if params.get("ties", "zero") == "half":
-        beaten = n - ranks  # worse + 1/2 (tied others)
+        beaten = _doubled(base, "beaten_half", lambda: n - ranks)  # worse + 1/2 (tied others)
     else:
-        beaten = n - _st.rankdata(ranks, method="max", axis=0)
-    return (draws.cw @ beaten.T) / (draws.total * (n - 1))
+        beaten = _doubled(base, "beaten", lambda: n - _st.rankdata(ranks, method="max", axis=0))
+    return exact_products(draws.cw, beaten, 2.0 * n, draws.integral,
+                          float(draws.total.max())) / (2.0 * draws.total * (n - 1))
 
 
 def _success_rate_pairs(stats: PairStats, params: dict[str, Any]) -> np.ndarray:
@@ -136,7 +231,7 @@ def _copeland_pairs(stats: PairStats, params: dict[str, Any]) -> np.ndarray:
     wins = stats.wins
     margin = wins - wins.transpose(0, 2, 1)
     g = (margin > 0) + 0.5 * (margin == 0)
-    points = (np.einsum("tab,tb->ta", g, stats.c) if stats.judges_resampled
+    points = (np.matmul(g, stats.c[:, :, None])[:, :, 0] if stats.judges_resampled
               else stats.c @ g[0].T)
     return (points - 0.5) / (stats.n - 1)
 
@@ -145,7 +240,7 @@ AVERAGE_RANK = Shortcuts(judges=_average_rank_judges, judges_reason=_fractional_
                          candidate_pairs=_average_rank_pairs, candidates_reason=_fractional_ties,
                          counts_reason=_dense_ties_need_values)
 SUCCESS_RATE = Shortcuts(judges=_success_rate_judges, candidate_pairs=_success_rate_pairs)
-COPELAND = Shortcuts(judges=_copeland_judges, judges_reason=_integer_weights,
+COPELAND = Shortcuts(judges=_copeland_judges, judges_reason=_integer_weights, margins=True,
                      candidate_pairs=_copeland_pairs, candidates_reason=_integer_weights)
 
 
@@ -215,17 +310,32 @@ def _rd_judges_reason(base: ResampleBase, params: dict[str, Any]) -> str | None:
 
 
 def _rd_candidates_reason(base: ResampleBase, params: dict[str, Any]) -> str | None:
-    if params.get("on", "values") == "values" and not pair_tensor_fits(base.n, base.m):
-        return "too many candidates x judges for the pairwise tensor"
+    if params.get("on", "values") == "values" and base.n * base.n * base.m > RD_PAIRS_LIMIT:
+        return "too many candidates x judges for a pass over the pairs of every resample"
     return None
 
 
 def _rd_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws) -> np.ndarray:
-    b, sgn = _rd_base(base, params)
-    ones = np.ones(base.n)
-    per_judge = np.stack([_rd_terms(b[:, k:k + 1], ones, sgn[k:k + 1])
-                          for k in range(base.m)], axis=1)  # sum over opponents, n x m
-    return (draws.cw @ per_judge.T) / (draws.total * (base.n - 1))
+    def terms() -> np.ndarray:  # each judge's sum over opponents, n x m
+        b, sgn = _rd_base(base, params)
+        ones = np.ones(base.n)
+        out = np.empty((base.n, base.m))
+        step = max(1, BLOCK // max(1, base.n * base.n))
+        for k in range(0, base.m, step):
+            out[:, k:k + step] = _rd_judge_terms(b[:, k:k + step], sgn[k:k + step], ones)
+        return out
+
+    per_judge = kept(base, ("relative_difference", params.get("on", "values")), terms)
+    return real_products(draws.cw, per_judge) / (draws.total * (base.n - 1))
+
+
+def _rd_judge_terms(b: np.ndarray, sgn: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """``sum_v c_v sgn_k (b_uk - b_vk) / (b_uk + b_vk)`` for every row u and judge k
+    (n x m; a 0/0 term is 0)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        term = (b[:, None, :] - b[None, :, :]) / (b[:, None, :] + b[None, :, :])
+    term[np.isnan(term)] = 0.0
+    return np.einsum("v,uvk->uk", c, term) * sgn[None, :]
 
 
 def _rd_candidates(base: ResampleBase, params: dict[str, Any], draws: CandidateDraws
@@ -237,7 +347,7 @@ def _rd_candidates(base: ResampleBase, params: dict[str, Any], draws: CandidateD
     :func:`_rd_rank_terms`."""
     b, sgn = _rd_base(base, params)
     on_ranks = params.get("on", "values") == "ranks"
-    cands, c, cw = draws.cands, draws.c, draws.cw
+    cands, c = draws.cands, draws.c
     n, m = b.shape
     if on_ranks:  # dense tie groups per judge, 0 = best, flattened per judge
         groups = _st.rankdata(base.filled_ranks, method="dense", axis=0).astype(np.intp) - 1
@@ -248,7 +358,8 @@ def _rd_candidates(base: ResampleBase, params: dict[str, Any], draws: CandidateD
     for t in range(c.shape[0]):
         drawn = np.flatnonzero(c[t])
         mult = c[t, drawn]
-        total = cw[t].sum()
+        weights = draws.weights(t)
+        total = weights.sum()
         if on_ranks:
             weight = np.bincount(flat[drawn].ravel(), np.repeat(mult, m), minlength=n * m)
             weight = weight.reshape(m, n).T  # multiplicity of each group, per judge
@@ -256,9 +367,9 @@ def _rd_candidates(base: ResampleBase, params: dict[str, Any], draws: CandidateD
             g = groups[drawn]
             cols = np.arange(m)[None, :]
             ranks = 1.0 + above[g, cols] + (weight[g, cols] - 1.0) / 2.0
-            terms = _rd_rank_terms(ranks, mult, cw[t] * sgn, kernel)
+            terms = _rd_rank_terms(ranks, mult, weights * sgn, kernel)
         else:
-            terms = _rd_terms(b[drawn], mult, cw[t] * sgn)
+            terms = _rd_terms(b[drawn], mult, weights * sgn)
         out[t, drawn] = terms / (total * (cands.shape[1] - 1))
     return out
 

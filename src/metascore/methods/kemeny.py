@@ -18,40 +18,42 @@ solved exactly in three steps:
    Components of at most ``ENUMERATE_LIMIT`` candidates (most cycles of competition data)
    score all k! orders at once instead, with the same tie-break and count: 10 to 20 times
    faster there than the steps of the program.
-3. **Integer program** for larger components (scipy ``milp``/HiGHS): a binary variable
-   ``x_ab`` per pair ``a < b`` (1 = a above b) and the transitivity constraints
-   ``0 <= x_ab + x_bc - x_ac <= 1`` for every triple ``a < b < c``. Uniqueness is checked by
-   solving again with a no-good cut that excludes the order found.
+3. **Integer program** for larger components (:mod:`.kemeny_ilp`): a binary variable per
+   pair (a above b or not), the transitivity constraints of the triples added only when a
+   relaxation violates them (HiGHS through scipy), which certifies the optimum (its
+   agreement equals the proven bound) and decides uniqueness, within a time budget; past
+   it, the best order found and its gap to the bound, said in the notes.
 """
 
 from __future__ import annotations
 
 import itertools
+import time
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse.csgraph import connected_components
 
-from ..constraints import Options
+from ..constraints import Interval, Options
 from ..errors import ConfigError, InputError
 from ..pairwise import PairwiseCounts
 from ..method_spec import MethodOutput, ranking_method
+from .kemeny_ilp import solve_cycle
 
-__all__ = ["kemeny_young", "kemeny_order", "DP_LIMIT", "EXACT_LIMIT"]
+__all__ = ["kemeny_young", "kemeny_order", "KemenyOrder", "DP_LIMIT", "EXACT_LIMIT"]
 
 #: Components up to this size are solved by subset dynamic programming.
 DP_LIMIT = 16
 #: Components up to this size are solved by scoring every order (k! of them).
 ENUMERATE_LIMIT = 7
-#: Largest component solved exactly (integer program); larger ones are refused. Measured on
-#: a 2-core machine with independent random judges (the hardest profiles): 40 candidates
-#: in about 1 s, 50 in 8 s (50 judges) to 130 s (200 judges), 60 in 100 s (50 judges).
-#: Competition data, where judges mostly agree, split into much smaller components.
-EXACT_LIMIT = 50
-#: Time limit (seconds) of one integer-program solve.
-ILP_TIME_LIMIT = 600.0
+#: Largest component the integer program takes (k (k - 1) / 2 variables); larger ones are
+#: refused. Near-transitive profiles solve fast (100 candidates in 30 judges in a second);
+#: independent random judges, the hardest profiles, reach the time budget from about 60.
+EXACT_LIMIT = 1000
+#: Default time budget (seconds) of the integer programs of one ranking.
+DEFAULT_TIME_LIMIT = 60.0
 
 SOLVERS = ("auto", "dp", "ilp")
 
@@ -135,75 +137,54 @@ def _kemeny_enumerate(W: np.ndarray, tol: float) -> tuple[np.ndarray, int]:
     return orders[pick].copy(), int(near.sum())
 
 
-def _order_from_x(x: np.ndarray, k: int) -> np.ndarray:
-    a, b = np.triu_indices(k, 1)
-    above = np.zeros((k, k))
-    above[a, b] = x          # above[u, v] = 1: u above v
-    above[b, a] = 1.0 - x
-    return np.argsort(above.sum(axis=0), kind="stable")  # fewest candidates above first
+class KemenyOrder(NamedTuple):
+    """What :func:`kemeny_order` found.
 
-
-def _kemeny_ilp(W: np.ndarray, tol: float) -> tuple[np.ndarray, bool]:
-    """Optimal order of ``W`` by integer programming, and whether it is unique.
-
-    When it is not unique, a second solve keeps the optimal agreement and minimizes the
-    number of label inversions (pairs a < b with b above a).
+    ``order`` (indices best first); ``unique``: no other order is optimal (None: not
+    established within the time budget); ``optimal_orders``: their number when only
+    dynamic programming ran, else None; ``solver`` used; ``agreement`` of the order and
+    ``bound``, an upper bound on the agreement of every order (equal when ``optimal``);
+    ``timed_out``: the sizes of the cycles where the time budget ran out first.
     """
-    k = W.shape[0]
-    a, b = np.triu_indices(k, 1)
-    npairs = a.size
-    pair_index = np.full((k, k), -1, dtype=np.intp)
-    pair_index[a, b] = np.arange(npairs)
-    r = np.arange(k)
-    i, j, l = np.nonzero((r[:, None, None] < r[None, :, None]) & (r[None, :, None] < r[None, None, :]))
-    rows = np.repeat(np.arange(i.size), 3)
-    cols = np.column_stack([pair_index[i, j], pair_index[j, l], pair_index[i, l]]).ravel()
-    vals = np.tile([1.0, 1.0, -1.0], i.size)
-    A = sp.csr_array((vals, (rows, cols)), shape=(i.size, npairs))
-    cost = -(W[a, b] - W[b, a])              # minimize minus the agreement (up to a constant)
-    base = [LinearConstraint(A, 0.0, 1.0)] if i.size else []
-    options = {"mip_rel_gap": 0.0, "time_limit": ILP_TIME_LIMIT}
-    integrality = np.ones(npairs)
 
-    def solve(c: np.ndarray, extra: list[LinearConstraint]) -> np.ndarray | None:
-        res = milp(c, constraints=base + extra, integrality=integrality, bounds=Bounds(0, 1),
-                   options=options)
-        if res.status == 2:  # infeasible
-            return None
-        if res.status != 0:
-            raise InputError(
-                f"the Kemeny integer program on {k} candidates did not finish ({res.message}); "
-                "use method 'sco' for an approximation."
-            )
-        return np.round(res.x)
+    order: np.ndarray
+    unique: bool | None
+    optimal_orders: int | None
+    solver: str
+    agreement: float
+    bound: float
+    optimal: bool
+    timed_out: tuple[int, ...] = ()
 
-    x = solve(cost, [])
-    opt = float(cost @ x)
-    ones = x == 1
-    cut = LinearConstraint(np.where(ones, 1.0, -1.0)[None, :], -np.inf, ones.sum() - 1.0)
-    other = solve(cost, [cut])
-    unique = other is None or float(cost @ other) > opt + tol
-    if not unique:
-        keep = LinearConstraint(cost[None, :], -np.inf, opt + tol)
-        x = solve(-np.ones(npairs), [keep])
-    return _order_from_x(x, k), unique
+
+def _and(a: bool | None, b: bool | None) -> bool | None:
+    """Three-valued and: False wins, then None (unknown)."""
+    if a is False or b is False:
+        return False
+    return None if a is None or b is None else True
 
 
 def kemeny_order(
     wins: np.ndarray, solver: str = "auto", margins: np.ndarray | None = None,
-    components: list[np.ndarray] | None = None,
-) -> tuple[np.ndarray, bool, int | None, str]:
+    components: list[np.ndarray] | None = None, time_limit: float = DEFAULT_TIME_LIMIT,
+) -> KemenyOrder:
     """Exact Kemeny order of the dense counts ``wins`` (indices assumed in label order).
 
     ``margins`` defaults to ``wins - wins.T``; pass :meth:`PairwiseCounts.margins` (in
     the same order) so that float noise of decimal weights does not split a cycle.
     ``components``: the strong components of the margins, if the caller has them.
-    Returns ``(order best first, unique, number of optimal orders or None, solver used)``.
+    ``time_limit``: seconds for the integer programs of all the cycles together; past it,
+    a cycle keeps the best order found and the result says so (``optimal=False``).
     """
     margins = wins - wins.T if margins is None else margins
     tol = 1e-9 * max(1.0, float(np.abs(wins).sum()))
+    deadline = time.monotonic() + time_limit
     order: list[np.ndarray] = []
-    unique, count, used = True, 1, set()
+    unique: bool | None = True
+    count: int | None = 1
+    used: set[str] = set()
+    slack = 0.0  # sum over the cycles of (bound - agreement)
+    timed_out: list[int] = []
     for comp in _components(margins) if components is None else components:
         k = comp.size
         if k == 1:
@@ -221,26 +202,75 @@ def kemeny_order(
             raise ConfigError(f"solver='dp' is limited to 20 candidates per cycle; got {k}.")
         if use_dp:
             local, n_opt = (_kemeny_enumerate if k <= ENUMERATE_LIMIT else _kemeny_dp)(W, tol)
-            count = count * n_opt if count is not None else None
-            unique &= n_opt == 1
+            count = None if count is None else count * n_opt
+            unique = _and(unique, n_opt == 1)
             used.add("dp")
         else:
-            local, uniq = _kemeny_ilp(W, tol)
-            count = None if not uniq or count is None else count
-            unique &= uniq
+            res = solve_cycle(W, tol, deadline)
+            local, count = res.order, None
+            unique = _and(unique, res.unique)
+            slack += res.bound - res.agreement
+            if not res.optimal:
+                timed_out.append(k)
             used.add("ilp")
         order.append(comp[local])
-    return np.concatenate(order), bool(unique), count, "+".join(sorted(used)) or "decomposition"
+    full = np.concatenate(order)
+    pos = np.empty(full.size, dtype=np.intp)
+    pos[full] = np.arange(full.size)
+    agreement = float(wins[pos[:, None] < pos[None, :]].sum())
+    return KemenyOrder(full, unique, count, "+".join(sorted(used)) or "decomposition",
+                       agreement, agreement + slack, not timed_out, tuple(timed_out))
+
+
+def _notes(result: KemenyOrder, distance: float, bound: float, time_limit: float,
+           firsts: list[str] | None, top: int) -> tuple[str, ...]:
+    """The ranking's notes: the optimum not proven in time, its uniqueness unknown, or
+    several optima (``firsts``: the candidates first in one of them, None when the top
+    cycle of ``top`` candidates was not searched)."""
+    if result.timed_out:
+        gap = distance - bound
+        cycles = ", ".join(map(str, result.timed_out))
+        return (
+            f"Kemeny optimum not proven: the time budget ({time_limit:g} s) ran out on a cycle "
+            f"of {cycles} candidates; this is the best order found, its Kendall distance "
+            f"{distance:g} is within {gap:g} ({gap / max(distance, 1e-300):.2%}) of the lower "
+            f"bound {bound:g}. Raise time_limit for the exact optimum.",
+        )
+    if result.unique is None:
+        return (
+            "Kemeny optimum found (its distance equals the proven bound), but whether it is "
+            "the only optimal order was not established within the time budget; if several "
+            "are optimal, this one need not be the one the label tie-break would choose.",
+        )
+    if result.unique is False:
+        how_many = f" ({result.optimal_orders} optimal orders)" if result.optimal_orders else ""
+        if firsts is None:
+            who = (f"the first place among them was not searched (a cycle of {top} "
+                   f"candidates at the top, more than {DP_LIMIT})")
+        elif len(firsts) > 1:
+            who = (f"{len(firsts)} candidates are first in one of them ({', '.join(firsts)}), "
+                   "so the first place is shared")
+        else:
+            who = "every one of them puts the same candidate first"
+        then = (", then the smallest by label on the cycles solved by dynamic programming"
+                if "ilp" in result.solver else ", then the smallest by label")
+        return (
+            f"Kemeny optimum not unique{how_many}: {who}; the positions follow one optimal "
+            f"order, chosen by label (the fewest label inversions{then}).",
+        )
+    return ()
 
 
 @ranking_method(
     "kemeny_young",
     input="pairwise",
     condorcet=True,
-    params={"solver": Options(*SOLVERS)},
+    params={"solver": Options(*SOLVERS),
+            "time_limit": Interval(0, None, closed="neither")},
     description="Exact Kemeny-Young ranking: the order with the least total Kendall tau distance to the judges.",
 )
-def kemeny_young(counts: PairwiseCounts, *, solver: str = "auto") -> MethodOutput:
+def kemeny_young(counts: PairwiseCounts, *, solver: str = "auto",
+                 time_limit: float = DEFAULT_TIME_LIMIT) -> MethodOutput:
     """Exact Kemeny-Young ranking.
 
     The ranking R maximizing ``sum_{a above b in R} N(a, b)``, equivalently minimizing the
@@ -252,17 +282,24 @@ def kemeny_young(counts: PairwiseCounts, *, solver: str = "auto") -> MethodOutpu
     solver : {"auto", "dp", "ilp"}
         ``auto`` solves each cycle (strong component of the majority graph, see the module
         docstring) of at most ``DP_LIMIT`` candidates by subset dynamic programming and
-        larger ones (up to ``EXACT_LIMIT``) by an integer program (HiGHS).
+        larger ones (up to ``EXACT_LIMIT``) by the integer program.
+    time_limit : float
+        Seconds the integer programs may take in all (default 60). Past it, each cycle
+        keeps the best order found: ``details["optimal"]`` is False and a note gives the
+        gap between its Kendall distance and the proven lower bound.
 
     Ties among optimal orders are broken by the candidates' labels, never by input order:
     the optimum with the fewest label inversions (pairs whose label order it reverses),
     then (dynamic programming) the lexicographically smallest by label. A note says when
-    the optimum is not unique.
+    the optimum is not unique, and when its uniqueness was not established in time.
 
-    ``details``: ``kendall_distance`` (the optimal objective), ``agreement``
-    (``sum N`` over the order's pairs), ``unique``, ``optimal_orders`` (their number when
-    only dynamic programming was used, else None), ``order`` (labels best first),
-    ``solver``, ``components`` (sizes of the independent cycles).
+    ``details``: ``kendall_distance`` (the objective of the order), ``lower_bound`` (no
+    order has a smaller distance; equal to it when ``optimal``), ``optimal``,
+    ``agreement`` (``sum N`` over the order's pairs), ``unique`` (None: not established),
+    ``optimal_orders`` (their number when only dynamic programming was used, else None),
+    ``order`` (labels best first), ``solver``, ``components`` (sizes of the cycles), and
+    ``winners`` when several candidates are first in an optimal order (searched when the
+    top cycle has at most ``DP_LIMIT`` candidates).
     """
     wins, _ = counts.dense()
     labels = counts.candidates
@@ -270,44 +307,32 @@ def kemeny_young(counts: PairwiseCounts, *, solver: str = "auto") -> MethodOutpu
     W = wins[np.ix_(by_label, by_label)]
     margins = counts.margins()[np.ix_(by_label, by_label)]
     components = _components(margins)
-    local, unique, n_opt, used = kemeny_order(W, solver, margins, components)
-    order = by_label[local]
+    result = kemeny_order(W, solver, margins, components, time_limit)
+    order = by_label[result.order]
     n = counts.n
     position = np.empty(n, dtype=np.intp)
     position[order] = np.arange(1, n + 1)
     above = position[:, None] < position[None, :]
     agreement = float(wins[above].sum())
     distance = float(wins.T[above].sum())
-    sizes = [int(c.size) for c in components]
-    notes: tuple[str, ...] = ()
-    firsts = None
-    if not unique:
-        how_many = f" ({n_opt} optimal orders)" if n_opt is not None else ""
-        firsts = _first_places(W, components[0])
-        if firsts is None:
-            who = (f"the first place among them was not searched (a cycle of "
-                   f"{components[0].size} candidates at the top, more than {DP_LIMIT})")
-        elif firsts.size > 1:
-            names = [labels[i] for i in by_label[firsts]]
-            who = (f"{len(names)} candidates are first in one of them ({', '.join(names)}), "
-                   "so the first place is shared")
-        else:
-            who = "every one of them puts the same candidate first"
-        notes = (
-            f"Kemeny optimum not unique{how_many}: {who}; the positions follow one optimal "
-            "order, chosen by label (the fewest label inversions, then the smallest by label).",
-        )
+    compared = float(wins.sum())  # agreement + distance of every order
+    bound = distance if result.optimal else max(0.0, compared - result.bound)
+    firsts = _first_places(W, components[0]) if result.unique is False else None
     details = {
         "kendall_distance": distance,
+        "lower_bound": bound,
+        "optimal": result.optimal,
         "agreement": agreement,
-        "unique": unique,
-        "optimal_orders": n_opt,
+        "unique": result.unique,
+        "optimal_orders": result.optimal_orders,
         "order": [labels[i] for i in order],
-        "solver": used,
-        "components": sizes,
+        "solver": result.solver,
+        "components": [int(c.size) for c in components],
     }
     if firsts is not None and firsts.size > 1:  # Ranking.winners lists them all
         details["winners"] = [labels[i] for i in by_label[firsts]]
+    who = None if firsts is None else [labels[i] for i in by_label[firsts]]
+    notes = _notes(result, distance, bound, time_limit, who, components[0].size)
     return MethodOutput((n - position).astype(float), details=details, notes=notes)
 
 
