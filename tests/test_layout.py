@@ -216,3 +216,32 @@ def test_command_modules_do_not_import_the_command_line_main():
     outside = sorted(p.relative_to(SRC).as_posix() for p in _modules()
                      if p.name == "cli.py" or p.stem.endswith("_cli"))
     assert outside == [], "command-line modules outside cli/"
+
+
+def test_no_constant_is_assigned_in_two_modules():
+    """A constant has one home (issue 35): ``CONFIG_NAME`` in two modules, or two different
+    ``SOLVERS`` a reader has to tell apart by the module, drift apart."""
+    import ast
+
+    homes: dict[str, list[str]] = {}
+    for path in _modules():
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            targets = node.targets if isinstance(node, ast.Assign) else (
+                [node.target] if isinstance(node, ast.AnnAssign) else [])
+            for target in targets:
+                if isinstance(target, ast.Name) and re.fullmatch(r"[A-Z][A-Z0-9_]*", target.id):
+                    homes.setdefault(target.id, []).append(_name(path))
+    assert {k: v for k, v in homes.items() if len(v) > 1} == {}, "assigned in two modules"
+
+
+def test_no_module_takes_the_version_from_the_package_init():
+    """``from .. import __version__`` loads the package ``__init__`` and with it every method;
+    the version lives in ``_version.py``."""
+    pattern = re.compile(r"^\s*from \.+ import (.*\b)?__version__\b", re.M)
+    assert [_name(p) for p in _modules() if pattern.search(p.read_text(encoding="utf-8"))] == []
+
+
+def test_every_folder_of_the_sources_is_a_package():
+    folders = [d for d in SRC.rglob("*") if d.is_dir() and not d.is_symlink()
+               and d.name != "__pycache__" and "__pycache__" not in d.parts]
+    assert [d.relative_to(SRC).as_posix() for d in folders if not (d / "__init__.py").is_file()] == []

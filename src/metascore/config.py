@@ -73,6 +73,9 @@ __all__ = [
 ]
 
 #: Which submission represents a participant in a phase.
+#: The configuration file's name in the meta phase's reference data (and a pulled folder).
+CONFIG_NAME = "metascore.yaml"
+
 SELECTION_POLICIES = ("best", "last", "all")
 #: Final-phase filter rules (``filter.rule``; docs/configuration.md, ``filter``).
 FILTER_RULES = ("beat_baseline", "top_k", "none")

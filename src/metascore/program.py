@@ -24,8 +24,8 @@ from typing import Any
 
 import pandas as pd
 
-from . import __version__
-from .config import COMPARE_R, STABILITY_Q, Config, load_config
+from ._version import __version__
+from .config import CONFIG_NAME, COMPARE_R, STABILITY_Q, Config, load_config
 from .errors import ConfigError, InputError, exit_code
 from .readers.columns import read_directions, read_titles
 from .readers.formats import CANONICAL_COLUMNS, concat_scores, read_scores, resolve_inside
@@ -33,10 +33,8 @@ from .readers.table import with_phase
 from .render.writers import PER_JUDGE_FILE, long_csv, render_outputs, write_files
 from .leaderboard import Leaderboard, build_leaderboard
 
-__all__ = ["CONFIG_NAME", "LONG_NAME", "load_scores", "run", "score_main", "ingest_main"]
+__all__ = ["LONG_NAME", "load_scores", "run", "score_main", "ingest_main"]
 
-#: Configuration file name in the reference data (and optionally the ingestion input data).
-CONFIG_NAME = "metascore.yaml"
 #: Canonical long table written by the ingestion program and preferred by the scorer.
 LONG_NAME = "metascore_long.csv"
 

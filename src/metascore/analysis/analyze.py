@@ -72,7 +72,7 @@ class AnalysisResult:
     def parts(self) -> list[tuple[str, Any]]:
         """Every result of the analysis, with its name, in report order."""
         criteria = {} if self.comparison is None else self.comparison.criteria
-        out: list[tuple[str, Any]] = [(LABELS.get(key, key), res) for key, res in criteria.items()]
+        out: list[tuple[str, Any]] = [(_IN_NOTES.get(key, key), res) for key, res in criteria.items()]
         out.append(("stability vs judges", self.curve))
         out += [(f"rank intervals of {m}", u) for m, u in self.intervals.items()]
         out += [(f"top-k of {m}", c) for m, c in (self.topk or {}).items()]
@@ -86,7 +86,7 @@ class AnalysisResult:
 
 
 #: Names of the comparison's criteria in notes.
-LABELS = {"winner_rank": "winner rank", "condorcet_rate": "Condorcet rate",
+_IN_NOTES = {"winner_rank": "winner rank", "condorcet_rate": "Condorcet rate",
           "generalization": "generalization", "stability_judges": "judge stability",
           "stability_candidates": "candidate stability"}
 

@@ -23,7 +23,7 @@ from dateutil import parser as dateparser
 
 from ..config import parse_config
 from ..errors import ConfigError
-from ..program import CONFIG_NAME
+from ..config import CONFIG_NAME
 from .add_meta_config import ConfigPlan, MetaChoices, plan_config
 from .check_config import find_meta_configs
 from .competition import DEFAULT_IMAGE, Competition, Phase

@@ -38,7 +38,7 @@ from pathlib import Path
 
 from ..config import FINAL_PHASE_STATISTICS, Config, load_config
 from ..errors import ConfigError, did_you_mean
-from ..program import CONFIG_NAME
+from ..config import CONFIG_NAME
 from .competition import Competition, Phase, Task
 from .add_meta_config import unknown_baseline_text
 from .submissions import Submission

@@ -22,7 +22,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from .. import __version__
+from .._version import __version__
 from ..errors import exit_code
 from .analyze import add_analyze_command
 from .bundle import add_bundle_commands

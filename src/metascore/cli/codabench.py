@@ -166,7 +166,8 @@ def _when(text: str | None) -> str:
 
 def _cmd_pull(args: argparse.Namespace) -> int:
     from ..config import load_config
-    from ..codabench.pull import CONFIG_NAME, new_directory, pull, write
+    from ..codabench.pull import new_directory, pull, write
+    from ..config import CONFIG_NAME
 
     config = load_config(args.config) if args.config else None
     client = _client(args)

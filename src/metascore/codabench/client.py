@@ -30,7 +30,7 @@ from urllib3 import poolmanager
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
-from .. import __version__
+from .._version import __version__
 from ..errors import MetascoreError
 from . import TOKEN_ENV
 

@@ -41,7 +41,7 @@ from typing import Any
 import yaml
 
 from ..readers.columns import COLUMNS_FILE
-from ..config import Config, FilterConfig, InputConfig, JudgeConfig, PhasesConfig, parse_config
+from ..config import CONFIG_NAME, Config, FilterConfig, InputConfig, JudgeConfig, PhasesConfig, parse_config
 from ..errors import InputError, did_you_mean
 from ..readers.formats import MANIFEST
 from ..spreadsheet import spreadsheet_text
@@ -53,9 +53,8 @@ from .api import (
 from .client import Client, PlatformError
 
 __all__ = ["Pulled", "pull", "fetch_competition", "find_phase", "new_directory", "write",
-           "CONFIG_NAME", "PROVENANCE_NAME"]
+           "PROVENANCE_NAME"]
 
-CONFIG_NAME = "metascore.yaml"
 PROVENANCE_NAME = COLUMNS_FILE  # the competition's columns, read back by metascore.readers.columns
 Log = Callable[[str], None]
 

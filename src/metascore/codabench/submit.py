@@ -41,7 +41,8 @@ from ..readers.formats import read_scores
 from . import SCORES_WAIT
 from .api import TERMINAL_STATUSES, CompetitionInfo, SubmissionInfo, parse_dataset, parse_submission
 from .client import Client, PlatformError
-from .pull import CONFIG_NAME, fetch_competition, find_phase
+from ..config import CONFIG_NAME
+from .pull import fetch_competition, find_phase
 
 __all__ = ["ZIP_NAME", "SCORES_POLL", "zip_results", "expected_scores", "submit"]
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from .. import __version__
+from .._version import __version__
 from ..config import Config
 from ..errors import InputError, MetascoreError
 from ..filtering import filter_final

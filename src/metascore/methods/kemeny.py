@@ -53,9 +53,9 @@ ENUMERATE_LIMIT = 7
 #: independent random judges, the hardest profiles, reach the time budget from about 60.
 EXACT_LIMIT = 1000
 #: Default time budget (seconds) of the integer programs of one ranking.
-DEFAULT_TIME_LIMIT = 60.0
+DEFAULT_KEMENY_TIME_LIMIT = 60.0
 
-SOLVERS = ("auto", "dp", "ilp")
+KEMENY_SOLVERS = ("auto", "dp", "ilp")
 
 
 def _components(margins: np.ndarray) -> list[np.ndarray]:
@@ -166,7 +166,7 @@ def _and(a: bool | None, b: bool | None) -> bool | None:
 
 def kemeny_order(
     wins: np.ndarray, solver: str = "auto", margins: np.ndarray | None = None,
-    components: list[np.ndarray] | None = None, time_limit: float = DEFAULT_TIME_LIMIT,
+    components: list[np.ndarray] | None = None, time_limit: float = DEFAULT_KEMENY_TIME_LIMIT,
 ) -> KemenyOrder:
     """Exact Kemeny order of the dense counts ``wins`` (indices assumed in label order).
 
@@ -265,12 +265,12 @@ def _notes(result: KemenyOrder, distance: float, bound: float, time_limit: float
     "kemeny_young",
     input="pairwise",
     condorcet=True,
-    params={"solver": Options(*SOLVERS),
+    params={"solver": Options(*KEMENY_SOLVERS),
             "time_limit": Interval(0, None, closed="neither")},
     description="Exact Kemeny-Young ranking: the order with the least total Kendall tau distance to the judges.",
 )
 def kemeny_young(counts: PairwiseCounts, *, solver: str = "auto",
-                 time_limit: float = DEFAULT_TIME_LIMIT) -> MethodOutput:
+                 time_limit: float = DEFAULT_KEMENY_TIME_LIMIT) -> MethodOutput:
     """Exact Kemeny-Young ranking.
 
     The ranking R maximizing ``sum_{a above b in R} N(a, b)``, equivalently minimizing the

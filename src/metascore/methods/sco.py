@@ -27,7 +27,7 @@ from ..method_spec import MethodOutput, ranking_method
 
 __all__ = ["sco", "sco_fenchel_young", "sigmoid_loss", "sigmoid_objective", "box_lbfgs"]
 
-SOLVERS = ("lbfgs", "sgd")
+SCO_SOLVERS = ("lbfgs", "sgd")
 POSITIVE = Interval(0.0, None, closed="neither")
 COUNT = Interval(1, None, integer=True)
 
@@ -248,7 +248,7 @@ def _projected_sgd(n: int, win: np.ndarray, lose: np.ndarray, weight: np.ndarray
     sparse=True,
     condorcet=True,
     params={
-        "solver": Options(*SOLVERS), "theta_min": Interval(), "theta_max": Interval(),
+        "solver": Options(*SCO_SOLVERS), "theta_min": Interval(), "theta_max": Interval(),
         "tau": POSITIVE, "learning_rate": POSITIVE, "iterations": COUNT,
         "batch_size": COUNT, "max_iter": AutoOr(COUNT),
     },
@@ -330,8 +330,8 @@ def sco(
     ``complete``, ``condorcet_winner``, ``sparse_noisy`` or ``sparse_consistent``) and, when
     the check ran, ``contradicted`` (the share it measured).
     """
-    if solver not in SOLVERS:
-        raise ConfigError(f"`solver` must be one of {list(SOLVERS)}; got {solver!r}.")
+    if solver not in SCO_SOLVERS:
+        raise ConfigError(f"`solver` must be one of {list(SCO_SOLVERS)}; got {solver!r}.")
     _check_box(theta_min, theta_max, tau)
     a, b, n_ab, n_ba = counts.pairs()
     n = counts.n

@@ -73,6 +73,7 @@ from ..config import JUDGE_COLUMNS
 from ..errors import MetascoreError
 from ..jsonable import jsonable
 from ..leaderboard import Analysis, Board, Leaderboard
+from ..readers.scores_file import SCORE_FILES
 from ..spreadsheet import spreadsheet_text
 from .per_judge import PER_JUDGE_FILE, judge_columns, number_texts, per_judge_csv_gz
 from .report import render_report
@@ -104,9 +105,6 @@ MARGINS_LIMIT = 200
 #: Codabench stores scores in a DecimalField(max_digits=20, decimal_places=10).
 MAX_ABS_SCORE = 1e10
 _FORBIDDEN = ("metadata",)
-#: Score files, in the order they are withdrawn; they are published in the reverse order,
-#: after every other file (``scores.json`` last of all).
-SCORE_FILES = ("scores.json", "scores.txt")
 #: Name prefix of the staging directories inside the output directory.
 STAGING_PREFIX = ".metascore-staging-"
 
@@ -175,6 +173,8 @@ def _publish(new: Path, old: Path, out: Path, names: list[str], dir_fd: int | No
 
     ``old`` receives what is replaced, so that a failure restores it.
     """
+    # score files are withdrawn in SCORE_FILES' order and published in the reverse order,
+    # after every other file (scores.json last of all)
     scores = [name for name in SCORE_FILES if name in names]  # withdrawal order
     others = sorted(name for name in names if name not in SCORE_FILES)
     done: list[tuple[str, str]] = []  # (what, name), undone newest first on failure
