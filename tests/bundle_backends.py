@@ -15,7 +15,7 @@ import pytest
 from engine import build_image
 from requirements import require_bwrap, require_engine
 
-from metascore.bundle.local import LocalBackend
+from metascore.bundle.worker.local import LocalBackend
 
 BACKENDS = [
     pytest.param("local", id="local"),

@@ -48,7 +48,7 @@ def _own_env_cache(tmp_path_factory):
     that builds it, so a cached one is what this code would build, and a few minutes are
     spent once per change of the recipe, not per session. Tests fill meta programs with the
     image's python3 (``METASCORE_META_PYTHON=image``) unless they ask for the bundled one."""
-    from metascore.bundle.runtime import runtime_cache
+    from metascore.bundle.meta.runtime import runtime_cache
 
     saved = {k: os.environ.get(k) for k in ("METASCORE_CACHE", "METASCORE_RUNTIME_CACHE", "METASCORE_META_PYTHON")}
     os.environ["METASCORE_RUNTIME_CACHE"] = str(runtime_cache())  # before the cache moves
@@ -70,8 +70,8 @@ def built_runtime():
     machine would spend most of its time budget on the build: the tests that use it run with
     ``METASCORE_RUNTIME=1`` and skip otherwise with this reason. With it, a machine that
     cannot build it skips (fails under CI=true)."""
-    from metascore.bundle.runtime import ensure_runtime
-    from metascore.bundle.runtime_build import check_host
+    from metascore.bundle.meta.runtime import ensure_runtime
+    from metascore.bundle.meta.runtime_build import check_host
     from metascore.errors import MetascoreError
     from requirements import unavailable
 
@@ -98,6 +98,6 @@ def _fixed_clock(request, monkeypatch):
     if request.node.get_closest_marker("site") is None:
         import datetime as dt
 
-        from metascore.bundle import phase_dates
+        from metascore.bundle.schema import phase_dates
 
         monkeypatch.setattr(phase_dates, "utc_now", lambda: dt.datetime.fromisoformat(TEST_NOW))

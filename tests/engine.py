@@ -38,7 +38,7 @@ _BUILT: dict[str, str] = {}
 @functools.lru_cache(maxsize=1)
 def engine_available() -> tuple[bool, str]:
     """``(True, "")`` when a Docker-compatible engine answers, else ``(False, reason)``."""
-    from metascore.bundle.docker_backend import connect
+    from metascore.bundle.worker.docker_backend import connect
     from metascore.errors import MetascoreError
 
     try:
@@ -81,7 +81,7 @@ def _current(tag: str):
     """The image tagged ``tag``, or None."""
     import docker.errors
 
-    from metascore.bundle.docker_backend import connect
+    from metascore.bundle.worker.docker_backend import connect
 
     try:
         return connect().images.get(tag)
@@ -114,7 +114,7 @@ WORKDIR /app/program
 def legacy_packages() -> tuple[str, ...]:
     """The Python packages of :data:`LEGACY_IMAGE`: the list ``metascore bundle env`` ships."""
     try:
-        from metascore.bundle.pyenv import packages_for
+        from metascore.bundle.worker.pyenv import packages_for
     except ImportError:  # before the `bundle env` step is merged: the packages fixtures need
         return ("numpy", "scipy", "scikit-learn", "pandas", "pyyaml")
     return tuple(packages_for(LEGACY_IMAGE) or ())

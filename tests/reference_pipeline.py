@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from metascore.config import JudgeConfig, judge_key
-from metascore.directions import column_direction
+from metascore.readers.directions import column_direction
 from metascore.errors import InputError
 from metascore.leaderboard.pivot import closest_judge
 from metascore.readers.long import _add_long, _read_long_table
@@ -69,7 +69,7 @@ def phase_matrix(
     score; scores named by a judge's column ``title`` count as its metric) or, without a
     config, every (task, metric) found (sorted by key). A judge without a configured
     direction takes its column's from the competition (``frame.attrs["directions"]``, see
-    :mod:`metascore.directions`), else higher is
+    :mod:`metascore.readers.directions`), else higher is
     better. A candidate
     is a baseline when its id or participant is listed in ``baselines`` or any of its rows
     is flagged ``is_baseline``.

@@ -33,7 +33,7 @@ def require_engine() -> None:
 
 def require_bwrap() -> None:
     """Return when the local backend's bwrap sandbox runs here; else :func:`unavailable`."""
-    from metascore.bundle.sandbox import sandbox_available
+    from metascore.bundle.worker.sandbox import sandbox_available
 
     ok, reason = sandbox_available()
     if not ok:

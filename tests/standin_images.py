@@ -92,7 +92,7 @@ def build_bullseye(tag: str) -> str:
 
 def build_py312() -> str:
     """Make :data:`PY312` unless an up-to-date one exists; return its name."""
-    from metascore.bundle.pyenv import packages_for
+    from metascore.bundle.worker.pyenv import packages_for
 
     packages = packages_for("codalab/codalab-legacy:py312") or ()
     text = _LEGACY_DOCKERFILE.format(packages=" ".join(shlex.quote(p) for p in packages))

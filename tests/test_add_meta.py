@@ -39,11 +39,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from metascore.bundle.add_meta import add_meta
-from metascore.bundle.add_meta_config import MetaChoices
+from metascore.bundle.meta.add import add_meta
+from metascore.bundle.meta.choices import MetaChoices
 from metascore.bundle.archive import zip_directory
-from metascore.bundle.check import check_bundle
-from metascore.bundle.yaml_text import YamlText
+from metascore.bundle.check.full import check_bundle
+from metascore.bundle.meta.yaml_text import YamlText
 from metascore.cli import main
 from metascore.errors import ConfigError
 

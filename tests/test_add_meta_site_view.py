@@ -22,12 +22,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from metascore.bundle.add_meta import add_meta
-from metascore.bundle.add_meta_config import MetaChoices
+from metascore.bundle.meta.add import add_meta
+from metascore.bundle.meta.choices import MetaChoices
 from metascore.bundle.archive import build_bundle_zip, safe_extract
-from metascore.bundle.check import check_bundle
+from metascore.bundle.check.full import check_bundle
 from metascore.bundle.runner import run_bundle
-from metascore.bundle.schema import load_competition
+from metascore.bundle.schema.load import load_competition
 from metascore.cli import main
 from metascore.config import load_config
 from metascore.errors import ConfigError
@@ -140,7 +140,7 @@ def test_the_final_ranking_page_says_how_the_ranking_is_computed(tmp_path):
     # a second run changes nothing; --force writes the page entry once
     again = add_meta(bundle, end=None)
     assert not again.changed
-    add_meta(bundle, force=True, choices=__import__("metascore.bundle.add_meta_config",
+    add_meta(bundle, force=True, choices=__import__("metascore.bundle.meta.choices",
                                                     fromlist=["MetaChoices"]).MetaChoices(method="copeland"))
     data = _yaml(bundle)
     assert [p["title"] for p in data["pages"]].count("Final ranking") == 1

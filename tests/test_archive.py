@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from metascore.bundle.archive import safe_extract, zip_directory
-from metascore.bundle.meta_program_folder import assemble_meta_program, needs_meta_program
+from metascore.bundle.meta.program_folder import assemble_meta_program, needs_meta_program
 from metascore.errors import ConfigError, InputError
 
 
@@ -102,29 +102,38 @@ def test_meta_program_pointer_and_assembly(tmp_path):
 
 
 def _bundle_imports() -> dict[str, set[str]]:
-    """Module -> the bundle modules it imports (also inside functions), from the sources."""
+    """Module -> the bundle modules it imports (also inside functions), from the sources;
+    modules are named by their path in the package (``worker/local``)."""
     import ast
 
     import metascore.bundle
 
     package = Path(metascore.bundle.__file__).parent
+    modules = {p.relative_to(package).with_suffix("").as_posix() for p in package.rglob("*.py")}
     graph: dict[str, set[str]] = {}
-    for path in sorted(package.glob("*.py")):
+    for path in sorted(package.rglob("*.py")):
+        name = path.relative_to(package).with_suffix("").as_posix()
+        here = name.split("/")[:-1]  # the sub-package the module is in
         deps: set[str] = set()
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.level == 1:
-                names = [node.module] if node.module else [a.name for a in node.names]
-                deps.update(n.split(".")[0] for n in names)
+            if isinstance(node, ast.ImportFrom) and node.level >= 1:
+                if node.level - 1 > len(here):  # above the bundle package
+                    continue
+                base = here[: len(here) - (node.level - 1)]
+                target = base + (node.module.split(".") if node.module else [])
+                for alias in node.names:
+                    as_module = "/".join(target + [alias.name])
+                    deps.add(as_module if as_module in modules else "/".join(target) or "__init__")
                 assert not [a.name for a in node.names if a.name.startswith("_")], (
-                    f"{path.name} imports a private name from .{node.module}"
+                    f"{name} imports a private name from {'.' * node.level}{node.module or ''}"
                 )
-        graph[path.stem] = deps - {"__init__"}
+        graph[name] = {d for d in deps if d in modules and not d.endswith("__init__")} - {name}
     return graph
 
 
 def test_bundle_modules_import_no_cycle_and_no_private_name():
     graph = _bundle_imports()
-    assert {"archive", "schema", "runner"} <= set(graph)
+    assert {"archive", "schema/load", "runner", "worker/local"} <= set(graph)
     done: set[str] = set()
 
     def visit(module: str, path: tuple[str, ...]) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from metascore.bundle.check import check_bundle
+from metascore.bundle.check.full import check_bundle
 from metascore.cli import main
 
 TEMPLATE = Path(__file__).parents[1] / "bundle_template"

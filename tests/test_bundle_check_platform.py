@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from metascore.bundle.check import check_bundle
+from metascore.bundle.check.full import check_bundle
 from metascore.cli import main
 
 TEMPLATE = Path(__file__).parents[1] / "bundle_template"
@@ -286,7 +286,7 @@ def test_zip_start_moves_every_phase_date_and_keeps_the_calendar(tmp_path, capsy
     moves by the same number of days (times, lengths and gaps kept), the folder is unchanged."""
     import datetime as dt
 
-    from metascore.bundle import phase_dates
+    from metascore.bundle.schema import phase_dates
 
     monkeypatch.setattr(phase_dates, "utc_now", lambda: dt.datetime(2031, 3, 10, 15, 0))
     before = (TEMPLATE / "competition.yaml").read_text()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from metascore.bundle.schema import check_schema, load_competition, path_references
+from metascore.bundle.schema.load import check_schema, load_competition, path_references
 from metascore.errors import ConfigError
 
 BUNDLES = Path(__file__).parent / "data" / "bundles"
@@ -192,7 +192,7 @@ def test_duplicate_keys_in_files_codabench_reads_warn_and_the_last_wins(bundle, 
     """Codabench loads competition.yaml and program metadata with PyYAML, where a key written
     twice keeps its last value; real bundles have such keys (two `solutions:` in Codabench's
     own mini-automl example), so they must run: a warning naming both lines, not an error."""
-    from metascore.bundle.metadata import read_metadata
+    from metascore.bundle.schema.metadata import read_metadata
 
     comp = bundle.root / "competition.yaml"
     comp.write_text(comp.read_text() + "title: again\n")
@@ -211,7 +211,7 @@ def test_duplicate_keys_in_files_codabench_reads_warn_and_the_last_wins(bundle, 
 
 
 def test_duplicate_keys_in_a_submissions_manifest_are_errors_with_their_lines(tmp_path):
-    from metascore.bundle.submissions import read_manifest
+    from metascore.bundle.site.submissions import read_manifest
 
     subs = tmp_path / "subs"
     subs.mkdir()
@@ -279,7 +279,7 @@ def test_the_baselines_time_is_the_first_phase_start_as_stored(tmp_path):
     Codabench stores (midnight), not the written time."""
     import datetime as dt
 
-    from metascore.bundle.submissions import collect_submissions
+    from metascore.bundle.site.submissions import collect_submissions
 
     root = tmp_path / "b"
     shutil.copytree(TEMPLATE, root)

@@ -49,7 +49,7 @@ from pathlib import Path
 
 import pytest
 
-from metascore.bundle.schema import check_schema
+from metascore.bundle.schema.load import check_schema
 from metascore.cli import main
 
 TEMPLATE = Path(__file__).parents[1] / "bundle_template"

@@ -12,7 +12,7 @@ import pytest
 from metascore.cli import main
 from metascore.cli.common import read_matrix_file
 from metascore.config import parse_config
-from metascore.directions import direction_warnings, looks_lower_is_better
+from metascore.readers.directions import direction_warnings, looks_lower_is_better
 from metascore.errors import InputError
 from metascore.readers.columns import COLUMNS_FILE, read_directions
 from metascore.leaderboard import build_leaderboard

@@ -20,9 +20,9 @@ import yaml
 
 import metascore
 from engine import build_image
-from metascore.bundle import docker_backend
-from metascore.bundle.backend import Mount, StepSpec
-from metascore.bundle.docker_backend import STEP_LABEL, WORKER_CAP_DROP, DockerBackend, connect
+from metascore.bundle.worker import docker_backend
+from metascore.bundle.worker.backend import Mount, StepSpec
+from metascore.bundle.worker.docker_backend import STEP_LABEL, WORKER_CAP_DROP, DockerBackend, connect
 from metascore.bundle.runner import RunReport, run_bundle
 from metascore.errors import ConfigError, MetascoreError
 from requirements import require_engine
@@ -152,8 +152,8 @@ def test_container_settings_options_and_engines(tmp_path):
 
 def test_both_backends_have_every_member_of_the_protocol(monkeypatch):
     """The runner calls ``notice`` and ``describe`` on any backend, without looking first."""
-    from metascore.bundle.backend import Backend
-    from metascore.bundle.local import LocalBackend
+    from metascore.bundle.worker.backend import Backend
+    from metascore.bundle.worker.local import LocalBackend
 
     members = set(Backend.__annotations__) | {n for n in vars(Backend) if not n.startswith("_")}
     assert {"name", "notice", "describe", "run", "run_many"} <= members

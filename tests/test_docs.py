@@ -76,7 +76,7 @@ def test_the_template_readme_says_what_the_runner_does():
     import contextlib
     import io
 
-    from metascore.bundle.local import SANDBOX_MODES
+    from metascore.bundle.worker.local import SANDBOX_MODES
     from metascore.bundle.runner import BACKENDS
     from metascore.cli import main
 
@@ -99,13 +99,13 @@ def test_the_template_readme_says_what_the_runner_does():
 
 def test_placeholder_table_is_generated_from_the_worker():
     """docs/placeholders.md's table is what the worker's substitute() and mounts give."""
-    from metascore.bundle.placeholders import STEPS, markdown_table
-    from metascore.bundle.worker import PLACEHOLDERS, substitute
+    from metascore.bundle.worker.placeholders import STEPS, markdown_table
+    from metascore.bundle.worker.job import PLACEHOLDERS, substitute
 
     doc = (DOCS / "placeholders.md").read_text(encoding="utf-8")
     table = markdown_table()
     assert table in doc, ("docs/placeholders.md is stale: paste "
-                          "metascore.bundle.placeholders.markdown_table() between its markers")
+                          "metascore.bundle.worker.placeholders.markdown_table() between its markers")
     rows = {line.split(" | ")[0].strip("| `"): line for line in table.splitlines()[2:]}
     assert list(rows) == list(PLACEHOLDERS)
     for name in PLACEHOLDERS:
@@ -125,6 +125,11 @@ def test_the_package_map_names_every_package_and_matches_the_tree():
     modules = {p.name for p in src.glob("*.py")}
     assert sorted(packages - named) == [], "docs/packages.md: name these packages"
     assert sorted(modules - named) == [], "docs/packages.md: name these modules"
+    every = {p.relative_to(src).as_posix() for p in src.rglob("*.py") if "_programs" not in p.parts
+             and p.name != "__init__.py"}
+    names = {n.rsplit("/", 1)[-1] for n in named}
+    assert sorted(m for m in every if m not in named and m.rsplit("/", 1)[-1] not in names) == [], (
+        "docs/packages.md: name these modules (every module, not only every package)")
     missing = sorted(n for n in named if not (src / n).exists()
                      and not n.startswith(("scoring_program/", "ingestion_program/"))
                      and not (ROOT / n).exists()

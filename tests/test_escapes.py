@@ -29,12 +29,12 @@ from pathlib import Path
 import pytest
 
 from bundle_backends import options, require
-from metascore.bundle import local
+from metascore.bundle.worker import local
 from metascore.bundle.archive import safe_extract
-from metascore.bundle.backend import Mount
-from metascore.bundle.limits import Limits
+from metascore.bundle.worker.backend import Mount
+from metascore.bundle.worker.limits import Limits
 from metascore.bundle.runner import run_bundle
-from metascore.bundle.sandbox import bwrap_argv, python_wrappers, sandbox_env, visible_paths
+from metascore.bundle.worker.sandbox import bwrap_argv, python_wrappers, sandbox_env, visible_paths
 from metascore.errors import ConfigError, InputError
 
 HOSTILE = Path(__file__).parent / "data" / "bundles" / "hostile"

@@ -125,7 +125,7 @@ def test_check_warns_about_a_baseline_named_by_its_local_submission(tmp_path):
     """The meta phase sees <owner>-<id> names (the export's, and bundle run's since issue
     25): a baseline listed by its local submission name is found by neither, its
     participant by both."""
-    from metascore.bundle.check import check_bundle
+    from metascore.bundle.check.full import check_bundle
 
     bundle = tmp_path / "bundle"
     shutil.copytree(TEMPLATE, bundle, ignore=shutil.ignore_patterns("__pycache__"))

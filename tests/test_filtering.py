@@ -10,8 +10,8 @@ from hypothesis import given, strategies as st
 
 from metascore import ScoreMatrix, rank
 from metascore.errors import InputError
-from metascore.filtering import filter_final
-from metascore.selection import select_candidates
+from metascore.leaderboard.filtering import filter_final
+from metascore.leaderboard.selection import select_candidates
 
 
 def _dev(values, cands, baselines=(), participants=None, method="mean"):

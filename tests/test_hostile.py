@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from bundle_backends import BACKENDS, options
-from metascore.bundle.limits import Limits, format_size, limits_from_args, parse_size, tree_size
-from metascore.bundle.logs import CUT_NOTE, CappedLog
-from metascore.bundle.worker import TIME_LIMIT_MESSAGE
+from metascore.bundle.worker.limits import Limits, format_size, limits_from_args, parse_size, tree_size
+from metascore.bundle.worker.logs import CUT_NOTE, CappedLog
+from metascore.bundle.worker.job import TIME_LIMIT_MESSAGE
 from metascore.cli import main
 
 BUNDLE = Path(__file__).parent / "data" / "bundles" / "hostile"
@@ -29,7 +29,7 @@ SRC = Path(__file__).parents[1] / "src"
 LIMITS = "Limits(memory=256 << 20, processes=50, disk=20 << 20, log=1 << 20)"
 RUNNER = """
 import json, resource, sys
-from metascore.bundle.limits import Limits
+from metascore.bundle.worker.limits import Limits
 from metascore.bundle.runner import run_bundle
 report = run_bundle(sys.argv[1], sys.argv[2], limits={limits}, **json.loads(sys.argv[3]))
 print(json.dumps({{"peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,

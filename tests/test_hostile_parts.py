@@ -20,22 +20,22 @@ import pytest
 
 from bundle_backends import require
 from hostile_fixtures import BREAKERS, hostile_bundle, make
-from metascore.bundle import cgroups, local
+from metascore.bundle.worker import cgroups, local
 from metascore.bundle.archive import safe_extract
-from metascore.bundle.cgroups import StepGroup, cgroup_support
-from metascore.bundle.limits import FILE_COST, JobWatch, Limits, held_deleted
-from metascore.bundle.logs import printable, tail
-from metascore.bundle.metadata import read_metadata
+from metascore.bundle.worker.cgroups import StepGroup, cgroup_support
+from metascore.bundle.worker.limits import FILE_COST, JobWatch, Limits, held_deleted
+from metascore.bundle.worker.logs import printable, tail
+from metascore.bundle.schema.metadata import read_metadata
 from metascore.bundle.runner import run_bundle
-from metascore.bundle.sandbox import JOB_INIT
-from metascore.bundle.schema import check_schema
-from metascore.bundle.syscall_filter import SYSCALLS, job_filter
+from metascore.bundle.worker.sandbox import JOB_INIT
+from metascore.bundle.schema.load import check_schema
+from metascore.bundle.worker.syscall_filter import SYSCALLS, job_filter
 from metascore.bundle.trees import MAX_DEPTH, copy_tree, remove_tree, tree_usage, walk
-from metascore.bundle.worker import MAX_SCORES_SIZE, JobFailed, JobResult, read_job_scores
+from metascore.bundle.worker.job import MAX_SCORES_SIZE, JobFailed, JobResult, read_job_scores
 from metascore.errors import ConfigError, InputError
 from metascore.readers.rows import text_cell
 from metascore.readers.yaml_loader import load_plain_yaml
-from metascore.spreadsheet import spreadsheet_text, unquoted_text
+from metascore.readers.spreadsheet import spreadsheet_text, unquoted_text
 
 BOMB = (BREAKERS / "yaml_bomb" / "metadata.yaml").read_text()
 

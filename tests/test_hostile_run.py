@@ -39,9 +39,9 @@ import pytest
 
 from bundle_backends import options, require
 from hostile_fixtures import EXPECTED, FORMULAS, GOOD_SCORES, TERMINAL_NAME, hostile_bundle
-from metascore.bundle.cgroups import CGROUP_ROOT, cgroup_support
-from metascore.bundle.logs import printable
-from metascore.bundle.syscall_filter import filter_support
+from metascore.bundle.worker.cgroups import CGROUP_ROOT, cgroup_support
+from metascore.bundle.worker.logs import printable
+from metascore.bundle.worker.syscall_filter import filter_support
 from metascore.bundle.trees import tree_usage, walk
 
 SRC = Path(__file__).parents[1] / "src"

@@ -264,7 +264,7 @@ def test_bundle_env_environments_can_be_listed_moved_and_removed(tmp_path, monke
     """`bundle env` leaves hundreds of MB in metascore's cache: --help says where and how to
     move it, --list shows each environment with its image and size, --remove deletes one
     (by image) or all."""
-    from metascore.bundle.pyenv import build_env, cache_root
+    from metascore.bundle.worker.pyenv import build_env, cache_root
     from metascore.cli import main
 
     monkeypatch.setenv("METASCORE_CACHE", str(tmp_path / "cache"))

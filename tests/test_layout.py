@@ -68,13 +68,13 @@ def test_bundle_modules_define_each_public_name_once():
     ``check_bundle`` for two different checks); a module's ``__all__`` lists what it
     defines, not what it imports from another module (one place to look a name up)."""
     homes: dict[str, list[str]] = {}
-    for path in sorted((SRC / "bundle").glob("*.py")):
+    for path in sorted((SRC / "bundle").rglob("*.py")):
         defined, exported = _top_level_definitions(path)
         for name in defined:
-            homes.setdefault(name, []).append(path.name)
+            homes.setdefault(name, []).append(_name(path))
         if path.name != "__init__.py":  # the package's public API gathers names
             assert set(exported) <= defined, (
-                f"bundle/{path.name} exports names it imports: {sorted(set(exported) - defined)}")
+                f"{_name(path)} exports names it imports: {sorted(set(exported) - defined)}")
     twice = {name: modules for name, modules in homes.items() if len(modules) > 1}
     assert twice == {}, "defined in two bundle modules"
 
@@ -82,7 +82,7 @@ def test_bundle_modules_define_each_public_name_once():
 def test_readme_layout_names_every_bundle_module():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     block = text[text.index("## Layout"):].split("```")[1]
-    missing = [p.name for p in sorted((SRC / "bundle").glob("*.py"))
+    missing = [p.name for p in sorted((SRC / "bundle").rglob("*.py"))
                if p.name != "__init__.py" and not re.search(rf"(?<![\w/]){re.escape(p.name)}", block)]
     assert missing == [], "README.md, Layout: name these bundle modules"
 
@@ -90,10 +90,10 @@ def test_readme_layout_names_every_bundle_module():
 #: Public top-level functions and classes that two modules of ``src/metascore`` define on
 #: purpose, with the reason; any other name is defined in one module only.
 DEFINED_TWICE = {
-    # bundle/job_init.py is a script the local backend runs by path (bundle/sandbox.py's
+    # bundle/worker/job_init.py is a script the local backend runs by path (bundle/worker/sandbox.py's
     # JOB_INIT, ``python -S -I job_init.py``), importing only the standard library; its
     # ``main`` is that program's entry point, as cli's ``main`` is metascore's.
-    "main": {"bundle/job_init.py", "cli/__init__.py"},
+    "main": {"bundle/worker/job_init.py", "cli/__init__.py"},
 }
 
 
@@ -245,3 +245,14 @@ def test_every_folder_of_the_sources_is_a_package():
     folders = [d for d in SRC.rglob("*") if d.is_dir() and not d.is_symlink()
                and d.name != "__pycache__" and "__pycache__" not in d.parts]
     assert [d.relative_to(SRC).as_posix() for d in folders if not (d / "__init__.py").is_file()] == []
+
+
+def test_no_folder_of_the_sources_holds_more_than_20_modules():
+    """A folder of more than 20 modules is told apart by file prefixes; it gets sub-packages
+    by what they are (bundle/: schema, site, worker, check, meta)."""
+    crowded = {}
+    for folder in [SRC, *(d for d in SRC.rglob("*") if d.is_dir() and not d.is_symlink())]:
+        modules = [p for p in folder.glob("*.py") if p.name != "__init__.py"]
+        if len(modules) > 20:
+            crowded[folder.relative_to(SRC).as_posix() or "."] = len(modules)
+    assert crowded == {}

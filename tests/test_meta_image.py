@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 import metascore
-from metascore.bundle import runtime_build as recipe
+from metascore.bundle.meta import runtime_build as recipe
 from metascore.bundle.runner import run_bundle
 from metascore.cli import main
 from requirements import require_engine
@@ -92,7 +92,7 @@ def test_the_program_loads_the_modules_the_build_compiled(built_runtime, bare_im
     folders: the compiled modules are found through ``-X pycache_prefix`` (unchecked hashes)."""
     import shlex
 
-    from metascore.bundle.runtime import bundled_command
+    from metascore.bundle.meta.runtime import bundled_command
 
     interpreter = shlex.split(bundled_command())[:-3]
     proc = subprocess.run(["podman", "run", "--rm", "--network=none", "-v",
@@ -128,9 +128,9 @@ def test_check_probe_says_the_program_runs_in_an_image_without_python(built_runt
 
 def test_the_probe_says_why_an_image_without_a_glibc_loader_cannot_run_it(built_runtime, no_loader_image,
                                                                            tmp_path):
-    from metascore.bundle.docker_backend import DockerBackend
-    from metascore.bundle.image_probe import probe_image
-    from metascore.bundle.meta_program_folder import assemble_meta_program
+    from metascore.bundle.worker.docker_backend import DockerBackend
+    from metascore.bundle.worker.image_probe import probe_image
+    from metascore.bundle.meta.program_folder import assemble_meta_program
 
     program = assemble_meta_program(tmp_path / "program", python="bundled")
     found = probe_image(DockerBackend(), no_loader_image, program)

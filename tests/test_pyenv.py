@@ -1,5 +1,5 @@
 """``metascore bundle env``: the competition image's Python packages in a cached virtual
-environment, used by the local backend for that image (:mod:`metascore.bundle.pyenv`).
+environment, used by the local backend for that image (:mod:`metascore.bundle.worker.pyenv`).
 
 The environments here are built offline and fast: no packages, or this Python's packages
 (``--system-site-packages``); what is checked is that the environment is built, cached,
@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from bundle_backends import SANDBOX_MODES, local_backend
-from metascore.bundle.backend import Mount, StepSpec
-from metascore.bundle.pyenv import IMAGE_PACKAGES, build_env, interpreter_for, packages_for
+from metascore.bundle.worker.backend import Mount, StepSpec
+from metascore.bundle.worker.pyenv import IMAGE_PACKAGES, build_env, interpreter_for, packages_for
 from metascore.cli import main
 from metascore.errors import ConfigError
 

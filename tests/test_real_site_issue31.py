@@ -100,7 +100,7 @@ def _participants(bundle: Path, phase: str | None) -> list[dict]:
 
 def run_bundle_on_site(name: str, tmp: Path) -> Run:
     from metascore.bundle import run_bundle
-    from metascore.bundle.add_meta import add_meta
+    from metascore.bundle.meta.add import add_meta
 
     t = rs.Stopwatch()
     bundle = Path(shutil.copytree(DATA / name, tmp / "bundle"))

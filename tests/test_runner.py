@@ -13,12 +13,12 @@ import pytest
 import yaml
 
 from bundle_backends import BACKENDS, SANDBOX_MODES, local_backend, options
-from metascore.bundle.backend import Mount, StepSpec
-from metascore.bundle.local import map_container_paths
+from metascore.bundle.worker.backend import Mount, StepSpec
+from metascore.bundle.worker.local import map_container_paths
 from metascore.bundle.runner import format_report, get_backend, run_bundle
-from metascore.bundle.schema import load_competition
-from metascore.bundle.submissions import collect_submissions
-from metascore.bundle.worker import NO_SCORES_MESSAGE, substitute
+from metascore.bundle.schema.load import load_competition
+from metascore.bundle.site.submissions import collect_submissions
+from metascore.bundle.worker.job import NO_SCORES_MESSAGE, substitute
 from metascore.errors import ConfigError
 
 BUNDLES = Path(__file__).parent / "data" / "bundles"
@@ -107,7 +107,7 @@ def test_local_backend_shared_timer_kills_process_group(mode, tmp_path):
 
 @pytest.mark.parametrize("mode", SANDBOX_MODES)
 def test_both_backends_split_commands_with_the_one_function(mode, tmp_path):
-    from metascore.bundle.backend import split_command
+    from metascore.bundle.worker.backend import split_command
 
     mounts = (Mount("/app/program", tmp_path),)
     step = StepSpec("scoring", "python3 score.py 'two words' /app/input", mounts)
@@ -127,10 +127,10 @@ def test_bundle_command_line_defaults_are_the_library_defaults():
     import argparse
     import inspect
 
-    from metascore.bundle.add_meta_config import MetaChoices
+    from metascore.bundle.meta.choices import MetaChoices
     from metascore.cli.bundle import add_bundle_commands
-    from metascore.bundle.local import LocalBackend
-    from metascore.bundle.site import FEEDS, Site
+    from metascore.bundle.worker.local import LocalBackend
+    from metascore.bundle.site.server import FEEDS, Site
     from metascore.config import RankingConfig
 
     parser = argparse.ArgumentParser()
@@ -476,8 +476,8 @@ def test_a_note_repeated_over_runs_is_said_once_with_a_count(tmp_path):
 
 
 def test_the_headline_quotes_the_programs_last_line_not_the_hint():
-    from metascore.bundle.backend import StepResult
-    from metascore.bundle.worker import exited
+    from metascore.bundle.worker.backend import StepResult
+    from metascore.bundle.worker.job import exited
 
     run = StepResult(exit_code=1, timed_out=False, stdout="", elapsed=0.1, stderr=(
         "Traceback (most recent call last):\nModuleNotFoundError: No module named 'xgboost'\n"

@@ -15,14 +15,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from metascore.bundle import runtime as rt
-from metascore.bundle import runtime_build as recipe
+from metascore.bundle.meta import runtime as rt
+from metascore.bundle.meta import runtime_build as recipe
 from metascore.bundle.archive import build_bundle_zip, zip_directory
-from metascore.bundle.backend import StepResult
-from metascore.bundle.check import check_bundle
-from metascore.bundle.competition import DEFAULT_IMAGE
-from metascore.bundle.image_probe import LOCAL_NOTICE, PROBE, probe_command, probe_image
-from metascore.bundle.meta_program_folder import assemble_meta_program, meta_python_of
+from metascore.bundle.worker.backend import StepResult
+from metascore.bundle.check.full import check_bundle
+from metascore.bundle.schema.competition import DEFAULT_IMAGE
+from metascore.bundle.worker.image_probe import LOCAL_NOTICE, PROBE, probe_command, probe_image
+from metascore.bundle.meta.program_folder import assemble_meta_program, meta_python_of
 from metascore.cli import main
 from metascore.errors import ConfigError
 
@@ -96,7 +96,7 @@ def test_a_local_run_never_needs_the_runtime_and_a_docker_run_follows_the_image(
     image's python3 command (no build); on the docker backend: what the image needs."""
     from types import SimpleNamespace
 
-    from metascore.bundle.site import Site
+    from metascore.bundle.site.server import Site
 
     monkeypatch.delenv("METASCORE_META_PYTHON", raising=False)
     for backend, image, expected in (("local", "codalab/codalab-legacy:py37", "image"),
@@ -377,10 +377,10 @@ def test_the_probe_runs_the_program_interpreter_on_the_imports(fake_runtime, tmp
 
 
 def test_a_local_run_says_it_cannot_know_the_image(tmp_path):
-    from metascore.bundle.image_probe import meta_image_report
-    from metascore.bundle.local import LocalBackend
-    from metascore.bundle.schema import load_competition
-    from metascore.bundle.site import Site
+    from metascore.bundle.worker.image_probe import meta_image_report
+    from metascore.bundle.worker.local import LocalBackend
+    from metascore.bundle.schema.load import load_competition
+    from metascore.bundle.site.server import Site
 
     comp = load_competition(TEMPLATE)
     backend = LocalBackend(sandbox="rewrite")
@@ -393,7 +393,7 @@ def test_a_local_run_says_it_cannot_know_the_image(tmp_path):
 def test_the_runtime_packages_are_not_the_modules_the_image_must_carry(fake_runtime, tmp_path):
     """A program importing numpy in an image without it is warned about even when the meta
     program's own Python carries a numpy (it is not on that program's path)."""
-    from metascore.bundle.image_checks import _local_modules
+    from metascore.bundle.check.image_checks import _local_modules
 
     root = tmp_path / "bundle"
     (root / "meta" / "runtime" / "lib" / PY / "site-packages" / "numpy").mkdir(parents=True)

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from bundle_backends import local_backend, options
-from metascore.bundle import local
-from metascore.bundle.backend import Mount, StepSpec
-from metascore.bundle.local import APP_PATH_HINT, LocalBackend
+from metascore.bundle.worker import local
+from metascore.bundle.worker.backend import Mount, StepSpec
+from metascore.bundle.worker.local import APP_PATH_HINT, LocalBackend
 from metascore.bundle.runner import run_bundle
 from metascore.errors import ConfigError
 

@@ -16,8 +16,8 @@ import yaml
 from bundle_backends import BACKENDS, options, require
 from engine import build_legacy_image
 from metascore.bundle.runner import format_report, run_bundle
-from metascore.bundle.schema import check_schema, load_competition
-from metascore.bundle.submissions import collect_submissions, phase_named_by, slug
+from metascore.bundle.schema.load import check_schema, load_competition
+from metascore.bundle.site.submissions import collect_submissions, phase_named_by, slug
 from metascore.cli import main
 from metascore.errors import InputError
 

@@ -13,7 +13,7 @@ import pytest
 import metascore as ms
 from metascore.config import parse_config
 from metascore.leaderboard import build_leaderboard
-from metascore.selection import select_candidates
+from metascore.leaderboard.selection import select_candidates
 from metascore.submission_order import (
     order_basis, phase_origins, places, split_submission_key, submission_number,
 )

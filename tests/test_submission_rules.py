@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from metascore.bundle.competition import Column, LeaderboardSpec
-from metascore.bundle.submission_rules import PhaseSubmission, export_decisions
+from metascore.bundle.schema.competition import LeaderboardSpec
+from metascore.readers.columns import Column
+from metascore.bundle.site.submission_rules import PhaseSubmission, export_decisions
 from metascore.errors import ConfigError
 
 COLUMNS = (Column("acc", "Accuracy", 0, "desc"), Column("mae", "MAE", 1, "asc"))

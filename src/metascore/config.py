@@ -142,7 +142,7 @@ class JudgeConfig:
     leaderboard column's title; a Codabench results export names the column by it
     (``<task>(<id>)-<title>``), and scores under that name count as ``metric``.
     ``direction_set`` is False when the file gave no direction: then the competition's
-    column ``sorting`` decides where known (:mod:`metascore.directions`), else higher.
+    column ``sorting`` decides where known (:mod:`metascore.readers.directions`), else higher.
     """
 
     task: str
@@ -197,7 +197,7 @@ class SelectionConfig:
 
 @dataclass(frozen=True)
 class FilterConfig:
-    """Who enters the final ranking (:mod:`metascore.filtering`); with one phase
+    """Who enters the final ranking (:mod:`metascore.leaderboard.filtering`); with one phase
     (``phases.final: null``), within it.
 
     ``rule``: ``beat_baseline`` | ``top_k`` | ``none``; ``beat``: ``all`` | ``any``

@@ -24,7 +24,7 @@ LABEL org.metascore.stand-in-for="{image}"
 
 
 def image_packages(image: str) -> list[str]:
-    code = ("import sys; from metascore.bundle.pyenv import packages_for; "
+    code = ("import sys; from metascore.bundle.worker.pyenv import packages_for; "
             "print('\\n'.join(packages_for(sys.argv[1]) or ()))")
     proc = sh([sys.executable, "-c", code, image], env={**os.environ, "PYTHONPATH": str(REPO / "src")})
     packages = proc.stdout.split()

@@ -22,7 +22,7 @@ each zip once into a cache (safe from several runner threads), within a size the
 gives (a submission: the job's ``--disk-limit``); a path of a bundle that a link leads out
 of the bundle is refused (a cloned bundle could point at any folder of the machine).
 
-The meta-scoring program (:mod:`metascore.bundle.meta_program_folder`) and the noise rules
+The meta-scoring program (:mod:`metascore.bundle.meta.program_folder`) and the noise rules
 (:mod:`metascore.bundle.files`) live in their own modules; their names are importable from
 here too.
 """
@@ -44,12 +44,12 @@ import yaml
 
 from ..errors import ConfigError, InputError
 from ..readers.yaml_loader import read_yaml
-from .competition import bundle_path
+from .schema.competition import bundle_path
 from .files import is_excluded, is_noise, refuse_outside_link
-from .meta_program_folder import assemble_meta_program, needs_meta_program
-from .phase_dates import shift_dates
-from .runtime import meta_python_in, require_runtime
-from .schema import check_schema, path_references
+from .meta.program_folder import assemble_meta_program, needs_meta_program
+from .schema.phase_dates import shift_dates
+from .meta.runtime import meta_python_in, require_runtime
+from .schema.load import check_schema, path_references
 from .trees import MAX_DEPTH, MAX_PATH
 
 __all__ = [
@@ -334,10 +334,10 @@ def build_bundle_zip(
     of that directory with its files at the root. Referenced files (pages, logo, terms,
     existing zips) are copied as they are. A ``meta_scoring_program/`` that is absent or
     holds only a README is filled by :func:`assemble_meta_program` first, with its own Python
-    unless ``meta_python`` is ``"image"`` (:mod:`metascore.bundle.runtime`). ``start``: every
+    unless ``meta_python`` is ``"image"`` (:mod:`metascore.bundle.meta.runtime`). ``start``: every
     phase date is moved by the same number of days so that the first phase starts that day
-    (:func:`~metascore.bundle.phase_dates.shift_dates`; the folder is not changed). The
-    bundle must pass :func:`~metascore.bundle.schema.check_schema` without errors.
+    (:func:`~metascore.bundle.schema.phase_dates.shift_dates`; the folder is not changed). The
+    bundle must pass :func:`~metascore.bundle.schema.load.check_schema` without errors.
     """
     bundle, dest_zip = Path(bundle), Path(dest_zip)
     if not bundle.is_dir():

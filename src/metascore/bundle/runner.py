@@ -1,10 +1,10 @@
 """The mock bundle runner: run a whole competition locally, as Codabench's compute worker would.
 
-:func:`run_bundle` checks the bundle (:func:`~metascore.bundle.schema.load_competition`),
-collects its submissions (:mod:`~metascore.bundle.submissions`), and lets the site
-(:mod:`~metascore.bundle.site`) run every phase x submission x task, then the meta phase;
-each job is the worker's (:mod:`~metascore.bundle.worker`: sandbox, mounts, placeholders,
-time limit, ``metadata`` file, scores file) on a backend (:mod:`~metascore.bundle.backend`:
+:func:`run_bundle` checks the bundle (:func:`~metascore.bundle.schema.load.load_competition`),
+collects its submissions (:mod:`~metascore.bundle.site.submissions`), and lets the site
+(:mod:`~metascore.bundle.site.server`) run every phase x submission x task, then the meta phase;
+each job is the worker's (:mod:`~metascore.bundle.worker.job`: sandbox, mounts, placeholders,
+time limit, ``metadata`` file, scores file) on a backend (:mod:`~metascore.bundle.worker.backend`:
 ``local`` subprocesses or ``docker`` containers). :func:`format_report` prints the
 :class:`RunReport`. The runner writes only inside ``out``:
 ``<out>/runs/<phase>/<candidate>/<task>/{prediction,scoring}/`` (each job's sandbox and
@@ -23,7 +23,7 @@ Where this differs from the v2 worker, knowingly:
   documents, where the v2 worker (c7dbc756) lets it run to its end and keeps its scores
   when the limit expires while it streams the job's logs (its own ``except Exception``
   catches the alarm's exception): the failure's reason says so
-  (:data:`~metascore.bundle.worker.LAX_TIME_LIMIT_NOTE`).
+  (:data:`~metascore.bundle.worker.job.LAX_TIME_LIMIT_NOTE`).
 - ``/app/data`` (a worker-host folder) is not mounted; there is no cache, no Docker image
   pull, no websocket, no ``detailed_results`` upload (the file stays in the output).
 - A run that finished after its prediction step failed (flagged) is marked by the local
@@ -34,7 +34,7 @@ Where this differs from the v2 worker, knowingly:
   ``auto_migrate_to_this_phase``, where "on the leaderboard" means "a task finished";
   a submission without a phase is made to every phase that does not migrate, a result
   submission without a phase to the first phase only, and result submissions are never
-  migrated (see :mod:`~metascore.bundle.site`); a migrated submission is a new one in its
+  migrated (see :mod:`~metascore.bundle.site.server`); a migrated submission is a new one in its
   new phase, on no leaderboard under the ``Add`` rules (as on the site). Each task of a multi-task phase is a
   separate job (as Codabench's child submissions are). What reaches the meta phase follows the leaderboard's
   ``submission_rule`` per phase, applied to whole submissions: the loss of task scores of
@@ -43,11 +43,11 @@ Where this differs from the v2 worker, knowingly:
 - The meta phase gets the export's names ``<owner>-<id>``; the ids follow submission order
   and the migrated copies are numbered in the order of their development ids, where the
   site migrates in an order nothing fixes (PostgreSQL's row order,
-  :mod:`~metascore.bundle.submission_ids`): a final id may differ from the site's, never the
+  :mod:`~metascore.bundle.site.submission_ids`): a final id may differ from the site's, never the
   order of a tie (:mod:`metascore.submission_order`).
 - The local backend runs each job in a bwrap sandbox with the worker's ``/app`` layout, or
   where bwrap cannot run, with rewritten command paths and no isolation (see
-  :mod:`metascore.bundle.local`); its programs run with this Python or the environment
+  :mod:`metascore.bundle.worker.local`); its programs run with this Python or the environment
   ``metascore bundle env`` built for the image, not the image itself.
 """
 
@@ -63,18 +63,18 @@ from typing import Any
 
 from ..errors import ConfigError, InputError
 from .archive import safe_extract
-from .backend import Backend
-from .competition import Competition
+from .worker.backend import Backend
+from .schema.competition import Competition
 from .files import write_text
-from .image_probe import meta_image_report
-from .limits import Limits
-from .local import DEFAULT_SANDBOX, LocalBackend
-from .meta_program_folder import needs_meta_program
-from .schema import load_competition
-from .site import DEFAULT_FEED, Site, SiteRun
-from .submissions import Submission, collect_submissions
+from .worker.image_probe import meta_image_report
+from .worker.limits import Limits
+from .worker.local import DEFAULT_SANDBOX, LocalBackend
+from .meta.program_folder import needs_meta_program
+from .schema.load import load_competition
+from .site.server import DEFAULT_FEED, Site, SiteRun
+from .site.submissions import Submission, collect_submissions
 from .trees import remove_tree
-from .worker import JobResult
+from .worker.job import JobResult
 
 __all__ = [
     "RunReport", "get_backend", "run_bundle", "format_report", "default_jobs", "BACKENDS",
@@ -119,14 +119,14 @@ def get_backend(name: str = DEFAULT_BACKEND, *, image: str | None = None, networ
                 limits: Limits | None = None) -> Backend:
     """The backend called ``name``: ``local`` (default) or ``docker`` (imported lazily).
 
-    ``sandbox`` and ``python_env`` apply to the local backend (:mod:`metascore.bundle.local`);
-    ``limits`` to both (default :class:`~metascore.bundle.limits.Limits`).
+    ``sandbox`` and ``python_env`` apply to the local backend (:mod:`metascore.bundle.worker.local`);
+    ``limits`` to both (default :class:`~metascore.bundle.worker.limits.Limits`).
     """
     if name == "local":
         return LocalBackend(sandbox=sandbox, python=python_env, network=network, limits=limits)
     if name == "docker":
         try:
-            from .docker_backend import DockerBackend
+            from .worker.docker_backend import DockerBackend
         except ModuleNotFoundError as exc:
             raise ConfigError(f"the docker backend is not available ({exc}); install "
                               "metascore[docker] or use --backend local.") from None
@@ -191,7 +191,7 @@ def run_bundle(
         ``python``/``python3``; by default the one ``metascore bundle env`` built for the
         bundle's image, else this Python.
     limits : per-job memory, process, disk and log limits (default
-        :class:`~metascore.bundle.limits.Limits`).
+        :class:`~metascore.bundle.worker.limits.Limits`).
     meta_python : how ``meta_scoring_program/`` is filled: ``"bundled"`` (its own Python;
         default ``$METASCORE_META_PYTHON``, else bundled) or ``"image"`` (the image's python3).
     """

@@ -9,12 +9,12 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from ..bundle.image_checks import RECOMMENDED_IMAGE
-from ..bundle.limits import add_limit_options, limits_from_args
-from ..bundle.local import DEFAULT_SANDBOX, SANDBOX_MODES
+from ..bundle.check.image_checks import RECOMMENDED_IMAGE
+from ..bundle.worker.limits import add_limit_options, limits_from_args
+from ..bundle.worker.local import DEFAULT_SANDBOX, SANDBOX_MODES
 from ..bundle.runner import BACKENDS, DEFAULT_BACKEND, DEFAULT_OUT, JOBS_CAP
-from ..bundle.runtime import META_PYTHONS
-from ..bundle.site import DEFAULT_FEED, FEEDS
+from ..bundle.meta.runtime import META_PYTHONS
+from ..bundle.site.server import DEFAULT_FEED, FEEDS
 from ..config import RankingConfig
 from ..errors import ConfigError, InputError
 
@@ -322,7 +322,7 @@ def _check_path(path: Path, submissions: Path | None = None, *, probe: bool = Fa
     meta-scoring program's placeholder is then an error, not a note); ``probe``: the meta
     program tried in the image too (:func:`_image_lines`)."""
     from ..bundle.archive import safe_extract
-    from ..bundle.check import check_bundle
+    from ..bundle.check.full import check_bundle
 
     with tempfile.TemporaryDirectory(prefix="metascore-check-") as tmp:
         root = path
@@ -341,8 +341,8 @@ def _check_path(path: Path, submissions: Path | None = None, *, probe: bool = Fa
 def _image_lines(comp, probe: bool, meta_python: str | None) -> tuple[list[str], list[str]]:
     """``(errors, notes)`` about the meta phase in the competition's image: what is known
     without running it, or, with ``probe``, what a container of the image says."""
-    from ..bundle.check_config import find_meta_configs
-    from ..bundle.image_checks import meta_image_note, meta_python_for, meta_tasks
+    from ..bundle.check.meta_config import find_meta_configs
+    from ..bundle.check.image_checks import meta_image_note, meta_python_for, meta_tasks
 
     tasks = meta_tasks(comp, find_meta_configs(comp))
     if not tasks:
@@ -350,9 +350,9 @@ def _image_lines(comp, probe: bool, meta_python: str | None) -> tuple[list[str],
     if not probe:
         return [], [meta_image_note(comp, tasks, meta_python)]
     from ..bundle.archive import as_folder
-    from ..bundle.docker_backend import DockerBackend
-    from ..bundle.image_probe import probe_image
-    from ..bundle.meta_program_folder import assemble_meta_program, needs_meta_program
+    from ..bundle.worker.docker_backend import DockerBackend
+    from ..bundle.worker.image_probe import probe_image
+    from ..bundle.meta.program_folder import assemble_meta_program, needs_meta_program
 
     backend = DockerBackend()
     errors, notes = [], []
@@ -371,8 +371,8 @@ def _image_lines(comp, probe: bool, meta_python: str | None) -> tuple[list[str],
 
 
 def _cmd_add_meta(args: argparse.Namespace) -> int:
-    from ..bundle.add_meta import add_meta
-    from ..bundle.add_meta_config import MetaChoices
+    from ..bundle.meta.add import add_meta
+    from ..bundle.meta.choices import MetaChoices
 
     choices = MetaChoices(
         method=args.method, baselines=tuple(args.baseline) if args.baseline else None,
@@ -387,7 +387,7 @@ def _cmd_add_meta(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from ..bundle.logs import printable
+    from ..bundle.worker.logs import printable
     from ..bundle.runner import format_report, run_bundle
 
     # names and job output reach the terminal written out: no escape sequence drives it
@@ -424,8 +424,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _cmd_env(args: argparse.Namespace) -> int:
     from ..bundle.archive import safe_extract
-    from ..bundle.pyenv import build_env, cache_root, list_envs, packages_for, read_requirements, remove_envs
-    from ..bundle.schema import load_competition
+    from ..bundle.worker.pyenv import build_env, cache_root, list_envs, packages_for, read_requirements, remove_envs
+    from ..bundle.schema.load import load_competition
 
     if args.list or args.remove:
         if args.bundle or args.requirements or args.image or (args.list and args.remove):
@@ -468,8 +468,8 @@ def _cmd_env(args: argparse.Namespace) -> int:
 
 def _cmd_zip(args: argparse.Namespace) -> int:
     from ..bundle.archive import build_bundle_zip
-    from ..bundle.check import check_bundle
-    from ..bundle.phase_dates import parse_start
+    from ..bundle.check.full import check_bundle
+    from ..bundle.schema.phase_dates import parse_start
 
     start = parse_start(args.start) if args.start is not None else None
     if Path(args.bundle).is_dir():  # the full check (metascore.yaml too) before zipping
@@ -496,7 +496,7 @@ def _cmd_zip(args: argparse.Namespace) -> int:
 
 
 def _cmd_runtime(args: argparse.Namespace) -> int:
-    from ..bundle.runtime import ensure_runtime, list_runtimes, remove_runtimes, runtime_cache
+    from ..bundle.meta.runtime import ensure_runtime, list_runtimes, remove_runtimes, runtime_cache
 
     if args.action == "build":
         built = ensure_runtime(lambda line: print(line, flush=True), rebuild=args.rebuild)

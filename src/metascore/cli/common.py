@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from ..config import judge_key
-from ..directions import column_direction, direction_warnings
+from ..readers.directions import column_direction, direction_warnings
 from ..errors import InputError
 from ..matrix import ScoreMatrix
 

@@ -25,7 +25,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ..bundle.competition import Column
+from ..readers.columns import Column
 from ..submission_order import split_submission_key
 from .client import PlatformError
 

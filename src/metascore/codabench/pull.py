@@ -44,8 +44,8 @@ from ..readers.columns import COLUMNS_FILE
 from ..config import CONFIG_NAME, Config, FilterConfig, InputConfig, JudgeConfig, PhasesConfig, parse_config
 from ..errors import InputError, did_you_mean
 from ..readers.formats import MANIFEST
-from ..spreadsheet import spreadsheet_text
-from ..bundle.competition import Column
+from ..readers.spreadsheet import spreadsheet_text
+from ..readers.columns import Column
 from .api import (
     CompetitionInfo, ExportRow, LeaderboardInfo, PhaseInfo, SubmissionInfo, parse_competition,
     parse_results, parse_submissions,

@@ -6,8 +6,8 @@ Pure computation (no files, no prints). :func:`build_leaderboard` runs the pipel
 2. per phase: the score matrix of every submission, each one's place in submission order
    for the ``submitted_at`` tie-break (:mod:`metascore.submission_order`: a final-phase
    submission takes its participant's development place), participant selection
-   (:mod:`metascore.selection`), and the ranking with the configured method;
-3. the final-phase filter against the development ranking (:mod:`metascore.filtering`;
+   (:mod:`metascore.leaderboard.selection`), and the ranking with the configured method;
+3. the final-phase filter against the development ranking (:mod:`metascore.leaderboard.filtering`;
    with one phase, within it);
 4. the final ranking of the qualified candidates only; baselines shown, flagged, without a
    position; excluded candidates shown with their reason;

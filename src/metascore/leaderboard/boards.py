@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..filtering import BaselineScore, Decision, baseline_counterparts, phase_score_text
+from .filtering import BaselineScore, Decision, baseline_counterparts, phase_score_text
 from ..matrix import ScoreMatrix
 from ..pairwise import PairwiseCounts, condorcet_winner
 from ..ranking import Ranking
@@ -38,7 +38,7 @@ def dev_board(
 def baseline_dev_scores(final: ScoreMatrix, baselines: Sequence[BaselineScore]) -> dict[str, BaselineScore]:
     """Each baseline's development score and id, in development order, keyed by its
     development id and by the final candidate it matches
-    (:func:`~metascore.filtering.baseline_counterparts`)."""
+    (:func:`~metascore.leaderboard.filtering.baseline_counterparts`)."""
     matched = baseline_counterparts(final, baselines)
     out: dict[str, BaselineScore] = {}
     for b in baselines:

@@ -17,7 +17,7 @@ import pandas as pd
 from .._version import __version__
 from ..config import Config
 from ..errors import InputError, MetascoreError
-from ..filtering import filter_final
+from .filtering import filter_final
 from ..ranking import Ranking
 from ..registry import get_ranking_method, rank
 from ..submission_order import Origin, order_basis, phase_origins

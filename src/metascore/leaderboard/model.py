@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..analysis import JudgeAgreement, MethodComparison, RankUncertainty, StabilityResult
-from ..filtering import FilterResult
+from .filtering import FilterResult
 
 #: ``progress(what, done, total)``: called while the bootstrap analyses run.
 Progress = Callable[[str, int, int], None] | None

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..config import Config, judge_key
-from ..directions import column_direction, direction_warnings
+from ..readers.directions import column_direction, direction_warnings
 from ..errors import InputError, MetascoreError
 from ..matrix import ScoreMatrix
 from .model import Board

@@ -16,12 +16,12 @@ from typing import Any
 import pandas as pd
 
 from ..config import Config, GroupsConfig, JudgeConfig
-from ..directions import column_direction
+from ..readers.directions import column_direction
 from ..errors import InputError, MetascoreError, did_you_mean
 from ..readers.table import codes_of, constant, recode
 from ..matrix import ScoreMatrix
 from ..ranking import Ranking
-from ..selection import Selection, select_candidates
+from .selection import Selection, select_candidates
 from .pivot import is_missing, judge_directions, phase_rows, pivot
 from ..submission_order import Origin, places
 
@@ -47,7 +47,7 @@ def phase_matrix(
     score; scores named by a judge's column ``title`` count as its metric) or, without a
     config, every (task, metric) found (sorted by key). A judge without a configured
     direction takes its column's from the competition (``frame.attrs["directions"]``, see
-    :mod:`metascore.directions`), else higher is
+    :mod:`metascore.readers.directions`), else higher is
     better. A candidate
     is a baseline when its id or participant is listed in ``baselines`` or any of its rows
     is flagged ``is_baseline``. ``origins`` (:func:`~metascore.submission_order.phase_origins`)

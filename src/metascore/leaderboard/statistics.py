@@ -27,7 +27,7 @@ from ..analysis import (
 from ..analysis.compare import MIN_COMPARED
 from ..config import COMPARE_R, FINAL_PHASE_STATISTICS, STABILITY_Q, STABILITY_R, STATISTICS, Config
 from ..errors import MetascoreError
-from ..filtering import FilterResult
+from .filtering import FilterResult
 from ..ranking import Ranking
 from ..stats import kendall_tau_b
 from .model import Analysis, Board, Margins, Progress

@@ -23,16 +23,38 @@ keys.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
 from .rows import check_inside, load_json
 
-__all__ = ["COLUMNS_FILE", "read_directions", "read_titles"]
+__all__ = ["COLUMNS_FILE", "Column", "read_directions", "read_titles"]
 
 COLUMNS_FILE = "codabench.json"
 _SORTINGS = {"desc": True, "asc": False}
+
+
+@dataclass(frozen=True)
+class Column:
+    """A leaderboard column: the ``scores.json`` key it shows and its direction."""
+
+    key: str
+    title: str
+    index: int
+    sorting: str = "desc"
+    computation: str | None = None
+    computation_indexes: tuple[int, ...] = ()
+    precision: int = 2
+    hidden: bool = False
+    #: a CodaLab v1 ``computed:`` operation (``Avg``...) that Codabench's v1 import drops:
+    #: the column stays on the leaderboard, empty, and is no judge
+    dropped_computation: str | None = None
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.sorting == "desc"
 
 
 def read_directions(root: Path) -> dict[str, bool]:

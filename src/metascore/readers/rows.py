@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, did_you_mean
-from ..spreadsheet import unquoted_text
+from .spreadsheet import unquoted_text
 from ..matrix import MISSING_TOKENS, parse_score
 from . import table
 
@@ -231,7 +231,7 @@ def score_cell(cell: Any, where: str | Callable[[], str]) -> float:
 
 def text_cell(cell: Any) -> str:
     """A text cell, stripped; ``None``/NaN -> ``""``; a formula a writer quoted for
-    spreadsheets (``'=x``) is read without the quote (:func:`~metascore.spreadsheet.unquoted_text`)."""
+    spreadsheets (``'=x``) is read without the quote (:func:`~metascore.readers.spreadsheet.unquoted_text`)."""
     if cell is None or (isinstance(cell, float) and math.isnan(cell)):
         return ""
     return unquoted_text(str(cell).strip()).strip()

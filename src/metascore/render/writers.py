@@ -74,7 +74,7 @@ from ..errors import MetascoreError
 from ..jsonable import jsonable
 from ..leaderboard import Analysis, Board, Leaderboard
 from ..readers.scores_file import SCORE_FILES
-from ..spreadsheet import spreadsheet_text
+from ..readers.spreadsheet import spreadsheet_text
 from .per_judge import PER_JUDGE_FILE, judge_columns, number_texts, per_judge_csv_gz
 from .report import render_report
 
@@ -371,7 +371,7 @@ def _flat_record(rec: dict[str, Any]) -> dict[str, Any]:
 
 def _cell(value: Any) -> str:
     """One CSV cell's text: numbers as ``repr``, flags true/false, text safe to open in a
-    spreadsheet (:func:`~metascore.spreadsheet.spreadsheet_text`)."""
+    spreadsheet (:func:`~metascore.readers.spreadsheet.spreadsheet_text`)."""
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -528,7 +528,7 @@ def _column_texts(column: pd.Series | None, n: int) -> list[str]:
 def _csv_text(text: str) -> str:
     """One cell as the csv module writes it in a row of several (quoted when it must be),
     and quoted when it holds a ``;`` too: many spreadsheets split on it (OWASP's advice,
-    see :mod:`metascore.spreadsheet`)."""
+    see :mod:`metascore.readers.spreadsheet`)."""
     if any(c in text for c in ',"\n;'):  # as csv.writer with lineterminator "\n", and ";"
         return '"' + text.replace('"', '""') + '"'
     return text

@@ -1,0 +1,76 @@
+"""``metascore bundle check``: the whole check of a bundle folder.
+
+:func:`check_bundle` is :func:`metascore.bundle.schema.load.check_schema` (``competition.yaml``,
+the files it references, the programs' metadata), then, on the parsed competition:
+
+- each meta task's ``metascore.yaml`` against the competition
+  (:mod:`~metascore.bundle.check.meta_config`), with the submissions a local run would use
+  (:func:`~metascore.bundle.site.submissions.collect_submissions`) to find the baselines;
+- the traps of Codabench as it runs today (:mod:`~metascore.bundle.check.platform_traps`), and an
+  auto-migrating phase whose start is already past, which the site migrates at once with
+  nothing in it (:func:`~metascore.bundle.schema.phase_dates.past_migration_warnings`);
+- the competition's image against the meta phase and the programs' imports
+  (:mod:`~metascore.bundle.check.image_checks`);
+- whether participants can see the final ranking and nobody but the organizers its input,
+  and whether registrations wait for an approval (:mod:`~metascore.bundle.check.visibility`).
+
+Their errors and warnings are added to the same :class:`~metascore.bundle.schema.competition.BundleReport`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import tempfile
+from pathlib import Path
+
+from ...errors import MetascoreError
+from ..schema import phase_dates
+from .meta_config import check_meta_configs, find_meta_configs
+from ..schema.competition import BundleReport, Competition
+from .image_checks import image_problems
+from .platform_traps import platform_traps
+from ..schema.load import check_schema
+from ..site.submissions import collect_submissions
+from .visibility import registration_note, visibility_problems
+
+__all__ = ["check_bundle"]
+
+
+def check_bundle(root: str | Path, *, meta_program_available: bool = True,
+                 now: dt.datetime | None = None, submissions: Path | None = None,
+                 outside_links: bool = True, meta_python: str | None = None) -> BundleReport:
+    """Check a bundle directory: the schema, then the meta-ranking and the platform's traps.
+
+    ``meta_program_available``: a ``meta_scoring_program/`` folder that is absent or holds
+    only a README (filled by ``bundle zip`` / ``bundle run`` from metascore's own meta-scoring
+    program) is a note; ``False`` (a zip about to be uploaded): an error.
+    ``now``: the upload time the phase dates are compared with (UTC; default: now).
+    ``submissions``: the folder a local run will use instead of ``sample_submissions/``
+    (``bundle run --submissions``), where the baselines are looked for.
+    ``outside_links``: check that no path of the bundle leads out of it through a link
+    (``False``: a view of a bundle made of links to its entries).
+    ``meta_python``: how a placeholder meta program will be filled (``bundled`` or ``image``;
+    default ``$METASCORE_META_PYTHON``, else bundled), for the image check.
+    """
+    report = check_schema(root, meta_program_available=meta_program_available, outside_links=outside_links)
+    comp = report.competition
+    if comp is None:
+        return report
+    metas = find_meta_configs(comp)
+    with tempfile.TemporaryDirectory(prefix="metascore-check-") as tmp:
+        try:
+            subs, _ = collect_submissions(comp, submissions, cache=Path(tmp))
+        except MetascoreError as exc:  # e.g. a broken sample_submissions/ manifest
+            report.errors.append(str(exc))
+            subs = []
+    errors, warnings = check_meta_configs(comp, metas, subs, submissions)
+    image_errors, image_warnings = image_problems(comp, metas, meta_python=meta_python)
+    report.errors.extend(errors + image_errors)
+    report.warnings.extend(warnings + platform_traps(comp, metas) + image_warnings
+                           + visibility_problems(comp, metas))
+    registration = registration_note(comp)
+    if registration is not None:
+        report.notes.append(registration)
+    report.warnings.extend(phase_dates.past_migration_warnings(comp, now or phase_dates.utc_now()))
+    report.competition = Competition(**{**comp.__dict__, "warnings": tuple(report.warnings)})
+    return report

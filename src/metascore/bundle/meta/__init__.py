@@ -1,0 +1,8 @@
+"""The meta phase: ``metascore bundle add-meta`` (:mod:`~metascore.bundle.meta.add`, with the
+``competition.yaml`` edits of :mod:`~metascore.bundle.meta.edit` made as text by
+:mod:`~metascore.bundle.meta.yaml_text`, the ``metascore.yaml`` of
+:mod:`~metascore.bundle.meta.choices` and the page of :mod:`~metascore.bundle.meta.ranking_page`),
+the meta-scoring program put into a bundle (:mod:`~metascore.bundle.meta.program_folder`) and
+its own Python (:mod:`~metascore.bundle.meta.runtime`, built by
+:mod:`~metascore.bundle.meta.runtime_build`).
+"""

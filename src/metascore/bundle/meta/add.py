@@ -1,0 +1,294 @@
+"""``metascore bundle add-meta``: add the meta-ranking phase to a bundle an organizer already has.
+
+:func:`add_meta` adds what the meta phase needs and nothing else:
+
+- the **meta task**: ``meta_scoring_program/`` (a pointer folder that ``bundle run`` and
+  ``bundle zip`` fill with metascore's meta-scoring program, :mod:`~metascore.bundle.meta.program_folder`)
+  and reference data holding ``metascore.yaml`` (:mod:`~metascore.bundle.meta.choices`);
+- the **"Final ranking" phase** after the last phase, starting the day after that phase ends;
+- the **leaderboard columns** the meta-scoring program writes (``output.scores``);
+- what the meta phase needs to run on Codabench: the last phase's end date (``--end`` when it
+  has none) and, on request (``--submission-rule``), a leaderboard rule that puts submissions
+  in the results export.
+
+The competition's ``docker_image`` is left as it is unless ``--image`` is given: the
+meta-scoring program carries its own Python (:mod:`~metascore.bundle.meta.runtime`), so every
+phase keeps the image the organizer chose; the notes say so.
+
+``competition.yaml`` is edited (:mod:`~metascore.bundle.meta.edit`) as text where the parser says each node is
+(:class:`~metascore.bundle.meta.yaml_text.YamlText`): the organizer's comments, key order and
+indentation stay; each added block carries a comment saying what it is for. A bundle that
+already has a meta phase is compared with what this run would write: the same gives "nothing
+to change", anything else is refused unless ``force`` (then the meta phase, its task and
+columns are removed and written again). Nothing is written until the result passes
+``metascore bundle check`` without errors. v2 and v1 (CodaLab) bundles, folders and zips: a
+folder is edited in place (or copied to ``output``); a zip gives a zip (in place, or
+``output`` ending in ``.zip``, with the meta-scoring program filled in so it uploads as is)
+or, with any other ``output``, a folder.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from ...errors import ConfigError, InputError, did_you_mean
+from ...readers.yaml_loader import read_yaml
+from .choices import MetaChoices
+from .edit import BundleEditor
+from ..archive import safe_extract
+from ..check.full import check_bundle as full_check
+from ..schema.competition import SUBMISSION_RULES
+from ..files import write_text
+from .program_folder import META_PROGRAM_NAME, assemble_meta_program
+from .runtime import meta_python_in
+from ..schema.v1_to_v2 import V1_COPY_NAME, v1_to_v2
+
+__all__ = ["AddMetaResult", "add_meta"]
+
+
+@dataclass
+class AddMetaResult:
+    """What :func:`add_meta` did: where, the changes, the notes, and what to run next."""
+
+    bundle: Path
+    target: Path
+    changed: bool
+    changes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    warnings: int = 0
+    zipped: bool = False
+    #: "added", "rewrote" (--force) or "updated" (only the image, rule or end changed)
+    kind: str = "added"
+
+    def lines(self) -> list[str]:
+        where = "" if self.target == self.bundle else f" -> {self.target}"
+        if not self.changed:
+            out = [f"{self.bundle}: already has the meta phase add-meta would write; nothing changed."]
+        else:
+            done = {"added": "added the meta-ranking phase",
+                    "rewrote": "rewrote the meta-ranking phase (--force)",
+                    "updated": "updated (the meta-ranking phase stays as it was)"}[self.kind]
+            out = [f"{self.bundle}{where}: {done}:"]
+            out += [f"  {c}" for c in self.changes if self.kind != "updated" or c.startswith("~")]
+            out += [f"note: {n}" for n in self.notes]
+        subs = " --submissions DIR" if self.zipped else ""
+        seen = f"   ({self.warnings} warning(s) to read)" if self.warnings else ""
+        out.append(f"next: metascore bundle check {self.target}{seen}")
+        out.append(f"      metascore bundle run {self.target}{subs} --out runs/")
+        if not self.zipped:
+            out.append(f"      upload: metascore bundle zip {self.target} -o bundle.zip (it fills "
+                       f"{META_PROGRAM_NAME}/)")
+        return out
+
+
+def add_meta(
+    bundle: str | os.PathLike[str], output: str | os.PathLike[str] | None = None, *,
+    choices: MetaChoices = MetaChoices(), force: bool = False, end: str | None = None,
+    submission_rule: str | None = None, image: str | None = None, meta_python: str | None = None,
+) -> AddMetaResult:
+    """Add the meta-ranking phase to ``bundle`` (a folder or zip), in place or into ``output``.
+
+    Parameters
+    ----------
+    choices : the organizer's decisions (method, baselines, judges, filter, phases).
+    force : rewrite an existing meta phase (otherwise a bundle with one is refused, unless
+        this run would write it exactly as it is).
+    end : the end date of the last phase when it has none (v1: of the last phase, whose end is
+        the day before the next phase starts); the meta phase starts the day after.
+    submission_rule : a leaderboard ``submission_rule`` to set (v2 only).
+    image : the competition image to set (default: the image is left as it is).
+    meta_python : how the meta-scoring program filled into a zip runs (``"bundled"``,
+        the default, or ``"image"``: :mod:`~metascore.bundle.meta.runtime`).
+
+    Raises
+    ------
+    InputError, ConfigError
+        One sentence: what cannot be done safely and which option or edit fixes it. Nothing
+        is written then.
+    """
+    if submission_rule is not None and submission_rule not in SUBMISSION_RULES:
+        raise ConfigError(f"--submission-rule {submission_rule!r} is not one of "
+                          f"{', '.join(SUBMISSION_RULES)}{did_you_mean(submission_rule, SUBMISSION_RULES)}.")
+    src = Path(bundle)
+    if not src.exists():
+        raise InputError(f"{src}: no such bundle folder or zip file.")
+    zipped = src.is_file()
+    if zipped and not zipfile.is_zipfile(src):
+        raise InputError(f"{src}: not a bundle folder or zip file.")
+    out = Path(output) if output is not None else None
+    zip_out = zipped if out is None else out.suffix.lower() == ".zip"
+    if out is not None:
+        if not zipped and zip_out:
+            raise ConfigError(f"-o {out}: a bundle folder gives a folder; zip the result with "
+                              "`metascore bundle zip`, which also fills the meta-scoring program.")
+        if out.resolve() == src.resolve():
+            out = None
+        elif not zipped and out.resolve().is_relative_to(src.resolve()):
+            raise InputError(f"-o {out}: inside the bundle {src}; choose a folder outside it.")
+        elif out.exists() and not (out.is_dir() and not any(out.iterdir())) and not (zip_out and out.is_file()):
+            raise InputError(f"-o {out}: already exists and is not an empty folder; choose a new path.")
+    with tempfile.TemporaryDirectory(prefix="metascore-add-meta-") as tmp_name:
+        tmp = Path(tmp_name)
+        root = src
+        if zipped:
+            root = tmp / "bundle"
+            safe_extract(src, root)
+        target = out or src
+        v1_text = _v1_text(root) if submission_rule is not None else None
+        edited = root
+        v1_platform_only = False  # a v1 meta phase kept as it is: the v2 form only sets the rule
+        if v1_text is not None:  # a v1 file cannot set the rule: its v2 form can
+            as_v1 = BundleEditor(root, tmp / "v1", choices, end=end, submission_rule=None, image=image)
+            v1_files, _ = as_v1.plan(fill_program=False)
+            v1_current = {rel: _read(root / rel) for rel in v1_files}
+            v1_platform_only = bool(as_v1.existing) and (
+                all(v1_current[rel] == text for rel, text in v1_files.items())
+                or _platform_only(as_v1, v1_files, v1_current, tmp / "v1", end, None, image))
+            v2_text, computed = v1_to_v2(read_yaml(root / "competition.yaml"), submission_rule=submission_rule)
+            edited = _overlay(root, {"competition.yaml": v2_text}, tmp / "v2")
+        editor = BundleEditor(edited, tmp, choices, end=end, submission_rule=submission_rule, image=image,
+                              check_links=edited is root)
+        files, fill = editor.plan(fill_program=zip_out)
+        if v1_text is not None:
+            files[V1_COPY_NAME] = v1_text
+            editor.changes.insert(0, f"~ competition.yaml: written in the v2 form, so that it can set the "
+                                     f"leaderboard's submission_rule (a v1 file cannot); the v1 file is "
+                                     f"kept as {V1_COPY_NAME}, which Codabench does not read"
+                                     + (f"; computed column(s) {', '.join(computed)} left out (Codabench "
+                                        "does not compute them: the v1 import leaves them empty)"
+                                        if computed else ""))
+        current = {rel: _read(root / rel) for rel in files}
+        same = all(current[rel] == text for rel, text in files.items()) and not fill
+        result = AddMetaResult(src, target, not same, editor.changes, editor.notes, zipped=zip_out)
+        if same:
+            return result
+        if editor.existing:
+            result.kind = "updated" if v1_platform_only or _platform_only(
+                editor, files, current, tmp, end, submission_rule, image) else "rewrote"
+            if result.kind == "rewrote" and not force:
+                raise ConfigError(
+                    f"{src}: already has a meta phase ({editor.existing}), and this run would write "
+                    "it differently; --force rewrites it with these options.")
+        if not editor.existing:
+            clash = [rel for rel in files if rel != "competition.yaml" and current[rel] is not None
+                     and current[rel] != files[rel]]
+            if clash and not force:
+                raise ConfigError(f"{src}: {clash[0]} already exists and no meta phase uses it; move "
+                                  "it away, or --force overwrites it.")
+        stage = root if zipped else _overlay(root, files, tmp / "stage")
+        if zipped:
+            for rel, text in files.items():
+                write_text(root / rel, text)
+        report = full_check(stage, submissions=choices.submissions,
+                            outside_links=zipped)  # a folder's stage is links to the bundle
+        if report.errors:
+            first = report.errors[0].replace(str(stage), str(src))
+            raise ConfigError(f"{src}: the bundle with the meta phase would not pass `metascore bundle "
+                              f"check`: {first} ({len(report.errors)} error(s)); nothing written.")
+        result.warnings = len(report.warnings)
+        if zip_out:
+            image = report.competition.docker_image if report.competition else None
+            _write_zip(src, target, files, editor.program_ref if fill else None, tmp,
+                       meta_python_in(image, meta_python))
+        elif zipped:
+            _copy_tree(root, target)
+        else:
+            if out is not None:
+                _copy_tree(src, out)
+            for rel in sorted(files, key=lambda r: r == "competition.yaml"):  # the yaml last
+                write_text(target / rel, files[rel])
+    return result
+
+
+def _platform_only(editor: BundleEditor, files: dict[str, str], current: dict[str, str | None],
+                   tmp: Path, end: str | None, rule: str | None, image: str | None) -> bool:
+    """Whether this run changes an existing meta phase's bundle only by its image, submission
+    rule or end date (the meta phase and metascore.yaml stay as they are)."""
+    if any(current[rel] != text for rel, text in files.items() if rel != "competition.yaml"):
+        return False
+    other = BundleEditor(editor.root, tmp / "platform", editor.choices, end=end,
+                         submission_rule=rule, image=image, check_links=editor.check_links)
+    return other.platform_edits() == files["competition.yaml"]
+
+
+def _v1_text(root: Path) -> str | None:
+    """The text of ``root``'s competition.yaml when it is a v1 file, else ``None``."""
+    data = read_yaml(root / "competition.yaml") if (root / "competition.yaml").is_file() else None
+    if not isinstance(data, dict) or str(data.get("version", "1.5")) == "2":
+        return None
+    return (root / "competition.yaml").read_bytes().decode("utf-8", errors="replace")
+
+
+def _read(path: Path) -> str | None:
+    return path.read_bytes().decode("utf-8", errors="replace") if path.is_file() else None
+
+
+# ====================================================================== writing
+def _overlay(root: Path, files: dict[str, str], stage: Path) -> Path:
+    """A view of ``root`` with ``files`` written over it: links to the bundle's own entries,
+    real folders only on the way to a new file (for the check before writing anything)."""
+    stage.mkdir()
+    for entry in root.iterdir():
+        (stage / entry.name).symlink_to(entry.resolve())
+    for rel, text in files.items():
+        parts = PurePosixPath(rel).parts
+        here = stage
+        for part in parts[:-1]:
+            here = here / part
+            if here.is_symlink():
+                target = here.resolve()
+                here.unlink()
+                here.mkdir()
+                if target.is_dir():
+                    for child in target.iterdir():
+                        (here / child.name).symlink_to(child.resolve())
+            here.mkdir(exist_ok=True)
+        path = here / parts[-1]
+        if path.is_symlink():
+            path.unlink()
+        path.write_text(text, encoding="utf-8")
+    return stage
+
+
+def _copy_tree(src: Path, dest: Path) -> None:
+    """Copy the folder ``src`` to ``dest`` (absent or empty) under a temporary name, then rename."""
+    tmp = dest.with_name(f".{dest.name}.add-meta-tmp")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    shutil.copytree(src, tmp, symlinks=True)
+    if dest.exists():
+        dest.rmdir()
+    os.replace(tmp, dest)
+
+
+def _write_zip(src: Path, dest: Path, files: dict[str, str], program: str | None, tmp: Path,
+               meta_python: str | None = None) -> None:
+    """``dest``: the members of the zip ``src`` with ``files`` replaced or added, and the
+    meta-scoring program (assembled) under ``program`` when given; written, then renamed."""
+    prefix = program.rstrip("/") + "/" if program else None
+    extra: dict[str, Path] = {}
+    if prefix:
+        built = assemble_meta_program(tmp / "program", python=meta_python)
+        extra = {prefix + p.relative_to(built).as_posix(): p for p in sorted(built.rglob("*")) if p.is_file()}
+    part = dest.with_name(f".{dest.name}.add-meta-tmp")
+    try:
+        with zipfile.ZipFile(src) as zin, zipfile.ZipFile(part, "w", zipfile.ZIP_DEFLATED) as zout:
+            for info in zin.infolist():
+                name = "/".join(PurePosixPath(info.filename.replace("\\", "/")).parts)
+                if name in files or (prefix and (name + "/").startswith(prefix)):
+                    continue
+                with zin.open(info) as a, zout.open(info, "w") as b:
+                    shutil.copyfileobj(a, b)
+            for rel, text in files.items():
+                zout.writestr(rel, text.encode("utf-8"))
+            for rel, path in extra.items():
+                zout.write(path, rel)
+        os.replace(part, dest)
+    finally:
+        if part.exists():
+            part.unlink()

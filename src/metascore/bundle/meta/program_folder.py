@@ -1,0 +1,155 @@
+"""A bundle's ``meta_scoring_program/`` folder: the placeholder found, and filled with
+metascore's own meta-scoring program (the pipeline it runs is :mod:`metascore.program`).
+
+A task whose ``scoring_program`` is a folder named ``meta_scoring_program`` that is absent or
+holds only README files (the pointer the bundle template ships) is filled by
+:func:`assemble_meta_program`: the repository's ``scoring_program/`` plus a vendored copy
+of the ``metascore`` package next to ``score.py``, and, with ``--meta-python bundled`` (the
+default), the program's own Python in ``runtime/`` and a ``metadata.yaml`` whose command runs
+it (:mod:`metascore.bundle.meta.runtime`): then it runs in any Linux x86_64 image with glibc >=
+2.17; with ``image``, the image's ``python3`` runs it. The schema checks accept such a
+folder, and ``bundle run`` / ``bundle zip`` fill it. :func:`meta_python_of` tells which way
+an assembled program runs.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+import yaml
+
+from ...errors import ConfigError
+from ..files import METADATA_FILES, copy_clean, is_noise
+from .runtime import LOADER, RUNTIME_DIR, bundled_command, meta_python_in, require_runtime
+
+__all__ = [
+    "META_PROGRAM_NAME",
+    "default_scoring_program",
+    "needs_meta_program",
+    "assemble_meta_program",
+    "meta_python_of",
+]
+
+#: The directory name that marks a task's scoring program as metascore's meta-scoring program.
+META_PROGRAM_NAME = "meta_scoring_program"
+
+
+def default_scoring_program() -> Path:
+    """The meta-scoring program (the repository's ``scoring_program/``).
+
+    The package ships it as package data (``metascore/_programs/scoring_program``, a link
+    to the repository folder in a source checkout), so it is found in every install.
+    """
+    import metascore
+
+    path = Path(metascore.__file__).resolve().parent / "_programs" / "scoring_program"
+    if not (path / "score.py").is_file():
+        raise ConfigError(
+            f"the meta-scoring program was not found at {path} (a damaged install?); give its "
+            "folder with --scoring-program."
+        )
+    return path
+
+
+def needs_meta_program(path: Path) -> bool:
+    """True if ``path`` is a ``meta_scoring_program`` folder to fill from the repository.
+
+    That is when the folder is named ``meta_scoring_program`` and is absent or holds only
+    README files (the pointer the bundle template ships).
+    """
+    path = Path(path)
+    if path.name.removesuffix(".zip") != META_PROGRAM_NAME:
+        return False
+    if not path.exists():
+        return True
+    return path.is_dir() and all(
+        p.name.upper().startswith("README") or is_noise(p.name) for p in path.iterdir()
+    )
+
+
+def assemble_meta_program(
+    dest: str | os.PathLike[str], source: str | os.PathLike[str] | None = None, *,
+    python: str | None = None, with_runtime: bool = True, log: Callable[[str], None] = lambda _: None,
+) -> Path:
+    """Write the meta-scoring program into ``dest``: ``source`` (default: the repository's
+    ``scoring_program/``) plus the ``metascore`` package copied next to ``score.py``.
+
+    ``python``: ``"bundled"`` (default: ``$METASCORE_META_PYTHON``, else bundled) also
+    writes the command that runs the program's own Python and, unless ``with_runtime`` is
+    false (a zip adds the cached ``runtime.zip`` instead), copies that Python into
+    ``runtime/``, built first if the cache has none; ``"image"`` keeps the command that runs
+    the image's ``python3``.
+    """
+    import metascore
+
+    python = meta_python_in(None, python)  # auto: no image known, so bundled
+    dest = Path(dest)
+    source = default_scoring_program() if source is None else Path(source)
+    if not (source / "score.py").is_file():
+        raise ConfigError(f"{source}: not a meta-scoring program folder (no score.py in it).")
+    metadata = next((source / m for m in METADATA_FILES if (source / m).is_file()), None)
+    if metadata is None:
+        raise ConfigError(f"{source}: no metadata.yaml; the compute worker would not run it.")
+    runtime = require_runtime(log) if python == "bundled" and with_runtime else None
+    if dest.exists():
+        shutil.rmtree(dest)
+    copy_clean(source, dest)
+    copy_clean(Path(metascore.__file__).resolve().parent, dest / "metascore")
+    if python == "bundled":
+        (dest / metadata.name).write_text(_bundled_metadata(metadata), encoding="utf-8")
+        if runtime is not None:
+            shutil.copytree(runtime.tree, dest / RUNTIME_DIR)
+            log(f"[*] {dest.name}: with its own Python ({runtime.folder}: Python "
+                f"{runtime.manifest.get('python')}, for glibc >= {runtime.manifest.get('glibc')})")
+    return dest
+
+
+def _bundled_metadata(path: Path) -> str:
+    """The program's metadata with its ``python``/``python3`` command run by the bundled
+    Python instead (the same script and arguments)."""
+    try:
+        meta = yaml.safe_load(path.read_text(encoding="utf-8"))
+        tokens = shlex.split(meta["command"])
+    except (yaml.YAMLError, TypeError, KeyError, ValueError, AttributeError):
+        raise ConfigError(f"{path}: no readable `command:` string.") from None
+    if not tokens or Path(tokens[0]).name not in ("python", "python3") or len(tokens) < 2:
+        raise ConfigError(f"{path}: command {meta['command']!r} does not run `python3 SCRIPT ...`, "
+                          "so the bundled Python cannot replace its interpreter; use --meta-python image.")
+    script = tokens[1] if tokens[1].startswith("/") else f"/app/program/{tokens[1]}"
+    ours = shlex.split(bundled_command())
+    meta["command"] = shlex.join(ours[:ours.index("/app/program/score.py")] + [script, *tokens[2:]])
+    return ("# Codabench runs this string as-is (no shell) with working directory /app/program.\n"
+            "# The program carries its own Python (runtime/, for any Linux x86_64 image with\n"
+            "# glibc >= 2.17); the image's loader runs it, since the worker's unzip keeps no x bits.\n"
+            + yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=200))
+
+
+def meta_python_of(program: Path) -> str | None:
+    """How an assembled meta-scoring program (folder or zip) runs: ``"bundled"`` (its command
+    starts with the loader and the program carries ``runtime/``), ``"image"`` (any other
+    command), or ``None`` (no metadata or no command)."""
+    program = Path(program)
+    for name in METADATA_FILES:
+        try:
+            if program.is_dir():
+                text = (program / name).read_text(encoding="utf-8")
+                carries = (program / RUNTIME_DIR / "bin").is_dir()
+            else:
+                with zipfile.ZipFile(program) as zf:
+                    text = zf.read(name).decode("utf-8")
+                    carries = any(n.startswith(f"{RUNTIME_DIR}/bin/") for n in zf.namelist())
+        except (OSError, KeyError, zipfile.BadZipFile, UnicodeDecodeError):
+            continue
+        try:
+            command = (yaml.safe_load(text) or {}).get("command")
+        except (yaml.YAMLError, AttributeError):
+            return None
+        if not isinstance(command, str):
+            return None
+        return "bundled" if command.split()[:1] == [LOADER] and carries else "image"
+    return None

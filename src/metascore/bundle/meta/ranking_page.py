@@ -1,0 +1,147 @@
+"""The competition page that tells participants how the final ranking is computed.
+
+:func:`ranking_page` writes it, in Markdown (Codabench renders a page's text as Markdown, in
+v2 ``pages:`` and v1 ``html:`` alike), from the meta phase's ``metascore.yaml`` as parsed
+(:class:`~metascore.config.Config`): who is ranked (the phases, which submission stands for
+a participant, the baseline rule), how they are compared (the method, the judges with their
+direction and weight, missing scores, ties), and how to read the meta phase's one
+leaderboard row. ``metascore bundle add-meta`` adds it to the bundle's pages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ...config import STATISTICS, Config
+from ...registry import get_ranking_method
+
+__all__ = ["ranking_page", "PAGE_TITLE"]
+
+#: The page's title in the competition's tabs.
+PAGE_TITLE = "Final ranking"
+
+_MISSING = {
+    "worst": "a missing score (a task that failed or was not submitted) ranks below every "
+             "score on that task, tied with the other missing ones",
+    "pairwise": "two participants are compared only on the tasks both have a score on",
+    "drop_candidates": "a participant with a missing score is not ranked",
+    "drop_judges": "a task on which someone has no score is left out of the ranking",
+    "error": "every participant must have a score on every task, or the ranking is not computed",
+}
+_WHEN_EMPTY = {
+    "n_qualified": "0: nobody qualified, so nobody is ranked",
+    "n_candidates": "0: nobody took part in the ranked phase",
+    "winner_score": "empty when fewer than two participants are ranked (one qualified "
+                    "participant wins without a score)",
+}
+
+
+def ranking_page(config: Config, *, meta_phase: str, columns: Mapping[str, str]) -> str:
+    """The page's Markdown text. ``columns``: the meta phase's leaderboard columns, key ->
+    title (the keys of ``output.scores``)."""
+    dev, final = config.phases.development, config.phases.final
+    ranked = final or dev
+    spec = get_ranking_method(config.ranking.method)
+    lines = [
+        f"# {PAGE_TITLE}",
+        "",
+        f"The final ranking ranks the participants of phase **{_cell(ranked)}**. It is published "
+        f"in phase **{_cell(meta_phase)}**, once {_phase_list(dev, final)} have ended: the organizers "
+        "submit the results of those phases there, and its leaderboard shows one row, theirs. "
+        "Open that row's **Detailed Results** for the whole ranking: every participant, their "
+        "position and score, and why each one is or is not ranked.",
+        "",
+        "## Who is ranked",
+        "",
+        *_who(config, dev, final),
+        "",
+        "## How participants are compared",
+        "",
+        f"- **Method**: {spec.name.replace('_', ' ')} (`{spec.name}`"
+        + (f", {_params(config.ranking.params)}" if config.ranking.params else "") + ")"
+        + (f": {_sentence(spec.description)}" if spec.description else "."),
+        f"- **Missing scores**: {_MISSING.get(config.ranking.missing, config.ranking.missing)}.",
+        f"- **Ties**: participants with equal scores share a position; {_tie_break(config)}.",
+        "",
+        *_judges(config),
+        "",
+        f"## The {_cell(meta_phase)} row",
+        "",
+        "| column | what it says |",
+        "|---|---|",
+        *(f"| {_cell(title)} | {_cell(_column(stat))} |"
+          for key, title in columns.items() for stat in [config.scores.get(key, key)]),
+        "",
+        "Computed by metascore's meta-scoring program from the phases' results; the same "
+        "scores always give the same ranking.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _who(config: Config, dev: str, final: str | None) -> list[str]:
+    pick = {"best": "best", "last": "last", "all": "every"}
+    out = [f"- In phase **{_cell(final or dev)}**, each participant's "
+           f"{pick[config.selection.final if final else config.selection.development]} "
+           "submission stands for them."]
+    rule, filt = config.filter.rule, config.filter
+    where = f"in phase **{_cell(dev)}**" if final else "in the same phase"
+    base = ", ".join(f"'{_cell(b)}'" for b in config.baselines) or "the baseline"
+    if rule == "beat_baseline":
+        which = "every baseline" if filt.beat == "all" else "at least one baseline"
+        out.append(f"- Only those who beat {which} ({base}) {where} are ranked, comparing the "
+                   f"{pick[config.selection.development]} submission of each participant with "
+                   "the same method: strictly better, a tie does not qualify. The baselines are "
+                   "shown for reference, without a position.")
+    elif rule == "top_k":
+        k = "k (estimated from the phases' rankings)" if filt.k == "auto" else str(filt.k)
+        out.append(f"- Only the {k} best {where} are ranked.")
+    else:
+        out.append("- Every participant is ranked (no baseline to beat).")
+    return out
+
+
+def _judges(config: Config) -> list[str]:
+    judges = config.judges
+    if judges is None:
+        return ["Every task and score column found counts, each as a judge of equal weight, "
+                "higher is better."]
+    lines = ["Each participant is compared on these tasks and leaderboard columns (the judges):",
+             "", "| task | column | better | weight |", "|---|---|---|---|"]
+    for j in judges:
+        task = _cell(j.task) + (f" ({_cell(j.phase)})" if j.phase else "")
+        lines.append(f"| {task} | {_cell(j.title or j.metric or '(all)')} | "
+                     f"{'higher' if j.higher_is_better else 'lower'} | {j.weight:g} |")
+    return lines
+
+
+def _column(stat: str) -> str:
+    text = STATISTICS.get(stat, stat)
+    empty = _WHEN_EMPTY.get(stat)
+    return f"{text[0].upper()}{text[1:]}" + (f"; {empty}" if empty else "")
+
+
+def _tie_break(config: Config) -> str:
+    keys = [k for k in config.ranking.tie_break if k != "candidate"]
+    if keys[:1] == ["submitted_at"]:
+        return "within a shared position, the earlier submission is listed first"
+    return "within a shared position, the order is fixed by " + (", ".join(keys) or "the submission id")
+
+
+def _phase_list(dev: str, final: str | None) -> str:
+    return f"**{_cell(dev)}**" if final is None else f"**{_cell(dev)}** and **{_cell(final)}**"
+
+
+def _params(params: Mapping[str, object]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in params.items())
+
+
+def _sentence(text: str) -> str:
+    """The description's first clause, as a sentence."""
+    first = _cell(text.strip().splitlines()[0].split(";")[0].strip())
+    return first if first.endswith(".") else first + "."
+
+
+def _cell(text: str) -> str:
+    """``text`` as literal Markdown table text: no cell break, no HTML tag."""
+    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace("|", "\\|").replace("\n", " "))

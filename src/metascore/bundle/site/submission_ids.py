@@ -1,0 +1,68 @@
+"""Submission ids as Codabench assigns them, so the mock's meta phase reads the names a
+results export holds: ``<owner>-<submission id>``.
+
+Codabench numbers every submission from one sequence (the ``Submission`` table's primary
+key), in the order they are created, across phases and competitions; the export names a
+row ``<owner>-<id>`` (the parent's id for a multi-task submission) and holds no time. The
+mock numbers from 1, phase by phase in phase order:
+
+1. the submissions migrated into the phase (``auto_migrate_to_this_phase``) first: the site
+   migrates when the phase starts, before anyone can submit to it; in the order of their
+   ids in the previous phase. Codabench's ``Competition.apply_phase_migration`` iterates a
+   queryset without ``order_by`` (and ``Submission`` has no default ordering), so the real
+   order is PostgreSQL's physical row order, which follows each row's update history: on
+   the real site (issue 25), development submissions zoe-1, bob-2, carol-3, dave-4, erin-5,
+   baseline-6 were migrated as carol-7, dave-8, erin-9, zoe-10, bob-11, baseline-12. No
+   rule reproduces that; the
+   tie-break does not depend on it (:mod:`metascore.submission_order`: a migrated copy takes
+   the place of its participant's development submission), only the final ids shown do;
+2. then the submissions made to the phase, by submission time (the manifest's
+   ``submitted_at``; baselines and solutions at the first phase's start), then in the order
+   they were collected.
+
+A submission that runs on several tasks of a phase also takes one id per task after its
+own (Codabench's child submissions, created when it starts; on the real site the children
+of submissions started together may interleave).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from ...submission_order import submission_number, utc_time
+from .submissions import Submission, safe_name
+
+__all__ = ["SubmissionIds"]
+
+
+class SubmissionIds:
+    """The ids the site gives the submissions of each phase, and their export names."""
+
+    def __init__(self, first: int = 1) -> None:
+        self.next = first
+        self.keys: dict[tuple[str, str], str] = {}  # (phase, candidate) -> "<owner>-<id>"
+
+    def number(self, phase: str, previous: str | None, migrated: Sequence[Submission],
+               direct: Sequence[Submission], tasks: dict[str, int]) -> None:
+        """Give ids to ``migrated`` (from phase ``previous``) then ``direct`` submissions of
+        ``phase``; ``tasks``: how many tasks each candidate runs on in the phase."""
+        def was(sub: Submission) -> float:
+            number = submission_number(self.keys.get((previous or "", sub.candidate), ""))
+            return math.inf if number is None else float(number)
+
+        def when(item: tuple[int, Submission]) -> tuple[float, int]:
+            stamp = utc_time(item[1].submitted_at)
+            return (-math.inf if stamp is None else float(stamp.value), item[0])
+
+        ordered = sorted(migrated, key=was) + [s for _, s in sorted(enumerate(direct), key=when)]
+        for sub in ordered:
+            if (phase, sub.candidate) in self.keys:
+                continue
+            self.keys[(phase, sub.candidate)] = f"{safe_name(sub.participant)}-{self.next}"
+            n = tasks.get(sub.candidate, 1)
+            self.next += 1 + (n if n > 1 else 0)
+
+    def key(self, phase: str, candidate: str) -> str:
+        """The export's name of ``candidate`` in ``phase``: ``<owner>-<id>``."""
+        return self.keys[(phase, candidate)]

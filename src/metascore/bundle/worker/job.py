@@ -1,0 +1,598 @@
+"""The compute worker emulated for one job: one (phase, submission, task), both worker jobs.
+
+:func:`run_job` receives a :class:`Job` (folders on this machine, already chosen by the
+site: :mod:`metascore.bundle.site.server`) and runs the two jobs of the v2 worker (Codabench's
+``compute_worker/compute_worker.py``: a prediction job, then a scoring job), each in its
+own sandbox ``<run_dir>/{prediction,scoring}/`` holding ``program/``,
+``ingestion_program/``, ``input_data/``, ``input/ref``, ``input/res``, ``output/`` and
+``shared/``:
+
+1. **Prediction job**: the submission is ``program/``. With a ``metadata[.yaml]`` holding a
+   ``command`` it runs; without metadata (a *result submission*) it is copied to
+   ``output/``; metadata without ``command`` runs nothing (a code submission an ingestion
+   program imports). The task's ingestion program runs at the same time, with the
+   submission mounted at ``/app/ingested_program``. Exit codes are not checked (v2 goes on
+   to scoring whatever happens), but the runner reports them (``prediction_problems``):
+   a job that then finishes is *flagged* (its scores come from a scoring program that ran
+   without the predictions), one whose scoring program then fails leads its reason with
+   that first failure.
+2. **Scoring job**: the scoring program is ``program/``, ``input/ref`` the reference data,
+   ``input/res`` the prediction output (with the platform's ``metadata``). With
+   ``ingestion_only_during_scoring`` the ingestion program runs here instead, next to the
+   scoring program, with ``input/res`` as ``/app/ingested_program`` and ``/app/shared``
+   between them.
+
+
+Each program's ``command`` gets the worker's placeholder substitution (:func:`substitute`,
+same order and values as ``replace_legacy_metadata_command``), runs in ``/app/program``
+with ``PYTHONUNBUFFERED=1`` on a :class:`~metascore.bundle.worker.backend.Backend`, and both
+programs of a job share one timer: the phase's ``execution_time_limit``; the backend's
+other limits (memory, processes, disk: :mod:`metascore.bundle.worker.limits`) fail the job with
+their own message. Their stdout/stderr are streamed (capped) to ``stdout.txt``,
+``stderr.txt``, ``ingestion_stdout.txt``, ``ingestion_stderr.txt`` in the sandbox; what
+a program writes outside its mounts (``/app/...`` folders the worker does not mount,
+``/tmp``) goes to ``.scratch/`` there. The platform's ``metadata`` file (``exitCode``,
+``elapsedTime``: the program's, else the ingestion's, ``ingestionExitCode``, ``ingestionElapsedTime``) is written into each
+output; a program that wrote ``metadata`` itself fails the job, as on the worker.
+
+Statuses are the worker's ``Finished`` / ``Failed`` with its messages
+(``Execution Time Limit exceeded. Limit was N seconds``, ``Could not find scores file, did
+the scoring program output it?``, ``program_rc=N``), plus the real reason (the exit code,
+the last line of the program's stderr, or of its stdout when stderr is empty, then the
+log's tail). Scores are read as the worker reads them (:func:`read_job_scores`:
+``scores.json``, else ``scores.txt`` parsed as YAML) and checked as the server would store
+them; which keys the leaderboard keeps is the site's business.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ...errors import ConfigError, InputError
+from ...readers.yaml_loader import load_plain_yaml
+from .backend import Backend, Mount, StepResult, StepSpec
+from ..schema.competition import DEFAULT_TIME_LIMIT
+from ..files import copy_job_output, read_job_file, write_text
+from ..schema.metadata import read_metadata
+from ..trees import copy_tree, remove_tree
+
+__all__ = [
+    "Job",
+    "JobResult",
+    "run_job",
+    "substitute",
+    "PLACEHOLDERS",
+    "mount_points",
+    "read_job_scores",
+    "scores_file",
+    "JobFailed",
+    "TIME_LIMIT_MESSAGE",
+    "LAX_TIME_LIMIT_NOTE",
+    "NO_SCORES_MESSAGE",
+    "METADATA_EXISTS_MESSAGE",
+    "MISSING_METADATA_MESSAGE",
+    "MAX_SCORES_SIZE",
+]
+
+TIME_LIMIT_MESSAGE = "Execution Time Limit exceeded. Limit was {limit} seconds"
+#: What Codabench's worker (c7dbc756) really does with a job past its limit: its alarm fires
+#: while it streams the container's logs, its own ``except Exception`` there catches it, and
+#: it then waits for the container to exit (seen on the real site: 35 s against 10, Finished).
+LAX_TIME_LIMIT_NOTE = ("On Codabench the worker does not stop a program whose logs it is "
+                       "streaming: such a job usually runs to its end and keeps its scores; "
+                       "count on neither, raise execution_time_limit or make the program faster.")
+NO_SCORES_MESSAGE = "Could not find scores file, did the scoring program output it?"
+METADATA_EXISTS_MESSAGE = (
+    "Error, the output directory already contains a metadata file. This file is used to "
+    "store exitCode and other data, do not write to this file manually."
+)
+MISSING_METADATA_MESSAGE = "Program directory missing 'metadata.yaml/metadata'"
+_MAX_SCORE = Decimal(10) ** 10  # DecimalField(max_digits=20, decimal_places=10)
+_TAIL_LINES = 15
+#: The largest scores file read (a real one holds a few numbers).
+MAX_SCORES_SIZE = 1 << 20
+_NOT_COPIED = frozenset({"__MACOSX", ".DS_Store", "__pycache__"})
+_NAMED_KEYS = 10     # ignored keys a note names
+_HINT_TEXT = 4096    # characters of scores.txt looked at for the 'key:value' hint
+
+
+@dataclass(frozen=True)
+class Job:
+    """One (phase, submission, task) as the worker receives it: folders on this machine.
+
+    ``phase``, ``candidate`` and ``task`` label the result; ``run_dir`` is created (both
+    sandboxes inside it); the program and data folders are only read (copied into the
+    sandboxes). ``scoring_program`` is ``None`` when the task's program is not in the bundle.
+    """
+
+    phase: str
+    candidate: str
+    task: str
+    run_dir: Path
+    submission: Path
+    scoring_program: Path | None
+    ingestion_program: Path | None = None
+    input_data: Path | None = None
+    reference_data: Path | None = None
+    ingestion_only_during_scoring: bool = False
+    time_limit: int = DEFAULT_TIME_LIMIT
+    image: str | None = None       # docker image (ignored by the local backend)
+    columns: tuple[str, ...] = ()  # the leaderboard's column keys (the scores the server keeps)
+
+
+@dataclass
+class JobResult:
+    """The outcome of one (phase, submission, task): both jobs, as the platform reports it."""
+
+    phase: str
+    candidate: str
+    task: str
+    status: str = "Failed"            # "Finished" | "Failed"
+    status_details: str = ""          # the platform's message
+    reason: str = ""                  # the real error text (stderr tail, bad value)
+    scores: dict[str, float] = field(default_factory=dict)
+    computed: dict[str, float] = field(default_factory=dict)
+    elapsed: float = 0.0
+    run_dir: str = ""
+    warnings: list[str] = field(default_factory=list)
+    #: failures of the programs that make the predictions (the submission, the ingestion
+    #: program, in either step), which the worker does not check: first line the headline
+    #: (exit code, last line of the log), then the log's tail
+    prediction_problems: list[str] = field(default_factory=list)
+
+    @property
+    def finished(self) -> bool:
+        return self.status == "Finished"
+
+    @property
+    def flagged(self) -> bool:
+        """Finished although a program that makes the predictions failed: its scores come
+        from a scoring program that ran without (all) predictions (e.g. a default 999)."""
+        return self.finished and bool(self.prediction_problems)
+
+    @property
+    def scoring_output(self) -> Path:
+        """The scoring job's ``output/`` (scores file, the meta-scoring program's files)."""
+        return Path(self.run_dir) / "scoring" / "output"
+
+
+def _placeholder_values(kind: str, is_scoring: bool, ingestion_only_during_scoring: bool) -> tuple[tuple[str, str], ...]:
+    """(placeholder, value) in the worker's order (``replace_legacy_metadata_command``)."""
+    return (
+        ("$input", "/app/input_data" if kind == "ingestion" else "/app/input"),
+        ("$output", "/app/output"),
+        ("$program", "/app/ingestion_program" if ingestion_only_during_scoring and is_scoring else "/app/program"),
+        ("$ingestion_program", "/app/program"),
+        ("$hidden", "/app/input/ref"),
+        ("$shared", "/app/shared"),
+        ("$submission_program", "/app/ingested_program"),
+        ("$tmp", "/app/output"),
+        ("$predictions", "/app/input/res" if is_scoring else "/app/output"),
+    )
+
+
+#: The placeholders the worker replaces in a ``command``, in the order it replaces them.
+PLACEHOLDERS = tuple(name for name, _ in _placeholder_values("program", False, False))
+
+
+def substitute(command: str, kind: str, is_scoring: bool, ingestion_only_during_scoring: bool = False) -> str:
+    """The v2 worker's placeholder substitution: plain ``str.replace``, in this order.
+
+    ``kind`` is ``"program"`` (submission or scoring program) or ``"ingestion"``.
+
+    >>> substitute("python $program/score.py $input $output", "program", True)
+    'python /app/program/score.py /app/input /app/output'
+    >>> substitute("python $program/ingest.py $input $output $submission_program", "ingestion", False)
+    'python /app/program/ingest.py /app/input_data /app/output /app/ingested_program'
+    """
+    for placeholder, value in _placeholder_values(kind, is_scoring, ingestion_only_during_scoring):
+        command = command.replace(placeholder, value)
+    return command
+
+
+def mount_points(kind: str, is_scoring: bool, ingestion_only: bool, input_data: bool) -> tuple[str, ...]:
+    """The container paths the worker mounts for one program (:func:`_mounts`)."""
+    return tuple(m.container_path for m in _mounts(Path("."), kind, is_scoring, ingestion_only, input_data))
+
+
+def _mounts(sandbox: Path, kind: str, is_scoring: bool, ingestion_only: bool, input_data: bool) -> tuple[Mount, ...]:
+    """The worker's volumes for one program (``compute_worker.py: _run_program_directory``;
+    docs/placeholders.md shows which folder is mounted in which step)."""
+    program = sandbox / ("program" if kind == "program" else "ingestion_program")
+    mounts = [Mount("/app/program", program), Mount("/app/output", sandbox / "output")]
+    if kind == "ingestion":
+        ingested = sandbox / "input" / "res" if (is_scoring and ingestion_only) else sandbox / "program"
+        mounts.append(Mount("/app/ingested_program", ingested))
+    if is_scoring:
+        mounts += [Mount("/app/input", sandbox / "input"), Mount("/app/shared", sandbox / "shared")]
+    if input_data:
+        mounts.append(Mount("/app/input_data", sandbox / "input_data"))
+    return tuple(mounts)
+
+
+class JobFailed(Exception):
+    """The job failed: ``details`` is the platform's message, ``reason`` the real error text."""
+
+    def __init__(self, details: str, reason: str = "") -> None:
+        super().__init__(details)
+        self.details, self.reason = details, reason or details
+
+
+# ===================================================================== one job
+def run_job(job: Job, backend: Backend) -> JobResult:
+    """Run the prediction job then the scoring job of ``job``; never raises for a program's fault.
+
+    The steps, as the worker takes them: :func:`_prepare` (the prediction sandbox),
+    :func:`_predict`, :func:`_score` (the scoring sandbox from the predictions, then the
+    scoring job), :func:`_collect` (the scores). The result is ``Finished`` with every score
+    of the scores file, or ``Failed`` with the platform's message (``status_details``) and
+    the real error text (``reason``).
+    """
+    result = JobResult(job.phase, job.candidate, job.task, run_dir=str(job.run_dir))
+    try:
+        prediction = _prepare(job)
+        _predict(job, backend, prediction, result)
+        scoring = _score(job, backend, prediction, result)
+        _collect(job, scoring, result)
+    except JobFailed as exc:
+        result.status, result.status_details, result.reason = "Failed", exc.details, exc.reason
+    except (InputError, ConfigError, OSError) as exc:
+        result.status, result.status_details, result.reason = "Failed", str(exc), str(exc)
+    return result
+
+
+def _prepare(job: Job) -> Path:
+    """Refuse a job that cannot run, and lay out the prediction sandbox: the submission as
+    ``program/``, the input data, the ingestion program (unless it runs during scoring)."""
+    if job.scoring_program is None:
+        raise JobFailed("the task's scoring program is not in the bundle (a dataset or "
+                        "task key cannot be run offline)")
+    sandbox = _sandbox(job.run_dir / "prediction")
+    _copy(job.submission, sandbox / "program", "the submission")
+    if job.input_data is not None:
+        _copy(job.input_data, sandbox / "input_data", "the input data")
+    if job.ingestion_program is not None and not job.ingestion_only_during_scoring:
+        _copy(job.ingestion_program, sandbox / "ingestion_program", "the ingestion program")
+    return sandbox
+
+
+def _predict(job: Job, backend: Backend, sandbox: Path, result: JobResult) -> None:
+    """The prediction job: submission and ingestion program under one timer; their failures
+    are noted (``prediction_problems``), not fatal: the worker goes on to scoring."""
+    only_scoring = job.ingestion_only_during_scoring
+    runs = _run_programs(backend, job.image, sandbox, is_scoring=False, ingestion_only=only_scoring,
+                         limit=job.time_limit, has_input_data=job.input_data is not None,
+                         with_ingestion=job.ingestion_program is not None and not only_scoring,
+                         result=result)
+    for kind, run in runs.items():
+        if run.exit_code not in (0, None):
+            label = "submission" if kind == "program" else "ingestion program"
+            result.prediction_problems.append(f"prediction step: {exited(label, run)}")
+
+
+def _score(job: Job, backend: Backend, prediction: Path, result: JobResult) -> Path:
+    """The scoring job: its sandbox laid out (:func:`_scoring_sandbox`), the scoring program
+    (and, with ``ingestion_only_during_scoring``, the ingestion program) run under one timer;
+    a scoring program that exits non-zero fails the job. Returns the scoring sandbox."""
+    sandbox = _scoring_sandbox(job, prediction, result)
+    only_scoring = job.ingestion_only_during_scoring
+    runs = _run_programs(backend, job.image, sandbox, is_scoring=True, ingestion_only=only_scoring,
+                         limit=job.time_limit, has_input_data=only_scoring and job.input_data is not None,
+                         with_ingestion=only_scoring and job.ingestion_program is not None, result=result)
+    program = runs.get("program")
+    if "ingestion" in runs and runs["ingestion"].exit_code not in (0, None):
+        result.prediction_problems.append(
+            f"scoring step (the worker does not check it): {exited('ingestion program', runs['ingestion'])}")
+    if program is not None and program.exit_code not in (0, None):
+        scoring = exited("scoring program", program)
+        if result.prediction_problems:  # the root cause first: no predictions were made
+            first, *tail = result.prediction_problems[0].splitlines()
+            raise JobFailed(f"program_rc={program.exit_code}", "\n".join(
+                [f"{first} (then the scoring program failed)", *tail, f"then {scoring}"]))
+        raise JobFailed(f"program_rc={program.exit_code}", scoring)
+    return sandbox
+
+
+def _scoring_sandbox(job: Job, prediction: Path, result: JobResult) -> Path:
+    """The scoring sandbox: the scoring program as ``program/``, the reference data as
+    ``input/ref``, the prediction output as ``input/res``, and with
+    ``ingestion_only_during_scoring`` the input data and the ingestion program."""
+    assert job.scoring_program is not None  # refused by _prepare
+    sandbox = _sandbox(job.run_dir / "scoring")
+    _copy(job.scoring_program, sandbox / "program", "the scoring program")
+    if job.reference_data is not None:
+        _copy(job.reference_data, sandbox / "input" / "ref", "the reference data")
+    for left in copy_job_output(prediction / "output", sandbox / "input" / "res", "the prediction output"):
+        result.warnings.append(f"prediction output: {left} is not passed to the scoring step "
+                               "(only the output's own files are).")
+    if job.ingestion_only_during_scoring:
+        if job.input_data is not None:
+            _copy(job.input_data, sandbox / "input_data", "the input data")
+        if job.ingestion_program is not None:
+            _copy(job.ingestion_program, sandbox / "ingestion_program", "the ingestion program")
+    return sandbox
+
+
+def _collect(job: Job, scoring: Path, result: JobResult) -> None:
+    """The scores of the scoring output, as the worker reads and the server keeps them."""
+    result.scores = read_job_scores(scoring / "output", result, job.columns)
+    result.status, result.status_details = "Finished", ""
+
+
+def _run_programs(
+    backend: Backend, image: str | None, sandbox: Path, *, is_scoring: bool, ingestion_only: bool,
+    limit: int, has_input_data: bool, with_ingestion: bool, result: JobResult,
+) -> dict[str, StepResult]:
+    """Run one worker job (prediction or scoring): program + ingestion under one timer; a
+    time-out or another limit fails the job; the platform's ``metadata`` is written."""
+    specs = _step_specs(image, sandbox, is_scoring=is_scoring, ingestion_only=ingestion_only,
+                        limit=limit, has_input_data=has_input_data, with_ingestion=with_ingestion,
+                        result=result)
+    kinds = list(specs)
+    runs = dict(zip(kinds, backend.run_many([specs[k] for k in kinds], float(limit)))) if kinds else {}
+    result.elapsed += max((r.elapsed for r in runs.values()), default=0.0)
+    _check_limits(specs, runs, sandbox, is_scoring=is_scoring, limit=limit)
+    _write_platform_metadata(sandbox, runs, "scoring" if is_scoring else "prediction")
+    return runs
+
+
+def _step_specs(
+    image: str | None, sandbox: Path, *, is_scoring: bool, ingestion_only: bool, limit: int,
+    has_input_data: bool, with_ingestion: bool, result: JobResult,
+) -> dict[str, StepSpec]:
+    """What runs in one worker job, by kind (``program``, ``ingestion``): each program's
+    metadata read, its command substituted, its mounts; a result submission is copied to
+    the output instead."""
+    step = "scoring" if is_scoring else "prediction"
+    specs: dict[str, StepSpec] = {}
+    for kind, folder in (("program", sandbox / "program"), ("ingestion", sandbox / "ingestion_program")):
+        if kind == "ingestion" and not with_ingestion:
+            continue
+        label = {"program": "scoring program" if is_scoring else "submission", "ingestion": "ingestion program"}
+        meta, _ = read_metadata(folder, f"{step} step: the {label[kind]}'s ")
+        command = None if meta is None else meta.get("command")
+        if kind == "ingestion" and (meta is None or not command):
+            raise JobFailed(MISSING_METADATA_MESSAGE,
+                             f"{step} step: the ingestion program has no metadata.yaml/metadata with a command")
+        if meta is None:  # a result submission (or a scoring program without metadata)
+            for left in copy_job_output(folder, sandbox / "output", "the submission"):
+                result.warnings.append(f"{step} step: {left} is not copied to the output.")
+            continue
+        if not command:
+            result.warnings.append(_no_command_note(step, is_scoring, with_ingestion, ingestion_only))
+            continue
+        if not isinstance(command, str):
+            raise JobFailed("'command' must be a string",
+                             f"{step} step: metadata 'command' is {type(command).__name__} {command!r}; "
+                             "Codabench v2 needs one string")
+        mounts = _mounts(sandbox, kind, is_scoring, ingestion_only, has_input_data)
+        final = substitute(command, kind, is_scoring, ingestion_only)
+        mounted = {m.container_path for m in mounts}
+        for path in set(re.findall(r"/app/\w+", final)):
+            if path not in mounted and not any(path.startswith(m + "/") for m in mounted):
+                result.warnings.append(f"{step} step: the {kind} command uses {path}, which the worker "
+                                       "does not mount in this step (the program gets an empty "
+                                       "folder there, as in the container's own layer).")
+        prefix = "" if kind == "program" else "ingestion_"
+        specs[kind] = StepSpec(name=f"{step}-{kind}", command=final, mounts=mounts,
+                               time_limit=float(limit), image=image,
+                               stdout_path=sandbox / f"{prefix}stdout.txt",
+                               stderr_path=sandbox / f"{prefix}stderr.txt",
+                               scratch=sandbox / ".scratch" / kind)
+    return specs
+
+
+def _no_command_note(step: str, is_scoring: bool, with_ingestion: bool, ingestion_only: bool) -> str:
+    """What happens to a program folder whose metadata has no ``command``, in words."""
+    if is_scoring:
+        return f"{step} step: the scoring program's metadata has no 'command'; nothing was run for it."
+    if with_ingestion:  # the usual code submission: the ingestion program imports it
+        return (f"{step} step: the submission's metadata has no 'command', so it is not run as a "
+                "program; the ingestion program ran with it mounted at /app/ingested_program "
+                "(a code submission that the ingestion program imports).")
+    if ingestion_only:
+        return (f"{step} step: the submission's metadata has no 'command', so nothing runs in this "
+                "step (ingestion_only_during_scoring: the task's ingestion program, if any, runs in "
+                "the scoring step).")
+    return (f"{step} step: the submission's metadata has no 'command' and the task has no ingestion "
+            "program to import it; nothing was run for it.")
+
+
+def _check_limits(specs: dict[str, StepSpec], runs: dict[str, StepResult], sandbox: Path, *,
+                  is_scoring: bool, limit: int) -> None:
+    """Fail the job when a program ran out of time or hit another limit (memory, processes,
+    disk: what a program that filled the disk wrote is not kept, as the worker keeps no
+    failed output)."""
+    step = "scoring" if is_scoring else "prediction"
+    label = {"program": "scoring program" if is_scoring else "submission", "ingestion": "ingestion program"}
+    for kind, run in runs.items():
+        if run.timed_out:
+            _append(specs[kind].stderr_path, TIME_LIMIT_MESSAGE.format(limit=limit))
+    if any(r.timed_out for r in runs.values()):
+        slow = ", ".join(label[k] for k, r in runs.items() if r.timed_out)
+        raise JobFailed(TIME_LIMIT_MESSAGE.format(limit=limit),
+                         f"{step} step: killed after {limit} s ({slow} still running). "
+                         f"{LAX_TIME_LIMIT_NOTE}")
+    for kind, run in runs.items():
+        if run.killed:  # a memory, process or disk limit
+            if run.killed in ("disk", "files"):
+                for folder in (sandbox / "output", sandbox / ".scratch"):
+                    remove_tree(folder)
+                (sandbox / "output").mkdir()
+            raise JobFailed(run.message, f"{step} step: the {label[kind]} was stopped: {run.message}\n"
+                                         f"{_tail(run.stderr if run.stderr.strip() else run.stdout)}")
+
+
+def _write_platform_metadata(sandbox: Path, runs: dict[str, StepResult], step: str) -> None:
+    """The platform's ``output/metadata`` (exit codes and times); one a program wrote
+    itself fails the job, as on the worker."""
+    metadata = sandbox / "output" / "metadata"
+    if os.path.lexists(metadata):
+        raise JobFailed(METADATA_EXISTS_MESSAGE,
+                         f"{step} step: a program wrote output/metadata, which the platform owns")
+    program, ingestion = runs.get("program"), runs.get("ingestion")
+    program_time = round(program.elapsed, 3) if program else None
+    ingestion_time = round(ingestion.elapsed, 3) if ingestion else None
+    write_text(metadata, yaml.dump({
+        "exitCode": program.exit_code if program else None,
+        # as the worker (v1.5 compatibility): the ingestion's time when no program ran
+        "elapsedTime": program_time or ingestion_time,
+        "ingestionExitCode": ingestion.exit_code if ingestion else None,
+        "ingestionElapsedTime": ingestion_time,
+    }))
+
+
+# ===================================================================== scores
+def scores_file(output: Path) -> str | None:
+    """The scores file the worker reads in ``output``: ``scores.json``, else ``scores.txt``
+    (any kind of file: a link there is refused when read)."""
+    for name in ("scores.json", "scores.txt"):
+        if os.path.lexists(output / name):
+            return name
+    return None
+
+
+def read_job_scores(output: Path, result: JobResult, columns: tuple[str, ...] = ()) -> dict[str, float]:
+    """Read the scores as the worker does, then keep and check them as the server would.
+
+    With ``columns`` (the leaderboard's column keys), the other keys are ignored whatever
+    their value (nested objects, strings, lists), with a note in ``result``, as the server
+    ignores them; without, every key is kept. Raises the job's failure for a missing or
+    unreadable scores file or a kept value the platform cannot store; a boolean becomes 0/1
+    with a warning in ``result``. What a scoring program writes costs the runner at most
+    :data:`MAX_SCORES_SIZE` bytes read, no recursion and no alias expansion, and the
+    messages quote at most a few dozen characters of it.
+    """
+    name = scores_file(output)
+    if name is None:
+        raise JobFailed(NO_SCORES_MESSAGE, f"no scores.json or scores.txt in {output.name}/")
+    data = read_job_file(output / name, MAX_SCORES_SIZE + 1)
+    if data is None:
+        raise JobFailed(f"{name} is not a regular file",
+                         f"{name} in {output.name}/ is a link or a special file; write the scores into a file")
+    if len(data) > MAX_SCORES_SIZE:
+        raise JobFailed(f"{name} is larger than {MAX_SCORES_SIZE >> 20} MiB",
+                         f"{name}: larger than the {MAX_SCORES_SIZE >> 20} MiB the runner reads; a scores "
+                         "file holds the leaderboard's numbers (Codabench keeps only its columns)")
+    raw = _parse_scores(name, data)
+    if not isinstance(raw, dict):
+        raise JobFailed(f"{name} is not a flat object", f"{name} holds {type(raw).__name__} {_short(raw)}")
+    wanted = set(columns)
+    ignored = [str(k) for k in raw if wanted and str(k) not in wanted]
+    if ignored:
+        more = f" and {len(ignored) - _NAMED_KEYS} more" if len(ignored) > _NAMED_KEYS else ""
+        result.warnings.append(
+            f"{name}: key(s) {', '.join(_short(k) for k in ignored[:_NAMED_KEYS])}{more} match no "
+            f"leaderboard column and are ignored by Codabench (columns: {', '.join(columns)})."
+        )
+    return {str(key): _score_value(name, key, value, result)
+            for key, value in raw.items() if not wanted or str(key) in wanted}
+
+
+def _parse_scores(name: str, data: bytes) -> Any:
+    """The scores file parsed as the worker parses it: ``scores.json`` as JSON (integers as
+    :class:`~decimal.Decimal`, so that none is too long to read), ``scores.txt`` as YAML
+    (without aliases or deep nesting)."""
+    if name == "scores.json":
+        try:
+            return json.loads(data.decode("utf-8"), parse_int=Decimal)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise JobFailed("scores.json is not valid JSON", f"scores.json: {str(exc)[:200]}") from None
+        except RecursionError:  # the C decoder's own guard: nothing is left half-read
+            raise JobFailed("scores.json is nested too deep",
+                             "scores.json: nested too deep to read; it must be a flat object") from None
+    text = data.decode("utf-8", errors="replace")
+    try:
+        raw = load_plain_yaml(text, "scores.txt", on_duplicate=lambda _: None)
+    except ConfigError as exc:  # one line, quoting nothing of the file
+        raise JobFailed(str(exc), str(exc)) from None
+    if not isinstance(raw, dict):
+        hint = (" Write 'key: value' with a space after the colon; 'key:value' is one string "
+                "to a YAML parser" if re.search(r"^\s*[^:\s]+:\S", text[:_HINT_TEXT], re.M) else "")
+        raise JobFailed("scores.txt is not a mapping (Codabench would lose these scores)",
+                         f"scores.txt parses as {_short(raw)}, not as key: value pairs.{hint}")
+    return raw
+
+
+def _short(value: Any, size: int = 60) -> str:
+    """``repr(value)`` cut to about ``size`` characters (a message quotes no more)."""
+    if isinstance(value, (dict, list)) and len(value) >= 20:
+        text = f"<a {type(value).__name__} of {len(value)} items>"
+    else:
+        text = str(value) if isinstance(value, Decimal) else repr(value)
+    return text if len(text) <= size else text[:size] + "..."
+
+
+def _score_value(name: str, key: Any, value: Any, result: JobResult) -> float:
+    where = f"{name}: key {_short(key)}"
+    if isinstance(value, bool):
+        result.warnings.append(f"{where}: {value!r} is stored as {int(value)} by Codabench.")
+        return float(value)
+    if isinstance(value, (dict, list)):
+        raise JobFailed(f"{name} must be a flat object of numbers",
+                         f"{where}: {_short(value)} is not a number (nested values are not supported)")
+    try:
+        if isinstance(value, str):
+            number = Decimal(value.strip())
+        elif isinstance(value, (Decimal, int)):
+            number = Decimal(value)
+        else:
+            number = Decimal(repr(float(value)))
+    except (InvalidOperation, ValueError, TypeError):
+        raise JobFailed(f"{name}: {_short(key)} is not a number",
+                         f"{where}: {_short(value)} is not a number") from None
+    if not number.is_finite():
+        raise JobFailed(
+            f"{name}: {_short(key)} is {_short(value)}",
+            f"{where}: {_short(value)} is not a finite number; the worker cannot send NaN or Infinity and "
+            "the platform would lose every score of this submission (write a finite value or leave "
+            "the key out)")
+    if abs(number) >= _MAX_SCORE:
+        raise JobFailed(f"{name}: {_short(key)} is too large",
+                         f"{where}: {_short(value)} does not fit Codabench's score field (abs < 1e10)")
+    return float(number)
+
+
+def _sandbox(path: Path) -> Path:
+    remove_tree(path)
+    for sub in ("program", "output", "input/ref", "input/res", "shared"):
+        (path / sub).mkdir(parents=True)
+    return path
+
+
+def _copy(src: Path, dest: Path, what: str) -> None:
+    """Copy a program or data folder into a sandbox (links kept as links, macOS noise and
+    caches left out; nothing written twice, any depth up to the copy's limit)."""
+    copy_tree(src, dest, keep_links=True, skip=_NOT_COPIED.__contains__, what=what)
+
+
+def _append(path: Path | None, line: str) -> None:
+    if path is not None:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(f"\n{line}\n")
+
+
+def _tail(text: str, lines: int = _TAIL_LINES) -> str:
+    kept = [line for line in text.strip().splitlines() if line.strip()][-lines:]
+    return "\n".join(kept) if kept else "(no output on stdout or stderr)"
+
+
+def exited(label: str, run: StepResult, lines: int = _TAIL_LINES) -> str:
+    """``the <label> exited with code N; last line of its stderr: ...`` then the log's tail
+    (stdout when stderr is empty: some programs print their traceback there)."""
+    for name, text in (("stderr", run.stderr), ("stdout", run.stdout)):
+        kept = [line for line in text.strip().splitlines() if line.strip()][-lines:]
+        if kept:  # the program's own last line, not a hint the backend appended
+            own = [line for line in kept if not line.startswith("metascore: ")] or kept
+            return (f"the {label} exited with code {run.exit_code}; last line of its {name}: "
+                    f"{own[-1].strip()}\n" + "\n".join(kept))
+    return f"the {label} exited with code {run.exit_code} and wrote nothing on stdout or stderr"
+
