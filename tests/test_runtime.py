@@ -59,6 +59,21 @@ def fake_runtime(cache, monkeypatch):
 
 
 # ----------------------------------------------------------------------------- the command
+def test_the_cache_key_follows_the_build_steps_not_where_the_recipe_lives(tmp_path, monkeypatch):
+    """Moving runtime_build.py (its relative imports) or rewording a docstring keeps the
+    cached runtime; changing a build step builds again."""
+    source = Path(recipe.__file__).read_text(encoding="utf-8")
+    digest = recipe._steps_digest()
+    moved = tmp_path / "runtime_build.py"
+    moved.write_text(source.replace("from ...errors import", "from metascore.errors import")
+                     .replace('"""Everything the build depends on', '"""All that the build depends on'),
+                     encoding="utf-8")
+    monkeypatch.setattr(recipe, "__file__", str(moved))
+    assert recipe._steps_digest() == digest
+    moved.write_text(source + "\nEXTRA_STEP = 1\n", encoding="utf-8")
+    assert recipe._steps_digest() != digest
+
+
 def test_the_bundled_command_runs_the_interpreter_through_the_image_loader():
     assert shlex.split(rt.bundled_command()) == [
         "/lib64/ld-linux-x86-64.so.2", f"/app/program/runtime/bin/{PY}", "-I", "-B", "-u",

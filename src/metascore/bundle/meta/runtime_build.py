@@ -26,6 +26,7 @@ result in the cache and puts it into bundles.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
 import platform
@@ -104,14 +105,28 @@ _Log = Callable[[str], None]
 
 def recipe_text() -> str:
     """Everything the build depends on, as text: the cache key is its hash (together with
-    this module's own source, so a change of the build steps builds again)."""
+    the digest of this module's code, so a change of the build steps builds again)."""
     lines = [f"python {PYTHON_VERSION}", f"glibc {GLIBC_TARGET}", f"zig {' '.join(ZIGLANG)}"]
     lines += [f"source {n} {p} {h}" for n, p, h in SOURCES]
     lines += [f"wheel {w} {h}" for w, h in WHEELS]
     lines += [f"configure {' '.join(_CONFIGURE)}", f"trim {' '.join(_STDLIB_UNUSED)}"]
-    lines.append(hashlib.sha256(Path(__file__).read_bytes()).hexdigest())
+    lines.append(_steps_digest())
     return "\n".join(lines) + "\n"
 
+
+
+def _steps_digest() -> str:
+    """The digest of this module's code without its imports and docstrings: a change of a
+    build step builds again; moving the module or rewording its documentation does not."""
+    tree = ast.parse(Path(__file__).read_text(encoding="utf-8"))
+    tree.body = [n for n in tree.body if not isinstance(n, (ast.Import, ast.ImportFrom))]
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef)) and body
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    return hashlib.sha256(ast.dump(tree).encode()).hexdigest()
 
 def check_host() -> None:
     """Raise unless this machine can build the runtime (Linux x86_64 with make)."""
