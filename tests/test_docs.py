@@ -29,6 +29,8 @@ def test_methods_table_is_generated_from_the_registry():
     gen = _load_generator()
     text = (DOCS / "methods.md").read_text(encoding="utf-8")
     assert gen.updated(text) == text, "docs/methods.md is stale: run python docs/methods_table.py"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert gen.updated_readme(readme) == readme, "README.md's methods table is stale: run python docs/methods_table.py"
 
 
 def test_every_configuration_key_is_documented():
