@@ -4,16 +4,20 @@ from .formats import (
     CANONICAL_COLUMNS,
     FORMATS,
     detect_format,
+    read_score_table,
     read_scores,
     read_scores_file,
     read_votes,
     resolve_inside,
 )
+from .score_table import ScoreTable
 
 __all__ = [
     "CANONICAL_COLUMNS",
     "FORMATS",
     "detect_format",
+    "ScoreTable",
+    "read_score_table",
     "read_scores",
     "read_scores_file",
     "read_votes",
