@@ -257,8 +257,8 @@ def test_input_order_does_not_matter():
     config = _config(selection={"development": "best", "final": "best"}, filter={"beat": "any"})
     table, _ = load_scores(config, FIXTURE)
     a = build_leaderboard(table, config)
-    b = build_leaderboard(table.with_frame(table.frame.sample(frac=1.0, random_state=3).reset_index(drop=True)),
-                          config)
+    shuffled = table.frame.sample(frac=1.0, random_state=3).reset_index(drop=True)
+    b = build_leaderboard(table.with_frame(shuffled), config)
     assert _table(a.final) == _table(b.final)
     assert a.scores == b.scores
 

@@ -93,9 +93,9 @@ def test_selection_best_among_equal_scores_takes_the_earlier_id():
 # ---------------------------------------------------------------------- across phases
 def table(rows):
     """A score table: (phase, candidate, participant, value, submitted_at)."""
-    return ScoreTable(pd.DataFrame([{"phase": p, "candidate": c, "participant": who, "task": "t", "metric": "m",
-                          "value": v, "submitted_at": at, "is_baseline": False}
-                         for p, c, who, v, at in rows]))
+    return ScoreTable(pd.DataFrame([{"phase": p, "candidate": c, "participant": who, "task": "t",
+                                     "metric": "m", "value": v, "submitted_at": at, "is_baseline": False}
+                                    for p, c, who, v, at in rows]))
 
 
 # the issue's ids: development in submission order, the migrated final copies in the
@@ -141,8 +141,8 @@ def test_times_carry_too_a_migration_time_is_not_a_submission_time():
 
 
 def test_unknown_places_are_last():
-    origins = phase_origins(table([("Final", "bob", "bob", 1.0, None), ("Final", "zoe-3", "zoe", 1.0, None)]),
-                            "Final", ["Development"])
+    rows = [("Final", "bob", "bob", 1.0, None), ("Final", "zoe-3", "zoe", 1.0, None)]
+    origins = phase_origins(table(rows), "Final", ["Development"])
     assert places([origins["bob"], origins["zoe-3"]]) == (math.inf, 0.0)
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
-import pandas as pd
 
 from ..config import Config, judge_key
 from ..directions import column_direction, direction_warnings

@@ -1,4 +1,9 @@
-"""Input readers (score tables, exports, scoring-output trees, PrefLib votes)."""
+"""Input readers (score tables, exports, scoring-output trees, PrefLib votes).
+
+:func:`read_score_table` gives a :class:`ScoreTable`: the canonical long table and what the
+reader found besides the scores; :func:`read_scores` gives the table alone (a DataFrame);
+:func:`read_votes` reads PrefLib votes.
+"""
 
 from .formats import (
     CANONICAL_COLUMNS,

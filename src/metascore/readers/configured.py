@@ -74,14 +74,14 @@ def _phased(table: ScoreTable, config: Config) -> ScoreTable:
     if not (len(frame) and (frame["phase"] == "").all()):
         return table
     dev = config.phases.development
+    note = f"the scores name no phase; they are read as phase {dev!r} (phases.development)"
     return dataclasses.replace(
         table,
         frame=with_phase(frame, dev),
         failed=tuple((p or dev, *rest) for p, *rest in table.failed),
         unscored=tuple({**u, "phase": u["phase"] or dev} for u in table.unscored),
         flagged=tuple((p or dev, *rest) for p, *rest in table.flagged),
-        notes=(*table.notes, f"the scores name no phase; they are read as phase {dev!r} "
-               "(phases.development)"),
+        notes=(*table.notes, note),
     )
 
 
