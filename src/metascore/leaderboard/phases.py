@@ -126,7 +126,7 @@ def check_judges(frame: pd.DataFrame, config: Config) -> None:
             phase_rows(frame, phase, config.judges)
 
 
-def _higher(judge: JudgeConfig, known: dict[str, bool]) -> bool:
+def _higher(judge: JudgeConfig, known: Mapping[str, bool]) -> bool:
     """The configured direction, else the competition's column sorting, else higher."""
     column = None if judge.direction_set else column_direction(judge.task, judge.metric, known)
     return judge.higher_is_better if column is None else column
