@@ -32,10 +32,11 @@ import pandas as pd
 from metascore.config import parse_config
 from metascore.render.writers import render_outputs
 from metascore.leaderboard import build_leaderboard
+from metascore.readers.score_table import ScoreTable
 
 
-def competition(n: int, m: int, seed: int = 0) -> pd.DataFrame:
-    """Long table: ``n`` candidates, ``m`` tasks, development and final phases."""
+def competition(n: int, m: int, seed: int = 0) -> ScoreTable:
+    """A score table: ``n`` candidates, ``m`` tasks, development and final phases."""
     rng = np.random.default_rng(seed)
     skill = rng.normal(size=n)
     rows = []
@@ -44,14 +45,15 @@ def competition(n: int, m: int, seed: int = 0) -> pd.DataFrame:
         for i in range(n):
             for j in range(m):
                 rows.append((phase, f"c{i:03d}", f"p{i:03d}", f"task{j}", "score", values[i, j]))
-    return pd.DataFrame(rows, columns=["phase", "candidate", "participant", "task", "metric",
-                                       "value"])
+    return ScoreTable(pd.DataFrame(rows, columns=["phase", "candidate", "participant", "task",
+                                                  "metric", "value"]))
 
 
 def program(sizes: list[str]) -> None:
     """Time read + matrix + rank + write of the scoring program at each ``NxM`` size."""
     from metascore.leaderboard.phases import phase_matrix
-    from metascore.program import load_scores, run
+    from metascore.program import run
+    from metascore.readers.configured import load_scores
 
     for size in sizes:
         n, m = (int(x) for x in size.split("x"))
@@ -94,7 +96,7 @@ def main() -> None:
         program(args.program or ["2000x20", "200x10000"])
         return
     n, m = (int(x) for x in args.size.split("x"))
-    frame = competition(n, m)
+    table = competition(n, m)
     print(f"{n} candidates x {m} tasks, bootstrap {args.bootstrap}, stability q=50 r=1")
     for method in args.methods:
         times = []
@@ -103,7 +105,7 @@ def main() -> None:
             config = parse_config({"filter": {"rule": "none"}, "ranking": {"method": method},
                                    "analysis": analysis})
             start = time.perf_counter()
-            render_outputs(build_leaderboard(frame, config))
+            render_outputs(build_leaderboard(table, config))
             times.append(time.perf_counter() - start)
         print(f"{method:16s} without analysis {times[0]:7.2f} s   with analysis "
               f"{times[1]:7.2f} s", flush=True)

@@ -26,6 +26,7 @@ from metascore.readers.long import _add_long, _read_long_table
 from metascore.readers.rows import CANONICAL_COLUMNS, Rows, cell_at, column_index, csv_header, csv_rows
 from metascore.readers.rows import csv_table, flag_cell, optional_text_cell, read_text, require_columns
 from metascore.readers.rows import score_cell, text_cell, time_cell
+from metascore.readers.score_table import ScoreTable
 from metascore.matrix import ScoreMatrix
 
 _TRUE = {"true", "1", "yes", "y", "t"}
@@ -377,11 +378,11 @@ def read_long_csv(path: Path, rows: Rows) -> None:
         _add_long(rows, record, lambda col: f"{path}, line {n}, column {col!r}", f"{path}, line {n}")
 
 
-def read_scores(path: Path, fmt: str) -> pd.DataFrame:
-    """The canonical table of a wide or long CSV by the readers before the change."""
+def read_scores(path: Path, fmt: str) -> ScoreTable:
+    """The score table of a wide or long CSV by the readers before the change."""
     rows = Rows()
     (read_wide if fmt == "wide" else read_long_csv)(path, rows)
-    return rows.frame(path, fmt, None)
+    return rows.score_table(path, fmt, None)
 
 
 def long_csv(frame: pd.DataFrame, columns: list[str]) -> str:

@@ -14,7 +14,7 @@ from codabench_replay import DATA, TOKEN, Answer, Replay, add_bundle_competition
 from metascore.bundle import load_competition
 from metascore.cli import main
 from metascore.codabench.client import TOKEN_ENV
-from metascore.readers.formats import read_scores
+from metascore.readers.formats import read_score_table, read_scores
 from metascore.program import score_main
 
 CONFIG = """\
@@ -57,8 +57,9 @@ def pulled(replay, capsys, tmp_path):
 
 
 def test_pull_writes_a_tree_the_readers_read(pulled, replay):
-    frame = read_scores(pulled)
-    assert frame.attrs["format"] == "tree"
+    table = read_score_table(pulled)
+    frame = table.frame
+    assert table.format == "tree"
     assert sorted(set(frame["phase"])) == ["Development", "Final"]
     row = frame[(frame["candidate"] == "jean-luc-521") & (frame["metric"] == "accuracy")].iloc[0]
     assert (row["participant"], row["task"], row["value"]) == ("jean-luc", "iris", 0.92)

@@ -9,6 +9,7 @@ import pytest
 from metascore.cli import main
 from metascore.config import Config, load_config, parse_config
 from metascore.errors import ConfigError
+from metascore.readers.score_table import ScoreTable
 
 
 def test_defaults():
@@ -206,7 +207,7 @@ def test_duplicate_yaml_keys_are_refused_with_their_lines(tmp_path, text, messag
 
 
 # ---------------------------------------------------------------- judges against the scores
-def _two_phases() -> pd.DataFrame:
+def _two_phases() -> ScoreTable:
     rows = []
     for phase in ("Development", "Final"):
         for i, cand in enumerate(("a", "b", "c")):
@@ -214,7 +215,7 @@ def _two_phases() -> pd.DataFrame:
                 rows.append({"phase": phase, "candidate": cand, "participant": cand,
                              "task": "gdp", "metric": metric, "value": value,
                              "submitted_at": None, "is_baseline": False})
-    return pd.DataFrame(rows)
+    return ScoreTable(pd.DataFrame(rows))
 
 
 def test_did_you_mean_prefers_the_same_name_in_another_case():

@@ -16,7 +16,8 @@ from metascore.readers.directions import direction_warnings, looks_lower_is_bett
 from metascore.errors import InputError
 from metascore.readers.columns import COLUMNS_FILE, read_directions
 from metascore.leaderboard import build_leaderboard
-from metascore.program import load_scores, run
+from metascore.program import run
+from metascore.readers.configured import load_scores
 
 TREE = Path(__file__).resolve().parent / "data" / "competition" / "tree"
 JUDGES = [{"task": "iris", "metric": "accuracy"}, {"task": "wine", "metric": "mae", "direction": "lower"},
@@ -43,8 +44,8 @@ def tree(tmp_path):
 
 
 def _rows(config, root):
-    frame, source = load_scores(config, root)
-    lb = build_leaderboard(frame, config, source=source)
+    table, source = load_scores(config, root)
+    lb = build_leaderboard(table, config, source=source)
     return [(r.candidate, r.position, r.qualified) for r in lb.final.rows]
 
 

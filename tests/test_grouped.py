@@ -18,6 +18,7 @@ from metascore.analysis import bootstrap as B
 from metascore.config import parse_config
 from metascore.errors import ConfigError, InputError
 from metascore.leaderboard import build_leaderboard
+from metascore.readers.score_table import ScoreTable
 from metascore.render.writers import render_outputs
 
 #   t1/acc t1/f1 t2/acc       group means: t1    t2
@@ -149,12 +150,12 @@ def test_the_analyses_rank_a_grouped_matrix_in_two_steps():
 
 
 # ---------------------------------------------------------------------- metascore.yaml
-def frame() -> pd.DataFrame:
+def table() -> ScoreTable:
     rows = [dict(phase="Dev", candidate=c, task=j.split("/")[0], metric=j.split("/")[1], value=v)
             for c, vals in zip("ABC", VALUES) for j, v in zip(JUDGES, vals)]
     rows += [dict(phase="Dev", candidate=c, task="diag", metric="acc", value=v)
              for c, v in zip("ABC", (50, 10, 30))]
-    return pd.DataFrame(rows)
+    return ScoreTable(pd.DataFrame(rows))
 
 
 def config(ranking: dict, judges: list | None = None) -> object:
@@ -168,7 +169,7 @@ def test_metascore_yaml_groups_by_task_with_weights_and_a_rule_inside():
               for t, m in [("t1", "acc"), ("t1", "f1"), ("t2", "acc"), ("diag", "acc")]]
     cfg = config({"method": "copeland", "groups": {
         "by": "task", "method": "mean", "weights": {"t1": 2, "t2": 1}}}, judges)
-    lb = build_leaderboard(frame(), cfg)
+    lb = build_leaderboard(table(), cfg)
     assert [r.candidate for r in lb.final.ranked] == ["C", "B", "A"]
     assert lb.final.ranked[0].details["group_score:t1"] == pytest.approx(0.85)
     files = render_outputs(lb)
@@ -182,11 +183,11 @@ def test_metascore_yaml_groups_by_task_with_weights_and_a_rule_inside():
 def test_metascore_yaml_groups_by_the_judges_group_key():
     judges = [{"task": "t1", "metric": "acc", "group": "one"}, {"task": "t1", "metric": "f1", "group": "one"},
               {"task": "t2", "metric": "acc", "group": "two"}]
-    lb = build_leaderboard(frame(), config({"method": "mean", "groups": {"weights": {"one": 2}}}, judges))
+    lb = build_leaderboard(table(), config({"method": "mean", "groups": {"weights": {"one": 2}}}, judges))
     # mean inside and across, "one" weighing 2: A (1.4 + 0.6) / 3, B (1.4 + 0.9) / 3, C 1.8 / 3
     assert [round(r.score, 4) for r in lb.final.ranked] == [0.7667, 0.6667, 0.6]
     # a group key alone groups the judges, weights 1
-    lb = build_leaderboard(frame(), config({"method": "mean"}, judges))
+    lb = build_leaderboard(table(), config({"method": "mean"}, judges))
     assert [r.candidate for r in lb.final.ranked] == ["B", "A", "C"]
 
 
@@ -216,4 +217,4 @@ def test_metascore_yaml_refuses_bad_groups(ranking, judges, message):
 def test_a_group_weight_naming_no_task_is_refused_at_build():
     cfg = config({"groups": {"by": "task", "weights": {"t3": 1}}})
     with pytest.raises(InputError, match=r"group weights name group 't3', which is not a group"):
-        build_leaderboard(frame(), cfg)
+        build_leaderboard(table(), cfg)

@@ -244,19 +244,19 @@ def test_a_baseline_of_the_run_submissions_is_found_by_check_and_add_meta(tmp_pa
 
 
 def test_the_tree_reader_keeps_the_scores_of_a_flagged_run_and_lists_it(tmp_path):
-    from metascore.readers import read_scores
+    from metascore.readers import read_score_table
     from metascore.readers.tree import FLAG_FILE
 
     for cand, value in (("alice-1", 0.5), ("bob-2", 999.0)):
         (tmp_path / "Dev" / cand / "t").mkdir(parents=True)
         (tmp_path / "Dev" / cand / "t" / "scores.json").write_text(json.dumps({"acc": value}))
     (tmp_path / "Dev" / "bob-2" / "t" / FLAG_FILE).write_text("prediction step: exited 1\nlog tail\n")
-    frame = read_scores(tmp_path)
-    assert sorted(frame["value"]) == [0.5, 999.0]
-    assert frame.attrs["flagged"] == [("Dev", "bob-2", "t", "prediction step: exited 1")]
-    assert read_scores(tmp_path, phase="Dev").attrs["flagged"] == frame.attrs["flagged"]
+    table = read_score_table(tmp_path)
+    assert sorted(table.frame["value"]) == [0.5, 999.0]
+    assert table.flagged == (("Dev", "bob-2", "t", "prediction step: exited 1"),)
+    assert read_score_table(tmp_path, phase="Dev").flagged == table.flagged
     (tmp_path / "Dev" / "bob-2" / "t" / FLAG_FILE).unlink()
-    assert "flagged" not in read_scores(tmp_path).attrs  # a site export's tree: no key at all
+    assert read_score_table(tmp_path).flagged == ()  # a site export's tree: none
 
 
 # ------------------------------------------------------------------ item 15

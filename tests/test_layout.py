@@ -256,3 +256,23 @@ def test_no_folder_of_the_sources_holds_more_than_20_modules():
         if len(modules) > 20:
             crowded[folder.relative_to(SRC).as_posix() or "."] = len(modules)
     assert crowded == {}
+
+
+#: Modules whose ``.attrs`` are the Docker SDK's (a container's or an image's inspect
+#: data), not a DataFrame's; by file name, wherever the bundle package puts them.
+DOCKER_SDK_ATTRS = {"docker_backend.py", "image_probe.py"}
+
+
+def test_no_module_carries_data_in_dataframe_attrs():
+    """What a reader finds besides the scores (format, failures, directions...) travels in a
+    typed :class:`~metascore.readers.score_table.ScoreTable`, not in ``DataFrame.attrs``:
+    untyped keys, lost by many pandas operations (issue 35)."""
+    import ast
+
+    using = sorted(
+        f"{_name(p)}:{node.lineno}" for p in _modules() if p.name not in DOCKER_SDK_ATTRS
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute) and node.attr == "attrs")
+    assert using == [], "DataFrame.attrs: put it in the ScoreTable"
+    sdk = [p for p in _modules() if p.name in DOCKER_SDK_ATTRS]
+    assert len(sdk) == len(DOCKER_SDK_ATTRS), "a Docker SDK module was renamed: update DOCKER_SDK_ATTRS"

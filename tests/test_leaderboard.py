@@ -25,7 +25,7 @@ import pytest
 from metascore.config import parse_config
 from metascore.errors import ConfigError, InputError
 from metascore.leaderboard import build_leaderboard
-from metascore.program import load_scores
+from metascore.readers.configured import load_scores
 
 FIXTURE = Path(__file__).resolve().parent / "data" / "competition"
 JUDGES = [
@@ -44,8 +44,8 @@ def _config(**over):
 def _board(config, path=None):
     if path is not None:
         config = parse_config({**config.to_dict(), "input": {"path": path}})
-    frame, source = load_scores(config, FIXTURE)
-    return build_leaderboard(frame, config, source=source)
+    table, source = load_scores(config, FIXTURE)
+    return build_leaderboard(table, config, source=source)
 
 
 def _table(board):
@@ -180,8 +180,9 @@ def test_one_phase_filters_within_the_phase():
     assert lb.scores == {"n_qualified": 2.0, "winner_score": -1.0}
     assert lb.statistics["dev_final_kendall_tau"] is None
     # without any baseline, no filter applies, and the outputs say so
-    frame, _ = load_scores(_config(), FIXTURE)
-    lb = build_leaderboard(frame.assign(is_baseline=False), _config(phases={"final": None}, baselines=[]))
+    table, _ = load_scores(_config(), FIXTURE)
+    lb = build_leaderboard(table.with_frame(table.frame.assign(is_baseline=False)),
+                           _config(phases={"final": None}, baselines=[]))
     assert lb.filter is None and len(lb.final.ranked) == 5  # organizers: one submission kept
     assert lb.messages[0].startswith("no filter applies: phase 'Development' (the only phase: "
                                      "phases.final is null) has no baseline")
@@ -190,12 +191,12 @@ def test_one_phase_filters_within_the_phase():
 
 
 def test_nobody_qualifies_warns():
-    frame, _ = load_scores(_config(), FIXTURE)
-    final = frame["phase"] == "Final"
-    frame = frame.astype({"participant": object, "candidate": object})  # new values go in
+    table, _ = load_scores(_config(), FIXTURE)
+    final = table.frame["phase"] == "Final"
+    frame = table.frame.astype({"participant": object, "candidate": object})  # new values go in
     frame.loc[final & ~frame["is_baseline"], "participant"] = "newcomer"
     frame.loc[final & ~frame["is_baseline"], "candidate"] += "-new"
-    lb = build_leaderboard(frame, _config(selection={"final": "all"}))
+    lb = build_leaderboard(table.with_frame(frame), _config(selection={"final": "all"}))
     assert lb.winner is None and not lb.final.ranked
     assert lb.messages[0].startswith("no final-phase candidate qualified: none has a "
                                      "submission in the 'Development' phase")
@@ -241,34 +242,36 @@ def test_single_phase_exports_rank_alone():
 
 
 def test_errors_name_the_problem():
-    frame, _ = load_scores(_config(), FIXTURE)
+    table, _ = load_scores(_config(), FIXTURE)
     with pytest.raises(InputError, match=r"baseline 'nobody' .*neither a candidate"):
-        build_leaderboard(frame, _config(baselines=["nobody"]))
+        build_leaderboard(table, _config(baselines=["nobody"]))
     with pytest.raises(InputError, match=r"needs at least one baseline in the 'Development'"):
-        build_leaderboard(frame.assign(is_baseline=False), _config(baselines=[]))
+        build_leaderboard(table.with_frame(table.frame.assign(is_baseline=False)), _config(baselines=[]))
     with pytest.raises(InputError, match=r"phases\.deadlines names phase 'Dev'"):
-        build_leaderboard(frame, _config(phases={"deadlines": {"Dev": "2024-01-01"}}))
+        build_leaderboard(table, _config(phases={"deadlines": {"Dev": "2024-01-01"}}))
     with pytest.raises(InputError, match=r"no column 'task'"):
-        build_leaderboard(frame.drop(columns="task"), _config())
+        build_leaderboard(table.with_frame(table.frame.drop(columns="task")), _config())
 
 
 def test_input_order_does_not_matter():
     config = _config(selection={"development": "best", "final": "best"}, filter={"beat": "any"})
-    frame, _ = load_scores(config, FIXTURE)
-    a = build_leaderboard(frame, config)
-    b = build_leaderboard(frame.sample(frac=1.0, random_state=3).reset_index(drop=True), config)
+    table, _ = load_scores(config, FIXTURE)
+    a = build_leaderboard(table, config)
+    shuffled = table.frame.sample(frac=1.0, random_state=3).reset_index(drop=True)
+    b = build_leaderboard(table.with_frame(shuffled), config)
     assert _table(a.final) == _table(b.final)
     assert a.scores == b.scores
 
 
 def test_a_baseline_dropped_by_drop_candidates_is_named_with_the_reason():
-    frame, _ = load_scores(_config(), FIXTURE)
+    table, _ = load_scores(_config(), FIXTURE)
+    frame = table.frame
     dev = frame["phase"] == frame["phase"].iloc[0]
     gap = dev & frame["candidate"].str.startswith("baseline") & (frame["task"] == "wine")
     config = _config(ranking={"missing": "drop_candidates"})
     with pytest.raises(InputError, match=r"baseline 'baseline_\w+' .*dropped by "
                        r"missing='drop_candidates' \(missing score for judge 'wine/mae'\)"):
-        build_leaderboard(frame[~gap], config)
+        build_leaderboard(table.with_frame(frame[~gap]), config)
 
 
 def test_kemeny_global_details_stay_out_of_the_leaderboard_files():
@@ -411,21 +414,21 @@ def test_a_baseline_whose_run_failed_says_so(tmp_path):
             for b in ("baseline_rf", "baseline_knn") for t in ("iris", "wine", "digits")}
     tree = _tree_with(tmp_path, runs)
     config = _config(input={"path": "."}, analysis={"bootstrap": 0, "stability": False})
-    frame, source = load_scores(config, tree)
+    table, source = load_scores(config, tree)
     with pytest.raises(InputError, match=r"baseline 'baseline_\w+' has no score in phase 'Development' "
                        r"\(every run failed: task 'digits': Failed \(program_rc=1\): ModuleNotFoundError: "
                        r"No module named 'xgboost' \(and 2 more\)\), so the beat_baseline filter"):
-        build_leaderboard(frame, config, source=source)
+        build_leaderboard(table, config, source=source)
     # named by candidate id, absent from every phase's scores: the same sentence, not "neither"
     import shutil
     for b in ("baseline_rf", "baseline_knn"):
         shutil.rmtree(tree / "Final" / b)
-    frame, source = load_scores(config, tree)
+    table, source = load_scores(config, tree)
     with pytest.raises(InputError, match=r"baseline 'baseline_\w+' has no score in phase 'Development' "
                                          r"\(every run failed"):
-        build_leaderboard(frame, _config(input={"path": "."}, baselines=["baseline_rf"]), source=source)
+        build_leaderboard(table, _config(input={"path": "."}, baselines=["baseline_rf"]), source=source)
     # without the filter, the failed baseline is only shown
-    lb = build_leaderboard(frame, _config(input={"path": "."}, filter={"rule": "none"},
+    lb = build_leaderboard(table, _config(input={"path": "."}, filter={"rule": "none"},
                                           analysis={"bootstrap": 0, "stability": False}), source=source)
     assert lb.winner is not None
 
@@ -451,10 +454,10 @@ def test_a_board_that_loses_a_candidate_is_refused():
     from metascore.errors import MetascoreError
     from metascore.leaderboard.notices import check_accounted
 
-    frame, _ = load_scores(_config(), FIXTURE)
-    lb = build_leaderboard(frame, _config(analysis={"bootstrap": 0, "stability": False}))
-    check_accounted(frame, lb.final)  # the real board: nobody lost
+    table, _ = load_scores(_config(), FIXTURE)
+    lb = build_leaderboard(table, _config(analysis={"bootstrap": 0, "stability": False}))
+    check_accounted(table, lb.final)  # the real board: nobody lost
     lost = dataclasses.replace(lb.final, rows=tuple(r for r in lb.final.rows if r.candidate != "bob-103"))
     with pytest.raises(MetascoreError, match=r"phase 'Final': candidate\(s\) 'bob-103' are neither ranked "
                                              r"nor listed with a reason"):
-        check_accounted(frame, lost)
+        check_accounted(table, lost)

@@ -33,7 +33,9 @@ from metascore.errors import MetascoreError
 from metascore.render import writers
 from metascore.render.report import render_report
 from metascore.leaderboard import build_leaderboard
-from metascore.program import load_scores, run
+from metascore.program import run
+from metascore.readers.configured import load_scores
+from metascore.readers.score_table import ScoreTable
 
 from shared_competition import CONFIG as COMPETITION
 from shared_competition import FIXTURE
@@ -48,8 +50,8 @@ CONFIG = {
 
 def _board(**over):
     config = parse_config({**CONFIG, **over})
-    frame, source = load_scores(config, FIXTURE)
-    return build_leaderboard(frame, config, source=source)
+    table, source = load_scores(config, FIXTURE)
+    return build_leaderboard(table, config, source=source)
 
 
 def test_rows_carry_rank_intervals():
@@ -210,7 +212,7 @@ def test_undefined_agreement_is_an_error():
                            "output": {"scores": {"w": "kendall_w"}}})
     with pytest.raises(MetascoreError,
                        match=r"scores\.json key 'w': statistic 'kendall_w' is nan, not a finite"):
-        build_leaderboard(frame, config)
+        build_leaderboard(ScoreTable(frame), config)
 
 
 def test_program_logs_the_analysis(tmp_path):
@@ -228,7 +230,7 @@ def test_progress_is_reported_for_slow_methods():
     """Methods without a fast path rank every resample: progress reaches the total."""
     config = parse_config({**CONFIG, "ranking": {"method": "schulze"},
                            "analysis": {"bootstrap": 20}})
-    frame, _ = load_scores(config, FIXTURE)
+    table, _ = load_scores(config, FIXTURE)
     seen: dict[str, tuple[int, int]] = {}
-    build_leaderboard(frame, config, progress=lambda what, d, t: seen.__setitem__(what, (d, t)))
+    build_leaderboard(table, config, progress=lambda what, d, t: seen.__setitem__(what, (d, t)))
     assert seen == {"rank uncertainty": (20, 20), "stability": (50, 50)}

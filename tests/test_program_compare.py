@@ -21,7 +21,8 @@ from metascore.config import COMPARE_R, STABILITY_Q, parse_config
 from metascore.render import writers
 from metascore.leaderboard import build_leaderboard
 from metascore.matrix import ScoreMatrix
-from metascore.program import load_scores, run
+from metascore.program import run
+from metascore.readers.configured import load_scores
 
 from shared_competition import CONFIG as COMPETITION
 from shared_competition import FIXTURE
@@ -39,8 +40,8 @@ def _config(analysis=None, **over):
 
 def _board(analysis=None, **over):
     config = _config(analysis, **over)
-    frame, source = load_scores(config, FIXTURE)
-    return build_leaderboard(frame, config, source=source)
+    table, source = load_scores(config, FIXTURE)
+    return build_leaderboard(table, config, source=source)
 
 
 def test_program_adds_the_comparison_and_leaves_the_scores_alone(tmp_path):

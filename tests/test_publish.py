@@ -37,7 +37,7 @@ import pytest
 from metascore.config import parse_config
 from metascore.render.writers import OUTPUT_FILES, render_outputs, write_files
 from metascore.leaderboard import build_leaderboard
-from metascore.program import load_scores
+from metascore.readers.configured import load_scores
 
 from shared_competition import CONFIG, FIXTURE
 
@@ -86,8 +86,8 @@ for line in sys.stdin:
 
 def _render(extra: dict) -> dict[str, str]:
     config = parse_config({**CONFIG, **extra})
-    frame, source = load_scores(config, FIXTURE)
-    return render_outputs(build_leaderboard(frame, config, source=source))
+    table, source = load_scores(config, FIXTURE)
+    return render_outputs(build_leaderboard(table, config, source=source))
 
 
 @pytest.fixture(scope="module")

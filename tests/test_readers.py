@@ -19,6 +19,8 @@ from metascore.readers import (
     CANONICAL_COLUMNS,
     FORMATS,
     detect_format,
+    ScoreTable,
+    read_score_table,
     read_scores,
     read_scores_file,
     read_votes,
@@ -41,14 +43,12 @@ def canonical() -> pd.DataFrame:
 
 
 def present(frame: pd.DataFrame, columns=("phase", "candidate", "task", "metric", "value")) -> pd.DataFrame:
-    """Rows with a score, in a fixed order, without index or attrs (text as plain objects:
-    the categories of two tables differ when their rows do)."""
+    """Rows with a score, in a fixed order, without index (text as plain objects: the
+    categories of two tables differ when their rows do)."""
     out = frame.loc[frame["value"].notna(), list(columns)]
     out = out.astype({c: object for c in columns if c != "value"})
     out = out.sort_values([c for c in KEY if c in columns])
-    out = out.reset_index(drop=True)
-    out.attrs = {}
-    return out
+    return out.reset_index(drop=True)
 
 
 def relabel(frame: pd.DataFrame, *, candidates=None, phase=None, metric=None) -> pd.DataFrame:
@@ -77,22 +77,34 @@ def test_canonical_long_table(canonical):
     assert row["submitted_at"] == "2024-03-16T00:30:00+00:00"
     wine_dev = canonical[(canonical["phase"] == "Development") & (canonical["task"] == "wine")]
     assert wine_dev.set_index("candidate")["value"]["alice-101"] == 0.412
-    assert canonical.attrs == {"format": "long", "source": str(COMP / "long.csv"), "failed": [], "unscored": [],
-                               "notes": [], "directions": {}}
+    assert canonical.attrs == {}  # a plain table: what the reader found is in the ScoreTable
+
+
+def test_the_score_table_holds_the_table_and_what_the_reader_found(canonical):
+    table = read_score_table(COMP / "long.csv")
+    assert isinstance(table, ScoreTable)
+    pd.testing.assert_frame_equal(table.frame, canonical)
+    assert (table.format, table.source) == ("long", str(COMP / "long.csv"))
+    assert (table.failed, table.unscored, table.flagged, table.notes) == ((), (), (), ())
+    assert (table.directions, table.titles) == ({}, {})
+    with pytest.raises(AttributeError):  # frozen: a new table, not an edited one
+        table.format = "wide"
+    assert table.with_frame(canonical.head(2)).format == "long"
 
 
 def test_long_json_is_identical(canonical):
     frame = read_scores(COMP / "long.json")
     pd.testing.assert_frame_equal(frame, canonical)
-    assert frame.attrs["format"] == "long"
+    assert read_score_table(COMP / "long.json").format == "long"
 
 
 def test_tree_matches_and_records_the_failure(canonical):
-    frame = read_scores(COMP / "tree")
+    table = read_score_table(COMP / "tree")
+    frame = table.frame
     cols = ("phase", "candidate", "participant", "task", "metric", "value", "submitted_at", "is_baseline")
     pd.testing.assert_frame_equal(present(frame, cols), present(canonical, cols))
     assert len(frame) == len(canonical) - 1  # the failed task has no row
-    assert frame.attrs["failed"] == [("Final", "carol-104", "wine", "no scores.json or scores.txt")]
+    assert table.failed == (("Final", "carol-104", "wine", "no scores.json or scores.txt"),)
 
 
 def test_codabench_json_matches(canonical):
@@ -146,8 +158,8 @@ def test_wide_matches(canonical):
 def test_phase_filter(canonical):
     final = read_scores(COMP / "long.csv", phase="Final")
     assert set(final["phase"]) == {"Final"} and len(final) == 21
-    tree = read_scores(COMP / "tree", phase="Development")
-    assert set(tree["phase"]) == {"Development"} and tree.attrs["failed"] == []
+    tree = read_score_table(COMP / "tree", phase="Development")
+    assert set(tree.frame["phase"]) == {"Development"} and tree.failed == ()
     codabench = read_scores(COMP / "results.json", phase="Final")
     assert set(codabench["phase"]) == {"Final"} and len(codabench) == 21
     with pytest.raises(InputError, match=r"phase 'Fnal' is not in .*did you mean 'Final'"):
@@ -174,7 +186,7 @@ def test_phase_filter(canonical):
 )
 def test_detect_format(name, fmt):
     assert detect_format(COMP / name) == fmt
-    assert read_scores(COMP / name).attrs["format"] == fmt
+    assert read_score_table(COMP / name).format == fmt
 
 
 def test_detect_format_preflib_and_blind():
@@ -232,8 +244,9 @@ def test_codabench_csv_without_title_takes_phase_argument(tmp_path):
 
 # ------------------------------------------------------------------ CodaLab v1 details
 def test_coopetition_real_shape():
-    frame = read_scores(READERS / "coopetition_scores_phase_1.txt")
-    assert frame.attrs["format"] == "coopetition"
+    table = read_score_table(READERS / "coopetition_scores_phase_1.txt")
+    frame = table.frame
+    assert table.format == "coopetition"
     assert frame[["phase", "candidate", "participant", "task", "metric"]].values.tolist()[:2] == [
         ["1", "9101", "mira", "", "AVG"],
         ["1", "9101", "mira", "", "Valid"],
@@ -280,7 +293,8 @@ def test_tree_without_phase_level_manifest_and_failures(tmp_path):
         "ann-1,ann,2024-01-02 10:00Z,yes\n"
         "dee-4,dee,,\n"
     )
-    frame = read_scores(tmp_path, phase="Final")
+    table = read_score_table(tmp_path, phase="Final")
+    frame = table.frame
     assert frame[["phase", "candidate", "participant", "task", "metric", "value"]].values.tolist() == [
         ["Final", "ann-1", "ann", "iris", "accuracy", 0.9],
         ["Final", "ann-1", "ann", "iris", "duration", 3.0],
@@ -289,11 +303,11 @@ def test_tree_without_phase_level_manifest_and_failures(tmp_path):
     ]
     assert frame["submitted_at"].tolist()[:3] == ["2024-01-02T10:00:00+00:00"] * 3
     assert frame["is_baseline"].tolist() == [True, True, True, False]
-    assert frame.attrs["failed"] == [
+    assert table.failed == (
         ("Final", "bo-2", "wine", "no scores.json or scores.txt"),
         ("Final", "cy-3", "", "no task directories"),
         ("Final", "dee-4", "", "listed in submissions.csv (line 3) but has no scoring output"),
-    ]
+    )
 
 
 @pytest.mark.skipif(os.name == "nt", reason="symbolic links")

@@ -14,15 +14,16 @@ import pytest
 from metascore.config import parse_config
 from metascore.render.report import render_report
 from metascore.leaderboard import build_leaderboard
-from metascore.program import load_scores
+from metascore.readers.configured import load_scores
+from metascore.readers.score_table import ScoreTable
 from shared_competition import CONFIG, FIXTURE
 from requirements import require_chromium
 
 
 def _report(**over) -> str:
     config = parse_config({**CONFIG, **over})
-    frame, source = load_scores(config, FIXTURE)
-    return render_report(build_leaderboard(frame, config, source=source))
+    table, source = load_scores(config, FIXTURE)
+    return render_report(build_leaderboard(table, config, source=source))
 
 
 def _external_references(page: str) -> list[str]:
@@ -58,7 +59,7 @@ def test_report_escapes_names():
         "participant": None, "task": '"t"', "metric": "", "value": [0.5, 0.4],
         "submitted_at": None, "is_baseline": False,
     })
-    page = render_report(build_leaderboard(frame, config))
+    page = render_report(build_leaderboard(ScoreTable(frame), config))
     assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "b&amp;b" in page
 
@@ -169,8 +170,8 @@ def _long_names_report(tmp_path: Path) -> str:
 
     root = write_long_names(tmp_path / "competition")
     config = parse_config(LONG_CONFIG)
-    frame, source = load_scores(config, root)
-    return render_report(build_leaderboard(frame, config, source=source))
+    table, source = load_scores(config, root)
+    return render_report(build_leaderboard(table, config, source=source))
 
 
 def test_long_judge_names_show_task_and_column_title(tmp_path):

@@ -17,6 +17,7 @@ import pytest
 import metascore as ms
 from metascore.config import parse_config
 from metascore.leaderboard import build_leaderboard
+from metascore.readers.score_table import ScoreTable
 from metascore.render.writers import render_outputs
 
 VALUES = [[0.9, 0.2, 10.0], [0.8, 0.9, 50.0], [0.1, 0.5, np.nan]]
@@ -42,10 +43,10 @@ def test_weights_must_not_be_negative_nor_all_0():
         ms.ScoreMatrix.from_array(VALUES, list("ABC"), ["acc", "f1", "diag"], weights=[0, 0, 0])
 
 
-def frame(values=VALUES, judges=("acc", "f1", "diag"), candidates="ABC") -> pd.DataFrame:
-    return pd.DataFrame([dict(phase="Dev", candidate=c, task=j, metric="", value=v)
+def table(values=VALUES, judges=("acc", "f1", "diag"), candidates="ABC") -> ScoreTable:
+    return ScoreTable(pd.DataFrame([dict(phase="Dev", candidate=c, task=j, metric="", value=v)
                          for c, row in zip(candidates, values) for j, v in zip(judges, row)
-                         if not np.isnan(v)])
+                         if not np.isnan(v)]))
 
 
 def outputs(values=VALUES, weights=(1, 1, 0), method="mean", judges=("acc", "f1", "diag"),
@@ -54,7 +55,7 @@ def outputs(values=VALUES, weights=(1, 1, 0), method="mean", judges=("acc", "f1"
         "phases": {"development": "Dev", "final": None}, "filter": {"rule": "none"},
         "judges": [{"task": j, "weight": w} for j, w in zip(judges, weights)],
         "ranking": {"method": method}, "analysis": {"bootstrap": 0, "stability": False}})
-    lb = build_leaderboard(frame(values, judges, candidates), config)
+    lb = build_leaderboard(table(values, judges, candidates), config)
     return lb, render_outputs(lb)
 
 

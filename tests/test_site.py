@@ -373,7 +373,7 @@ def test_an_empty_export_says_so_and_names_the_rule(tmp_path):
                  "--submissions", str(subs)]) == 1
     # the meta-scoring program, given that tree, says the same in its own words
     from metascore.config import parse_config
-    from metascore.program import load_scores
+    from metascore.readers.configured import load_scores
 
     with pytest.raises(InputError, match=r"its submissions.csv lists no submission, so the results "
                        r"export that fed it was empty .*submission_rule 'Add' nothing reaches it"):

@@ -14,6 +14,7 @@ import metascore as ms
 from metascore.config import parse_config
 from metascore.leaderboard import build_leaderboard
 from metascore.leaderboard.selection import select_candidates
+from metascore.readers.score_table import ScoreTable
 from metascore.submission_order import (
     order_basis, phase_origins, places, split_submission_key, submission_number,
 )
@@ -90,11 +91,11 @@ def test_selection_best_among_equal_scores_takes_the_earlier_id():
 
 
 # ---------------------------------------------------------------------- across phases
-def frame(rows):
-    """A canonical long table: (phase, candidate, participant, value, submitted_at)."""
-    return pd.DataFrame([{"phase": p, "candidate": c, "participant": who, "task": "t", "metric": "m",
-                          "value": v, "submitted_at": at, "is_baseline": False}
-                         for p, c, who, v, at in rows])
+def table(rows):
+    """A score table: (phase, candidate, participant, value, submitted_at)."""
+    return ScoreTable(pd.DataFrame([{"phase": p, "candidate": c, "participant": who, "task": "t",
+                                     "metric": "m", "value": v, "submitted_at": at, "is_baseline": False}
+                                    for p, c, who, v, at in rows]))
 
 
 # the issue's ids: development in submission order, the migrated final copies in the
@@ -106,13 +107,13 @@ SITE = [("Development", "zoe-1", "zoe", 3.0, None), ("Development", "bob-2", "bo
 
 
 def test_a_migrated_copy_takes_its_participants_development_place():
-    origins = phase_origins(frame(SITE), "Final", ["Development"])
+    origins = phase_origins(table(SITE), "Final", ["Development"])
     assert {c: o.candidate for c, o in origins.items()} == {
         "carol-7": "carol-3", "zoe-10": "zoe-1", "bob-11": "bob-2"}
     ordered = sorted(origins, key=lambda c: origins[c].key())
     assert ordered == ["zoe-10", "bob-11", "carol-7"]
     # without the earlier phase, each is its own origin: the final ids
-    own = phase_origins(frame(SITE), "Final")
+    own = phase_origins(table(SITE), "Final")
     assert sorted(own, key=lambda c: own[c].key()) == ["carol-7", "zoe-10", "bob-11"]
 
 
@@ -121,7 +122,7 @@ def test_the_latest_development_submission_sets_the_place():
             ("Development", "zoe-4", "zoe", 1.0, None),  # zoe's last one: the one Force_Last migrates
             ("Final", "zoe-7", "zoe", 1.0, None), ("Final", "bob-8", "bob", 1.0, None),
             ("Final", "ann-9", "ann", 1.0, None)]  # made to the final phase directly: its own id
-    origins = phase_origins(frame(rows), "Final", ["Development"])
+    origins = phase_origins(table(rows), "Final", ["Development"])
     assert {c: (o.phase, o.candidate) for c, o in origins.items()} == {
         "zoe-7": ("Development", "zoe-4"), "bob-8": ("Development", "bob-2"), "ann-9": ("Final", "ann-9")}
     assert places([origins[c] for c in ("zoe-7", "bob-8", "ann-9")]) == (1.0, 0.0, 2.0)
@@ -134,28 +135,28 @@ def test_times_carry_too_a_migration_time_is_not_a_submission_time():
             ("Development", "carol-3", "carol", 1.0, "2026-02-03T10:00:00Z"),
             ("Final", "carol-7", "carol", 1.0, "2026-06-01T00:05:00Z"),
             ("Final", "zoe-10", "zoe", 1.0, "2026-06-01T00:05:03Z")]
-    origins = phase_origins(frame(rows), "Final", ["Development"])
+    origins = phase_origins(table(rows), "Final", ["Development"])
     assert sorted(origins, key=lambda c: origins[c].key()) == ["zoe-10", "carol-7"]
     assert origins["zoe-10"].time == pd.Timestamp("2026-02-01T10:00:00")
 
 
 def test_unknown_places_are_last():
-    origins = phase_origins(frame([("Final", "bob", "bob", 1.0, None), ("Final", "zoe-3", "zoe", 1.0, None)]),
-                            "Final", ["Development"])
+    rows = [("Final", "bob", "bob", 1.0, None), ("Final", "zoe-3", "zoe", 1.0, None)]
+    origins = phase_origins(table(rows), "Final", ["Development"])
     assert places([origins["bob"], origins["zoe-3"]]) == (math.inf, 0.0)
 
 
 def test_order_basis_says_which_rule():
-    assert order_basis(phase_origins(frame(SITE), "Development"), "Development") == (
+    assert order_basis(phase_origins(table(SITE), "Development"), "Development") == (
         "submission order from the submission ids of phase 'Development' (the number in "
         "<owner>-<id>, as a number)")
-    final = order_basis(phase_origins(frame(SITE), "Final", ["Development"]), "Final")
+    final = order_basis(phase_origins(table(SITE), "Final", ["Development"]), "Final")
     assert final.startswith("submission order from the submission ids of phase 'Development' (")
     assert "3 of 3 candidates take the place of their participant's submission in an earlier phase" in final
     timed = [(p, c, who, v, "2026-02-01") for p, c, who, v, _ in SITE]
-    assert order_basis(phase_origins(frame(timed), "Development"), "Development") == (
+    assert order_basis(phase_origins(table(timed), "Development"), "Development") == (
         "submission times of phase 'Development'")
-    plain = frame([("Development", "alice", "alice", 1.0, None)])
+    plain = table([("Development", "alice", "alice", 1.0, None)])
     assert order_basis(phase_origins(plain, "Development"), "Development").startswith(
         "no submission time and no submission id")
 
@@ -165,7 +166,7 @@ CONFIG = {"phases": {"development": "Development", "final": "Final"}, "filter": 
 
 
 def test_the_leaderboard_breaks_a_final_tie_by_development_order_and_says_so():
-    lb = build_leaderboard(frame(SITE), parse_config(CONFIG))
+    lb = build_leaderboard(table(SITE), parse_config(CONFIG))
     assert [r.candidate for r in lb.final.ranked] == ["zoe-10", "bob-11", "carol-7"]
     assert lb.final.ranked[0].position == lb.final.ranked[2].position == 1
     assert any("zoe-10 is listed first and is the winner by the tie-break: the earlier submission "
@@ -174,6 +175,6 @@ def test_the_leaderboard_breaks_a_final_tie_by_development_order_and_says_so():
     assert order["Development"].startswith("submission order from the submission ids of phase 'Development'")
     assert order["Final"].startswith("submission order from the submission ids of phase 'Development'")
     other = parse_config({**CONFIG, "ranking": {"tie_break": ["candidate"]}})
-    lb = build_leaderboard(frame(SITE), other)
+    lb = build_leaderboard(table(SITE), other)
     assert [r.candidate for r in lb.final.ranked] == ["bob-11", "carol-7", "zoe-10"]
     assert lb.signature["submission_order"]["Final"] == "not used (ranking.tie_break has no submitted_at)"

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from metascore.cli import main
-from metascore.readers.formats import read_scores
+from metascore.readers.formats import read_score_table, read_scores
 from metascore.program import score_main
 
 EXPORT = Path(__file__).parent / "data" / "exports" / "template_results.json"
@@ -82,8 +82,9 @@ def test_one_export_of_both_phases_keeps_one_task_name(tmp_path):
 
 def test_a_folder_of_exports_is_read_file_by_file(tmp_path):
     per_phase_csvs(tmp_path)
-    frame = read_scores(tmp_path)
-    assert frame.attrs["format"] == "codabench_csv"
+    table = read_score_table(tmp_path)
+    frame = table.frame
+    assert table.format == "codabench_csv"
     assert sorted(set(frame["phase"])) == ["Development", "Final"]
     assert len(frame) == 2 * 6 * 3  # the empty meta columns are dropped
 

@@ -20,94 +20,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
 
 from ._version import __version__
 from .config import CONFIG_NAME, COMPARE_R, STABILITY_Q, Config, load_config
 from .errors import ConfigError, InputError, exit_code
-from .readers.columns import read_directions, read_titles
-from .readers.formats import CANONICAL_COLUMNS, concat_scores, read_scores, resolve_inside
-from .readers.table import with_phase
+from .readers.configured import LONG_NAME, load_scores
+from .readers.formats import CANONICAL_COLUMNS
 from .render.writers import PER_JUDGE_FILE, long_csv, render_outputs, write_files
 from .leaderboard import Leaderboard, build_leaderboard
 
-__all__ = ["LONG_NAME", "load_scores", "run", "score_main", "ingest_main"]
-
-#: Canonical long table written by the ingestion program and preferred by the scorer.
-LONG_NAME = "metascore_long.csv"
+__all__ = ["run", "score_main", "ingest_main"]
 
 Log = Callable[[str], None]
-
-
-def load_scores(config: Config, root: str | Path) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """Read the scores the configuration points at, under ``root``.
-
-    ``root`` is a directory (``input.path`` is resolved inside it and may not leave it;
-    a ``metascore_long.csv`` written by the ingestion program wins) or a single file.
-    Returns the canonical long table and a summary of what was read (relative paths only,
-    so outputs do not depend on where the run happened).
-    """
-    root = Path(root)
-    fmt = config.input.format
-    if root.is_file():
-        frame = _phased(read_scores(root, fmt), config)
-        return frame, _source(frame, root.name)
-    if not root.is_dir():
-        raise InputError(f"{root}: no such file or directory.")
-    if (root / LONG_NAME).is_file():
-        frame = read_scores(root / LONG_NAME, "long")
-        return _with_directions(frame, root), _source(frame, LONG_NAME)
-    spec = config.input.path
-    if isinstance(spec, str):
-        target = resolve_inside(root, spec)
-        frame = _phased(read_scores(target, fmt, root=root), config)
-        return _with_directions(frame, root, target), _source(frame, spec)
-    frame = concat_scores([read_scores(resolve_inside(root, rel), fmt, phase=phase, root=root)
-                           for phase, rel in spec.items()])
-    return _with_directions(frame, root), _source(frame, dict(spec))
-
-
-def _with_directions(frame: pd.DataFrame, root: Path, tree: Path | None = None) -> pd.DataFrame:
-    """Add the directions of ``<root>/codabench.json`` (a pulled folder) to the frame's,
-    and the columns' titles (``frame.attrs["titles"]``, shown by the report) of that file
-    and of the one at the root of the scores folder ``tree``."""
-    frame.attrs["directions"] = {**read_directions(root), **frame.attrs.get("directions", {})}
-    inner = read_titles(tree) if tree is not None and tree != root and tree.is_dir() else {}
-    frame.attrs["titles"] = {**inner, **read_titles(root)}
-    return frame
-
-
-def _phased(frame: pd.DataFrame, config: Config) -> pd.DataFrame:
-    """Scores without any phase (a wide CSV, a CodaLab CSV) are the development phase."""
-    if len(frame) and (frame["phase"] == "").all():
-        attrs = dict(frame.attrs)
-        dev = config.phases.development
-        frame = with_phase(frame, dev)
-        frame.attrs.update(attrs)
-        frame.attrs["failed"] = [(p or dev, *rest) for p, *rest in attrs.get("failed", [])]
-        frame.attrs["unscored"] = [{**u, "phase": u["phase"] or dev} for u in attrs.get("unscored", [])]
-        if attrs.get("flagged"):
-            frame.attrs["flagged"] = [(p or dev, *rest) for p, *rest in attrs["flagged"]]
-        frame.attrs["notes"] = [*attrs.get("notes", []), (
-            f"the scores name no phase; they are read as phase {config.phases.development!r} "
-            "(phases.development)")]
-    return frame
-
-
-def _source(frame: pd.DataFrame, path: Any) -> dict[str, Any]:
-    failed = [
-        {"phase": p, "candidate": c, "task": t, "reason": r}
-        for p, c, t, r in frame.attrs.get("failed", [])
-    ]
-    out = {"path": path, "format": frame.attrs.get("format"), "failed": failed}
-    if frame.attrs.get("flagged"):  # runs the mock runner marked (the site's export cannot)
-        out["prediction_failed"] = [{"phase": p, "candidate": c, "task": t, "reason": r}
-                                    for p, c, t, r in frame.attrs["flagged"]]
-    if frame.attrs.get("titles"):  # the competition's column titles, for the report's labels
-        out["column_titles"] = dict(frame.attrs["titles"])
-    return out
 
 
 def run(config: Config, root: str | Path, output_dir: str | Path, *, log: Log = print) -> Leaderboard:
@@ -116,12 +40,12 @@ def run(config: Config, root: str | Path, output_dir: str | Path, *, log: Log = 
     Shared by :func:`score_main` and ``metascore rank --config``.
     """
     log(f"[*] reading scores from {Path(root).name or root}")
-    frame, source = load_scores(config, root)
-    log(f"[*] {len(frame)} scores, format {source['format']}, phases "
-        f"{sorted(set(map(str, frame['phase'].unique())))}")
-    for note in frame.attrs.get("notes", []):
+    table, source = load_scores(config, root)
+    log(f"[*] {len(table.frame)} scores, format {source['format']}, phases "
+        f"{sorted(set(map(str, table.frame['phase'].unique())))}")
+    for note in table.notes:
         log(f"[*] note: {note}")
-    if frame.attrs.get("directions"):
+    if table.directions:
         log("[*] directions of judges without one: the competition's leaderboard columns")
     for item in source["failed"]:
         log(f"[!] failed: phase {item['phase']!r}, candidate {item['candidate']!r}, task "
@@ -138,7 +62,7 @@ def run(config: Config, root: str | Path, output_dir: str | Path, *, log: Log = 
     if ac.compare:
         log(f"[*] method comparison: {', '.join(ac.compare)} ({ac.bootstrap} trials, stabilities "
             f"{STABILITY_Q} x {COMPARE_R}, seed {rc.seed})")
-    lb = build_leaderboard(frame, config, source=source, progress=_progress(log))
+    lb = build_leaderboard(table, config, source=source, progress=_progress(log))
     if lb.filter is not None:
         log(f"[*] filter {lb.filter.rule}: {len(lb.filter.qualified)} of "
             f"{len(lb.filter.decisions)} final candidates qualified")
@@ -229,12 +153,12 @@ def ingest_main(
                 config, found = load_config(path), path
                 break
         print(f"[*] configuration: {found.name if found else 'defaults (no ' + CONFIG_NAME + ')'}")
-        frame, source = load_scores(config, ingested_program)
-        print(f"[*] read {len(frame)} scores (format {source['format']})")
+        table, source = load_scores(config, ingested_program)
+        print(f"[*] read {len(table.frame)} scores (format {source['format']})")
         if found is not None:
-            lb = build_leaderboard(frame, config, source=source)
+            lb = build_leaderboard(table, config, source=source)
             print(f"[*] the submission ranks: winner {lb.winner or 'none'}")
-        write_files(output_dir, {LONG_NAME: long_csv(frame, CANONICAL_COLUMNS)})
+        write_files(output_dir, {LONG_NAME: long_csv(table.frame, CANONICAL_COLUMNS)})
         print(f"[*] wrote {LONG_NAME}")
 
     return exit_code(body)

@@ -18,7 +18,7 @@ can answer, a Codabench results export (no submission times) included.
 3. Equal places leave the tie to the next ``ranking.tie_break`` key (the candidate id, as
    text, by default).
 
-:func:`phase_origins` finds the origins of a phase's candidates in the canonical long table,
+:func:`phase_origins` finds the origins of a phase's candidates in the score table,
 :func:`places` turns origins into the sort key the ranking uses, :func:`order_basis` says in
 words which rule decided (for the signature and the report).
 """
@@ -29,10 +29,13 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:  # the readers import this module
+    from .readers.score_table import ScoreTable
 
 __all__ = ["Origin", "split_submission_key", "submission_number", "phase_origins", "places",
            "own_places", "order_basis", "latest_first_key", "utc_time"]
@@ -113,9 +116,10 @@ def utc_time(value: Any) -> pd.Timestamp | None:
     return stamp.tz_convert("UTC").tz_localize(None) if stamp.tzinfo is not None else stamp
 
 
-def _members(frame: pd.DataFrame, phase: str) -> dict[str, tuple[str, pd.Timestamp | None]]:
+def _members(table: ScoreTable, phase: str) -> dict[str, tuple[str, pd.Timestamp | None]]:
     """``candidate -> (participant key, time)`` of every submission of ``phase`` the table
-    lists (with a score or, from ``frame.attrs["unscored"]``, with none)."""
+    lists (with a score or, from ``table.unscored``, with none)."""
+    frame = table.frame
     rows = frame[frame["phase"] == phase]
     out: dict[str, tuple[str, pd.Timestamp | None]] = {}
     if len(rows):
@@ -124,15 +128,15 @@ def _members(frame: pd.DataFrame, phase: str) -> dict[str, tuple[str, pd.Timesta
             cand = str(cand)
             missing = part is None or (isinstance(part, float) and math.isnan(part))
             out[cand] = (cand if missing else str(part), utc_time(when))
-    for member in frame.attrs.get("unscored") or ():
+    for member in table.unscored:
         cand = str(member["candidate"])
         if member.get("phase") == phase and cand not in out:
             out[cand] = (str(member.get("participant") or cand), utc_time(member.get("submitted_at")))
     return out
 
 
-def phase_origins(frame: pd.DataFrame, phase: str, earlier: Iterable[str] = ()) -> dict[str, Origin]:
-    """The origin of each submission of ``phase`` in the canonical long table ``frame``.
+def phase_origins(table: ScoreTable, phase: str, earlier: Iterable[str] = ()) -> dict[str, Origin]:
+    """The origin of each submission of ``phase`` in the score table.
 
     ``earlier``: the ranked phases before ``phase``, earliest first; a participant with a
     submission in one of them takes the place of their latest submission in the first
@@ -143,14 +147,14 @@ def phase_origins(frame: pd.DataFrame, phase: str, earlier: Iterable[str] = ()) 
         if before == phase:
             continue
         latest: dict[str, tuple[tuple[float, float, str], Origin]] = {}
-        for cand, (part, when) in _members(frame, before).items():
+        for cand, (part, when) in _members(table, before).items():
             key = latest_first_key(when, cand)
             if part not in latest or key < latest[part][0]:
                 latest[part] = (key, Origin(before, cand, when, submission_number(cand)))
         for part, (_, origin) in latest.items():
             first_seen.setdefault(part, origin)
     return {cand: first_seen.get(part) or Origin(phase, cand, when, submission_number(cand))
-            for cand, (part, when) in _members(frame, phase).items()}
+            for cand, (part, when) in _members(table, phase).items()}
 
 
 def places(origins: Sequence[Origin]) -> tuple[float, ...]:

@@ -50,12 +50,13 @@ def read_matrix_file(
     from ..errors import did_you_mean
     from ..leaderboard.phases import keyed_matrix
     from ..leaderboard.pivot import phase_pairs
-    from ..readers.formats import read_scores
+    from ..readers.formats import read_score_table
     from ..submission_order import phase_origins
 
-    frame = read_scores(path, format, format_option="--format")
+    table = read_score_table(path, format, format_option="--format")
+    frame = table.frame
     if notes is not None:
-        notes.extend(frame.attrs.get("notes", []))
+        notes.extend(table.notes)
     phases = list(pd.unique(frame["phase"]))
     if phase is None:
         if len(phases) > 1:
@@ -81,7 +82,7 @@ def read_matrix_file(
     keys = chosen
     if parts is not None:
         parts.update(zip(keys, pairs))
-    known = frame.attrs.get("directions") or {}
+    known = table.directions
     given = {key: False for key in lower_is_better}
     for (t, m), key in zip(pairs, keys):
         if key not in given and column_direction(t, m, known) is not None:
@@ -93,8 +94,8 @@ def read_matrix_file(
     # "the earlier submission": a participant of an earlier phase of the file keeps the
     # place of their submission there (a migrated copy has a new id)
     earlier = phases[:phases.index(phase)]
-    origins = phase_origins(frame, phase, earlier) if earlier else None
-    matrix = keyed_matrix(frame, phase, keys, [given.get(key, True) for key in keys],
+    origins = phase_origins(table, phase, earlier) if earlier else None
+    matrix = keyed_matrix(table, phase, keys, [given.get(key, True) for key in keys],
                           [weight_map.get(key, 1.0) for key in keys], unscored=unscored, origins=origins)
     if alerts is not None:
         alerts.extend(f"candidate {c!r} has no score on any judge ({why}); it is ranked with "

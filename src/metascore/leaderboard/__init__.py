@@ -1,4 +1,5 @@
-"""The leaderboard: from the canonical long table and a config to the published result.
+"""The leaderboard: from a score table (the canonical long table and what its reader found)
+and a config to the published result.
 
 Pure computation (no files, no prints). :func:`build_leaderboard` runs the pipeline once:
 

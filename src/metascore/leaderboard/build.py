@@ -19,6 +19,7 @@ from ..config import Config
 from ..errors import InputError, MetascoreError
 from .filtering import filter_final
 from ..ranking import Ranking
+from ..readers.score_table import ScoreTable
 from ..registry import get_ranking_method, rank
 from ..submission_order import Origin, order_basis, phase_origins
 from .boards import baseline_dev_scores, dev_board, final_board, first_place_note, pool_margins
@@ -31,10 +32,11 @@ from .statistics import compute_statistics, final_analysis, why_undefined, with_
 
 
 def build_leaderboard(
-    frame: pd.DataFrame, config: Config, *, source: Mapping[str, Any] | None = None,
+    table: ScoreTable, config: Config, *, source: Mapping[str, Any] | None = None,
     progress: Progress = None,
 ) -> Leaderboard:
-    """Run selection, ranking and filtering on the canonical long table (see :mod:`metascore.leaderboard`).
+    """Run selection, ranking and filtering on a score table (the canonical long table and
+    the reader's findings; see :mod:`metascore.leaderboard`).
 
     ``progress(what, done, total)`` is called while the bootstrap analyses run.
 
@@ -42,10 +44,11 @@ def build_leaderboard(
     naming the phase, task, candidate or key), including when nobody qualifies and
     ``filter.on_empty`` is ``error``.
     """
-    frame = normalize_frame(frame)
+    table = table.with_frame(normalize_frame(table.frame))
+    frame = table.frame
     check_phases(frame, config)
     check_judges(frame, config)  # every configuration error before any ranking work
-    check_baselines(frame, config.baselines)
+    check_baselines(table, config.baselines)
     rc = config.ranking
     rank_fn = functools.partial(
         rank, method=rc.method, missing=rc.missing, seed=rc.seed, tie_break=rc.tie_break,
@@ -55,14 +58,14 @@ def build_leaderboard(
     shown = get_ranking_method(rc.method).display
     messages: list[str] = []
 
-    messages.extend(direction_messages(frame, config))
+    messages.extend(direction_messages(table, config))
     # "the earlier submission": a participant's development submission sets the place of
     # their final-phase submissions (a migrated copy has a new id and time)
-    origins = {dev_name: phase_origins(frame, dev_name)}
+    origins = {dev_name: phase_origins(table, dev_name)}
     if final_name is not None:
-        origins[final_name] = phase_origins(frame, final_name, [dev_name])
+        origins[final_name] = phase_origins(table, final_name, [dev_name])
     unscored: dict[str, str] = {}
-    dev_sel = select_phase(frame, dev_name, config, config.selection.development, rank_fn, unscored,
+    dev_sel = select_phase(table, dev_name, config, config.selection.development, rank_fn, unscored,
                            origins[dev_name])
     messages.extend(unscored_messages(dev_name, unscored, rc.missing))
     fc = config.filter
@@ -89,7 +92,7 @@ def build_leaderboard(
         else:
             development = dev_board(dev_name, dev_sel.matrix, dev_ranking, rc.missing, dev_sel.dropped)
             final_phase, unscored = final_name, {}
-            final_sel = select_phase(frame, final_name, config, config.selection.final, rank_fn, unscored,
+            final_sel = select_phase(table, final_name, config, config.selection.final, rank_fn, unscored,
                                      origins[final_name])
             messages.extend(unscored_messages(final_name, unscored, rc.missing))
         filt = filter_final(
@@ -117,10 +120,10 @@ def build_leaderboard(
                            if d.dev_candidate is not None}}
     for checked in (development, board):
         if checked is not None:
-            check_accounted(frame, checked)
+            check_accounted(table, checked)
     # runs that finished after a failed prediction step, of the submissions on the boards
     shown_runs = {(b.phase, r.candidate) for b in (development, board) if b is not None for r in b.rows}
-    flagged = [f for f in frame.attrs.get("flagged") or () if (f[0], f[1]) in shown_runs]
+    flagged = [f for f in table.flagged if (f[0], f[1]) in shown_runs]
     if flagged:
         messages.append(flag_message(flagged))
         board = flag_board(board, flagged, counterparts if final_name is not None else None)

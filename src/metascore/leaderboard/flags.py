@@ -4,7 +4,7 @@ The compute worker goes on to scoring when the submission or the ingestion progr
 the scoring program may then write stand-in scores (0, 999, ...) that are ranked like any
 other. ``metascore bundle run`` knows it: it writes ``prediction_failed.txt`` next to such
 a run's scores in its outputs tree (:data:`metascore.readers.tree.FLAG_FILE`), which the
-tree reader lists in ``frame.attrs["flagged"]`` as ``(phase, candidate, task, what
+tree reader lists in the score table's ``flagged`` as ``(phase, candidate, task, what
 failed)``. :func:`flag_board` puts on each board row the runs that concern it: its own in
 the board's phase and, on the final board, those of the development submission whose score
 decided whether it qualified (:attr:`~metascore.leaderboard.model.Row.prediction_failed`);
@@ -17,12 +17,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 
+from ..readers.score_table import Flag
 from .model import Board
 
-__all__ = ["Flag", "flag_board", "flag_message", "flag_text"]
+__all__ = ["flag_board", "flag_message", "flag_text"]
 
-#: ``(phase, candidate, task, what failed)``
-Flag = tuple[str, str, str, str]
 #: How many runs the message names.
 _NAMED = 6
 

@@ -20,12 +20,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
-import pandas as pd
 
 from ..config import Config, judge_key
 from ..readers.directions import column_direction, direction_warnings
 from ..errors import InputError, MetascoreError
 from ..matrix import ScoreMatrix
+from ..readers.score_table import ScoreTable
 from .model import Board
 from .pivot import table_pairs
 
@@ -33,13 +33,13 @@ __all__ = ["undirected_judges", "direction_messages", "unscored_messages",
            "check_scored_baselines", "one_phase_filter", "check_accounted"]
 
 
-def undirected_judges(frame: pd.DataFrame, config: Config) -> list[tuple[str, str, str]]:
+def undirected_judges(table: ScoreTable, config: Config) -> list[tuple[str, str, str]]:
     """``(key, task, metric)`` of the judges whose direction neither the configuration nor
     the competition's columns give (they are ranked as higher-is-better)."""
-    known = frame.attrs.get("directions") or {}
+    known = table.directions
     if config.judges is None:
         # in the categories' order, so sorted already but for texts of unequal types
-        pairs = list(dict.fromkeys((str(t), str(m)) for t, m in table_pairs(frame)))
+        pairs = list(dict.fromkeys((str(t), str(m)) for t, m in table_pairs(table.frame)))
         if known:
             pairs = [(t, m) for t, m in pairs if column_direction(t, m, known) is None]
         return [(judge_key(t, m), t, m) for t, m in sorted(pairs)]
@@ -47,12 +47,12 @@ def undirected_judges(frame: pd.DataFrame, config: Config) -> list[tuple[str, st
     return [c for c in candidates if column_direction(c[1], c[2], known) is None]
 
 
-def direction_messages(frame: pd.DataFrame, config: Config) -> list[str]:
+def direction_messages(table: ScoreTable, config: Config) -> list[str]:
     """A judge ranked higher-is-better by default whose name says lower is better (``mae``,
     ``time``, ...), and a configured direction the competition's column contradicts."""
-    out = direction_warnings(undirected_judges(frame, config),
+    out = direction_warnings(undirected_judges(table, config),
                              "give its `direction: lower` in the configuration's judges")
-    known = frame.attrs.get("directions") or {}
+    known = table.directions
     for j in config.judges or ():
         column = column_direction(j.task, j.metric, known)
         if j.direction_set and column is not None and column != j.higher_is_better:
@@ -105,12 +105,13 @@ def one_phase_filter(matrix: ScoreMatrix, rule: str) -> bool:
     return rule == "beat_baseline" and any(matrix.is_baseline or ())
 
 
-def check_accounted(frame: pd.DataFrame, board: Board) -> None:
+def check_accounted(table: ScoreTable, board: Board) -> None:
     """Every submission of the board's phase is a row of it or listed as not selected;
     losing one silently is a bug, said loudly rather than published."""
+    frame = table.frame
     in_phase = (frame["phase"] == board.phase).to_numpy(dtype=bool)
     members = set(map(str, frame["candidate"][in_phase].unique()))
-    members |= {str(u["candidate"]) for u in frame.attrs.get("unscored") or ()
+    members |= {str(u["candidate"]) for u in table.unscored
                 if u["phase"] == board.phase}
     lost = sorted(members - {r.candidate for r in board.rows} - set(board.not_selected))
     if lost:

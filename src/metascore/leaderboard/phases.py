@@ -21,13 +21,14 @@ from ..errors import InputError, MetascoreError, did_you_mean
 from ..readers.table import codes_of, constant, recode
 from ..matrix import ScoreMatrix
 from ..ranking import Ranking
+from ..readers.score_table import ScoreTable
 from .selection import Selection, select_candidates
 from .pivot import is_missing, judge_directions, phase_rows, pivot
 from ..submission_order import Origin, places
 
 
 def phase_matrix(
-    frame: pd.DataFrame,
+    table: ScoreTable,
     phase: str,
     judges: tuple[JudgeConfig, ...] | None,
     baselines: tuple[str, ...] = (),
@@ -35,10 +36,10 @@ def phase_matrix(
     origins: Mapping[str, Origin] | None = None,
     groups: GroupsConfig | None = None,
 ) -> ScoreMatrix:
-    """The score matrix of every submission of ``phase`` in the canonical long table.
+    """The score matrix of every submission of ``phase`` in the score table.
 
     Every submission of the phase is a candidate: one whose scores are all on columns
-    that are not judges, or whose every run failed (``frame.attrs["unscored"]``, from a
+    that are not judges, or whose every run failed (``table.unscored``, from a
     scoring-output tree), is kept with every judge's score missing, so the missing-data
     policy ranks it or leaves it out with a reason, as for empty cells; ``unscored``
     (when given) receives ``{candidate: why it has no judge score}``.
@@ -46,7 +47,7 @@ def phase_matrix(
     Judges are the configured ones that apply to ``phase`` (each must have at least one
     score; scores named by a judge's column ``title`` count as its metric) or, without a
     config, every (task, metric) found (sorted by key). A judge without a configured
-    direction takes its column's from the competition (``frame.attrs["directions"]``, see
+    direction takes its column's from the competition (``table.directions``, see
     :mod:`metascore.readers.directions`), else higher is
     better. A candidate
     is a baseline when its id or participant is listed in ``baselines`` or any of its rows
@@ -55,8 +56,8 @@ def phase_matrix(
     candidate is its own origin. ``groups`` (``ranking.groups``) puts the judges in groups
     (:meth:`~metascore.ScoreMatrix.grouped`): by their configured ``group``, task or metric.
     """
-    known = frame.attrs.get("directions") or {}
-    rows = phase_rows(frame, phase, judges)
+    known = table.directions
+    rows = phase_rows(table.frame, phase, judges)
     if judges is None:
         keys = rows.found()
         directions = judge_directions(rows, known, column_direction)
@@ -67,7 +68,7 @@ def phase_matrix(
         keys = [j.key for j in mine]
         higher = [_higher(j, known) for j in mine]
         weights = [j.weight for j in mine]
-    matrix, why = pivot(frame, rows, phase, keys, higher, weights, baselines, _places(origins))
+    matrix, why = pivot(table, rows, phase, keys, higher, weights, baselines, _places(origins))
     if unscored is not None:
         unscored.update(why)
     if groups is None:
@@ -92,16 +93,16 @@ def grouped_by(matrix: ScoreMatrix, groups: GroupsConfig,
 
 
 def keyed_matrix(
-    frame: pd.DataFrame, phase: str, keys: list[str], higher: list[bool], weights: list[float],
+    table: ScoreTable, phase: str, keys: list[str], higher: list[bool], weights: list[float],
     unscored: dict[str, str] | None = None, origins: Mapping[str, Origin] | None = None,
 ) -> ScoreMatrix:
     """:func:`phase_matrix` on the judges ``keys`` (each found in the phase) with the given
     directions and weights, as the command line chooses them (no configuration)."""
-    rows = phase_rows(frame, phase, None)
+    rows = phase_rows(table.frame, phase, None)
     missing = sorted(set(keys) - set(rows.keys))
     if missing:
         raise InputError(f"phase {phase!r} has no judge {missing[0]!r}.")
-    matrix, why = pivot(frame, rows, phase, keys, higher, weights, (), _places(origins))
+    matrix, why = pivot(table, rows, phase, keys, higher, weights, (), _places(origins))
     if unscored is not None:
         unscored.update(why)
     return matrix
@@ -125,20 +126,20 @@ def check_judges(frame: pd.DataFrame, config: Config) -> None:
             phase_rows(frame, phase, config.judges)
 
 
-def _higher(judge: JudgeConfig, known: dict[str, bool]) -> bool:
+def _higher(judge: JudgeConfig, known: Mapping[str, bool]) -> bool:
     """The configured direction, else the competition's column sorting, else higher."""
     column = None if judge.direction_set else column_direction(judge.task, judge.metric, known)
     return judge.higher_is_better if column is None else column
 
 
 def select_phase(
-    frame: pd.DataFrame, phase: str, config: Config, policy: str,
+    table: ScoreTable, phase: str, config: Config, policy: str,
     rank_fn: Callable[[ScoreMatrix], Ranking], unscored: dict[str, str] | None = None,
     origins: Mapping[str, Origin] | None = None,
 ) -> Selection:
     """The phase's matrix without late submissions, then participant selection
     (``unscored``, ``origins``: as in :func:`phase_matrix`)."""
-    matrix = phase_matrix(frame, phase, config.judges, config.baselines, unscored, origins,
+    matrix = phase_matrix(table, phase, config.judges, config.baselines, unscored, origins,
                           config.ranking.groups)
     late: dict[str, str] = {}
     deadline = config.phases.deadlines.get(phase)
@@ -180,7 +181,6 @@ def normalize_frame(frame: pd.DataFrame) -> pd.DataFrame:
                       ("metric", lambda m: "" if is_missing(m) else str(m)),
                       ("participant", lambda p: None if is_missing(p) else str(p))):
         out[col] = _as_text(out[col], text)
-    out.attrs = dict(frame.attrs)  # format, source, failed, notes, directions
     return out
 
 
@@ -206,12 +206,13 @@ def check_phases(frame: pd.DataFrame, config: Config) -> None:
             )
 
 
-def check_baselines(frame: pd.DataFrame, baselines: tuple[str, ...]) -> None:
+def check_baselines(table: ScoreTable, baselines: tuple[str, ...]) -> None:
     """Each listed baseline names a candidate or a participant (one whose every run failed
     counts: the phase that needs its scores says why it has none)."""
+    frame = table.frame
     names = set(pd.unique(frame["candidate"])) | {
         p for p in pd.unique(frame["participant"]) if not is_missing(p)}
-    for member in frame.attrs.get("unscored") or ():
+    for member in table.unscored:
         names |= {str(member["candidate"]), str(member.get("participant") or member["candidate"])}
     for b in baselines:
         if b not in names:

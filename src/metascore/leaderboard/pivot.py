@@ -24,6 +24,7 @@ from ..config import JudgeConfig, judge_key
 from ..errors import InputError, closest_choice, did_you_mean
 from ..readers.table import codes_of, first_index, last_index
 from ..matrix import ScoreMatrix
+from ..readers.score_table import ScoreTable
 
 __all__ = ["PhaseRows", "phase_rows", "phase_pairs", "table_pairs", "pivot", "judge_directions",
            "is_missing", "truthy"]
@@ -221,12 +222,13 @@ def _mapped(codes: np.ndarray, table: np.ndarray) -> np.ndarray:
 
 
 def pivot(
-    frame: pd.DataFrame, rows: PhaseRows, phase: str, keys: Sequence[str], higher: Sequence[bool],
+    table: ScoreTable, rows: PhaseRows, phase: str, keys: Sequence[str], higher: Sequence[bool],
     weights: Sequence[float], baselines: Sequence[str], order: Mapping[str, float] | None = None,
 ) -> tuple[ScoreMatrix, dict[str, str]]:
     """The matrix of the phase on the judges ``keys`` (every key is one of ``rows.keys``),
     and why each candidate without a score on them has none (see ``phase_matrix``);
     ``order``: each candidate's place in submission order, when known (unlisted: last)."""
+    frame = table.frame
     col_of = np.full(len(rows.keys), -1, dtype=np.int32)
     where = {k: i for i, k in enumerate(rows.keys)}
     for c, key in enumerate(keys):
@@ -262,7 +264,7 @@ def pivot(
     first = first_index(cand, n_codes)
     present = np.flatnonzero(first < len(cand))
     present = present[np.argsort(first[present], kind="stable")]
-    why, extra_codes, extra_rows, members = _every_submission(frame, rows, present, phase)
+    why, extra_codes, extra_rows, members = _every_submission(table, rows, present, phase)
     row_of = np.full(n_codes, -1, dtype=np.int32)
     row_of[present] = np.arange(len(present))
     row_of[extra_codes] = np.arange(len(present), len(present) + len(extra_codes))
@@ -309,7 +311,7 @@ def _check_once(ci: np.ndarray, col: np.ndarray, n: int, m: int, names: list[str
 
 
 def _every_submission(
-    frame: pd.DataFrame, rows: PhaseRows, present: np.ndarray, phase: str,
+    table: ScoreTable, rows: PhaseRows, present: np.ndarray, phase: str,
 ) -> tuple[dict[str, str], list[int], list[int], list[Mapping[str, Any]]]:
     """The submissions of the phase with no score on a judge: why each has none, the codes
     of those with rows on other columns and the position of each one's first row (in order
@@ -336,12 +338,12 @@ def _every_submission(
             codes.append(code)
             firsts.append(first_at if rows.pos is None else int(rows.pos[first_at]))
     failures: dict[str, list[str]] = {}
-    for p, c, task, reason in frame.attrs.get("failed") or ():
+    for p, c, task, reason in table.failed:
         if p == phase:
             failures.setdefault(c, []).append(f"task {task!r}: {reason}" if task else reason)
     names = {rows.candidates[c] for c in present.tolist()}
     members: list[Mapping[str, Any]] = []
-    for member in frame.attrs.get("unscored") or ():
+    for member in table.unscored:
         cand = str(member["candidate"])
         if member["phase"] != phase or cand in names or cand in why:
             continue

@@ -19,13 +19,10 @@ is_baseline    bool (``False`` unless the source says so)
 The text columns are pandas categoricals with sorted categories (:mod:`.table`: a code
 per row, each text once), ``value`` float64, ``is_baseline`` bool.
 
-The frame's ``attrs`` hold ``format``, ``source`` (the path read), ``failed``: a list of
-``(phase, candidate, task, reason)`` for submissions of a scoring-output tree that produced
-no scores for a task (their rows are absent, so the score is missing downstream),
-``unscored``: a list of ``{phase, candidate, participant, submitted_at, is_baseline}`` for
-the submissions of a tree with no score at all (every run failed), so they stay accounted
-for, ``notes`` (what a reader left out on purpose) and ``directions`` (the competition's
-column sortings, ``{column: higher_is_better}``, from a tree's ``codabench.json``).
+:func:`read_score_table` returns it in a :class:`~.score_table.ScoreTable`, with what the
+reader found besides the scores (the format and path read, the runs of a scoring-output
+tree that produced no score, the submissions with none at all, notes, the competition's
+column sortings); :func:`read_scores` returns the table alone.
 
 Formats (``FORMATS``); :func:`detect_format` recognises them (detection lives here only),
 and each is read by its own module:
@@ -74,9 +71,9 @@ from .codalab import BLIND_PHASE, COOPETITION_NAME, read_codalab_csv, read_coope
 from .long import read_long
 from .preflib import PREFLIB_SUFFIXES, read_votes
 from .rows import CANONICAL_COLUMNS, Rows, check_inside, load_json, read_text
+from .score_table import ScoreTable, concat_scores
 from .scores_file import SCORE_FILES, read_scores_file
 from .columns import COLUMNS_FILE
-from .table import concat_frames
 from .tree import MANIFEST, read_tree, tree_score_files
 from .wide import read_wide
 
@@ -84,7 +81,7 @@ __all__ = [
     "CANONICAL_COLUMNS",
     "FORMATS",
     "read_scores",
-    "concat_scores",
+    "read_score_table",
     "detect_format",
     "read_scores_file",
     "read_votes",
@@ -197,7 +194,23 @@ def read_scores(
     root: StrPath | None = None,
     format_option: str = "input.format",
 ) -> pd.DataFrame:
-    """Read scores in any supported format into the canonical long table.
+    """Read scores in any supported format into the canonical long table (a
+    :class:`pandas.DataFrame`, columns :data:`CANONICAL_COLUMNS`); the parameters are
+    those of :func:`read_score_table`, which also returns what the reader found besides
+    the scores."""
+    return read_score_table(path, format, phase=phase, root=root, format_option=format_option).frame
+
+
+def read_score_table(
+    path: StrPath,
+    format: str | None = None,
+    *,
+    phase: str | None = None,
+    root: StrPath | None = None,
+    format_option: str = "input.format",
+) -> ScoreTable:
+    """Read scores in any supported format into the canonical long table, with what the
+    reader found besides the scores.
 
     Parameters
     ----------
@@ -218,9 +231,10 @@ def read_scores(
 
     Returns
     -------
-    pandas.DataFrame
-        Columns :data:`CANONICAL_COLUMNS`; ``attrs`` holds ``format``, ``source`` and
-        ``failed`` (see the module docstring).
+    ScoreTable
+        ``frame``: the table, columns :data:`CANONICAL_COLUMNS`; ``format``, ``source``
+        (the path read), ``failed``, ``unscored``, ``flagged``, ``notes`` and
+        ``directions`` (:class:`~.score_table.ScoreTable` says what each holds).
     """
     p = Path(path)
     if root is not None:
@@ -241,7 +255,7 @@ def read_scores(
     if fmt == "tree" and format is None and not any(tree_score_files(p)):
         exports = _export_files(p)
         if exports:  # an unzipped site export: read each file by its own format
-            return concat_scores([read_scores(f, phase=phase, root=root) for f in exports])
+            return concat_scores([read_score_table(f, phase=phase, root=root) for f in exports])
     if fmt == "tree":
         if not p.is_dir():
             raise InputError(f"format 'tree' needs a directory; {p} is a file.")
@@ -254,24 +268,7 @@ def read_scores(
         read_coopetition(p, rows, phase)
     else:
         _READERS[fmt](p, rows)
-    return rows.frame(p, fmt, phase)
-
-
-def concat_scores(frames: list[pd.DataFrame]) -> pd.DataFrame:
-    """Several canonical long tables as one (text columns stay categoricals, their
-    categories joined); ``attrs`` joins the formats and the failures."""
-    frame = concat_frames(frames)
-    frame.attrs = {}
-    frame.attrs["format"] = ",".join(dict.fromkeys(str(f.attrs.get("format")) for f in frames))
-    frame.attrs["source"] = ",".join(str(f.attrs.get("source")) for f in frames)
-    frame.attrs["failed"] = [x for f in frames for x in f.attrs.get("failed", [])]
-    frame.attrs["unscored"] = [x for f in frames for x in f.attrs.get("unscored", [])]
-    flagged = [x for f in frames for x in f.attrs.get("flagged", [])]
-    if flagged:
-        frame.attrs["flagged"] = flagged
-    frame.attrs["notes"] = list(dict.fromkeys(x for f in frames for x in f.attrs.get("notes", [])))
-    frame.attrs["directions"] = {k: v for f in frames for k, v in f.attrs.get("directions", {}).items()}
-    return frame
+    return rows.score_table(p, fmt, phase)
 
 
 def _export_files(folder: Path) -> list[Path]:

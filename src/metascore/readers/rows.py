@@ -1,7 +1,8 @@
 """Shared pieces of the score readers: the canonical rows, cell parsers, file loading.
 
 - :class:`Rows` collects canonical long-table rows (:data:`CANONICAL_COLUMNS`) with where
-  each came from, and turns them into the checked frame every reader returns.
+  each came from, and turns them into the checked :class:`~.score_table.ScoreTable` every
+  reader returns.
 - ``*_cell`` functions parse one cell (score, text, flag, submission time).
 - :func:`read_text`, :func:`csv_rows`, :func:`load_json` load a file, turning decoding and
   syntax errors into :class:`~metascore.errors.InputError` naming file and line.
@@ -26,6 +27,7 @@ from ..errors import InputError, did_you_mean
 from .spreadsheet import unquoted_text
 from ..matrix import MISSING_TOKENS, parse_score
 from . import table
+from .score_table import Failure, Flag, ScoreTable
 
 CANONICAL_COLUMNS = [
     "phase",
@@ -66,7 +68,7 @@ class Rows:
     """Collects canonical rows plus where each came from (for error messages).
 
     Readers add rows one at a time (:meth:`add`) or as a block of columns (:meth:`add_block`:
-    categoricals and arrays, one function giving each row's location); :meth:`frame` makes
+    categoricals and arrays, one function giving each row's location); :meth:`score_table` makes
     the table (:mod:`metascore.readers.table` says how it is stored).
     """
 
@@ -75,9 +77,9 @@ class Rows:
         self.where: list[str] = []
         self._blocks: list[tuple[dict[str, Any], int, Callable[[int], str]]] = []
         self._order: list[Any] = []  # list rows (as "rows") and blocks, in the order added
-        self.failed: list[tuple[str, str, str, str]] = []
+        self.failed: list[Failure] = []
         #: runs that finished after their prediction step failed: phase, candidate, task, what
-        self.flagged: list[tuple[str, str, str, str]] = []
+        self.flagged: list[Flag] = []
         #: submissions with no score at all (every run failed): phase, candidate,
         #: participant, submitted_at, is_baseline, so they are still accounted for
         self.unscored: list[dict[str, Any]] = []
@@ -132,8 +134,9 @@ class Rows:
         self.columns = {c: [] for c in CANONICAL_COLUMNS}
         self.where = []
 
-    def frame(self, path: Path, fmt: str, phase: str | None) -> pd.DataFrame:
-        """The canonical table, after phase selection and consistency checks."""
+    def score_table(self, path: Path, fmt: str, phase: str | None) -> ScoreTable:
+        """The canonical table and the reader's findings, after phase selection and
+        consistency checks."""
         self._flush()
         blocks = [self._blocks[k] for k in self._order]
         where = table.Where()
@@ -187,11 +190,9 @@ class Rows:
             where = _Kept(where, keep)
         table.check_unique(frame, where)
         table.check_metadata(frame, where)
-        frame.attrs.update(format=fmt, source=str(path), failed=failed, unscored=unscored,
-                           notes=list(self.notes), directions=dict(self.directions))
-        if flagged:  # only trees written by the mock runner have them
-            frame.attrs["flagged"] = flagged
-        return frame
+        return ScoreTable(frame, format=fmt, source=str(path), failed=tuple(failed),
+                          unscored=tuple(unscored), flagged=tuple(flagged), notes=tuple(self.notes),
+                          directions=dict(self.directions))
 
 
 class _Kept:

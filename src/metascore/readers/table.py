@@ -206,10 +206,8 @@ def concat_frames(frames: list[pd.DataFrame]) -> pd.DataFrame:
 
 
 def with_phase(frame: pd.DataFrame, phase: str) -> pd.DataFrame:
-    """``frame`` with every row in ``phase`` (attrs kept)."""
-    out = frame.assign(phase=constant(str(phase), len(frame)))
-    out.attrs = dict(frame.attrs)
-    return out
+    """``frame`` with every row in ``phase``."""
+    return frame.assign(phase=constant(str(phase), len(frame)))
 
 
 #: Rows keyed at a time by the checks (bounds their int64 arrays).
