@@ -10,6 +10,7 @@ outcomes of all head-to-head comparisons ("matches") over the judges ("rounds"),
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -59,8 +60,32 @@ class BradleyTerryFit:
         return float((self.deviance - self.df) / np.sqrt(2.0 * self.df)) if self.df > 0 else 0.0
 
 
+@functools.lru_cache(maxsize=8)
+def _all_pairs(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every pair ``a < b`` of n candidates (``triu_indices`` order) and the flat positions
+    of ``(a, b)`` and ``(b, a)`` in an n x n matrix (read-only: shared by every fit; the
+    fits get copies of ``a`` and ``b``, which their results hold)."""
+    a, b = np.triu_indices(n, 1)
+    out = (a, b, a * n + b, b * n + a)
+    for x in out:
+        x.flags.writeable = False
+    return out
+
+
 def _pair_data(counts: PairwiseCounts) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Compared pairs ``a < b`` with ``W(a, b)`` (wins, ties half) and games ``C(a, b)``."""
+    """Compared pairs ``a < b`` with ``W(a, b)`` (wins, ties half) and games ``C(a, b)``.
+
+    Dense counts where every pair is compared (no missing cell: each fit of a resample)
+    take every pair in :meth:`PairwiseCounts.pairs`'s order without looking for them."""
+    if not counts.is_sparse:
+        n = counts.n
+        compared = np.asarray(counts.compared)
+        if np.count_nonzero(compared) - np.count_nonzero(np.diagonal(compared)) == n * (n - 1):
+            a, b, upper, lower = _all_pairs(n)
+            flat = np.asarray(counts.wins).ravel()
+            n_ab, n_ba = np.asarray(flat[upper], dtype=float), np.asarray(flat[lower], dtype=float)
+            games = np.asarray(compared.ravel()[upper], dtype=float)
+            return a.copy(), b.copy(), n_ab + np.maximum(games - n_ab - n_ba, 0.0) / 2.0, games
     a, b, n_ab, n_ba = counts.pairs()
     if counts.is_sparse:
         games = np.asarray(sp.csr_array(counts.compared)[a, b], dtype=float).ravel()
