@@ -141,13 +141,16 @@ def _loss(
 
 
 def _laplacian(a: np.ndarray, b: np.ndarray, h: np.ndarray, n: int, ridge: float | np.ndarray,
-               dense: bool) -> np.ndarray | sp.csr_array:
-    """``sum_pairs h (e_a - e_b)(e_a - e_b)^T + ridge I``: the penalized Fisher information."""
+               dense: bool, cells: tuple[np.ndarray, np.ndarray] | None = None
+               ) -> np.ndarray | sp.csr_array:
+    """``sum_pairs h (e_a - e_b)(e_a - e_b)^T + ridge I``: the penalized Fisher information.
+    ``cells``: the flat positions ``a * n + b`` and ``b * n + a`` when already known."""
     if dense:
         H = np.zeros((n, n))
         flat = H.ravel()  # a view: flat indices are cheaper than pairs of indices
-        flat[a * n + b] = -h
-        flat[b * n + a] = -h
+        upper, lower = (a * n + b, b * n + a) if cells is None else cells
+        flat[upper] = -h
+        flat[lower] = -h
         flat[:: n + 1] = ridge - H.sum(axis=1)  # the diagonal cells are still 0 here
         return H
     diag = np.bincount(a, h, minlength=n) + np.bincount(b, h, minlength=n) + ridge
@@ -161,11 +164,12 @@ def _newton(a: np.ndarray, b: np.ndarray, wins: np.ndarray, games: np.ndarray, n
             ) -> tuple[np.ndarray, int]:
     """Newton's method with backtracking from ``beta``; the strengths and the iterations."""
     dense = n <= DENSE_SOLVE_LIMIT
-    upper = a * n + b if dense else None
+    cells = (a * n + b, b * n + a) if dense else None
+    upper = None if cells is None else cells[0]
     value, grad, p = _loss(beta, a, b, wins, games, penalty, upper)
     it = 0
     for it in range(1, max_iter + 1):
-        H = _laplacian(a, b, games * p * (1.0 - p), n, penalty, dense)
+        H = _laplacian(a, b, games * p * (1.0 - p), n, penalty, dense, cells)
         if dense:
             factor = scipy.linalg.cho_factor(H, overwrite_a=True, check_finite=False)
             step = scipy.linalg.cho_solve(factor, grad, check_finite=False)
