@@ -146,6 +146,18 @@ def test_pair_sums_give_the_registry_counts_with_ties_and_weights():
         np.testing.assert_array_equal(w, ms.PairwiseCounts.from_matrix(values, weights[t]).wins)
 
 
+@pytest.mark.parametrize("n", [2, 3, 7])
+def test_pair_sums_square_puts_each_pair_at_its_two_cells(n):
+    rng = np.random.default_rng(n)
+    pairs = PairSums(rng.random((n, 2)))
+    upper, lower = rng.random((2, 4, pairs.a.size))
+    for sign, given in ((-1.0, None), (1.0, None), (0.0, None), (2.5, None), (0.0, lower)):
+        expected = np.zeros((4, n, n))
+        expected[:, pairs.a, pairs.b] = upper
+        expected[:, pairs.b, pairs.a] = sign * upper if given is None else given
+        np.testing.assert_array_equal(pairs.square(upper, sign, given), expected)
+
+
 def test_vectorized_rank_codes_group_like_tie_groups():
     rng = np.random.default_rng(5)
     scores = rng.integers(0, 4, size=(50, 9)) * 0.1 + rng.choice([0, 1e-12, 1e-6], size=(50, 9))

@@ -355,6 +355,24 @@ def test_epp_resamples_split_ties_as_the_registry(seed):
         np.testing.assert_array_equal(E.rank_codes(fast), E.rank_codes(slow))
 
 
+@pytest.mark.parametrize("weights", [None, "decimal"])
+def test_schulze_resamples_equal_the_registry(weights):
+    # Tie-heavy judges (zero margins), two identical candidates, unweighted judges (the
+    # margins are their own codes) or decimal weights (coded by rank): the scores alone on
+    # every judge resample and the clones' relation on every candidate resample are the
+    # registry's, to the bit.
+    rng = np.random.default_rng(8)
+    v = rng.integers(0, 3, size=(15, 30)).astype(float)
+    v[3] = v[7]
+    w = None if weights is None else rng.integers(1, 30, size=30) / 10.0
+    s = E.setup(matrix(v, weights=w), ["schulze"], None, "worst", 1)
+    for axis in ("judges", "candidates", "both"):
+        draws = B.draw(2, 100, axis, s.n, s.m)
+        fast = B.bootstrap_scores(s, draws)["schulze"]
+        slow = B.bootstrap_scores(s, draws, fast=False)["schulze"]
+        np.testing.assert_array_equal(fast, slow)
+
+
 # --------------------------------------------------------------------------- no usable judge
 # c0 and c1 have no score on j1: a "both" resample drawing only c0/c1 and only j1 has
 # nothing to rank (probability 8/27 x 1/4); the candidate or judge axis alone never does.

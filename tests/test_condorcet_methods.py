@@ -136,3 +136,23 @@ def test_condorcet_consistent_methods_agree_on_the_winner(rng):
             assert r.winner == winner, method
             assert list(r.positions).count(1) == 1, method
     assert seen >= 10
+
+
+@pytest.mark.parametrize("kind", ["votes", "weights", "many strengths"])
+def test_schulze_scores_and_relation_alone_equal_the_method(kind):
+    """What the resamples use (the scores alone, the relation of the clones) is the
+    registered method's, on coded strengths of every kind: unweighted judges (codes are
+    the margins), decimal weights, and more than 255 distinct strengths (uint16 codes)."""
+    from metascore.methods.condorcet import _schulze_relation, _schulze_scores
+
+    rng = np.random.default_rng(len(kind))
+    for n in (2, 3, 5, 9, 40):
+        judges = 600 if kind == "many strengths" else 7
+        values = rng.integers(0, 3, size=(n, judges)).astype(float)  # ties, zero margins
+        weights = (np.ones(judges) if kind == "votes"
+                   else rng.integers(1, 40, judges) / 10.0 if kind == "weights"
+                   else rng.random(judges) + 1.0)
+        counts = ms.PairwiseCounts.from_matrix(values, weights)
+        method = ms.rank(counts, "schulze")
+        np.testing.assert_array_equal(_schulze_scores(counts), method.scores)
+        np.testing.assert_array_equal(_schulze_relation(counts, {}), method.details["beats"])

@@ -201,3 +201,26 @@ def test_newton_converges_when_the_loss_is_too_large_to_see_the_last_steps(n, ga
     _, grad = E.bradley_terry_loss(fit.beta, a, b, wins, games_ab, E.DEFAULT_RIDGE)
     assert np.abs(grad).max() < 1e-9 * games
     np.testing.assert_allclose(fit.beta, truth - truth.mean(), atol=0.01)
+
+
+def test_pair_data_of_every_pair_compared_is_the_pairs_of_the_counts(rng):
+    """Counts where every pair is compared take every pair without looking for them: the
+    same pairs, wins and games as those :meth:`PairwiseCounts.pairs` lists."""
+    seen = set()
+    for n, missing in ((1, False), (2, False), (6, False), (6, True), (30, False)):
+        values = rng.integers(0, 3, size=(n, 9)).astype(float)  # ties
+        counts = ms.PairwiseCounts.from_matrix(values, rng.integers(1, 4, size=9).astype(float))
+        if missing:  # candidates 0 and 1 never compared
+            wins, compared = counts.wins.copy(), counts.compared.copy()
+            wins[0, 1] = wins[1, 0] = compared[0, 1] = compared[1, 0] = 0.0
+            counts = ms.PairwiseCounts(counts.candidates, wins, compared, counts.total_weight)
+        a, b, n_ab, n_ba = counts.pairs()
+        games = np.asarray(counts.compared, dtype=float).ravel()[a * n + b]
+        keep = games > 0
+        expected = (a[keep], b[keep], (n_ab + np.maximum(games - n_ab - n_ba, 0) / 2)[keep],
+                    games[keep])
+        for got, want in zip(E._pair_data(counts), expected):
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
+        seen.add(a.size == n * (n - 1) // 2)  # every pair compared, or not
+    assert seen == {True, False}

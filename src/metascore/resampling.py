@@ -304,11 +304,22 @@ class PairSums:
         return exact_products(np.ascontiguousarray(cw[:, self.tied]), self._ties, 1.0, integral,
                               largest)
 
-    def square(self, upper: np.ndarray, sign: float) -> np.ndarray:
-        """T x n x n from T x P values of the pairs a < b; (b, a) gets ``sign`` times."""
+    def square(self, upper: np.ndarray, sign: float, lower: np.ndarray | None = None
+               ) -> np.ndarray:
+        """T x n x n from T x P values of the pairs a < b; (b, a) gets ``sign`` times
+        them, or ``lower`` (T x P) when given.
+
+        The pairs of one row ``a`` are contiguous (``triu_indices`` order): they fill row
+        ``a`` right of the diagonal and column ``a`` below it, one slice each (several
+        times faster than a scatter by pair indices)."""
         out = np.zeros((upper.shape[0], self.n, self.n))
-        out[:, self.a, self.b] = upper
-        out[:, self.b, self.a] = sign * upper
+        if lower is None and sign != 0.0:
+            lower = upper if sign == 1.0 else sign * upper
+        for a in range(self.n - 1):
+            lo, hi = a * self.n - a * (a + 1) // 2, (a + 1) * self.n - (a + 1) * (a + 2) // 2
+            out[:, a, a + 1:] = upper[:, lo:hi]
+            if lower is not None:
+                out[:, a + 1:, a] = lower[:, lo:hi]
         return out
 
     def wins(self, cw: np.ndarray, integral: bool | None = None) -> np.ndarray:
@@ -318,9 +329,7 @@ class PairSums:
         largest = float(total.max(initial=0.0))
         margins, ties = self.margins(cw, integral, largest), self.ties(cw, integral, largest)
         half = (total[:, None] - ties) / 2.0
-        out = self.square(half + margins / 2.0, 0.0)
-        out[:, self.b, self.a] = half - margins / 2.0
-        return out
+        return self.square(half + margins / 2.0, 0.0, half - margins / 2.0)
 
 
 def pair_tensor_fits(n: int, m: int) -> bool:

@@ -267,10 +267,12 @@ def _mean_pairwise_spearman(codes: np.ndarray) -> float:
         group = np.cumsum(new_group) - 1
         size = np.add.reduceat(shared[:, order], np.flatnonzero(new_group), axis=1)  # q x G
         better = np.cumsum(size, axis=1) - size
-        within[i][:, order] = 1.0 + better[:, group] + (size[:, group] - 1.0) / 2.0
+        within[i][:, order] = (1.0 + better + (size - 1.0) / 2.0)[:, group]  # per group, then per candidate
     # Pearson on the shared candidates: fractional ranks of k items have mean (k + 1) / 2
     # whatever the ties, so three masked sums of products give every pair's correlation.
-    x = within * shared[:, None, :] * shared[None, :, :]
+    # within[i] is 0 outside row i's candidates: masking by row j's is enough.
+    x = within
+    x *= shared[None, :, :]
     k = shared @ shared.T
     centre = k * ((k + 1.0) / 2.0) ** 2
     sxx = np.einsum("ijc,ijc->ij", x, x) - centre

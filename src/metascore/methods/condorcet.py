@@ -30,6 +30,13 @@ def widest_paths(margins: np.ndarray) -> np.ndarray:
     times faster than on floats (less memory traffic per step). Integer strengths below
     256 (unweighted judges) are their own codes.
     """
+    return _strengths(*_widest_codes(margins))
+
+
+def _widest_codes(margins: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`widest_paths` before the codes are mapped back: ``(p, strengths)``, ``p`` the
+    coded path strengths (0: no path), ``strengths[code - 1]`` the strength of a code, or
+    None when the codes are the strengths. Codes compare as the strengths do."""
     margins = np.asarray(margins, dtype=float)
     n = margins.shape[0]
     links = margins > 0
@@ -49,7 +56,24 @@ def widest_paths(margins: np.ndarray) -> np.ndarray:
         np.minimum(p[:, k, None], p[None, k, :], out=via)
         np.maximum(p, via, out=p)
     np.fill_diagonal(p, 0)
+    return p, strengths
+
+
+def _strengths(p: np.ndarray, strengths: np.ndarray | None) -> np.ndarray:
+    """Coded path strengths (:func:`_widest_codes`) as the strengths (floats)."""
     return p.astype(float) if strengths is None else np.concatenate(([0.0], strengths))[p]
+
+
+def _schulze_beats(counts: PairwiseCounts) -> np.ndarray:
+    """The Schulze relation ``p[a, b] > p[b, a]``, read on the coded path strengths."""
+    p, _ = _widest_codes(counts.margins())
+    return p > p.T
+
+
+def _schulze_scores(counts: PairwiseCounts) -> np.ndarray:
+    """The scores of :func:`schulze` alone (what a resample needs): the share of the other
+    candidates each one beats, without the path strengths as floats."""
+    return _schulze_beats(counts).sum(axis=1) / (counts.n - 1)
 
 
 def _schulze_relation(counts: PairwiseCounts, params: dict) -> np.ndarray:
@@ -57,14 +81,14 @@ def _schulze_relation(counts: PairwiseCounts, params: dict) -> np.ndarray:
     a copy is one through its original and a copy ties with it, so on a multiset of drawn
     candidates the relation is that of the distinct ones, and the score the share of drawn
     opponents beaten: each drawn candidate is ranked once."""
-    return schulze(counts, **params).details["beats"]
+    return _schulze_beats(counts)
 
 
 @ranking_method(
     "schulze",
     input="pairwise",
     condorcet=True,
-    resampling=Shortcuts(clone_beats=_schulze_relation),
+    resampling=Shortcuts(clone_beats=_schulze_relation, scores=_schulze_scores),
     description="Schulze beat-path method on margins: share of candidates beaten by strongest paths.",
 )
 def schulze(counts: PairwiseCounts) -> MethodOutput:
@@ -79,8 +103,9 @@ def schulze(counts: PairwiseCounts) -> MethodOutput:
 
     ``details``: ``path_strength`` (``p``) and ``beats`` (the boolean Schulze relation).
     """
-    p = widest_paths(counts.margins())
-    beats = p > p.T
+    codes, strengths = _widest_codes(counts.margins())
+    beats = codes > codes.T
+    p = _strengths(codes, strengths)
     return MethodOutput(
         beats.sum(axis=1) / (counts.n - 1),
         details={"path_strength": p, "beats": beats},

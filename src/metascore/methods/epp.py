@@ -10,6 +10,7 @@ outcomes of all head-to-head comparisons ("matches") over the judges ("rounds"),
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -59,8 +60,32 @@ class BradleyTerryFit:
         return float((self.deviance - self.df) / np.sqrt(2.0 * self.df)) if self.df > 0 else 0.0
 
 
+@functools.lru_cache(maxsize=8)
+def _all_pairs(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every pair ``a < b`` of n candidates (``triu_indices`` order) and the flat positions
+    of ``(a, b)`` and ``(b, a)`` in an n x n matrix (read-only: shared by every fit; the
+    fits get copies of ``a`` and ``b``, which their results hold)."""
+    a, b = np.triu_indices(n, 1)
+    out = (a, b, a * n + b, b * n + a)
+    for x in out:
+        x.flags.writeable = False
+    return out
+
+
 def _pair_data(counts: PairwiseCounts) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Compared pairs ``a < b`` with ``W(a, b)`` (wins, ties half) and games ``C(a, b)``."""
+    """Compared pairs ``a < b`` with ``W(a, b)`` (wins, ties half) and games ``C(a, b)``.
+
+    Dense counts where every pair is compared (no missing cell: each fit of a resample)
+    take every pair in :meth:`PairwiseCounts.pairs`'s order without looking for them."""
+    if not counts.is_sparse:
+        n = counts.n
+        compared = np.asarray(counts.compared)
+        if np.count_nonzero(compared) - np.count_nonzero(np.diagonal(compared)) == n * (n - 1):
+            a, b, upper, lower = _all_pairs(n)
+            flat = np.asarray(counts.wins).ravel()
+            n_ab, n_ba = np.asarray(flat[upper], dtype=float), np.asarray(flat[lower], dtype=float)
+            games = np.asarray(compared.ravel()[upper], dtype=float)
+            return a.copy(), b.copy(), n_ab + np.maximum(games - n_ab - n_ba, 0.0) / 2.0, games
     a, b, n_ab, n_ba = counts.pairs()
     if counts.is_sparse:
         games = np.asarray(sp.csr_array(counts.compared)[a, b], dtype=float).ravel()
@@ -116,13 +141,16 @@ def _loss(
 
 
 def _laplacian(a: np.ndarray, b: np.ndarray, h: np.ndarray, n: int, ridge: float | np.ndarray,
-               dense: bool) -> np.ndarray | sp.csr_array:
-    """``sum_pairs h (e_a - e_b)(e_a - e_b)^T + ridge I``: the penalized Fisher information."""
+               dense: bool, cells: tuple[np.ndarray, np.ndarray] | None = None
+               ) -> np.ndarray | sp.csr_array:
+    """``sum_pairs h (e_a - e_b)(e_a - e_b)^T + ridge I``: the penalized Fisher information.
+    ``cells``: the flat positions ``a * n + b`` and ``b * n + a`` when already known."""
     if dense:
         H = np.zeros((n, n))
         flat = H.ravel()  # a view: flat indices are cheaper than pairs of indices
-        flat[a * n + b] = -h
-        flat[b * n + a] = -h
+        upper, lower = (a * n + b, b * n + a) if cells is None else cells
+        flat[upper] = -h
+        flat[lower] = -h
         flat[:: n + 1] = ridge - H.sum(axis=1)  # the diagonal cells are still 0 here
         return H
     diag = np.bincount(a, h, minlength=n) + np.bincount(b, h, minlength=n) + ridge
@@ -136,11 +164,12 @@ def _newton(a: np.ndarray, b: np.ndarray, wins: np.ndarray, games: np.ndarray, n
             ) -> tuple[np.ndarray, int]:
     """Newton's method with backtracking from ``beta``; the strengths and the iterations."""
     dense = n <= DENSE_SOLVE_LIMIT
-    upper = a * n + b if dense else None
+    cells = (a * n + b, b * n + a) if dense else None
+    upper = None if cells is None else cells[0]
     value, grad, p = _loss(beta, a, b, wins, games, penalty, upper)
     it = 0
     for it in range(1, max_iter + 1):
-        H = _laplacian(a, b, games * p * (1.0 - p), n, penalty, dense)
+        H = _laplacian(a, b, games * p * (1.0 - p), n, penalty, dense, cells)
         if dense:
             factor = scipy.linalg.cho_factor(H, overwrite_a=True, check_finite=False)
             step = scipy.linalg.cho_solve(factor, grad, check_finite=False)
