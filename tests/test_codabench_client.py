@@ -10,7 +10,8 @@ import pytest
 import requests
 
 from codabench_replay import TOKEN, Answer, Replay, serve
-from metascore.codabench.client import TOKEN_ENV, Client, PlatformError, read_token
+from metascore.codabench.client import Client, PlatformError, read_token
+from metascore.codabench import TOKEN_ENV
 
 
 @pytest.fixture

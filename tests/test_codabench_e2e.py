@@ -25,7 +25,7 @@ import pytest
 from codabench_replay import TOKEN, Replay, add_bundle_competition, add_phase_results, serve
 from metascore.bundle import load_competition, run_bundle
 from metascore.cli import main
-from metascore.codabench.client import TOKEN_ENV
+from metascore.codabench import TOKEN_ENV
 from metascore.readers.formats import read_scores
 
 pytestmark = pytest.mark.slow

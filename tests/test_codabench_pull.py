@@ -13,7 +13,7 @@ import pytest
 from codabench_replay import DATA, TOKEN, Answer, Replay, add_bundle_competition, add_phase_results, serve
 from metascore.bundle import load_competition
 from metascore.cli import main
-from metascore.codabench.client import TOKEN_ENV
+from metascore.codabench import TOKEN_ENV
 from metascore.readers.formats import read_score_table, read_scores
 from metascore.program import score_main
 

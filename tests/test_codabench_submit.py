@@ -10,7 +10,7 @@ import pytest
 
 from codabench_replay import TOKEN, Answer, Replay, serve
 from metascore.cli import main
-from metascore.codabench.client import TOKEN_ENV
+from metascore.codabench import TOKEN_ENV
 from metascore.program import score_main
 
 KEY = "5f1c3a52-8d0e-4c61-9b7a-2e4f6a8c0d12"  # Data.key is a UUID

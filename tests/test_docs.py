@@ -12,7 +12,7 @@ import pytest
 from metascore.config import FILTER_RULES, SELECTION_POLICIES, STATISTICS
 from metascore.readers.formats import FORMATS
 from metascore.ranking import TIE_BREAK_KEYS
-from metascore.registry import MISSING_POLICIES
+from metascore.missing import MISSING_POLICIES
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"

@@ -276,3 +276,47 @@ def test_no_module_carries_data_in_dataframe_attrs():
     assert using == [], "DataFrame.attrs: put it in the ScoreTable"
     sdk = [p for p in _modules() if p.name in DOCKER_SDK_ATTRS]
     assert len(sdk) == len(DOCKER_SDK_ATTRS), "a Docker SDK module was renamed: update DOCKER_SDK_ATTRS"
+
+
+def _defined_names(path: Path) -> set[str]:
+    """Every name ``path`` defines at its top level (also under ``if``/``try``)."""
+    import ast
+
+    names: set[str] = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        for sub in ast.walk(node) if isinstance(node, (ast.If, ast.Try)) else [node]:
+            if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(sub.name)
+            elif isinstance(sub, (ast.Assign, ast.AnnAssign)):
+                targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+                names |= {t.id for t in targets if isinstance(t, ast.Name)}
+    return names
+
+
+def test_names_are_imported_from_their_home_module():
+    """A name is imported from the module that defines it, or from a package's
+    ``__init__`` (the packages' public API); never through a module that imported it itself
+    (``prepare`` through ``registry``, ``pair_blocks`` through two modules), and a module's
+    ``__all__`` lists what it defines (issue 35)."""
+    import ast
+
+    files = {(".".join(p.relative_to(SRC.parent).with_suffix("").parts)).removesuffix(".__init__"): p
+             for p in _modules() if "_programs" not in p.parts}
+    defined = {name: _defined_names(path) for name, path in files.items()}
+    through = []
+    for name, path in files.items():
+        package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            base = package.split(".")[: len(package.split(".")) - max(node.level - 1, 0)] if node.level else []
+            source = ".".join(base + ([node.module] if node.module else [])) if node.level else node.module
+            if source not in files or files[source].name == "__init__.py":
+                continue
+            through += [f"{name}: {alias.name} from {source}" for alias in node.names
+                        if alias.name not in defined[source] and f"{source}.{alias.name}" not in files]
+    assert through == [], "import these from the module that defines them"
+    for name, path in files.items():
+        if path.name != "__init__.py":
+            _, exported = _top_level_definitions(path)
+            assert set(exported) <= defined[name], f"{name}.__all__ lists names it imports"

@@ -298,7 +298,7 @@ def test_from_long_matches_the_object_grid(seed):
 @pytest.mark.parametrize("seed", range(100))
 def test_long_csv_writes_the_old_bytes(seed):
     """The ingestion program's metascore_long.csv, column by column."""
-    from metascore.readers.formats import CANONICAL_COLUMNS
+    from metascore.readers.rows import CANONICAL_COLUMNS
     from metascore.render.writers import long_csv
 
     rng = random.Random(seed)
@@ -351,7 +351,7 @@ def test_column_ranks_and_kendall_w_match_scipy(seed):
 
 def test_lazy_sequences_behave_like_tuples():
     from metascore.leaderboard.model import JudgeIndex, JudgeValues
-    from metascore.matrix import IndexLabels, Repeated
+    from metascore.sequences import IndexLabels, Repeated
 
     r = Repeated(True, 3)
     assert r == (True, True, True) and tuple(r) == (True,) * 3 and r[1:] == (True, True)

@@ -23,17 +23,9 @@ from .pairwise import (
     weak_condorcet_winners,
 )
 from .ranking import Ranking
-from .registry import (
-    DEFAULT_SEED,
-    MISSING_POLICIES,
-    Display,
-    MethodOutput,
-    RankingMethod,
-    get_ranking_method,
-    rank,
-    ranking_method,
-    ranking_method_names,
-)
+from .registry import DEFAULT_SEED, get_ranking_method, rank, ranking_method_names
+from .missing import MISSING_POLICIES
+from .method_spec import Display, MethodOutput, RankingMethod, ranking_method
 from .stats import (
     fractional_ranks,
     kendall_tau_b,

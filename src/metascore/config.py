@@ -50,7 +50,8 @@ import pandas as pd
 from .errors import ConfigError, did_you_mean
 from .readers.yaml_loader import read_yaml
 from .ranking import TIE_BREAK_KEYS
-from .registry import DEFAULT_METHOD, DEFAULT_SEED, MISSING_POLICIES, get_ranking_method, ranking_method_names
+from .registry import DEFAULT_METHOD, DEFAULT_SEED, get_ranking_method, ranking_method_names
+from .missing import MISSING_POLICIES
 
 __all__ = [
     "Config",
@@ -72,10 +73,9 @@ __all__ = [
     "parse_config",
 ]
 
-#: Which submission represents a participant in a phase.
 #: The configuration file's name in the meta phase's reference data (and a pulled folder).
 CONFIG_NAME = "metascore.yaml"
-
+#: Which submission represents a participant in a phase.
 SELECTION_POLICIES = ("best", "last", "all")
 #: Final-phase filter rules (``filter.rule``; docs/configuration.md, ``filter``).
 FILTER_RULES = ("beat_baseline", "top_k", "none")

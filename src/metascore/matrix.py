@@ -21,7 +21,7 @@ from .errors import InputError, did_you_mean
 from .judge_groups import JudgeGroups, make_groups
 from .sequences import IndexLabels, Repeated
 
-__all__ = ["ScoreMatrix", "IndexLabels", "Repeated", "MISSING_TOKENS", "parse_score"]
+__all__ = ["ScoreMatrix", "MISSING_TOKENS", "parse_score"]
 
 #: Cell contents that mean "missing" (compared case-insensitively, after stripping).
 MISSING_TOKENS = frozenset({"", "nan", "n/a", "na", "null", "none", "-"})

@@ -25,8 +25,9 @@ from ._version import __version__
 from .config import CONFIG_NAME, COMPARE_R, STABILITY_Q, Config, load_config
 from .errors import ConfigError, InputError, exit_code
 from .readers.configured import LONG_NAME, load_scores
-from .readers.formats import CANONICAL_COLUMNS
-from .render.writers import PER_JUDGE_FILE, long_csv, render_outputs, write_files
+from .readers.rows import CANONICAL_COLUMNS
+from .render.writers import long_csv, render_outputs, write_files
+from .render.per_judge import PER_JUDGE_FILE
 from .leaderboard import Leaderboard, build_leaderboard
 
 __all__ = ["run", "score_main", "ingest_main"]

@@ -22,7 +22,8 @@ from . import methods as _methods  # noqa: F401  (importing registers every ship
 from ._version import __version__
 from .errors import ConfigError, InputError, did_you_mean
 from .grouped import rank_in_groups
-from .matrix import IndexLabels, ScoreMatrix
+from .matrix import ScoreMatrix
+from .sequences import IndexLabels
 from .method_spec import (
     Display,
     MethodOutput,
@@ -38,13 +39,7 @@ from .ranking import TIE_BREAK_KEYS, Ranking, fractional_rank_of_scores, positio
 __all__ = [
     "DEFAULT_METHOD",
     "DEFAULT_SEED",
-    "MISSING_POLICIES",
-    "MethodOutput",
-    "Display",
-    "Properties",
-    "RankingMethod",
     "Inputs",
-    "ranking_method",
     "get_ranking_method",
     "ranking_method_names",
     "check_params",
@@ -53,8 +48,6 @@ __all__ = [
     "prepare_inputs",
     "compute",
     "finish",
-    "prepare",
-    "Prepared",
 ]
 
 #: Seed used when none is given; recorded in every output.

@@ -20,7 +20,7 @@ joblib workers (a Dask or Ray cluster too) with results identical to one job.
 """
 
 from .analyze import AnalysisResult, analyze
-from .bootstrap import AXES
+from .draws import AXES
 from .compare import MethodComparison, compare_methods
 from .criteria import (
     PAPER_AXES,

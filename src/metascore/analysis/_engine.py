@@ -20,7 +20,8 @@ from ..matrix import ScoreMatrix
 from ..pairwise import PairwiseCounts
 from ..ranking import SCORE_RTOL, Ranking
 from ..resampling import PairSums, integer_valued
-from ..registry import DEFAULT_SEED, check_params, generator, get_ranking_method, prepare, rank, ranking_method_names
+from ..registry import DEFAULT_SEED, check_params, generator, get_ranking_method, rank, ranking_method_names
+from ..missing import prepare
 from ..stats import fractional_ranks, kendall_w
 
 Progress = Callable[[int, int], None] | None
@@ -28,7 +29,6 @@ Progress = Callable[[int, int], None] | None
 __all__ = [
     "Setup",
     "setup",
-    "generator",
     "rank_codes",
     "fractional_ranks_rows",
     "concordance",

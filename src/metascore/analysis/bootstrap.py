@@ -53,25 +53,12 @@ Progress = Callable[[int, int], None] | None
 Then = Callable[[Block, dict[str, np.ndarray], bool], dict[str, np.ndarray]] | None
 
 __all__ = [
-    "AXES",
-    "Draws",
-    "DrawPlan",
-    "draw",
-    "plan",
     "usable_trials",
-    "skip_note",
-    "check_axis",
     "check_jobs",
     "routes",
     "Trials",
     "run_trials",
     "bootstrap_scores",
-    "fast_path_reason",
-    "candidate_fast_reason",
-    "counts_path_reason",
-    "counts_scores",
-    "direct_values_reason",
-    "values_scores",
     "single_threaded_blas",
 ]
 

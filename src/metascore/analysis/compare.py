@@ -17,7 +17,8 @@ import pandas as pd
 from ..jsonable import jsonable
 from ..errors import ConfigError, InputError, did_you_mean
 from ..matrix import ScoreMatrix
-from ..registry import DEFAULT_SEED, check_params, get_ranking_method, prepare
+from ..registry import DEFAULT_SEED, check_params, get_ranking_method
+from ..missing import prepare
 from . import _engine as E
 from . import bootstrap as B
 from .criteria import (

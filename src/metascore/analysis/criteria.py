@@ -27,7 +27,8 @@ from ..jsonable import jsonable
 from ..errors import ConfigError, InputError
 from ..matrix import ScoreMatrix
 from ..ranking import Ranking
-from ..registry import DEFAULT_SEED, prepare, rank
+from ..registry import DEFAULT_SEED, rank
+from ..missing import prepare
 from ..stats import kendall_w, mean_spearman_from_w
 from . import _engine as E
 from . import bootstrap as B

@@ -25,12 +25,13 @@ from pathlib import Path
 from typing import Any
 
 from ..analysis import PAPER_AXES, analyze
-from ..analysis.bootstrap import AXES
+from ..analysis.draws import AXES
 from ..analysis.compare import CRITERIA, unusable_methods
 from ..errors import ConfigError, InputError, did_you_mean
 from ..readers.formats import FORMATS
 from ..matrix import ScoreMatrix
-from ..registry import DEFAULT_SEED, MISSING_POLICIES, get_ranking_method, ranking_method_names
+from ..registry import DEFAULT_SEED, get_ranking_method, ranking_method_names
+from ..missing import MISSING_POLICIES
 from .common import add_group_options, group_judges, read_matrix_file
 
 __all__ = ["add_analyze_command"]

@@ -22,8 +22,10 @@ from ..errors import InputError, InputWarning
 from ..matrix import ScoreMatrix
 from ..pairwise import PairwiseCounts
 from ..program import run
-from ..readers.formats import FORMATS, PREFLIB_SUFFIXES
-from ..registry import DEFAULT_METHOD, DEFAULT_SEED, MISSING_POLICIES, get_ranking_method, rank, ranking_method_names
+from ..readers.formats import FORMATS
+from ..readers.preflib import PREFLIB_SUFFIXES
+from ..registry import DEFAULT_METHOD, DEFAULT_SEED, get_ranking_method, rank, ranking_method_names
+from ..missing import MISSING_POLICIES
 from .common import add_group_options, group_judges, read_matrix_file
 
 __all__ = ["add_rank_commands", "rank_with_config"]
@@ -58,7 +60,7 @@ def _parse_weight(text: str) -> tuple[str, float]:
 
 def _read_votes(path: Path) -> PairwiseCounts:
     """PrefLib votes as pairwise counts; what the reader skipped is one note on stderr."""
-    from ..readers.formats import read_votes
+    from ..readers.preflib import read_votes
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", InputWarning)

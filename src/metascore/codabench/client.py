@@ -34,7 +34,7 @@ from .._version import __version__
 from ..errors import MetascoreError
 from . import TOKEN_ENV
 
-__all__ = ["PlatformError", "Client", "TOKEN_ENV", "read_token"]
+__all__ = ["PlatformError", "Client", "read_token"]
 
 #: HTTP answers worth another try: rate limit and server-side failures.
 RETRY_STATUS = frozenset({429, 500, 502, 503, 504})

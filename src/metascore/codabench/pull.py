@@ -43,7 +43,7 @@ import yaml
 from ..readers.columns import COLUMNS_FILE
 from ..config import CONFIG_NAME, Config, FilterConfig, InputConfig, JudgeConfig, PhasesConfig, parse_config
 from ..errors import InputError, did_you_mean
-from ..readers.formats import MANIFEST
+from ..readers.tree import MANIFEST
 from ..readers.spreadsheet import spreadsheet_text
 from ..readers.columns import Column
 from .api import (

@@ -17,7 +17,8 @@ from .filtering import BaselineScore, Decision, baseline_counterparts, phase_sco
 from ..matrix import ScoreMatrix
 from ..pairwise import PairwiseCounts, condorcet_winner
 from ..ranking import Ranking
-from ..registry import Display, Prepared, prepare
+from ..method_spec import Display
+from ..missing import Prepared, prepare
 from ..stats import fractional_ranks
 from ..submission_order import Origin, submission_number
 from .model import Board, JudgeIndex, JudgeValues, Margins, Row

@@ -34,7 +34,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
-from ..registry import Display, get_ranking_method
+from ..registry import get_ranking_method
+from ..method_spec import Display
 from ..matrix import ScoreMatrix
 from ..ranking import Ranking
 from .selection import participant_key

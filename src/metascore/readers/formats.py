@@ -78,18 +78,11 @@ from .tree import MANIFEST, read_tree, tree_score_files
 from .wide import read_wide
 
 __all__ = [
-    "CANONICAL_COLUMNS",
     "FORMATS",
     "read_scores",
     "read_score_table",
     "detect_format",
-    "read_scores_file",
-    "read_votes",
     "resolve_inside",
-    "BLIND_PHASE",
-    "MANIFEST",
-    "PREFLIB_SUFFIXES",
-    "SCORE_FILES",
 ]
 
 FORMATS = (

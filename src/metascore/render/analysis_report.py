@@ -24,8 +24,7 @@ from .comparison_html import COMPARISON_CSS, render_comparison
 from .svg_charts import axes_frame, esc, even_ticks, legend, linear_scale, method_color, svg_doc
 from .writers import write_files
 
-__all__ = ["render_analysis", "render_comparison", "analysis_json", "write_analysis",
-           "COMPARISON_CSS"]
+__all__ = ["render_analysis", "analysis_json", "write_analysis",]
 
 _PAGE_CSS = """
 body { margin:0; background:#f5f7fa; color:#1f2933;

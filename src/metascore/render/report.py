@@ -22,7 +22,8 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..leaderboard import Analysis, Board, Leaderboard, Row
-from ..registry import Display, get_ranking_method
+from ..registry import get_ranking_method
+from ..method_spec import Display
 from .comparison_html import render_comparison
 from .per_judge import judge_rank_summary, per_judge_holder
 from .report_style import REPORT_CSS as _CSS

@@ -88,7 +88,6 @@ __all__ = [
     "leaderboard_csv",
     "leaderboard_json",
     "long_csv",
-    "PER_JUDGE_FILE",
 ]
 
 OUTPUT_FILES = (
