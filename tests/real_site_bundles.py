@@ -17,7 +17,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
+
+#: The marks of every real-site test module: opt-in (it stands up Codabench).
+SITE_MARKS = [
+    pytest.mark.site,
+    pytest.mark.skipif(os.environ.get("METASCORE_SITE") != "1",
+                       reason="the real-site test runs only with METASCORE_SITE=1 (it stands up "
+                       "Codabench: minutes, root, apt, podman; see tools/codabench_site/README.md)"),
+]
 
 REPO = Path(__file__).resolve().parent.parent
 TEMPLATE = REPO / "bundle_template"

@@ -11,19 +11,13 @@ fixes of items 2-5 are in: a regression fails the test).
 from __future__ import annotations
 
 import datetime as dt
-import os
 
 import pytest
 
 import real_site as rs
 import real_site_bundles as rb
 
-pytestmark = [
-    pytest.mark.site,
-    pytest.mark.skipif(os.environ.get("METASCORE_SITE") != "1",
-                       reason="the real-site test runs only with METASCORE_SITE=1 (it stands up "
-                       "Codabench: minutes, root, apt, podman; see tools/codabench_site/README.md)"),
-]
+pytestmark = rb.SITE_MARKS
 
 ORGANIZER = "organizer"
 

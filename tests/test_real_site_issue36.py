@@ -35,12 +35,7 @@ import real_site as rs
 import real_site_bundles as rb
 import standin_images as standin
 
-pytestmark = [
-    pytest.mark.site,
-    pytest.mark.skipif(os.environ.get("METASCORE_SITE") != "1",
-                       reason="the real-site test runs only with METASCORE_SITE=1 (it stands up "
-                       "Codabench: minutes, root, apt, podman; see tools/codabench_site/README.md)"),
-]
+pytestmark = rb.SITE_MARKS
 
 REPO = Path(__file__).resolve().parent.parent
 ORGANIZER = "organizer"
