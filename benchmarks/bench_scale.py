@@ -168,7 +168,8 @@ def main() -> int:
         f"machine); Python {platform.python_version()}, numpy {np.__version__}, scipy "
         f"{scipy.__version__}, metascore {metascore.__version__}.",
         f"Run: `python benchmarks/bench_scale.py{' --before ' + str(args.before) if args.before else ''}"
-        f"{' --openml ' + args.openml.name if args.openml else ''}` ({time.time() - started:.0f} s); "
+        f"{' --openml ' + args.openml.name if args.openml else ''}"
+        f"{f' --cap {args.cap:g}' if args.cap != 600 else ''}` ({time.time() - started:.0f} s); "
         "each cell: wall time, peak RSS (and the CPU time, user + system, of the command).",
         "",
     ]
