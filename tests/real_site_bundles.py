@@ -10,11 +10,13 @@ read.
 from __future__ import annotations
 
 import datetime as dt
+import io
 import os
 import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -205,6 +207,15 @@ def hand_zip(bundle: Path) -> bytes:
         for path in sorted(bundle.rglob("*")):
             if path.is_file():
                 archive.write(path, path.relative_to(bundle).as_posix())
+    return buf.getvalue()
+
+
+def template_export_zip() -> bytes:
+    """The template's results export (``tests/data/exports/template_results.json``) as the
+    zip an organizer submits to the Final ranking phase."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as archive:
+        archive.writestr("results.json", (REPO / "tests" / "data" / "exports" / "template_results.json").read_bytes())
     return buf.getvalue()
 
 

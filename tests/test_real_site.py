@@ -538,11 +538,7 @@ def test_a_failing_meta_phase_on_the_site_and_in_bundle_run(tmp_path, how):
     api = accounts([ORGANIZER])
     comp = rs.Competition(api, ORGANIZER, rb.zip_bundle(bundle, tmp_path / "bundle.zip"))
     comp.open_phase(META_PHASE)
-    export = (REPO / "tests" / "data" / "exports" / "template_results.json").read_bytes()
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as archive:
-        archive.writestr("results.json", export)
-    sub_id = comp.submit(ORGANIZER, META_PHASE, buf.getvalue(), "results.zip")
+    sub_id = comp.submit(ORGANIZER, META_PHASE, rb.template_export_zip(), "results.zip")
     (sub,) = comp.wait(META_PHASE, 1, timeout=300)
     details = next(s for s in comp.snapshot()["submissions"] if s["id"] == sub_id)["status_details"]
     logs = rs.logs(api[ORGANIZER], sub_id)

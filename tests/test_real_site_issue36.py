@@ -82,11 +82,7 @@ def run_meta_phase(name: str, tmp: Path) -> MetaRun:
     comp = rs.Competition(api, ORGANIZER, zipped)
     t.lap("upload + unpack")
     comp.open_phase(META)
-    export = (REPO / "tests" / "data" / "exports" / "template_results.json").read_bytes()
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as archive:
-        archive.writestr("results.json", export)
-    sub_id = comp.submit(ORGANIZER, META, buf.getvalue(), "results.zip")
+    sub_id = comp.submit(ORGANIZER, META, rb.template_export_zip(), "results.zip")
     (run.submission,) = comp.wait(META, 1, timeout=900)
     t.lap("meta phase: submit + run")
     run.logs = rs.logs(api[ORGANIZER], sub_id)
