@@ -32,6 +32,7 @@ from functools import cached_property
 from typing import Any, Protocol
 
 import numpy as np
+import scipy.sparse as sp
 
 from .matrix import ScoreMatrix
 from .pairwise import PairwiseCounts
@@ -264,6 +265,7 @@ class PairSums:
     """
 
     KEEP = 400_000_000
+    KEEP32 = 16_000_000  # signs kept in float32 too (64 MB) for :meth:`pair_margins`
 
     def __init__(self, ranks: np.ndarray) -> None:
         ranks = np.asarray(ranks, dtype=float)
@@ -275,6 +277,7 @@ class PairSums:
         sorted_ranks = np.sort(ranks, axis=0)
         self.tied = np.flatnonzero((sorted_ranks[1:] == sorted_ranks[:-1]).any(axis=0))
         self._signs = self._slab(0, self.m) if self.a.size * self.m <= self.KEEP else None
+        self._signs32: np.ndarray | None = None  # a float32 copy, made on first use
         self._ties = (ranks[self.a][:, self.tied] == ranks[self.b][:, self.tied]).astype(
             np.int8) if self.tied.size else None
 
@@ -295,6 +298,51 @@ class PairSums:
         step = max(1, self.KEEP // max(1, self.a.size))
         return sum(exact_products(cw[:, j0:j0 + step], self._slab(j0, min(self.m, j0 + step)),
                                   1.0, integral, largest) for j0 in range(0, self.m, step))
+
+    def pair_margins(self, cw: np.ndarray, integral: bool | None = None,
+                     largest: float | None = None) -> np.ndarray:
+        """:meth:`margins` laid out pairs x trials (P x T), what :meth:`net_sums` and
+        :meth:`tallies` read. One float32 product when it is exact (integer weights whose
+        trial totals stay below 2**24: every partial sum is an integer float32 holds),
+        and then kept in float32; else :meth:`margins` transposed."""
+        integral = integer_valued(cw) if integral is None else integral
+        largest = float(cw.sum(axis=1, dtype=np.float64).max(initial=0.0)) if largest is None \
+            else largest
+        if (self._signs is None or self._signs.size > self.KEEP32 or not integral
+                or largest >= 2**24 or not cw.size):
+            return self.margins(cw, integral, largest).T
+        if self._signs32 is None:
+            self._signs32 = self._signs.astype(np.float32)
+        return self._signs32 @ np.asarray(cw, dtype=np.float32).T
+
+    @cached_property
+    def _incidence(self) -> tuple[Any, Any]:
+        """Pair p = (a, b) as columns of two n x P sparse matrices: +1 at a and -1 at b
+        (a row's sum of an antisymmetric matrix), +1 at both (how many pairs a row holds)."""
+        p = np.arange(self.a.size)
+        rows, cols = np.r_[self.a, self.b], np.r_[p, p]
+        ones = np.ones(self.a.size, dtype=np.float32)
+        return (sp.csr_array((np.r_[ones, -ones], (rows, cols)), shape=(self.n, self.a.size)),
+                sp.csr_array((np.r_[ones, ones], (rows, cols)), shape=(self.n, self.a.size)))
+
+    def net_sums(self, pair_margins: np.ndarray, largest: float) -> np.ndarray:
+        """``sum_b M_t(a, b)`` (T x n, float64) from :meth:`pair_margins` (P x T), with
+        ``largest`` the largest trial weight: one sparse product, exact in float32 while
+        the sums stay below 2**24 (else in float64)."""
+        net = self._incidence[0]
+        if pair_margins.dtype != np.float32 or largest * (self.n - 1) >= 2**24:
+            net = net.astype(np.float64)
+        return np.asarray((net @ pair_margins).T, dtype=np.float64)
+
+    def tallies(self, pair_margins: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Head-to-head ``(won, tied)`` of every candidate in every trial (T x n each):
+        the opponents with a positive margin and with a zero one, from the signs of
+        :meth:`pair_margins` (P x T) by two sparse products (counts: exact in float32)."""
+        signs = np.sign(pair_margins).astype(np.float32, copy=False)
+        net, touch = self._incidence
+        balance = (net @ signs).T.astype(np.float64)  # won - lost
+        decided = (touch @ np.abs(signs)).T.astype(np.float64)  # won + lost
+        return (decided + balance) / 2.0, (self.n - 1) - decided
 
     def ties(self, cw: np.ndarray, integral: bool | None = None,
              largest: float | None = None) -> np.ndarray:
@@ -364,22 +412,40 @@ class JudgeDraws:
         """Total judge weight of each trial, T x 1."""
         return self.cw.sum(axis=1, dtype=np.float64)[:, None]
 
+    @cached_property
+    def pair_sums(self) -> PairSums:
+        return self.pairs if self.pairs is not None else PairSums(self.ranks)
+
     def margins_known(self) -> bool:
-        """Whether :attr:`margins` is already computed (another shortcut asked for it)."""
-        return "margins" in self.__dict__
+        """Whether the margins are already computed (another shortcut asked for them):
+        :attr:`margin_sums` is then one sparse product."""
+        return "pair_margins" in self.__dict__ or "margins" in self.__dict__
+
+    @cached_property
+    def pair_margins(self) -> np.ndarray:
+        """Head-to-head margins of every trial by pair (P x T: :meth:`PairSums.pair_margins`)."""
+        return self.pair_sums.pair_margins(self.cw, self.integral, float(self.total.max()))
 
     @cached_property
     def margins(self) -> np.ndarray:
         """Head-to-head margins of every trial, T x n x n (``N(a, b) - N(b, a)``)."""
-        pairs = self.pairs if self.pairs is not None else PairSums(self.ranks)
-        return pairs.square(pairs.margins(self.cw, self.integral, float(self.total.max())), -1.0)
+        pairs = self.pair_sums
+        upper = (self.pair_margins.T if "pair_margins" in self.__dict__
+                 else pairs.margins(self.cw, self.integral, float(self.total.max())))
+        return pairs.square(upper, -1.0)
+
+    @cached_property
+    def margin_sums(self) -> np.ndarray:
+        """``sum_b N(a, b) - N(b, a)`` of every candidate in every trial, T x n."""
+        if "margins" in self.__dict__:
+            return self.margins.sum(axis=2)
+        return self.pair_sums.net_sums(self.pair_margins, float(self.total.max()))
 
     @cached_property
     def tallies(self) -> tuple[np.ndarray, np.ndarray]:
         """Head-to-head ``(won, tied)`` of every candidate in every trial, each T x n: the
         opponents it beats (margin > 0) and ties (margin = 0)."""
-        margins = self.margins
-        return (margins > 0).sum(axis=2).astype(float), (margins == 0).sum(axis=2) - 1.0
+        return self.pair_sums.tallies(self.pair_margins)
 
 
 def pair_stats(draws: CandidateDraws, wins: np.ndarray) -> PairStats:

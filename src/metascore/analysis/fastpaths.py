@@ -161,7 +161,7 @@ def judge_fast_scores(block: Block, names: list[str]) -> dict[str, np.ndarray]:
     computed when a method first needs them, are shared)."""
     s, draws = block.s, block.judge_draws
     if any(shortcuts(name).margins for name in names):
-        draws.margins  # noqa: B018  (computed first: the others may read it)
+        draws.pair_margins  # noqa: B018  (computed first: the others may read it)
     return {name: shortcuts(name).judges(s, s.params[name], draws) for name in names}
 
 

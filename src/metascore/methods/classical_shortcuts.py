@@ -192,7 +192,7 @@ def _doubled(base: ResampleBase, key: str, make: Any) -> np.ndarray:
 def _average_rank_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws
                          ) -> np.ndarray:
     if draws.margins_known():  # a judge's rank is (n + 1) / 2 - sum_b sign_ab / 2
-        return draws.margins.sum(axis=2) / (2.0 * draws.total) - (base.n + 1) / 2.0
+        return draws.margin_sums / (2.0 * draws.total) - (base.n + 1) / 2.0
     ranks = _doubled(base, "ranks", lambda: base.filled_ranks)
     return -exact_products(draws.cw, ranks, 2.0 * base.n, draws.integral,
                            float(draws.total.max())) / (2.0 * draws.total)
@@ -206,7 +206,7 @@ def _success_rate_judges(base: ResampleBase, params: dict[str, Any], draws: Judg
                          ) -> np.ndarray:
     ranks, n = base.filled_ranks, base.n
     if draws.margins_known() and params.get("ties", "zero") == "half":  # wins + ties / 2
-        return (draws.margins.sum(axis=2) / draws.total + (n - 1)) / (2.0 * (n - 1))
+        return (draws.margin_sums / draws.total + (n - 1)) / (2.0 * (n - 1))
     if params.get("ties", "zero") == "half":
         beaten = _doubled(base, "beaten_half", lambda: n - ranks)  # worse + 1/2 (tied others)
     else:
