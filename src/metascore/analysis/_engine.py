@@ -252,31 +252,7 @@ def _mean_pairwise_spearman(codes: np.ndarray) -> float:
         ranks = fractional_ranks_rows(codes)
         rho = pearson_rows(ranks[iu[0]], ranks[iu[1]], np.ones((len(iu[0]), n), bool))
         return float(np.nanmean(rho)) if np.isfinite(rho).any() else float("nan")
-    # within[i, j, c] = rank of c in row i among the candidates rows i and j share: one
-    # plus the shared candidates in better tie groups of row i, plus half the others in
-    # its group. Along row i's order, those are cumulative sums of row j's presence.
-    shared = present.astype(float)
-    within = np.zeros((q, q, n))
-    for i in range(q):
-        order = np.flatnonzero(present[i])
-        if order.size == 0:
-            continue
-        order = order[np.argsort(-codes[i, order], kind="stable")]
-        ordered = codes[i, order]
-        new_group = np.r_[True, ordered[1:] != ordered[:-1]]
-        group = np.cumsum(new_group) - 1
-        size = np.add.reduceat(shared[:, order], np.flatnonzero(new_group), axis=1)  # q x G
-        better = np.cumsum(size, axis=1) - size
-        within[i][:, order] = (1.0 + better + (size - 1.0) / 2.0)[:, group]  # per group, then per candidate
-    # Pearson on the shared candidates: fractional ranks of k items have mean (k + 1) / 2
-    # whatever the ties, so three masked sums of products give every pair's correlation.
-    # within[i] is 0 outside row i's candidates: masking by row j's is enough.
-    x = within
-    x *= shared[None, :, :]
-    k = shared @ shared.T
-    centre = k * ((k + 1.0) / 2.0) ** 2
-    sxx = np.einsum("ijc,ijc->ij", x, x) - centre
-    sxy = np.einsum("ijc,jic->ij", x, x) - centre
+    sxx, sxy, k = _shared_rank_sums(codes, present)
     syy = sxx.T
     # ranks are multiples of 1/2, so a spread is 0 or at least 1/2: 1e-3 tells them apart
     flat_x, flat_y = sxx < 1e-3, syy < 1e-3
@@ -285,6 +261,51 @@ def _mean_pairwise_spearman(codes: np.ndarray) -> float:
     rho = np.where(flat_x & flat_y, 1.0, np.where(flat_x | flat_y, 0.0, rho))
     rho = np.where(k >= 2, rho, np.nan)[iu]
     return float(np.nanmean(rho)) if np.isfinite(rho).any() else float("nan")
+
+
+def _shared_rank_sums(codes: np.ndarray, present: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For every pair of rows (i, j) of ``codes`` (q x n, NaN = absent), restricted to the
+    k_ij candidates both rank, with x the fractional ranks of row i and y those of row j
+    among them: ``sum (x - m)^2`` (q x q: [i, j]; the other spread is its transpose),
+    ``sum (x - m)(y - m)`` and k (m = (k + 1) / 2, the mean of any fractional ranks).
+
+    Computed exactly on doubled ranks (integers): along row i's order (best first), the
+    doubled rank of a candidate among those row j also ranks is one plus the count of
+    those before its tie group plus the count through the end of its group, two
+    cumulative counts of row j's presence, for every (i, j) at once (n x q x q, int16).
+    The sums are integers (int64), exact.
+    """
+    q, n = codes.shape
+    order = np.argsort(-codes, axis=1, kind="stable")  # NaN (absent) last
+    ordered = np.take_along_axis(codes, order, axis=1)
+    rows = np.arange(q)[None, :]
+    small = np.int16 if 2 * n + 1 < 2**15 else np.int32  # a doubled rank fits
+    counts = present.T.astype(small)[order.T]  # [p, i, j]: row j ranks i's p-th
+    for p in range(1, n):  # cumulative along the order (slab by slab: contiguous)
+        counts[p] += counts[p - 1]
+    new = np.ones((q, n), dtype=bool)  # a tie group starts at p
+    new[:, 1:] = ordered[:, 1:] != ordered[:, :-1]  # NaN != NaN: absent ones apart
+    if new.all():
+        doubled = 2 * counts  # before + through + 1, through = before + 1 when shared
+    else:
+        last = np.ones((q, n), dtype=bool)
+        last[:, :-1] = new[:, 1:]
+        pos = np.arange(n)
+        start = np.maximum.accumulate(np.where(new, pos, 0), axis=1).T
+        end = np.minimum.accumulate(np.where(last, pos, n - 1)[:, ::-1], axis=1)[:, ::-1].T
+        before = np.where((start > 0)[:, :, None], counts[np.maximum(start - 1, 0), rows], 0)
+        doubled = 1 + before + counts[end, rows]
+    where = np.empty_like(order)  # the position of each candidate in each row's order
+    np.put_along_axis(where, order, np.broadcast_to(np.arange(n), (q, n)), axis=1)
+    x = doubled[where.T, rows]  # [c, i, j], meaningful where rows i and j rank c
+    x *= present.T[:, None, :]
+    x *= present.T[:, :, None]
+    k = np.einsum("ic,jc->ij", present, present, dtype=np.int64)
+    centre = k * (k + 1) ** 2  # 4 k m^2
+    sxx = (np.einsum("cij,cij->ij", x, x, dtype=np.int64) - centre) / 4.0
+    sxy = (np.einsum("cij,cji->ij", x, x, dtype=np.int64) - centre) / 4.0
+    return sxx, sxy, k
 
 
 def concordance(codes: np.ndarray, kind: str) -> float:
