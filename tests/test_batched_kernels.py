@@ -54,3 +54,39 @@ def test_judge_draws_read_the_margins_by_pair_or_squared_alike():
     for got, want in zip(by_pair.tallies, squared.tallies):
         np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(by_pair.margins, squared.margins)
+
+
+@pytest.mark.parametrize("scale", [1, 2**22])  # float32, then float64 past 2**23
+def test_pair_stats_by_pair_equal_those_of_the_squared_wins(scale):
+    from metascore.methods.classical_shortcuts import COPELAND
+    from metascore.resampling import CandidateDraws, pair_stats
+
+    rng = np.random.default_rng(2)
+    n, m, trials = 11, 30, 7
+    pairs = PairSums(_tied_ranks(rng, n, m))
+    cw = rng.integers(0, 3, size=(trials, m)).astype(np.float32) * scale
+    cands = rng.integers(0, n, size=(trials, n))
+    c = np.stack([np.bincount(row, minlength=n) for row in cands]).astype(float)
+    draws = CandidateDraws(cands, c, cw, True)
+    by_pair = pair_stats(draws, pairs=pairs, integral=True)
+    squared = pair_stats(draws, pairs.wins(cw))
+    assert by_pair.by_pair is not None and squared.by_pair is None
+    for key in ("beats", "beaten_by", "ties"):
+        np.testing.assert_array_equal(getattr(by_pair, key), getattr(squared, key))
+    np.testing.assert_array_equal(by_pair.wins, squared.wins)
+    np.testing.assert_array_equal(COPELAND.candidate_pairs(by_pair, {}),
+                                  COPELAND.candidate_pairs(squared, {}))
+
+
+def test_pull_sums_each_pair_into_both_candidates():
+    rng = np.random.default_rng(3)
+    n, trials = 8, 5
+    pairs = PairSums(_tied_ranks(rng, n, 4))
+    upper, lower = rng.integers(-9, 9, size=(2, pairs.a.size, trials)).astype(np.float32)
+    c = rng.integers(0, 4, size=(trials, n)).astype(float)
+    full = pairs.square(upper.T, 0.0, lower.T)  # T x n x n
+    want = np.einsum("tab,tb->ta", full, c)
+    np.testing.assert_array_equal(pairs.pull(upper, lower, c, 9.0 * c.sum(1).max()), want)
+    halves = (upper + 0.5).astype(np.float64)  # float64 inputs: computed in float64
+    np.testing.assert_array_equal(pairs.pull(halves, lower, c, 1.0),
+                                  np.einsum("tab,tb->ta", pairs.square(halves.T, 0.0, lower.T), c))

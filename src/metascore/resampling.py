@@ -27,7 +27,7 @@ a shortcut may keep what it computes once from the full data in ``base.cache``
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Protocol
 
@@ -111,17 +111,26 @@ class PairStats:
     their total weight (``w``, per trial) and ``c`` the candidate multiplicities:
     ``beats = N c`` (the weight of drawn opponents each candidate beats, copies included),
     ``beaten_by = c N`` and ``ties = W (k - 1) - beats - beaten_by`` (the weight of its
-    ties with the other drawn candidates, its copies included).
+    ties with the other drawn candidates, its copies included). With the judges
+    resampled, ``by_pair`` holds each trial's margins by pair (P x T,
+    :meth:`PairSums.pair_margins`) and ``pairs`` the :class:`PairSums` that reads them;
+    ``wins`` is then squared from the pairs when first read.
     """
 
     n: int
     c: np.ndarray
     w: np.ndarray
-    wins: np.ndarray
     beats: np.ndarray
     beaten_by: np.ndarray
     ties: np.ndarray
     judges_resampled: bool
+    wins_of: Callable[[], np.ndarray] = field(repr=False)
+    by_pair: np.ndarray | None = None
+    pairs: PairSums | None = None
+
+    @cached_property
+    def wins(self) -> np.ndarray:
+        return self.wins_of()
 
 
 @dataclass(frozen=True)
@@ -277,7 +286,8 @@ class PairSums:
         sorted_ranks = np.sort(ranks, axis=0)
         self.tied = np.flatnonzero((sorted_ranks[1:] == sorted_ranks[:-1]).any(axis=0))
         self._signs = self._slab(0, self.m) if self.a.size * self.m <= self.KEEP else None
-        self._signs32: np.ndarray | None = None  # a float32 copy, made on first use
+        self._signs32: np.ndarray | None = None  # float32 copies, made on first use
+        self._ties32: np.ndarray | None = None
         self._ties = (ranks[self.a][:, self.tied] == ranks[self.b][:, self.tied]).astype(
             np.int8) if self.tied.size else None
 
@@ -301,19 +311,39 @@ class PairSums:
 
     def pair_margins(self, cw: np.ndarray, integral: bool | None = None,
                      largest: float | None = None) -> np.ndarray:
-        """:meth:`margins` laid out pairs x trials (P x T), what :meth:`net_sums` and
-        :meth:`tallies` read. One float32 product when it is exact (integer weights whose
-        trial totals stay below 2**24: every partial sum is an integer float32 holds),
-        and then kept in float32; else :meth:`margins` transposed."""
+        """:meth:`margins` laid out pairs x trials (P x T), what :meth:`net_sums`,
+        :meth:`tallies` and :meth:`pull` read. One float32 product when it is exact
+        (integer weights whose trial totals stay below 2**24: every partial sum is an
+        integer float32 holds), and then kept in float32; else :meth:`margins` transposed."""
         integral = integer_valued(cw) if integral is None else integral
-        largest = float(cw.sum(axis=1, dtype=np.float64).max(initial=0.0)) if largest is None \
-            else largest
+        largest = _largest(cw) if largest is None else largest
         if (self._signs is None or self._signs.size > self.KEEP32 or not integral
                 or largest >= 2**24 or not cw.size):
             return self.margins(cw, integral, largest).T
         if self._signs32 is None:
             self._signs32 = self._signs.astype(np.float32)
         return self._signs32 @ np.asarray(cw, dtype=np.float32).T
+
+    def pair_wins(self, cw: np.ndarray, integral: bool | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
+        """``N_t(a, b)`` and ``N_t(b, a)`` of every pair a < b (P x T each): half of the
+        total weight less the ties, plus and minus half the margin; float32 when every
+        value is exact there (totals below 2**23: halves of integers), else float64."""
+        integral = integer_valued(cw) if integral is None else integral
+        largest = _largest(cw)
+        margins = self.pair_margins(cw, integral, largest)
+        dtype = np.float32 if margins.dtype == np.float32 and largest < 2**23 else np.float64
+        if self._ties is None:
+            ties = np.zeros((1, 1), dtype=dtype)
+        elif dtype == np.float32 and self._ties.size <= self.KEEP32:  # exact as the margins
+            if self._ties32 is None:
+                self._ties32 = self._ties.astype(np.float32)
+            ties = self._ties32 @ np.asarray(cw[:, self.tied], dtype=np.float32).T
+        else:
+            ties = self.ties(cw, integral, largest).T.astype(dtype)
+        margins = margins.astype(dtype, copy=False) / 2
+        half = (cw.sum(axis=1, dtype=np.float64).astype(dtype)[None, :] - ties) / 2
+        return half + margins, half - margins
 
     @cached_property
     def _incidence(self) -> tuple[Any, Any]:
@@ -343,6 +373,31 @@ class PairSums:
         balance = (net @ signs).T.astype(np.float64)  # won - lost
         decided = (touch @ np.abs(signs)).T.astype(np.float64)  # won + lost
         return (decided + balance) / 2.0, (self.n - 1) - decided
+
+    def pull(self, upper: np.ndarray, lower: np.ndarray, c: np.ndarray, bound: float
+             ) -> np.ndarray:
+        """``sum_b X_t(a, b) c_t(b)`` of every candidate a in every trial (T x n), where
+        ``X(a, b) = upper[p]`` and ``X(b, a) = lower[p]`` for each pair p = (a, b), a < b
+        (P x T each), X(a, a) = 0, and c the multiplicities (T x n): two sparse products.
+        In float32 when the inputs are and ``bound`` (the largest ``|X|`` times the
+        largest total of c) is below 2**23 (sums of halves of integers: exact), else in
+        float64."""
+        dtype = np.float32 if (upper.dtype == lower.dtype == np.float32
+                               and bound < 2**23) else np.float64
+        ct = np.asarray(c, dtype=dtype).T  # n x T
+        first, second = self._ends
+        if dtype == np.float64:
+            first, second = first.astype(np.float64), second.astype(np.float64)
+        out = first @ (np.asarray(upper, dtype=dtype) * ct[self.b])
+        out += second @ (np.asarray(lower, dtype=dtype) * ct[self.a])
+        return out.T.astype(np.float64)
+
+    @cached_property
+    def _ends(self) -> tuple[Any, Any]:
+        """Pair p = (a, b) as a column of n x P sparse matrices: 1 at a; 1 at b."""
+        p, ones = np.arange(self.a.size), np.ones(self.a.size, dtype=np.float32)
+        return (sp.csr_array((ones, (self.a, p)), shape=(self.n, self.a.size)),
+                sp.csr_array((ones, (self.b, p)), shape=(self.n, self.a.size)))
 
     def ties(self, cw: np.ndarray, integral: bool | None = None,
              largest: float | None = None) -> np.ndarray:
@@ -378,6 +433,11 @@ class PairSums:
         margins, ties = self.margins(cw, integral, largest), self.ties(cw, integral, largest)
         half = (total[:, None] - ties) / 2.0
         return self.square(half + margins / 2.0, 0.0, half - margins / 2.0)
+
+
+def _largest(cw: np.ndarray) -> float:
+    """The largest total weight of a trial."""
+    return float(cw.sum(axis=1, dtype=np.float64).max(initial=0.0))
 
 
 def pair_tensor_fits(n: int, m: int) -> bool:
@@ -448,19 +508,32 @@ class JudgeDraws:
         return self.pair_sums.tallies(self.pair_margins)
 
 
-def pair_stats(draws: CandidateDraws, wins: np.ndarray) -> PairStats:
+def pair_stats(draws: CandidateDraws, wins: np.ndarray | None = None,
+               pairs: PairSums | None = None, integral: bool | None = None) -> PairStats:
     """:class:`PairStats` of candidate resamples from ``wins``, the trials' ``N(a, b)``
-    (T x n x n, or 1 x n x n for all when the judges were not resampled)."""
+    (T x n x n, or 1 x n x n for all when the judges were not resampled), or, with the
+    judges resampled, from the judges' ``pairs`` (:meth:`PairSums.pair_wins`: no n x n
+    matrix per trial; ``integral``: whether every weight is an integer, when known)."""
     c, cw = draws.c, draws.cw
     k = c.sum(axis=1, keepdims=True)
     w = cw.sum(axis=1, dtype=np.float64)[:, None]
-    if draws.judges_resampled:
+    by_pair = None
+    if draws.judges_resampled and wins is None:
+        above, below = pairs.pair_wins(cw, integral)  # N(a, b), N(b, a): P x T
+        bound = float(w.max(initial=0.0)) * float(k.max(initial=0.0))
+        beats, beaten_by = pairs.pull(above, below, c, bound), pairs.pull(below, above, c, bound)
+        by_pair = above - below
+        wins_of = lambda: pairs.square(above.T, 0.0, below.T)  # noqa: E731
+    elif draws.judges_resampled:
         beaten_by = np.matmul(c[:, None, :], wins)[:, 0, :]
         beats = np.matmul(wins, c[:, :, None])[:, :, 0]
+        wins_of = lambda: wins  # noqa: E731
     else:
         beaten_by, beats = c @ wins[0], c @ wins[0].T
+        wins_of = lambda: wins  # noqa: E731
     ties = w * (k - 1) - beats - beaten_by
-    return PairStats(c.shape[1], c, w, wins, beats, beaten_by, ties, draws.judges_resampled)
+    return PairStats(c.shape[1], c, w, beats, beaten_by, ties, draws.judges_resampled,
+                     wins_of, by_pair, pairs)
 
 
 def reduced_counts(once: PairwiseCounts, multiplicity: np.ndarray) -> PairwiseCounts:

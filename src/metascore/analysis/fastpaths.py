@@ -178,7 +178,8 @@ def candidate_fast_scores(block: Block, names: list[str]) -> dict[str, np.ndarra
         hooks = shortcuts(name)
         if hooks.candidate_pairs is not None:
             if stats is None:
-                stats = pair_stats(draws, block.wins)
+                stats = (pair_stats(draws, pairs=s.pairs, integral=block.integral)
+                         if resampled else pair_stats(draws, block.wins))
             scores = hooks.candidate_pairs(stats, s.params[name])
         else:
             scores = hooks.candidates(s, s.params[name], draws)

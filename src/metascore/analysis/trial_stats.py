@@ -143,11 +143,11 @@ def generalization_stats(block: Block, scores: dict[str, np.ndarray], fast: bool
     group_weight = (sp.csr_array(ow[:, tied]) @ members).toarray() if tied.size else None
     ow[:, tied] = 0.0  # the judges without ties, through their margins
     plain_total = ow.sum(axis=1, dtype=np.float64)
-    margins = s.pairs.square(s.pairs.margins(ow, block.integral, float(plain_total.max())),
-                             -1.0)  # T x n x n
+    margins = s.pairs.pair_margins(ow, block.integral, float(plain_total.max()))  # P x T
     spread = np.sqrt(((k**3 - k) - (c**3 - c).sum(axis=1)) / 12.0)  # the untied judges'
     plain_weight = np.where(spread > 1e-12, plain_total, 0.0)
-    pull = np.matmul(margins, c[:, :, None])[:, :, 0]  # (M' c)_a, every method
+    pull = s.pairs.pull(margins, -margins, c,  # (M' c)_a, every method
+                        float(plain_total.max()) * float(c.sum(axis=1).max()))
     parts = {}
     for name in s.methods:
         codes = E.rank_codes(scores[name])

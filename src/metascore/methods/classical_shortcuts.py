@@ -227,7 +227,13 @@ def _copeland_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDra
 
 def _copeland_pairs(stats: PairStats, params: dict[str, Any]) -> np.ndarray:
     """Copeland points ``(G c)_a - 1/2`` with ``G = [margin > 0] + [margin = 0] / 2``
-    (diagonal 1/2: a copy ties)."""
+    (diagonal 1/2: a copy ties); with the judges resampled, G by pair (G(b, a) is
+    1 - G(a, b))."""
+    if stats.by_pair is not None:
+        g = (stats.by_pair > 0) + np.float32(0.5) * (stats.by_pair == 0)
+        points = stats.pairs.pull(g, 1 - g, stats.c, float(stats.c.sum(axis=1).max())) \
+            + 0.5 * stats.c
+        return (points - 0.5) / (stats.n - 1)
     wins = stats.wins
     margin = wins - wins.transpose(0, 2, 1)
     g = (margin > 0) + 0.5 * (margin == 0)
