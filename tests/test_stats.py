@@ -64,3 +64,23 @@ def test_kendall_tau_distance_treats_scores_equal_within_tolerance_as_ties():
     assert ms.kendall_tau_distance([0.1 + 0.2, 0.3], [1, 2], normalize=False) == 0
     assert ms.kendall_tau_distance([0.1 + 0.2, 0.3], [1, 2], normalize=False, ties="half") == 0.5
     assert ms.kendall_tau_distance([1, 1, 3], [2, 1, 3], normalize=False, ties="half") == 0.5
+
+
+@pytest.mark.parametrize("method", ["average", "min", "max", "dense"])
+def test_ranks_along_are_scipys_rankdata_with_nan_omitted(method):
+    from scipy import stats as scipy_stats
+
+    from metascore.stats import ranks_along
+
+    rng = np.random.default_rng(11)
+    for _ in range(60):
+        shape = tuple(rng.integers(1, 7, size=rng.integers(1, 4)))
+        x = rng.integers(0, 4, size=shape).astype(float)  # ties
+        if rng.random() < 0.5:
+            x[rng.random(shape) < 0.3] = np.nan
+        axis = int(rng.integers(-len(shape), len(shape)))
+        want = scipy_stats.rankdata(x, method=method, axis=axis, nan_policy="omit")
+        got = ranks_along(x, method, axis)
+        np.testing.assert_array_equal(got, want)
+        if not np.isnan(x).any():
+            assert got.dtype == want.dtype

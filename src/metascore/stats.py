@@ -8,13 +8,13 @@ and 1 is best, computed on values where higher is better:
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats as _st
 
 from .errors import ConfigError, InputError
 from .ranking import tie_groups
 
 __all__ = [
     "fractional_ranks",
+    "ranks_along",
     "dense_ranks",
     "spearman",
     "kendall_tau_b",
@@ -39,9 +39,44 @@ def fractional_ranks(values: np.ndarray, axis: int = 0) -> np.ndarray:
     values = np.asarray(values, dtype=float)
     if values.ndim == 2 and axis in (0, -2) and values.shape[1] >= COLUMN_RANKS_FROM:
         return _column_ranks(values)
-    if np.isnan(values).any():
-        return _st.rankdata(-values, method="average", axis=axis, nan_policy="omit")
-    return _st.rankdata(-values, method="average", axis=axis)
+    return ranks_along(-values, "average", axis)
+
+
+def ranks_along(values: np.ndarray, method: str = "average", axis: int = -1) -> np.ndarray:
+    """Ranks along ``axis``, 1 = smallest, as :func:`scipy.stats.rankdata` with
+    ``nan_policy="omit"``: a NaN gets a NaN rank and the others are ranked among
+    themselves. Ties: ``"average"`` (fractional, float), ``"min"``, ``"max"`` or
+    ``"dense"`` (integers; float when some value is NaN).
+
+    >>> ranks_along(np.array([3.0, 1.0, 3.0, np.nan, 2.0])).tolist()
+    [3.5, 1.0, 3.5, nan, 2.0]
+    """
+    x = np.moveaxis(np.asarray(values, dtype=float), axis, -1)
+    shape = x.shape
+    if not x.size:
+        return np.moveaxis(x.copy() if method == "average" else x.astype(np.intp), -1, axis)
+    rows = x.reshape(-1, shape[-1])
+    order = np.argsort(rows, axis=1, kind="stable")  # NaN last
+    xs = np.take_along_axis(rows, order, axis=1)
+    new = np.ones(xs.shape, dtype=bool)  # a tie group starts here
+    new[:, 1:] = xs[:, 1:] != xs[:, :-1]  # NaN != NaN: each its own group
+    pos = np.arange(xs.shape[1])
+    if method == "dense":
+        ranked = np.cumsum(new, axis=1)
+    else:
+        last = np.ones(xs.shape, dtype=bool)
+        last[:, :-1] = new[:, 1:]
+        start = np.maximum.accumulate(np.where(new, pos, 0), axis=1)
+        end = np.minimum.accumulate(np.where(last, pos, pos[-1:])[:, ::-1], axis=1)[:, ::-1]
+        ranked = {"average": lambda: (start + end) / 2.0 + 1.0, "min": lambda: start + 1,
+                  "max": lambda: end + 1}[method]()
+    out = np.empty(rows.shape, dtype=ranked.dtype)
+    np.put_along_axis(out, order, ranked, axis=1)
+    missing = np.isnan(rows)
+    if missing.any():
+        out = out.astype(float)
+        out[missing] = np.nan
+    return np.moveaxis(out.reshape(shape), -1, axis)
 
 
 #: From this many columns, :func:`fractional_ranks` along axis 0 sorts each column as a
@@ -114,7 +149,7 @@ def spearman(x: np.ndarray, y: np.ndarray) -> float:
     x, y = _pair(x, y)
     if x.size < 2:
         return float("nan")
-    rx, ry = _st.rankdata(x), _st.rankdata(y)
+    rx, ry = ranks_along(x), ranks_along(y)
     sx, sy = rx.std(), ry.std()
     if sx == 0 or sy == 0:
         return float("nan")
@@ -126,7 +161,9 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
     x, y = _pair(x, y)
     if x.size < 2:
         return float("nan")
-    return float(_st.kendalltau(x, y, variant="b").statistic)
+    from scipy import stats  # only here: scipy.stats is slow to import
+
+    return float(stats.kendalltau(x, y, variant="b").statistic)
 
 
 def kendall_tau_distance(

@@ -13,7 +13,6 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
-from scipy import stats as _st
 
 from ..errors import ConfigError, InputError, did_you_mean
 from ..matrix import ScoreMatrix
@@ -22,7 +21,7 @@ from ..ranking import SCORE_RTOL, Ranking
 from ..resampling import PairSums, integer_valued
 from ..registry import DEFAULT_SEED, check_params, generator, get_ranking_method, rank, ranking_method_names
 from ..missing import prepare
-from ..stats import fractional_ranks, kendall_w
+from ..stats import fractional_ranks, kendall_w, ranks_along
 
 Progress = Callable[[int, int], None] | None
 
@@ -217,9 +216,7 @@ def rank_codes(scores: np.ndarray) -> np.ndarray:
 def fractional_ranks_rows(codes: np.ndarray) -> np.ndarray:
     """Fractional ranks (1 = best) of each row of codes among its present entries."""
     codes = np.atleast_2d(codes)
-    if np.isnan(codes).any():
-        return _st.rankdata(-codes, method="average", axis=1, nan_policy="omit")
-    return _st.rankdata(-codes, method="average", axis=1)
+    return ranks_along(-codes, "average", axis=1)
 
 
 def pearson_rows(x: np.ndarray, y: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from scipy import stats as _st
 
 from ..resampling import exact_products, kept
+from ..stats import ranks_along
 from . import _engine as E
 from .fastpaths import Block
 
@@ -179,7 +179,7 @@ def _tie_patterns(s: E.Setup) -> tuple[np.ndarray, Any]:
         tied = s.pairs.tied
         if not tied.size:
             return np.zeros((0, s.n)), None
-        dense = _st.rankdata(s.filled_ranks[:, tied].T, method="dense", axis=1)
+        dense = ranks_along(s.filled_ranks[:, tied].T, "dense", axis=1)
         groups, inverse = np.unique(dense, axis=0, return_inverse=True)
         inverse = np.ravel(inverse)
         members = sp.csr_array((np.ones(inverse.size), (np.arange(inverse.size), inverse)),

@@ -15,12 +15,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy import stats as _st
 
 from ..missing import prepare
 from ..pairwise import snap_margins
 from ..resampling import CandidateDraws, JudgeDraws, PairStats, ResampleBase, Shortcuts, pair_blocks
 from ..resampling import pair_tensor_fits
+from ..stats import ranks_along
 from .positional import dowdall_points, first_alone, position_spans, spans, targets
 
 __all__ = ["PLURALITY", "DOWDALL", "GEOMETRIC_MEAN", "MINIMAX", "OPTIMALITY_GAP", "worst_defeats"]
@@ -28,7 +28,7 @@ __all__ = ["PLURALITY", "DOWDALL", "GEOMETRIC_MEAN", "MINIMAX", "OPTIMALITY_GAP"
 
 def _groups(base: ResampleBase) -> np.ndarray:
     """Dense tie groups of each judge's ranks (n x m, 0 = best), no missing cell."""
-    return _st.rankdata(base.filled_ranks, method="dense", axis=0).astype(np.intp) - 1
+    return ranks_along(base.filled_ranks, "dense", axis=0).astype(np.intp) - 1
 
 
 def _reweighted(per_judge: np.ndarray, draws: JudgeDraws) -> np.ndarray:

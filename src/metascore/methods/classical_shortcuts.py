@@ -15,9 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy import stats as _st
 
 from ..missing import prepare
+from ..stats import ranks_along
 from ..resampling import (
     BLOCK,
     CandidateDraws,
@@ -210,7 +210,7 @@ def _success_rate_judges(base: ResampleBase, params: dict[str, Any], draws: Judg
     if params.get("ties", "zero") == "half":
         beaten = _doubled(base, "beaten_half", lambda: n - ranks)  # worse + 1/2 (tied others)
     else:
-        beaten = _doubled(base, "beaten", lambda: n - _st.rankdata(ranks, method="max", axis=0))
+        beaten = _doubled(base, "beaten", lambda: n - ranks_along(ranks, "max", axis=0))
     return exact_products(draws.cw, beaten, 2.0 * n, draws.integral,
                           float(draws.total.max())) / (2.0 * draws.total * (n - 1))
 
@@ -356,7 +356,7 @@ def _rd_candidates(base: ResampleBase, params: dict[str, Any], draws: CandidateD
     cands, c = draws.cands, draws.c
     n, m = b.shape
     if on_ranks:  # dense tie groups per judge, 0 = best, flattened per judge
-        groups = _st.rankdata(base.filled_ranks, method="dense", axis=0).astype(np.intp) - 1
+        groups = ranks_along(base.filled_ranks, "dense", axis=0).astype(np.intp) - 1
         flat = groups + n * np.arange(m)[None, :]
         grid = np.arange(2, 2 * cands.shape[1] + 1, dtype=float)  # doubled ranks
         kernel = 2.0 / (grid[:, None] + grid[None, :])

@@ -17,8 +17,7 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
-from scipy.special import expit
-from scipy.stats import norm
+from scipy.special import expit, ndtri
 
 from ..constraints import Interval
 from ..errors import ConfigError
@@ -297,7 +296,7 @@ def _output(counts: PairwiseCounts, ridge: float, level: float, scale: float,
     }
     notes: list[str] = []
     if fit.se is not None:
-        z = norm.ppf(0.5 + level / 2.0)
+        z = ndtri(0.5 + level / 2.0)  # the standard normal quantile
         details.update(se=scale * fit.se, ci_low=score - z * scale * fit.se,
                        ci_high=score + z * scale * fit.se, level=level)
     else:

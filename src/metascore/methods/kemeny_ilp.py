@@ -41,7 +41,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
 __all__ = ["IlpResult", "solve_cycle", "improve_order", "move_gains"]
 
@@ -190,6 +189,8 @@ class _Program:
     def relax(self, c: np.ndarray, extra: list[tuple[np.ndarray, float]]) -> tuple[np.ndarray, float] | None:
         """Minimize ``c x`` over the linear relaxation with lazy 3-cycle constraints and
         ``extra`` rows ``(row, ub)``: ``(x, value)``, None when infeasible."""
+        from scipy.optimize import linprog  # here: slow to import, rarely needed
+
         while True:
             A, ub = self.rows()
             if extra:
@@ -212,6 +213,8 @@ class _Program:
                 ) -> tuple[np.ndarray, float] | None:
         """:meth:`relax` with x integral: a transitive order's x and ``c x``, None when
         infeasible. On timeout, records the solver's bound (for the agreement objective)."""
+        from scipy.optimize import Bounds, LinearConstraint, milp  # here: slow to import
+
         while True:
             A, ub = self.rows()
             constraints = [LinearConstraint(A, -np.inf, ub)] if A.shape[0] else []
