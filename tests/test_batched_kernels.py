@@ -90,3 +90,13 @@ def test_pull_sums_each_pair_into_both_candidates():
     halves = (upper + 0.5).astype(np.float64)  # float64 inputs: computed in float64
     np.testing.assert_array_equal(pairs.pull(halves, lower, c, 1.0),
                                   np.einsum("tab,tb->ta", pairs.square(halves.T, 0.0, lower.T), c))
+
+
+def test_code_ranks_are_the_sorted_fractional_ranks():
+    rng = np.random.default_rng(4)
+    for _ in range(200):
+        q, n = rng.integers(1, 9), rng.integers(1, 12)
+        scores = rng.integers(0, 4, size=(q, n)) * 0.1 + rng.choice([0, 1e-12, 1e-3], size=(q, n))
+        scores[rng.random((q, n)) < 0.3 * rng.random()] = np.nan  # absent candidates
+        codes = E.rank_codes(scores)
+        np.testing.assert_array_equal(E.code_ranks(codes), E.fractional_ranks_rows(codes))

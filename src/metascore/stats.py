@@ -20,6 +20,7 @@ __all__ = [
     "kendall_tau_b",
     "kendall_tau_distance",
     "kendall_w",
+    "kendall_w_of_ranks",
     "mean_spearman_from_w",
     "KENDALL_TIES",
 ]
@@ -210,10 +211,15 @@ def kendall_w(values: np.ndarray, *, ties: bool = True) -> float:
         raise InputError("kendall_w needs a 2-D candidates x judges array.")
     if np.isnan(values).any():
         raise InputError("kendall_w needs complete data; drop or fill the missing cells first.")
-    n, m = values.shape
+    return kendall_w_of_ranks(fractional_ranks(values, axis=0), ties=ties)
+
+
+def kendall_w_of_ranks(ranks: np.ndarray, *, ties: bool = True) -> float:
+    """:func:`kendall_w` from the judges' fractional ranks (candidates x judges, every
+    candidate ranked by every judge), when they are known."""
+    n, m = ranks.shape
     if n < 2 or m < 1:
         return float("nan")
-    ranks = fractional_ranks(values, axis=0)
     totals = ranks.sum(axis=1)
     s = float(((totals - totals.mean()) ** 2).sum())
     denom = m**2 * (n**3 - n)
@@ -223,7 +229,7 @@ def kendall_w(values: np.ndarray, *, ties: bool = True) -> float:
         t_sum = 12.0 * (m * n * (n + 1) * (2 * n + 1) / 6.0 - float(np.einsum("ij,ij->", ranks, ranks)))
         denom -= m * t_sum
     elif ties:
-        ordered = np.sort(values, axis=0)
+        ordered = np.sort(ranks, axis=0)  # equal ranks: tied values
         # tie-group sizes per judge: lengths of runs of equal sorted values
         change = np.vstack([np.ones((1, m), bool), ordered[1:] != ordered[:-1], np.ones((1, m), bool)])
         t_sum = 0.0

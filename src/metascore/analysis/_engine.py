@@ -21,7 +21,7 @@ from ..ranking import SCORE_RTOL, Ranking
 from ..resampling import PairSums, integer_valued
 from ..registry import DEFAULT_SEED, check_params, generator, get_ranking_method, rank, ranking_method_names
 from ..missing import prepare
-from ..stats import fractional_ranks, kendall_w, ranks_along
+from ..stats import fractional_ranks, kendall_w_of_ranks, ranks_along
 
 Progress = Callable[[int, int], None] | None
 
@@ -30,6 +30,7 @@ __all__ = [
     "setup",
     "rank_codes",
     "fractional_ranks_rows",
+    "code_ranks",
     "concordance",
     "pearson_rows",
     "judge_ranks",
@@ -219,6 +220,23 @@ def fractional_ranks_rows(codes: np.ndarray) -> np.ndarray:
     return ranks_along(-codes, "average", axis=1)
 
 
+def code_ranks(codes: np.ndarray) -> np.ndarray:
+    """:func:`fractional_ranks_rows` of tie codes from :func:`rank_codes` (``-group``,
+    NaN for absent): one plus the candidates of the better groups plus half the others
+    of its group, from each row's count per group (no sort)."""
+    codes = np.atleast_2d(codes)
+    q, n = codes.shape
+    present = ~np.isnan(codes)
+    group = np.where(present, -codes, n).astype(np.intp)  # n: absent, not counted
+    flat = group + (n + 1) * np.arange(q)[:, None]
+    counts = np.bincount(flat[present], minlength=q * (n + 1)).reshape(q, n + 1)
+    above = np.cumsum(counts, axis=1) - counts
+    rows = np.arange(q)[:, None]
+    ranks = 1.0 + above[rows, group] + (counts[rows, group] - 1.0) / 2.0
+    ranks[~present] = np.nan
+    return ranks
+
+
 def pearson_rows(x: np.ndarray, y: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Pearson correlation of x and y along the last axis over ``mask``.
 
@@ -246,7 +264,7 @@ def _mean_pairwise_spearman(codes: np.ndarray) -> float:
     present = ~np.isnan(codes)
     iu = np.triu_indices(q, k=1)
     if present.all():
-        ranks = fractional_ranks_rows(codes)
+        ranks = code_ranks(codes)
         rho = pearson_rows(ranks[iu[0]], ranks[iu[1]], np.ones((len(iu[0]), n), bool))
         return float(np.nanmean(rho)) if np.isfinite(rho).any() else float("nan")
     sxx, sxy, k = _shared_rank_sums(codes, present)
@@ -324,7 +342,7 @@ def concordance(codes: np.ndarray, kind: str) -> float:
         return 1.0
     if kind == "kendall_w":
         if complete:
-            return float(kendall_w(codes.T))
+            return float(kendall_w_of_ranks(code_ranks(codes).T))
         return (1.0 + (q - 1) * _mean_pairwise_spearman(codes)) / q
     if kind == "spearman":
         return _mean_pairwise_spearman(codes)

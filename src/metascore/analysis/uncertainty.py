@@ -190,7 +190,7 @@ def intervals_of(s: E.Setup, method: str, *, n_trials: int, level: float, seed: 
         group = np.ones(s.n, dtype=int)
     else:
         codes = E.rank_codes(scores if not skipped else scores[usable])
-        ranks = E.fractional_ranks_rows(codes)
+        ranks = E.code_ranks(codes)
         alpha = (1.0 - level) / 2.0
         lower = np.quantile(ranks, alpha, axis=0, method="lower")
         upper = np.quantile(ranks, 1.0 - alpha, axis=0, method="higher")
