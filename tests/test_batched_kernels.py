@@ -100,3 +100,42 @@ def test_code_ranks_are_the_sorted_fractional_ranks():
         scores[rng.random((q, n)) < 0.3 * rng.random()] = np.nan  # absent candidates
         codes = E.rank_codes(scores)
         np.testing.assert_array_equal(E.code_ranks(codes), E.fractional_ranks_rows(codes))
+
+
+def _pairwise_spearman_one_pair_at_a_time(codes: np.ndarray) -> float:
+    """The mean Spearman rho over pairs of rows, each pair ranked again on the candidates
+    both rows rank, sums of doubled ranks in Python integers (exact)."""
+    q = codes.shape[0]
+    rhos = []
+    for i in range(q):
+        for j in range(i + 1, q):
+            both = ~np.isnan(codes[i]) & ~np.isnan(codes[j])
+            k = int(both.sum())
+            if k < 2:
+                rhos.append(np.nan)
+                continue
+            x = [int(v) for v in 2 * E.fractional_ranks_rows(codes[i, both][None])[0]]
+            y = [int(v) for v in 2 * E.fractional_ranks_rows(codes[j, both][None])[0]]
+            sxx, syy = ((sum(v * v for v in z) - k * (k + 1) ** 2) / 4.0 for z in (x, y))
+            sxy = (sum(a * b for a, b in zip(x, y)) - k * (k + 1) ** 2) / 4.0
+            flat_x, flat_y = sxx < 1e-3, syy < 1e-3
+            rhos.append(1.0 if flat_x and flat_y else 0.0 if flat_x or flat_y
+                        else sxy / np.sqrt(sxx * syy))
+    rhos = np.array(rhos)
+    return float(np.nanmean(rhos)) if np.isfinite(rhos).any() else float("nan")
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_mean_pairwise_spearman_on_shared_candidates_is_the_pair_by_pair_one(ties):
+    rng = np.random.default_rng(5 + ties)
+    for _ in range(60):
+        q, n = rng.integers(2, 9), rng.integers(2, 14)
+        scores = rng.integers(0, 3, size=(q, n)) if ties else rng.normal(size=(q, n))
+        scores = scores.astype(float)
+        scores[rng.random((q, n)) < rng.random() * 0.7] = np.nan  # candidates not drawn
+        codes = E.rank_codes(scores)
+        if not np.isnan(codes).any():
+            continue
+        want = _pairwise_spearman_one_pair_at_a_time(codes)
+        got = E.concordance(codes, "spearman")
+        assert got == want or (np.isnan(got) and np.isnan(want))

@@ -288,38 +288,50 @@ def _shared_rank_sums(codes: np.ndarray, present: np.ndarray
     Computed exactly on doubled ranks (integers): along row i's order (best first), the
     doubled rank of a candidate among those row j also ranks is one plus the count of
     those before its tie group plus the count through the end of its group, two
-    cumulative counts of row j's presence, for every (i, j) at once (n x q x q, int16).
-    The sums are integers (int64), exact.
+    cumulative counts of row j's presence, for every (i, j) at once (n x q x q, int16,
+    with a slab of zeros read for the candidates row i lacks). The sums are integers
+    (int64), exact; without ties, the doubled ranks of k candidates are 2, 4, ..., 2k.
     """
     q, n = codes.shape
     order = np.argsort(-codes, axis=1, kind="stable")  # NaN (absent) last
     ordered = np.take_along_axis(codes, order, axis=1)
     rows = np.arange(q)[None, :]
     small = np.int16 if 2 * n + 1 < 2**15 else np.int32  # a doubled rank fits
-    counts = present.T.astype(small)[order.T]  # [p, i, j]: row j ranks i's p-th
+    counts = np.zeros((n + 1, q, q), dtype=small)  # [p, i, j]; p = n: zeros (absent)
+    np.take(present.T.astype(small), order.T, axis=0, out=counts[:n])  # j ranks i's p-th
     for p in range(1, n):  # cumulative along the order (slab by slab: contiguous)
         counts[p] += counts[p - 1]
     new = np.ones((q, n), dtype=bool)  # a tie group starts at p
     new[:, 1:] = ordered[:, 1:] != ordered[:, :-1]  # NaN != NaN: absent ones apart
-    if new.all():
-        doubled = 2 * counts  # before + through + 1, through = before + 1 when shared
-    else:
+    untied = bool(new.all())
+    where = np.full((q, n), n)  # each candidate's position in each row's order
+    np.put_along_axis(where, order, np.broadcast_to(np.arange(n), (q, n)), axis=1)
+    if untied:  # before + through + 1 = 2 through when shared
+        where[~present] = n  # the zero slab
+        x = counts[where.T, rows]  # [c, i, j]: 0 where row i lacks c
+        x *= 2
+    else:  # through the ends of c's tie group in row i: 1 + before + through
         last = np.ones((q, n), dtype=bool)
         last[:, :-1] = new[:, 1:]
         pos = np.arange(n)
-        start = np.maximum.accumulate(np.where(new, pos, 0), axis=1).T
-        end = np.minimum.accumulate(np.where(last, pos, n - 1)[:, ::-1], axis=1)[:, ::-1].T
-        before = np.where((start > 0)[:, :, None], counts[np.maximum(start - 1, 0), rows], 0)
-        doubled = 1 + before + counts[end, rows]
-    where = np.empty_like(order)  # the position of each candidate in each row's order
-    np.put_along_axis(where, order, np.broadcast_to(np.arange(n), (q, n)), axis=1)
-    x = doubled[where.T, rows]  # [c, i, j], meaningful where rows i and j rank c
-    x *= present.T[:, None, :]
-    x *= present.T[:, :, None]
-    k = np.einsum("ic,jc->ij", present, present, dtype=np.int64)
+        start = np.maximum.accumulate(np.where(new, pos, 0), axis=1)
+        end = np.minimum.accumulate(np.where(last, pos, n - 1)[:, ::-1], axis=1)[:, ::-1]
+        before = np.take_along_axis(start, where, axis=1) - 1
+        before[(before < 0) | ~present] = n  # nothing before the group; absent
+        through = np.take_along_axis(end, where, axis=1)
+        through[~present] = n
+        x = counts[before.T, rows]
+        x += counts[through.T, rows]
+        x += present.T[:, :, None]
+    shared = present.astype(float)
+    k = np.rint(shared @ shared.T).astype(np.int64)
     centre = k * (k + 1) ** 2  # 4 k m^2
-    sxx = (np.einsum("cij,cij->ij", x, x, dtype=np.int64) - centre) / 4.0
-    sxy = (np.einsum("cij,cji->ij", x, x, dtype=np.int64) - centre) / 4.0
+    sxy = (np.einsum("cij,cji->ij", x, x, dtype=np.int64) - centre) / 4.0  # 0 if either lacks c
+    if untied:  # the doubled ranks of the shared candidates in row i are 2, 4, ..., 2k
+        sxx = (2 * k * (k + 1) * (2 * k + 1) // 3 - centre) / 4.0
+    else:
+        x *= present.T[:, None, :]
+        sxx = (np.einsum("cij,cij->ij", x, x, dtype=np.int64) - centre) / 4.0
     return sxx, sxy, k
 
 
