@@ -324,26 +324,25 @@ class PairSums:
             self._signs32 = self._signs.astype(np.float32)
         return self._signs32 @ np.asarray(cw, dtype=np.float32).T
 
-    def pair_wins(self, cw: np.ndarray, integral: bool | None = None
-                  ) -> tuple[np.ndarray, np.ndarray]:
-        """``N_t(a, b)`` and ``N_t(b, a)`` of every pair a < b (P x T each): half of the
-        total weight less the ties, plus and minus half the margin; float32 when every
-        value is exact there (totals below 2**23: halves of integers), else float64."""
+    def pair_counts(self, cw: np.ndarray, integral: bool | None = None
+                    ) -> tuple[np.ndarray, np.ndarray | None, float]:
+        """The margins ``M_t(a, b)`` and the tied weights ``Z_t(a, b)`` of every pair
+        a < b (P x T each; None: no judge ties) and the largest trial weight: float32
+        when every value and every half of one is exact there (totals below 2**23),
+        else float64. ``N(a, b) = (W - Z(a, b) + M(a, b)) / 2``."""
         integral = integer_valued(cw) if integral is None else integral
         largest = _largest(cw)
         margins = self.pair_margins(cw, integral, largest)
         dtype = np.float32 if margins.dtype == np.float32 and largest < 2**23 else np.float64
         if self._ties is None:
-            ties = np.zeros((1, 1), dtype=dtype)
+            ties = None
         elif dtype == np.float32 and self._ties.size <= self.KEEP32:  # exact as the margins
             if self._ties32 is None:
                 self._ties32 = self._ties.astype(np.float32)
             ties = self._ties32 @ np.asarray(cw[:, self.tied], dtype=np.float32).T
         else:
             ties = self.ties(cw, integral, largest).T.astype(dtype)
-        margins = margins.astype(dtype, copy=False) / 2
-        half = (cw.sum(axis=1, dtype=np.float64).astype(dtype)[None, :] - ties) / 2
-        return half + margins, half - margins
+        return margins.astype(dtype, copy=False), ties, largest
 
     @cached_property
     def _incidence(self) -> tuple[Any, Any]:
@@ -374,22 +373,27 @@ class PairSums:
         decided = (touch @ np.abs(signs)).T.astype(np.float64)  # won + lost
         return (decided + balance) / 2.0, (self.n - 1) - decided
 
-    def pull(self, upper: np.ndarray, lower: np.ndarray, c: np.ndarray, bound: float
-             ) -> np.ndarray:
+    def pull(self, upper: np.ndarray, c: np.ndarray, bound: float,
+             lower: np.ndarray | None = None, sign: float = 1.0) -> np.ndarray:
         """``sum_b X_t(a, b) c_t(b)`` of every candidate a in every trial (T x n), where
-        ``X(a, b) = upper[p]`` and ``X(b, a) = lower[p]`` for each pair p = (a, b), a < b
-        (P x T each), X(a, a) = 0, and c the multiplicities (T x n): two sparse products.
-        In float32 when the inputs are and ``bound`` (the largest ``|X|`` times the
-        largest total of c) is below 2**23 (sums of halves of integers: exact), else in
-        float64."""
-        dtype = np.float32 if (upper.dtype == lower.dtype == np.float32
-                               and bound < 2**23) else np.float64
+        ``X(a, b) = upper[p]`` and ``X(b, a) = lower[p]`` (default ``sign`` times
+        ``upper[p]``) for each pair p = (a, b), a < b (P x T each), X(a, a) = 0, and c
+        the multiplicities (T x n): two sparse products. In float32 when the inputs are
+        and ``bound`` (the largest ``|X|`` times the largest total of c) is below 2**23
+        (sums of halves of integers: exact), else in float64."""
+        dtype = np.float32 if (upper.dtype == np.float32 and bound < 2**23 and (
+            lower is None or lower.dtype == np.float32)) else np.float64
         ct = np.asarray(c, dtype=dtype).T  # n x T
         first, second = self._ends
         if dtype == np.float64:
             first, second = first.astype(np.float64), second.astype(np.float64)
-        out = first @ (np.asarray(upper, dtype=dtype) * ct[self.b])
-        out += second @ (np.asarray(lower, dtype=dtype) * ct[self.a])
+        upper = np.asarray(upper, dtype=dtype)
+        out = first @ (upper * ct[self.b])
+        if lower is None:
+            back = second @ (upper * ct[self.a])
+            out += back if sign == 1.0 else sign * back
+        else:
+            out += second @ (np.asarray(lower, dtype=dtype) * ct[self.a])
         return out.T.astype(np.float64)
 
     @cached_property
@@ -512,18 +516,25 @@ def pair_stats(draws: CandidateDraws, wins: np.ndarray | None = None,
                pairs: PairSums | None = None, integral: bool | None = None) -> PairStats:
     """:class:`PairStats` of candidate resamples from ``wins``, the trials' ``N(a, b)``
     (T x n x n, or 1 x n x n for all when the judges were not resampled), or, with the
-    judges resampled, from the judges' ``pairs`` (:meth:`PairSums.pair_wins`: no n x n
+    judges resampled, from the judges' ``pairs`` (:meth:`PairSums.pair_counts`: no n x n
     matrix per trial; ``integral``: whether every weight is an integer, when known)."""
     c, cw = draws.c, draws.cw
     k = c.sum(axis=1, keepdims=True)
     w = cw.sum(axis=1, dtype=np.float64)[:, None]
     by_pair = None
     if draws.judges_resampled and wins is None:
-        above, below = pairs.pair_wins(cw, integral)  # N(a, b), N(b, a): P x T
-        bound = float(w.max(initial=0.0)) * float(k.max(initial=0.0))
-        beats, beaten_by = pairs.pull(above, below, c, bound), pairs.pull(below, above, c, bound)
-        by_pair = above - below
-        wins_of = lambda: pairs.square(above.T, 0.0, below.T)  # noqa: E731
+        margins, tied, largest = pairs.pair_counts(cw, integral)  # M(a, b), Z(a, b): P x T
+        bound = largest * float(k.max(initial=0.0))
+        net = pairs.pull(margins, c, bound, sign=-1.0)  # sum_b M(a, b) c_b
+        rest = w * (k - c)  # sum_b W c_b over the other candidates (copies included)
+        if tied is not None:
+            rest = rest - pairs.pull(tied, c, bound)  # less sum_b Z(a, b) c_b
+        beats, beaten_by = (rest + net) / 2.0, (rest - net) / 2.0  # N(a, b) = (W - Z + M) / 2
+        by_pair = margins
+
+        def wins_of() -> np.ndarray:
+            half = (cw.sum(axis=1, dtype=np.float64)[None, :] - (0.0 if tied is None else tied)) / 2
+            return pairs.square((half + margins / 2).T, 0.0, (half - margins / 2).T)
     elif draws.judges_resampled:
         beaten_by = np.matmul(c[:, None, :], wins)[:, 0, :]
         beats = np.matmul(wins, c[:, :, None])[:, :, 0]
