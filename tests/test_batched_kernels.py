@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from metascore.analysis import _engine as E
-from metascore.resampling import JudgeDraws, PairSums
+from metascore.resampling import JudgeDraws, PairSums, Pulls
 
 
 def _tied_ranks(rng: np.random.Generator, n: int, m: int) -> np.ndarray:
@@ -68,7 +68,7 @@ def test_pair_stats_by_pair_equal_those_of_the_squared_wins(scale):
     cands = rng.integers(0, n, size=(trials, n))
     c = np.stack([np.bincount(row, minlength=n) for row in cands]).astype(float)
     draws = CandidateDraws(cands, c, cw, True)
-    by_pair = pair_stats(draws, pairs=pairs, integral=True)
+    by_pair = pair_stats(draws, pulls=Pulls(pairs, c), integral=True)
     squared = pair_stats(draws, pairs.wins(cw))
     assert by_pair.by_pair is not None and squared.by_pair is None
     for key in ("beats", "beaten_by", "ties"):

@@ -44,6 +44,7 @@ __all__ = [
     "CandidateDraws",
     "PairStats",
     "PairSums",
+    "Pulls",
     "integer_valued",
     "exact_products",
     "real_products",
@@ -113,8 +114,8 @@ class PairStats:
     ``beaten_by = c N`` and ``ties = W (k - 1) - beats - beaten_by`` (the weight of its
     ties with the other drawn candidates, its copies included). With the judges
     resampled, ``by_pair`` holds each trial's margins by pair (P x T,
-    :meth:`PairSums.pair_margins`) and ``pairs`` the :class:`PairSums` that reads them;
-    ``wins`` is then squared from the pairs when first read.
+    :meth:`PairSums.pair_margins`) and ``pulls`` the :class:`Pulls` that sum them with
+    the multiplicities; ``wins`` is then squared from the pairs when first read.
     """
 
     n: int
@@ -126,7 +127,7 @@ class PairStats:
     judges_resampled: bool
     wins_of: Callable[[], np.ndarray] = field(repr=False)
     by_pair: np.ndarray | None = None
-    pairs: PairSums | None = None
+    pulls: Pulls | None = None
 
     @cached_property
     def wins(self) -> np.ndarray:
@@ -378,23 +379,8 @@ class PairSums:
         """``sum_b X_t(a, b) c_t(b)`` of every candidate a in every trial (T x n), where
         ``X(a, b) = upper[p]`` and ``X(b, a) = lower[p]`` (default ``sign`` times
         ``upper[p]``) for each pair p = (a, b), a < b (P x T each), X(a, a) = 0, and c
-        the multiplicities (T x n): two sparse products. In float32 when the inputs are
-        and ``bound`` (the largest ``|X|`` times the largest total of c) is below 2**23
-        (sums of halves of integers: exact), else in float64."""
-        dtype = np.float32 if (upper.dtype == np.float32 and bound < 2**23 and (
-            lower is None or lower.dtype == np.float32)) else np.float64
-        ct = np.asarray(c, dtype=dtype).T  # n x T
-        first, second = self._ends
-        if dtype == np.float64:
-            first, second = first.astype(np.float64), second.astype(np.float64)
-        upper = np.asarray(upper, dtype=dtype)
-        out = first @ (upper * ct[self.b])
-        if lower is None:
-            back = second @ (upper * ct[self.a])
-            out += back if sign == 1.0 else sign * back
-        else:
-            out += second @ (np.asarray(lower, dtype=dtype) * ct[self.a])
-        return out.T.astype(np.float64)
+        the multiplicities (T x n): see :class:`Pulls` (several sums with the same c)."""
+        return Pulls(self, c)(upper, bound, lower, sign)
 
     @cached_property
     def _ends(self) -> tuple[Any, Any]:
@@ -442,6 +428,44 @@ class PairSums:
 def _largest(cw: np.ndarray) -> float:
     """The largest total weight of a trial."""
     return float(cw.sum(axis=1, dtype=np.float64).max(initial=0.0))
+
+
+class Pulls:
+    """Sums ``sum_b X_t(a, b) c_t(b)`` over the pairs of :class:`PairSums` for one
+    block's multiplicities c (T x n), each by two sparse products (:meth:`__call__`);
+    c at both ends of every pair (P x T) is gathered once per precision."""
+
+    def __init__(self, pairs: PairSums, c: np.ndarray) -> None:
+        self.pairs, self.c = pairs, c
+        self._gathered: dict[Any, tuple[np.ndarray, np.ndarray]] = {}
+
+    def _ends(self, dtype: Any) -> tuple[np.ndarray, np.ndarray]:
+        if dtype not in self._gathered:
+            ct = np.asarray(self.c, dtype=dtype).T  # n x T
+            self._gathered[dtype] = (ct[self.pairs.b], ct[self.pairs.a])
+        return self._gathered[dtype]
+
+    def __call__(self, upper: np.ndarray, bound: float, lower: np.ndarray | None = None,
+                 sign: float = 1.0) -> np.ndarray:
+        """The sums (T x n) for ``X(a, b) = upper[p]`` and ``X(b, a) = lower[p]`` (default
+        ``sign`` times ``upper[p]``) for each pair p = (a, b), a < b (P x T each), and
+        X(a, a) = 0. In float32 when the inputs are and ``bound`` (the largest ``|X|``
+        times the largest total of c) is below 2**23 (sums of halves of integers:
+        exact), else in float64."""
+        dtype = np.float32 if (upper.dtype == np.float32 and bound < 2**23 and (
+            lower is None or lower.dtype == np.float32)) else np.float64
+        at_b, at_a = self._ends(dtype)
+        first, second = self.pairs._ends
+        if dtype == np.float64:
+            first, second = first.astype(np.float64), second.astype(np.float64)
+        upper = np.asarray(upper, dtype=dtype)
+        out = first @ (upper * at_b)
+        if lower is None:
+            back = second @ (upper * at_a)
+            out += back if sign == 1.0 else sign * back
+        else:
+            out += second @ (np.asarray(lower, dtype=dtype) * at_a)
+        return out.T.astype(np.float64)
 
 
 def pair_tensor_fits(n: int, m: int) -> bool:
@@ -513,22 +537,24 @@ class JudgeDraws:
 
 
 def pair_stats(draws: CandidateDraws, wins: np.ndarray | None = None,
-               pairs: PairSums | None = None, integral: bool | None = None) -> PairStats:
+               pulls: Pulls | None = None, integral: bool | None = None) -> PairStats:
     """:class:`PairStats` of candidate resamples from ``wins``, the trials' ``N(a, b)``
     (T x n x n, or 1 x n x n for all when the judges were not resampled), or, with the
-    judges resampled, from the judges' ``pairs`` (:meth:`PairSums.pair_counts`: no n x n
-    matrix per trial; ``integral``: whether every weight is an integer, when known)."""
+    judges resampled, from the judges' pairs (:meth:`PairSums.pair_counts`, summed by
+    ``pulls``, :class:`Pulls` of these multiplicities: no n x n matrix per trial;
+    ``integral``: whether every weight is an integer, when known)."""
     c, cw = draws.c, draws.cw
     k = c.sum(axis=1, keepdims=True)
     w = cw.sum(axis=1, dtype=np.float64)[:, None]
     by_pair = None
     if draws.judges_resampled and wins is None:
+        pairs = pulls.pairs
         margins, tied, largest = pairs.pair_counts(cw, integral)  # M(a, b), Z(a, b): P x T
         bound = largest * float(k.max(initial=0.0))
-        net = pairs.pull(margins, c, bound, sign=-1.0)  # sum_b M(a, b) c_b
+        net = pulls(margins, bound, sign=-1.0)  # sum_b M(a, b) c_b
         rest = w * (k - c)  # sum_b W c_b over the other candidates (copies included)
         if tied is not None:
-            rest = rest - pairs.pull(tied, c, bound)  # less sum_b Z(a, b) c_b
+            rest = rest - pulls(tied, bound)  # less sum_b Z(a, b) c_b
         beats, beaten_by = (rest + net) / 2.0, (rest - net) / 2.0  # N(a, b) = (W - Z + M) / 2
         by_pair = margins
 
@@ -544,7 +570,7 @@ def pair_stats(draws: CandidateDraws, wins: np.ndarray | None = None,
         wins_of = lambda: wins  # noqa: E731
     ties = w * (k - 1) - beats - beaten_by
     return PairStats(c.shape[1], c, w, beats, beaten_by, ties, draws.judges_resampled,
-                     wins_of, by_pair, pairs)
+                     wins_of, by_pair, pulls)
 
 
 def reduced_counts(once: PairwiseCounts, multiplicity: np.ndarray) -> PairwiseCounts:

@@ -26,7 +26,7 @@ from functools import cached_property
 import numpy as np
 
 from ..registry import get_ranking_method
-from ..resampling import CandidateDraws, JudgeDraws, Shortcuts, pair_stats
+from ..resampling import CandidateDraws, JudgeDraws, Pulls, Shortcuts, pair_stats
 from ._engine import Setup
 from .draws import Draws
 
@@ -149,6 +149,14 @@ class Block:
         return self.judge_draws.margins
 
     @cached_property
+    def pulls(self) -> Pulls:
+        """Sums over the judges' pairs weighted by the block's multiplicities (shared by
+        the pair statistics, Copeland and the generalization; every candidate once when
+        they were not resampled)."""
+        return Pulls(self.s.pairs, self.c if self.c is not None
+                     else np.ones((self.trials, self.s.n)))
+
+    @cached_property
     def wins(self) -> np.ndarray:
         """``N(a, b)`` of every trial's judges, T x n x n (1 x n x n: the full data's)."""
         if self.cw is None:
@@ -178,7 +186,7 @@ def candidate_fast_scores(block: Block, names: list[str]) -> dict[str, np.ndarra
         hooks = shortcuts(name)
         if hooks.candidate_pairs is not None:
             if stats is None:
-                stats = (pair_stats(draws, pairs=s.pairs, integral=block.integral)
+                stats = (pair_stats(draws, pulls=block.pulls, integral=block.integral)
                          if resampled else pair_stats(draws, block.wins))
             scores = hooks.candidate_pairs(stats, s.params[name])
         else:

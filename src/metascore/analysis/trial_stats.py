@@ -146,8 +146,8 @@ def generalization_stats(block: Block, scores: dict[str, np.ndarray], fast: bool
     margins = s.pairs.pair_margins(ow, block.integral, float(plain_total.max()))  # P x T
     spread = np.sqrt(((k**3 - k) - (c**3 - c).sum(axis=1)) / 12.0)  # the untied judges'
     plain_weight = np.where(spread > 1e-12, plain_total, 0.0)
-    pull = s.pairs.pull(margins, c, float(plain_total.max()) * float(c.sum(axis=1).max()),
-                        sign=-1.0)  # (M' c)_a, every method
+    pull = block.pulls(margins, float(plain_total.max()) * float(c.sum(axis=1).max()),
+                       sign=-1.0)  # (M' c)_a, every method
     parts = {}
     for name in s.methods:
         codes = E.rank_codes(scores[name])

@@ -231,8 +231,7 @@ def _copeland_pairs(stats: PairStats, params: dict[str, Any]) -> np.ndarray:
     1 - G(a, b))."""
     if stats.by_pair is not None:
         g = (stats.by_pair > 0) + np.float32(0.5) * (stats.by_pair == 0)
-        points = stats.pairs.pull(g, stats.c, float(stats.c.sum(axis=1).max()), lower=1 - g) \
-            + 0.5 * stats.c
+        points = stats.pulls(g, float(stats.c.sum(axis=1).max()), lower=1 - g) + 0.5 * stats.c
         return (points - 0.5) / (stats.n - 1)
     wins = stats.wins
     margin = wins - wins.transpose(0, 2, 1)
