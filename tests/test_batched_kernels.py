@@ -142,3 +142,19 @@ def test_mean_pairwise_spearman_on_shared_candidates_is_the_pair_by_pair_one(tie
         want = _pairwise_spearman_one_pair_at_a_time(codes)
         got = E.concordance(codes, "spearman")
         assert got == want or (np.isnan(got) and np.isnan(want))
+
+
+@pytest.mark.parametrize("m", [1, 2, 7, 76])
+def test_medians_of_short_rows_by_one_product_equal_the_weighted_medians(m):
+    from metascore.methods.classical_shortcuts import count_medians, weighted_medians
+
+    rng = np.random.default_rng(m)
+    values = np.round(rng.normal(size=(30, m)), 1)  # ties
+    for total in (m, m + 1, 3 * m):  # even and odd totals
+        counts = np.stack([np.bincount(rng.integers(0, m, size=total), minlength=m)
+                           for _ in range(9)]).astype(np.float32)
+        cache: dict = {}
+        got = count_medians(values, counts, cache)
+        if m >= 4:  # the indicator of the one product was made (not the few-draws path)
+            assert ("at or before",) in cache
+        np.testing.assert_array_equal(got, weighted_medians(values, counts.astype(float)))

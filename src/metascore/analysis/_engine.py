@@ -290,7 +290,7 @@ def _shared_rank_sums(codes: np.ndarray, present: np.ndarray
     those before its tie group plus the count through the end of its group, two
     cumulative counts of row j's presence, for every (i, j) at once (n x q x q, int16,
     with a slab of zeros read for the candidates row i lacks). The sums are integers
-    (int64), exact; without ties, the doubled ranks of k candidates are 2, 4, ..., 2k.
+    (int32 or int64), exact; without ties, the doubled ranks of k candidates are 2, 4, ..., 2k.
     """
     q, n = codes.shape
     order = np.argsort(-codes, axis=1, kind="stable")  # NaN (absent) last
@@ -326,12 +326,13 @@ def _shared_rank_sums(codes: np.ndarray, present: np.ndarray
     shared = present.astype(float)
     k = np.rint(shared @ shared.T).astype(np.int64)
     centre = k * (k + 1) ** 2  # 4 k m^2
-    sxy = (np.einsum("cij,cji->ij", x, x, dtype=np.int64) - centre) / 4.0  # 0 if either lacks c
+    wide = np.int32 if n * (2 * n + 1) ** 2 < 2**31 else np.int64  # holds every sum
+    sxy = (np.einsum("cij,cji->ij", x, x, dtype=wide) - centre) / 4.0  # 0 if either lacks c
     if untied:  # the doubled ranks of the shared candidates in row i are 2, 4, ..., 2k
         sxx = (2 * k * (k + 1) * (2 * k + 1) // 3 - centre) / 4.0
     else:
         x *= present.T[:, None, :]
-        sxx = (np.einsum("cij,cij->ij", x, x, dtype=np.int64) - centre) / 4.0
+        sxx = (np.einsum("cij,cij->ij", x, x, dtype=wide) - centre) / 4.0
     return sxx, sxy, k
 
 

@@ -38,6 +38,10 @@ __all__ = ["MEAN", "MEDIAN", "AVERAGE_RANK", "SUCCESS_RATE", "COPELAND", "RELATI
 #: pass over the pairs of every trial (its cost).
 RD_PAIRS_LIMIT = 60_000_000
 
+#: Largest n * m * m for which :func:`count_medians` keeps the indicator of
+#: :func:`_short_row_medians` (float32: 64 MB).
+SMALL_ROWS = 16_000_000
+
 #: Half-width of the window of :func:`count_medians`, in standard deviations of the count
 #: of draws below the median position.
 WINDOW_Z = 3.5
@@ -120,6 +124,8 @@ def count_medians(values: np.ndarray, counts: np.ndarray,
                     drawn = np.flatnonzero(counts[t])
                     out[t] = weighted_medians(values[:, drawn],
                                               counts[t:t + 1, drawn].astype(float))[0]
+            elif n * m * m <= SMALL_ROWS and total < 2**24:
+                out[trials] = _short_row_medians(order, xs, block, half, cache)
             else:
                 out[trials] = weighted_medians(values, block.astype(float))
             continue
@@ -141,6 +147,25 @@ def count_medians(values: np.ndarray, counts: np.ndarray,
             t = trials[i]
             out[t, a] = weighted_medians(values[a:a + 1], counts[t:t + 1].astype(float))[0, 0]
     return out
+
+
+def _short_row_medians(order: np.ndarray, xs: np.ndarray, counts: np.ndarray, half: float,
+                       cache: dict) -> np.ndarray:
+    """:func:`weighted_medians` of short rows (sorted ``xs``, their ``order``) for integer
+    ``counts`` (T x m) with the same total 2 ``half``: the cumulative counts of every row
+    in sorted order are one float32 product with the indicator ``L[j, (a, p)]`` of judge
+    j at or before position p of row a (exact: integers below 2**24)."""
+    n, m = xs.shape
+    if ("at or before",) not in cache:
+        position = np.empty_like(order)
+        np.put_along_axis(position, order, np.broadcast_to(np.arange(m), (n, m)), axis=1)
+        cache[("at or before",)] = (position.T[:, :, None] <= np.arange(m)).reshape(
+            m, n * m).astype(np.float32)
+    cum = (np.asarray(counts, dtype=np.float32) @ cache[("at or before",)]).reshape(-1, n, m)
+    first = (cum < np.float32(half)).sum(axis=2)  # the first position reaching half
+    above = (cum <= np.float32(half)).sum(axis=2)  # the first one past it
+    rows = np.arange(n)[None, :]
+    return (xs[rows, first] + xs[rows, above]) / 2.0
 
 
 # ---------------------------------------------------------------------- mean, median
