@@ -417,12 +417,18 @@ class PairSums:
 
     def wins(self, cw: np.ndarray, integral: bool | None = None) -> np.ndarray:
         """``N_t(a, b) = sum_j cw[t, j] [rank_aj < rank_bj]`` (T x n x n): half of the
-        total weight less the ties, plus or minus half the margin."""
-        total = cw.sum(axis=1, dtype=np.float64)
-        largest = float(total.max(initial=0.0))
-        margins, ties = self.margins(cw, integral, largest), self.ties(cw, integral, largest)
-        half = (total[:, None] - ties) / 2.0
-        return self.square(half + margins / 2.0, 0.0, half - margins / 2.0)
+        total weight less the ties, plus or minus half the margin (:meth:`pair_counts`).
+        A view of an n x n x T array: each pair's T values are contiguous, as the
+        products give them, so every row of pairs is copied in one slice."""
+        margins, tied, _ = self.pair_counts(cw, integral)
+        half = (cw.sum(axis=1, dtype=np.float64)[None, :] - (0.0 if tied is None else tied)) / 2.0
+        above, below = half + margins / 2.0, half - margins / 2.0
+        out = np.zeros((self.n, self.n, cw.shape[0]))
+        for a in range(self.n - 1):
+            lo, hi = a * self.n - a * (a + 1) // 2, (a + 1) * self.n - (a + 1) * (a + 2) // 2
+            out[a, a + 1:] = above[lo:hi]
+            out[a + 1:, a] = below[lo:hi]
+        return out.transpose(2, 0, 1)
 
 
 def _largest(cw: np.ndarray) -> float:
