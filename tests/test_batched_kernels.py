@@ -86,12 +86,12 @@ def test_pull_sums_each_pair_into_both_candidates():
     c = rng.integers(0, 4, size=(trials, n)).astype(float)
     full = pairs.square(upper.T, 0.0, lower.T)  # T x n x n
     want = np.einsum("tab,tb->ta", full, c)
-    np.testing.assert_array_equal(pairs.pull(upper, c, 9.0 * c.sum(1).max(), lower), want)
+    np.testing.assert_array_equal(Pulls(pairs, c)(upper, 9.0 * c.sum(1).max(), lower), want)
     halves = (upper + 0.5).astype(np.float64)  # float64 inputs: computed in float64
-    np.testing.assert_array_equal(pairs.pull(halves, c, 1.0, lower),
+    np.testing.assert_array_equal(Pulls(pairs, c)(halves, 1.0, lower),
                                   np.einsum("tab,tb->ta", pairs.square(halves.T, 0.0, lower.T), c))
     antisymmetric = pairs.square(upper.T, -1.0)
-    np.testing.assert_array_equal(pairs.pull(upper, c, 9.0 * c.sum(1).max(), sign=-1.0),
+    np.testing.assert_array_equal(Pulls(pairs, c)(upper, 9.0 * c.sum(1).max(), sign=-1.0),
                                   np.einsum("tab,tb->ta", antisymmetric, c))
 
 

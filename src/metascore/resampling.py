@@ -313,7 +313,7 @@ class PairSums:
     def pair_margins(self, cw: np.ndarray, integral: bool | None = None,
                      largest: float | None = None) -> np.ndarray:
         """:meth:`margins` laid out pairs x trials (P x T), what :meth:`net_sums`,
-        :meth:`tallies` and :meth:`pull` read. One float32 product when it is exact
+        :meth:`tallies` and :class:`Pulls` read. One float32 product when it is exact
         (integer weights whose trial totals stay below 2**24: every partial sum is an
         integer float32 holds), and then kept in float32; else :meth:`margins` transposed."""
         integral = integer_valued(cw) if integral is None else integral
@@ -349,11 +349,8 @@ class PairSums:
     def _incidence(self) -> tuple[Any, Any]:
         """Pair p = (a, b) as columns of two n x P sparse matrices: +1 at a and -1 at b
         (a row's sum of an antisymmetric matrix), +1 at both (how many pairs a row holds)."""
-        p = np.arange(self.a.size)
-        rows, cols = np.r_[self.a, self.b], np.r_[p, p]
-        ones = np.ones(self.a.size, dtype=np.float32)
-        return (sp.csr_array((np.r_[ones, -ones], (rows, cols)), shape=(self.n, self.a.size)),
-                sp.csr_array((np.r_[ones, ones], (rows, cols)), shape=(self.n, self.a.size)))
+        first, second = self._ends
+        return (first - second).tocsr(), (first + second).tocsr()
 
     def net_sums(self, pair_margins: np.ndarray, largest: float) -> np.ndarray:
         """``sum_b M_t(a, b)`` (T x n, float64) from :meth:`pair_margins` (P x T), with
@@ -373,14 +370,6 @@ class PairSums:
         balance = (net @ signs).T.astype(np.float64)  # won - lost
         decided = (touch @ np.abs(signs)).T.astype(np.float64)  # won + lost
         return (decided + balance) / 2.0, (self.n - 1) - decided
-
-    def pull(self, upper: np.ndarray, c: np.ndarray, bound: float,
-             lower: np.ndarray | None = None, sign: float = 1.0) -> np.ndarray:
-        """``sum_b X_t(a, b) c_t(b)`` of every candidate a in every trial (T x n), where
-        ``X(a, b) = upper[p]`` and ``X(b, a) = lower[p]`` (default ``sign`` times
-        ``upper[p]``) for each pair p = (a, b), a < b (P x T each), X(a, a) = 0, and c
-        the multiplicities (T x n): see :class:`Pulls` (several sums with the same c)."""
-        return Pulls(self, c)(upper, bound, lower, sign)
 
     @cached_property
     def _ends(self) -> tuple[Any, Any]:
@@ -563,10 +552,7 @@ def pair_stats(draws: CandidateDraws, wins: np.ndarray | None = None,
             rest = rest - pulls(tied, bound)  # less sum_b Z(a, b) c_b
         beats, beaten_by = (rest + net) / 2.0, (rest - net) / 2.0  # N(a, b) = (W - Z + M) / 2
         by_pair = margins
-
-        def wins_of() -> np.ndarray:
-            half = (cw.sum(axis=1, dtype=np.float64)[None, :] - (0.0 if tied is None else tied)) / 2
-            return pairs.square((half + margins / 2).T, 0.0, (half - margins / 2).T)
+        wins_of = lambda: pairs.wins(cw, integral)  # noqa: E731  (when a method reads it)
     elif draws.judges_resampled:
         beaten_by = np.matmul(c[:, None, :], wins)[:, 0, :]
         beats = np.matmul(wins, c[:, :, None])[:, :, 0]
