@@ -325,11 +325,9 @@ def _rd_rank_terms(ranks: np.ndarray, c: np.ndarray, ws: np.ndarray, kernel: np.
     grid replaces the pair tensor.
     """
     m = ranks.shape[1]
-    doubled = np.rint(2.0 * ranks).astype(np.intp) - 2
-    cols = np.arange(m)[None, :]
-    hist = np.bincount((doubled * m + cols).ravel(), np.repeat(c, m),
-                       minlength=kernel.shape[0] * m).reshape(kernel.shape[0], m)
-    inverse_sums = (kernel @ hist)[doubled, cols]
+    cells = (np.rint(2.0 * ranks).astype(np.intp) - 2) * m + np.arange(m)  # (2 b_uk - 2, k)
+    hist = np.bincount(cells.ravel(), np.repeat(c, m), minlength=kernel.shape[0] * m)
+    inverse_sums = (kernel @ hist.reshape(kernel.shape[0], m)).ravel().take(cells)
     return 2.0 * ((ranks * inverse_sums) @ ws) - c.sum() * ws.sum()
 
 
@@ -381,7 +379,7 @@ def _rd_candidates(base: ResampleBase, params: dict[str, Any], draws: CandidateD
     n, m = b.shape
     if on_ranks:  # dense tie groups per judge, 0 = best, flattened per judge
         groups = ranks_along(base.filled_ranks, "dense", axis=0).astype(np.intp) - 1
-        flat = groups + n * np.arange(m)[None, :]
+        flat = groups + n * np.arange(m)[None, :]  # in an m x n array
         grid = np.arange(2, 2 * cands.shape[1] + 1, dtype=float)  # doubled ranks
         kernel = 2.0 / (grid[:, None] + grid[None, :])
     out = np.full(c.shape, np.nan)
@@ -391,12 +389,11 @@ def _rd_candidates(base: ResampleBase, params: dict[str, Any], draws: CandidateD
         weights = draws.weights(t)
         total = weights.sum()
         if on_ranks:
-            weight = np.bincount(flat[drawn].ravel(), np.repeat(mult, m), minlength=n * m)
-            weight = weight.reshape(m, n).T  # multiplicity of each group, per judge
-            above = np.cumsum(weight, axis=0) - weight
-            g = groups[drawn]
-            cols = np.arange(m)[None, :]
-            ranks = 1.0 + above[g, cols] + (weight[g, cols] - 1.0) / 2.0
+            cells = flat[drawn]  # (judge, tie group) of each drawn candidate
+            weight = np.bincount(cells.ravel(), np.repeat(mult, m), minlength=n * m)
+            weight = weight.reshape(m, n)  # multiplicity of each tie group, per judge
+            above = (np.cumsum(weight, axis=1) - weight).ravel().take(cells)
+            ranks = 1.0 + above + (weight.ravel().take(cells) - 1.0) / 2.0
             terms = _rd_rank_terms(ranks, mult, weights * sgn, kernel)
         else:
             terms = _rd_terms(b[drawn], mult, weights * sgn)
