@@ -101,8 +101,9 @@ def count_medians(values: np.ndarray, counts: np.ndarray,
     product with the indicator of the positions before it, and a cumulative sum runs over
     the window alone. A row whose median falls outside its window (about never) is
     computed in full. A window would cover most of the row only for a few draws (the
-    drawn columns are then read alone) or a short row. ``cache`` keeps the sorted rows
-    and the indicators between calls.
+    drawn columns are then read alone) or a short row (every row's cumulative counts
+    from one product: :func:`_short_row_medians`). ``cache`` keeps the sorted rows and
+    the indicators between calls.
     """
     cache = {} if cache is None else cache
     n, m = values.shape
