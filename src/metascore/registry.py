@@ -179,12 +179,17 @@ class Inputs:
     def take(self, rows: np.ndarray, cols: np.ndarray) -> Inputs:
         """The inputs of a resample of a prepared matrix without missing cells: its rows
         ``rows`` and columns ``cols`` (positions, repeats allowed), which the missing-data
-        policy leaves as they are."""
+        policy leaves as they are. What a method reads only: the judges keep their labels,
+        the rows are labelled by their place in the resample (``"0", "1", ...``)."""
         prepared = self.prepared
         assert prepared is not None and not prepared.matrix.has_missing
-        sub = prepared.matrix.subset(candidates=rows, judges=cols)
-        x = prepared.oriented[np.ix_(rows, cols)]
-        return Inputs(sub.candidates, sub.judges, Prepared(sub, x, {}, {}, prepared.missing), None)
+        matrix, at = prepared.matrix, np.ix_(rows, cols)
+        sub = ScoreMatrix(values=matrix.values[at], candidates=IndexLabels(len(rows)),
+                          judges=tuple(matrix.judges[j] for j in cols),
+                          higher_is_better=tuple((matrix.signs[cols] > 0).tolist()),
+                          weights=matrix.weights[cols])
+        return Inputs(sub.candidates, sub.judges,
+                      Prepared(sub, prepared.oriented[at], {}, {}, prepared.missing), None)
 
 
 def prepare_inputs(
