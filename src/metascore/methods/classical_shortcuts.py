@@ -17,7 +17,6 @@ from typing import Any
 import numpy as np
 from scipy import stats as _st
 
-from ..missing import prepare
 from ..resampling import (
     BLOCK,
     CandidateDraws,
@@ -146,7 +145,7 @@ def count_medians(values: np.ndarray, counts: np.ndarray,
 # ---------------------------------------------------------------------- mean, median
 def _filled_values(base: ResampleBase) -> np.ndarray:
     return kept(base, ("values",),
-                lambda: prepare(base.matrix, base.missing).filled(values_based=True))
+                lambda: base.prepared.filled(values_based=True))
 
 
 def _mean_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws) -> np.ndarray:
