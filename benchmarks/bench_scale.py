@@ -22,7 +22,9 @@ Each row runs in a fresh interpreter, measured from outside (wall time and peak 
   code before has no reference path: not run there);
 - ``kemeny``: exact Kemeny-Young on near-transitive profiles (30 judges, qualities spread
   over 3, Gaussian noise 0.5 or 1.0): 100 candidates under 10 s each, 200 within a minute,
-  the objective equal to the proven bound.
+  the objective equal to the proven bound;
+- ``mean``: ``ms.rank(x, "mean")`` on a plain 200 x 10,000 array against a bare
+  ``np.mean(x, axis=1)`` on the same array, the best of 50 calls each: within 1.2x.
 
 ``--before SRC`` runs every row a second time with ``PYTHONPATH=SRC``. The table between
 the markers of ``benchmarks/README.md`` is rewritten (not with ``--only`` or ``--no-write``).
@@ -90,6 +92,21 @@ print(f"note: distance {d['kendall_distance']:g} {'=' if proven else '>'} bound 
 sys.exit(5 if proven else 4)
 """
 
+MEAN = """
+import sys, time, numpy as np, metascore as ms
+x = np.random.default_rng(0).normal(size=(200, 10_000))
+def best(call):
+    times = []
+    for _ in range(50):
+        start = time.perf_counter(); call(); times.append(time.perf_counter() - start)
+    return min(times)
+bare = best(lambda: np.mean(x, axis=1))
+ours = best(lambda: ms.rank(x, "mean"))
+print(f"note: {ours * 1e3:.2f} ms against np.mean's {bare * 1e3:.2f} ms: {ours / bare:.2f}x",
+      file=sys.stderr)
+sys.exit(5 if ours <= 1.2 * bare else 4)
+"""
+
 
 def rows(args: argparse.Namespace, work: Path) -> list[tuple[str, str, str, list[str], Path | None]]:
     """(group, what, target, argv, output folder) of every row."""
@@ -115,13 +132,15 @@ def rows(args: argparse.Namespace, work: Path) -> list[tuple[str, str, str, list
     for n, noise, target in ((100, 0.5, "< 10 s"), (100, 1.0, "< 10 s"), (200, 0.5, "< 60 s")):
         out.append(("kemeny", f"exact Kemeny, {n} candidates x 30 judges, noise {noise:g}",
                     f"{target}, objective = bound", [py, "-c", KEMENY, str(n), str(noise)], None))
+    out.append(("mean", "`ms.rank(x, \"mean\")` on a plain 200 x 10,000 array / bare `np.mean`",
+                "< 1.2x", [py, "-c", MEAN], None))
     return out
 
 
 def shown(run: Run, cap: float) -> str:
     """A cell: wall time and peak RSS, with what the run said (a line ``note: ...`` on
     stderr and exit 5), or why it failed (exit 3: the tables differ; exit 4: Kemeny's
-    optimum not proven)."""
+    optimum not proven, or the mean over 1.2x)."""
     if run.seconds is not None and run.error and run.error.startswith("note: "):
         return f"{run.seconds:.2f} s, {run.rss_mb:,.0f} MB, {run.error[6:]}"
     if run.seconds is not None and not run.error and run.cpu is not None:
@@ -139,7 +158,7 @@ def main() -> int:
     parser.add_argument("--openml", type=Path, help="the ESANN 2021 OpenML.data file")
     parser.add_argument("--data", type=Path,
                         default=Path(tempfile.gettempdir()) / "metascore-bench-files")
-    parser.add_argument("--only", nargs="+", help="groups: analyze esann reference kemeny")
+    parser.add_argument("--only", nargs="+", help="groups: analyze esann reference kemeny mean")
     parser.add_argument("--cap", type=float, default=600.0, help="seconds before a run is stopped")
     parser.add_argument("--no-write", action="store_true", help="print, do not rewrite README.md")
     args = parser.parse_args()

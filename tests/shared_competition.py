@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from metascore.config import parse_config
+from metascore.leaderboard import build_leaderboard
+from metascore.readers.configured import load_scores
+
 FIXTURE = Path(__file__).resolve().parent / "data" / "competition"
 CONFIG = {
     "input": {"path": "long.csv"},
@@ -19,3 +23,18 @@ CONFIG = {
     "selection": {"final": "best"},
     "filter": {"beat": "any"},
 }
+
+
+def config(**over):
+    """The plain configuration: the input, judges and baselines of :data:`CONFIG` (no
+    selection, no filter), with ``over`` on top."""
+    base = {key: CONFIG[key] for key in ("input", "judges", "baselines")}
+    return parse_config({**base, **over})
+
+
+def board(config, path=None):
+    """The leaderboard of ``config`` on the fixture (``path``: another input file of it)."""
+    if path is not None:
+        config = parse_config({**config.to_dict(), "input": {"path": path}})
+    table, source = load_scores(config, FIXTURE)
+    return build_leaderboard(table, config, source=source)

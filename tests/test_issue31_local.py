@@ -16,7 +16,7 @@ import yaml
 
 from metascore.bundle.runner import format_report, run_bundle
 from metascore.render.writers import render_outputs
-from test_leaderboard import _board, _config
+from shared_competition import board as _board, config as _config
 from test_site import BUNDLES, META, _code, meta_bundle
 
 #: A scoring program that, like many, writes a stand-in score when the predictions are missing.

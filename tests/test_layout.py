@@ -320,3 +320,32 @@ def test_names_are_imported_from_their_home_module():
         if path.name != "__init__.py":
             _, exported = _top_level_definitions(path)
             assert set(exported) <= defined[name], f"{name}.__all__ lists names it imports"
+
+
+def _modules_calling(attribute: str) -> set[str]:
+    """The modules holding a call of ``attribute`` (``attribute(...)`` or ``x.attribute(...)``)."""
+    import ast
+
+    found = set()
+    for path in _modules():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and attribute in (
+                    getattr(node.func, "id", None), getattr(node.func, "attr", None)):
+                found.add(_name(path))
+    return found
+
+
+def test_the_missing_data_policy_is_applied_in_at_most_two_modules():
+    """One prepared input (issue 35): the registry applies the missing-data policy once and
+    a :class:`~metascore.Ranking` keeps what it prepared (``Ranking.inputs``); the boards,
+    the analyses and the resampling shortcuts read it instead of calling ``prepare``
+    again."""
+    calling = _modules_calling("prepare") - {"missing.py"}
+    assert "registry.py" in calling  # the scan finds the registry's call
+    assert len(calling) <= 2, f"prepare() called in {sorted(calling)}"
+
+
+def test_only_the_registry_calls_a_method():
+    """How a method is called (its extra inputs, orientation, label order) lives in one
+    place, ``registry.compute``: the resampled rankings go through it too."""
+    assert _modules_calling("call") == {"registry.py"}

@@ -17,8 +17,6 @@ alice. Development pool (6 candidates), per-task ranks iris / wine / digits:
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -26,26 +24,7 @@ from metascore.config import parse_config
 from metascore.errors import ConfigError, InputError
 from metascore.leaderboard import build_leaderboard
 from metascore.readers.configured import load_scores
-
-FIXTURE = Path(__file__).resolve().parent / "data" / "competition"
-JUDGES = [
-    {"task": "iris", "metric": "accuracy"},
-    {"task": "wine", "metric": "mae", "direction": "lower"},
-    {"task": "digits", "metric": "f1"},
-]
-
-
-def _config(**over):
-    base = {"input": {"path": "long.csv"}, "judges": JUDGES, "baselines": ["organizers"]}
-    base.update(over)
-    return parse_config(base)
-
-
-def _board(config, path=None):
-    if path is not None:
-        config = parse_config({**config.to_dict(), "input": {"path": path}})
-    table, source = load_scores(config, FIXTURE)
-    return build_leaderboard(table, config, source=source)
+from shared_competition import FIXTURE, board as _board, config as _config
 
 
 def _table(board):

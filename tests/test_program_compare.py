@@ -153,7 +153,7 @@ def test_a_comparison_that_fails_on_the_data_does_not_fail_the_run(tmp_path, mon
     def fail(*args, **kwargs):
         raise InputError("every trial drew the same candidate.")
 
-    monkeypatch.setattr(statistics, "compare_methods", fail)
+    monkeypatch.setattr(statistics, "compare_of", fail)
     lines: list[str] = []
     lb = run(_config({"compare": METHODS}), FIXTURE, tmp_path, log=lines.append)
     why = ("the method comparison (analysis.compare) was not computed: every trial drew the "

@@ -3,9 +3,9 @@ registered rule across the groups (Vote'n'Rank's two-step ranking; docs/methods.
 "Grouped ranking").
 
 :func:`rank_in_groups` is what :func:`metascore.rank` does with a matrix whose judges are
-in groups (:meth:`metascore.ScoreMatrix.grouped`): it applies the missing-data policy once
-to the whole matrix (judges of weight 0 set aside), ranks each group's judges with the
-rule inside the groups, puts each group's scores in a column of a new matrix (one judge
+in groups (:meth:`metascore.ScoreMatrix.grouped`), once the registry has applied the
+missing-data policy to the whole matrix (judges of weight 0 set aside): it ranks each
+group's judges with the rule inside the groups, puts each group's scores in a column of a new matrix (one judge
 per group, weighing the group's weight; a candidate that no judge of a group scores has no
 score there), and ranks that matrix with the method. Both steps are calls of the registry
 (``rank_one``): the two-step ranking is built from registered methods, nothing else.
@@ -21,7 +21,7 @@ import numpy as np
 
 from .errors import InputError
 from .matrix import ScoreMatrix
-from .missing import prepare
+from .missing import Prepared
 from .ranking import Ranking
 
 __all__ = ["rank_in_groups", "GROUP_PREFIX"]
@@ -31,37 +31,36 @@ GROUP_PREFIX = "group_score:"
 
 
 def rank_in_groups(
-    matrix: ScoreMatrix,
+    prepared: Prepared,
     method: str,
     params: dict[str, Any],
     *,
-    missing: str,
     seed: Any,
     tie_break: Sequence[str],
     rank_one: Callable[..., Ranking],
 ) -> Ranking:
-    """Rank ``matrix`` (whose ``groups`` are set) in two steps with ``rank_one`` (the
-    registry's :func:`~metascore.rank` on a matrix without groups).
+    """Rank a matrix whose ``groups`` are set, after the missing-data policy
+    (``prepared``), in two steps with ``rank_one`` (the registry's :func:`~metascore.rank`
+    on a matrix without groups).
 
     The result is the ranking across the groups, with the matrix's judges, the policy's
     exclusions, each group's score per candidate (details ``group_score:<name>``, shown even for
     a group of weight 0), ``details["groups"]`` (each group's judges, weight and rule) and
     the notes of both steps (a group's prefixed with its name).
     """
-    groups = matrix.groups
+    kept, missing = prepared.matrix, prepared.missing
+    groups = kept.groups  # the policy keeps each judge's group, the weights and the rule
     assert groups is not None
-    prepared = prepare(matrix, missing)
-    kept = prepared.matrix
     inner, inner_params = (groups.within, dict(groups.within_params)) if groups.within \
         else (method, dict(params))
-    present = kept.groups.names if kept.groups is not None else ()
+    present = groups.names
     if not present:
         raise InputError("no group has a counted judge left to rank.")
     columns: dict[str, np.ndarray] = {}
     notes: list[str] = []
     members: dict[str, list[str]] = {}
     for g in present:
-        idx = kept.groups.members(g)
+        idx = groups.members(g)
         sub = dataclasses.replace(kept.subset(judges=idx), groups=None)
         r = rank_one(sub, inner, missing=missing, seed=seed, tie_break=tie_break, **inner_params)
         scores = np.asarray(r.scores, dtype=float).copy()
@@ -80,7 +79,7 @@ def rank_in_groups(
     across = dataclasses.replace(
         across, participants=kept.participants, submitted_at=kept.submitted_at,
         is_baseline=kept.is_baseline, submission_order=kept.submission_order)
-    # every candidate is in ``across``: a policy that drops was applied to ``matrix`` above
+    # every candidate is in ``across``: a policy that drops was applied before
     out = rank_one(across, method, missing=missing, seed=seed, tie_break=tie_break, **params)
     keys = tuple(GROUP_PREFIX + g for g in present)
     details = {**out.details, **{GROUP_PREFIX + g: columns[g] for g in present},

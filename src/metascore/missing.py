@@ -3,8 +3,10 @@ ranking method sees it (docs/methods.md, "Conventions").
 
 :func:`prepare` first sets aside the judges of weight 0 (shown, not counted: no method and
 no policy sees them), then drops candidates or judges, refuses missing cells, or keeps
-them (NaN) for :meth:`Prepared.filled` to fill for the ``worst`` policy; the registry's
-:func:`rank` and the analyses call it once per matrix.
+them (NaN) for :meth:`Prepared.filled` to fill for the ``worst`` policy. The registry
+calls it once per matrix (:func:`metascore.registry.prepare_inputs`); the
+:class:`~metascore.Ranking` keeps the result (``Ranking.inputs``), which the boards and the
+analyses read instead of preparing the matrix again.
 """
 
 from __future__ import annotations

@@ -15,11 +15,15 @@ from .submission_order import own_places
 
 if TYPE_CHECKING:  # pragma: no cover
     from .matrix import ScoreMatrix
+    from .registry import Inputs
 
-__all__ = ["Ranking", "tie_groups", "fractional_rank_of_scores", "TIE_BREAK_KEYS"]
+__all__ = ["Ranking", "tie_groups", "fractional_rank_of_scores", "TIE_BREAK_KEYS",
+           "DEFAULT_TIE_BREAK"]
 
 #: Keys accepted in ``tie_break`` (applied in order inside a group of equal scores).
 TIE_BREAK_KEYS = ("submitted_at", "candidate", "participant", "input_order")
+#: The tie-break used when none is given: the earlier submission, then the candidate id.
+DEFAULT_TIE_BREAK = ("submitted_at", "candidate")
 
 #: Relative tolerance under which two scores count as equal (float noise of sums).
 SCORE_RTOL = 1e-10
@@ -104,6 +108,10 @@ class Ranking:
         metascore version that produced it.
     matrix : ScoreMatrix or None
         The score matrix ranked (after the missing-data policy, before filling).
+    inputs : registry.Inputs or None
+        The validated input it was computed from (:func:`metascore.registry.prepare_inputs`):
+        what an analysis of this ranking starts from, and other methods rank
+        (:func:`metascore.registry.rank_inputs`). Not part of the outputs.
     """
 
     method: str
@@ -117,7 +125,7 @@ class Ranking:
     uncounted_judges: tuple[str, ...] = ()
     seed: int | None = None
     missing: str = "worst"
-    tie_break: tuple[str, ...] = ("submitted_at", "candidate")
+    tie_break: tuple[str, ...] = DEFAULT_TIE_BREAK
     excluded_candidates: dict[str, str] = field(default_factory=dict)
     excluded_judges: dict[str, str] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
@@ -125,6 +133,7 @@ class Ranking:
     per_candidate: tuple[str, ...] = ()
     version: str = ""
     matrix: ScoreMatrix | None = None
+    inputs: Inputs | None = field(default=None, repr=False)
 
     @property
     def winner(self) -> str:

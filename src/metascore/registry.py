@@ -2,15 +2,20 @@
 
 The methods declare themselves with :func:`ranking_method` (:mod:`metascore.method_spec`:
 what a method is, how it is called, its resampling shortcuts); importing this module loads
-the shipped ones (:mod:`metascore.methods`). :func:`rank` does the shared work in three
-steps: :func:`prepare_inputs` validates the data once (the missing-data policy, the
-method's own check, the notes), :func:`compute` orients, reorders and calls the method with
-what it takes, :func:`finish` checks its scores and builds the :class:`~metascore.Ranking`
-(ties, positions with tie-breaks, provenance).
+the shipped ones (:mod:`metascore.methods`). :func:`rank` does the shared work in
+steps: :func:`prepare_inputs` validates the data once for any method (its kind, the
+missing-data policy), :func:`rank_inputs` ranks those :class:`Inputs` with a method (its
+own check of the data, then :func:`compute`, which orients, reorders and calls the method
+with what it takes, and :func:`finish`, which checks its scores and builds the
+:class:`~metascore.Ranking`: ties, positions with tie-breaks, provenance). The Ranking
+keeps the Inputs it was computed from, so the analyses of a ranking start from them
+(:mod:`metascore.analysis`) and rank other methods with :func:`rank_inputs`; every call
+of a method, a resample's too, goes through :func:`compute`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -32,9 +37,10 @@ from .method_spec import (
     ranking_method,
     registered_methods,
 )
-from .missing import MISSING_POLICIES, Prepared, prepare
+from .missing import Prepared, prepare
 from .pairwise import PairwiseCounts
-from .ranking import TIE_BREAK_KEYS, Ranking, fractional_rank_of_scores, positions_and_order, tie_groups
+from .ranking import (DEFAULT_TIE_BREAK, TIE_BREAK_KEYS, Ranking, fractional_rank_of_scores,
+                      positions_and_order, tie_groups)
 
 __all__ = [
     "DEFAULT_METHOD",
@@ -46,6 +52,7 @@ __all__ = [
     "generator",
     "rank",
     "prepare_inputs",
+    "rank_inputs",
     "compute",
     "finish",
 ]
@@ -151,65 +158,89 @@ def _restore_order(
 # ---------------------------------------------------------------------- rank
 @dataclass(frozen=True)
 class Inputs:
-    """The validated input of one ranking, prepared once; the method takes what it needs.
+    """The validated input of a ranking, prepared once for any method; each method takes
+    what it needs (:func:`compute`).
 
     Exactly one of ``prepared`` (a score matrix after the missing-data policy) and
-    ``counts`` (pairwise counts from votes) is set. ``notes`` say what the preparation did.
+    ``counts`` (pairwise counts from votes) is set. A :class:`~metascore.Ranking` keeps the
+    inputs it was computed from (``Ranking.inputs``).
     """
 
     candidates: Sequence[str]
     judges: tuple[str, ...]
     prepared: Prepared | None
     counts: PairwiseCounts | None
-    notes: tuple[str, ...] = ()
+
+    @property
+    def missing(self) -> str:
+        """The missing-data policy applied (``"votes"`` for pairwise counts)."""
+        return "votes" if self.prepared is None else self.prepared.missing
+
+    def take(self, rows: np.ndarray, cols: np.ndarray) -> Inputs:
+        """The inputs of a resample of a prepared matrix without missing cells: its rows
+        ``rows`` and columns ``cols`` (positions, repeats allowed), which the missing-data
+        policy leaves as they are. What a method reads only: the judges keep their labels,
+        the rows are labelled by their place in the resample (``"0", "1", ...``)."""
+        prepared = self.prepared
+        assert prepared is not None and not prepared.matrix.has_missing
+        matrix, at = prepared.matrix, np.ix_(rows, cols)
+        sub = ScoreMatrix(values=matrix.values[at], candidates=IndexLabels(len(rows)),
+                          judges=tuple(matrix.judges[j] for j in cols),
+                          higher_is_better=tuple((matrix.signs[cols] > 0).tolist()),
+                          weights=matrix.weights[cols])
+        return Inputs(sub.candidates, sub.judges,
+                      Prepared(sub, prepared.oriented[at], {}, {}, prepared.missing), None)
 
 
 def prepare_inputs(
-    data: ScoreMatrix | PairwiseCounts | pd.DataFrame | np.ndarray,
-    spec: RankingMethod,
-    missing: str,
-    params: dict[str, Any],
+    data: ScoreMatrix | PairwiseCounts | pd.DataFrame | np.ndarray, missing: str
 ) -> Inputs:
-    """Validate ``data`` for ``spec`` once: its kind, the missing-data policy, the
-    method's own check and the number of candidates."""
+    """Validate ``data`` once, for any method: its kind and the missing-data policy
+    ``missing`` (a score matrix; pairwise counts are taken as they are)."""
     if isinstance(data, pd.DataFrame):
         data = ScoreMatrix.from_frame(data)
     elif isinstance(data, np.ndarray):  # candidates x judges, higher is better, labels 0, 1, ...
         data = ScoreMatrix.from_array(data)
     if isinstance(data, PairwiseCounts):
+        return Inputs(data.candidates, (), None, data)
+    if isinstance(data, ScoreMatrix):
+        prepared = prepare(data, missing)
+        return Inputs(prepared.matrix.candidates, prepared.matrix.judges, prepared, None)
+    raise InputError(
+        f"cannot rank a {type(data).__name__}; give a ScoreMatrix, PairwiseCounts, a "
+        "pandas DataFrame or a 2-D numpy array (candidates x judges)."
+    )
+
+
+def _checked(spec: RankingMethod, inputs: Inputs, params: dict[str, Any]) -> tuple[str, ...]:
+    """Refuse what ``spec`` cannot rank in ``inputs`` (votes for a method reading scores,
+    what the method's own check refuses, fewer than 2 candidates); the notes of the
+    preparation for this method."""
+    prepared = inputs.prepared
+    notes: tuple[str, ...] = ()
+    if prepared is None:
         if spec.input != "pairwise":
             raise InputError(
                 f"method {spec.name!r} needs a score matrix; votes and pairwise counts only "
                 "feed pairwise methods "
                 f"({[n for n in ranking_method_names() if _REGISTRY[n].input == 'pairwise']})."
             )
-        if data.is_sparse and not spec.sparse:
-            data = PairwiseCounts(data.candidates, *data.dense(), data.total_weight)
-        inputs = Inputs(data.candidates, (), None, data)
-    elif isinstance(data, ScoreMatrix):
-        prepared = prepare(data, missing)
-        matrix = prepared.matrix
-        if spec.check is not None:
-            spec.check(matrix, params)
-        inputs = Inputs(matrix.candidates, matrix.judges, prepared, None,
-                        _missing_notes(spec, prepared, missing))
     else:
-        raise InputError(
-            f"cannot rank a {type(data).__name__}; give a ScoreMatrix, PairwiseCounts, a "
-            "pandas DataFrame or a 2-D numpy array (candidates x judges)."
-        )
+        if spec.check is not None:
+            spec.check(prepared.matrix, params)
+        notes = _missing_notes(spec, prepared)
     candidates = inputs.candidates
     if len(candidates) < 2:
         only = f" ({candidates[0]!r})" if candidates else ""
         raise InputError(
             f"ranking needs at least 2 candidates; got {len(candidates)}{only}."
         )
-    return inputs
+    return notes
 
 
-def _missing_notes(spec: RankingMethod, prepared: Prepared, missing: str) -> tuple[str, ...]:
+def _missing_notes(spec: RankingMethod, prepared: Prepared) -> tuple[str, ...]:
     notes = [f"judge {j!r} has weight 0: shown, not counted." for j in prepared.uncounted]
-    candidates = prepared.matrix.candidates
+    candidates, missing = prepared.matrix.candidates, prepared.missing
     if missing == "pairwise" and spec.input == "values" and prepared.matrix.has_missing:
         notes.append(
             "missing='pairwise': each candidate's score averages over the judges where it "
@@ -231,7 +262,8 @@ def compute(
     seed: int | np.random.Generator | None,
 ) -> MethodOutput:
     """Call the method on ``inputs`` with ``params`` and what it takes, and map its output
-    back to the input order.
+    back to the input order: the one place a method is called (a resample's rankings
+    too, :mod:`metascore.analysis.per_trial`).
 
     A stochastic method sees the candidates and judges in label order, so that what it
     draws does not depend on the input order; it receives the generator of ``seed``.
@@ -243,7 +275,11 @@ def compute(
         kwargs["rng"], _ = generator(seed)
     prepared = inputs.prepared
     if prepared is None:  # votes
-        counts = inputs.counts if c_order is None else inputs.counts.subset(c_order)
+        counts = inputs.counts
+        if counts.is_sparse and not spec.sparse:
+            counts = PairwiseCounts(counts.candidates, *counts.dense(), counts.total_weight)
+        if c_order is not None:
+            counts = counts.subset(c_order)
         out = spec.call(counts, params=kwargs)
     elif spec.input == "pairwise":
         weights = np.asarray(prepared.matrix.weights)
@@ -279,11 +315,12 @@ def finish(
     *,
     params: dict[str, Any],
     seed: int | None,
-    missing: str,
     tie_break: tuple[str, ...],
+    notes: tuple[str, ...] = (),
 ) -> Ranking:
-    """Check the method's scores and details, then build the :class:`~metascore.Ranking`:
-    ties, fractional ranks, positions with ``tie_break`` and provenance."""
+    """Check the method's scores and details, then build the :class:`~metascore.Ranking`
+    of ``inputs`` (which it keeps): ties, fractional ranks, positions with ``tie_break``
+    and provenance; ``notes`` are the preparation's."""
     candidates, judges = inputs.candidates, inputs.judges
     scores = np.asarray(out.scores, dtype=float)
     if scores.shape != (len(candidates),):
@@ -331,16 +368,42 @@ def finish(
         judges=judges,
         uncounted_judges=prepared.uncounted if prepared else (),
         seed=seed,
-        missing=missing if prepared is not None else "votes",
+        missing=inputs.missing,
         tie_break=tie_break,
         excluded_candidates=prepared.excluded_candidates if prepared else {},
         excluded_judges=prepared.excluded_judges if prepared else {},
-        notes=inputs.notes + tuple(out.notes),
+        notes=notes + tuple(out.notes),
         details=details,
         per_candidate=tuple(out.per_candidate),
         version=__version__,
         matrix=meta,
+        inputs=inputs,
     )
+
+
+def _rank(spec: RankingMethod, inputs: Inputs, params: dict[str, Any],
+          seed: int | np.random.Generator | None, tie_break: tuple[str, ...]) -> Ranking:
+    """Rank ``inputs`` with ``spec`` and its checked ``params``."""
+    seed_used = _seed_value(seed)  # a generator is made only for a stochastic method
+    notes = _checked(spec, inputs, params)
+    out = compute(spec, inputs, params, seed)
+    return finish(spec, inputs, out, params=params, seed=seed_used, tie_break=tie_break,
+                  notes=notes)
+
+
+def rank_inputs(
+    inputs: Inputs,
+    method: str = DEFAULT_METHOD,
+    *,
+    seed: int | np.random.Generator | None = None,
+    tie_break: Sequence[str] = DEFAULT_TIE_BREAK,
+    **params: Any,
+) -> Ranking:
+    """:func:`rank` of inputs already validated (:func:`prepare_inputs`, or those a
+    :class:`~metascore.Ranking` keeps): ``method`` ranks the same data as another method
+    did, nothing prepared again."""
+    spec = get_ranking_method(method)
+    return _rank(spec, inputs, check_params(spec, params), seed, tuple(tie_break))
 
 
 def rank(
@@ -349,7 +412,7 @@ def rank(
     *,
     missing: str = "worst",
     seed: int | np.random.Generator | None = None,
-    tie_break: Sequence[str] = ("submitted_at", "candidate"),
+    tie_break: Sequence[str] = DEFAULT_TIE_BREAK,
     **params: Any,
 ) -> Ranking:
     """Rank the candidates of ``data`` with the registered ``method``.
@@ -384,10 +447,9 @@ def rank(
     spec = get_ranking_method(method)
     params = check_params(spec, params)
     if isinstance(data, ScoreMatrix) and data.groups is not None:  # two steps
-        return rank_in_groups(data, spec.name, params, missing=missing, seed=seed,
-                              tie_break=tuple(tie_break), rank_one=rank)
-    seed_used = _seed_value(seed)  # a generator is made only for a stochastic method
-    inputs = prepare_inputs(data, spec, missing, params)
-    out = compute(spec, inputs, params, seed)
-    return finish(spec, inputs, out, params=params, seed=seed_used, missing=missing,
-                  tie_break=tuple(tie_break))
+        inputs = prepare_inputs(data, missing)
+        ranking = rank_in_groups(inputs.prepared, spec.name, params, seed=seed,
+                                 tie_break=tuple(tie_break), rank_one=rank)
+        return dataclasses.replace(ranking, inputs=inputs)
+    _seed_value(seed)  # a bad seed is refused before the data is read
+    return _rank(spec, prepare_inputs(data, missing), params, seed, tuple(tie_break))

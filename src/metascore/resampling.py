@@ -35,6 +35,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .matrix import ScoreMatrix
+from .missing import Prepared
 from .pairwise import PairwiseCounts
 
 __all__ = [
@@ -65,16 +66,24 @@ COUNTS_LIMIT = 60_000_000
 class ResampleBase(Protocol):
     """The full data every shortcut reads (the analyses' validated input).
 
-    ``matrix`` is the score matrix after the missing-data policy ``missing``;
-    ``filled_ranks`` the per-judge fractional ranks (n x m, 1 = best; a missing cell is
-    tied last under ``missing="worst"``, NaN otherwise); ``n`` and ``m`` its shape;
-    ``cache`` a dict where shortcuts keep what they compute once (:func:`kept`).
+    ``prepared`` is the score matrix after the missing-data policy ``missing`` (its
+    ``matrix`` and filled values); ``filled_ranks`` the per-judge fractional ranks (n x m,
+    1 = best; a missing cell is tied last under ``missing="worst"``, NaN otherwise); ``n``
+    and ``m`` its shape; ``cache`` a dict where shortcuts keep what they compute once
+    (:func:`kept`).
     """
 
-    matrix: ScoreMatrix
-    missing: str
     filled_ranks: np.ndarray
     cache: dict[Any, Any]
+
+    @property
+    def prepared(self) -> Prepared: ...
+
+    @property
+    def matrix(self) -> ScoreMatrix: ...
+
+    @property
+    def missing(self) -> str: ...
 
     @property
     def n(self) -> int: ...

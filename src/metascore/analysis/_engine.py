@@ -1,6 +1,10 @@
 """What every analysis shares: the validated input, tie codes, ranks and concordance.
 
-The resamples and the scores of resampled matrices are in :mod:`.bootstrap`.
+The validated input (:class:`Setup`) holds the registry's :class:`~metascore.registry.Inputs`
+(the matrix after the missing-data policy, prepared once) and each method's ranking of
+it: :func:`setup` prepares a matrix through the registry, :func:`setup_of` starts from a
+:class:`~metascore.Ranking` (the data it was computed from, and the ranking itself). The
+resamples and the scores of resampled matrices are in :mod:`.bootstrap`.
 """
 
 from __future__ import annotations
@@ -16,11 +20,12 @@ import numpy as np
 
 from ..errors import ConfigError, InputError, did_you_mean
 from ..matrix import ScoreMatrix
+from ..missing import Prepared
 from ..pairwise import PairwiseCounts
-from ..ranking import SCORE_RTOL, Ranking
+from ..ranking import DEFAULT_TIE_BREAK, SCORE_RTOL, Ranking
 from ..resampling import PairSums, integer_valued
-from ..registry import DEFAULT_SEED, check_params, generator, get_ranking_method, rank, ranking_method_names
-from ..missing import prepare
+from ..registry import (DEFAULT_SEED, Inputs, check_params, get_ranking_method, prepare_inputs,
+                        rank_inputs, ranking_method_names)
 from ..stats import fractional_ranks, kendall_w_of_ranks, ranks_along
 
 Progress = Callable[[int, int], None] | None
@@ -28,6 +33,7 @@ Progress = Callable[[int, int], None] | None
 __all__ = [
     "Setup",
     "setup",
+    "setup_of",
     "rank_codes",
     "fractional_ranks_rows",
     "code_ranks",
@@ -39,7 +45,8 @@ __all__ = [
 # ---------------------------------------------------------------------- inputs
 @dataclass(frozen=True, eq=False)
 class Setup:
-    """A validated analysis input: the matrix after the missing-data policy and the methods.
+    """A validated analysis input: the registry's inputs (a matrix after the missing-data
+    policy) and the methods.
 
     ``full`` holds each method's ranking of the whole (prepared) matrix; computing it also
     validates the method parameters. ``cache`` keeps what the resampling shortcuts compute
@@ -47,16 +54,34 @@ class Setup:
     criteria that draw the same resamples).
     """
 
-    matrix: ScoreMatrix
+    inputs: Inputs
     methods: tuple[str, ...]
     params: dict[str, dict[str, Any]]
-    missing: str
     full: dict[str, Ranking]
-    excluded_candidates: dict[str, str]
-    excluded_judges: dict[str, str]
     filled_ranks: np.ndarray  # per-judge fractional ranks, n x m (NaN: not ranked)
     seconds: dict[str, float] = field(default_factory=dict)  # each full ranking's time
     cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def prepared(self) -> Prepared:
+        """The matrix after the missing-data policy (:class:`~metascore.missing.Prepared`)."""
+        return self.inputs.prepared
+
+    @property
+    def matrix(self) -> ScoreMatrix:
+        return self.inputs.prepared.matrix
+
+    @property
+    def missing(self) -> str:
+        return self.inputs.missing
+
+    @property
+    def excluded_candidates(self) -> dict[str, str]:
+        return dict(self.inputs.prepared.excluded_candidates)
+
+    @property
+    def excluded_judges(self) -> dict[str, str]:
+        return dict(self.inputs.prepared.excluded_judges)
 
     def restricted(self, methods: Sequence[str]) -> Setup:
         """The same input with only ``methods`` compared (what was computed is kept)."""
@@ -157,35 +182,66 @@ def setup(
     missing: str,
     seed: int | np.random.Generator | None,
 ) -> Setup:
-    """Validate the input once: missing policy, method names and parameters."""
+    """Validate the input once: method names and parameters, the missing-data policy (the
+    registry's :func:`~metascore.registry.prepare_inputs`); then each method ranks it."""
     if not isinstance(matrix, ScoreMatrix):
         raise InputError(f"expected a ScoreMatrix; got {type(matrix).__name__}.")
     names = _methods(methods)
     per_method = _params(names, params)
-    prepared = prepare(matrix, missing)
-    kept = prepared.matrix
-    if kept.n_candidates < 2:
+    return _ranked(prepare_inputs(matrix, missing), names, per_method, seed, {})
+
+
+def setup_of(
+    ranking: Ranking,
+    methods: str | Sequence[str],
+    params: Mapping[str, Any] | None,
+) -> Setup:
+    """:func:`setup` of the data ``ranking`` was computed from (its inputs: nothing is
+    prepared again) with its missing-data policy and seed.
+
+    ``ranking`` is its method's full-data ranking when :func:`setup` would make the same
+    one (the same parameters, an integer seed, the default tie-break); any other method
+    ranks its inputs (:func:`~metascore.registry.rank_inputs`).
+    """
+    names = _methods(methods)
+    per_method = _params(names, params)
+    known = {}
+    if (ranking.method in names and ranking.seed is not None
+            and tuple(ranking.tie_break) == DEFAULT_TIE_BREAK
+            and check_params(ranking.method, per_method[ranking.method]) == ranking.params):
+        known[ranking.method] = ranking
+    return _ranked(ranking.inputs, names, per_method, ranking.seed, known)
+
+
+def _ranked(inputs: Inputs, names: tuple[str, ...], per_method: dict[str, dict[str, Any]],
+            seed: int | np.random.Generator | None, known: dict[str, Ranking]) -> Setup:
+    """The :class:`Setup` of ``inputs``: each method's full-data ranking (those ``known``
+    already made are kept) and the judges' ranks."""
+    prepared = inputs.prepared
+    if prepared is None:
+        raise InputError("the analyses need a score matrix, not pairwise counts from votes.")
+    n = prepared.matrix.n_candidates
+    if n < 2:
         raise InputError(
-            f"the analysis needs at least 2 candidates; {kept.n_candidates} remain after "
-            f"missing={missing!r}."
+            f"the analysis needs at least 2 candidates; {n} remain after "
+            f"missing={inputs.missing!r}."
         )
     # The full-data rankings use a fixed integer seed, never the caller's Generator: the
     # bootstrap draws must not depend on which (stochastic) methods are compared.
     full_seed = seed if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) else DEFAULT_SEED
-    full, seconds = {}, {}
+    full, seconds = dict(known), {}
     for name in names:
+        if name in known:
+            continue
         start = time.perf_counter()
-        full[name] = rank(kept, name, missing=missing, seed=full_seed, **per_method[name])
+        full[name] = rank_inputs(inputs, name, seed=full_seed, **per_method[name])
         seconds[name] = time.perf_counter() - start
     return Setup(
-        matrix=kept,
+        inputs=inputs,
         methods=names,
         params=per_method,
-        missing=missing,
-        full=full,
-        excluded_candidates=dict(prepared.excluded_candidates),
-        excluded_judges=dict(prepared.excluded_judges),
-        filled_ranks=judge_ranks(prepared.oriented, missing),
+        full={name: full[name] for name in names},
+        filled_ranks=judge_ranks(prepared.oriented, inputs.missing),
         seconds=seconds,
     )
 

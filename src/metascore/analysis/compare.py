@@ -17,8 +17,7 @@ import pandas as pd
 from ..jsonable import jsonable
 from ..errors import ConfigError, InputError, did_you_mean
 from ..matrix import ScoreMatrix
-from ..registry import DEFAULT_SEED, check_params, get_ranking_method
-from ..missing import prepare
+from ..registry import DEFAULT_SEED, check_params, get_ranking_method, prepare_inputs
 from . import _engine as E
 from . import bootstrap as B
 from .criteria import (
@@ -128,7 +127,7 @@ def unusable_methods(
     """``{method: why}`` for the methods of ``methods`` that cannot rank ``matrix`` (after the
     missing-data policy), e.g. ``relative_difference`` on negative scores: the method's own
     check of the data, without ranking anything."""
-    prepared = prepare(matrix, missing).matrix
+    prepared = prepare_inputs(matrix, missing).prepared.matrix
     out: dict[str, str] = {}
     for name in methods:
         spec = get_ranking_method(name)

@@ -27,8 +27,7 @@ from ..jsonable import jsonable
 from ..errors import ConfigError, InputError
 from ..matrix import ScoreMatrix
 from ..ranking import Ranking
-from ..registry import DEFAULT_SEED, rank
-from ..missing import prepare
+from ..registry import DEFAULT_SEED, prepare_inputs, rank
 from ..stats import kendall_w, mean_spearman_from_w
 from . import _engine as E
 from . import bootstrap as B
@@ -478,7 +477,7 @@ def judge_agreement(matrix: ScoreMatrix, *, missing: str = "worst") -> JudgeAgre
             "judge_agreement needs complete rankings; use missing='worst', 'drop_candidates' "
             "or 'drop_judges' instead of 'pairwise'."
         )
-    prepared = prepare(matrix, missing)
+    prepared = prepare_inputs(matrix, missing).prepared
     ranks = E.judge_ranks(prepared.oriented, missing)
     n, m = ranks.shape
     w = float(kendall_w(-ranks)) if m >= 1 else float("nan")

@@ -8,8 +8,12 @@ Three ways, each equal to ranking the resampled matrix through the registry:
   candidates; the method runs on them (a warm start, or each drawn candidate once, when
   its shortcuts allow);
 - *direct values* (a deterministic value method on a matrix without missing cells): the
-  method's function on the drawn rows and columns of the oriented matrix;
+  method on the drawn rows and columns of the prepared matrix, which the missing-data
+  policy would leave as they are;
 - *the registry* on the resampled score matrix (missing cells, stochastic methods).
+
+The first two call the method through the registry's :func:`~metascore.registry.compute`
+(how a method is called lives there only), without what :func:`~metascore.rank` adds.
 
 What one of these costs is a full ranking per trial and method (the analysis report says
 so, :func:`per_trial_methods`).
@@ -23,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..pairwise import PairwiseCounts
-from ..registry import get_ranking_method, rank
+from ..registry import Inputs, compute, get_ranking_method, rank
 from ..resampling import integer_valued, reduced_counts
 from ._engine import Setup
 from .draws import Draws
@@ -78,10 +82,10 @@ def counts_scores(pc: PairwiseCounts, name: str, params: dict[str, Any], seed: i
     ``rank(pc, name, seed=seed, **params).scores`` (for a method declaring a warm start,
     a ``start`` for its fit gives the same optimum to the fit's tolerance).
 
-    A deterministic method is called directly on the counts (its scores alone when it
-    declares a ``scores`` shortcut), skipping what a :class:`~metascore.Ranking` adds
-    (positions, ties, details); a stochastic method, which the registry feeds in label
-    order, and any non-finite result go through :func:`rank`.
+    A deterministic method is computed on the counts (its scores alone when it declares a
+    ``scores`` shortcut), skipping what a :class:`~metascore.Ranking` adds (positions,
+    ties, details); a stochastic method, which the registry feeds in label order, and any
+    non-finite result go through :func:`rank`.
     """
     spec = get_ranking_method(name)
     if not spec.stochastic:
@@ -89,23 +93,21 @@ def counts_scores(pc: PairwiseCounts, name: str, params: dict[str, Any], seed: i
         if hooks.scores is not None:
             warm = hooks.warm_start is not None and start is not None
             out = hooks.scores(pc, **params, **({"start": start} if warm else {}))
-        else:  # as the registry calls it on votes (no values behind the counts)
-            out = spec.call(pc, params=params)
+        else:  # as the registry computes it on votes (no values behind the counts)
+            out = compute(spec, Inputs(pc.candidates, (), None, pc), params, seed)
         scores = np.asarray(getattr(out, "scores", out), dtype=float)
         if scores.shape == (pc.n,) and np.isfinite(scores).all():
             return scores
     return rank(pc, name, seed=seed, **params).scores
 
 
-def values_scores(x: np.ndarray, w: np.ndarray, signs: np.ndarray, name: str,
-                  params: dict[str, Any]) -> np.ndarray | None:
-    """Scores of the value method ``name`` on oriented values ``x`` (candidates x judges)
-    with judge weights ``w`` and directions ``signs``, as the registry computes them; None
-    when they are not all finite (the registry then says why)."""
-    spec = get_ranking_method(name)
-    out = spec.call(x, w, params=params, signs=signs)
-    scores = np.asarray(getattr(out, "scores", out), dtype=float)
-    return scores if scores.shape == (x.shape[0],) and np.isfinite(scores).all() else None
+def values_scores(inputs: Inputs, name: str, params: dict[str, Any]) -> np.ndarray | None:
+    """Scores of the value method ``name`` on ``inputs`` (the drawn rows and columns of a
+    prepared matrix, :meth:`~metascore.registry.Inputs.take`), as the registry computes
+    them; None when they are not all finite (the registry then says why)."""
+    out = compute(get_ranking_method(name), inputs, params, None)
+    scores = np.asarray(out.scores, dtype=float)
+    return scores if scores.shape == (len(inputs.candidates),) and np.isfinite(scores).all() else None
 
 
 def per_trial_scores(block: Block, routes: dict[str, str]) -> dict[str, np.ndarray]:
@@ -118,7 +120,6 @@ def per_trial_scores(block: Block, routes: dict[str, str]) -> dict[str, np.ndarr
     if not out:
         return out
     weights = block.weights
-    oriented, signs = s.matrix.oriented(), s.matrix.signs
     counts = None if block.cw is None else np.rint(block.cw / weights).astype(np.int64)
     for t in np.flatnonzero(block.usable):  # a trial without a usable judge stays NaN
         cand = None if draws.candidates is None else np.asarray(draws.candidates[t], np.intp)
@@ -132,11 +133,10 @@ def per_trial_scores(block: Block, routes: dict[str, str]) -> dict[str, np.ndarr
 
         judges = None if counts is None else np.repeat(np.arange(s.m), counts[t])
         if names["direct"]:  # the rows and columns ScoreMatrix.subset would take
-            rows = np.arange(s.n) if cand is None else cand
-            cols = np.arange(s.m) if judges is None else judges
-            x = oriented[np.ix_(rows, cols)]
+            drawn = s.inputs.take(np.arange(s.n) if cand is None else cand,
+                                  np.arange(s.m) if judges is None else judges)
             for name in names["direct"]:
-                scores = values_scores(x, weights[cols], signs[cols], name, s.params[name])
+                scores = values_scores(drawn, name, s.params[name])
                 if scores is None:  # the registry raises the error
                     sub = s.matrix.subset(candidates=cand, judges=judges)
                     scores = rank(sub, name, missing=s.missing, **s.params[name]).scores

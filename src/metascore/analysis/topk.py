@@ -29,7 +29,7 @@ from ..matrix import ScoreMatrix
 from ..ranking import Ranking
 from ..stats import kendall_tau_distance
 from ..jsonable import jsonable
-from ..registry import DEFAULT_METHOD, DEFAULT_SEED
+from ..registry import DEFAULT_METHOD, DEFAULT_SEED, generator
 from . import _engine as E
 from . import bootstrap as B
 
@@ -246,7 +246,7 @@ def top_k_curves(
         raise ConfigError(f"`split` must be strictly between 0 and 1; got {split!r}.")
     if final is None and post is not None:
         raise ConfigError("give `final` when `post` is given.")
-    rng, seed_used = E.generator(seed)
+    rng, seed_used = generator(seed)
     if final is None:
         mode, source = "split_all", dev
     elif post is None:

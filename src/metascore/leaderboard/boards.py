@@ -3,6 +3,8 @@
 :func:`dev_board` shows every development candidate in ranking order; :func:`final_board`
 ranks the qualified candidates only and shows baselines and excluded candidates, unranked,
 with their reason; :func:`pool_margins` is the pairwise margin matrix of the ranked pool.
+Each reads the matrix after the missing-data policy from the ranking
+(``Ranking.inputs``), prepared once by the registry.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from ..matrix import ScoreMatrix
 from ..pairwise import PairwiseCounts, condorcet_winner
 from ..ranking import Ranking
 from ..method_spec import Display
-from ..missing import Prepared, prepare
+from ..missing import Prepared
 from ..stats import fractional_ranks
 from ..submission_order import Origin, submission_number
 from .model import Board, JudgeIndex, JudgeValues, Margins, Row
@@ -26,10 +28,10 @@ from .phases import in_phase
 
 
 def dev_board(
-    phase: str, matrix: ScoreMatrix, ranking: Ranking, missing: str, dropped: Mapping[str, str]
+    phase: str, matrix: ScoreMatrix, ranking: Ranking, dropped: Mapping[str, str]
 ) -> Board:
-    prepared = prepare(matrix, missing)
-    rows = _ranked_rows(matrix, ranking, prepared, qualified=None)
+    """The development board of ``matrix``, ranked by ``ranking``."""
+    rows = _ranked_rows(matrix, ranking, qualified=None)
     rows += _unranked_rows(matrix, [c for c in matrix.candidates if c not in ranking.candidates],
                            {c: f"excluded by the missing-data policy: {why}"
                             for c, why in ranking.excluded_candidates.items()}, {}, {})
@@ -59,18 +61,18 @@ def final_board(
     rank_fn: Callable[[ScoreMatrix], Ranking],
     display: Display = Display(),
     dev_phase: str | None = None,
-) -> tuple[Board, Ranking | None, Prepared | None]:
+) -> tuple[Board, Ranking | None]:
     """The final board: the qualified candidates ranked, then the baselines (each with its
-    development score, and its development id when that is another one) and the others.
+    development score, and its development id when that is another one) and the others;
+    and the ranking of the qualified (None when fewer than 2 qualified).
     ``dev_phase``: the phase the filter ranked (None: ``phase`` itself, one phase)."""
-    ranking = prepared = None
+    ranking = None
     notes: tuple[str, ...] = ()
     rows: list[Row] = []
     if len(qualified) >= 2:
         pool = matrix.subset(candidates=qualified)
         ranking = in_phase(rank_fn, phase)(pool)
-        prepared = prepare(pool, ranking.missing)
-        rows = _ranked_rows(pool, ranking, prepared, qualified=True, decisions=decisions)
+        rows = _ranked_rows(pool, ranking, qualified=True, decisions=decisions)
         notes = _notes(ranking)
     elif len(qualified) == 1:
         i = matrix.candidates.index(qualified[0])
@@ -97,7 +99,7 @@ def final_board(
     scores = {c: b.score for c, b in baseline_dev.items()}
     rows += _unranked_rows(matrix, base + rest, reasons, decisions, scores)
     winners = ranking.winners if ranking is not None else tuple(qualified[:1])
-    return _board(phase, matrix, rows, dropped, notes, winners), ranking, prepared
+    return _board(phase, matrix, rows, dropped, notes, winners), ranking
 
 
 def _dev_pos(decision: Decision | None) -> float:
@@ -110,10 +112,11 @@ def _reason(decisions: Mapping[str, Decision], cand: str, default: str) -> str:
 
 
 def _ranked_rows(
-    pool: ScoreMatrix, ranking: Ranking, prepared: Prepared, *, qualified: bool | None,
+    pool: ScoreMatrix, ranking: Ranking, *, qualified: bool | None,
     decisions: Mapping[str, Decision] | None = None,
 ) -> list[Row]:
     decisions = decisions or {}
+    prepared = ranking.inputs.prepared  # ``pool`` after the missing-data policy
     jr = fractional_ranks(prepared.filled(values_based=False), axis=0)
     kept = prepared.matrix
     if kept.judges != pool.judges:  # judges the missing-data policy dropped have no rank
@@ -237,9 +240,11 @@ def _notes(ranking: Ranking) -> tuple[str, ...]:
     )
 
 
-def pool_margins(ranking: Ranking | None, prepared: Prepared | None) -> Margins | None:
-    if ranking is None or prepared is None:
+def pool_margins(ranking: Ranking | None) -> Margins | None:
+    """The pairwise margins of the ranked pool, best first (None: nobody ranked)."""
+    if ranking is None:
         return None
+    prepared = ranking.inputs.prepared
     kept = prepared.matrix
     counts = PairwiseCounts.from_matrix(
         prepared.filled(values_based=False), np.asarray(kept.weights), kept.candidates

@@ -80,7 +80,7 @@ def build_leaderboard(
                 "candidate is ranked; list the baselines under `baselines` (or flag them "
                 "is_baseline), or set filter.rule: none to say no filter is wanted.")
         keep = [c for c, b in zip(pool.candidates, pool.is_baseline) if not b]
-        board, ranking, prepared = final_board(
+        board, ranking = final_board(
             dev_name, pool, keep, {}, {}, dev_sel.dropped, rank_fn, shown
         )
     else:
@@ -90,7 +90,7 @@ def build_leaderboard(
         if final_name is None:  # one phase: candidates beat the baseline within it
             final_phase, final_sel = dev_name, dev_sel
         else:
-            development = dev_board(dev_name, dev_sel.matrix, dev_ranking, rc.missing, dev_sel.dropped)
+            development = dev_board(dev_name, dev_sel.matrix, dev_ranking, dev_sel.dropped)
             final_phase, unscored = final_name, {}
             final_sel = select_phase(table, final_name, config, config.selection.final, rank_fn, unscored,
                                      origins[final_name])
@@ -109,7 +109,7 @@ def build_leaderboard(
             messages.append(filt.message)
         decisions = {d.candidate: d for d in filt.decisions}
         base_dev = baseline_dev_scores(final_sel.matrix, filt.baselines)
-        board, ranking, prepared = final_board(
+        board, ranking = final_board(
             final_phase, final_sel.matrix, list(filt.qualified), decisions,
             base_dev, final_sel.dropped, rank_fn, shown,
             dev_phase=None if final_name is None else dev_name,
@@ -132,7 +132,7 @@ def build_leaderboard(
     tie = first_place_note(board, tuple(rc.tie_break), shown, origins.get(board.phase, {}))
     if tie is not None:
         messages.append(tie)
-    margins = pool_margins(ranking, prepared)
+    margins = pool_margins(ranking)
     analysis = final_analysis(config, ranking, len(board.ranked), final_name or dev_name, progress)
     if analysis.uncertainty is not None:
         board = with_intervals(board, analysis.uncertainty)

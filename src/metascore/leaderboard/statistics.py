@@ -16,15 +16,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..analysis import (
-    MethodComparison,
-    RankUncertainty,
-    compare_methods,
-    judge_agreement,
-    rank_uncertainty,
-    stability,
-)
-from ..analysis.compare import MIN_COMPARED
+from ..analysis import MethodComparison, RankUncertainty, judge_agreement
+from ..analysis._engine import setup_of
+from ..analysis.compare import MIN_COMPARED, compare_of
+from ..analysis.stability import stability_of
+from ..analysis.uncertainty import intervals_of
 from ..config import COMPARE_R, FINAL_PHASE_STATISTICS, STABILITY_Q, STABILITY_R, STATISTICS, Config
 from ..errors import MetascoreError
 from .filtering import FilterResult
@@ -100,8 +96,10 @@ def final_analysis(
     comparison of the methods of ``analysis.compare`` (:func:`method_comparison`).
 
     Computed on the matrix the final ranking used (the qualified pool after the
-    missing-data policy) with the configured method, parameters, missing policy and seed.
-    A part that cannot or should not be computed leaves a note saying why.
+    missing-data policy: the ranking's inputs, not prepared again) with the configured
+    method, parameters, missing policy and seed; the final ranking is the full-data
+    ranking they resample. A part that cannot or should not be computed leaves a note
+    saying why.
     """
     analysis = _trust(config, ranking, n_ranked, phase, progress)
     if not config.analysis.compare:
@@ -142,9 +140,10 @@ def method_comparison(
             progress(f"method comparison, {stage}", done, total)
 
     try:
-        comparison = compare_methods(
-            ranking.matrix, ac.compare, n_trials=ac.bootstrap, q=STABILITY_Q, r=COMPARE_R,
-            seed=rc.seed, missing=rc.missing, params=params, progress=report,
+        comparison = compare_of(
+            setup_of(ranking, ac.compare, params), n_trials=ac.bootstrap, q=STABILITY_Q,
+            r=COMPARE_R, seed=rc.seed, axes=None, concordance=None, progress=report, jobs=1,
+            backend=None,
         )
     except MetascoreError as exc:
         return None, f"{what}: {str(exc).rstrip('.')}."
@@ -170,8 +169,6 @@ def _trust(
         return Analysis(settings, notes=(
             f"{what}: they resample the judges and the final ranking uses only 1 judge.",))
     pool = ranking.matrix  # the qualified pool after the missing-data policy
-    kw = dict(seed=rc.seed, missing=rc.missing)
-    params = dict(rc.params)
 
     def report(name: str) -> Callable[[int, int], None] | None:
         return None if progress is None else functools.partial(progress, name)
@@ -179,11 +176,12 @@ def _trust(
     notes: list[str] = []
     uncertainty = agreement = stab = None
     try:
+        # the ranking's own input and full-data ranking, shared by both resamplings
+        s = setup_of(ranking, rc.method, {rc.method: dict(rc.params)}) \
+            if ac.bootstrap or ac.stability else None
         if ac.bootstrap:
-            uncertainty = rank_uncertainty(
-                pool, rc.method, n_trials=ac.bootstrap, level=ac.level,
-                progress=report("rank uncertainty"), **kw, **params,
-            )
+            uncertainty = intervals_of(s, rc.method, n_trials=ac.bootstrap, level=ac.level,
+                                       seed=rc.seed, progress=report("rank uncertainty"))
         else:
             notes.append("rank uncertainty is disabled (analysis.bootstrap: 0).")
         if rc.missing == "pairwise":
@@ -192,10 +190,9 @@ def _trust(
         else:
             agreement = judge_agreement(pool, missing=rc.missing)
         if ac.stability:
-            stab = stability(
-                pool, rc.method, axis="judges", q=STABILITY_Q, r=STABILITY_R,
-                concordance="kendall_w", params=params, progress=report("stability"), **kw,
-            )
+            stab = stability_of(s, axis="judges", q=STABILITY_Q, r=STABILITY_R,
+                                concordance="kendall_w", seed=rc.seed,
+                                progress=report("stability"))
         else:
             notes.append("stability is disabled (analysis.stability: false).")
     except MetascoreError as exc:

@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from ..missing import prepare
 from ..pairwise import snap_margins
 from ..resampling import CandidateDraws, JudgeDraws, PairStats, ResampleBase, Shortcuts, pair_blocks
 from ..resampling import pair_tensor_fits
@@ -74,7 +73,7 @@ DOWDALL = Shortcuts(judges=_dowdall_judges, candidates=_dowdall_candidates, per_
 # ---------------------------------------------------------------------- geometric mean
 def _signed_logs(base: ResampleBase) -> np.ndarray:
     """``log x`` (``-log x`` on lower-is-better judges) of the filled raw scores."""
-    x = prepare(base.matrix, base.missing).filled(values_based=True)
+    x = base.prepared.filled(values_based=True)
     signs = base.matrix.signs
     with np.errstate(divide="ignore"):
         return np.log(x * signs[None, :]) * signs[None, :]
@@ -107,7 +106,7 @@ def _targets(base: ResampleBase, params: dict[str, Any], x: np.ndarray) -> np.nd
 
 
 def _gap_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws) -> np.ndarray:
-    x = prepare(base.matrix, base.missing).filled(values_based=True)
+    x = base.prepared.filled(values_based=True)
     g = _targets(base, params, x)
     return -_reweighted(g[None, :] - np.minimum(x, g[None, :]), draws)
 

@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from ..missing import prepare
 from ..stats import ranks_along
 from ..resampling import (
     BLOCK,
@@ -172,7 +171,7 @@ def _short_row_medians(order: np.ndarray, xs: np.ndarray, counts: np.ndarray, ha
 # ---------------------------------------------------------------------- mean, median
 def _filled_values(base: ResampleBase) -> np.ndarray:
     return kept(base, ("values",),
-                lambda: prepare(base.matrix, base.missing).filled(values_based=True))
+                lambda: base.prepared.filled(values_based=True))
 
 
 def _mean_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws) -> np.ndarray:
