@@ -26,6 +26,7 @@ from metascore.analysis import (
     winner_rank,
 )
 from metascore.analysis import _engine as E
+from metascore.analysis import draws as D
 from metascore.analysis import bootstrap as B
 from metascore.errors import ConfigError, InputError
 
@@ -197,7 +198,7 @@ class TestStability:
         m = ms.ScoreMatrix.from_array(m.values, m.candidates, higher_is_better=m.higher_is_better)
         s = E.setup(m, ["median"], None, "worst", 1)
         assert B.fast_path_reason(s, "median") is None
-        draws = B.draw(3, 20, "judges", s.n, s.m)
+        draws = D.draw(3, 20, "judges", s.n, s.m)
         np.testing.assert_array_equal(B.bootstrap_scores(s, draws)["median"],
                                       B.bootstrap_scores(s, draws, fast=False)["median"])
 
@@ -205,7 +206,7 @@ class TestStability:
         m = random_matrix(4)
         for params in ({}, {"success_rate": {"ties": "half"}}):
             s = E.setup(m, FAST, params, "worst", 1)
-            draws = B.draw(2, 20, "judges", s.n, s.m)
+            draws = D.draw(2, 20, "judges", s.n, s.m)
             fast = B.bootstrap_scores(s, draws)
             slow = B.bootstrap_scores(s, draws, fast=False)
             for name in FAST:
@@ -240,8 +241,8 @@ class TestStability:
                     continue
                 fx, fy = np.ptp(x) == 0, np.ptp(y) == 0
                 expected.append(1.0 if fx and fy else 0.0 if fx or fy else ms.spearman(x, y))
-        assert E.concordance(codes, "spearman") == pytest.approx(np.mean(expected))
-        assert E.concordance(codes, "kendall_w") == pytest.approx(
+        assert E.concordance_of(codes, "spearman") == pytest.approx(np.mean(expected))
+        assert E.concordance_of(codes, "kendall_w") == pytest.approx(
             (1 + (q - 1) * np.mean(expected)) / q)
 
     def test_progress_is_reported(self):

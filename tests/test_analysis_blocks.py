@@ -16,6 +16,7 @@ import pytest
 
 import metascore as ms
 from metascore.analysis import _engine as E
+from metascore.analysis import draws as D
 from metascore.analysis import analyze
 from metascore.analysis import bootstrap as B
 from metascore.analysis import fastpaths as F
@@ -73,16 +74,16 @@ def test_the_printed_table_is_the_reference_one(label, matrix, axes):
 def test_blocks_do_not_change_the_results_and_bound_the_memory(monkeypatch):
     m = ms.ScoreMatrix.from_array(np.random.default_rng(1).normal(size=(6, 50)))
     s = E.setup(m, ["median", "copeland", "epp"], None, "worst", 3)
-    plan = B.plan(3, 60, "both", s.n, s.m)
+    plan = D.plan_draws(3, 60, "both", s.n, s.m)
     whole = B.run_trials(s, plan, then=T.generalization_stats)
     sizes = []
-    real = B.DrawPlan.chunk
+    real = D.DrawPlan.chunk
 
     def chunk(self, lo, hi):
         sizes.append(hi - lo)
         return real(self, lo, hi)
 
-    monkeypatch.setattr(B.DrawPlan, "chunk", chunk)
+    monkeypatch.setattr(D.DrawPlan, "chunk", chunk)
     monkeypatch.setattr(B, "BLOCK_CELLS", 7 * s.m)  # at most 7 trials of judge weights
     s2 = E.setup(m, ["median", "copeland", "epp"], None, "worst", 3)
     blocks = B.run_trials(s2, plan, then=T.generalization_stats)
@@ -94,17 +95,17 @@ def test_blocks_do_not_change_the_results_and_bound_the_memory(monkeypatch):
     parts = [plan.chunk(lo, hi) for lo, hi in ((0, 13), (13, 40), (40, 60))]
     np.testing.assert_array_equal(np.vstack([p.counts for p in parts]), plan.chunk(0, 60).counts)
     np.testing.assert_array_equal(np.concatenate([p.seeds for p in parts]),
-                                  B.draw(3, 60, "both", s.n, s.m).seeds)
+                                  D.draw(3, 60, "both", s.n, s.m).seeds)
 
 
 def test_parts_drawing_alike_share_their_scores():
     m = ms.ScoreMatrix.from_array(np.random.default_rng(2).normal(size=(5, 12)))
     s = E.setup(m, ["mean", "schulze"], None, "worst", 4)
-    first = B.run_trials(s, B.plan(4, 30, "judges", s.n, s.m))
-    again = B.run_trials(s, B.plan(4, 20, "judges", s.n, s.m))  # the first 20: no new draw
+    first = B.run_trials(s, D.plan_draws(4, 30, "judges", s.n, s.m))
+    again = B.run_trials(s, D.plan_draws(4, 20, "judges", s.n, s.m))  # the first 20: no new draw
     assert again.scores["schulze"] is not first.scores["schulze"]
     np.testing.assert_array_equal(again.scores["schulze"], first.scores["schulze"][:20])
-    other = B.run_trials(s, B.plan(5, 20, "judges", s.n, s.m))  # another seed: drawn
+    other = B.run_trials(s, D.plan_draws(5, 20, "judges", s.n, s.m))  # another seed: drawn
     assert not np.array_equal(other.scores["mean"], first.scores["mean"][:20])
 
 
@@ -173,7 +174,7 @@ def test_vectorized_rank_codes_group_like_tie_groups():
 def test_shortcuts_reading_the_margins_copeland_computed_are_the_same(name, params):
     values = np.random.default_rng(6).integers(0, 4, size=(6, 11)).astype(float)
     s = E.setup(ms.ScoreMatrix.from_array(values), name, params, "worst", 1)
-    draws = B.draw(2, 9, "judges", s.n, s.m)
+    draws = D.draw(2, 9, "judges", s.n, s.m)
     cw = draws.judge_weights(s.matrix.weights)
     own = JudgeDraws(s.filled_ranks, cw)
     shared = JudgeDraws(s.filled_ranks, cw)
@@ -187,7 +188,7 @@ def test_shortcuts_reading_the_margins_copeland_computed_are_the_same(name, para
 def test_generalization_of_judges_with_ties_is_the_plain_one():
     values = np.random.default_rng(7).integers(0, 3, size=(7, 25)).astype(float)
     s = E.setup(ms.ScoreMatrix.from_array(values), ["median", "copeland"], None, "worst", 1)
-    draws = B.draw(8, 80, "both", s.n, s.m)
+    draws = D.draw(8, 80, "both", s.n, s.m)
     block = F.Block(s, draws, B.usable_trials(s, draws))
     scores = B.bootstrap_scores(s, draws)
     fast, plain = (T.generalization_stats(block, scores, f) for f in (True, False))

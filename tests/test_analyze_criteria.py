@@ -7,6 +7,7 @@ to a value computed by hand; the statistical ones use fixed seeds.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 
 import json
 import os
@@ -26,6 +27,8 @@ from metascore.analysis import (
     winner_rank_bootstrap,
 )
 from metascore.analysis import _engine as E
+from metascore.analysis import draws as D
+from metascore.analysis import per_trial
 from metascore.analysis import bootstrap as B
 from metascore.errors import ConfigError
 
@@ -48,13 +51,13 @@ def noisy(seed=0, n=8, m=30, signal=0.4):
 
 # --------------------------------------------------------------------------- draws
 def test_a_trial_depends_only_on_the_seed_and_its_index():
-    few, many = B.draw(7, 5, "both", 6, 4), B.draw(7, 50, "both", 6, 4)
+    few, many = D.draw(7, 5, "both", 6, 4), D.draw(7, 50, "both", 6, 4)
     np.testing.assert_array_equal(few.candidates, many.candidates[:5])
     np.testing.assert_array_equal(few.counts, many.counts[:5])
     np.testing.assert_array_equal(few.seeds, many.seeds[:5])
     assert few.counts.sum(axis=1).tolist() == [4] * 5 and few.seed == 7
-    assert B.draw(7, 5, "judges", 6, 4).candidates is None
-    assert B.draw(7, 5, "candidates", 6, 4).counts is None
+    assert D.draw(7, 5, "judges", 6, 4).candidates is None
+    assert D.draw(7, 5, "candidates", 6, 4).counts is None
 
 
 def test_paper_defaults():
@@ -89,7 +92,7 @@ def test_condorcet_rate_matches_a_plain_loop(axis):
                   [2, 1, 3, 4, 6]], dtype=float)
     m = matrix(v)
     res = condorcet_rate(m, ["copeland", "mean"], axis=axis, n_trials=300, seed=3)
-    draws = B.draw(3, 300, axis, 4, 5)
+    draws = D.draw(3, 300, axis, 4, 5)
     found = []
     for t in range(300):
         rows = np.arange(4) if draws.candidates is None else draws.candidates[t]
@@ -113,7 +116,7 @@ def test_duplicated_candidate_cannot_be_condorcet_winner():
     # candidate was drawn exactly once (a copy ties with its original)
     m = unanimous(4, 3)
     res = condorcet_rate(m, "copeland", n_trials=400, seed=1)
-    draws = B.draw(1, 400, "candidates", 4, 3)
+    draws = D.draw(1, 400, "candidates", 4, 3)
     best = draws.candidates.min(axis=1)
     once = (draws.candidates == best[:, None]).sum(axis=1) == 1
     np.testing.assert_array_equal(np.isfinite(res.values["copeland"]), once)
@@ -125,7 +128,7 @@ def test_winner_rank_by_hand_under_candidate_resampling():
     # on every judge, so the value is 1 - (c - 1) / (2 (n - 1))
     n = 5
     res = winner_rank_bootstrap(unanimous(n, 3), ["mean", "kemeny_young"], n_trials=200, seed=4)
-    draws = B.draw(4, 200, "candidates", n, 3)
+    draws = D.draw(4, 200, "candidates", n, 3)
     best = draws.candidates.min(axis=1)
     copies = (draws.candidates == best[:, None]).sum(axis=1)
     expected = 1.0 - (copies - 1) / (2.0 * (n - 1))
@@ -139,7 +142,7 @@ def test_winner_rank_under_judge_resampling_by_hand():
     # favours j1; value per trial from the drawn multiplicities
     m = matrix([[3, 1], [2, 3], [1, 2]])
     res = winner_rank_bootstrap(m, "average_rank", axis="judges", n_trials=100, seed=2)
-    counts = B.draw(2, 100, "judges", 3, 2).counts
+    counts = D.draw(2, 100, "judges", 3, 2).counts
     ranks = np.array([[1, 3], [2, 1], [3, 2]], dtype=float)
     for t in range(100):
         avg = ranks @ counts[t] / counts[t].sum()
@@ -166,7 +169,7 @@ def test_generalization_needs_resampled_judges():
 def test_generalization_with_candidates_matches_a_plain_loop():
     m = noisy(1, n=6, m=8)
     res = generalization(m, "mean", n_trials=40, seed=6)
-    draws = B.draw(6, 40, "both", 6, 8)
+    draws = D.draw(6, 40, "both", 6, 8)
     v = m.values
     for t in range(40):
         rows, counts = draws.candidates[t], draws.counts[t]
@@ -202,7 +205,7 @@ def test_pairwise_count_path_equals_the_registry(axis):
     v[1:, 5] = np.nan  # a judge scoring one candidate: often empty in a candidate resample
     m = matrix(v, weights=[1, 2, 1, 1, 3, 1, 2], higher_is_better=[True] * 5 + [False] * 2)
     s = E.setup(m, COUNTED, None, "worst", 1)
-    draws = B.draw(9, 12, axis, s.n, s.m)
+    draws = D.draw(9, 12, axis, s.n, s.m)
     assert all(B.counts_path_reason(s, name, draws) is None for name in COUNTED)
     fast, slow = B.bootstrap_scores(s, draws), B.bootstrap_scores(s, draws, fast=False)
     for name in COUNTED:  # epp, elo: Newton from the full fit, the same optimum to its 1e-9 tolerance
@@ -226,7 +229,7 @@ def test_candidate_fast_paths_equal_the_registry(axis, weights, variant):
     params = None if variant == "default" else {"success_rate": {"ties": "half"},
                                                  "relative_difference": {"on": "ranks"}}
     s = E.setup(m, CANDIDATE_FAST, params, "worst", 1)
-    draws = B.draw(4, 25, axis, s.n, s.m)
+    draws = D.draw(4, 25, axis, s.n, s.m)
     if axis == "judges":
         assert B.fast_path_reason(s, "relative_difference") is None
         assert (B.fast_path_reason(s, "median") is None) == (weights is None)
@@ -259,10 +262,10 @@ def test_counts_scores_equal_the_public_rank(name):
     v = rng.integers(0, 5, size=(9, 6)).astype(float)
     pc = ms.PairwiseCounts.from_matrix(v, np.array([1, 2, 1, 1, 3, 1.0]))
     for seed in (1, 2):
-        np.testing.assert_array_equal(B.counts_scores(pc, name, {}, seed),
+        np.testing.assert_array_equal(per_trial.counts_scores(pc, name, {}, seed),
                                       ms.rank(pc, name, seed=seed).scores)
     if name == "epp":
-        np.testing.assert_array_equal(B.counts_scores(pc, name, {"ridge": 0.5}, 1),
+        np.testing.assert_array_equal(per_trial.counts_scores(pc, name, {"ridge": 0.5}, 1),
                                       ms.rank(pc, name, ridge=0.5).scores)
 
 
@@ -275,7 +278,7 @@ def test_direct_value_path_equals_the_registry(axis):
     for params in ({}, {"relative_difference": {"on": "ranks"}}):
         s = E.setup(m, names, params, "worst", 1)
         assert all(B.direct_values_reason(s, name) is None for name in names)
-        draws = B.draw(4, 15, axis, s.n, s.m)
+        draws = D.draw(4, 15, axis, s.n, s.m)
         fast, slow = B.bootstrap_scores(s, draws), B.bootstrap_scores(s, draws, fast=False)
         for name in names:  # the fast paths are products: equal up to rounding
             if (B.fast_path_reason(s, name) is None if axis == "judges" else
@@ -290,9 +293,9 @@ def test_direct_value_path_equals_the_registry(axis):
 def test_counts_path_falls_back_when_it_cannot_be_exact():
     m = matrix([[1, 2], [2, 1], [3, 3]], weights=[0.5, 1.5])
     s = E.setup(m, ["schulze", "median"], None, "worst", 1)
-    judges = B.draw(1, 2, "judges", 3, 2)
+    judges = D.draw(1, 2, "judges", 3, 2)
     assert B.counts_path_reason(s, "schulze", judges) == "non-integer judge weights"
-    assert B.counts_path_reason(s, "schulze", B.draw(1, 2, "candidates", 3, 2)) is None
+    assert B.counts_path_reason(s, "schulze", D.draw(1, 2, "candidates", 3, 2)) is None
     assert "scores" in B.counts_path_reason(s, "median", judges)
     s2 = E.setup(matrix([[1, np.nan], [2, 1], [3, 3]]), "schulze", None, "pairwise", 1)
     assert "missing" in B.counts_path_reason(s2, "schulze", judges)
@@ -348,7 +351,7 @@ def test_epp_resamples_split_ties_as_the_registry(seed):
     v[3] = v[7]
     s = E.setup(matrix(v), ["epp"], None, "worst", 1)
     for axis in ("judges", "both"):
-        draws = B.draw(seed, 100, axis, s.n, s.m)
+        draws = D.draw(seed, 100, axis, s.n, s.m)
         fast = B.bootstrap_scores(s, draws)["epp"]
         slow = B.bootstrap_scores(s, draws, fast=False)["epp"]
         np.testing.assert_allclose(fast, slow, rtol=0, atol=1e-12)
@@ -367,7 +370,7 @@ def test_schulze_resamples_equal_the_registry(weights):
     w = None if weights is None else rng.integers(1, 30, size=30) / 10.0
     s = E.setup(matrix(v, weights=w), ["schulze"], None, "worst", 1)
     for axis in ("judges", "candidates", "both"):
-        draws = B.draw(2, 100, axis, s.n, s.m)
+        draws = D.draw(2, 100, axis, s.n, s.m)
         fast = B.bootstrap_scores(s, draws)["schulze"]
         slow = B.bootstrap_scores(s, draws, fast=False)["schulze"]
         np.testing.assert_array_equal(fast, slow)
@@ -394,13 +397,13 @@ def plain_usable(values, draws) -> np.ndarray:
 def seed_skipping_all(trials: int) -> int:
     """The first seed whose first ``trials`` "both" resamples of NOJUDGE are all unusable."""
     return next(seed for seed in range(20_000)
-                if not plain_usable(NOJUDGE, B.draw(seed, trials, "both", 3, 2)).any())
+                if not plain_usable(NOJUDGE, D.draw(seed, trials, "both", 3, 2)).any())
 
 
 @pytest.mark.parametrize("axis", ["judges", "candidates", "both"])
 def test_usable_trials_matches_a_plain_loop(axis):
     s = E.setup(matrix(NOJUDGE), "mean", None, "worst", 1)
-    draws = B.draw(2, 300, axis, s.n, s.m)
+    draws = D.draw(2, 300, axis, s.n, s.m)
     usable = B.usable_trials(s, draws)
     np.testing.assert_array_equal(usable, plain_usable(NOJUDGE, draws))
     assert usable.all() == (axis != "both")
@@ -413,7 +416,7 @@ def test_bootstrap_scores_leave_a_trial_without_a_judge_nan_on_every_path():
     names = ["mean", "copeland", "kemeny_young", "median", "random_dictator"]
     s = E.setup(m, names, None, "worst", 1)
     counts = np.array([[1, 1, 1], [0, 0, 0], [3, 0, 1]])
-    draws = B.Draws("judges", counts, None, np.array([5, 6, 7]), 1)
+    draws = D.Draws("judges", counts, None, np.array([5, 6, 7]), 1)
     np.testing.assert_array_equal(B.usable_trials(s, draws), [True, False, True])
     assert B.direct_values_reason(s, "median") is None and B.fast_path_reason(s, "median")
     for fast in (True, False):
@@ -428,7 +431,7 @@ def test_bootstrap_scores_leave_a_trial_without_a_judge_nan_on_every_path():
 
 def test_winner_rank_and_condorcet_rate_skip_resamples_without_a_usable_judge():
     m = matrix(NOJUDGE)
-    usable = plain_usable(NOJUDGE, B.draw(4, 200, "both", 3, 2))
+    usable = plain_usable(NOJUDGE, D.draw(4, 200, "both", 3, 2))
     skipped = int((~usable).sum())
     assert 0 < skipped < 200
     wr = winner_rank_bootstrap(m, SKIP_METHODS, axis="both", n_trials=200, seed=4)
@@ -448,7 +451,7 @@ def test_winner_rank_and_condorcet_rate_skip_resamples_without_a_usable_judge():
 
 def test_generalization_skips_resamples_without_in_bag_or_out_of_bag_judges():
     m = matrix(NOJUDGE)
-    draws = B.draw(6, 200, "both", 3, 2)
+    draws = D.draw(6, 200, "both", 3, 2)
     usable = plain_usable(NOJUDGE, draws)
     no_oob = int((usable & (draws.counts > 0).all(axis=1)).sum())
     res = generalization(m, SKIP_METHODS, axis="both", n_trials=200, seed=6)
@@ -471,14 +474,14 @@ def test_stability_leaves_skipped_resamples_out_of_their_repetition(axis):
     q, r = 6, 12
     res = stability(m, SKIP_METHODS, axis=axis, q=q, r=r, seed=5)
     s = E.setup(m, SKIP_METHODS, None, "worst", 5)
-    draws = B.draw(5, q * r, axis, 3, 2)
+    draws = D.draw(5, q * r, axis, 3, 2)
     usable = plain_usable(values, draws).reshape(r, q)
     assert res.skipped == int((~usable).sum()) > 0
     assert res.notes[0].startswith(f"{res.skipped} of {q * r} resamples kept no usable judge")
     scores = B.bootstrap_scores(s, draws, fast=False)
     for name in SKIP_METHODS:
         codes = E.rank_codes(scores[name]).reshape(r, q, 3)
-        expected = [E.concordance(c[ok], res.concordance) for c, ok in zip(codes, usable)]
+        expected = [E.concordance_of(c[ok], res.concordance) for c, ok in zip(codes, usable)]
         np.testing.assert_allclose(res.values[name], expected, rtol=0, atol=1e-12)
     assert res.to_dict()["notes"] == list(res.notes)
     assert "notes" not in stability(matrix(NOJUDGE), "mean", axis="judges", q=3, r=2).to_dict()
@@ -508,16 +511,16 @@ def test_every_resample_skipped_leaves_each_criterion_undefined():
 
 
 def _without_judges_in(trial: int):
-    """``B.plan`` whose judge draws of one trial are empty (no judge drawn)."""
-    real = B.plan
+    """``D.plan_draws`` whose judge draws of one trial are empty (no judge drawn)."""
+    real = D.plan_draws
 
-    class Emptied(B.DrawPlan):
-        def chunk(self, lo: int, hi: int) -> B.Draws:
+    class Emptied(D.DrawPlan):
+        def chunk(self, lo: int, hi: int) -> D.Draws:
             d = super().chunk(lo, hi)
             if lo <= trial < hi:
                 counts = d.counts.copy()
                 counts[trial - lo] = 0
-                d = B.Draws(d.axis, counts, d.candidates, d.seeds, d.seed)
+                d = D.Draws(d.axis, counts, d.candidates, d.seeds, d.seed)
             return d
 
     def plan(*args, **kw):
@@ -530,11 +533,11 @@ def test_judge_axis_procedures_skip_a_resample_without_judges(monkeypatch):
     # so only an empty judge draw (forced here) has no usable judge: it is skipped too
     m = noisy(2, n=5, m=6)
     plan = _without_judges_in(1)
-    monkeypatch.setattr(B, "plan", plan)
-    monkeypatch.setattr(B, "draw", lambda *a, **kw: plan(*a, **kw).chunk(0, a[1]))
+    for module in ("uncertainty", "stability"):  # where these criteria plan their draws
+        monkeypatch.setattr(importlib.import_module(f"metascore.analysis.{module}"), "plan_draws", plan)
     u = rank_uncertainty(m, "copeland", n_trials=40, seed=3)
     s = E.setup(m, "copeland", None, "worst", 3)
-    draws = B.draw(3, 40, "judges", s.n, s.m)
+    draws = plan(3, 40, "judges", s.n, s.m).chunk(0, 40)
     scores = np.delete(B.bootstrap_scores(s, draws, fast=False)["copeland"], 1, axis=0)
     ranks = E.fractional_ranks_rows(E.rank_codes(scores))
     assert u.skipped == 1 and u.to_dict()["notes"] == list(u.notes)
@@ -543,10 +546,10 @@ def test_judge_axis_procedures_skip_a_resample_without_judges(monkeypatch):
     curve = stability_vs_judges(m, ["copeland", "mean"], [2, 4], q=4, r=2, seed=3)
     assert curve.skipped == 2 and curve.notes[0].startswith("2 of 16 resamples kept")
     for k, size in enumerate((2, 4)):
-        draws = B.draw(3, 8, "judges", s.n, s.m, judges=size)
+        draws = plan(3, 8, "judges", s.n, s.m, judges=size).chunk(0, 8)
         codes = E.rank_codes(B.bootstrap_scores(s, draws, fast=False)["copeland"])
-        expected = [E.concordance(codes[[0, 2, 3]], "kendall_w"),
-                    E.concordance(codes[4:], "kendall_w")]
+        expected = [E.concordance_of(codes[[0, 2, 3]], "kendall_w"),
+                    E.concordance_of(codes[4:], "kendall_w")]
         assert curve.mean["copeland"][k] == pytest.approx(np.mean(expected), abs=1e-12)
 
 
@@ -557,7 +560,7 @@ def test_pairwise_winner_rank_counts_only_winners_with_a_score():
     m = matrix([[1, np.nan], [1, 2]])
     res = winner_rank_bootstrap(m, ["mean"], axis="judges", n_trials=60, seed=2,
                                 missing="pairwise")
-    draws = B.draw(2, 60, "judges", 2, 2)
+    draws = D.draw(2, 60, "judges", 2, 2)
     only_j1 = draws.counts[:, 0] == 0
     assert 0 < only_j1.sum() < 60
     assert np.isnan(res.values["mean"][only_j1]).all()

@@ -14,6 +14,7 @@ import pytest
 
 import metascore as ms
 from metascore.analysis import _engine as E
+from metascore.analysis import draws as D
 from metascore.analysis import bootstrap as B
 from metascore.config import parse_config
 from metascore.errors import ConfigError, InputError
@@ -121,7 +122,7 @@ def test_resamples_keep_the_groups_and_are_ranked_in_two_steps():
     assert grouped.subset(candidates=[2, 0]).groups == grouped.groups
     s = E.setup(grouped, ["copeland", "mean"], None, "worst", 3)
     for axis in ("judges", "candidates", "both"):
-        draws = B.draw(5, 8, axis, s.n, s.m)
+        draws = D.draw(5, 8, axis, s.n, s.m)
         got = B.bootstrap_scores(s, draws)
         for t in range(draws.trials):
             judges = None if draws.counts is None else np.repeat(np.arange(s.m), draws.counts[t])

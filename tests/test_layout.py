@@ -322,6 +322,19 @@ def test_names_are_imported_from_their_home_module():
             assert set(exported) <= defined[name], f"{name}.__all__ lists names it imports"
 
 
+def test_modules_are_not_imported_under_one_letter():
+    """A module is named by its name where it is used (``run_trials``, ``bootstrap``), not
+    by a one-letter alias such as the ``E``/``B`` the analyses used (issue 35)."""
+    import ast
+
+    short = [f"{_name(path)}: {alias.name} as {alias.asname}"
+             for path in _modules()
+             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+             if isinstance(node, (ast.Import, ast.ImportFrom))
+             for alias in node.names if alias.asname is not None and len(alias.asname) == 1]
+    assert short == []
+
+
 def _modules_calling(attribute: str) -> set[str]:
     """The modules holding a call of ``attribute`` (``attribute(...)`` or ``x.attribute(...)``)."""
     import ast

@@ -16,6 +16,7 @@ import metascore as ms
 from metascore import method_spec, registry
 from metascore.analysis import stability, winner_rank_bootstrap
 from metascore.analysis import _engine as E
+from metascore.analysis import draws as D
 from metascore.analysis import bootstrap as B
 from metascore.analysis import fastpaths as F
 from metascore.resampling import JudgeDraws, Shortcuts, reduced_counts
@@ -66,7 +67,7 @@ def cases(name: str):
                     yield E.setup(m, name, {name: params}, "worst", 1), seed
 
 
-def judge_rows(draws: B.Draws, t: int, m: int) -> np.ndarray | None:
+def judge_rows(draws: D.Draws, t: int, m: int) -> np.ndarray | None:
     return None if draws.counts is None else np.repeat(np.arange(m), draws.counts[t])
 
 
@@ -78,7 +79,7 @@ def test_every_declared_shortcut_equals_rank(name):
         params = s.params[name]
         # judge multiplicities
         if F.fast_path_reason(s, name) is None:
-            draws = B.draw(seed, 6, "judges", s.n, s.m)
+            draws = D.draw(seed, 6, "judges", s.n, s.m)
             cw = draws.judge_weights(s.matrix.weights)
             got = hooks.judges(s, params, JudgeDraws(s.filled_ranks, cw))
             for t in range(draws.trials):
@@ -87,7 +88,7 @@ def test_every_declared_shortcut_equals_rank(name):
             used.add("judges")
         # candidate multiplicities, with or without judge multiplicities
         for axis in ("candidates", "both"):
-            draws = B.draw(seed, 6, axis, s.n, s.m)
+            draws = D.draw(seed, 6, axis, s.n, s.m)
             if F.candidate_fast_reason(s, name, axis == "both") is not None:
                 continue
             block = F.Block(s, draws, B.usable_trials(s, draws))
@@ -103,7 +104,7 @@ def test_every_declared_shortcut_equals_rank(name):
             np.testing.assert_array_equal(ms.rank(pc, name, **params).scores,
                                           s.full[name].scores)
             used.add("counts_reason")
-        draws = B.draw(seed, 6, "candidates", s.n, s.m)
+        draws = D.draw(seed, 6, "candidates", s.n, s.m)
         for cand in draws.candidates:
             distinct, inverse, mult = np.unique(cand, return_inverse=True, return_counts=True)
             want = registry_scores(s, name, cand, None)[cand]
@@ -191,7 +192,7 @@ def test_a_new_method_brings_its_shortcut_in_its_registration(example_methods):
         assert a.mean[fast] == a.mean[plain]
         assert a.mean == stability(m, [fast, plain], axis=axis, q=10, r=2, seed=3, _fast=False).mean
         s = E.setup(m, [fast, plain], None, "worst", 1)
-        draws = B.draw(7, 30, axis, s.n, s.m)
+        draws = D.draw(7, 30, axis, s.n, s.m)
         scores = B.bootstrap_scores(s, draws)
         slow = B.bootstrap_scores(s, draws, fast=False)
         np.testing.assert_allclose(scores[fast], slow[fast], rtol=0, atol=1e-12)

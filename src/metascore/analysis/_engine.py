@@ -37,7 +37,7 @@ __all__ = [
     "rank_codes",
     "fractional_ranks_rows",
     "code_ranks",
-    "concordance",
+    "concordance_of",
     "pearson_rows",
     "judge_ranks",
 ]
@@ -392,7 +392,7 @@ def _shared_rank_sums(codes: np.ndarray, present: np.ndarray
     return sxx, sxy, k
 
 
-def concordance(codes: np.ndarray, kind: str) -> float:
+def concordance_of(codes: np.ndarray, kind: str) -> float:
     """Concordance of q rankings (rows of tie codes, NaN = candidate absent).
 
     ``kind="spearman"``: mean Spearman rho over all pairs of rankings, each pair restricted

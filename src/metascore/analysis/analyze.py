@@ -15,7 +15,6 @@ from ..jsonable import jsonable
 from ..errors import ConfigError, InputError
 from ..matrix import ScoreMatrix
 from ..registry import DEFAULT_SEED
-from . import _engine as E
 from .bootstrap import single_threaded_blas
 from .compare import MethodComparison, StageProgress, check_axes, compare_of, too_few_to_compare
 from .costs import NOTED_WORK, MethodCost, method_costs
@@ -23,6 +22,7 @@ from .criteria import positive_int
 from .stability import StabilityCurve, curve_of, default_sizes
 from .topk import TopKCurves, top_k_curves
 from .uncertainty import RankUncertainty, intervals_of
+from ._engine import Progress, setup, Setup
 
 __all__ = ["analyze", "AnalysisResult"]
 
@@ -104,7 +104,7 @@ def _notes(result: AnalysisResult) -> list[str]:
     return [f"{name}: {note}" for name, res in result.parts() for note in res.notes]
 
 
-def _draws(s: E.Setup, n_trials: int, q: int, r: int, curve_r: int,
+def _draws(s: Setup, n_trials: int, q: int, r: int, curve_r: int,
            sizes: Sequence[int] | None, axes: Mapping[str, str] | None, skip: str | None
            ) -> list[tuple[str, int, int, bool]]:
     """The draws of each part of :func:`analyze`, in order: ``(axis, judges drawn,
@@ -177,11 +177,11 @@ def analyze(
         raise ConfigError(f"`level` must be a number strictly between 0 and 1; got {level!r}.")
     common = None if final is None else shared_candidates(matrix, final)
 
-    def stage(name: str) -> E.Progress:
+    def stage(name: str) -> Progress:
         return None if progress is None else (lambda done, total: progress(name, done, total))
 
     kw = dict(seed=seed, fast=_fast, jobs=jobs, backend=backend)
-    s = E.setup(matrix, methods, params, missing, seed)
+    s = setup(matrix, methods, params, missing, seed)
     skip = too_few_to_compare(s.n)
     costs = method_costs(s, _draws(s, n_trials, q, r, curve_r, sizes, axes, skip))
     left_out = {m: f"{m} left out: {c.note()[:-1]}, {c.work:.2g} pair-judge visits in "

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from ._engine import Setup
-from .draws import AXES, Draws, DrawPlan, check_axis, draw, plan, skip_note, usable
+from .draws import Draws, DrawPlan, usable
 from .fastpaths import (
     Block,
     candidate_fast_reason,
@@ -41,10 +41,8 @@ from .fastpaths import (
 )
 from .per_trial import (
     counts_path_reason,
-    counts_scores,
     direct_values_reason,
     per_trial_scores,
-    values_scores,
 )
 
 Progress = Callable[[int, int], None] | None

@@ -18,8 +18,6 @@ from ..jsonable import jsonable
 from ..errors import ConfigError, InputError, did_you_mean
 from ..matrix import ScoreMatrix
 from ..registry import DEFAULT_SEED, check_params, get_ranking_method, prepare_inputs
-from . import _engine as E
-from . import bootstrap as B
 from .criteria import (
     PAPER_AXES,
     CriterionResult,
@@ -33,6 +31,9 @@ from .criteria import (
 )
 from .stability import PAPER_CONCORDANCE, StabilityResult, stability_of
 from .trial_stats import winner_stats
+from ._engine import Progress, setup, Setup
+from .bootstrap import check_jobs, single_threaded_blas
+from .draws import check_axis
 
 __all__ = ["compare_methods", "MethodComparison", "CRITERIA", "StageProgress", "MIN_COMPARED",
            "too_few_to_compare", "unusable_methods", "check_axes"]
@@ -147,7 +148,7 @@ def check_axes(axes: Mapping[str, str] | None) -> dict[str, str]:
         if key not in PAPER_AXES:
             raise ConfigError(f"`axes` names unknown criterion {key!r}"
                               f"{did_you_mean(key, PAPER_AXES)}; criteria are {list(PAPER_AXES)}.")
-        out[key] = B.check_axis(value, f"axes[{key!r}]")
+        out[key] = check_axis(value, f"axes[{key!r}]")
     if out["generalization"] == "candidates":
         raise ConfigError("generalization tests on out-of-bag judges, so it must resample the "
                           "judges: use 'judges' or 'both', not 'candidates'.")
@@ -183,34 +184,34 @@ def compare_methods(
     """
     if isinstance(seed, np.random.Generator):
         seed = int(seed.integers(0, 2**31 - 1))
-    B.check_jobs(jobs)
+    check_jobs(jobs)
     check_axes(axes)
-    s = E.setup(matrix, methods, params, missing, seed)
+    s = setup(matrix, methods, params, missing, seed)
     return compare_of(s, n_trials=n_trials, q=q, r=r, seed=seed, axes=axes,
                       concordance=concordance, progress=progress, jobs=jobs, backend=backend,
                       fast=_fast)
 
 
-def compare_of(s: E.Setup, *, n_trials: int, q: int, r: int, seed: Any,
+def compare_of(s: Setup, *, n_trials: int, q: int, r: int, seed: Any,
                axes: Mapping[str, str] | None, concordance: Mapping[str, str] | None,
                progress: StageProgress, jobs: int, backend: str | None,
                fast: bool = True) -> MethodComparison:
     """:func:`compare_methods` on a validated input (``seed``: an int or None)."""
-    B.check_jobs(jobs)
+    check_jobs(jobs)
     ax = check_axes(axes)
     conc = {"judges": PAPER_CONCORDANCE["judges"], "candidates": PAPER_CONCORDANCE["candidates"]}
     for key, value in (concordance or {}).items():
         if key not in conc:
             raise ConfigError(f"`concordance` names unknown axis {key!r}; axes are {list(conc)}.")
         conc[key] = value
-    with B.single_threaded_blas():  # many small BLAS calls: see bootstrap
+    with single_threaded_blas():  # many small BLAS calls: see bootstrap
         return _compare(s, n_trials, q, r, seed, ax, conc, progress, jobs, backend, fast)
 
 
-def _compare(s: E.Setup, n_trials: int, q: int, r: int, seed: Any, ax: dict[str, str],
+def _compare(s: Setup, n_trials: int, q: int, r: int, seed: Any, ax: dict[str, str],
              conc: dict[str, str], progress: StageProgress, jobs: int, backend: str | None,
              fast: bool) -> MethodComparison:
-    def stage(name: str) -> E.Progress:
+    def stage(name: str) -> Progress:
         return None if progress is None else (lambda done, total: progress(name, done, total))
 
     kw = dict(seed=seed, fast=fast, jobs=jobs, backend=backend)

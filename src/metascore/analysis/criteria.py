@@ -29,9 +29,10 @@ from ..matrix import ScoreMatrix
 from ..ranking import Ranking
 from ..registry import DEFAULT_SEED, prepare_inputs, rank
 from ..stats import kendall_w, mean_spearman_from_w
-from . import _engine as E
-from . import bootstrap as B
 from .trial_stats import generalization_stats, top_share, winner_stats
+from ._engine import judge_ranks, Progress, setup, Setup
+from .bootstrap import run_trials, Then
+from .draws import check_axis, DrawPlan, plan_draws, skip_note
 
 __all__ = [
     "PAPER_AXES",
@@ -193,22 +194,22 @@ class Resampled:
     """A criterion's validated input, draws, per-trial scores of every method and
     per-trial statistics (:mod:`.trial_stats`)."""
 
-    s: E.Setup
-    plan: B.DrawPlan
+    s: Setup
+    plan: DrawPlan
     scores: dict[str, np.ndarray]
     usable: np.ndarray     # trials with a usable judge (the others are skipped)
     extra: dict[str, np.ndarray]
 
 
-def resample(s: E.Setup, *, axis: str, n_trials: int, seed: Any, then: B.Then,
-             fast: bool = True, progress: E.Progress = None, jobs: int = 1,
+def resample(s: Setup, *, axis: str, n_trials: int, seed: Any, then: Then,
+             fast: bool = True, progress: Progress = None, jobs: int = 1,
              backend: str | None = None) -> Resampled:
     """Draw ``n_trials`` resamples of ``s`` along ``axis``, score every method on them
     and compute ``then`` (:func:`.bootstrap.run_trials`)."""
-    B.check_axis(axis)
+    check_axis(axis)
     n_trials = positive_int(n_trials, "n_trials")
-    plan = B.plan(seed, n_trials, axis, s.n, s.m)
-    trials = B.run_trials(s, plan, fast=fast, then=then, progress=progress, jobs=jobs,
+    plan = plan_draws(seed, n_trials, axis, s.n, s.m)
+    trials = run_trials(s, plan, fast=fast, then=then, progress=progress, jobs=jobs,
                           backend=backend)
     return Resampled(s, plan, trials.scores, trials.usable, trials.extra)
 
@@ -217,7 +218,7 @@ def skipped_notes(b: Resampled) -> tuple[int, tuple[str, ...]]:
     """The number of trials ``b`` skips for lack of a usable judge, and the note saying so
     (none when nothing was skipped)."""
     skipped = int((~b.usable).sum())
-    return skipped, (B.skip_note(skipped, b.plan.trials),) if skipped else ()
+    return skipped, (skip_note(skipped, b.plan.trials),) if skipped else ()
 
 
 def all_skipped(what: str) -> str:
@@ -267,7 +268,7 @@ def winner_rank(
     n = sub.n_candidates
     if n < 2:
         raise InputError(f"the winner rank needs at least 2 candidates; got {n}.")
-    ranks = E.judge_ranks(sub.oriented(), ranking.missing)
+    ranks = judge_ranks(sub.oriented(), ranking.missing)
     avg = _weighted_average_ranks(ranks, np.asarray(sub.weights, dtype=float))
     winners = np.flatnonzero(ranking.positions == 1)
     return float(np.mean(1.0 - (avg[winners] - 1.0) / (n - 1)))
@@ -282,7 +283,7 @@ def winner_rank_bootstrap(
     seed: int | np.random.Generator | None = DEFAULT_SEED,
     missing: str = "worst",
     params: Mapping[str, Any] | None = None,
-    progress: E.Progress = None,
+    progress: Progress = None,
     jobs: int = 1,
     backend: str | None = None,
     _fast: bool = True,
@@ -306,7 +307,7 @@ def winner_rank_bootstrap(
     >>> winner_rank_bootstrap(m, ["mean", "copeland"], n_trials=20).mean
     {'mean': 1.0, 'copeland': 1.0}
     """
-    s = E.setup(matrix, methods, params, missing, seed)
+    s = setup(matrix, methods, params, missing, seed)
     return winner_rank_from(resample(s, axis=axis, n_trials=n_trials, seed=seed,
                                      then=winner_stats, fast=_fast, progress=progress,
                                      jobs=jobs, backend=backend))
@@ -348,7 +349,7 @@ def condorcet_rate(
     seed: int | np.random.Generator | None = DEFAULT_SEED,
     missing: str = "worst",
     params: Mapping[str, Any] | None = None,
-    progress: E.Progress = None,
+    progress: Progress = None,
     jobs: int = 1,
     backend: str | None = None,
     _fast: bool = True,
@@ -372,7 +373,7 @@ def condorcet_rate(
     >>> condorcet_rate(m, ["copeland", "mean"], axis="judges", n_trials=50).mean["copeland"]
     1.0
     """
-    s = E.setup(matrix, methods, params, missing, seed)
+    s = setup(matrix, methods, params, missing, seed)
     return condorcet_rate_from(resample(s, axis=axis, n_trials=n_trials, seed=seed,
                                         then=winner_stats, fast=_fast, progress=progress,
                                         jobs=jobs, backend=backend))
@@ -406,7 +407,7 @@ def generalization(
     seed: int | np.random.Generator | None = DEFAULT_SEED,
     missing: str = "worst",
     params: Mapping[str, Any] | None = None,
-    progress: E.Progress = None,
+    progress: Progress = None,
     jobs: int = 1,
     backend: str | None = None,
     _fast: bool = True,
@@ -427,13 +428,13 @@ def generalization(
     if axis == "candidates":
         raise ConfigError("generalization tests on out-of-bag judges, so it must resample "
                           "the judges: use axis='judges' or 'both', not 'candidates'.")
-    s = E.setup(matrix, methods, params, missing, seed)
+    s = setup(matrix, methods, params, missing, seed)
     return generalization_of(s, axis=axis, n_trials=n_trials, seed=seed, fast=_fast,
                              progress=progress, jobs=jobs, backend=backend)
 
 
-def generalization_of(s: E.Setup, *, axis: str, n_trials: int, seed: Any, fast: bool = True,
-                      progress: E.Progress = None, jobs: int = 1,
+def generalization_of(s: Setup, *, axis: str, n_trials: int, seed: Any, fast: bool = True,
+                      progress: Progress = None, jobs: int = 1,
                       backend: str | None = None) -> CriterionResult:
     """:func:`generalization` on a validated input."""
     if s.m < 2:
@@ -478,7 +479,7 @@ def judge_agreement(matrix: ScoreMatrix, *, missing: str = "worst") -> JudgeAgre
             "or 'drop_judges' instead of 'pairwise'."
         )
     prepared = prepare_inputs(matrix, missing).prepared
-    ranks = E.judge_ranks(prepared.oriented, missing)
+    ranks = judge_ranks(prepared.oriented, missing)
     n, m = ranks.shape
     w = float(kendall_w(-ranks)) if m >= 1 else float("nan")
     notes = ()

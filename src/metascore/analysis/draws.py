@@ -19,7 +19,7 @@ import numpy as np
 from ..errors import ConfigError, did_you_mean
 from ..registry import generator
 
-__all__ = ["AXES", "check_axis", "Draws", "DrawPlan", "plan", "draw", "usable", "skip_note"]
+__all__ = ["AXES", "check_axis", "Draws", "DrawPlan", "plan_draws", "draw", "usable", "skip_note"]
 
 #: Resampling axes of every bootstrap criterion.
 AXES = ("judges", "candidates", "both")
@@ -118,7 +118,7 @@ class DrawPlan:
         return (self.axis, self.n, self.m, self.size, self.entropy)
 
 
-def plan(seed: int | np.random.Generator | None, trials: int, axis: str, n: int, m: int, *,
+def plan_draws(seed: int | np.random.Generator | None, trials: int, axis: str, n: int, m: int, *,
          judges: int | None = None) -> DrawPlan:
     """The plan of ``trials`` resamples: ``n`` candidates drawn with replacement (axis
     ``candidates`` or ``both``), then ``judges`` judges (default ``m``; axis ``judges`` or
@@ -132,8 +132,8 @@ def plan(seed: int | np.random.Generator | None, trials: int, axis: str, n: int,
 
 def draw(seed: int | np.random.Generator | None, trials: int, axis: str, n: int, m: int, *,
          judges: int | None = None) -> Draws:
-    """Every resample of :func:`plan` at once (small analyses and tests)."""
-    return plan(seed, trials, axis, n, m, judges=judges).chunk(0, trials)
+    """Every resample of :func:`plan_draws` at once (small analyses and tests)."""
+    return plan_draws(seed, trials, axis, n, m, judges=judges).chunk(0, trials)
 
 
 def usable(present: np.ndarray, draws: Draws) -> np.ndarray:

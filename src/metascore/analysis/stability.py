@@ -20,12 +20,13 @@ import numpy as np
 import pandas as pd
 
 from ..jsonable import jsonable
-from ..errors import ConfigError
+from ..errors import ConfigError, did_you_mean
 from ..matrix import ScoreMatrix
 from ..registry import DEFAULT_SEED
-from . import _engine as E
-from . import bootstrap as B
 from .criteria import PerMethodSummary, finite_mean, positive_int, spread
+from ._engine import concordance_of, Progress, rank_codes, Setup, setup
+from .bootstrap import run_trials
+from .draws import check_axis, plan_draws, skip_note
 
 __all__ = ["PAPER_CONCORDANCE", "stability", "stability_vs_judges", "StabilityResult",
            "StabilityCurve"]
@@ -42,7 +43,7 @@ def _concordance(value: str | None, axis: str) -> str:
     if value not in CONCORDANCES:
         raise ConfigError(
             f"`concordance` must be one of {list(CONCORDANCES)}; got {value!r}"
-            f"{E.did_you_mean(str(value), CONCORDANCES)}."
+            f"{did_you_mean(str(value), CONCORDANCES)}."
         )
     return value
 
@@ -174,7 +175,7 @@ def _notes(notes: tuple[str, ...]) -> dict[str, list[str]]:
 def _stability_notes(skipped: int, total: int, undefined: int, r: int) -> tuple[str, ...]:
     if not skipped:
         return ()
-    notes = (B.skip_note(skipped, total) + " Each repetition's concordance is over the "
+    notes = (skip_note(skipped, total) + " Each repetition's concordance is over the "
              "rankings left.",)
     if undefined:
         notes += (f"{undefined} of {r} repetitions kept fewer than 2 rankings; their "
@@ -184,8 +185,8 @@ def _stability_notes(skipped: int, total: int, undefined: int, r: int) -> tuple[
 
 
 def _stability_values(
-    s: E.Setup, seed: Any, *, axis: str, size: int, q: int, r: int, concordance: str,
-    progress: E.Progress, done: int, total: int, fast: bool, jobs: int, backend: str | None,
+    s: Setup, seed: Any, *, axis: str, size: int, q: int, r: int, concordance: str,
+    progress: Progress, done: int, total: int, fast: bool, jobs: int, backend: str | None,
 ) -> tuple[dict[str, np.ndarray], int | None, int, int]:
     """Concordance of each of r repetitions of q resampled rankings, per method; the seed,
     the number of skipped resamples and of undefined repetitions.
@@ -194,16 +195,16 @@ def _stability_values(
     resample without a usable judge is skipped: its repetition's concordance is over the
     other rankings, and undefined (NaN) when fewer than 2 are left.
     """
-    plan = B.plan(seed, q * r, axis, s.n, s.m, judges=size)
-    trials = B.run_trials(s, plan, fast=fast, progress=progress, done=done, total=total,
+    plan = plan_draws(seed, q * r, axis, s.n, s.m, judges=size)
+    trials = run_trials(s, plan, fast=fast, progress=progress, done=done, total=total,
                           jobs=jobs, backend=backend)
     usable = trials.usable.reshape(r, q)
     kept = usable.sum(axis=1)
     out = {}
     for name in s.methods:
-        codes = E.rank_codes(trials.scores[name]).reshape(r, q, s.n)
+        codes = rank_codes(trials.scores[name]).reshape(r, q, s.n)
         out[name] = np.array([
-            E.concordance(block if k == q else block[ok], concordance) if k >= 2 else np.nan
+            concordance_of(block if k == q else block[ok], concordance) if k >= 2 else np.nan
             for block, ok, k in zip(codes, usable, kept)])
     return out, plan.seed, int(q * r - kept.sum()), int((kept < 2).sum())
 
@@ -219,7 +220,7 @@ def stability(
     seed: int | np.random.Generator | None = DEFAULT_SEED,
     missing: str = "worst",
     params: Mapping[str, Any] | None = None,
-    progress: E.Progress = None,
+    progress: Progress = None,
     jobs: int = 1,
     backend: str | None = None,
     _fast: bool = True,
@@ -243,19 +244,19 @@ def stability(
     >>> stability(m, ["average_rank", "copeland"], q=5, r=2).mean
     {'average_rank': 1.0, 'copeland': 1.0}
     """
-    B.check_axis(axis)
+    check_axis(axis)
     concordance = _concordance(concordance, axis)
     q, r = positive_int(q, "q", 2), positive_int(r, "r")
-    s = E.setup(matrix, methods, params, missing, seed)
+    s = setup(matrix, methods, params, missing, seed)
     return stability_of(s, axis=axis, q=q, r=r, concordance=concordance, seed=seed,
                         fast=_fast, progress=progress, jobs=jobs, backend=backend)
 
 
-def stability_of(s: E.Setup, *, axis: str, q: int, r: int, concordance: str | None, seed: Any,
-                 fast: bool = True, progress: E.Progress = None, jobs: int = 1,
+def stability_of(s: Setup, *, axis: str, q: int, r: int, concordance: str | None, seed: Any,
+                 fast: bool = True, progress: Progress = None, jobs: int = 1,
                  backend: str | None = None) -> StabilityResult:
     """:func:`stability` on a validated input."""
-    B.check_axis(axis)
+    check_axis(axis)
     concordance = _concordance(concordance, axis)
     q = positive_int(q, "q", 2)
     r = positive_int(r, "r")
@@ -283,7 +284,7 @@ def stability_vs_judges(
     seed: int | np.random.Generator | None = DEFAULT_SEED,
     missing: str = "worst",
     params: Mapping[str, Any] | None = None,
-    progress: E.Progress = None,
+    progress: Progress = None,
     jobs: int = 1,
     backend: str | None = None,
     _fast: bool = True,
@@ -298,13 +299,13 @@ def stability_vs_judges(
     """
     concordance = _concordance(concordance, "judges")
     q, r = positive_int(q, "q", 2), positive_int(r, "r")
-    s = E.setup(matrix, methods, params, missing, seed)
+    s = setup(matrix, methods, params, missing, seed)
     return curve_of(s, sizes, q=q, r=r, concordance=concordance, seed=seed, fast=_fast,
                     progress=progress, jobs=jobs, backend=backend)
 
 
-def curve_of(s: E.Setup, sizes: Sequence[int] | None, *, q: int, r: int, concordance: str,
-             seed: Any, fast: bool = True, progress: E.Progress = None, jobs: int = 1,
+def curve_of(s: Setup, sizes: Sequence[int] | None, *, q: int, r: int, concordance: str,
+             seed: Any, fast: bool = True, progress: Progress = None, jobs: int = 1,
              backend: str | None = None) -> StabilityCurve:
     """:func:`stability_vs_judges` on a validated input."""
     concordance = _concordance(concordance, "judges")

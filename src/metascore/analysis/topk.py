@@ -30,8 +30,9 @@ from ..ranking import Ranking
 from ..stats import kendall_tau_distance
 from ..jsonable import jsonable
 from ..registry import DEFAULT_METHOD, DEFAULT_SEED, generator
-from . import _engine as E
-from . import bootstrap as B
+from ._engine import fractional_ranks_rows, Progress, rank_codes, setup
+from .bootstrap import bootstrap_scores, usable_trials
+from .draws import Draws, skip_note
 
 __all__ = ["top_k_curves", "k_star", "TopKCurves", "KStar"]
 Phase = Ranking | ScoreMatrix | Mapping[str, float] | pd.Series
@@ -201,7 +202,7 @@ def topk_errors(d: np.ndarray, f: np.ndarray, p: np.ndarray, label_key: np.ndarr
     f_pos = np.empty(n, dtype=np.intp)
     f_pos[f_order] = np.arange(n)
     winner = f_order[np.minimum.accumulate(f_pos[d_order])]
-    rf, rp = E.fractional_ranks_rows(np.vstack([f, p]))
+    rf, rp = fractional_ranks_rows(np.vstack([f, p]))
     return (rf[winner] - 1.0) / (n - 1), (rp[winner] - 1.0) / (n - 1)
 
 
@@ -215,7 +216,7 @@ def top_k_curves(
     split: float = 0.5,
     seed: int | np.random.Generator | None = DEFAULT_SEED,
     missing: str = "worst",
-    progress: E.Progress = None,
+    progress: Progress = None,
     **params: Any,
 ) -> TopKCurves:
     """Meta-training / meta-test curves of the top-k rule as a function of k (thesis 6.5).
@@ -269,7 +270,7 @@ def top_k_curves(
     fixed_codes: dict[str, np.ndarray] = {}
     for key, value in fixed.items():
         if isinstance(value, ScoreMatrix):
-            s = E.setup(value.subset(candidates=[c for c in common if c in value.candidates]),
+            s = setup(value.subset(candidates=[c for c in common if c in value.candidates]),
                         method, params, missing, seed)
             value = s.full[method]
         scores = _score_map(value, key)
@@ -279,7 +280,7 @@ def top_k_curves(
     usable = np.ones(trials, dtype=bool)
     split_codes: list[np.ndarray] = []
     if source is not None:
-        s = E.setup(source.subset(candidates=common), method, params, missing, seed)
+        s = setup(source.subset(candidates=common), method, params, missing, seed)
         parts = 3 if mode == "split_all" else 2
         if s.m < parts:
             raise InputError(
@@ -299,11 +300,11 @@ def top_k_curves(
                 counts.append(c)
         counts = np.array(counts)
         seeds = rng.integers(0, 2**31 - 1, size=len(counts))
-        draws = B.Draws("judges", counts, None, seeds, seed_used)
-        scores = B.bootstrap_scores(s, draws, progress=progress)[method]
-        usable = B.usable_trials(s, draws).reshape(trials, parts).all(axis=1)
+        draws = Draws("judges", counts, None, seeds, seed_used)
+        scores = bootstrap_scores(s, draws, progress=progress)[method]
+        usable = usable_trials(s, draws).reshape(trials, parts).all(axis=1)
         if not usable.any():
-            raise InputError(B.skip_note(trials, trials, "random splits of the judges")
+            raise InputError(skip_note(trials, trials, "random splits of the judges")
                              + " The top-k curves are undefined.")
         index = [s.matrix.candidates.index(c) if c in s.matrix.candidates else -1 for c in common]
         kept = np.where(np.array(index) >= 0, scores[:, np.maximum(index, 0)], np.nan)
@@ -334,7 +335,7 @@ def top_k_curves(
     test = np.zeros((len(raw), n))
     dist = np.zeros(len(raw))
     for t, row in enumerate(raw):
-        d, f, p = E.rank_codes(np.vstack([r[keep] for r in row]))
+        d, f, p = rank_codes(np.vstack([r[keep] for r in row]))
         train[t], test[t] = topk_errors(d, f, p, label_key)
         dist[t] = kendall_tau_distance(d, f, normalize=False)
     mean_test = test.mean(axis=0)
@@ -356,5 +357,5 @@ def top_k_curves(
         missing=missing,
         params=dict(params),
         skipped=skipped,
-        notes=(B.skip_note(skipped, trials, "random splits of the judges"),) if skipped else (),
+        notes=(skip_note(skipped, trials, "random splits of the judges"),) if skipped else (),
     )

@@ -27,8 +27,8 @@ import scipy.sparse as sp
 
 from ..resampling import exact_products, kept
 from ..stats import ranks_along
-from . import _engine as E
 from .fastpaths import Block
+from ._engine import fractional_ranks_rows, judge_ranks, pearson_rows, rank_codes, Setup
 
 __all__ = ["winner_stats", "generalization_stats", "drawn_ranks", "top_share"]
 
@@ -36,7 +36,7 @@ __all__ = ["winner_stats", "generalization_stats", "drawn_ranks", "top_share"]
 def top_share(scores: np.ndarray) -> np.ndarray:
     """Share of first place of each drawn candidate (T x n): 1/t for each of the t
     distinct candidates of the top tie group (:func:`~._engine.rank_codes`), else 0."""
-    codes = E.rank_codes(scores)
+    codes = rank_codes(scores)
     top = codes == 0.0
     return top / np.maximum(top.sum(axis=1, keepdims=True), 1)
 
@@ -108,7 +108,7 @@ def _winner_stats_plain(block: Block) -> dict[str, np.ndarray]:
     for t in np.flatnonzero(block.usable):
         rows = np.arange(s.n) if draws.candidates is None else draws.candidates[t]
         weights = w if draws.counts is None else draws.counts[t] * w
-        ranks = E.judge_ranks(oriented[rows], s.missing)
+        ranks = judge_ranks(oriented[rows], s.missing)
         present = ~np.isnan(ranks)
         with np.errstate(invalid="ignore"):  # pairwise: a row no drawn judge scores is NaN
             avg = np.where(present, ranks, 0.0) @ weights / (present * weights).sum(axis=1)
@@ -150,7 +150,7 @@ def generalization_stats(block: Block, scores: dict[str, np.ndarray], fast: bool
                        sign=-1.0)  # (M' c)_a, every method
     parts = {}
     for name in s.methods:
-        codes = E.rank_codes(scores[name])
+        codes = rank_codes(scores[name])
         x = np.where(c > 0, drawn_ranks(codes, c) - (k + 1) / 2.0, 0.0)
         u = c * x
         rn = np.sqrt((u * x).sum(axis=1))
@@ -172,7 +172,7 @@ def generalization_stats(block: Block, scores: dict[str, np.ndarray], fast: bool
     return out
 
 
-def _tie_patterns(s: E.Setup) -> tuple[np.ndarray, Any]:
+def _tie_patterns(s: Setup) -> tuple[np.ndarray, Any]:
     """The distinct tie patterns (dense ranks, lower is better) of the judges that tie
     some candidates (G x n), and which judge has which (m_tied x G, sparse)."""
     def make() -> tuple[np.ndarray, Any]:
@@ -236,9 +236,9 @@ def _generalization_plain(block: Block, scores: dict[str, np.ndarray], oob: np.n
     for t in np.flatnonzero(block.usable & oob.any(axis=1)):
         rows = np.arange(s.n) if draws.candidates is None else draws.candidates[t]
         out_of_bag = np.flatnonzero(oob[t])
-        judges = E.judge_ranks(oriented[np.ix_(rows, out_of_bag)], s.missing)
+        judges = judge_ranks(oriented[np.ix_(rows, out_of_bag)], s.missing)
         for name in s.methods:
-            ranks = E.fractional_ranks_rows(E.rank_codes(scores[name][t][rows]))[0]
+            ranks = fractional_ranks_rows(rank_codes(scores[name][t][rows]))[0]
             rho = rho_with_judges(ranks, judges)
             use = ~np.isnan(rho)
             if use.any():
@@ -262,6 +262,6 @@ def rho_with_judges(ranks: np.ndarray, judges: np.ndarray) -> np.ndarray:
     for j in np.flatnonzero(~complete):
         keep = ~np.isnan(judges[:, j])
         if keep.sum() >= 2 and np.ptp(judges[keep, j]) > 0:
-            r = E.fractional_ranks_rows(ranks[keep][None, :])[0]
-            out[j] = E.pearson_rows(r, judges[keep, j], np.ones(keep.sum(), bool))
+            r = fractional_ranks_rows(ranks[keep][None, :])[0]
+            out[j] = pearson_rows(r, judges[keep, j], np.ones(keep.sum(), bool))
     return out

@@ -17,8 +17,9 @@ from ..errors import ConfigError, InputError, did_you_mean
 from ..matrix import ScoreMatrix
 from ..jsonable import jsonable
 from ..registry import DEFAULT_METHOD, DEFAULT_SEED
-from . import _engine as E
-from . import bootstrap as B
+from ._engine import code_ranks, Progress, rank_codes, Setup, setup
+from .bootstrap import run_trials
+from .draws import plan_draws, skip_note
 
 __all__ = ["rank_uncertainty", "RankUncertainty"]
 
@@ -139,7 +140,7 @@ def rank_uncertainty(
     level: float = 0.95,
     seed: int | np.random.Generator | None = DEFAULT_SEED,
     missing: str = "worst",
-    progress: E.Progress = None,
+    progress: Progress = None,
     jobs: int = 1,
     backend: str | None = None,
     **params: Any,
@@ -168,20 +169,20 @@ def rank_uncertainty(
         raise ConfigError(f"`level` must be a number strictly between 0 and 1; got {level!r}.")
     if not isinstance(method, str):
         raise ConfigError(f"`method` must be one method name; got {method!r}.")
-    s = E.setup(matrix, method, params, missing, seed)
+    s = setup(matrix, method, params, missing, seed)
     return intervals_of(s, method, n_trials=n_trials, level=level, seed=seed,
                         progress=progress, jobs=jobs, backend=backend)
 
 
-def intervals_of(s: E.Setup, method: str, *, n_trials: int, level: float, seed: Any,
-                 fast: bool = True, progress: E.Progress = None, jobs: int = 1,
+def intervals_of(s: Setup, method: str, *, n_trials: int, level: float, seed: Any,
+                 fast: bool = True, progress: Progress = None, jobs: int = 1,
                  backend: str | None = None) -> RankUncertainty:
     """:func:`rank_uncertainty` of ``method`` (one of ``s``'s) on a validated input."""
-    plan = B.plan(seed, n_trials, "judges", s.n, s.m)
-    trials = B.run_trials(s, plan, fast=fast, progress=progress, jobs=jobs, backend=backend)
+    plan = plan_draws(seed, n_trials, "judges", s.n, s.m)
+    trials = run_trials(s, plan, fast=fast, progress=progress, jobs=jobs, backend=backend)
     scores, usable = trials.scores[method], trials.usable
     skipped = int((~usable).sum())
-    notes: tuple[str, ...] = () if not skipped else (B.skip_note(skipped, n_trials),)
+    notes: tuple[str, ...] = () if not skipped else (skip_note(skipped, n_trials),)
     full = s.full[method]
     if skipped == n_trials:
         notes += ("every resample was skipped; the rank intervals are undefined.",)
@@ -189,8 +190,8 @@ def intervals_of(s: E.Setup, method: str, *, n_trials: int, level: float, seed: 
         lower = upper = mean_rank = std_rank = p_first = undefined
         group = np.ones(s.n, dtype=int)
     else:
-        codes = E.rank_codes(scores if not skipped else scores[usable])
-        ranks = E.code_ranks(codes)
+        codes = rank_codes(scores if not skipped else scores[usable])
+        ranks = code_ranks(codes)
         alpha = (1.0 - level) / 2.0
         lower = np.quantile(ranks, alpha, axis=0, method="lower")
         upper = np.quantile(ranks, 1.0 - alpha, axis=0, method="higher")

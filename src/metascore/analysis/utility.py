@@ -18,10 +18,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import ConfigError, InputError
+from ..errors import ConfigError, did_you_mean, InputError
 from ..matrix import ScoreMatrix
 from ..jsonable import jsonable
-from . import _engine as E
 
 __all__ = ["crowdsourcing_utility", "difficulty", "Difficulty"]
 
@@ -152,7 +151,7 @@ def _per_judge(value: Any, judges: tuple[str, ...], name: str) -> np.ndarray:
         unknown = [k for k in value if str(k) not in judges]
         if unknown:
             raise ConfigError(
-                f"`{name}` names unknown judge {unknown[0]!r}{E.did_you_mean(str(unknown[0]), judges)}."
+                f"`{name}` names unknown judge {unknown[0]!r}{did_you_mean(str(unknown[0]), judges)}."
             )
         lookup = {str(k): v for k, v in value.items()}
         return np.array([np.nan if lookup.get(j) is None else _finite(lookup[j], name) for j in judges])
