@@ -1,7 +1,7 @@
 """Generate the methods table of ``docs/methods.md`` from the ranking-method registry.
 
 ``python docs/methods_table.py`` rewrites the part of ``docs/methods.md`` between the
-markers, and the short table of ``README.md`` ("Methods"); ``tests/test_docs.py`` fails
+markers, and the short table of ``README.md`` ("Methods"); ``tests/project/test_docs.py`` fails
 when either file differs from what this would write, so the tables cannot drift from the
 code.
 """

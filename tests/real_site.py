@@ -1,6 +1,6 @@
 """Drive the real Codabench site that ``tools/codabench_site/site.py`` stands up.
 
-Used by ``tests/test_real_site.py`` (opt-in: ``METASCORE_SITE=1``). Everything goes through
+Used by ``tests/real_site/test_real_site.py`` (opt-in: ``METASCORE_SITE=1``). Everything goes through
 the site's HTTP API as its own pages do (``src/static/js/ours/client.js`` and the upload
 forms), with one API token per account; only what has no API or needs e-mail goes through
 the ORM (``site.py admin``): creating the accounts and their tokens, moving phase dates

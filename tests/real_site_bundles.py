@@ -1,4 +1,4 @@
-"""Variants of ``bundle_template`` for the real-site tests (``tests/test_real_site.py``).
+"""Variants of ``bundle_template`` for the real-site tests (``tests/real_site/test_real_site.py``).
 
 Each builder copies the template into a folder and changes what its scenario needs: dates
 around today, a participant renamed, one task per dataset, another submission rule, a meta

@@ -13,7 +13,7 @@ to its function::
 
 The analyses (:mod:`metascore.analysis.bootstrap`) read these declarations and never name
 a method. Every shortcut must give the registry's scores on the resampled matrix exactly
-(``tests/test_method_shortcuts.py`` checks each declared one against :func:`~metascore.rank`).
+(``tests/methods/test_method_shortcuts.py`` checks each declared one against :func:`~metascore.rank`).
 
 This module also holds the shared statistics: per-trial judge weights (:class:`JudgeDraws`),
 candidate multiplicities (:class:`CandidateDraws`), the pairwise wins of each trial's judges

@@ -321,7 +321,7 @@ def sco(
     exact minimizer. The method is declared Condorcet-consistent because the default
     solver, started from the symmetric middle point where the Condorcet winner's gradient
     pushes it up against every opponent, ranked the Condorcet winner alone on top in every
-    random profile tested (``tests/test_sco.py``; ``"auto"`` never stops early when there
+    random profile tested (``tests/methods/test_sco.py``; ``"auto"`` never stops early when there
     is a Condorcet winner); ``sgd`` or a small explicit ``max_iter`` may not.
 
     ``details``: ``loss`` (final sigmoid loss), ``solver``, ``iterations``; for ``lbfgs``

@@ -1,4 +1,4 @@
-"""Inputs and expected outputs of tests/test_vectorized_outputs.py.
+"""Inputs and expected outputs of tests/programs/test_vectorized_outputs.py.
 
 The expected outputs were written by metascore before the coded canonical table (commit
 fd36288; rewritten by 6ded4bb, the same pipeline with the signature's ``submission_order``

@@ -20,7 +20,7 @@ v1 unpacker (``unpackers/v1.py`` at c7dbc756) maps it:
   column (CodaLab averaged the fields' ranks) is left out: the import keeps it as a plain
   column that nothing fills, empty on every row.
 
-The parsed v1 and v2 forms are the same competition (``tests/test_add_meta_site_view.py`` compares
+The parsed v1 and v2 forms are the same competition (``tests/bundle/test_add_meta_site_view.py`` compares
 them) but for the rule and the computed columns. Comments of the v1 file are not carried
 over; add-meta keeps the file beside it as ``competition.v1.yaml``.
 """

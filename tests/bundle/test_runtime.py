@@ -1,0 +1,423 @@
+"""The meta-scoring program's own Python (issue 36), without building it: the command, the
+cache, the zips, the checks and the probe, on small trees and fake builds.
+
+The real build and the runs in old images are in ``test_meta_image.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import struct
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+from metascore.bundle.meta import runtime as rt
+from metascore.bundle.meta import runtime_build as recipe
+from metascore.bundle.archive import build_bundle_zip, zip_directory
+from metascore.bundle.worker.backend import StepResult
+from metascore.bundle.check.full import check_bundle
+from metascore.bundle.schema.competition import DEFAULT_IMAGE
+from metascore.bundle.worker.image_probe import LOCAL_NOTICE, PROBE, probe_command, probe_image
+from metascore.bundle.meta.program_folder import assemble_meta_program, meta_python_of
+from metascore.cli import main
+from metascore.errors import ConfigError
+from repo_paths import ROOT, TESTS
+
+TEMPLATE = ROOT / "bundle_template"
+NO_PYTHON = TESTS / "data" / "bundles" / "no_python"
+PY = f"python{recipe.PYTHON_VERSION}"
+#: the interpreter's part of the bundled command (before the script)
+INTERPRETER = shlex.split(rt.bundled_command())[:-3]
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """An empty runtime cache of this test's own."""
+    monkeypatch.setenv("METASCORE_RUNTIME_CACHE", str(tmp_path / "runtime-cache"))
+    return tmp_path / "runtime-cache"
+
+
+def _fake_build(dest: Path, work: Path, downloads: Path, log) -> dict:
+    """What build_runtime leaves, in small: an interpreter file and one module."""
+    (dest / "bin").mkdir(parents=True)
+    (dest / "bin" / PY).write_bytes(b"\x7fELF not really")
+    (dest / "lib" / PY).mkdir(parents=True)
+    (dest / "lib" / PY / "os.py").write_text("# the standard library\n")
+    return {"glibc": "2.17", "build_seconds": 1}
+
+
+@pytest.fixture
+def fake_runtime(cache, monkeypatch):
+    """A build of the current recipe made by :func:`_fake_build` (no compiler runs)."""
+    monkeypatch.setattr(recipe, "build_runtime", _fake_build)
+    monkeypatch.setattr(recipe, "check_host", lambda: None)
+    return rt.ensure_runtime()
+
+
+# ----------------------------------------------------------------------------- the command
+def test_the_cache_key_follows_the_build_steps_not_where_the_recipe_lives(tmp_path, monkeypatch):
+    """Moving runtime_build.py (its relative imports) or rewording a docstring keeps the
+    cached runtime; changing a build step builds again."""
+    source = Path(recipe.__file__).read_text(encoding="utf-8")
+    digest = recipe._steps_digest()
+    moved = tmp_path / "runtime_build.py"
+    moved.write_text(source.replace("from ...errors import", "from metascore.errors import")
+                     .replace('"""Everything the build depends on', '"""All that the build depends on'),
+                     encoding="utf-8")
+    monkeypatch.setattr(recipe, "__file__", str(moved))
+    assert recipe._steps_digest() == digest
+    moved.write_text(source + "\nEXTRA_STEP = 1\n", encoding="utf-8")
+    assert recipe._steps_digest() != digest
+
+
+def test_the_bundled_command_runs_the_interpreter_through_the_image_loader():
+    assert shlex.split(rt.bundled_command()) == [
+        "/lib64/ld-linux-x86-64.so.2", f"/app/program/runtime/bin/{PY}", "-I", "-B", "-u",
+        "-X", "pycache_prefix=/app/program/runtime/pycache",
+        "/app/program/score.py", "/app/input", "/app/output"]
+    assert rt.image_command() == "python3 /app/program/score.py /app/input /app/output"
+
+
+def test_meta_python_default_is_auto_and_the_environment_can_change_it(monkeypatch):
+    monkeypatch.delenv("METASCORE_META_PYTHON", raising=False)
+    assert rt.default_meta_python() == "auto"
+    monkeypatch.setenv("METASCORE_META_PYTHON", "image")
+    assert rt.default_meta_python() == "image"
+    monkeypatch.setenv("METASCORE_META_PYTHON", "conda")
+    with pytest.raises(ConfigError, match=r"^--meta-python 'conda': use one of auto, bundled, image"):
+        rt.default_meta_python()
+
+
+@pytest.mark.parametrize("image, expected", [
+    ("codalab/codalab-legacy:py312", "image"),       # Python 3.12 with numpy, scipy, pandas, yaml
+    ("docker.io/codalab/codalab-legacy:py312", "image"),
+    ("codalab/codalab-legacy:py37", "bundled"),      # Codabench's default: Python 3.7
+    ("codalab/codalab-legacy:py39", "bundled"),
+    ("debian:bullseye", "bundled"),                  # not known: the program carries its Python
+    (None, "bundled"),
+])
+def test_auto_ships_the_runtime_only_where_the_image_cannot_run_the_program(monkeypatch, image, expected):
+    monkeypatch.delenv("METASCORE_META_PYTHON", raising=False)
+    assert rt.meta_python_in(image) == expected
+    assert rt.meta_python_in(image, "bundled") == "bundled" and rt.meta_python_in(image, "image") == "image"
+
+
+def test_a_local_run_never_needs_the_runtime_and_a_docker_run_follows_the_image(monkeypatch, tmp_path):
+    """auto on the local backend, which runs this machine's Python whatever the image: the
+    image's python3 command (no build); on the docker backend: what the image needs."""
+    from types import SimpleNamespace
+
+    from metascore.bundle.site.server import Site
+
+    monkeypatch.delenv("METASCORE_META_PYTHON", raising=False)
+    for backend, image, expected in (("local", "codalab/codalab-legacy:py37", "image"),
+                                     ("docker", "codalab/codalab-legacy:py37", "bundled"),
+                                     ("docker", "codalab/codalab-legacy:py312", "image")):
+        site = Site.__new__(Site)
+        site.backend, site.image, site.meta_python = SimpleNamespace(name=backend), image, None
+        assert site.meta_python_here() == expected, (backend, image)
+        site.meta_python = "bundled"
+        assert site.meta_python_here() == "bundled"
+
+
+def test_the_recipe_key_follows_every_pin(monkeypatch):
+    key = rt.recipe_key()
+    assert key == rt.recipe_key() and len(key) == 16
+    monkeypatch.setattr(recipe, "WHEELS", recipe.WHEELS[:-1])
+    assert rt.recipe_key() != key
+    assert all(len(sha) == 64 for _, _, sha in recipe.SOURCES)
+    assert all("==" in req and len(sha) == 64 for req, sha in recipe.WHEELS)
+
+
+# ----------------------------------------------------------------------------- the cache
+def test_ensure_builds_once_with_a_manifest_and_a_zip_then_reuses(fake_runtime, cache, monkeypatch):
+    built = fake_runtime
+    assert built.folder == cache / rt.recipe_key() and built.current
+    assert (built.tree / "bin" / PY).is_file()
+    assert built.manifest["glibc"] == "2.17" and built.manifest["command"] == rt.bundled_command()
+    assert built.manifest["packages"] == [w for w, _ in recipe.WHEELS]
+    with zipfile.ZipFile(built.zip) as zf:
+        assert sorted(zf.namelist()) == [f"runtime/bin/{PY}", f"runtime/lib/{PY}/os.py"]
+    assert built.manifest["zip_bytes"] == built.zip.stat().st_size
+
+    def fail(*args):
+        raise AssertionError("built again")
+
+    monkeypatch.setattr(recipe, "build_runtime", fail)
+    assert rt.ensure_runtime().folder == built.folder
+
+
+def test_a_half_built_folder_is_built_again(cache, monkeypatch):
+    monkeypatch.setattr(recipe, "build_runtime", _fake_build)
+    monkeypatch.setattr(recipe, "check_host", lambda: None)
+    half = cache / rt.recipe_key()
+    (half / "runtime").mkdir(parents=True)  # no .complete: interrupted
+    assert rt.find_runtime() is None
+    assert (rt.ensure_runtime().tree / "bin" / PY).is_file()
+
+
+def test_list_and_remove_keep_the_current_build_unless_all(fake_runtime, cache):
+    old = cache / "0123456789abcdef"
+    (old / "runtime").mkdir(parents=True)
+    (old / "runtime.json").write_text(json.dumps({"python": "3.12"}))
+    (old / ".complete").write_text("old\n")
+    (cache / "build-0123-x").mkdir()  # an interrupted build's scratch folder
+    assert [r.key for r in rt.list_runtimes()] == [fake_runtime.key, "0123456789abcdef"]
+    assert "(outdated)" in rt.list_runtimes()[1].summary()
+    removed = rt.remove_runtimes()
+    assert sorted(Path(p).name for p in removed) == ["0123456789abcdef", "build-0123-x"]
+    assert [r.key for r in rt.list_runtimes()] == [fake_runtime.key]
+    rt.remove_runtimes(everything=True)
+    assert rt.list_runtimes() == [] and not cache.exists()
+
+
+def test_runtime_list_and_remove_commands(fake_runtime, capsys):
+    assert main(["bundle", "runtime", "list"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"{fake_runtime.key}: Python {recipe.PYTHON_VERSION}, numpy==") and "glibc >= 2.17" in out
+    assert main(["bundle", "runtime", "remove", "--all"]) == 0
+    assert "removed" in capsys.readouterr().out
+    assert main(["bundle", "runtime", "list"]) == 0
+    assert "no build in" in capsys.readouterr().out
+
+
+def test_the_build_refuses_another_machine_in_one_sentence(monkeypatch):
+    monkeypatch.setattr(recipe.platform, "machine", lambda: "aarch64")
+    with pytest.raises(Exception, match=r"needs a Linux x86_64 machine \(this is linux aarch64\)"):
+        recipe.check_host()
+
+
+# ----------------------------------------------------------------------------- the glibc check
+def _elf(needs: list[str]) -> bytes:
+    """A minimal ELF64 file whose ``.gnu.version_r`` requires ``needs`` from libc.so.6."""
+    strtab = b"\0libc.so.6\0" + b"".join(n.encode() + b"\0" for n in needs)
+    names = [strtab.index(n.encode() + b"\0") for n in needs]
+    verneed = struct.pack("<HHIII", 1, len(needs), 1, 16, 0)
+    for i, name in enumerate(names):
+        verneed += struct.pack("<IHHII", 0, 0, i + 2, name, 16 if i + 1 < len(needs) else 0)
+    strtab_at, verneed_at = 64, 64 + len(strtab)
+    shoff = verneed_at + len(verneed)
+    header = b"\x7fELF\x02\x01\x01" + bytes(9) + struct.pack(
+        "<HHIQQQIHHHHHH", 3, 62, 1, 0, 0, shoff, 0, 64, 0, 0, 64, 3, 0)
+    sections = bytes(64)  # the null section
+    sections += struct.pack("<IIQQQQIIQQ", 0, 3, 0, 0, strtab_at, len(strtab), 0, 0, 1, 0)
+    sections += struct.pack("<IIQQQQIIQQ", 0, 0x6FFFFFFE, 0, 0, verneed_at, len(verneed), 1, 1, 8, 0)
+    return header + strtab + verneed + sections
+
+
+def test_max_glibc_reads_the_symbol_versions_every_elf_file_needs(tmp_path):
+    (tmp_path / "a.so").write_bytes(_elf(["GLIBC_2.2.5", "GLIBC_2.17", "GLIBCXX_3.4.30"]))
+    assert recipe._needed_versions(tmp_path / "a.so") == {"GLIBC_2.2.5", "GLIBC_2.17", "GLIBCXX_3.4.30"}
+    (tmp_path / "notes.txt").write_text("GLIBC_2.99 is only text here\n")
+    assert recipe.max_glibc(tmp_path) == (2, 17)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.so").write_bytes(_elf(["GLIBC_2.34"]))
+    assert recipe.max_glibc(tmp_path) == (2, 34)
+
+
+# ----------------------------------------------------------------------------- trim
+def test_trim_keeps_the_interpreter_and_the_modules_a_program_may_load(tmp_path):
+    tree = tmp_path / "runtime"
+    files = [f"bin/{PY}", "bin/python3", "bin/pydoc3", "include/Python.h", f"lib/libpython{recipe.PYTHON_VERSION}.a",
+             f"lib/{PY}/os.py", f"lib/{PY}/test/test_os.py", f"lib/{PY}/idlelib/x.py",
+             f"lib/{PY}/__pycache__/os.cpython-313.pyc", f"lib/{PY}/site-packages/bin/f2py",
+             f"lib/{PY}/site-packages/numpy/core.py", f"lib/{PY}/site-packages/numpy/core.pyi",
+             f"lib/{PY}/site-packages/numpy/_core/include/numpy/arrayobject.h",
+             f"lib/{PY}/site-packages/numpy/_core/tests/_natype.py",
+             f"lib/{PY}/site-packages/numpy/_core/tests/test_umath.py",
+             f"lib/{PY}/site-packages/numpy/_core/tests/data/table.csv",
+             f"lib/{PY}/site-packages/scipy/_lib/_ccallback_c.cpython-313-x86_64-linux-gnu.so"]
+    for rel in files:
+        (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tree / rel).write_text("x")
+    recipe.trim(tree)
+    left = sorted(p.relative_to(tree).as_posix() for p in tree.rglob("*") if p.is_file())
+    assert left == [f"bin/{PY}", f"lib/{PY}/os.py",
+                    f"lib/{PY}/site-packages/numpy/_core/tests/_natype.py",  # numpy.testing imports it
+                    f"lib/{PY}/site-packages/numpy/core.py",
+                    f"lib/{PY}/site-packages/scipy/_lib/_ccallback_c.cpython-313-x86_64-linux-gnu.so"]
+    assert not (tree / "include").exists() and not (tree / f"lib/{PY}/site-packages/numpy/_core/include").exists()
+
+
+# ----------------------------------------------------------------------------- the program folder
+def test_assemble_bundled_copies_the_runtime_and_writes_its_command(fake_runtime, tmp_path):
+    program = assemble_meta_program(tmp_path / "meta", python="bundled")
+    meta = yaml.safe_load((program / "metadata.yaml").read_text())
+    assert meta["command"] == rt.bundled_command()
+    assert "ranks every submission" in meta["description"]
+    assert (program / "runtime" / "bin" / PY).read_bytes() == (fake_runtime.tree / "bin" / PY).read_bytes()
+    assert (program / "metascore" / "program.py").is_file() and meta_python_of(program) == "bundled"
+    image = assemble_meta_program(tmp_path / "image", python="image")
+    assert yaml.safe_load((image / "metadata.yaml").read_text())["command"] == rt.image_command()
+    assert not (image / "runtime").exists() and meta_python_of(image) == "image"
+
+
+def test_a_custom_program_keeps_its_script_and_arguments(fake_runtime, tmp_path):
+    source = tmp_path / "mine"
+    source.mkdir()
+    (source / "score.py").write_text("print('mine')\n")
+    (source / "metadata.yaml").write_text("command: python3 score.py /app/input /app/output --verbose\n")
+    program = assemble_meta_program(tmp_path / "meta", source, python="bundled", with_runtime=False)
+    command = yaml.safe_load((program / "metadata.yaml").read_text())["command"]
+    assert shlex.split(command) == [*INTERPRETER, "/app/program/score.py", "/app/input", "/app/output", "--verbose"]
+    assert meta_python_of(program) == "image"  # without runtime/, the loader has nothing to run
+    (source / "metadata.yaml").write_text("command: Rscript score.R\n")
+    with pytest.raises(ConfigError, match=r"does not run `python3 SCRIPT \.\.\.`.*--meta-python image"):
+        assemble_meta_program(tmp_path / "meta2", source, python="bundled", with_runtime=False)
+
+
+def test_zip_directory_copies_the_base_zip_members_as_they_are(tmp_path):
+    base = tmp_path / "runtime.zip"
+    with zipfile.ZipFile(base, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("runtime/bin/python", b"\0" * 10000)
+    src = tmp_path / "program"
+    src.mkdir()
+    (src / "score.py").write_text("print(1)\n")
+    (src / "inner.zip").write_bytes(base.read_bytes())
+    (src / "__pycache__").mkdir()
+    (src / "__pycache__" / "score.cpython-313.pyc").write_bytes(b"x")
+    out = zip_directory(src, tmp_path / "out.zip", base=base)
+    with zipfile.ZipFile(out) as zf, zipfile.ZipFile(base) as zb:
+        assert zf.namelist() == ["runtime/bin/python", "inner.zip", "score.py"]
+        ours, theirs = zf.getinfo("runtime/bin/python"), zb.getinfo("runtime/bin/python")
+        assert (ours.compress_size, ours.CRC) == (theirs.compress_size, theirs.CRC)
+        assert zf.getinfo("inner.zip").compress_type == zipfile.ZIP_STORED
+        assert zf.read("runtime/bin/python") == b"\0" * 10000
+
+
+def test_bundle_zip_puts_the_cached_runtime_into_the_meta_program(fake_runtime, tmp_path, capsys):
+    assert main(["bundle", "zip", str(TEMPLATE), "-o", str(tmp_path / "b.zip"), "--meta-python", "bundled"]) == 0
+    assert "filled with the meta-scoring program and a vendored metascore, with its own Python" in capsys.readouterr().out
+    with zipfile.ZipFile(tmp_path / "b.zip") as outer:
+        (tmp_path / "meta.zip").write_bytes(outer.read("meta_scoring_program.zip"))
+    with zipfile.ZipFile(tmp_path / "meta.zip") as zf:
+        names = zf.namelist()
+        assert names[:2] == [f"runtime/bin/{PY}", f"runtime/lib/{PY}/os.py"]
+        assert {"score.py", "metadata.yaml", "metascore/program.py"} <= set(names)
+        assert yaml.safe_load(zf.read("metadata.yaml"))["command"] == rt.bundled_command()
+    assert meta_python_of(tmp_path / "meta.zip") == "bundled"
+
+
+# ----------------------------------------------------------------------------- check and add-meta
+def test_check_errors_on_an_old_image_only_when_the_image_python_runs_the_program(tmp_path):
+    import shutil
+
+    bundle = shutil.copytree(TEMPLATE, tmp_path / "b")
+    text = (bundle / "competition.yaml").read_text().replace(
+        "docker_image: codalab/codalab-legacy:py312\n", "")
+    (bundle / "competition.yaml").write_text(text)
+    assert check_bundle(bundle, meta_python="bundled").errors == []
+    errors = check_bundle(bundle, meta_python="image").errors
+    assert len(errors) == 1 and f"{DEFAULT_IMAGE} (Codabench's default" in errors[0]
+    assert "runs Python 3.7" in errors[0] and "without --meta-python image" in errors[0]
+
+
+def test_check_says_what_it_knows_of_the_image_without_a_probe(tmp_path, capsys):
+    import shutil
+
+    assert main(["bundle", "check", str(TEMPLATE), "--meta-python", "bundled"]) == 0
+    out = capsys.readouterr().out
+    assert ("note: the meta-scoring program carries its own Python: it runs in any Linux x86_64 "
+            "image with glibc >= 2.17, which codalab/codalab-legacy:py312 is") in out
+    bundle = shutil.copytree(NO_PYTHON, tmp_path / "np")
+    assert main(["bundle", "add-meta", str(bundle)]) == 0
+    capsys.readouterr()
+    assert main(["bundle", "check", str(bundle), "--meta-python", "bundled"]) == 0
+    assert ("and debian:bullseye-slim is not an image metascore knows; `metascore bundle check "
+            "--probe` or `bundle run --backend docker` try it in a container") in capsys.readouterr().out
+
+
+def test_add_meta_leaves_the_image_and_says_so_unless_image_is_given(tmp_path, capsys):
+    import shutil
+
+    bundle = shutil.copytree(NO_PYTHON, tmp_path / "np")
+    before = (bundle / "competition.yaml").read_text()
+    assert main(["bundle", "add-meta", str(bundle)]) == 0
+    said = capsys.readouterr().out
+    assert "note: docker_image left as it is, debian:bullseye-slim: every phase keeps running in it" in said
+    assert "~ docker_image" not in said
+    after = (bundle / "competition.yaml").read_text()
+    assert [line for line in after.splitlines() if line.startswith("docker_image")] == [
+        line for line in before.splitlines() if line.startswith("docker_image")] == ["docker_image: debian:bullseye-slim"]
+    assert main(["bundle", "add-meta", str(bundle), "--image", "debian:bookworm-slim"]) == 0
+    said = capsys.readouterr().out
+    assert "~ docker_image: debian:bullseye-slim -> debian:bookworm-slim" in said
+    assert yaml.safe_load((bundle / "competition.yaml").read_text())["docker_image"] == "debian:bookworm-slim"
+
+
+# ----------------------------------------------------------------------------- the probe
+class _Images:
+    def get(self, image):
+        return type("Image", (), {"attrs": {"Os": "linux", "Architecture": "amd64"}})()
+
+
+class _Backend:
+    """Stands in for DockerBackend: records the step, answers with ``result``."""
+
+    name = "docker"
+
+    def __init__(self, result: StepResult):
+        self.result, self.steps = result, []
+        self.client = type("Client", (), {"images": _Images()})()
+
+    def image_for(self, step):
+        return step.image
+
+    def run(self, step):
+        self.steps.append(step)
+        return self.result
+
+
+def test_the_probe_runs_the_program_interpreter_on_the_imports(fake_runtime, tmp_path):
+    program = assemble_meta_program(tmp_path / "meta", python="bundled", with_runtime=False)
+    assert shlex.split(probe_command(program)) == [*INTERPRETER, "-c", PROBE]
+    facts = "Python 3.13.5, numpy 2.2.6, scipy 1.16.3, pandas 2.3.2; glibc 2.31, x86_64"
+    backend = _Backend(StepResult(0, False, facts + "\n", "", 1.0))
+    found = probe_image(backend, "old:1", program)
+    step = backend.steps[0]
+    assert (step.image, step.mounts[0].container_path, step.mounts[0].read_only) == ("old:1", "/app/program", True)
+    assert found.ok and found.line() == f"the meta-scoring program runs in old:1 (linux/amd64): {facts}"
+    failed = _Backend(StepResult(1, False, "", "Traceback ...\n/lib64/ld-linux-x86-64.so.2: version "
+                                 "`GLIBC_2.17' not found\n", 1.0))
+    found = probe_image(failed, "older:1", program)
+    assert not found.ok and found.line() == (
+        "the meta-scoring program cannot run in older:1 (linux/amd64): /lib64/ld-linux-x86-64.so.2: "
+        "version `GLIBC_2.17' not found; the meta phase would fail there on Codabench")
+    image = assemble_meta_program(tmp_path / "image", python="image")
+    assert shlex.split(probe_command(image)) == ["python3", "-c", PROBE]
+
+
+def test_a_local_run_says_it_cannot_know_the_image(tmp_path):
+    from metascore.bundle.worker.image_probe import meta_image_report
+    from metascore.bundle.worker.local import LocalBackend
+    from metascore.bundle.schema.load import load_competition
+    from metascore.bundle.site.server import Site
+
+    comp = load_competition(TEMPLATE)
+    backend = LocalBackend(sandbox="rewrite")
+    site = Site(comp, tmp_path, backend, image=None, scoring_program=None, log=lambda _: None)
+    said = []
+    assert meta_image_report(site, backend, comp.docker_image, said.append) == []
+    assert said == ["[*] note: " + LOCAL_NOTICE.format(image="codalab/codalab-legacy:py312")]
+
+
+def test_the_runtime_packages_are_not_the_modules_the_image_must_carry(fake_runtime, tmp_path):
+    """A program importing numpy in an image without it is warned about even when the meta
+    program's own Python carries a numpy (it is not on that program's path)."""
+    from metascore.bundle.check.image_checks import _local_modules
+
+    root = tmp_path / "bundle"
+    (root / "meta" / "runtime" / "lib" / PY / "site-packages" / "numpy").mkdir(parents=True)
+    (root / "meta" / "runtime" / "lib" / PY / "site-packages" / "numpy" / "__init__.py").write_text("")
+    (root / "scoring_program").mkdir()
+    (root / "scoring_program" / "helpers.py").write_text("")
+    with zipfile.ZipFile(root / "meta.zip", "w") as zf:
+        zf.writestr(f"runtime/lib/{PY}/site-packages/scipy/__init__.py", "")
+        zf.writestr("metascore/program.py", "")
+    found = _local_modules(root)
+    assert {"helpers", "scoring_program", "metascore", "program", "meta"} <= found
+    assert not {"numpy", "scipy", "site-packages", "lib"} & found
