@@ -25,7 +25,7 @@ from metascore.analysis import (
     top_k_curves,
     winner_rank,
 )
-from metascore.analysis import _engine as E
+from metascore.analysis import shared as E
 from metascore.analysis import draws as D
 from metascore.analysis import bootstrap as B
 from metascore.errors import ConfigError, InputError

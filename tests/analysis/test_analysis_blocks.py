@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import metascore as ms
-from metascore.analysis import _engine as E
+from metascore.analysis import shared as E
 from metascore.analysis import draws as D
 from metascore.analysis import analyze
 from metascore.analysis import bootstrap as B

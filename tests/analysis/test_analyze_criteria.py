@@ -26,7 +26,7 @@ from metascore.analysis import (
     stability_vs_judges,
     winner_rank_bootstrap,
 )
-from metascore.analysis import _engine as E
+from metascore.analysis import shared as E
 from metascore.analysis import draws as D
 from metascore.analysis import per_trial
 from metascore.analysis import bootstrap as B

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from metascore.analysis import _engine as E
+from metascore.analysis import shared as E
 from metascore.resampling import JudgeDraws, PairSums, Pulls
 
 

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import metascore as ms
-from metascore.analysis import _engine as E
+from metascore.analysis import shared as E
 from metascore.analysis import draws as D
 from metascore.analysis import bootstrap as B
 from metascore.config import parse_config

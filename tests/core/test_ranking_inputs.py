@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import metascore as ms
-from metascore.analysis import _engine as E
+from metascore.analysis import shared as E
 from metascore.analysis.stability import stability_of
 from metascore.analysis.uncertainty import intervals_of
 from metascore.registry import prepare_inputs, rank_inputs

@@ -113,7 +113,7 @@ def test_quick_mode_judges_and_exclude(capsys):
 def test_bootstrap_fast_path_is_only_for_fractional_ties():
     """The judge-resampling fast path sums precomputed fractional ranks: with dense or min
     ties it would be wrong, so those go through the registry."""
-    from metascore.analysis import _engine as E
+    from metascore.analysis import shared as E
     from metascore.analysis import bootstrap as B
 
     m = read_matrix_file(EXPORT, exclude=["Duration"])

@@ -15,7 +15,7 @@ import pytest
 import metascore as ms
 from metascore import method_spec, registry
 from metascore.analysis import stability, winner_rank_bootstrap
-from metascore.analysis import _engine as E
+from metascore.analysis import shared as E
 from metascore.analysis import draws as D
 from metascore.analysis import bootstrap as B
 from metascore.analysis import fastpaths as F

@@ -22,7 +22,7 @@ from .criteria import positive_int
 from .stability import StabilityCurve, curve_of, default_sizes
 from .topk import TopKCurves, top_k_curves
 from .uncertainty import RankUncertainty, intervals_of
-from ._engine import Progress, setup, Setup
+from .shared import Progress, setup, Setup
 
 __all__ = ["analyze", "AnalysisResult"]
 

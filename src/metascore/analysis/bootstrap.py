@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError
-from ._engine import Setup
+from .shared import Setup
 from .draws import Draws, DrawPlan, usable
 from .fastpaths import (
     Block,

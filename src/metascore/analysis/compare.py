@@ -31,7 +31,7 @@ from .criteria import (
 )
 from .stability import PAPER_CONCORDANCE, StabilityResult, stability_of
 from .trial_stats import winner_stats
-from ._engine import Progress, setup, Setup
+from .shared import Progress, setup, Setup
 from .bootstrap import check_jobs, single_threaded_blas
 from .draws import check_axis
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._engine import Setup
+from .shared import Setup
 from .bootstrap import routes
 from .fastpaths import shortcuts
 

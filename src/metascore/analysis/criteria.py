@@ -30,7 +30,7 @@ from ..ranking import Ranking
 from ..registry import DEFAULT_SEED, prepare_inputs, rank
 from ..stats import kendall_w, mean_spearman_from_w
 from .trial_stats import generalization_stats, top_share, winner_stats
-from ._engine import judge_ranks, Progress, setup, Setup
+from .shared import judge_ranks, Progress, setup, Setup
 from .bootstrap import run_trials, Then
 from .draws import check_axis, DrawPlan, plan_draws, skip_note
 

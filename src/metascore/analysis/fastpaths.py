@@ -27,7 +27,7 @@ import numpy as np
 
 from ..registry import get_ranking_method
 from ..resampling import CandidateDraws, JudgeDraws, Pulls, Shortcuts, pair_stats
-from ._engine import Setup
+from .shared import Setup
 from .draws import Draws
 
 __all__ = [

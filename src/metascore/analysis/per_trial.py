@@ -29,7 +29,7 @@ import numpy as np
 from ..pairwise import PairwiseCounts
 from ..registry import Inputs, compute, get_ranking_method, rank
 from ..resampling import integer_valued, reduced_counts
-from ._engine import Setup
+from .shared import Setup
 from .draws import Draws
 from .fastpaths import Block, shortcuts
 

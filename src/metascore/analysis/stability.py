@@ -24,7 +24,7 @@ from ..errors import ConfigError, did_you_mean
 from ..matrix import ScoreMatrix
 from ..registry import DEFAULT_SEED
 from .criteria import PerMethodSummary, finite_mean, positive_int, spread
-from ._engine import concordance_of, Progress, rank_codes, Setup, setup
+from .shared import concordance_of, Progress, rank_codes, Setup, setup
 from .bootstrap import run_trials
 from .draws import check_axis, plan_draws, skip_note
 

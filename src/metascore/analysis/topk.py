@@ -30,7 +30,7 @@ from ..ranking import Ranking
 from ..stats import kendall_tau_distance
 from ..jsonable import jsonable
 from ..registry import DEFAULT_METHOD, DEFAULT_SEED, generator
-from ._engine import fractional_ranks_rows, Progress, rank_codes, setup
+from .shared import fractional_ranks_rows, Progress, rank_codes, setup
 from .bootstrap import bootstrap_scores, usable_trials
 from .draws import Draws, skip_note
 

@@ -28,14 +28,14 @@ import scipy.sparse as sp
 from ..resampling import exact_products, kept
 from ..stats import ranks_along
 from .fastpaths import Block
-from ._engine import fractional_ranks_rows, judge_ranks, pearson_rows, rank_codes, Setup
+from .shared import fractional_ranks_rows, judge_ranks, pearson_rows, rank_codes, Setup
 
 __all__ = ["winner_stats", "generalization_stats", "drawn_ranks", "top_share"]
 
 
 def top_share(scores: np.ndarray) -> np.ndarray:
     """Share of first place of each drawn candidate (T x n): 1/t for each of the t
-    distinct candidates of the top tie group (:func:`~._engine.rank_codes`), else 0."""
+    distinct candidates of the top tie group (:func:`~.shared.rank_codes`), else 0."""
     codes = rank_codes(scores)
     top = codes == 0.0
     return top / np.maximum(top.sum(axis=1, keepdims=True), 1)

@@ -17,7 +17,7 @@ from ..errors import ConfigError, InputError, did_you_mean
 from ..matrix import ScoreMatrix
 from ..jsonable import jsonable
 from ..registry import DEFAULT_METHOD, DEFAULT_SEED
-from ._engine import code_ranks, Progress, rank_codes, Setup, setup
+from .shared import code_ranks, Progress, rank_codes, Setup, setup
 from .bootstrap import run_trials
 from .draws import plan_draws, skip_note
 

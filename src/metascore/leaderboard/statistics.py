@@ -17,7 +17,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..analysis import MethodComparison, RankUncertainty, judge_agreement
-from ..analysis._engine import setup_of
+from ..analysis.shared import setup_of
 from ..analysis.compare import MIN_COMPARED, compare_of
 from ..analysis.stability import stability_of
 from ..analysis.uncertainty import intervals_of
