@@ -52,6 +52,8 @@ def ranks_along(values: np.ndarray, method: str = "average", axis: int = -1) -> 
     >>> ranks_along(np.array([3.0, 1.0, 3.0, np.nan, 2.0])).tolist()
     [3.5, 1.0, 3.5, nan, 2.0]
     """
+    if method not in ("average", "min", "max", "dense"):
+        raise ConfigError(f"unknown tie method {method!r}; use 'average', 'min', 'max' or 'dense'.")
     x = np.moveaxis(np.asarray(values, dtype=float), axis, -1)
     shape = x.shape
     if not x.size:
@@ -69,8 +71,12 @@ def ranks_along(values: np.ndarray, method: str = "average", axis: int = -1) -> 
         last[:, :-1] = new[:, 1:]
         start = np.maximum.accumulate(np.where(new, pos, 0), axis=1)
         end = np.minimum.accumulate(np.where(last, pos, pos[-1:])[:, ::-1], axis=1)[:, ::-1]
-        ranked = {"average": lambda: (start + end) / 2.0 + 1.0, "min": lambda: start + 1,
-                  "max": lambda: end + 1}[method]()
+        if method == "average":
+            ranked = (start + end) / 2.0 + 1.0
+        elif method == "min":
+            ranked = start + 1
+        else:  # "max"
+            ranked = end + 1
     out = np.empty(rows.shape, dtype=ranked.dtype)
     np.put_along_axis(out, order, ranked, axis=1)
     missing = np.isnan(rows)

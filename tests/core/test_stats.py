@@ -80,5 +80,13 @@ def test_ranks_along_are_scipys_rankdata_with_nan_omitted(method):
         want = st.rankdata(x, method=method, axis=axis, nan_policy="omit")
         got = ranks_along(x, method, axis)
         np.testing.assert_array_equal(got, want)
+
+
+def test_ranks_along_refuses_an_unknown_tie_method():
+    from metascore.errors import ConfigError
+    from metascore.stats import ranks_along
+
+    with pytest.raises(ConfigError, match="unknown tie method 'ordinal'; use 'average'"):
+        ranks_along(np.array([1.0, 2.0]), "ordinal")
         if not np.isnan(x).any():
             assert got.dtype == want.dtype
