@@ -71,7 +71,7 @@ class MethodCost:
 def _one_at_a_time(s: Setup, axis: str) -> set[str]:
     way = routes(s, axis)
     return {m for m in s.methods if way[m] in ("counted", "direct", "registry")
-            or (way[m] == "candidates" and shortcuts(m).per_trial)}
+            or (way[m] == "candidates" and shortcuts(m).one_at_a_time(s.params[m]))}
 
 
 def method_costs(s: Setup, draws: list[tuple[str, int, int, bool]]) -> dict[str, MethodCost]:
