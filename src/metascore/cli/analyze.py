@@ -8,11 +8,11 @@ judge (see :func:`metascore.analysis.bootstrap.usable_trials`) are counted in on
 ``metascore: note:`` line on stderr and explained in the notes of both files. Without
 ``--methods``, a default method that cannot take the data (``relative_difference`` on
 negative scores) is left out with a note and the others are compared; a method named in
-``--methods`` that cannot take the data is an error. The report says what each method
-without a batched shortcut costs (one full ranking per resample on some axis); without
-``--methods`` a default method whose work exceeds ``DEFAULT_BUDGET``
-(``relative_difference`` on values at hundreds of thousands of judges) is left out, with
-a note.
+``--methods`` that cannot take the data is an error. Before the trials run, a
+``metascore: note:`` line says what each method without a batched shortcut will cost
+(one full ranking per resample on some axis, priced at its ranking of the whole matrix);
+without ``--methods`` a default method that costs more than the other methods together
+(:func:`metascore.analysis.costs.costlier_than_the_rest`) is left out, with a note.
 """
 
 from __future__ import annotations
@@ -37,11 +37,6 @@ from .common import add_group_options, group_judges, read_matrix_file
 __all__ = ["add_analyze_command"]
 
 DEFAULT_METHODS = "mean,median,average_rank,success_rate,relative_difference,copeland"
-#: The work a default method may spend ranking resamples one at a time (no batched
-#: shortcut on some axis), in pairs of candidates x judges over those rankings; past it
-#: the method is left out, with a note. 2e10 is about a minute of relative_difference on
-#: values (20 candidates x 20,000 judges, 2,000 candidate resamples) on one core.
-DEFAULT_BUDGET = 2e10
 #: The declared properties the table shows (docs/methods.md).
 PROPERTIES = ("condorcet", "pareto", "order_only", "unanimity")
 
@@ -66,8 +61,8 @@ def add_analyze_command(subparsers: argparse._SubParsersAction) -> None:
                    help=f"comma-separated methods (default: {DEFAULT_METHODS}; a default "
                    "method that cannot take the data, e.g. relative_difference on negative "
                    "scores, is left out with a note, a method named here is an error then; "
-                   "a default method that would rank the resamples one at a time for more "
-                   "than about a minute is left out with a note too)")
+                   "a default method that would cost more than the others together, ranking "
+                   "resamples one at a time, is left out with a note too)")
     p.add_argument("--out", required=True, help="output directory for the report")
     p.add_argument("--trials", type=int, default=1000,
                    help="resamples for the bootstrap criteria, intervals and top-k (default 1000)")
@@ -271,6 +266,8 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         if not methods:
             raise InputError("no default method can rank these scores: "
                              + "; ".join(f"{m}: {why}" for m, why in left_out.items()) + ".")
+    for m, why in left_out.items():  # said now, before the trials run
+        print(f"metascore: note: default method {m} left out: {why}.", file=sys.stderr)
     bars = _Bars(args.quiet)
     client = _backend(args)
     try:
@@ -282,7 +279,8 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
             concordance={"judges": args.concordance_judges,
                          "candidates": args.concordance_candidates},
             progress=bars, jobs=args.jobs, backend=args.backend,
-            budget=DEFAULT_BUDGET if args.methods is None else None,
+            leave_out_costly=args.methods is None,
+            notify=lambda text: print(f"metascore: note: {text}", file=sys.stderr, flush=True),
         )
     finally:
         bars.close()
@@ -293,10 +291,6 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     if matrix.groups is not None:
         result = _with_groups(result, matrix)
     _print_table(result)
-    for note in result.settings.get("methods_left_out", {}).values():
-        print(f"metascore: note: {note}", file=sys.stderr)
-    for cost in result.costs.values():
-        print(f"metascore: note: {cost.estimate()}", file=sys.stderr)
     _note_skipped(result)
     paths = write_analysis(args.out, result)
     print("wrote " + " and ".join(str(p) for p in paths))
