@@ -20,7 +20,7 @@ from .compare import MethodComparison, StageProgress, check_axes, compare_of, to
 from .costs import NOTED_WORK, MethodCost, costlier_than_the_rest, method_costs
 from .criteria import positive_int
 from .stability import StabilityCurve, curve_of, default_sizes
-from .topk import TopKCurves, top_k_curves
+from .topk import SPLITS, TopKCurves, top_k_curves
 from .uncertainty import RankUncertainty, intervals_of
 from .shared import Progress, setup, Setup
 
@@ -41,8 +41,9 @@ class AnalysisResult:
     intervals : dict
         ``{method: RankUncertainty}``: bootstrap rank intervals over the judges.
     topk : dict or None
-        ``{method: TopKCurves}`` when a final phase was given: the development phase picks
-        the top k, random halves of the final phase's judges are meta-train and meta-test.
+        ``{method: TopKCurves}`` when a final phase was given (the development phase picks
+        the top k, random halves of the final phase's judges are meta-train and
+        meta-test) or the matrix was cut into three phases (``topk``).
     settings : dict
         How it was computed; ``notes`` (only when there is one) repeats every part's notes
         about skipped trials and undefined values, each prefixed with the part's name.
@@ -153,6 +154,7 @@ def analyze(
     progress: StageProgress = None,
     jobs: int = 1,
     backend: str | None = None,
+    topk: str | None = None,
     leave_out_costly: bool = False,
     notify: Callable[[str], None] | None = None,
     _fast: bool = True,
@@ -165,6 +167,12 @@ def analyze(
     ``seed``; ``jobs``/``backend`` spread the trials over joblib workers. The parts share
     one validated input and the scores of the resamples they draw alike (the judge
     stability's are the rank intervals' at the defaults).
+
+    The top-k curves (:func:`.topk.top_k_curves`, ``n_trials`` splits) come with a
+    ``final`` phase (its judges cut in halves, meta-train and meta-test) or, with ``topk``
+    alone, from ``matrix`` cut into three phases; ``topk`` names how the judges are cut
+    (:data:`.topk.SPLITS`: ``"disjoint"``, the default with ``final``, or ``"paper"``,
+    METAGEN 2022's draws with replacement).
 
     A method without a batched shortcut on some axis ranks those resamples one at a
     time: ``settings["costs"]`` and a note say how many (:func:`.costs.method_costs`;
@@ -180,6 +188,8 @@ def analyze(
     if not isinstance(level, (int, float)) or not 0 < level < 1:
         raise ConfigError(f"`level` must be a number strictly between 0 and 1; got {level!r}.")
     common = None if final is None else shared_candidates(matrix, final)
+    if topk is not None and topk not in SPLITS:
+        raise ConfigError(f"`topk` must be one of {list(SPLITS)}; got {topk!r}.")
 
     def stage(name: str) -> Progress:
         return None if progress is None else (lambda done, total: progress(name, done, total))
@@ -210,13 +220,14 @@ def analyze(
         intervals = {name: intervals_of(s, name, n_trials=n_trials, level=level,
                                         progress=stage(f"rank intervals {name}"), **kw)
                      for name in names}
-    topk = None
-    if final is not None:
-        dev = matrix.subset(candidates=common)
+    split, topk = topk, None
+    if final is not None or split is not None:
+        phases = ((matrix,) if final is None
+                  else (matrix.subset(candidates=common), final.subset(candidates=common)))
         topk = {
-            name: top_k_curves(dev, final.subset(candidates=common), method=name,
-                               n_trials=n_trials, seed=seed, missing=missing,
-                               progress=stage(f"top-k {name}"), **per_method[name])
+            name: top_k_curves(*phases, method=name, n_trials=n_trials, seed=seed,
+                               missing=missing, progress=stage(f"top-k {name}"),
+                               judge_split=split or "disjoint", **per_method[name])
             for name in names
         }
     settings = {
@@ -228,6 +239,7 @@ def analyze(
         "missing": missing, "params": per_method,
         **({"comparison_note": skip} if skip else {"axes": comparison.axes,
                                                   "concordance": comparison.concordance}),
+        **({"topk_split": split} if split is not None else {}),
         "final": None if final is None else {"n_candidates": final.n_candidates,
                                               "n_judges": final.n_judges,
                                               "shared_candidates": len(common)},

@@ -26,6 +26,7 @@ from typing import Any
 
 from ..analysis import PAPER_AXES, analyze
 from ..analysis.draws import AXES
+from ..analysis.topk import SPLITS
 from ..analysis.compare import CRITERIA, unusable_methods
 from ..errors import ConfigError, InputError, did_you_mean
 from ..readers.formats import FORMATS
@@ -50,13 +51,21 @@ def add_analyze_command(subparsers: argparse._SubParsersAction) -> None:
         "(ch. 5, 6; ESANN 2021): winner rank, Condorcet rate, generalization to unseen "
         "judges, judge and candidate stability with their spread, Kendall's W of the "
         "judges and the declared properties; stability against the number of judges; rank "
-        "intervals per method; with --final, the top-k curves across the two phases. "
+        "intervals per method; with --final, the top-k curves across the two phases (with --topk, "
+        "across three phases cut from the one file). "
         "With groups (--group-by or --group), each method ranks in two steps: inside each "
         "group (or --within there), then across the groups. "
         "Writes OUT/analysis.json and OUT/analysis.html.",
     )
     p.add_argument("scores", help="score file (any format `metascore rank` reads)")
     p.add_argument("--final", help="final-phase score file: adds the top-k analysis")
+    p.add_argument("--topk", nargs="?", const="disjoint", choices=SPLITS, metavar="SPLIT",
+                   help="the top-k analysis on this one file, its judges cut into three "
+                   "phases (development, final, post-challenge) in every trial: 'disjoint' "
+                   "(the default: each judge in one phase) or 'paper' (METAGEN 2022's code: "
+                   "as many judges drawn with replacement, then cut into thirds, so the "
+                   "phases share judges; its published k* and d/n are this split's); with "
+                   "--final, how the final phase's judges are cut in halves")
     p.add_argument("--methods",
                    help=f"comma-separated methods (default: {DEFAULT_METHODS}; a default "
                    "method that cannot take the data, e.g. relative_difference on negative "
@@ -213,8 +222,9 @@ def _print_curves(result: Any) -> None:
         f"{m} {n if n is not None else '> ' + str(int(result.curve.sizes.max()))}"
         for m, n in needed.items()))
     if result.topk:
-        print("top-k: " + ", ".join(f"{m} k* = {c.k_star:.2f} (best k {c.k_best})"
-                                    for m, c in result.topk.items()))
+        print("top-k: " + ", ".join(
+            f"{m} k* = {c.k_star:.2f} (best k {c.k_best}, band {c.k_band[0]}-{c.k_band[1]}; "
+            f"d/n {c.d_mean / len(c.candidates):.2f})" for m, c in result.topk.items()))
 
 
 def _note_skipped(result: Any) -> None:
@@ -278,7 +288,7 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
             axes={k: getattr(args, f"axis_{k}") for k in PAPER_AXES},
             concordance={"judges": args.concordance_judges,
                          "candidates": args.concordance_candidates},
-            progress=bars, jobs=args.jobs, backend=args.backend,
+            progress=bars, jobs=args.jobs, backend=args.backend, topk=args.topk,
             leave_out_costly=args.methods is None,
             notify=lambda text: print(f"metascore: note: {text}", file=sys.stderr, flush=True),
         )
