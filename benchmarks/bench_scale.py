@@ -1,8 +1,9 @@
-"""Method choice and exact Kemeny at benchmark scale (issue 33), before and after, one run.
+"""Method choice and exact Kemeny at benchmark scale (issues 33, 45), before and after, one run.
 
 Usage:
-    git worktree add /tmp/i33-before 5c911d3          # the code before issue 33
-    python benchmarks/bench_scale.py --before /tmp/i33-before/src --openml OpenML.data
+    git worktree add /tmp/i45-before f8911a4          # the code before issue 45
+    python benchmarks/bench_scale.py --before /tmp/i45-before/src --openml OpenML.data \
+        --metagen competition-metageneralization/data/benchmarks
     python benchmarks/bench_scale.py --no-write --only kemeny       # print one group
 
 Each row runs in a fresh interpreter, measured from outside (wall time and peak RSS by
@@ -13,10 +14,25 @@ Each row runs in a fresh interpreter, measured from outside (wall time and peak 
   20 x 471,033; random scores, some negative, so ``relative_difference`` is left out);
   targets under 20 s and 90 s, memory under 2 GB;
 - ``esann``: the ESANN 2021 OpenML matrix (292 algorithms x 76 datasets; ``--openml``
-  names the ``.data`` file of github.com/Didayolo/ranking-esann-2021, datasets in rows):
-  ``compare_methods`` (the table) and ``analyze`` with the 8 methods of
-  ``bench_analysis.py`` (its 9 but ``kemeny_young``), and ``analyze`` with the 6 classical;
-  target under 10 s;
+  names the ``.data`` file of github.com/Didayolo/ranking-esann-2021, datasets in rows),
+  written once as the wide CSV a user gives (a row per algorithm, every value as read):
+  ``metascore analyze esann.csv --format wide --out DIR`` (the defaults), target under
+  10 s; the same with the 8 methods of ``bench_analysis.py`` (its 9 but ``kemeny_young``)
+  named in ``--methods`` (the label says so). With ``--before``, the default row's
+  ``analysis.json`` is compared with the code before's: every value the same (only the
+  cost note of the method that had no batched shortcut, ``settings.costs`` and its note,
+  may go);
+- ``metagen`` (opt-in, ``--metagen DIR``: the ``data/benchmarks`` folder of
+  github.com/Didayolo/competition-metageneralization): METAGEN 2022's four real
+  benchmarks (AutoDL-AUC, AutoML, Statlog, OpenML; datasets in rows, higher is better)
+  through ``metascore analyze FILE --methods mean --topk paper --trials 10000`` (the
+  paper's ranking function, the mean of the scores, its split and its 10,000 trials; the
+  label says so): the best k and d/n against the published ones (the notebook's printed
+  k* and the d/n in its figures' titles). Allowed: the published k* inside ``k_band``
+  (where the best k of another run of 10,000 trials falls, 95% of the time: the paper's
+  run is one such run), and d/n within three standard errors of the difference of two
+  runs of 10,000 trials (sqrt(2) x the standard error of the mean of d/n over our trials)
+  plus 0.005 (the published value is rounded to two decimals);
 - ``reference``: the printed table of ``metascore analyze`` against the reference path
   (``_fast=False``: the registry on every resample) on 20 x 2,000 judges, 200 trials (the
   code before has no reference path: not run there);
@@ -34,6 +50,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import platform
 import sys
 import tempfile
@@ -50,14 +67,38 @@ BEGIN, END = "<!-- bench_scale: begin -->", "<!-- bench_scale: end -->"
 EIGHT = ["mean", "median", "average_rank", "success_rate", "relative_difference", "copeland",
          "schulze", "epp"]
 
-ESANN = """
-import sys, numpy as np, metascore as ms
-from metascore.analysis import analyze, compare_methods
-x = np.loadtxt(sys.argv[1]).T
-m = ms.ScoreMatrix.from_array(x, [f"a{{i}}" for i in range(x.shape[0])],
-                              [f"d{{j}}" for j in range(x.shape[1])])
-{call}(m, {methods!r}, params={{"relative_difference": {{"on": "ranks"}}}})
-"""
+#: METAGEN 2022's published results: (k*, d/n), from its notebook (experiments.ipynb).
+METAGEN = {"AutoDL-AUC": (3, 1.34), "AutoML": (3, 1.65), "Statlog": (5, 3.7), "OpenML": (7, 18.08)}
+
+
+def wide_csv(data: Path, name: str, folder: Path) -> Path:
+    """A ``.data`` matrix (datasets in rows, algorithms in columns) as the wide CSV a user
+    gives: a row per algorithm, a column per dataset, every value as read (repr)."""
+    path = folder / f"{name}.csv"
+    if not path.exists():
+        x = np.loadtxt(data).T
+        lines = ["candidate," + ",".join(f"d{j}" for j in range(x.shape[1]))]
+        lines += [f"a{i}," + ",".join(repr(float(v)) for v in row) for i, row in enumerate(x)]
+        path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def metagen_cell(name: str, folder: Path) -> str:
+    """The best k and d/n of ``folder/analysis.json`` against METAGEN 2022's."""
+    import json
+
+    curves = json.loads((folder / "analysis.json").read_text())["top_k"]["mean"]
+    k_pub, dn_pub = METAGEN[name]
+    n, trials = curves["n_candidates"], curves["n_trials"]
+    dn = curves["d_over_n"]
+    allowed = 3 * np.sqrt(2) * curves["d_std"] / n / np.sqrt(trials) + 0.005
+    lo, hi = curves["k_band"]
+    k_ok = lo <= k_pub <= hi
+    dn_ok = abs(dn - dn_pub) <= allowed
+    return (f"best k {curves['k_best']} (band {lo}-{hi}; paper {k_pub}: "
+            f"{'in' if k_ok else 'OUTSIDE'}), d/n {dn:.3f} (paper {dn_pub}, allowed "
+            f"±{allowed:.3f}: {'ok' if dn_ok else 'OFF'})")
+
 
 REFERENCE = """
 import io, sys, contextlib, numpy as np, metascore as ms
@@ -121,12 +162,22 @@ def rows(args: argparse.Namespace, work: Path) -> list[tuple[str, str, str, list
                         [py, "-m", "metascore", "analyze", str(path), "--out",
                          str(work / f"an-{spec.name}"), "-q"], work / f"an-{spec.name}"))
     if args.openml:
-        for call, methods, what in (("compare_methods", EIGHT, "the table, 8 methods"),
-                                    ("analyze", EIGHT, "`analyze`, 8 methods"),
-                                    ("analyze", EIGHT[:6], "`analyze`, the 6 classical")):
-            code = ESANN.format(call=call, methods=methods)
+        esann = wide_csv(args.openml, "esann", args.data)
+        for what, extra, key in (
+                ("`metascore analyze esann.csv` (defaults)", [], "esann"),
+                ("`metascore analyze esann.csv --methods` (8 methods named)",
+                 ["--methods", ",".join(EIGHT)], "esann8")):
             out.append(("esann", f"ESANN OpenML 292 x 76: {what}", "< 10 s",
-                        [py, "-c", code, str(args.openml)], None))
+                        [py, "-m", "metascore", "analyze", str(esann), "--format", "wide",
+                         "--out", str(work / f"an-{key}"), "-q", *extra], work / f"an-{key}"))
+    if args.metagen:
+        for name in METAGEN:
+            path = wide_csv(args.metagen / f"{name}.data", f"metagen-{name}", args.data)
+            out.append(("metagen", f"METAGEN 2022 {name}: `analyze --methods mean --topk paper "
+                        "--trials 10000` (the paper's function, split and trials)",
+                        "k*, d/n = paper's", [py, "-m", "metascore", "analyze", str(path),
+                        "--format", "wide", "--methods", "mean", "--topk", "paper", "--trials",
+                        "10000", "--out", str(work / f"mg-{name}"), "-q"], work / f"mg-{name}"))
     out.append(("reference", "printed table = the reference path's (20 x 2,000, 200 trials)",
                 "identical", [py, "-c", REFERENCE], None))
     for n, noise, target in ((100, 0.5, "< 10 s"), (100, 1.0, "< 10 s"), (200, 0.5, "< 60 s")):
@@ -152,13 +203,33 @@ def shown(run: Run, cap: float) -> str:
     return fmt_cell(run, cap)
 
 
+def same_analysis(after: Path, before: Path) -> str:
+    """Whether two ``analysis.json`` hold the same values, the cost note of a method that
+    lost its one-at-a-time ranking aside (``settings.costs`` and its note)."""
+    import json
+
+    def values(folder: Path) -> dict:
+        data = json.loads((folder / "analysis.json").read_text())
+        settings = data["settings"]
+        settings.pop("costs", None)
+        notes = [n for n in settings.pop("notes", []) if "no batched shortcut" not in n]
+        if notes:
+            settings["notes"] = notes
+        return data
+
+    return "identical" if values(after) == values(before) else "DIFFERENT"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--before", type=Path, help="source tree of the old code (its src folder)")
     parser.add_argument("--openml", type=Path, help="the ESANN 2021 OpenML.data file")
+    parser.add_argument("--metagen", type=Path, help="METAGEN 2022's data/benchmarks folder "
+                        "(opt-in rows: the top-k analysis with the paper's split)")
     parser.add_argument("--data", type=Path,
                         default=Path(tempfile.gettempdir()) / "metascore-bench-files")
-    parser.add_argument("--only", nargs="+", help="groups: analyze esann reference kemeny mean")
+    parser.add_argument("--only", nargs="+",
+                        help="groups: analyze esann metagen reference kemeny mean")
     parser.add_argument("--cap", type=float, default=600.0, help="seconds before a run is stopped")
     parser.add_argument("--no-write", action="store_true", help="print, do not rewrite README.md")
     args = parser.parse_args()
@@ -171,12 +242,23 @@ def main() -> int:
     # every row of the new code first, then the old code's (capped, often much longer)
     for tag, src in (("after", ROOT / "src"), ("before", args.before)):
         for group, what, _, argv, folder in chosen:
-            if src is not None and not (tag == "before" and group == "reference"):
+            if src is not None and not (tag == "before" and group in ("reference", "metagen")):
                 cells[(what, tag)] = shown(measure(argv, src, args.cap, folder), args.cap)
+                if group == "metagen" and (folder / "analysis.json").exists():
+                    cells[(what, tag)] += "; " + metagen_cell(what.split()[2].rstrip(":"),
+                                                              folder)
+                if group == "esann" and folder is not None and (folder / "analysis.json").exists():
+                    kept = folder.with_name(folder.name + f"-{tag}")
+                    shutil.rmtree(kept, ignore_errors=True)
+                    shutil.copytree(folder, kept)
                 print(f"{what} [{tag}]: {cells[(what, tag)]}", flush=True)
     for _, what, target, _, _ in chosen:
         lines.append(f"| {what} | {target} | {cells.get((what, 'before'), '–')} | "
                      f"{cells[(what, 'after')]} |")
+    same = work / "an-esann-after", work / "an-esann-before"
+    if all((f / "analysis.json").exists() for f in same):
+        lines.append(f"| ESANN, the defaults: `analysis.json` after = before | identical | – | "
+                     f"{same_analysis(*same)} |")
     load_end = os.getloadavg()
     import metascore
     import scipy
@@ -188,6 +270,7 @@ def main() -> int:
         f"{scipy.__version__}, metascore {metascore.__version__}.",
         f"Run: `python benchmarks/bench_scale.py{' --before ' + str(args.before) if args.before else ''}"
         f"{' --openml ' + args.openml.name if args.openml else ''}"
+        f"{' --metagen ' + args.metagen.name if args.metagen else ''}"
         f"{f' --cap {args.cap:g}' if args.cap != 600 else ''}` ({time.time() - started:.0f} s); "
         "each cell: wall time, peak RSS (and the CPU time, user + system, of the command).",
         "",

@@ -84,20 +84,33 @@ class Interval(Constraint):
         return None if ok else f"must be {self._describe()}; got {value!r}"
 
 
+def percentile_of(value: Any) -> float | None:
+    """The percentile P of a target written ``"qP"`` (``"q90"``: each judge's 90th
+    percentile), 0 <= P <= 100; None for anything else."""
+    if not isinstance(value, str) or not value.startswith("q"):
+        return None
+    try:
+        p = float(value[1:])
+    except ValueError:
+        return None
+    return p if 0 <= p <= 100 else None
+
+
 @dataclass(frozen=True)
 class Target(Constraint):
-    """A target score: ``"best"`` (each judge's best score), a finite number, or a mapping
-    of judge labels to finite numbers (one target per judge; the method checks the labels
-    against the matrix)."""
+    """A target score: ``"qP"`` (each judge's P-th percentile), ``"best"`` (each judge's
+    best score), a finite number, or a mapping of judge labels to finite numbers (one
+    target per judge; the method checks the labels against the matrix)."""
 
     def problem(self, value: Any) -> str | None:
         def number(x: Any) -> bool:
             return isinstance(x, Real) and not isinstance(x, bool) and math.isfinite(x)
 
-        if value == "best" or number(value):
+        if value == "best" or number(value) or percentile_of(value) is not None:
             return None
         if isinstance(value, Mapping) and value and all(
                 isinstance(k, str) and number(v) for k, v in value.items()):
             return None
-        return ("must be 'best', a finite number, or a mapping of judge labels to finite "
-                f"numbers; got {value!r}")
+        return ("must be 'qP' (each judge's P-th percentile, 0 <= P <= 100, e.g. 'q90'), "
+                "'best', a finite number, or a mapping of judge labels to finite numbers; "
+                f"got {value!r}")

@@ -172,8 +172,10 @@ class Shortcuts:
     candidates_reason : callable or None
         ``candidates_reason(base, params) -> str | None``: further conditions of
         ``candidates`` or ``candidate_pairs``.
-    per_trial : bool
-        ``candidates`` costs a pass per trial: the analyses run it in their workers.
+    per_trial : bool or callable
+        ``candidates`` costs a pass per trial: the analyses run it in their workers and
+        report its cost. A callable ``per_trial(params) -> bool`` says it for the
+        method's parameters (:meth:`one_at_a_time`).
     clone_beats : callable or None
         ``clone_beats(counts, params) -> (k, k) bool``: for a method whose relation between
         two candidates ignores their copies and whose score is the share of drawn opponents
@@ -200,7 +202,7 @@ class Shortcuts:
     candidates: Callable[..., np.ndarray] | None = None
     candidate_pairs: Callable[..., np.ndarray] | None = None
     candidates_reason: Callable[..., str | None] | None = None
-    per_trial: bool = False
+    per_trial: bool | Callable[[dict[str, Any]], bool] = False
     clone_beats: Callable[..., np.ndarray] | None = None
     scores: Callable[..., Any] | None = None
     warm_start: Callable[..., np.ndarray] | None = None
@@ -212,6 +214,10 @@ class Shortcuts:
             raise ValueError("declare either `candidates` or `candidate_pairs`, not both.")
         if self.per_trial and self.candidates is None:
             raise ValueError("`per_trial` describes a `candidates` shortcut; none is declared.")
+
+    def one_at_a_time(self, params: dict[str, Any]) -> bool:
+        """Whether ``candidates`` takes a pass per trial with these parameters."""
+        return bool(self.per_trial(params) if callable(self.per_trial) else self.per_trial)
         if self.warm_start is not None and self.scores is None:
             raise ValueError("`warm_start` is a start for `scores`; declare `scores` too.")
 

@@ -368,6 +368,50 @@ class TestTopK:
         assert np.all((0 <= c.meta_test) & (c.meta_test <= 1))
         json.dumps(c.to_dict(), allow_nan=False)
 
+    @pytest.mark.parametrize("m_judges", [22, 30, 76])
+    def test_the_papers_split_draws_judges_with_replacement_and_cuts_them_in_thirds(
+            self, m_judges, monkeypatch):
+        """METAGEN 2022's code: m judges drawn with replacement, D and F int(m/3) draws
+        each, P the rest; so the phases share judges (about 28% of F's judges are also in
+        P) and a phase may hold a judge twice. The default deals each judge to one phase."""
+        import importlib
+
+        topk = importlib.import_module("metascore.analysis.topk")
+        seen = []
+        real = topk.bootstrap_scores
+        monkeypatch.setattr(topk, "bootstrap_scores",
+                            lambda s, draws, **kw: seen.append(draws.counts) or real(s, draws, **kw))
+        rng = np.random.default_rng(1)
+        m = matrix(np.linspace(1, 0, 8)[:, None] + rng.normal(size=(8, m_judges)))
+        third = m_judges // 3
+        paper = top_k_curves(m, n_trials=400, judge_split="paper")
+        counts = seen[-1].reshape(400, 3, m_judges)
+        assert paper.split == "paper" and paper.to_dict()["split"] == "paper"
+        assert (counts.sum(axis=2) == [third, third, m_judges - 2 * third]).all()
+        shared = ((counts[:, 1] > 0) & (counts[:, 2] > 0)).sum(axis=1) / (counts[:, 1] > 0).sum(axis=1)
+        # P holds m - 2 int(m/3) draws: a judge of F is in P with 1 - (1 - 1/m)^(m - 2 m//3)
+        want = 1 - (1 - 1 / m_judges) ** (m_judges - 2 * third)
+        assert shared.mean() == pytest.approx(want, abs=0.03)
+        assert (counts > 1).any()
+        disjoint = top_k_curves(m, n_trials=400)
+        counts = seen[-1].reshape(400, 3, m_judges)
+        assert disjoint.split == "disjoint" and counts.max() == 1
+        assert (counts.sum(axis=1) == 1).all()  # each judge in exactly one phase
+        for c in (paper, disjoint):
+            assert c.k_band[0] <= c.k_best <= c.k_band[1]
+            assert c.to_dict()["d_over_n"] == pytest.approx(c.d_mean / 8)
+        with pytest.raises(ConfigError, match="`judge_split` must be one of"):
+            top_k_curves(m, n_trials=4, judge_split="thirds")
+
+    def test_the_band_of_a_flat_curve_is_wide_and_of_a_sharp_one_narrow(self):
+        """k_band: where another run's best k falls. Pure noise (every phase an independent
+        draw): every k is as good, the band is wide; one clear winner: k = 1 only."""
+        rng = np.random.default_rng(2)
+        noise = matrix(rng.normal(size=(12, 30)))
+        assert np.diff(top_k_curves(noise, n_trials=300).k_band)[0] >= 4
+        clear = matrix(np.linspace(3, 0, 12)[:, None] + 0.01 * rng.normal(size=(12, 30)))
+        assert top_k_curves(clear, n_trials=300).k_band == (1, 1)
+
     def test_errors(self):
         with pytest.raises(InputError, match="`dev` must be a ScoreMatrix to split"):
             top_k_curves({"A": 1, "B": 2})

@@ -199,7 +199,9 @@ def test_generalization_of_judges_with_ties_is_the_plain_one():
 
 def test_the_cost_of_a_method_ranked_one_resample_at_a_time_is_reported():
     m = ms.ScoreMatrix.from_array(np.random.default_rng(8).random((60, 400)) + 0.1)
-    res = analyze(m, ["mean", "epp"], n_trials=20, q=4, r=2, curve_r=1)
+    said: list[str] = []
+    res = analyze(m, ["mean", "epp"], n_trials=20, q=4, r=2, curve_r=1,
+                  notify=said.append, progress=lambda *a: said.append("a trial ran"))
     cost = res.settings["costs"]["epp"]
     # 20 (winner rank, Condorcet rate) + 20 (generalization) + 8 (judge stability; the
     # candidate stability reuses the winner rank's draws) + 4 for each size of the curve
@@ -210,27 +212,53 @@ def test_the_cost_of_a_method_ranked_one_resample_at_a_time_is_reported():
     assert "mean" not in res.settings["costs"]
     assert any(n.startswith("epp has no batched shortcut on the 'candidates' and 'both' and "
                             "'judges' resampling axes: it ranks") for n in res.settings["notes"])
-    small = analyze(m, ["mean", "epp"], n_trials=20, q=4, r=2, curve_r=1, budget=1e6)
+    # what it will cost is said before the first trial runs
+    assert said[0].startswith("epp has no batched shortcut") and " it will rank " in said[0]
+    assert said[0].endswith(" s.") and "a trial ran" not in said[:1] and said[1] == "a trial ran"
+    small = analyze(m, ["mean", "epp"], n_trials=20, q=4, r=2, curve_r=1, leave_out_costly=True)
     assert small.settings["methods"] == ["mean"]
     assert small.settings["methods_left_out"]["epp"].startswith("epp left out: epp has no")
-    with pytest.raises(ms.InputError, match="every method is over the budget"):
-        analyze(m, ["epp"], n_trials=20, q=4, r=2, curve_r=1, budget=1e6)
+    assert "more than the " in small.settings["methods_left_out"]["epp"]
+    alone = analyze(m, ["epp"], n_trials=20, q=4, r=2, curve_r=1, leave_out_costly=True)
+    assert alone.settings["methods"] == ["epp"]  # nothing to compare it with: kept
+
+
+def test_a_method_is_left_out_only_when_it_costs_more_than_the_others_together():
+    from metascore.analysis.costs import MethodCost, costlier_than_the_rest
+
+    def cost(name, rankings, batched):
+        return MethodCost(name, ("candidates",) if rankings else (), rankings, 100, 1000,
+                          0.01, batched)
+
+    # a ranking one at a time: 1e7 pair-judge visits; a batched resample: 110,000
+    cheap = {f"m{i}": cost(f"m{i}", 0, 1000) for i in range(5)}  # 5 x 1.1e8
+    assert costlier_than_the_rest({**cheap, "slow": cost("slow", 60, 0)}) == {
+        "slow": pytest.approx(5.5e8)}  # 6e8 > 5.5e8
+    assert costlier_than_the_rest({**cheap, "slow": cost("slow", 50, 0)}) == {}  # 5e8
+    assert costlier_than_the_rest({"slow": cost("slow", 600, 0)}) == {}  # alone
+    assert costlier_than_the_rest({"m": cost("m", 0, 10**9), "x": cost("x", 1, 0)}) == {}
 
 
 def test_analyze_leaves_out_a_costly_default_method_with_a_note(tmp_path, capsys, monkeypatch):
+    """relative_difference on ranks ranks each candidate resample in a pass of its own;
+    on 30 candidates it costs more than the five other default methods together."""
     from metascore.cli import main
 
     rng = np.random.default_rng(9)
     path = tmp_path / "wide.csv"
-    lines = ["candidate," + ",".join(f"s{j}" for j in range(60))]
-    lines += [f"c{i}," + ",".join(f"{v:.4f}" for v in rng.random(60) + 0.1) for i in range(8)]
+    lines = ["candidate," + ",".join(f"s{j}" for j in range(40))]
+    lines += [f"c{i}," + ",".join(f"{v:.4f}" for v in rng.random(40) + 0.1) for i in range(30)]
     path.write_text("\n".join(lines) + "\n")
-    monkeypatch.setattr(cli, "DEFAULT_BUDGET", 1e5)  # a "large size" for this small file
+    costs_module = importlib.import_module("metascore.analysis.costs")
+    monkeypatch.setattr(costs_module, "NOTED_WORK", 0)  # a "large size" for this small file
     monkeypatch.setattr(analysis_module, "NOTED_WORK", 0)  # its cost said, however small
-    args = ["analyze", str(path), "--trials", "30", "--q", "4", "--r", "2", "-q"]
+    args = ["analyze", str(path), "--trials", "30", "--q", "4", "--r", "2", "-q",
+            "-p", "relative_difference.on=ranks"]
     assert main([*args, "--out", str(tmp_path / "a")]) == 0
     err = capsys.readouterr().err
     assert "metascore: note: relative_difference left out: relative_difference has no" in err
+    assert "more than the " in err and " of the other methods together" in err
     assert main([*args, "--methods", "mean,relative_difference", "--out", str(tmp_path / "b")]) == 0
     err = capsys.readouterr().err  # named: compared, its cost said
     assert "left out" not in err and "relative_difference has no batched shortcut" in err
+    assert " it will rank " in err

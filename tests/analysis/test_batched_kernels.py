@@ -158,3 +158,36 @@ def test_medians_of_short_rows_by_one_product_equal_the_weighted_medians(m):
         if m >= 4:  # the indicator of the one product was made (not the few-draws path)
             assert ("at or before",) in cache
         np.testing.assert_array_equal(got, weighted_medians(values, counts.astype(float)))
+
+
+@pytest.mark.parametrize("kept_terms", [True, False])
+def test_relative_difference_on_values_of_candidate_resamples_by_slabs_of_judges(
+        kept_terms, monkeypatch):
+    """The batched relative difference on values (no pass per resample) equals the
+    registry on every resampled matrix when its pair terms come in several slabs of
+    judges, kept between blocks or computed again."""
+    import metascore as ms
+    from metascore.analysis import draws as D
+    from metascore.analysis import fastpaths as F
+    from metascore.analysis import bootstrap as B
+    from metascore.methods import classical_shortcuts as C
+
+    monkeypatch.setattr(C, "BLOCK", 9 * 9 * 3)  # 3 judges a slab
+    monkeypatch.setattr(C, "RD_TERMS_KEPT", 10**9 if kept_terms else 0)
+    rng = np.random.default_rng(3)
+    values = rng.integers(0, 5, size=(9, 10)).astype(float)  # ties and zeros
+    m = ms.ScoreMatrix.from_array(values, weights=rng.integers(1, 3, 10),
+                                  higher_is_better=[True] * 7 + [False] * 3)
+    s = E.setup(m, "relative_difference", {}, "worst", 1)
+    assert not F.shortcuts("relative_difference").one_at_a_time(s.params["relative_difference"])
+    for axis in ("candidates", "both"):
+        draws = D.draw(4, 8, axis, s.n, s.m)
+        block = F.Block(s, draws, B.usable_trials(s, draws))
+        got = F.candidate_fast_scores(block, ["relative_difference"])["relative_difference"]
+        for t in range(draws.trials):
+            judges = None if draws.counts is None else np.repeat(np.arange(s.m), draws.counts[t])
+            cand = draws.candidates[t]
+            sub = m.subset(candidates=cand, judges=judges)
+            want = ms.rank(sub, "relative_difference").scores
+            first = np.unique(cand, return_index=True)[1]
+            np.testing.assert_allclose(got[t, cand[first]], want[first], rtol=0, atol=1e-12)

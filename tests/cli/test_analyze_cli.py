@@ -296,3 +296,29 @@ def test_report_renders_in_chromium(scores, tmp_path):
     assert shot.stat().st_size > 20_000  # a real page, not a blank image
     for log in (dom.stderr, run.stderr):
         assert "net::ERR" not in log
+
+
+def test_topk_on_one_file_cut_into_three_phases(tmp_path, capsys):
+    """--topk [disjoint|paper]: the top-k analysis on one matrix cut into three phases in
+    every trial (METAGEN 2022's published k* and d/n are the paper's split's), printed with
+    its band and d/n and written to both files; an unknown split is a usage error."""
+    rng = np.random.default_rng(5)
+    path = write_wide(tmp_path / "s.csv", np.linspace(1, 0, 9)[:, None] + rng.normal(size=(9, 24)))
+    for split, args in (("disjoint", ["--topk"]), ("paper", ["--topk", "paper"])):
+        out = tmp_path / split
+        assert main(["analyze", str(path), "--methods", "mean,average_rank", *args,
+                     "--out", str(out), *FAST]) == 0
+        printed = capsys.readouterr().out
+        line = re.search(r"^top-k: mean k\* = [\d.]+ \(best k (\d+), band (\d+)-(\d+); "
+                         r"d/n ([\d.]+)\), average_rank k\* = ", printed, re.M)
+        assert line, printed
+        data = json.loads((out / "analysis.json").read_text())
+        curves = data["top_k"]["mean"]
+        assert data["settings"]["topk_split"] == split and curves["split"] == split
+        assert curves["mode"] == "split_all" and curves["n_trials"] == 30
+        assert int(line[1]) == curves["k_best"] and [int(line[2]), int(line[3])] == curves["k_band"]
+        assert float(line[4]) == pytest.approx(curves["d_over_n"], abs=0.005)
+        assert "Top-k rule across three phases cut from the judges" in (out / "analysis.html").read_text()
+    with pytest.raises(SystemExit) as exc:
+        main(["analyze", str(path), "--topk", "thirds", "--out", str(tmp_path / "x")])
+    assert exc.value.code == 2

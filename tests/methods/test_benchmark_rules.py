@@ -137,9 +137,33 @@ def test_optimality_gap_is_the_mean_shortfall_below_the_target():
     # one target for both: acc 0.9; err shortfall above 0.9 is none
     np.testing.assert_allclose(ms.rank(m, "optimality_gap", gamma=0.9).details["optimality_gap"],
                                [0.0, 0.05])
-    # the default: each judge's best score (0.95 and 0.05)
-    np.testing.assert_allclose(ms.rank(m, "optimality_gap").details["optimality_gap"],
+    # each judge's best score (0.95 and 0.05)
+    np.testing.assert_allclose(ms.rank(m, "optimality_gap", gamma="best").details["optimality_gap"],
                                [0.125, 0.075])
+    # the default: each judge's 90th percentile of the oriented scores (0.935; -0.075, an
+    # error of 0.075): A is 0.225 above on err, B 0.135 short on acc
+    np.testing.assert_allclose(ms.rank(m, "optimality_gap").details["optimality_gap"],
+                               [0.1125, 0.0675])
+
+
+def test_optimality_gap_at_its_default_is_a_rule_of_its_own():
+    """To each judge's best score, the gap is the weighted mean's complement (the same
+    order); to each judge's 90th percentile, scores past it all reach it, and the order
+    differs from the mean's: a candidate is judged by how far it falls short."""
+    rng = np.random.default_rng(4)
+    for seed in range(5):
+        m = ms.ScoreMatrix.from_array(rng.random((30, 8)), weights=rng.integers(1, 4, 8))
+        mean = ms.rank(m, "mean")
+        best = ms.rank(m, "optimality_gap", gamma="best")
+        np.testing.assert_allclose(best.scores - mean.scores, best.scores[0] - mean.scores[0])
+        assert list(ms.rank(m, "optimality_gap").order) != list(mean.order)
+    # a specialist (best on half the judges, poor elsewhere) against a steady candidate
+    x = np.array([[1.0, 1.0, 0.05, 0.05], [0.55, 0.55, 0.45, 0.45], [0.5, 0.5, 0.5, 0.5],
+                  [0.2, 0.3, 0.4, 0.6]])
+    m = ms.ScoreMatrix.from_array(x, ["special", "a", "steady", "b"])
+    assert ms.rank(m, "mean").scores[0] > ms.rank(m, "mean").scores[2]
+    gap = ms.rank(m, "optimality_gap")
+    assert gap.scores[2] > gap.scores[0]  # steady falls short less than special
 
 
 def test_optimality_gap_needs_a_target_for_every_judge():
@@ -147,9 +171,11 @@ def test_optimality_gap_needs_a_target_for_every_judge():
     with pytest.raises(ms.InputError, match=r"`gamma` gives no target for judge 'f1' "
                                             r"\(did you mean 'f_1'\?\)"):
         ms.rank(m, "optimality_gap", gamma={"acc": 1, "f_1": 2})
-    with pytest.raises(ms.ConfigError, match=r"`gamma` must be 'best', a finite number, or a "
-                                             r"mapping of judge labels to finite numbers"):
-        ms.rank(m, "optimality_gap", gamma="worst")
+    for bad in ("worst", "q101", "qx"):
+        with pytest.raises(ms.ConfigError, match=r"`gamma` must be 'qP' \(each judge's P-th "
+                                                 r"percentile, 0 <= P <= 100, e.g. 'q90'\), "
+                                                 r"'best', a finite number, or a mapping"):
+            ms.rank(m, "optimality_gap", gamma=bad)
 
 
 def test_the_positional_rules_place_only_scored_candidates_under_the_pairwise_policy():

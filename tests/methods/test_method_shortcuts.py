@@ -27,7 +27,8 @@ DECLARING = [name for name in ms.ranking_method_names()
 VARIANTS = {"average_rank": [{"ties": "dense"}], "success_rate": [{"ties": "half"}],
             "relative_difference": [{"on": "ranks"}], "epp": [{"ridge": 0.5}],
             "dowdall": [{"ties": "min"}],
-            "optimality_gap": [{"gamma": 2}, {"gamma": {f"{j}": 1.0 + j / 2 for j in range(6)}}]}
+            "optimality_gap": [{"gamma": 2}, {"gamma": {f"{j}": 1.0 + j / 2 for j in range(6)}},
+                               {"gamma": "best"}, {"gamma": "q25"}]}
 #: Methods of positive scores (a zero on a lower-is-better judge is refused): 1 is added.
 POSITIVE = {"geometric_mean"}
 

@@ -7,7 +7,7 @@ intervals, and with a second phase the meta-train/meta-test curves of the top-k 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -17,10 +17,10 @@ from ..matrix import ScoreMatrix
 from ..registry import DEFAULT_SEED
 from .bootstrap import single_threaded_blas
 from .compare import MethodComparison, StageProgress, check_axes, compare_of, too_few_to_compare
-from .costs import NOTED_WORK, MethodCost, method_costs
+from .costs import NOTED_WORK, MethodCost, costlier_than_the_rest, method_costs
 from .criteria import positive_int
 from .stability import StabilityCurve, curve_of, default_sizes
-from .topk import TopKCurves, top_k_curves
+from .topk import SPLITS, TopKCurves, top_k_curves
 from .uncertainty import RankUncertainty, intervals_of
 from .shared import Progress, setup, Setup
 
@@ -41,8 +41,9 @@ class AnalysisResult:
     intervals : dict
         ``{method: RankUncertainty}``: bootstrap rank intervals over the judges.
     topk : dict or None
-        ``{method: TopKCurves}`` when a final phase was given: the development phase picks
-        the top k, random halves of the final phase's judges are meta-train and meta-test.
+        ``{method: TopKCurves}`` when a final phase was given (the development phase picks
+        the top k, random halves of the final phase's judges are meta-train and
+        meta-test) or the matrix was cut into three phases (``topk``).
     settings : dict
         How it was computed; ``notes`` (only when there is one) repeats every part's notes
         about skipped trials and undefined values, each prefixed with the part's name.
@@ -153,7 +154,9 @@ def analyze(
     progress: StageProgress = None,
     jobs: int = 1,
     backend: str | None = None,
-    budget: float | None = None,
+    topk: str | None = None,
+    leave_out_costly: bool = False,
+    notify: Callable[[str], None] | None = None,
     _fast: bool = True,
 ) -> AnalysisResult:
     """Compare ``methods`` on ``matrix`` the way the thesis advises an organizer to.
@@ -165,17 +168,28 @@ def analyze(
     one validated input and the scores of the resamples they draw alike (the judge
     stability's are the rank intervals' at the defaults).
 
+    The top-k curves (:func:`.topk.top_k_curves`, ``n_trials`` splits) come with a
+    ``final`` phase (its judges cut in halves, meta-train and meta-test) or, with ``topk``
+    alone, from ``matrix`` cut into three phases; ``topk`` names how the judges are cut
+    (:data:`.topk.SPLITS`: ``"disjoint"``, the default with ``final``, or ``"paper"``,
+    METAGEN 2022's draws with replacement).
+
     A method without a batched shortcut on some axis ranks those resamples one at a
     time: ``settings["costs"]`` and a note say how many (:func:`.costs.method_costs`;
-    from :data:`.costs.NOTED_WORK`).
-    With ``budget``, a method whose work (those rankings x candidates^2 x judges)
-    exceeds it is left out (``settings["methods_left_out"]``, with the note).
+    from :data:`.costs.NOTED_WORK`), and ``notify`` (when given) receives, before any
+    trial runs, what each will cost here (:meth:`.costs.MethodCost.estimate`) and which
+    methods are left out. With ``leave_out_costly``, a method ranking resamples one at a
+    time whose work exceeds that of the other methods together
+    (:func:`.costs.costlier_than_the_rest`) is left out (``settings["methods_left_out"]``,
+    with the note).
     """
     n_trials = positive_int(n_trials, "n_trials", 2)
     curve_r = positive_int(curve_r, "curve_r")
     if not isinstance(level, (int, float)) or not 0 < level < 1:
         raise ConfigError(f"`level` must be a number strictly between 0 and 1; got {level!r}.")
     common = None if final is None else shared_candidates(matrix, final)
+    if topk is not None and topk not in SPLITS:
+        raise ConfigError(f"`topk` must be one of {list(SPLITS)}; got {topk!r}.")
 
     def stage(name: str) -> Progress:
         return None if progress is None else (lambda done, total: progress(name, done, total))
@@ -184,17 +198,18 @@ def analyze(
     s = setup(matrix, methods, params, missing, seed)
     skip = too_few_to_compare(s.n)
     costs = method_costs(s, _draws(s, n_trials, q, r, curve_r, sizes, axes, skip))
-    left_out = {m: f"{m} left out: {c.note()[:-1]}, {c.work:.2g} pair-judge visits in "
-                   f"all, over the budget of {budget:.2g}; name it among the methods to "
-                   "compare it anyway." for m, c in costs.items()
-                if budget is not None and c.work > budget}
-    if len(left_out) == len(s.methods):
-        raise InputError("every method is over the budget: " + " ".join(
-            c.note() for c in costs.values()) + " Name the methods to compare them anyway.")
+    rest = costlier_than_the_rest(costs) if leave_out_costly else {}
+    left_out = {m: f"{m} left out: {costs[m].note()[:-1]}, {costs[m].work:.2g} pair-judge "
+                   f"visits in all, more than the {work:.2g} of the other methods together; "
+                   "name it among the methods to compare it anyway." for m, work in rest.items()}
     if left_out:
         s = s.restricted([m for m in s.methods if m not in left_out])
     names, per_method = s.methods, s.params
-    costs = {m: c for m, c in costs.items() if m in names and c.work >= NOTED_WORK}
+    costs = {m: c for m, c in costs.items()
+             if m in names and c.rankings and c.slow_work >= NOTED_WORK}
+    if notify is not None:
+        for text in [*left_out.values(), *(costs[m].estimate() for m in names if m in costs)]:
+            notify(text)
     comparison: MethodComparison | None = None
     if not skip:  # else the other parts still run
         comparison = compare_of(s, n_trials=n_trials, q=q, r=r, axes=axes,
@@ -205,13 +220,14 @@ def analyze(
         intervals = {name: intervals_of(s, name, n_trials=n_trials, level=level,
                                         progress=stage(f"rank intervals {name}"), **kw)
                      for name in names}
-    topk = None
-    if final is not None:
-        dev = matrix.subset(candidates=common)
+    split, topk = topk, None
+    if final is not None or split is not None:
+        phases = ((matrix,) if final is None
+                  else (matrix.subset(candidates=common), final.subset(candidates=common)))
         topk = {
-            name: top_k_curves(dev, final.subset(candidates=common), method=name,
-                               n_trials=n_trials, seed=seed, missing=missing,
-                               progress=stage(f"top-k {name}"), **per_method[name])
+            name: top_k_curves(*phases, method=name, n_trials=n_trials, seed=seed,
+                               missing=missing, progress=stage(f"top-k {name}"),
+                               judge_split=split or "disjoint", **per_method[name])
             for name in names
         }
     settings = {
@@ -223,6 +239,7 @@ def analyze(
         "missing": missing, "params": per_method,
         **({"comparison_note": skip} if skip else {"axes": comparison.axes,
                                                   "concordance": comparison.concordance}),
+        **({"topk_split": split} if split is not None else {}),
         "final": None if final is None else {"n_candidates": final.n_candidates,
                                               "n_judges": final.n_judges,
                                               "shared_candidates": len(common)},

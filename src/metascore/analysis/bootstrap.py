@@ -204,7 +204,8 @@ def run_trials(
             progress(done + trials, total)
         return Trials({m: v[:trials] for m, v in kept.scores.items()}, kept.usable[:trials], {})
     way = routes(s, source.axis, fast)
-    slow = any(r not in ("judges", "candidates") or (r == "candidates" and shortcuts(m).per_trial)
+    slow = any(r not in ("judges", "candidates")
+               or (r == "candidates" and shortcuts(m).one_at_a_time(s.params[m]))
                for m, r in way.items())
     edges = _edges(s, trials, source.axis, jobs if backend is None else max(jobs, 2), slow)
     if jobs == 1 and backend is None:

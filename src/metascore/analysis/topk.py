@@ -12,6 +12,14 @@ meta-test (thesis 6.5):
 The semi-empirical optimum is ``k* = 1 + d/n`` with d the Kendall tau distance (number of
 discordant pairs) between the D and F rankings and n the number of candidates; the thesis
 calls ``1 + 2d/n`` the safer, conservative choice.
+
+Phases cut from one matrix (:data:`SPLITS`): ``"disjoint"`` (default) deals each judge to
+one phase, as the thesis describes (6.5.1: "averaging the scores on subsets of tasks");
+``"paper"`` is what the code of METAGEN 2022 (ESANN 2022, github.com/Didayolo/
+competition-metageneralization) does: it draws m judges with replacement and cuts the
+draws into thirds (``int(m/3)``, ``int(m/3)``, the rest), so a judge can sit in two or
+three phases (about 28% of the final phase's judges also sit in the post-challenge phase)
+and in one phase several times. The published k* and d/n are that split's.
 """
 
 from __future__ import annotations
@@ -34,7 +42,10 @@ from .shared import fractional_ranks_rows, Progress, rank_codes, setup
 from .bootstrap import bootstrap_scores, usable_trials
 from .draws import Draws, skip_note
 
-__all__ = ["top_k_curves", "k_star", "TopKCurves", "KStar"]
+__all__ = ["top_k_curves", "k_star", "TopKCurves", "KStar", "SPLITS"]
+
+#: How :func:`top_k_curves` cuts one matrix's judges into phases.
+SPLITS = ("disjoint", "paper")
 Phase = Ranking | ScoreMatrix | Mapping[str, float] | pd.Series
 
 
@@ -122,7 +133,12 @@ class TopKCurves:
     """Meta-learning curves of the top-k rule (thesis fig. 6.2), averaged over trials.
 
     Arrays are aligned with ``k = 1..n``. ``k_best`` is the smallest k minimizing the mean
-    meta-test error; ``k_star`` the mean over trials of ``1 + d/n`` between D and F.
+    meta-test error; ``k_band`` the range where the best k of another run of as many
+    trials would fall, 95% of the time (:func:`_best_k_band`, from bootstrap resamples of
+    the trials: the argmin of a flat curve moves far between runs); ``k_star`` the
+    mean over trials of ``1 + d/n`` between D and F, ``d_mean`` and ``d_std`` the mean and
+    standard deviation over trials of d. ``split``: how the judges were cut
+    (:data:`SPLITS`; None when all three phases were given).
     ``mode`` says where the phases came from: ``"given"`` (D, F and P given: one trial),
     ``"split_final"`` (F and P are random halves of the final matrix' judges) or
     ``"split_all"`` (D, F and P are random thirds of one matrix' judges, thesis 6.5.1).
@@ -148,6 +164,9 @@ class TopKCurves:
     params: dict[str, Any]
     skipped: int = 0
     notes: tuple[str, ...] = ()
+    k_band: tuple[int, int] = (0, 0)
+    d_std: float = 0.0
+    split: str | None = None
 
     @property
     def gap(self) -> np.ndarray:
@@ -171,14 +190,18 @@ class TopKCurves:
             {
                 "method": self.method,
                 "mode": self.mode,
+                **({"split": self.split} if self.split is not None else {}),
                 "n_candidates": len(self.candidates),
                 "n_trials": self.n_trials,
                 "seed": self.seed,
                 "missing": self.missing,
                 "params": self.params,
                 "k_best": self.k_best,
+                "k_band": list(self.k_band),
                 "k_star": self.k_star,
                 "d_mean": self.d_mean,
+                "d_std": self.d_std,
+                "d_over_n": self.d_mean / len(self.candidates),
                 "curves": self.to_frame().to_dict(orient="list"),
             } | ({"notes": list(self.notes)} if self.notes else {})
         )
@@ -206,6 +229,25 @@ def topk_errors(d: np.ndarray, f: np.ndarray, p: np.ndarray, label_key: np.ndarr
     return (rf[winner] - 1.0) / (n - 1), (rp[winner] - 1.0) / (n - 1)
 
 
+#: Bootstrap resamples of the trials behind :attr:`TopKCurves.k_band`.
+BAND_RESAMPLES = 200
+
+
+def _best_k_band(test: np.ndarray, rng: np.random.Generator) -> tuple[int, int]:
+    """Where the best k (the smallest k at the minimum mean meta-test error) of another
+    run of as many trials falls, 95% of the time: the 2.5th and 97.5th percentiles over
+    :data:`BAND_RESAMPLES` bootstrap resamples of the trials (the rows of ``test``), each
+    resample's deviation from the mean curve scaled by sqrt(2) (the other run's noise and
+    this one's: the difference of two runs has twice the variance of one)."""
+    trials = len(test)
+    weights = rng.multinomial(trials, np.full(trials, 1.0 / trials), size=BAND_RESAMPLES)
+    mean = test.mean(axis=0)
+    curves = mean + np.sqrt(2.0) * ((weights @ test) / trials - mean)
+    best = np.sort(np.argmin(curves, axis=1)) + 1
+    lo, hi = np.quantile(best, [0.025, 0.975], method="inverted_cdf")
+    return int(lo), int(hi)
+
+
 def top_k_curves(
     dev: Phase,
     final: Phase | None = None,
@@ -217,6 +259,7 @@ def top_k_curves(
     seed: int | np.random.Generator | None = DEFAULT_SEED,
     missing: str = "worst",
     progress: Progress = None,
+    judge_split: str = "disjoint",
     **params: Any,
 ) -> TopKCurves:
     """Meta-training / meta-test curves of the top-k rule as a function of k (thesis 6.5).
@@ -233,6 +276,11 @@ def top_k_curves(
           at random into F (a share ``split``) and P (the rest);
         - ``final`` and ``post`` omitted: ``dev`` must be a ScoreMatrix; each trial splits
           its judges at random into three near-equal parts D, F and P (thesis 6.5.1).
+    judge_split : {"disjoint", "paper"}
+        How a trial cuts the judges (:data:`SPLITS`): ``"disjoint"`` (default) deals each
+        judge to one part; ``"paper"`` draws as many judges as the matrix has, with
+        replacement, and cuts the draws (D and F ``int(m/3)`` draws each, P the rest; or F
+        ``split`` of them and P the rest): the parts share judges, as METAGEN 2022's code.
     method, params
         Ranking method (and its parameters) applied to score matrices.
     n_trials : int
@@ -247,6 +295,8 @@ def top_k_curves(
         raise ConfigError(f"`split` must be strictly between 0 and 1; got {split!r}.")
     if final is None and post is not None:
         raise ConfigError("give `final` when `post` is given.")
+    if judge_split not in SPLITS:
+        raise ConfigError(f"`judge_split` must be one of {list(SPLITS)}; got {judge_split!r}.")
     rng, seed_used = generator(seed)
     if final is None:
         mode, source = "split_all", dev
@@ -287,17 +337,21 @@ def top_k_curves(
                 f"splitting into {parts} phases needs at least {parts} judges; the matrix has {s.m}."
             )
         counts = []
+        third = s.m // 3
         for _ in range(trials):
-            perm = rng.permutation(s.m)
+            if judge_split == "paper":  # m draws with replacement, cut in order
+                perm = rng.choice(s.m, s.m, replace=True)
+                cuts = [third, 2 * third] if parts == 3 else None
+            else:
+                perm = rng.permutation(s.m)
+                cuts = None
             if parts == 3:
-                pieces = np.array_split(perm, 3)
+                pieces = np.split(perm, cuts) if cuts else np.array_split(perm, 3)
             else:
                 h = min(s.m - 1, max(1, round(split * s.m)))
                 pieces = [perm[:h], perm[h:]]
             for piece in pieces:
-                c = np.zeros(s.m, dtype=int)
-                c[piece] = 1
-                counts.append(c)
+                counts.append(np.bincount(piece, minlength=s.m))
         counts = np.array(counts)
         seeds = rng.integers(0, 2**31 - 1, size=len(counts))
         draws = Draws("judges", counts, None, seeds, seed_used)
@@ -340,13 +394,15 @@ def top_k_curves(
         dist[t] = kendall_tau_distance(d, f, normalize=False)
     mean_test = test.mean(axis=0)
     ddof = 1 if len(raw) > 1 else 0
+    best = int(np.argmin(mean_test))  # the smallest k at the minimum
+    band = _best_k_band(test, rng)
     return TopKCurves(
         k=np.arange(1, n + 1),
         meta_train=train.mean(axis=0),
         meta_test=mean_test,
         meta_train_std=train.std(axis=0, ddof=ddof),
         meta_test_std=test.std(axis=0, ddof=ddof),
-        k_best=int(np.argmin(mean_test)) + 1,  # the smallest k at the minimum
+        k_best=best + 1,
         k_star=float(np.mean(1.0 + dist / n)),
         d_mean=float(dist.mean()),
         candidates=cands,
@@ -358,4 +414,7 @@ def top_k_curves(
         params=dict(params),
         skipped=skipped,
         notes=(skip_note(skipped, trials, "random splits of the judges"),) if skipped else (),
+        k_band=band,
+        d_std=float(dist.std(ddof=ddof)),
+        split=None if mode == "given" else judge_split,
     )

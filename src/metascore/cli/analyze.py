@@ -8,11 +8,11 @@ judge (see :func:`metascore.analysis.bootstrap.usable_trials`) are counted in on
 ``metascore: note:`` line on stderr and explained in the notes of both files. Without
 ``--methods``, a default method that cannot take the data (``relative_difference`` on
 negative scores) is left out with a note and the others are compared; a method named in
-``--methods`` that cannot take the data is an error. The report says what each method
-without a batched shortcut costs (one full ranking per resample on some axis); without
-``--methods`` a default method whose work exceeds ``DEFAULT_BUDGET``
-(``relative_difference`` on values at hundreds of thousands of judges) is left out, with
-a note.
+``--methods`` that cannot take the data is an error. Before the trials run, a
+``metascore: note:`` line says what each method without a batched shortcut will cost
+(one full ranking per resample on some axis, priced at its ranking of the whole matrix);
+without ``--methods`` a default method that costs more than the other methods together
+(:func:`metascore.analysis.costs.costlier_than_the_rest`) is left out, with a note.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from typing import Any
 
 from ..analysis import PAPER_AXES, analyze
 from ..analysis.draws import AXES
+from ..analysis.topk import SPLITS
 from ..analysis.compare import CRITERIA, unusable_methods
 from ..errors import ConfigError, InputError, did_you_mean
 from ..readers.formats import FORMATS
@@ -37,11 +38,6 @@ from .common import add_group_options, group_judges, read_matrix_file
 __all__ = ["add_analyze_command"]
 
 DEFAULT_METHODS = "mean,median,average_rank,success_rate,relative_difference,copeland"
-#: The work a default method may spend ranking resamples one at a time (no batched
-#: shortcut on some axis), in pairs of candidates x judges over those rankings; past it
-#: the method is left out, with a note. 2e10 is about a minute of relative_difference on
-#: values (20 candidates x 20,000 judges, 2,000 candidate resamples) on one core.
-DEFAULT_BUDGET = 2e10
 #: The declared properties the table shows (docs/methods.md).
 PROPERTIES = ("condorcet", "pareto", "order_only", "unanimity")
 
@@ -55,19 +51,27 @@ def add_analyze_command(subparsers: argparse._SubParsersAction) -> None:
         "(ch. 5, 6; ESANN 2021): winner rank, Condorcet rate, generalization to unseen "
         "judges, judge and candidate stability with their spread, Kendall's W of the "
         "judges and the declared properties; stability against the number of judges; rank "
-        "intervals per method; with --final, the top-k curves across the two phases. "
+        "intervals per method; with --final, the top-k curves across the two phases (with --topk, "
+        "across three phases cut from the one file). "
         "With groups (--group-by or --group), each method ranks in two steps: inside each "
         "group (or --within there), then across the groups. "
         "Writes OUT/analysis.json and OUT/analysis.html.",
     )
     p.add_argument("scores", help="score file (any format `metascore rank` reads)")
     p.add_argument("--final", help="final-phase score file: adds the top-k analysis")
+    p.add_argument("--topk", nargs="?", const="disjoint", choices=SPLITS, metavar="SPLIT",
+                   help="the top-k analysis on this one file, its judges cut into three "
+                   "phases (development, final, post-challenge) in every trial: 'disjoint' "
+                   "(the default: each judge in one phase) or 'paper' (METAGEN 2022's code: "
+                   "as many judges drawn with replacement, then cut into thirds, so the "
+                   "phases share judges; its published k* and d/n are this split's); with "
+                   "--final, how the final phase's judges are cut in halves")
     p.add_argument("--methods",
                    help=f"comma-separated methods (default: {DEFAULT_METHODS}; a default "
                    "method that cannot take the data, e.g. relative_difference on negative "
                    "scores, is left out with a note, a method named here is an error then; "
-                   "a default method that would rank the resamples one at a time for more "
-                   "than about a minute is left out with a note too)")
+                   "a default method that would cost more than the others together, ranking "
+                   "resamples one at a time, is left out with a note too)")
     p.add_argument("--out", required=True, help="output directory for the report")
     p.add_argument("--trials", type=int, default=1000,
                    help="resamples for the bootstrap criteria, intervals and top-k (default 1000)")
@@ -218,8 +222,9 @@ def _print_curves(result: Any) -> None:
         f"{m} {n if n is not None else '> ' + str(int(result.curve.sizes.max()))}"
         for m, n in needed.items()))
     if result.topk:
-        print("top-k: " + ", ".join(f"{m} k* = {c.k_star:.2f} (best k {c.k_best})"
-                                    for m, c in result.topk.items()))
+        print("top-k: " + ", ".join(
+            f"{m} k* = {c.k_star:.2f} (best k {c.k_best}, band {c.k_band[0]}-{c.k_band[1]}; "
+            f"d/n {c.d_mean / len(c.candidates):.2f})" for m, c in result.topk.items()))
 
 
 def _note_skipped(result: Any) -> None:
@@ -271,6 +276,8 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         if not methods:
             raise InputError("no default method can rank these scores: "
                              + "; ".join(f"{m}: {why}" for m, why in left_out.items()) + ".")
+    for m, why in left_out.items():  # said now, before the trials run
+        print(f"metascore: note: default method {m} left out: {why}.", file=sys.stderr)
     bars = _Bars(args.quiet)
     client = _backend(args)
     try:
@@ -281,8 +288,9 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
             axes={k: getattr(args, f"axis_{k}") for k in PAPER_AXES},
             concordance={"judges": args.concordance_judges,
                          "candidates": args.concordance_candidates},
-            progress=bars, jobs=args.jobs, backend=args.backend,
-            budget=DEFAULT_BUDGET if args.methods is None else None,
+            progress=bars, jobs=args.jobs, backend=args.backend, topk=args.topk,
+            leave_out_costly=args.methods is None,
+            notify=lambda text: print(f"metascore: note: {text}", file=sys.stderr, flush=True),
         )
     finally:
         bars.close()
@@ -293,10 +301,6 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     if matrix.groups is not None:
         result = _with_groups(result, matrix)
     _print_table(result)
-    for note in result.settings.get("methods_left_out", {}).values():
-        print(f"metascore: note: {note}", file=sys.stderr)
-    for cost in result.costs.values():
-        print(f"metascore: note: {cost.estimate()}", file=sys.stderr)
     _note_skipped(result)
     paths = write_analysis(args.out, result)
     print("wrote " + " and ".join(str(p) for p in paths))

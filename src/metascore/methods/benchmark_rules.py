@@ -260,19 +260,23 @@ def _check_optimality_gap(matrix: ScoreMatrix, params: dict) -> None:
     resampling=shortcuts.OPTIMALITY_GAP,
     display=Display("optimality gap", -1.0),
     description="Mean shortfall below a target gamma, gamma - mean(min(x, gamma)) (lower is "
-    "better; gamma per judge allowed, default each judge's best score).",
+    "better; gamma per judge allowed, default each judge's 90th percentile).",
 )
 def optimality_gap(X: np.ndarray, w: np.ndarray, *, signs: np.ndarray,
-                   judges: Sequence[str] | None = None, gamma: Any = "best") -> MethodOutput:
+                   judges: Sequence[str] | None = None, gamma: Any = "q90") -> MethodOutput:
     """Optimality gap: ``sum_j w_j (gamma_j - min(x_ij, gamma_j)) / sum_j w_j``, the mean
     shortfall below the target (scores above it count as reaching it); the score is minus
     the gap.
 
-    ``gamma``: one target for every judge, ``{judge: target}``, or ``"best"`` (default: each
-    judge's best score, which orders as the mean). On a lower-is-better judge the
-    shortfall is ``max(x, gamma) - gamma`` (an error above the target). Scores past the
-    target all reach it, so candidates that a strict common order separates can tie
-    (``unanimity=False``). ``details["optimality_gap"]`` holds the gap itself.
+    ``gamma``: one target for every judge (Vote'n'Rank: 95 on 0-100 scores), ``{judge:
+    target}``, ``"qP"`` (each judge's P-th percentile of the candidates' scores; default
+    ``"q90"``: the top tenth of every judge reaches its target, so a candidate is judged by
+    how far it falls short elsewhere), or ``"best"`` (each judge's best score, which orders
+    exactly as the weighted mean: the gap to a fixed best is the mean's complement). On a
+    lower-is-better judge the shortfall is ``max(x, gamma) - gamma`` (an error above the
+    target; ``"qP"`` takes the percentile of the oriented scores, the best tenth for
+    ``q90``). Scores past the target all reach it, so candidates that a strict common order
+    separates can tie (``unanimity=False``). ``details["optimality_gap"]`` holds the gap.
     """
     g = targets(gamma, judges, X, signs)
     gap = over_present(g[None, :] - np.minimum(X, g[None, :]), w)

@@ -102,7 +102,12 @@ GEOMETRIC_MEAN = Shortcuts(judges=_geometric_mean_judges, candidates=_geometric_
 
 # ---------------------------------------------------------------------- optimality gap
 def _targets(base: ResampleBase, params: dict[str, Any], x: np.ndarray) -> np.ndarray:
-    return targets(params.get("gamma", "best"), base.matrix.judges, x, base.matrix.signs)
+    return targets(params.get("gamma", "q90"), base.matrix.judges, x, base.matrix.signs)
+
+
+def _drawn_targets(params: dict[str, Any]) -> bool:
+    """The target depends on the drawn candidates (their best score or a percentile)."""
+    return isinstance(params.get("gamma", "q90"), str)
 
 
 def _gap_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws) -> np.ndarray:
@@ -114,18 +119,18 @@ def _gap_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws) -
 def _gap_candidates(base: ResampleBase, params: dict[str, Any], draws: CandidateDraws
                     ) -> np.ndarray:
     x = base.matrix.oriented()
-    best = params.get("gamma", "best") == "best"
     g = _targets(base, params, x)
     out = np.full(draws.c.shape, np.nan)
     for t, mult in enumerate(draws.c):
-        if best:  # the target is the best drawn score
-            g = np.where(mult[:, None] > 0, x, -np.inf).max(axis=0)
+        if _drawn_targets(params):  # the target of the drawn multiset, copies included
+            g = _targets(base, params, np.repeat(x, mult.astype(np.intp), axis=0))
         gap = (g[None, :] - np.minimum(x, g[None, :])) @ draws.cw[t] / draws.cw[t].sum()
         out[t] = -gap
     return out
 
 
-OPTIMALITY_GAP = Shortcuts(judges=_gap_judges, candidates=_gap_candidates, per_trial=True)
+OPTIMALITY_GAP = Shortcuts(judges=_gap_judges, candidates=_gap_candidates,
+                           per_trial=_drawn_targets)
 
 
 # ---------------------------------------------------------------------- minimax

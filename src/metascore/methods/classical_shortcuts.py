@@ -12,6 +12,7 @@ candidate multiplicities (:class:`~metascore.resampling.PairStats`).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -33,9 +34,10 @@ from ..resampling import (
 __all__ = ["MEAN", "MEDIAN", "AVERAGE_RANK", "SUCCESS_RATE", "COPELAND", "RELATIVE_DIFFERENCE",
            "weighted_medians", "count_medians"]
 
-#: Largest n * n * m for which relative_difference on values resamples candidates by a
-#: pass over the pairs of every trial (its cost).
-RD_PAIRS_LIMIT = 60_000_000
+#: Largest n * n * m for which relative_difference on values keeps its per-judge pair
+#: terms between blocks of candidate-and-judge resamples (float64: 64 MB); above, each
+#: block computes them again, a slab of judges at a time.
+RD_TERMS_KEPT = 8_000_000
 
 #: Largest n * m * m for which :func:`count_medians` keeps the indicator of
 #: :func:`_short_row_medians` (float32: 64 MB).
@@ -284,40 +286,12 @@ def _rd_base(base: ResampleBase, params: dict[str, Any]) -> tuple[np.ndarray, np
     return base.matrix.oriented() * signs[None, :], signs
 
 
-def _rd_terms(b: np.ndarray, c: np.ndarray, ws: np.ndarray) -> np.ndarray:
-    """``sum_v c_v sum_k ws_k (b_uk - b_vk) / (b_uk + b_vk)`` for every row u of ``b``,
-    a 0/0 term (both cells zero) being 0.
-
-    Written ``2 sum_k ws_k b_uk sum_v c_v / (b_uk + b_vk) - sum_v c_v sum_k ws_k``, so the
-    pair tensor costs one addition and one reciprocal; a 0/0 pair, counted -1 by the
-    second term, is added back. Blocks of rows keep the tensor under ``BLOCK`` elements.
-    """
-    k, m = b.shape
-    inverse_sums = np.empty((k, m))
-    rows = max(1, BLOCK // max(1, k * m))
-    for a0 in range(0, k, rows):
-        a1 = min(k, a0 + rows)
-        den = b[a0:a1, None, :] + b[None, :, :]
-        with np.errstate(divide="ignore"):
-            np.reciprocal(den, out=den)
-        inverse_sums[a0:a1] = np.matmul(c, den)
-    zero = b == 0
-    with np.errstate(invalid="ignore"):
-        out = 2.0 * ((b * inverse_sums) @ ws) - c.sum() * ws.sum()
-    if zero.any():
-        out[zero.any(axis=1)] = 0.0  # rows with a zero cell: recomputed below
-        for u in np.flatnonzero(zero.any(axis=1)):
-            with np.errstate(invalid="ignore", divide="ignore"):
-                term = (b[u] - b) / (b[u] + b)
-            term[(b[u] + b) == 0] = 0.0
-            out[u] = c @ (term @ ws)
-    return out
-
-
 def _rd_rank_terms(ranks: np.ndarray, c: np.ndarray, ws: np.ndarray, kernel: np.ndarray
                    ) -> np.ndarray:
-    """:func:`_rd_terms` for ranks among K drawn candidates: multiples of 1/2 in [1, K], so
-    twice a rank is an integer h in [2, 2K].
+    """``sum_v c_v sum_k ws_k (b_uk - b_vk) / (b_uk + b_vk)`` for every row u of ``ranks``
+    (``b``), written ``2 sum_k ws_k b_uk sum_v c_v / (b_uk + b_vk) - sum_v c_v sum_k ws_k``.
+    Ranks among K drawn candidates are multiples of 1/2 in [1, K], so twice a rank is an
+    integer h in [2, 2K].
 
     ``sum_v c_v / (b_uk + b_vk)`` is then ``F[2 b_uk, k]`` with ``F = kernel @ H``, where
     ``H[h, k]`` is the multiplicity of the candidates whose doubled rank on judge k is h and
@@ -334,12 +308,6 @@ def _rd_rank_terms(ranks: np.ndarray, c: np.ndarray, ws: np.ndarray, kernel: np.
 def _rd_judges_reason(base: ResampleBase, params: dict[str, Any]) -> str | None:
     if np.isnan(base.matrix.values).any():
         return "missing cells (relative_difference averages over the pairs both judges score)"
-    return None
-
-
-def _rd_candidates_reason(base: ResampleBase, params: dict[str, Any]) -> str | None:
-    if params.get("on", "values") == "values" and base.n * base.n * base.m > RD_PAIRS_LIMIT:
-        return "too many candidates x judges for a pass over the pairs of every resample"
     return None
 
 
@@ -366,41 +334,95 @@ def _rd_judge_terms(b: np.ndarray, sgn: np.ndarray, c: np.ndarray) -> np.ndarray
     return np.einsum("v,uvk->uk", c, term) * sgn[None, :]
 
 
+def _rd_pair_slabs(b: np.ndarray, sgn: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
+    """The signed per-judge pair terms ``D[u, v, k] = sgn_k (b_uk - b_vk) / (b_uk + b_vk)``
+    (a 0/0 term 0), a slab of judges at a time: ``(first judge, n x n x judges)``, under
+    ``BLOCK`` elements each."""
+    n, m = b.shape
+    step = max(1, BLOCK // max(1, n * n))
+    for k in range(0, m, step):
+        x = b[:, k:k + step]
+        term = x[:, None, :] + x[None, :, :]
+        zero = term == 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            np.divide(x[:, None, :] - x[None, :, :], term, out=term)
+        term[zero] = 0.0
+        term *= sgn[None, None, k:k + step]
+        yield k, term
+
+
+def _rd_value_candidates(base: ResampleBase, params: dict[str, Any], draws: CandidateDraws
+                         ) -> np.ndarray:
+    """relative_difference on values of a block of candidate resamples, without a pass
+    per trial: the score of a drawn candidate u is ``sum_v c_v sum_k w_k D[u, v, k] / (W
+    (K - 1))`` with c the multiplicities, K the draws, w the trial's judge weights, W their
+    sum and D the per-judge pair terms (:func:`_rd_pair_slabs`). Without judge resampling,
+    ``sum_k w_k D[u, v, k]`` is a fixed pair table (kept from the first block); with it,
+    ``Z[t, u, k] = sum_v c_tv D[u, v, k] = -(c @ D[v, (u, k)])`` is one product a slab of
+    judges (D is antisymmetric), then weighed by each trial's judge weights."""
+    b, sgn = _rd_base(base, params)
+    n, m = b.shape
+    c = draws.c.astype(np.float64)
+    draws_less_one = draws.cands.shape[1] - 1
+    slabs = (kept(base, ("relative_difference", "pair terms"), lambda: list(_rd_pair_slabs(b, sgn)))
+             if n * n * m <= RD_TERMS_KEPT else _rd_pair_slabs(b, sgn))
+    if not draws.judges_resampled:
+        w = np.asarray(draws.weights(0), dtype=np.float64)
+
+        def table() -> np.ndarray:
+            r = np.zeros((n, n))
+            for k, slab in slabs:
+                r += slab @ w[k:k + slab.shape[2]]
+            return r
+
+        pairs = kept(base, ("relative_difference", "pair table"), table)
+        return (c @ pairs.T) / (w.sum() * draws_less_one)
+    cw = np.asarray(draws.cw, dtype=np.float64)
+    scores = np.zeros(c.shape)
+    for k, slab in slabs:
+        width = slab.shape[2]
+        z = c @ slab.reshape(n, n * width)  # -Z[t, u, k] over the slab's judges
+        scores -= np.einsum("tuk,tk->tu", z.reshape(len(c), n, width), cw[:, k:k + width])
+    return scores / (cw.sum(axis=1)[:, None] * draws_less_one)
+
+
 def _rd_candidates(base: ResampleBase, params: dict[str, Any], draws: CandidateDraws
                    ) -> np.ndarray:
     """relative_difference of each trial on its distinct drawn candidates, each opponent
-    counted with its multiplicity (a copy's terms are 0). On ranks, a candidate's rank
-    among the drawn multiset is one plus the multiplicity of the drawn candidates above
-    it plus half that of the others tied with it (copies included): see
-    :func:`_rd_rank_terms`."""
+    counted with its multiplicity (a copy's terms are 0). On values, a sum over a pair
+    table for the whole block (:func:`_rd_value_candidates`). On ranks, one pass per
+    trial: a candidate's rank among the drawn multiset is one plus the multiplicity of the
+    drawn candidates above it plus half that of the others tied with it (copies
+    included): see :func:`_rd_rank_terms`."""
+    if params.get("on", "values") == "values":
+        return _rd_value_candidates(base, params, draws)
     b, sgn = _rd_base(base, params)
-    on_ranks = params.get("on", "values") == "ranks"
     cands, c = draws.cands, draws.c
     n, m = b.shape
-    if on_ranks:  # dense tie groups per judge, 0 = best, flattened per judge
-        groups = ranks_along(base.filled_ranks, "dense", axis=0).astype(np.intp) - 1
-        flat = groups + n * np.arange(m)[None, :]  # in an m x n array
-        grid = np.arange(2, 2 * cands.shape[1] + 1, dtype=float)  # doubled ranks
-        kernel = 2.0 / (grid[:, None] + grid[None, :])
+    # dense tie groups per judge, 0 = best, flattened per judge
+    groups = ranks_along(base.filled_ranks, "dense", axis=0).astype(np.intp) - 1
+    flat = groups + n * np.arange(m)[None, :]  # in an m x n array
+    grid = np.arange(2, 2 * cands.shape[1] + 1, dtype=float)  # doubled ranks
+    kernel = 2.0 / (grid[:, None] + grid[None, :])
     out = np.full(c.shape, np.nan)
     for t in range(c.shape[0]):
         drawn = np.flatnonzero(c[t])
         mult = c[t, drawn]
         weights = draws.weights(t)
-        total = weights.sum()
-        if on_ranks:
-            cells = flat[drawn]  # (judge, tie group) of each drawn candidate
-            weight = np.bincount(cells.ravel(), np.repeat(mult, m), minlength=n * m)
-            weight = weight.reshape(m, n)  # multiplicity of each tie group, per judge
-            above = (np.cumsum(weight, axis=1) - weight).ravel().take(cells)
-            ranks = 1.0 + above + (weight.ravel().take(cells) - 1.0) / 2.0
-            terms = _rd_rank_terms(ranks, mult, weights * sgn, kernel)
-        else:
-            terms = _rd_terms(b[drawn], mult, weights * sgn)
-        out[t, drawn] = terms / (total * (cands.shape[1] - 1))
+        cells = flat[drawn]  # (judge, tie group) of each drawn candidate
+        weight = np.bincount(cells.ravel(), np.repeat(mult, m), minlength=n * m)
+        weight = weight.reshape(m, n)  # multiplicity of each tie group, per judge
+        above = (np.cumsum(weight, axis=1) - weight).ravel().take(cells)
+        ranks = 1.0 + above + (weight.ravel().take(cells) - 1.0) / 2.0
+        terms = _rd_rank_terms(ranks, mult, weights * sgn, kernel)
+        out[t, drawn] = terms / (weights.sum() * (cands.shape[1] - 1))
     return out
 
 
+def _rd_on_ranks(params: dict[str, Any]) -> bool:
+    """On ranks, the candidate resamples take a pass each (the ranks depend on the draw)."""
+    return params.get("on", "values") == "ranks"
+
+
 RELATIVE_DIFFERENCE = Shortcuts(judges=_rd_judges, judges_reason=_rd_judges_reason,
-                                candidates=_rd_candidates, candidates_reason=_rd_candidates_reason,
-                                per_trial=True)
+                                candidates=_rd_candidates, per_trial=_rd_on_ranks)

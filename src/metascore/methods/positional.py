@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from ..constraints import percentile_of
+
 __all__ = ["position_spans", "spans", "dowdall_points", "first_alone", "over_present", "targets", "judge_target"]
 
 
@@ -100,9 +102,13 @@ def targets(gamma: Any, judges: Sequence[str] | None, X: np.ndarray, signs: np.n
             ) -> np.ndarray:
     """The optimality gap's oriented target of each judge (a column of ``X``): ``signs *
     gamma``, per judge from a mapping ``{judge: gamma}`` (``judges``: the labels of the
-    columns), or each judge's best oriented score for ``gamma="best"``."""
-    if isinstance(gamma, str):  # "best"
+    columns), each judge's best oriented score for ``gamma="best"``, or its P-th
+    percentile of the oriented scores (numpy's linear interpolation, over the candidates it
+    scores) for ``gamma="qP"``."""
+    if gamma == "best":
         return np.nanmax(X, axis=0)
+    if isinstance(gamma, str):  # "qP"
+        return np.nanpercentile(X, percentile_of(gamma), axis=0)
     if isinstance(gamma, Mapping):
         if judges is None:
             raise RuntimeError("optimality_gap with a target per judge needs the judges' labels.")

@@ -134,12 +134,28 @@ def _topk_section(topk: dict[str, TopKCurves]) -> str:
     panels = "".join(f'<div class="panel"><h3>{esc(m)}</h3>{_topk_chart(c)}</div>'
                      for m, c in topk.items())
     first = next(iter(topk.values()))
-    return (f'<section class="ms-an"><h2>Top-k rule across the two phases</h2>'
-            f'<div class="grid">{panels}</div><p class="note">The k best of the development '
-            f"phase enter the final phase; the winner is their best on a random half of the "
-            f"final judges (meta-train, blue) and is scored on the other half (meta-test, red). "
-            f"{first.n_trials} random splits, {len(first.candidates)} shared candidates; "
-            f"k* = 1 + d/n (d: discordant pairs between the phases).</p></section>")
+    paper = first.split == "paper"
+    if first.mode == "split_all":
+        title, how = ("Top-k rule across three phases cut from the judges",
+                      "Each trial cuts the judges into a development, a final (meta-train, "
+                      "blue) and a post-challenge phase (meta-test, red)"
+                      + (" from as many judges drawn with replacement (METAGEN 2022's split: "
+                         "the phases share judges)" if paper else ", each judge in one") + ". ")
+    else:
+        title, how = ("Top-k rule across the two phases",
+                      "The k best of the development phase enter the final phase; the winner "
+                      "is their best on a random half of the final judges (meta-train, blue) "
+                      "and is scored on the other half (meta-test, red)"
+                      + (", the halves cut from judges drawn with replacement" if paper else "")
+                      + ". ")
+    bands = "; ".join(f"{esc(m)}: best k {c.k_best}, band {c.k_band[0]}-{c.k_band[1]}, "
+                      f"d/n {c.d_mean / len(c.candidates):.2f}" for m, c in topk.items())
+    return (f'<section class="ms-an"><h2>{title}</h2>'
+            f'<div class="grid">{panels}</div><p class="note">{how}'
+            f"{first.n_trials} random splits, {len(first.candidates)} candidates; "
+            f"k* = 1 + d/n (d: discordant pairs between the development and final rankings); "
+            f"the band: where the best k of another run of as many splits falls, 95% of the "
+            f"time ({bands}).</p></section>")
 
 
 # ---------------------------------------------------------------------- page and files
