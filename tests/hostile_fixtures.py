@@ -5,10 +5,14 @@ sets) and fills its ``sample_submissions/`` with two good submissions and :data:
 the folders of ``tests/data/bundles/hostile/run_breakers`` and those made here because they
 are large, binary or need a name a file in git should not have (zips, a 20,000-level
 ``metadata``, a link leaving the bundle, names that are spreadsheet formulas or terminal
-escape sequences, links to the organizer's 0600 file). :data:`EXPECTED` says what each must end as: ``Failed`` with a status
-holding a given text, or ``Finished`` with its score. The scoring program of the bundle
-passes a submission's own ``scores.json`` / ``scores.txt`` through (as result competitions
-do), so the score files reach the runner as the participant wrote them.
+escape sequences, links to the organizer's 0600 file). :data:`EXPECTED` says what each must
+end as: ``Failed`` with a status holding a given text, or ``Finished`` with its score. The
+scoring program of the bundle passes a submission's own ``scores.json`` / ``scores.txt``
+through (as result competitions do), so the score files reach the runner as the participant
+wrote them.
+
+The bundles of issue 42 (:func:`linked_bundle`, :func:`meta_links_bundle`,
+:data:`LINKS_OUT`) hold links that lead out of them, for ``tests/worker/test_hostile_bundle.py``.
 """
 
 from __future__ import annotations

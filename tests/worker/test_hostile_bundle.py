@@ -203,7 +203,8 @@ def test_links_inside_the_bundle_are_stored_as_what_they_name(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("make, said", [
-    (lambda ref: (ref / "gone.txt").symlink_to("nothing.txt"), "ref/gone.txt is a link to nothing.txt, which names nothing"),
+    (lambda ref: (ref / "gone.txt").symlink_to("nothing.txt"),
+     "ref/gone.txt is a link to nothing.txt, which names nothing"),
     (lambda ref: (ref / "loop").symlink_to("."), "ref/loop is a link to ., a folder that holds it"),
     (lambda ref: os.mkfifo(ref / "pipe"), "ref/pipe is a FIFO, not a regular file"),
 ], ids=["to nothing", "loop", "fifo"])

@@ -323,12 +323,14 @@ def as_folder(path: Path, cache: Path, *, max_size: int | None = None, bundle: P
     ``cache`` (several threads may ask for the same zip; it is extracted once).
 
     ``max_size``: the most bytes the zip may hold once extracted, the job's ``--disk-limit``
-    (default :data:`MAX_TOTAL_SIZE`). ``bundle``: ``path`` is a path of this bundle: it is
+    (default :data:`MAX_TOTAL_SIZE`). ``bundle``: when ``path`` is a path of this bundle, it is
     refused (:class:`InputError`) when it leads out of the bundle or holds anything
     :func:`~metascore.bundle.links.link_problems` names; a folder holding links (inside the
     bundle) is copied once into ``cache`` with each link replaced by what it names, as the
     platform gets it from the zip ``bundle zip`` writes.
     """
+    if bundle is not None and not Path(os.path.abspath(path)).is_relative_to(os.path.abspath(bundle)):
+        bundle = None  # e.g. a submission of --submissions DIR: not the bundle's
     linked = refuse_links(path, bundle) if bundle is not None else False
     if path.is_dir() and not linked:
         return path

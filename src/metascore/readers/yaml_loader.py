@@ -33,8 +33,8 @@ import yaml
 
 from ..errors import ConfigError
 
-__all__ = ["load_yaml", "read_yaml", "load_plain_yaml", "check_yaml_size", "too_large", "MAX_YAML_DEPTH", "MAX_YAML_BYTES",
-           "MAX_YAML_NODES"]
+__all__ = ["load_yaml", "read_yaml", "load_plain_yaml", "check_yaml_size", "too_large", "MAX_YAML_DEPTH",
+           "MAX_YAML_BYTES", "MAX_YAML_NODES"]
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
