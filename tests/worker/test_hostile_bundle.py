@@ -200,6 +200,10 @@ def test_links_inside_the_bundle_are_stored_as_what_they_name(tmp_path, capsys):
         p.relative_to(items["scoring_program"]).as_posix() for p in items["scoring_program"].rglob("*")
         if p.is_file())
     assert as_folder(bundle / "pages", tmp_path / "unused", bundle=bundle) == bundle / "pages"  # no link: as it is
+    theirs = tmp_path / "submissions" / "alice"  # --submissions DIR: not the bundle's, not its rule
+    theirs.mkdir(parents=True)
+    (theirs / "pred.txt").symlink_to("../other.txt")
+    assert as_folder(theirs, tmp_path / "unused", bundle=bundle) == theirs
 
 
 @pytest.mark.parametrize("make, said", [

@@ -54,7 +54,7 @@ import yaml
 from ..errors import ConfigError, InputError
 from ..readers.yaml_loader import MAX_YAML_BYTES, read_yaml
 from .schema.competition import bundle_path
-from .files import is_excluded, is_noise
+from .files import is_excluded, is_noise, new_folder
 from .links import bundle_files, refuse_links
 from .meta.program_folder import assemble_meta_program, needs_meta_program
 from .schema.phase_dates import shift_dates
@@ -145,16 +145,9 @@ def safe_extract(
             )
         members = _members(archive, infos)
         dest.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=".extract-", dir=dest.parent))
-        try:
+        with new_folder(dest, Path(tempfile.mkdtemp(prefix=".extract-", dir=dest.parent))) as tmp:
             os.chmod(tmp, 0o755)  # as a folder made with mkdir, not mkdtemp's 0700
             _Extraction(zf, archive, tmp, max_total_size, size_name, member_sizes or {}).run(members)
-            if dest.exists():
-                dest.rmdir()
-            os.replace(tmp, dest)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
     return [i.filename for i in infos]
 
 
@@ -355,18 +348,14 @@ def _copy_files(files: list[tuple[str, str]], dest: Path) -> None:
     a temporary name, then renamed."""
     tmp = dest.with_name(f".{dest.name}.copy-tmp")
     remove_tree(tmp)
-    try:
+    tmp.mkdir(parents=True)
+    with new_folder(dest, tmp):
         for name, real in files:
             target = tmp / name
             target.parent.mkdir(parents=True, exist_ok=True)
             with _open_regular(real) as src, open(target, "xb") as out:
                 shutil.copyfileobj(src, out, _CHUNK)
-            os.chmod(target, (os.stat(real).st_mode & 0o777) | 0o600)
-        tmp.mkdir(parents=True, exist_ok=True)
-        os.replace(tmp, dest)
-    except BaseException:
-        remove_tree(tmp)
-        raise
+                os.fchmod(out.fileno(), (os.fstat(src.fileno()).st_mode & 0o777) | 0o600)
 
 
 def _open_regular(path: str):

@@ -6,6 +6,8 @@
   compiled Python, OS noise);
 - :func:`copy_clean`: a folder copied without the excluded files;
 - :func:`write_text`: a text file written under a fresh temporary name, then renamed;
+  :func:`new_folder`: a folder filled under a temporary name, then renamed (removed when
+  filling it fails or is interrupted);
 - :func:`read_job_file` and :func:`copy_job_output`: a file or a tree that a job wrote, read
   or copied without following what the job may have planted there (a symbolic link to a
   host file, a FIFO that would block): links that stay inside the tree are copied as the
@@ -24,12 +26,14 @@ import os
 import shutil
 import stat
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
 from .trees import copy_tree
 
 __all__ = [
-    "METADATA_FILES", "EXCLUDED_NAMES", "is_noise", "is_excluded", "copy_clean", "write_text",
+    "METADATA_FILES", "EXCLUDED_NAMES", "is_noise", "is_excluded", "copy_clean", "write_text", "new_folder",
     "read_job_file", "copy_job_output",
 ]
 
@@ -75,6 +79,21 @@ def write_text(path: Path, text: str) -> None:
     except BaseException:
         if os.path.lexists(tmp):
             os.unlink(tmp)
+        raise
+
+
+@contextmanager
+def new_folder(dest: Path, tmp: Path) -> Iterator[Path]:
+    """``tmp``, the folder the ``with`` block fills, then put in the place of ``dest``
+    (absent or an empty folder). When the block raises (an interrupt too), ``tmp``
+    is removed and ``dest`` left as it was."""
+    try:
+        yield tmp
+        if dest.exists():
+            dest.rmdir()
+        os.replace(tmp, dest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
         raise
 
 

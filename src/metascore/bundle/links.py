@@ -51,9 +51,9 @@ __all__ = [
 ]
 
 #: What every message about a link that leaves a bundle says.
-OUTSIDE_LINK_RULE = ("metascore follows no link that leaves a bundle (a cloned or downloaded bundle "
-                     "could name any file of this machine with one, to be read as your user, zipped "
-                     "for upload and given to the jobs): put the file or folder itself in the bundle")
+OUTSIDE_LINK_RULE = ("metascore follows no link out of a bundle (a cloned or downloaded bundle could "
+                     "name any file of this machine, to be read as your user, zipped for upload or "
+                     "given to the jobs): put the file or folder itself in the bundle")
 #: The most files that links to folders may add to one bundle path (links to folders that
 #: name each other would otherwise repeat a tree without end).
 MAX_LINKED_FILES = 20_000

@@ -58,7 +58,8 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
         "meta-scoring program filled in (in place, or -o NEW.zip), or a folder with -o DIR. "
         "Prints what it changed and what to check. Running it again with the same options changes "
         "nothing; a bundle that already has another meta phase is refused unless --force. Nothing "
-        "is written unless the result passes `metascore bundle check`.",
+        "is written unless the result passes `metascore bundle check`, and nothing through a link "
+        "that leaves the bundle (every path written is checked first).",
     )
     p.add_argument("bundle", help="bundle folder or zip")
     p.add_argument("--output", "-o", metavar="OUT",
@@ -105,7 +106,11 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "check",
         help="check competition.yaml, the files it references and the programs' metadata",
-        description="Check a bundle: the v2 or v1 competition.yaml schema (errors name the key "
+        description="Check a bundle: first its links (a link that leaves the bundle, to nothing, "
+        "or a FIFO, in competition.yaml, what it names or sample_submissions/, is an error "
+        "naming the link and its target, and nothing behind it is read; a zip holding a link "
+        "member is refused) and the size of competition.yaml (at most 4 MiB, 200,000 nodes with "
+        "aliases expanded, 100 levels deep), then the v2 or v1 competition.yaml schema (errors name the key "
         "and the allowed values), the files it references, each program's metadata, and the "
         "meta-ranking's metascore.yaml against the competition (method and parameters, "
         "directions, judges' tasks and columns, baselines, output keys). Warnings list what "
@@ -233,7 +238,9 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
         "runtime`) unless the competition's image is known to have what it needs "
         "(--meta-python), so it runs in that image whatever Python it has. The zip is then "
         "checked as `bundle check` would check it, and its warnings printed (e.g. a phase "
-        "that auto-migrates and starts before now: Codabench migrates it at once, empty).",
+        "that auto-migrates and starts before now: Codabench migrates it at once, empty). A "
+        "link that leaves the bundle is refused before anything is read; a link inside it is "
+        "stored as the file or folder it names (Codabench's unpacker makes no links).",
     )
     p.add_argument("bundle", help="bundle folder")
     p.add_argument("--output", "-o", default="bundle.zip", help="zip to write (default: bundle.zip)")
@@ -516,7 +523,11 @@ def _cmd_zip(args: argparse.Namespace) -> int:
     dest = build_bundle_zip(args.bundle, args.output, scoring_program=args.scoring_program,
                             start=start, log=lambda line: print(line, flush=True),
                             meta_python=args.meta_python)
-    report = _check_path(dest)  # what is uploaded: the dates as moved, the programs as filled
+    try:
+        report = _check_path(dest)  # what is uploaded: the dates as moved, the programs as filled
+    except BaseException:  # interrupted: no zip that was not checked
+        dest.unlink()
+        raise
     if report.errors:
         dest.unlink()
         raise ConfigError(f"{dest}: {report.errors[0]} ({len(report.errors)} error(s) in the "

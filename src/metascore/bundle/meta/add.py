@@ -43,7 +43,7 @@ from .edit import WRITTEN_FOLDERS, BundleEditor
 from ..archive import extract_bundle
 from ..check.full import check_bundle as full_check
 from ..schema.competition import SUBMISSION_RULES
-from ..files import write_text
+from ..files import new_folder, write_text
 from ..links import refuse_writes
 from .program_folder import META_PROGRAM_NAME, assemble_meta_program
 from .runtime import meta_python_in
@@ -278,15 +278,9 @@ def _copy_tree(src: Path, dest: Path, files: dict[str, str] | None = None) -> No
     tmp = dest.with_name(f".{dest.name}.add-meta-tmp")
     if tmp.exists():
         shutil.rmtree(tmp)
-    try:
+    with new_folder(dest, tmp):
         shutil.copytree(src, tmp, symlinks=True)
         _write_files(tmp, files or {})
-        if dest.exists():
-            dest.rmdir()
-        os.replace(tmp, dest)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
 
 
 def _write_zip(src: Path, dest: Path, files: dict[str, str], program: str | None, tmp: Path,
