@@ -206,12 +206,24 @@ def test_links_inside_the_bundle_are_stored_as_what_they_name(tmp_path, capsys):
     assert as_folder(theirs, tmp_path / "unused", bundle=bundle) == theirs
 
 
+def _doubling_links(ref: Path, n: int) -> None:
+    """``ref/d0`` .. ``ref/d<n>``, each ``d<i>`` holding two links to ``d<i+1>``: the last
+    folder's file reached 2^n times through them."""
+    for i in range(n):
+        (ref / f"d{i}").mkdir()
+        for name in ("a", "b"):
+            (ref / f"d{i}" / name).symlink_to(f"../d{i + 1}")
+    (ref / f"d{n}").mkdir()
+    (ref / f"d{n}" / "x.txt").write_text("x")
+
+
 @pytest.mark.parametrize("make, said", [
     (lambda ref: (ref / "gone.txt").symlink_to("nothing.txt"),
      "ref/gone.txt is a link to nothing.txt, which names nothing"),
     (lambda ref: (ref / "loop").symlink_to("."), "ref/loop is a link to ., a folder that holds it"),
     (lambda ref: os.mkfifo(ref / "pipe"), "ref/pipe is a FIFO, not a regular file"),
-], ids=["to nothing", "loop", "fifo"])
+    (lambda ref: _doubling_links(ref, 20), "ref: links to folders repeat more than 20,000 files and folders"),
+], ids=["to nothing", "loop", "fifo", "2^20 repeats"])
 def test_what_no_zip_can_hold_is_an_error_of_check_and_zip(make, said, tmp_path, capsys):
     bundle = hostile_bundle(tmp_path, [])
     make(bundle / "ref")

@@ -54,8 +54,9 @@ __all__ = [
 OUTSIDE_LINK_RULE = ("metascore follows no link out of a bundle (a cloned or downloaded bundle could "
                      "name any file of this machine, to be read as your user, zipped for upload or "
                      "given to the jobs): put the file or folder itself in the bundle")
-#: The most files that links to folders may add to one bundle path (links to folders that
-#: name each other would otherwise repeat a tree without end).
+#: The most files and folders that links to folders may repeat under one bundle path (those
+#: of a folder reached a second time: n folders each holding two links to the next would
+#: repeat the last one 2^n times).
 MAX_LINKED_FILES = 20_000
 
 
@@ -96,8 +97,9 @@ class _Walk:
         self.bundle = Path(os.path.abspath(bundle))
         self.top = os.path.realpath(bundle)
         self.problem, self.skip = problem, skip
-        self.links = 0         # links met (followed or not)
-        self.linked_files = 0  # files reached through a link to a folder
+        self.links = 0          # links met (followed or not)
+        self.repeated = 0       # files under a folder reached a second time
+        self.seen: set[tuple[int, int]] = set()  # the folders walked
 
     def files(self, path: Path) -> list[tuple[str, str]]:
         """``(name below path, real path)`` of each regular file (``path`` itself: name ``""``)."""
@@ -114,9 +116,11 @@ class _Walk:
         if kind == "file":
             return [("", real)]
         out: list[tuple[str, str]] = []
-        todo = [(real, "", shown, frozenset({ident}), False)]
+        todo = [(real, "", shown, frozenset({ident}), ident, False)]
         while todo:
-            folder, rel, where, ancestors, linked = todo.pop()
+            folder, rel, where, ancestors, ident, again = todo.pop()
+            again = again or ident in self.seen  # a folder walked before, through another link
+            self.seen.add(ident)
             try:
                 names = sorted(os.listdir(folder))
             except OSError as exc:
@@ -130,20 +134,18 @@ class _Walk:
                 found = self.entry(os.path.join(folder, name), here, ancestors)
                 if found is None:
                     continue
-                kind, real, ident = found
-                through = linked or real != os.path.join(folder, name)
+                kind, real, child = found
+                self.repeated += again
+                if self.repeated > MAX_LINKED_FILES:
+                    self.problem(f"{shown}: links to folders repeat more than {MAX_LINKED_FILES:,} files "
+                                 "and folders in it; link a folder once, or copy it in.")
+                    return out
                 if kind == "file":
-                    if through:
-                        self.linked_files += 1
-                        if self.linked_files > MAX_LINKED_FILES:
-                            self.problem(f"{shown}: links to folders add more than {MAX_LINKED_FILES} "
-                                         "files to it; link fewer folders, or copy them in.")
-                            return out
                     out.append((name_rel, real))
                 elif len(ancestors) >= MAX_DEPTH:
                     self.problem(f"{here}: more than {MAX_DEPTH} folders deep (links followed).")
                 else:
-                    folders.append((real, f"{name_rel}/", here, ancestors | {ident}, through))
+                    folders.append((real, f"{name_rel}/", here, ancestors | {child}, child, again))
             todo.extend(reversed(folders))
         return out
 
