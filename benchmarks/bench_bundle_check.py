@@ -1,8 +1,9 @@
 """What a hostile ``competition.yaml`` costs ``metascore bundle check`` (issue 42 item 8):
 before and after.
 
-Three bundles (made in a temporary folder from ``tests/data/bundles/hostile``): the bundle
-as it is (a real-sized ``competition.yaml``, 1 KB), the same with a 26 MB
+Four bundles (made in a temporary folder from ``tests/data/bundles/hostile``): the bundle
+as it is (a real-sized ``competition.yaml``, 1 KB), the same at the bounds (4 MiB, 195,000
+nodes: the most a check may cost), the same with a 26 MB
 ``competition.yaml`` of 500,000 mappings, and a zip of it whose ``competition.yaml``
 carries 200 MB of comments (under 1 MB zipped). Each ``metascore bundle check`` runs as
 users run it (``python -m metascore bundle check BUNDLE``, its defaults) in a fresh
@@ -38,10 +39,9 @@ from hostile_fixtures import hostile_bundle  # noqa: E402
 
 
 def bundles(work: Path) -> dict[str, Path]:
-    """The three bundles, by the name of their row."""
-    plain = hostile_bundle(work / "plain", [])
-    big = hostile_bundle(work / "big", [])
-    for bundle in (plain, big):  # a baseline, so that the real-sized bundle checks clean
+    """The four bundles, by the name of their row."""
+    plain, edge, big = (hostile_bundle(work / name, []) for name in ("plain", "edge", "big"))
+    for bundle in (plain, edge, big):  # a baseline, so that the real-sized bundle checks clean
         with open(bundle / "ranking" / "metascore.yaml", "a", encoding="utf-8") as handle:
             handle.write("baselines: [good_too]\n")
     text = (big / "competition.yaml").read_text(encoding="utf-8")
@@ -59,8 +59,15 @@ def bundles(work: Path) -> dict[str, Path]:
             line = b"# " + b"x" * 97 + b"\n"
             for _ in range(2_000_000):
                 member.write(line)
+    with open(edge / "competition.yaml", "a", encoding="utf-8") as handle:
+        handle.write("extra:\n")  # the most the bounds let through
+        for i in range(39_000):  # 5 nodes each: 195,000 of the 200,000
+            handle.write(f"  - {{name: entry number {i:06d}, value: 0.5}}\n")
+        while handle.tell() < (4 << 20) - 200:
+            handle.write("# " + "x" * 97 + "\n")
     size = (big / "competition.yaml").stat().st_size
     return {"real-sized competition.yaml (folder)": plain,
+            "at the bounds: 4 MiB, 195,000 nodes (folder)": edge,
             f"{size / 1e6:.1f} MB competition.yaml, 500,000 mappings (folder)": big,
             f"{archive.stat().st_size / 1e3:.0f} KB zip, 200 MB of comments in its yaml": archive}
 
