@@ -138,7 +138,7 @@ MAX_YAML_NODES = 200_000
 def too_large(name: str, size: int) -> str:
     """The message for a YAML file of ``size`` bytes over :data:`MAX_YAML_BYTES`."""
     return (f"{name}: {size:,} bytes, more than the {MAX_YAML_BYTES >> 20} MiB a YAML file read by "
-            "metascore may have (a real competition.yaml has a few KB); nothing of it was parsed.")
+            "metascore may have (real ones have a few KB); nothing of it was parsed.")
 
 
 def check_yaml_size(text: str, source: str, max_nodes: int = MAX_YAML_NODES) -> None:
@@ -179,7 +179,7 @@ def _count_nodes(events: Iterable[yaml.Event], source: str, max_nodes: int) -> N
         if total > max_nodes:
             raise ConfigError(f"{source}: more than {max_nodes:,} YAML nodes (aliases expanded) by line "
                               f"{event.start_mark.line + 1}, more than a YAML file read by metascore may "
-                              "hold (a real competition.yaml holds a few thousand); nothing was loaded.")
+                              "hold (real ones hold a few thousand); nothing was loaded.")
         if isinstance(event, yaml.CollectionStartEvent):
             open_nodes.append([1, event.anchor])
             if len(open_nodes) > MAX_YAML_DEPTH:
