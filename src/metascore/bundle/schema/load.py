@@ -206,6 +206,7 @@ def _outside_samples(root: Path) -> list[str]:
         return []
     return [f"sample_submissions/{entry.name}: `bundle run` fails this submission: {problem}"
             for entry in sorted(folder.iterdir()) if entry.name not in SUBMISSION_MANIFESTS
+            and (entry.suffix == ".zip" or not entry.name.startswith(("_", ".")))  # what runs
             for problem in link_problems(entry, root)]
 
 
