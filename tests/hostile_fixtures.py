@@ -5,10 +5,14 @@ sets) and fills its ``sample_submissions/`` with two good submissions and :data:
 the folders of ``tests/data/bundles/hostile/run_breakers`` and those made here because they
 are large, binary or need a name a file in git should not have (zips, a 20,000-level
 ``metadata``, a link leaving the bundle, names that are spreadsheet formulas or terminal
-escape sequences). :data:`EXPECTED` says what each must end as: ``Failed`` with a status
-holding a given text, or ``Finished`` with its score. The scoring program of the bundle
-passes a submission's own ``scores.json`` / ``scores.txt`` through (as result competitions
-do), so the score files reach the runner as the participant wrote them.
+escape sequences, links to the organizer's 0600 file). :data:`EXPECTED` says what each must
+end as: ``Failed`` with a status holding a given text, or ``Finished`` with its score. The
+scoring program of the bundle passes a submission's own ``scores.json`` / ``scores.txt``
+through (as result competitions do), so the score files reach the runner as the participant
+wrote them.
+
+The bundles of issue 42 (:func:`linked_bundle`, :func:`meta_links_bundle`,
+:data:`LINKS_OUT`) hold links that lead out of them, for ``tests/worker/test_hostile_bundle.py``.
 """
 
 from __future__ import annotations
@@ -61,6 +65,10 @@ EXPECTED: dict[str, tuple[str, str | float]] = {
     "keyring": ("Failed", "program_rc=1"),
     # 13. a sample submission that is a link out of the bundle
     "outside_link": ("Failed", "outside the bundle"),
+    # issue 42 item 2: a submission of the bundle holding a link to the organizer's 0600
+    # file, and a zipped one holding a link member
+    "inner_link": ("Failed", "outside the bundle"),
+    "link_member": ("Failed", "symbolic link"),
     # 14-15. names and output for spreadsheets and terminals
     **{name: ("Finished", float(value)) for name, value in FORMULAS.items()},
     TERMINAL_NAME: ("Failed", "program_rc=1"),
@@ -104,12 +112,30 @@ def make(name: str, subs: Path, work: Path) -> None:
     elif name == "zip_bomb":  # 1 GiB of zeros in a 1 MB zip
         _zip(subs / "zip_bomb.zip", {"main.py": _main("0.5"), **_meta()}, zeros=1 << 30)
     elif name == "outside_link":  # the job would get a folder of the organizer's machine
-        secret = work / "outside"
-        _good(secret, "1.0")
-        (secret / "secret.txt").write_text("the organizer's secret\n")
-        (subs / name).symlink_to(secret)
+        (subs / name).symlink_to(_outside(work))
+    elif name == "inner_link":  # a good submission, but its leak.txt is the organizer's 0600 file
+        _good(subs / name, "0.5")
+        (subs / name / "leak.txt").symlink_to(_outside(work) / "secret.txt")
+    elif name == "link_member":  # Codabench's unpacker makes a link member a text file
+        _zip(subs / "link_member.zip", {"main.py": _main("0.5"), **_meta()},
+             links={"leak.txt": "../../../outside/secret.txt"})
     else:
         raise KeyError(name)
+
+
+#: What the organizer's 0600 file ``outside/secret.txt`` holds: it must reach no output.
+SECRET_TEXT = "the organizer's secret\n"
+
+
+def _outside(work: Path) -> Path:
+    """``work/outside``: a good submission folder holding the organizer's 0600 ``secret.txt``,
+    that links of the bundle lead to."""
+    secret = work / "outside"
+    if not secret.is_dir():
+        _good(secret, "1.0")
+        (secret / "secret.txt").write_text(SECRET_TEXT)
+        (secret / "secret.txt").chmod(0o600)
+    return secret
 
 
 def _good(folder: Path, value: str) -> None:
@@ -126,13 +152,17 @@ def _meta() -> dict[str, bytes]:
 
 
 def _zip(path: Path, members: dict[str, bytes], *, patch: tuple[bytes, bytes] | None = None,
-         zeros: int = 0) -> None:
+         zeros: int = 0, links: dict[str, str] | None = None) -> None:
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for name, data in members.items():
             info = zipfile.ZipInfo(name)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = (stat.S_IFREG | 0o644) << 16
             zf.writestr(info, data)
+        for name, target in (links or {}).items():  # as `zip --symlinks` stores a link
+            info = zipfile.ZipInfo(name)
+            info.external_attr = (stat.S_IFLNK | 0o777) << 16
+            zf.writestr(info, target)
         if zeros:
             info = zipfile.ZipInfo("zeros.bin")
             info.compress_type = zipfile.ZIP_DEFLATED
@@ -156,3 +186,50 @@ def _utf8_flagged(data: bytes, name: bytes) -> bytes:
                 out[at + flags + 1] |= 0x08  # bit 11: bit 3 of the flags' second byte
             at = out.find(signature, at + 4)
     return bytes(out)
+
+
+# ----------------------------------------------------------------------------- hostile bundles (issue 42)
+#: Links that leave a bundle (item 2), made in :func:`linked_bundle`: per case, ``(path in
+#: the bundle, target)`` pairs, the first one the link each command must name. ``{outside}``
+#: is ``work/outside``, which holds the organizer's 0600 ``secret.txt``.
+LINKS_OUT = {
+    "relative file": [("ref/leak.txt", "../../outside/secret.txt")],
+    "absolute file": [("scoring_program/shadow.txt", "/etc/shadow")],
+    "absolute folder": [("ref/etc", "/etc")],
+    "relative folder": [("scoring_program/outside", "../../outside")],
+    "chain": [("ref/chain.txt", "hop.txt"), ("ref/hop.txt", "{outside}/secret.txt")],
+    "item folder": [("ranking", "/etc")],
+    "page": [("pages/terms.md", "{outside}/secret.txt")],
+}
+
+
+def linked_bundle(work: Path, links: list[tuple[str, str]]) -> Path:
+    """The hostile bundle with only the good submissions (``work/bundle``), the organizer's
+    0600 file in ``work/outside/secret.txt``, and ``links`` made in the bundle (a file or
+    folder of the same name is replaced)."""
+    bundle = hostile_bundle(work, [])
+    outside = _outside(work)
+    for rel, target in links:
+        path = bundle / rel
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
+        path.symlink_to(target.format(outside=outside))
+    return bundle
+
+
+def meta_links_bundle(work: Path, final_ranking: str) -> Path:
+    """``tests/data/bundles/add_meta_v2`` (no meta phase yet) in ``work/bundle``, where the
+    folders add-meta writes are links out of it (item 3): ``final_ranking/`` to
+    ``final_ranking`` (``{outside}`` is ``work/outside``), ``meta_scoring_program/`` to
+    ``work/outside_program``, which holds the organizer's README.md."""
+    bundle = work / "bundle"
+    shutil.copytree(HOSTILE_BUNDLE.parent / "add_meta_v2", bundle)
+    outside = _outside(work)
+    program = work / "outside_program"
+    program.mkdir()
+    (program / "README.md").write_text("the organizer's own README\n")
+    (bundle / "final_ranking").symlink_to(final_ranking.format(outside=outside))
+    (bundle / "meta_scoring_program").symlink_to(program)
+    return bundle

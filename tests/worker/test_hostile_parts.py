@@ -29,6 +29,7 @@ from metascore.bundle.schema.metadata import read_metadata
 from metascore.bundle.runner import run_bundle
 from metascore.bundle.worker.sandbox import JOB_INIT
 from metascore.bundle.schema.load import check_schema
+from metascore.bundle.links import OUTSIDE_LINK_RULE
 from metascore.bundle.worker.syscall_filter import SYSCALLS, job_filter
 from metascore.bundle.trees import MAX_DEPTH, copy_tree, remove_tree, tree_usage, walk
 from metascore.bundle.worker.job import MAX_SCORES_SIZE, JobFailed, JobResult, read_job_scores
@@ -307,20 +308,16 @@ def test_links_out_of_the_bundle_are_refused_and_said(tmp_path):
     report = check_schema(bundle)
     assert report.errors == []
     assert [w for w in report.warnings if "outside" in w] == [
-        f"sample_submissions/outside_link: sample_submissions/outside_link is a link to {tmp_path / 'outside'}, "
-        "outside the bundle; `bundle run` fails this submission (the runner does not follow links that leave "
-        "a bundle (a cloned bundle could point at any folder of this machine, copied as the runner's user and "
-        "given to the jobs): put the folder itself in the bundle)."]
+        "sample_submissions/outside_link: `bundle run` fails this submission: sample_submissions/outside_link "
+        f"is a link to {tmp_path / 'outside'}, outside the bundle; {OUTSIDE_LINK_RULE}."]
     shutil.rmtree(bundle / "ref")
     (bundle / "ref").symlink_to("/etc")
     report = check_schema(bundle)
-    assert report.errors == ["competition.yaml: tasks[0].reference_data: ref is a link to /etc, outside the "
-                             "bundle; the runner does not follow links that leave a bundle (a cloned bundle "
-                             "could point at any folder of this machine, copied as the runner's user and given "
-                             "to the jobs): put the folder itself in the bundle."]
+    assert report.errors == [f"competition.yaml: tasks[0].reference_data: ref is a link to /etc, outside the "
+                             f"bundle; {OUTSIDE_LINK_RULE}."]
     with pytest.raises(ConfigError, match="^competition.yaml: tasks.0..reference_data: ref is a link to /etc"):
         run_bundle(bundle, tmp_path / "out")
-    assert not (tmp_path / "out" / "runs").exists()
+    assert not (tmp_path / "out").exists()  # refused before anything is written
 
 
 # ----------------------------------------------------------------------------- spreadsheets, terminals (14, 15)

@@ -18,7 +18,8 @@ holds a key, as an organizer's shell may. Then:
 - no traceback and no raw escape sequence reach the terminal; the leaderboard CSV opens
   in a spreadsheet without running a formula, its JSON keeps the names exact;
 - nothing outside ``--out`` changes (the bundle, the folder a link leads to, ``/tmp``, the
-  control groups), and nothing of the organizer's key or secret file reaches ``--out``;
+  control groups), and nothing of the organizer's key or 0600 secret file (which links of
+  sample submissions name) reaches ``--out``;
 - the runner's own peak memory and the bytes it writes stay within the bounds stated
   below, whatever the jobs do.
 """
@@ -38,7 +39,7 @@ from pathlib import Path
 import pytest
 
 from bundle_backends import options, require
-from hostile_fixtures import EXPECTED, FORMULAS, GOOD_SCORES, TERMINAL_NAME, hostile_bundle
+from hostile_fixtures import EXPECTED, FORMULAS, GOOD_SCORES, SECRET_TEXT, TERMINAL_NAME, hostile_bundle
 from metascore.bundle.worker.cgroups import CGROUP_ROOT, cgroup_support
 from metascore.bundle.worker.logs import printable
 from metascore.bundle.worker.syscall_filter import filter_support
@@ -151,7 +152,8 @@ def test_no_hostile_submission_costs_the_others_their_scores(backend, work):
     full_rows = good_rows(work / "out", summary)
     out_size = tree_usage([work / "out"])[0]
     out_text = [entry for entry in walk(work / "out") if stat.S_ISREG(entry.stat.st_mode)
-                and entry.stat.st_size < 4 << 20 and SECRET in _read(entry)]
+                and entry.stat.st_size < 4 << 20
+                and any(secret in _read(entry) for secret in (SECRET, SECRET_TEXT.encode()))]
 
     # the run went through, told nothing raw to the terminal, and its own code raised nothing
     assert measured["code"] == 0, proc.stderr[-3000:]

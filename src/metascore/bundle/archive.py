@@ -8,19 +8,28 @@ bytes (checked on the declared sizes first, then on the bytes actually written, 
 declared sizes can lie); a damaged member (bad CRC, truncated) is refused with its name, and
 so are member names that are not UTF-8 though the zip says they are, and members deeper or
 with longer paths than a job's tree may be (:data:`~metascore.bundle.trees.MAX_DEPTH`,
-:data:`~metascore.bundle.trees.MAX_PATH`). The noise that macOS adds to zips
+:data:`~metascore.bundle.trees.MAX_PATH`). A bundle zip (:func:`extract_bundle`) holds no
+link member at all (Codabench's unpacker would make each a file holding the link's path),
+and its ``competition.yaml`` is refused before anything is extracted when it declares more
+than :data:`~metascore.readers.yaml_loader.MAX_YAML_BYTES` (and stopped there when it lies).
+The noise that macOS adds to zips
 (``__MACOSX/``, ``.DS_Store``, ``._*`` AppleDouble files) is skipped, as many real bundles
 carry it.
 
 Zipping (:func:`zip_directory`, :func:`build_bundle_zip`) follows what Codabench's unpacker
 expects: ``competition.yaml`` at the root of the bundle zip, and every program or data
 directory zipped on its own with its files at the archive root (the platform does not
-flatten a single top-level folder: codabench PR #1905 added it and was reverted).
+flatten a single top-level folder: codabench PR #1905 added it and was reverted). A link
+that leaves the bundle is refused before anything is read; a link inside it is stored as
+what it names, as the platform's ``ZipFile.extractall`` would not make it a link
+(:mod:`~metascore.bundle.links`).
 
 :func:`as_folder` gives a folder for a bundle item or submission that may be a zip, extracting
 each zip once into a cache (safe from several runner threads), within a size the caller
 gives (a submission: the job's ``--disk-limit``); a path of a bundle that a link leads out
-of the bundle is refused (a cloned bundle could point at any folder of the machine).
+of the bundle, or that holds such a link, is refused (a cloned bundle could point at any
+file of the machine), and a folder holding links inside the bundle is given as the
+platform would get it, each link replaced by what it names.
 
 The meta-scoring program (:mod:`metascore.bundle.meta.program_folder`) and the noise rules
 (:mod:`metascore.bundle.files`) live in their own modules; their names are importable from
@@ -43,19 +52,21 @@ from pathlib import Path, PurePosixPath
 import yaml
 
 from ..errors import ConfigError, InputError
-from ..readers.yaml_loader import read_yaml
+from ..readers.yaml_loader import MAX_YAML_BYTES, read_yaml
 from .schema.competition import bundle_path
-from .files import is_excluded, is_noise, refuse_outside_link
+from .files import is_excluded, is_noise, new_folder
+from .links import bundle_files, refuse_links
 from .meta.program_folder import assemble_meta_program, needs_meta_program
 from .schema.phase_dates import shift_dates
 from .meta.runtime import meta_python_in, require_runtime
 from .schema.load import check_schema, path_references
-from .trees import MAX_DEPTH, MAX_PATH
+from .trees import MAX_DEPTH, MAX_PATH, remove_tree
 
 __all__ = [
     "MAX_MEMBERS",
     "MAX_TOTAL_SIZE",
     "safe_extract",
+    "extract_bundle",
     "as_folder",
     "zip_directory",
     "build_bundle_zip",
@@ -76,6 +87,8 @@ def safe_extract(
     max_members: int = MAX_MEMBERS,
     max_total_size: int = MAX_TOTAL_SIZE,
     size_name: str = "",
+    links: bool = True,
+    member_sizes: dict[str, int] | None = None,
 ) -> list[str]:
     """Extract the zip ``archive`` into ``dest`` (absent or an empty folder) and return the
     member names kept.
@@ -85,6 +98,8 @@ def safe_extract(
     ``O_EXCL | O_NOFOLLOW``; symbolic links are made last, and each must lead inside the
     finished tree (through the other links too); then the folder takes the name ``dest``.
     ``size_name`` names ``max_total_size`` in the messages (e.g. ``" (--disk-limit)"``).
+    ``links=False``: a link member is refused (a bundle, :func:`extract_bundle`).
+    ``member_sizes``: the most bytes a member of that name may hold (declared, then read).
 
     Raises
     ------
@@ -113,6 +128,15 @@ def safe_extract(
                 f"{archive}: {len(infos)} members, more than the limit of {max_members}; refusing "
                 "to extract it."
             )
+        for info in infos:
+            limit = (member_sizes or {}).get(_clean(info.filename))
+            if limit is not None and info.file_size > limit:
+                raise InputError(_member_too_large(archive, info.filename, limit, info.file_size))
+            if not links and _is_link(info):
+                raise InputError(f"{archive}: member {info.filename!r} is a symbolic link; Codabench's "
+                                 "unpacker (ZipFile.extractall) would make it a file holding the link's "
+                                 "path, not the file it names: zip the file itself (`metascore bundle "
+                                 "zip` stores links as what they name).")
         declared = sum(i.file_size for i in infos)
         if declared > max_total_size:
             raise InputError(
@@ -121,16 +145,9 @@ def safe_extract(
             )
         members = _members(archive, infos)
         dest.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=".extract-", dir=dest.parent))
-        try:
+        with new_folder(dest, Path(tempfile.mkdtemp(prefix=".extract-", dir=dest.parent))) as tmp:
             os.chmod(tmp, 0o755)  # as a folder made with mkdir, not mkdtemp's 0700
-            _Extraction(zf, archive, tmp, max_total_size, size_name).run(members)
-            if dest.exists():
-                dest.rmdir()
-            os.replace(tmp, dest)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
+            _Extraction(zf, archive, tmp, max_total_size, size_name, member_sizes or {}).run(members)
     return [i.filename for i in infos]
 
 
@@ -159,6 +176,11 @@ def _members(archive: Path, infos: list[zipfile.ZipInfo]) -> list[tuple[tuple[st
     return members
 
 
+def _clean(name: str) -> str:
+    """A member name as the path it extracts to (``./a\\b`` -> ``a/b``)."""
+    return "/".join(PurePosixPath(name.replace("\\", "/")).parts)
+
+
 def _is_link(info: zipfile.ZipInfo) -> bool:
     return stat.S_ISLNK(info.external_attr >> 16)
 
@@ -167,9 +189,10 @@ class _Extraction:
     """One archive written into the fresh folder ``root`` through folder descriptors."""
 
     def __init__(self, zf: zipfile.ZipFile, archive: Path, root: Path, max_total_size: int,
-                 size_name: str = "") -> None:
+                 size_name: str = "", member_sizes: dict[str, int] | None = None) -> None:
         self.zf, self.archive, self.root, self.max = zf, archive, root, max_total_size
         self.size_name = size_name
+        self.member_sizes = member_sizes or {}
         self.written = 0
         self.fds: dict[tuple[str, ...], int] = {}
 
@@ -243,10 +266,14 @@ class _Extraction:
         return b"".join(self.chunks(info))
 
     def chunks(self, info: zipfile.ZipInfo):
-        """The member's bytes, counted against the size limit; a corrupt member is refused."""
+        """The member's bytes, counted against the size limits; a corrupt member is refused."""
+        limit, read = self.member_sizes.get(_clean(info.filename)), 0
         try:
             with self.zf.open(info) as src:
                 while chunk := src.read(_CHUNK):
+                    read += len(chunk)
+                    if limit is not None and read > limit:
+                        raise InputError(_member_too_large(self.archive, info.filename, limit))
                     self.written += len(chunk)
                     if self.written > self.max:
                         raise InputError(
@@ -257,6 +284,22 @@ class _Extraction:
         except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError) as exc:
             raise InputError(f"{self.archive}: member {info.filename!r} cannot be read ({exc}); the "
                              "zip file is damaged or encrypted.") from None
+
+
+def _member_too_large(archive: Path, name: str, limit: int, size: int | None = None) -> str:
+    """``size``: the declared size; ``None``: more than the limit was read (the declared size
+    is wrong)."""
+    held = f"{size:,} bytes" if size is not None else f"more than {limit:,} bytes (not its declared size)"
+    return (f"{archive}: {name} holds {held} once uncompressed, more than the {limit / 2**20:g} MiB a "
+            f"{PurePosixPath(name).name} may have; " + ("nothing was extracted." if size is not None
+                                                         else "extraction stopped."))
+
+
+def extract_bundle(archive: str | os.PathLike[str], dest: str | os.PathLike[str]) -> list[str]:
+    """Extract a bundle zip into ``dest`` as :func:`safe_extract` does, refusing first a link
+    member and a ``competition.yaml`` of more than
+    :data:`~metascore.readers.yaml_loader.MAX_YAML_BYTES` (declared, then read)."""
+    return safe_extract(archive, dest, links=False, member_sizes={"competition.yaml": MAX_YAML_BYTES})
 
 
 def _check_member_name(archive: Path, name: str) -> None:
@@ -273,48 +316,102 @@ def as_folder(path: Path, cache: Path, *, max_size: int | None = None, bundle: P
     ``cache`` (several threads may ask for the same zip; it is extracted once).
 
     ``max_size``: the most bytes the zip may hold once extracted, the job's ``--disk-limit``
-    (default :data:`MAX_TOTAL_SIZE`). ``bundle``: a path inside this folder that a link leads
-    out of it is refused (:class:`InputError`), whatever it points to.
+    (default :data:`MAX_TOTAL_SIZE`). ``bundle``: when ``path`` is a path of this bundle, it is
+    refused (:class:`InputError`) when it leads out of the bundle or holds anything
+    :func:`~metascore.bundle.links.link_problems` names; a folder holding links (inside the
+    bundle) is copied once into ``cache`` with each link replaced by what it names, as the
+    platform gets it from the zip ``bundle zip`` writes.
     """
-    if bundle is not None:
-        refuse_outside_link(path, bundle)
-    if path.is_dir():
+    if bundle is not None and not Path(os.path.abspath(path)).is_relative_to(os.path.abspath(bundle)):
+        bundle = None  # e.g. a submission of --submissions DIR: not the bundle's
+    linked = refuse_links(path, bundle) if bundle is not None else False
+    if path.is_dir() and not linked:
         return path
     with _EXTRACT_LOCK:
         if not cache.exists():
-            if max_size is None:
-                safe_extract(path, cache)
+            if path.is_dir():
+                _copy_files(bundle_files(path, bundle, skip=_excluded), cache)
+            elif max_size is None:
+                safe_extract(path, cache, links=bundle is None)
             else:
-                safe_extract(path, cache, max_total_size=max_size, size_name=" (--disk-limit)")
+                safe_extract(path, cache, max_total_size=max_size, size_name=" (--disk-limit)",
+                             links=bundle is None)
     return cache
 
 
+def _excluded(name: str) -> bool:
+    return is_excluded(Path(name))
+
+
+def _copy_files(files: list[tuple[str, str]], dest: Path) -> None:
+    """``dest``: a new folder holding each ``(name, real path)`` of ``files``, written under
+    a temporary name, then renamed."""
+    tmp = dest.with_name(f".{dest.name}.copy-tmp")
+    remove_tree(tmp)
+    tmp.mkdir(parents=True)
+    with new_folder(dest, tmp):
+        for name, real in files:
+            target = tmp / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with _open_regular(real) as src, open(target, "xb") as out:
+                shutil.copyfileobj(src, out, _CHUNK)
+                os.fchmod(out.fileno(), (os.fstat(src.fileno()).st_mode & 0o777) | 0o600)
+
+
+def _open_regular(path: str):
+    """The regular file ``path`` open for reading (never a link, a FIFO or a device: the
+    bundle may have changed since it was checked)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise InputError(f"{path}: no longer a regular file; it changed while the bundle was read.")
+    return os.fdopen(fd, "rb")
+
+
 def zip_directory(src: str | os.PathLike[str], dest_zip: str | os.PathLike[str], *,
-                  base: str | os.PathLike[str] | None = None) -> Path:
+                  base: str | os.PathLike[str] | None = None,
+                  bundle: str | os.PathLike[str] | None = None) -> Path:
     """Zip the contents of ``src`` with its files at the archive root (not under ``src/``).
 
     Caches (``__pycache__``, ``*.pyc``), VCS folders and macOS noise are left out; members are
-    written in sorted order (zips stored, not compressed again). ``base``: a zip whose members come first, copied as they are
-    (not compressed again: the meta-scoring program's cached ``runtime.zip``). The zip is
-    written to a temporary name, then renamed.
+    written in sorted order (zips stored, not compressed again). ``bundle``: the folder
+    ``src`` belongs to (default ``src``): a link that leads out of it is refused before
+    anything is written, a link inside it is stored as what it names
+    (:func:`~metascore.bundle.links.bundle_files`). ``base``: a zip whose members come first,
+    copied as they are (not compressed again: the meta-scoring program's cached
+    ``runtime.zip``). The zip is written to a temporary name, then renamed.
     """
     src, dest_zip = Path(src), Path(dest_zip)
     if not src.is_dir():
         raise InputError(f"{src}: not a directory; cannot zip it.")
+    files = bundle_files(src, Path(bundle) if bundle is not None else src, skip=_excluded)
     dest_zip.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest_zip.with_name(dest_zip.name + ".tmp")
     if base is not None:
         shutil.copyfile(base, tmp)
-    with zipfile.ZipFile(tmp, "a" if base is not None else "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        for dirpath, dirnames, filenames in os.walk(src):
-            dirnames[:] = sorted(d for d in dirnames if not is_excluded(Path(d)))
-            for fname in sorted(filenames):
-                path = Path(dirpath) / fname
-                if not is_excluded(path):  # a zip in the zip is stored: compressed already
-                    zf.write(path, path.relative_to(src).as_posix(),
-                             compress_type=zipfile.ZIP_STORED if path.suffix == ".zip" else None)
-    os.replace(tmp, dest_zip)
+    try:
+        with zipfile.ZipFile(tmp, "a" if base is not None else "w", compression=zipfile.ZIP_DEFLATED) as zf:
+            for name, real in files:
+                _zip_file(zf, name, real)
+        os.replace(tmp, dest_zip)
+    except BaseException:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+        raise
     return dest_zip
+
+
+def _zip_file(zf: zipfile.ZipFile, name: str, real: str) -> None:
+    """The regular file ``real`` as the member ``name`` (a zip stored: compressed already)."""
+    with _open_regular(real) as src:
+        info = os.fstat(src.fileno())
+        when = max(dt.datetime.fromtimestamp(info.st_mtime), dt.datetime(1980, 1, 1))
+        member = zipfile.ZipInfo(name, when.timetuple()[:6])
+        member.external_attr = (info.st_mode & 0xFFFF) << 16
+        member.compress_type = zipfile.ZIP_STORED if name.endswith(".zip") else zipfile.ZIP_DEFLATED
+        member.file_size = info.st_size
+        with zf.open(member, "w") as out:
+            shutil.copyfileobj(src, out, _CHUNK)
 
 
 # ---------------------------------------------------------------------- bundle zip
@@ -361,7 +458,7 @@ def build_bundle_zip(
                 continue
             rel = ref.rstrip("/")
             src = bundle_path(bundle, rel)  # X.zip may be the folder X/ (a CodaLab repository)
-            base = None
+            base, own = None, bundle  # own: the folder src's links may lead into
             if needs_meta_program(src):
                 image = report.competition.docker_image if report.competition else None
                 python = meta_python_in(image, meta_python)
@@ -370,15 +467,17 @@ def build_bundle_zip(
                 src = assemble_meta_program(Path(tmp) / "meta" / Path(rel).name, scoring_program,
                                             python=python, with_runtime=False)
                 base = require_runtime(log).zip if python == "bundled" else None
+                own = src
             if src.is_dir():
                 name = rel if rel.lower().endswith(".zip") else f"{rel}.zip"
                 if name == rel:
                     log(f"[*] {rel}: zipped from the folder {src.name}/")
-                zip_directory(src, stage / name, base=base)
+                zip_directory(src, stage / name, base=base, bundle=own)
                 zipped[ref] = name
-            elif src.is_file():
+            elif src.is_file():  # a link inside the bundle: the file it names
                 (stage / rel).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(src, stage / rel)
+                with _open_regular(bundle_files(src, bundle)[0][1]) as part, open(stage / rel, "xb") as out:
+                    shutil.copyfileobj(part, out, _CHUNK)
                 zipped[ref] = rel
         _rewrite_references(data, zipped)
         header = f"# Generated by `metascore bundle zip` from {bundle.name}/; edit the source bundle.\n"

@@ -6,12 +6,13 @@
   compiled Python, OS noise);
 - :func:`copy_clean`: a folder copied without the excluded files;
 - :func:`write_text`: a text file written under a fresh temporary name, then renamed;
+  :func:`new_folder`: a folder filled under a temporary name, then renamed (removed when
+  filling it fails or is interrupted);
 - :func:`read_job_file` and :func:`copy_job_output`: a file or a tree that a job wrote, read
   or copied without following what the job may have planted there (a symbolic link to a
   host file, a FIFO that would block): links that stay inside the tree are copied as the
   files they name, anything else is left out and named; the tree at any depth, each file
   written once with its holes (:mod:`~metascore.bundle.trees`);
-- :func:`refuse_outside_link`: a path of a bundle that a link leads out of the bundle is refused;
 - :data:`METADATA_FILES`: the names of a program's metadata file, in the worker's order.
 
 The runner is often root and the jobs are not to be trusted: every folder a job could write
@@ -25,14 +26,15 @@ import os
 import shutil
 import stat
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
-from ..errors import InputError
 from .trees import copy_tree
 
 __all__ = [
-    "METADATA_FILES", "EXCLUDED_NAMES", "is_noise", "is_excluded", "copy_clean", "write_text",
-    "read_job_file", "copy_job_output", "refuse_outside_link", "outside_link", "OUTSIDE_LINK_RULE",
+    "METADATA_FILES", "EXCLUDED_NAMES", "is_noise", "is_excluded", "copy_clean", "write_text", "new_folder",
+    "read_job_file", "copy_job_output",
 ]
 
 #: A program's metadata file (``command``, ...): ``metadata.yaml`` first, as the worker reads it.
@@ -80,6 +82,21 @@ def write_text(path: Path, text: str) -> None:
         raise
 
 
+@contextmanager
+def new_folder(dest: Path, tmp: Path) -> Iterator[Path]:
+    """``tmp``, the folder the ``with`` block fills, then put in the place of ``dest``
+    (absent or an empty folder). When the block raises (an interrupt too), ``tmp``
+    is removed and ``dest`` left as it was."""
+    try:
+        yield tmp
+        if dest.exists():
+            dest.rmdir()
+        os.replace(tmp, dest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
 def read_job_file(path: Path, limit: int = 64 * 1024**2) -> bytes | None:
     """The bytes of the regular file ``path`` in a folder a job wrote (at most ``limit``);
     ``None`` when it is absent, a symbolic link, a FIFO or anything but a regular file."""
@@ -105,35 +122,3 @@ def copy_job_output(src: Path, dest: Path, what: str = "the output") -> list[str
     :class:`~metascore.errors.InputError` naming ``what`` for a tree too deep to copy.
     """
     return copy_tree(src, dest, keep_links=False, what=what)
-
-
-#: What the runner and the check say of a bundle path a link leads out of the bundle.
-OUTSIDE_LINK_RULE = ("the runner does not follow links that leave a bundle (a cloned bundle could "
-                     "point at any folder of this machine, copied as the runner's user and given "
-                     "to the jobs): put the folder itself in the bundle")
-
-
-def outside_link(path: Path, bundle: Path) -> str | None:
-    """``"ref is a link to /etc, outside the bundle"`` when ``path``, written inside
-    ``bundle``, leads out of it through a link (its own or a parent folder's); else ``None``
-    (also for a path written elsewhere)."""
-    path, bundle = Path(os.path.abspath(path)), Path(os.path.abspath(bundle))
-    if not path.is_relative_to(bundle):
-        return None
-    real, top = os.path.realpath(path), os.path.realpath(bundle)
-    if real == top or real.startswith(top + os.sep):
-        return None
-    rel = path.relative_to(bundle)
-    for k in range(1, len(rel.parts) + 1):
-        link = bundle.joinpath(*rel.parts[:k])
-        if link.is_symlink():
-            return f"{link.relative_to(bundle)} is a link to {os.readlink(link)}, outside the bundle"
-    return f"{rel} leads to {real}, outside the bundle"
-
-
-def refuse_outside_link(path: Path, bundle: Path) -> None:
-    """Raise :class:`~metascore.errors.InputError` when :func:`outside_link` says ``path``
-    leaves ``bundle``."""
-    why = outside_link(path, bundle)
-    if why:
-        raise InputError(f"{why}; {OUTSIDE_LINK_RULE}.")

@@ -62,7 +62,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, InputError
-from .archive import safe_extract
+from .archive import extract_bundle
 from .worker.backend import Backend
 from .schema.competition import Competition
 from .files import write_text
@@ -212,6 +212,10 @@ def run_bundle(
             f"--submissions: the local sandbox cannot run here ({engine.why}), and without it "
             "these submissions would run unisolated, as your user; install bubblewrap (apt-get "
             "install bubblewrap) or use --backend docker, or give --sandbox rewrite to run them so.")
+    zipped = bundle.is_file()
+    # a folder is checked (its links first) before anything is written; a zip's link
+    # members and competition.yaml are refused before it is extracted
+    comp = None if zipped else load_competition(bundle)
     out.mkdir(parents=True, exist_ok=True)
     for name in ("runs", "outputs", "cache", "bundle", "final"):
         if (out / name).exists():
@@ -219,11 +223,10 @@ def run_bundle(
                 raise InputError(f"{bundle} is inside {out / name}, which the runner rewrites; "
                                  "choose another --out.")
             remove_tree(out / name)  # any depth: a job's output can be deeper than rmtree goes
-    zipped = bundle.is_file()
     if zipped:
-        safe_extract(bundle, out / "bundle")
+        extract_bundle(bundle, out / "bundle")
         bundle = out / "bundle"
-    comp = load_competition(bundle)
+        comp = load_competition(bundle)
     if comp.leaderboard is None:
         raise ConfigError(f"{bundle}: the competition has no leaderboard.")
     site = Site(comp, out, engine, image=image,

@@ -4,9 +4,13 @@ bundle and test it before uploading it."""
 from __future__ import annotations
 
 import argparse
+import functools
+import signal
 import sys
 import tempfile
+import threading
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 from ..bundle.check.image_checks import RECOMMENDED_IMAGE
@@ -54,7 +58,8 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
         "meta-scoring program filled in (in place, or -o NEW.zip), or a folder with -o DIR. "
         "Prints what it changed and what to check. Running it again with the same options changes "
         "nothing; a bundle that already has another meta phase is refused unless --force. Nothing "
-        "is written unless the result passes `metascore bundle check`.",
+        "is written unless the result passes `metascore bundle check`, and nothing through a link "
+        "that leaves the bundle (every path written is checked first).",
     )
     p.add_argument("bundle", help="bundle folder or zip")
     p.add_argument("--output", "-o", metavar="OUT",
@@ -96,12 +101,16 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--submissions", metavar="DIR", type=Path,
                    help="the submissions folder `bundle run --submissions` will use (instead of "
                    "sample_submissions/), where the baseline is looked for")
-    p.set_defaults(func=_cmd_add_meta)
+    p.set_defaults(func=_interruptible(_cmd_add_meta))
 
     p = sub.add_parser(
         "check",
         help="check competition.yaml, the files it references and the programs' metadata",
-        description="Check a bundle: the v2 or v1 competition.yaml schema (errors name the key "
+        description="Check a bundle: first its links (a link that leaves the bundle, to nothing, "
+        "or a FIFO, in competition.yaml, what it names or sample_submissions/, is an error "
+        "naming the link and its target, and nothing behind it is read; a zip holding a link "
+        "member is refused) and the size of competition.yaml (at most 4 MiB, 200,000 nodes with "
+        "aliases expanded, 100 levels deep), then the v2 or v1 competition.yaml schema (errors name the key "
         "and the allowed values), the files it references, each program's metadata, and the "
         "meta-ranking's metascore.yaml against the competition (method and parameters, "
         "directions, judges' tasks and columns, baselines, output keys). Warnings list what "
@@ -126,7 +135,7 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
                    "(a Docker-compatible engine at DOCKER_HOST; the image is pulled if needed): "
                    "an error if it cannot run there")
     _meta_python_option(p, "a meta_scoring_program/ placeholder, once `bundle zip` fills it,")
-    p.set_defaults(func=_cmd_check)
+    p.set_defaults(func=_interruptible(_cmd_check))
 
     p = sub.add_parser(
         "run",
@@ -217,7 +226,7 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--system-site-packages", action="store_true",
                    help="let the environment see the packages of the Python running metascore "
                    "(those of its virtual environment too, when it runs in one; faster, less faithful)")
-    p.set_defaults(func=_cmd_env, parser=p)
+    p.set_defaults(func=_interruptible(_cmd_env), parser=p)
 
     p = sub.add_parser(
         "zip",
@@ -229,7 +238,9 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
         "runtime`) unless the competition's image is known to have what it needs "
         "(--meta-python), so it runs in that image whatever Python it has. The zip is then "
         "checked as `bundle check` would check it, and its warnings printed (e.g. a phase "
-        "that auto-migrates and starts before now: Codabench migrates it at once, empty).",
+        "that auto-migrates and starts before now: Codabench migrates it at once, empty). A "
+        "link that leaves the bundle is refused before anything is read; a link inside it is "
+        "stored as the file or folder it names (Codabench's unpacker makes no links).",
     )
     p.add_argument("bundle", help="bundle folder")
     p.add_argument("--output", "-o", default="bundle.zip", help="zip to write (default: bundle.zip)")
@@ -240,7 +251,7 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
                    "first phase starts on DATE (YYYY-MM-DD, or 'today' in UTC); phase lengths and "
                    "gaps are kept, the folder is not changed")
     _meta_python_option(p, "the meta-scoring program filled into the zip")
-    p.set_defaults(func=_cmd_zip)
+    p.set_defaults(func=_interruptible(_cmd_zip))
 
     p = sub.add_parser(
         "runtime",
@@ -260,6 +271,36 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--all", action="store_true",
                    help="remove: also the current build and the downloaded sources")
     p.set_defaults(func=_cmd_runtime)
+
+
+#: The signals that stop a command as Ctrl-C does (SIGINT), its temporary files removed.
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def _interruptible(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """``command`` with SIGTERM and SIGHUP raising :class:`KeyboardInterrupt` as SIGINT does:
+    Python's default ends the process at once, leaving its temporary folders (a zip's
+    extraction, the stage of a zip) in ``$TMPDIR``; this way every ``with`` block removes its
+    own on the way out (exit code 130). A second signal while they are removed is ignored."""
+
+    @functools.wraps(command)
+    def run(args: argparse.Namespace) -> int:
+        if threading.current_thread() is not threading.main_thread():  # signals need the main thread
+            return command(args)
+
+        def stop(signum: int, _frame: object) -> None:
+            for sig in _STOP_SIGNALS:
+                signal.signal(sig, signal.SIG_IGN)
+            raise KeyboardInterrupt(signal.Signals(signum).name)
+
+        before = {sig: signal.signal(sig, stop) for sig in _STOP_SIGNALS}
+        try:
+            return command(args)
+        finally:
+            for sig, handler in before.items():
+                signal.signal(sig, handler)
+
+    return run
 
 
 def _meta_python_option(p: argparse.ArgumentParser, what: str) -> None:
@@ -321,13 +362,13 @@ def _check_path(path: Path, submissions: Path | None = None, *, probe: bool = Fa
     """The full check of a bundle folder, or of a zip as it would be uploaded (the
     meta-scoring program's placeholder is then an error, not a note); ``probe``: the meta
     program tried in the image too (:func:`_image_lines`)."""
-    from ..bundle.archive import safe_extract
+    from ..bundle.archive import extract_bundle
     from ..bundle.check.full import check_bundle
 
     with tempfile.TemporaryDirectory(prefix="metascore-check-") as tmp:
         root = path
         if not path.is_dir():
-            safe_extract(path, tmp)
+            extract_bundle(path, tmp)
             root = Path(tmp)
         report = check_bundle(root, meta_program_available=path.is_dir(), submissions=submissions,
                               meta_python=meta_python)
@@ -423,7 +464,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_env(args: argparse.Namespace) -> int:
-    from ..bundle.archive import safe_extract
+    from ..bundle.archive import extract_bundle
     from ..bundle.worker.pyenv import build_env, cache_root, list_envs, packages_for, read_requirements, remove_envs
     from ..bundle.schema.load import load_competition
 
@@ -450,7 +491,7 @@ def _cmd_env(args: argparse.Namespace) -> int:
         path = Path(args.bundle)
         with tempfile.TemporaryDirectory(prefix="metascore-env-") as tmp:
             if path.is_file() and zipfile.is_zipfile(path):
-                safe_extract(path, tmp)
+                extract_bundle(path, tmp)
                 path = Path(tmp)
             elif not path.is_dir():
                 raise InputError(f"{path}: no such bundle folder or zip file.")
@@ -482,7 +523,11 @@ def _cmd_zip(args: argparse.Namespace) -> int:
     dest = build_bundle_zip(args.bundle, args.output, scoring_program=args.scoring_program,
                             start=start, log=lambda line: print(line, flush=True),
                             meta_python=args.meta_python)
-    report = _check_path(dest)  # what is uploaded: the dates as moved, the programs as filled
+    try:
+        report = _check_path(dest)  # what is uploaded: the dates as moved, the programs as filled
+    except BaseException:  # interrupted: no zip that was not checked
+        dest.unlink()
+        raise
     if report.errors:
         dest.unlink()
         raise ConfigError(f"{dest}: {report.errors[0]} ({len(report.errors)} error(s) in the "

@@ -39,16 +39,20 @@ from pathlib import Path, PurePosixPath
 from ...errors import ConfigError, InputError, did_you_mean
 from ...readers.yaml_loader import read_yaml
 from .choices import MetaChoices
-from .edit import BundleEditor
-from ..archive import safe_extract
+from .edit import WRITTEN_FOLDERS, BundleEditor
+from ..archive import extract_bundle
 from ..check.full import check_bundle as full_check
 from ..schema.competition import SUBMISSION_RULES
-from ..files import write_text
+from ..files import new_folder, write_text
+from ..links import refuse_writes
 from .program_folder import META_PROGRAM_NAME, assemble_meta_program
 from .runtime import meta_python_in
+from ..schema.load import refuse_bundle_links
 from ..schema.v1_to_v2 import V1_COPY_NAME, v1_to_v2
 
 __all__ = ["AddMetaResult", "add_meta"]
+
+_WHAT = "add-meta"  # who writes, in the messages of refuse_writes
 
 
 @dataclass
@@ -137,14 +141,18 @@ def add_meta(
         root = src
         if zipped:
             root = tmp / "bundle"
-            safe_extract(src, root)
+            extract_bundle(src, root)
         target = out or src
+        # links first: nothing is read or written through one that leaves the bundle
+        refuse_bundle_links(root)
+        refuse_writes(root, WRITTEN_FOLDERS, _WHAT)
         v1_text = _v1_text(root) if submission_rule is not None else None
         edited = root
         v1_platform_only = False  # a v1 meta phase kept as it is: the v2 form only sets the rule
         if v1_text is not None:  # a v1 file cannot set the rule: its v2 form can
             as_v1 = BundleEditor(root, tmp / "v1", choices, end=end, submission_rule=None, image=image)
             v1_files, _ = as_v1.plan(fill_program=False)
+            refuse_writes(root, v1_files, _WHAT)
             v1_current = {rel: _read(root / rel) for rel in v1_files}
             v1_platform_only = bool(as_v1.existing) and (
                 all(v1_current[rel] == text for rel, text in v1_files.items())
@@ -162,6 +170,7 @@ def add_meta(
                                      + (f"; computed column(s) {', '.join(computed)} left out (Codabench "
                                         "does not compute them: the v1 import leaves them empty)"
                                         if computed else ""))
+        refuse_writes(root, files, _WHAT)  # and the files there now, before they are read
         current = {rel: _read(root / rel) for rel in files}
         same = all(current[rel] == text for rel, text in files.items()) and not fill
         result = AddMetaResult(src, target, not same, editor.changes, editor.notes, zipped=zip_out)
@@ -197,12 +206,19 @@ def add_meta(
                        meta_python_in(image, meta_python))
         elif zipped:
             _copy_tree(root, target)
+        elif out is not None:
+            _copy_tree(src, out, files)
         else:
-            if out is not None:
-                _copy_tree(src, out)
-            for rel in sorted(files, key=lambda r: r == "competition.yaml"):  # the yaml last
-                write_text(target / rel, files[rel])
+            _write_files(src, files)
     return result
+
+
+def _write_files(root: Path, files: dict[str, str]) -> None:
+    """Write ``files`` into the bundle folder ``root``, competition.yaml last, after checking
+    again that none of them is written through a link that leaves it."""
+    refuse_writes(root, files, _WHAT)
+    for rel in sorted(files, key=lambda r: r == "competition.yaml"):
+        write_text(root / rel, files[rel])
 
 
 def _platform_only(editor: BundleEditor, files: dict[str, str], current: dict[str, str | None],
@@ -255,15 +271,16 @@ def _overlay(root: Path, files: dict[str, str], stage: Path) -> Path:
     return stage
 
 
-def _copy_tree(src: Path, dest: Path) -> None:
-    """Copy the folder ``src`` to ``dest`` (absent or empty) under a temporary name, then rename."""
+def _copy_tree(src: Path, dest: Path, files: dict[str, str] | None = None) -> None:
+    """Copy the folder ``src`` to ``dest`` (absent or empty) under a temporary name with
+    ``files`` written into it (:func:`_write_files`: a link copied as it is may lead out of
+    the copy, e.g. an absolute link back into ``src``), then rename."""
     tmp = dest.with_name(f".{dest.name}.add-meta-tmp")
     if tmp.exists():
         shutil.rmtree(tmp)
-    shutil.copytree(src, tmp, symlinks=True)
-    if dest.exists():
-        dest.rmdir()
-    os.replace(tmp, dest)
+    with new_folder(dest, tmp):
+        shutil.copytree(src, tmp, symlinks=True)
+        _write_files(tmp, files or {})
 
 
 def _write_zip(src: Path, dest: Path, files: dict[str, str], program: str | None, tmp: Path,

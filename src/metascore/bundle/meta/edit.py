@@ -35,13 +35,15 @@ from ..site.submissions import collect_submissions
 from ..check.visibility import registration_note
 from .yaml_text import Raw, YamlText, flow
 
-__all__ = ["BundleEditor", "MARKER"]
+__all__ = ["BundleEditor", "MARKER", "WRITTEN_FOLDERS"]
 
 #: The comment that starts every block add-meta writes into competition.yaml.
 MARKER = "metascore add-meta:"
 _REF_DIR = "final_ranking/reference_data/"
 _PROGRAM_DIR = f"{META_PROGRAM_NAME}/"
 _PAGE_NAME = "final_ranking.md"
+#: The folders add-meta writes into unless the bundle's meta phase names others.
+WRITTEN_FOLDERS = (_PROGRAM_DIR, _REF_DIR)
 _POINTER = f"""# {META_PROGRAM_NAME}/ (filled automatically)
 
 Written by `metascore bundle add-meta`. This folder is a pointer: the "Final ranking" task's

@@ -21,7 +21,6 @@ from typing import Any
 from ...errors import did_you_mean
 from .competition import UUID_PATTERN, BundleReport, bundle_path
 from ...readers.columns import Column
-from ..files import OUTSIDE_LINK_RULE, outside_link
 from ..meta.program_folder import needs_meta_program
 from .phase_dates import site_datetime, time_dropped_message
 
@@ -32,17 +31,14 @@ class SchemaChecker:
     """Records problems of one ``competition.yaml`` into ``report``.
 
     ``meta_program_available``: a ``meta_scoring_program/`` folder that is absent or holds
-    only a README is accepted (``bundle run`` / ``bundle zip`` fill it). ``outside_links``: a
-    path that a link leads out of the bundle is an error.
+    only a README is accepted (``bundle run`` / ``bundle zip`` fill it). Links that leave
+    the bundle are refused before this runs (:mod:`~metascore.bundle.links`).
     """
 
-    def __init__(self, root: Path, report: BundleReport, meta_program_available: bool,
-                 outside_links: bool = True) -> None:
+    def __init__(self, root: Path, report: BundleReport, meta_program_available: bool) -> None:
         self.root = root
         self.report = report
         self.meta_ok = meta_program_available
-        #: check that no path leads out of the bundle through a link
-        self.outside_links = outside_links
         #: the date keys (``phases[0].end``) whose time of day Codabench's unpacker drops
         self.dropped_times: set[str] = set()
 
@@ -151,10 +147,6 @@ class SchemaChecker:
                 f"{value!r} does not exist in the bundle{did_you_mean(clean.name, siblings)} "
                 "(Codabench would look it up as a dataset key and fail).",
             )
-            return None
-        leaves = outside_link(target, self.root) if self.outside_links else None
-        if leaves:
-            self.error(here, f"{leaves}; {OUTSIDE_LINK_RULE}.")
             return None
         return value
 

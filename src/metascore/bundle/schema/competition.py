@@ -34,6 +34,7 @@ __all__ = [
     "DEFAULT_IMAGE",
     "DEFAULT_TIME_LIMIT",
     "UUID_PATTERN",
+    "SUBMISSION_MANIFESTS",
     "bundle_path",
 ]
 
@@ -51,6 +52,8 @@ PATH_KEYS = (
 )
 DEFAULT_IMAGE = "codalab/codalab-legacy:py37"
 DEFAULT_TIME_LIMIT = 600
+#: The manifest of a folder of submissions (participant, time, phase of each), first found first.
+SUBMISSION_MANIFESTS = ("submissions.yaml", "submissions.yml", "submissions.csv")
 #: A dataset or task key of an existing Codabench object (not a path in the bundle).
 UUID_PATTERN = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 

@@ -34,9 +34,15 @@ is no shell) and placeholders that do not work in the program's step
 a scoring program given ``$program`` for the predictions. A command whose script is not in
 its program is an error.
 
-A bundle path (an item of ``competition.yaml``) that a link leads out of the bundle is an
-error, an entry of ``sample_submissions/`` that does a warning: ``bundle run`` follows no
-such link (:func:`~metascore.bundle.files.outside_link`).
+Links are checked first (:mod:`~metascore.bundle.links`), before anything they name is
+read: ``competition.yaml``, every bundle path it names (and all that a folder holds), and
+``sample_submissions/`` with its manifest, must not lead out of the bundle, nor hold a link
+to nothing, a FIFO or device, or (a zip) link members; each such problem is an error naming
+the link and its target, and the check stops there. The same problem inside one entry of
+``sample_submissions/`` is a warning: ``bundle run`` fails that submission only.
+``competition.yaml`` is read within the bounds of
+:func:`~metascore.readers.yaml_loader.read_yaml` (its size before it is read, then its
+nodes, aliases expanded, and its depth before it is parsed).
 
 Phase dates are the dates Codabench stores (:mod:`~metascore.bundle.schema.phase_dates`): an
 unquoted YAML date-time keeps only its day, with a warning saying when the phase really
@@ -53,13 +59,14 @@ uploaded) it is an error.
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
+from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ...errors import ConfigError
+from ...errors import ConfigError, InputError
 from ...readers.yaml_loader import read_yaml
-from .competition import PATH_KEYS, UUID_PATTERN, BundleReport, Competition
-from ..files import OUTSIDE_LINK_RULE, outside_link
+from .competition import PATH_KEYS, SUBMISSION_MANIFESTS, UUID_PATTERN, BundleReport, Competition, bundle_path
+from ..links import OUTSIDE_LINK_RULE, link_problems, outside_link
 from .program_checks import ProgramChecks
 from .v1 import SchemaV1
 from .v2 import SchemaV2
@@ -68,6 +75,9 @@ __all__ = [
     "check_schema",
     "load_competition",
     "path_references",
+    "keyed_references",
+    "reference_problems",
+    "refuse_bundle_links",
 ]
 
 #: The parser of each ``version:`` value.
@@ -98,9 +108,9 @@ def check_schema(root: str | Path, *, meta_program_available: bool = True,
 
     ``meta_program_available``: a ``meta_scoring_program/`` folder that is absent or holds
     only a README (filled from metascore's own meta-scoring program) is a note; ``False``:
-    an error. ``outside_links``: a path that a link leads out of the bundle is an error (an
-    item of ``competition.yaml``) or a warning (an entry of ``sample_submissions/``);
-    ``False`` for a view of a bundle made of links to its entries.
+    an error. ``outside_links``: the links of the bundle are checked first
+    (:func:`reference_problems`; an entry of ``sample_submissions/`` with a problem is a
+    warning); ``False`` for a view of a bundle made of links to its entries.
     """
     root = Path(root)
     report = BundleReport(root=root, competition=None)
@@ -108,6 +118,10 @@ def check_schema(root: str | Path, *, meta_program_available: bool = True,
     if not root.is_dir():
         report.errors.append(f"{root}: not a bundle directory.")
         return report
+    if outside_links and os.path.lexists(yaml_path):
+        report.errors.extend(link_problems(yaml_path, root))
+        if report.errors:
+            return report
     if not yaml_path.is_file():
         nested = sorted(p.parent.name for p in root.glob("*/competition.yaml"))
         hint = (
@@ -125,13 +139,17 @@ def check_schema(root: str | Path, *, meta_program_available: bool = True,
     if not isinstance(data, dict):
         report.errors.append("competition.yaml: expected a mapping of keys at the top level.")
         return report
+    if outside_links:  # before anything a link names is read
+        report.errors.extend(reference_problems(root, data))
+        if report.errors:
+            return report
     parser = _PARSERS.get(str(data.get("version", "1.5")))
     if parser is None:
         report.errors.append(
             f"competition.yaml: version: {data['version']!r} is not one of 2, 1.5 or 1."
         )
         return report
-    competition = parser(root, report, meta_program_available, outside_links).parse(data)
+    competition = parser(root, report, meta_program_available).parse(data)
     if competition is not None:
         programs = ProgramChecks(root, report, meta_program_available)
         programs.check_programs(competition)
@@ -145,32 +163,70 @@ def check_schema(root: str | Path, *, meta_program_available: bool = True,
     return report
 
 
+def refuse_bundle_links(root: Path) -> None:
+    """Raise :class:`~metascore.errors.InputError` with the first link problem of the bundle
+    folder ``root`` that :func:`check_schema` would report first (``competition.yaml``, then
+    every path it names), for a command that reads or writes the bundle before checking it."""
+    yaml_path = root / "competition.yaml"
+    problems = link_problems(yaml_path, root)
+    if not problems and yaml_path.is_file():
+        problems = reference_problems(root, read_yaml(yaml_path, on_duplicate=lambda _: None))
+    if problems:
+        raise InputError(problems[0])
+
+
+def reference_problems(root: Path, data: Any) -> list[str]:
+    """The link problems (:func:`~metascore.bundle.links.link_problems`) of every bundle path
+    the parsed ``competition.yaml`` ``data`` names, each prefixed by its key path
+    (``competition.yaml: tasks[0].reference_data: ref/leak.txt is a link to ...``), then of
+    ``sample_submissions/`` and its manifest (read by every command). Paths that are not
+    bundle paths (absolute, ``..``, dataset keys) are left to the schema's checks."""
+    problems: list[str] = []
+    seen: set[str] = set()
+    for where, ref in keyed_references(data):
+        clean = PurePosixPath(ref.rstrip("/"))
+        if ref in seen or not clean.parts or clean.is_absolute() or ".." in clean.parts:
+            continue
+        seen.add(ref)
+        problems += [f"competition.yaml: {where}: {p}" for p in link_problems(bundle_path(root, ref), root)]
+    samples = root / "sample_submissions"
+    why = outside_link(samples, root)
+    if why:
+        return problems + [f"{why}; {OUTSIDE_LINK_RULE}."]
+    for name in SUBMISSION_MANIFESTS:
+        problems += link_problems(samples / name, root)
+    return problems
+
+
 def _outside_samples(root: Path) -> list[str]:
-    """A warning for each entry of ``sample_submissions/`` that a link leads out of the
-    bundle (``bundle run`` fails that submission)."""
+    """A warning for each entry of ``sample_submissions/`` with a link problem (``bundle
+    run`` fails that submission)."""
     folder = root / "sample_submissions"
-    if not folder.is_dir() or outside_link(folder, root):
-        return [f"sample_submissions: {why}; `bundle run` runs none of its submissions ({OUTSIDE_LINK_RULE})."
-                for why in [outside_link(folder, root)] if why]
-    return [f"sample_submissions/{entry.name}: {why}; `bundle run` fails this submission "
-            f"({OUTSIDE_LINK_RULE})."
-            for entry in sorted(folder.iterdir()) if (why := outside_link(entry, root))]
+    if not folder.is_dir():
+        return []
+    return [f"sample_submissions/{entry.name}: `bundle run` fails this submission: {problem}"
+            for entry in sorted(folder.iterdir()) if entry.name not in SUBMISSION_MANIFESTS
+            and (entry.suffix == ".zip" or not entry.name.startswith(("_", ".")))  # what runs
+            for problem in link_problems(entry, root)]
 
 
 def path_references(data: Any) -> list[str]:
     """Every bundle path a parsed ``competition.yaml`` references (v2 or v1), in order."""
-    refs: list[str] = []
+    return list(dict.fromkeys(ref for _, ref in keyed_references(data)))
 
-    def walk(node: Any, key: str | None = None) -> None:
+
+def keyed_references(data: Any) -> list[tuple[str, str]]:
+    """``(key path, bundle path)`` of every bundle path a parsed ``competition.yaml``
+    references (v2 or v1), in order: ``("tasks[0].reference_data", "ref/")``."""
+    refs: list[tuple[str, str]] = []
+    todo: list[tuple[Any, str | None, str]] = [(data, None, "")]
+    while todo:  # no recursion: the yaml's depth is bounded, but not by much
+        node, key, where = todo.pop()
         if isinstance(node, dict):
-            for k, v in node.items():
-                walk(v, k if key != "html" else "file")
+            todo.extend((v, k if key != "html" else "file", f"{where}.{k}" if where else str(k))
+                        for k, v in reversed(list(node.items())))
         elif isinstance(node, list):
-            for item in node:
-                walk(item, key)
+            todo.extend((item, key, f"{where}[{i}]") for i, item in reversed(list(enumerate(node))))
         elif isinstance(node, str) and key in PATH_KEYS and not UUID_PATTERN.match(node):
-            if node not in refs:
-                refs.append(node)
-
-    walk(data)
+            refs.append((where, node))
     return refs

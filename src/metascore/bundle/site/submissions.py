@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError, did_you_mean
-from ...readers.yaml_loader import load_yaml
+from ...readers.yaml_loader import read_yaml
 from ..archive import as_folder
-from ..schema.competition import Competition
+from ..schema.competition import SUBMISSION_MANIFESTS, Competition
 from ..schema.metadata import read_metadata
 
 __all__ = ["Submission", "collect_submissions", "phase_named_by", "safe_name", "slug"]
@@ -141,15 +141,14 @@ def _folder_submissions(folder: Path, phases: Sequence[str], phase: str | None =
 
 
 def read_manifest(folder: Path) -> dict[str, dict[str, Any]]:
-    for name in ("submissions.yaml", "submissions.yml", "submissions.csv"):
+    for name in SUBMISSION_MANIFESTS:
         path = folder / name
         if not path.is_file():
             continue
-        text = path.read_text(encoding="utf-8")
         if path.suffix == ".csv":
-            rows = list(csv.DictReader(io.StringIO(text)))
+            rows = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
         else:
-            data = load_yaml(text, str(path)) or []
+            data = read_yaml(path, str(path)) or []
             rows = data if isinstance(data, list) else [{"file": k, **(v or {})} for k, v in data.items()]
         out = {}
         for i, row in enumerate(rows, 1):
