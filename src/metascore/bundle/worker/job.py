@@ -59,6 +59,7 @@ import yaml
 from ...errors import ConfigError, InputError
 from ...readers.yaml_loader import load_plain_yaml
 from .backend import Backend, Mount, StepResult, StepSpec
+from .leftovers import scrub
 from ..schema.competition import DEFAULT_TIME_LIMIT
 from ..files import copy_job_output, read_job_file, write_text
 from ..schema.metadata import read_metadata
@@ -337,7 +338,10 @@ def _run_programs(
                         limit=limit, has_input_data=has_input_data, with_ingestion=with_ingestion,
                         result=result)
     kinds = list(specs)
-    runs = dict(zip(kinds, backend.run_many([specs[k] for k in kinds], float(limit)))) if kinds else {}
+    try:
+        runs = dict(zip(kinds, backend.run_many([specs[k] for k in kinds], float(limit)))) if kinds else {}
+    finally:  # nothing the programs leave keeps a set-id bit, a device node or a capability
+        _scrubbed(sandbox, "scoring" if is_scoring else "prediction", result)
     result.elapsed += max((r.elapsed for r in runs.values()), default=0.0)
     _check_limits(specs, runs, sandbox, is_scoring=is_scoring, limit=limit)
     _write_platform_metadata(sandbox, runs, "scoring" if is_scoring else "prediction")
@@ -386,8 +390,21 @@ def _step_specs(
                                time_limit=float(limit), image=image,
                                stdout_path=sandbox / f"{prefix}stdout.txt",
                                stderr_path=sandbox / f"{prefix}stderr.txt",
-                               scratch=sandbox / ".scratch" / kind)
+                               scratch=sandbox / ".scratch" / kind, sandbox=sandbox)
     return specs
+
+
+def _scrubbed(sandbox: Path, step: str, result: JobResult) -> None:
+    """Scrub the sandbox after its programs ran (:func:`~metascore.bundle.worker.leftovers.scrub`);
+    a note says what was changed."""
+    what = {"set-id": "file(s) with a set-id bit ({names}): the bits were cleared",
+            "device": "device node(s) ({names}): removed",
+            "capability": "file(s) with a file capability ({names}): the capabilities were removed"}
+    for kind, paths in scrub([sandbox]).items():
+        if paths:
+            names = ", ".join(_short(p, 80) for p in paths[:_NAMED_KEYS]) + (" ..." if len(paths) > _NAMED_KEYS else "")
+            result.warnings.append(f"{step} step: the programs left {len(paths)} "
+                                   + what[kind].format(names=names) + "; nothing a job leaves keeps one.")
 
 
 def _no_command_note(step: str, is_scoring: bool, with_ingestion: bool, ingestion_only: bool) -> str:
@@ -562,7 +579,11 @@ def _score_value(name: str, key: Any, value: Any, result: JobResult) -> float:
 
 
 def _sandbox(path: Path) -> Path:
+    """A new, empty sandbox only its owner may enter (what a job writes there is reached
+    by no other local user while it runs: a backend mounts its folders)."""
     remove_tree(path)
+    path.mkdir(parents=True, mode=0o700)
+    path.chmod(0o700)
     for sub in ("program", "output", "input/ref", "input/res", "shared"):
         (path / sub).mkdir(parents=True)
     return path
