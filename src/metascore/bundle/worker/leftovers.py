@@ -27,7 +27,7 @@ from pathlib import Path
 
 from ..trees import remove_tree, walk
 
-__all__ = ["scrub", "end_user", "user_processes", "SHARED_DIRS", "SET_ID"]
+__all__ = ["scrub", "scrub_notes", "end_user", "user_processes", "SHARED_DIRS", "SET_ID"]
 
 #: The set-user-ID and set-group-ID bits.
 SET_ID = stat.S_ISUID | stat.S_ISGID
@@ -36,6 +36,10 @@ SHARED_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue")
 _CAPABILITY = "security.capability"
 _IPC = (("shm", "shmctl"), ("sem", "semctl"), ("msg", "msgctl"))
 _IPC_RMID = 0
+_NAMED = 10  # paths a note names
+_NOTES = {"set-id": "file(s) with a set-id bit ({names}): the bits were cleared",
+          "device": "device node(s) ({names}): removed",
+          "capability": "file(s) with a file capability ({names}): the capabilities were removed"}
 
 
 def scrub(folders: list[Path]) -> dict[str, list[str]]:
@@ -53,6 +57,17 @@ def scrub(folders: list[Path]) -> dict[str, list[str]]:
         except OSError:  # gone, or moved while read: what was seen is done
             continue
     return found
+
+
+def scrub_notes(sandbox: Path, step: str) -> list[str]:
+    """:func:`scrub` the job's ``sandbox`` after its ``step``; one note per kind of change."""
+    notes = []
+    for kind, paths in scrub([sandbox]).items():
+        if paths:
+            names = ", ".join(repr(p[:80]) for p in paths[:_NAMED]) + (" ..." if len(paths) > _NAMED else "")
+            notes.append(f"{step} step: the programs left {len(paths)} {_NOTES[kind].format(names=names)}; "
+                         "nothing a job leaves keeps one.")
+    return notes
 
 
 def _scrub_entry(entry, found: dict[str, list[str]]) -> None:
