@@ -35,7 +35,6 @@ import csv
 import io
 import json
 import os
-import shutil
 import stat
 import subprocess
 import sys
@@ -47,7 +46,7 @@ import pytest
 from bundle_backends import options, require
 from hostile_fixtures import (EXPECTED, FORMULAS, GOOD_SCORES, NOTED, REWRITE, SURVIVOR, TERMINAL_NAME,
                               hostile_bundle)
-from requirements import unavailable
+from requirements import NOBODY, require_public_python
 from metascore.bundle.worker.cgroups import CGROUP_ROOT
 from metascore.bundle.worker.logs import printable
 from metascore.bundle.trees import tree_usage, walk
@@ -103,28 +102,11 @@ json.dump({{"code": code, "pid": os.getpid(), "wchar": int(io["wchar"]), "writte
            "lacking": {{"memfd": cgroup_support()[1], "userns": filter_support()}},
            "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}}, open(sys.argv[1], "w"))
 """
-#: An ordinary user the runner drops to, and a Python every user may run (with metascore's
-#: dependencies: the meta-scoring program runs with it too).
-NOBODY, PUBLIC_PYTHON = 65534, "/usr/bin/python3"
 #: What hostile submissions may add to the runner's own peak memory ...
 MEMORY_BOUND = 64 << 20
 #: ... and to the bytes it writes, per hostile submission: its extraction (at most
 #: --disk-limit), one copy of what its job holds (at most --disk-limit) and its logs.
 BYTES_BOUND = 2 * DISK + 8 * LOG
-
-
-def public_python() -> str:
-    """:data:`PUBLIC_PYTHON` when ``nobody`` can run it with metascore's dependencies; else
-    :func:`~requirements.unavailable` (``.ci/run`` installs Debian's packages for it)."""
-    if not shutil.which("setpriv") or not os.access(PUBLIC_PYTHON, os.X_OK):
-        unavailable("needs setpriv (util-linux) and /usr/bin/python3 to run as another user")
-    proc = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
-                           PUBLIC_PYTHON, "-c", "import numpy, scipy, pandas, yaml"], capture_output=True,
-                          text=True, cwd="/", timeout=120)
-    if proc.returncode != 0:
-        unavailable(f"{PUBLIC_PYTHON} cannot import numpy, scipy, pandas and yaml as nobody (apt-get install "
-                    f"python3-numpy python3-scipy python3-pandas python3-yaml): {proc.stderr.strip()[-200:]}")
-    return PUBLIC_PYTHON
 
 
 @pytest.fixture
@@ -156,9 +138,9 @@ def run(bundle: Path, out: Path, work: Path, variant: tuple[str, str]) -> tuple[
     python, user = [sys.executable], []
     if how == "rewrite":  # the bundle's sample submissions given as participants' ones
         where += ["--sandbox", "rewrite", "--submissions", str(bundle / "sample_submissions"),
-                  "--python-env", public_python()]
+                  "--python-env", require_public_python()]
     elif how == "nobody":
-        python = [public_python()]
+        python = [require_public_python()]
         user = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
         env["HOME"] = str(work / "home")  # for what it may cache
         (work / "home").mkdir(exist_ok=True)
