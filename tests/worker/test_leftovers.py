@@ -34,7 +34,7 @@ def test_scrub_clears_set_id_bits_and_removes_devices_and_capabilities(tmp_path)
     (job / "deep" / "closed").mkdir(parents=True)
     outside.mkdir()
     for path, mode in ((job / "rootsh", 0o4755), (job / "deep" / "closed" / "g", 0o2711),
-                       (outside / "host-suid", 0o4755), (job / "plain", 0o644)):
+                       (outside / "host-suid", 0o4755), (job / "plain", 0o755)):
         path.write_bytes(b"#!/bin/sh\n")
         path.chmod(mode)
     (job / "shared").mkdir(mode=0o2775)

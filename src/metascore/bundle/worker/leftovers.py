@@ -3,8 +3,8 @@
 - :func:`scrub`, after every step on every backend, over the job's whole sandbox (its
   program, input, output and scratch folders, at any depth, never through a link): a
   set-user-ID or set-group-ID bit is cleared (a file with other names, which could be
-  another's, is removed instead), a device node is removed, and so is a file capability
-  (the ``security.capability`` attribute). A job may set such bits on files it owns (a
+  another's, is removed instead), a device node is removed, and so is the file capability
+  of an executable file (the ``security.capability`` attribute, which only ``exec`` reads). A job may set such bits on files it owns (a
   copy of a shell, mode 4755): where its folders are mounted ``nosuid`` and it runs with
   ``no_new_privs`` they give it nothing, but a local user running the file left in
   ``--out`` would run it as the file's owner (root, when the runner is root).
@@ -88,7 +88,7 @@ def _scrub_entry(entry, found: dict[str, list[str]]) -> None:
             _chmod(entry, (mode & 0o7777 & ~SET_ID) | (0o700 if closed else 0))
             if mode & SET_ID:
                 found["set-id"].append(shown)
-        if stat.S_ISREG(mode) and _drop_capability(entry):
+        if stat.S_ISREG(mode) and mode & 0o111 and _drop_capability(entry):  # applies only on exec
             found["capability"].append(shown)
     except FileNotFoundError:  # removed meanwhile
         return
