@@ -23,7 +23,8 @@ so it imports nothing but the standard library. The local backend
   neither signal it nor leave its control groups.
 
 Exit status 127 with one line on stderr when the command cannot be started. The watcher
-(:mod:`metascore.bundle.worker.limits`) and the local backend import :func:`descendants` from here.
+(:mod:`metascore.bundle.worker.limits`) and the local backend import :func:`descendants` from here,
+:mod:`metascore.bundle.worker.leftovers` :func:`kill_until_gone`.
 """
 
 import os
@@ -145,21 +146,33 @@ def supervise(argv, user=None):
         except InterruptedError:  # pragma: no cover - retried by Python itself
             continue
     me = os.getpid()
+    kill_until_gone(lambda: descendants(me), then=_reap)
+    return os.waitstatus_to_exitcode(status)
+
+
+def kill_until_gone(find, then=None):
+    """SIGKILL the processes ``find()`` names, again (``then()`` between two rounds) until
+    it names none, so that none forks away; at most 100 rounds."""
     for _ in range(100):
-        rest = descendants(me)
-        if not rest:
-            break
-        for pid in rest:
+        pids = find()
+        if not pids:
+            return
+        for pid in pids:
             try:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
-        try:
-            while os.waitpid(-1, os.WNOHANG)[0]:
-                pass
-        except ChildProcessError:
+        if then is not None:
+            then()
+
+
+def _reap():
+    """Reap the children that are gone."""
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0]:
             pass
-    return os.waitstatus_to_exitcode(status)
+    except ChildProcessError:
+        pass
 
 
 def start(argv):

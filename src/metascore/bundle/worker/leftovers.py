@@ -21,11 +21,11 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
-import signal
 import stat
 from pathlib import Path
 
 from ..trees import remove_tree, walk
+from .job_init import kill_until_gone
 
 __all__ = ["scrub", "scrub_notes", "end_user", "user_processes", "SHARED_DIRS", "SET_ID"]
 
@@ -140,15 +140,7 @@ def user_processes(uid: int) -> list[int]:
 def end_user(uid: int) -> None:
     """Kill every process of ``uid``, then remove its files in :data:`SHARED_DIRS` and its
     System V IPC objects (see the module)."""
-    for _ in range(100):  # again until none is left, so that none forks away
-        pids = user_processes(uid)
-        if not pids:
-            break
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+    kill_until_gone(lambda: user_processes(uid))
     for folder in SHARED_DIRS:
         for path in _owned_in(Path(folder), uid):
             try:
