@@ -4,10 +4,11 @@
   program, input, output and scratch folders, at any depth, never through a link): a
   set-user-ID or set-group-ID bit is cleared (a file with other names, which could be
   another's, is removed instead), a device node is removed, and so is the file capability
-  of an executable file (the ``security.capability`` attribute, which only ``exec`` reads). A job may set such bits on files it owns (a
-  copy of a shell, mode 4755): where its folders are mounted ``nosuid`` and it runs with
-  ``no_new_privs`` they give it nothing, but a local user running the file left in
-  ``--out`` would run it as the file's owner (root, when the runner is root).
+  of an executable file (the ``security.capability`` attribute, which only ``exec`` reads).
+  A job may set such bits on files it owns (a copy of a shell, mode 4755): where its
+  folders are mounted ``nosuid`` and it runs with ``no_new_privs`` they give it nothing,
+  but a local user running the file left in ``--out`` would run it as the file's owner
+  (root, when the runner is root).
 - :func:`end_user`, after a job of the local backend's rewrite mode run as root under a
   user of its own (:mod:`metascore.bundle.worker.local`): every process of that user is
   killed, what it left in the folders every user may write (``/tmp``, ``/var/tmp``,

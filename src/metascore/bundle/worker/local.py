@@ -277,8 +277,8 @@ class LocalBackend:
                               "--out every user may enter (e.g. under /var/tmp), or use the sandbox "
                               "(install bubblewrap) or --backend docker.")
         if proc.returncode != 0:
-            raise ConfigError(f"{head}run {interpreter} (it, or a folder above it, is closed to other users); "
-                              "give --python-env an environment every user may run, or use the sandbox "
+            raise ConfigError(f"{head}run {interpreter} (it, or a folder on the way to it, is closed to other "
+                              "users); give --python-env an environment every user may run, or use the sandbox "
                               "(install bubblewrap) or --backend docker.")
 
     def _run_all(self, steps: list[StepSpec], time_limit: float, tmp: Path, uid: int | None) -> list[StepResult]:
