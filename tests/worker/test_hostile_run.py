@@ -281,6 +281,9 @@ def test_no_hostile_submission_costs_the_others_their_scores(variant, work):
     assert survivors() == []
     # no set-id bit and no device node under --out, after every job and at the end
     assert measured["set_id"] == [] and set_id_or_device(work / "out") == []
+    # and while a job ran, no other local user could reach what it wrote: its sandbox is 0700
+    sandboxes = list((work / "out" / "runs").glob("*/*/*/*"))
+    assert sandboxes and {stat.S_IMODE(p.stat().st_mode) for p in sandboxes} == {0o700}
     assert out_text == []
     assert not [e for e in walk(work / "out") if e.name == "secret.txt"]
 
