@@ -72,7 +72,21 @@ EXPECTED: dict[str, tuple[str, str | float]] = {
     # 14-15. names and output for spreadsheets and terminals
     **{name: ("Finished", float(value)) for name, value in FORMULAS.items()},
     TERMINAL_NAME: ("Failed", "program_rc=1"),
+    # issue 42, 1: a set-user-ID shell, a set-group-ID folder, a device node, a file capability
+    "setuid": ("Finished", 0.5),
+    # issue 42, 4: reading /etc/shadow, writing beside --out, leaving its session and control
+    # groups, killing its supervisor, a process meant to outlive the run
+    "root_job": ("Finished", 0.5),
+    # issue 42, 5: 300 MB in /tmp, on the Docker backend the container's own layer
+    "layer_fill": ("Failed", "Disk limit exceeded"),
 }
+#: The note a hostile submission that finishes must get (text it holds).
+NOTED = {"setuid": "with a set-id bit"}
+#: The hostile submissions run as ``--submissions`` in the local rewrite mode as root (issue
+#: 42, 4: each job a user of its own, contained by its control group).
+REWRITE = ["root_job", "setuid", "memfd", "unlinked_tmp"]
+#: The marker in the command line of the process ``root_job`` means to outlive the run.
+SURVIVOR = "metascore-hostile-survivor"
 #: The submissions that must score as in a run without the hostile ones.
 GOOD_SCORES = {"good": 0.9, "good_too": 0.7}
 

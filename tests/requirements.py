@@ -1,4 +1,5 @@
-"""What some tests need from the machine: a container engine, bwrap or headless Chromium.
+"""What some tests need from the machine: a container engine, bwrap, headless Chromium, or a
+Python any user may run (to run the runner as ``nobody``, or the rewrite mode's own users).
 
 Outside CI a test whose need is not met is skipped with the reason. Under ``CI=true`` it
 fails instead, so a green CI run means the Docker image, the Docker backend, the local
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from pathlib import Path
 from typing import NoReturn
 
@@ -38,6 +40,25 @@ def require_bwrap() -> None:
     ok, reason = sandbox_available()
     if not ok:
         unavailable(f"the local sandbox cannot run: {reason}")
+
+
+#: An ordinary user tests run the runner as, and a Python every user may run (Debian's, with
+#: metascore's dependencies from Debian's packages: ``.ci/run`` installs them).
+NOBODY, PUBLIC_PYTHON = 65534, "/usr/bin/python3"
+
+
+def require_public_python() -> str:
+    """:data:`PUBLIC_PYTHON` when ``nobody`` can run it with numpy, scipy, pandas and yaml
+    (becoming ``nobody`` with ``setpriv``); else :func:`unavailable`."""
+    if not shutil.which("setpriv") or not os.access(PUBLIC_PYTHON, os.X_OK):
+        unavailable(f"needs setpriv (util-linux) and {PUBLIC_PYTHON} to run as another user")
+    proc = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+                           PUBLIC_PYTHON, "-c", "import numpy, scipy, pandas, yaml"], capture_output=True,
+                          text=True, cwd="/", timeout=120)
+    if proc.returncode != 0:
+        unavailable(f"{PUBLIC_PYTHON} cannot import numpy, scipy, pandas and yaml as nobody (apt-get install "
+                    f"python3-numpy python3-scipy python3-pandas python3-yaml): {proc.stderr.strip()[-200:]}")
+    return PUBLIC_PYTHON
 
 
 def find_chromium() -> str | None:

@@ -23,6 +23,7 @@ from engine import build_image
 from metascore.bundle.worker import docker_backend
 from metascore.bundle.worker.backend import Mount, StepSpec
 from metascore.bundle.worker.docker_backend import STEP_LABEL, WORKER_CAP_DROP, DockerBackend, connect
+from metascore.bundle.worker.limits import Limits
 from metascore.bundle.runner import RunReport, run_bundle
 from metascore.errors import ConfigError, MetascoreError
 from requirements import require_engine
@@ -146,6 +147,8 @@ def test_container_settings_options_and_engines(tmp_path):
     assert config["security_opt"] == ["no-new-privileges", "label=disable"]
     assert "network_mode" not in config and "mem_limit" not in config
     assert config["user"] == "0:0"  # the container's root is the host user on a rootless engine
+    # under podman the mounts are nosuid,nodev (binds: Docker's API has no such option)
+    assert "mounts" not in config and config["binds"] == [f"{tmp_path.resolve()}:/app/program:rw,nosuid,nodev"]
     assert "user" not in DockerBackend(client=FakeClient(), user=None)._container_config(step)
     assert DockerBackend(client=FakeClient(), user="1000:1000")._container_config(step)["user"] == "1000:1000"
 
@@ -401,6 +404,29 @@ def test_files_written_in_mounts_belong_to_the_host_user(backend, tmp_path):
     assert (out / "sub" / "deep" / "f.txt").read_text() == "x"
     shutil.rmtree(out / "sub")
     assert list(out.iterdir()) == []
+
+
+@pytest.mark.engine
+@pytest.mark.parametrize("where", ["folder", "engine"])
+def test_the_containers_own_layer_counts_in_the_disk_limit(image, tmp_path, monkeypatch, where):
+    """Issue 42, 5: what a container writes outside its mounts (its /tmp) is counted, read in
+    the engine's folder of the layer where the runner may, else as the engine reports it."""
+    if where == "engine":
+        monkeypatch.setattr(docker_backend, "_layer_folder", lambda container: None)
+    backend = DockerBackend(image=image, limits=Limits(memory=256 << 20, processes=50, disk=20 << 20))
+    fill = ("import time\nfor i in range(30):\n    open(f'/tmp/fill{i}', 'wb').write(b'x' * (10 << 20))\n"
+            "time.sleep(10)\nprint('done')\n")
+    (tmp_path / "fill.py").write_text(fill)
+    result = backend.run(_step("python3 fill.py", Mount("/app/program", tmp_path), limit=60))
+    assert (result.killed, result.exit_code) == ("disk", None), result.stderr
+    assert result.message == Limits(disk=20 << 20).message("disk") and "done" not in result.stdout
+    # a set-user-ID file in a mount gives nothing in the container (nosuid, no-new-privileges)
+    if os.geteuid() == 0 and shutil.which("id"):
+        shutil.copy(shutil.which("id"), tmp_path / "idsh")
+        os.chown(tmp_path / "idsh", 65534, 65534)
+        (tmp_path / "idsh").chmod(0o4755)
+        result = backend.run(_step("./idsh -u", Mount("/app/program", tmp_path)))
+        assert (result.exit_code, result.stdout.strip()) == (0, "0"), result.stderr
 
 
 @pytest.mark.engine

@@ -37,6 +37,7 @@ from metascore.bundle.runner import run_bundle
 from metascore.bundle.worker.sandbox import bwrap_argv, python_wrappers, sandbox_env, visible_paths
 from metascore.errors import ConfigError, InputError
 from repo_paths import TESTS
+from requirements import require_public_python
 
 HOSTILE = TESTS / "data" / "bundles" / "hostile"
 LIMITS = Limits(memory=256 << 20, processes=50, disk=20 << 20, log=1 << 20)
@@ -237,19 +238,63 @@ def test_rewrite_mode_must_be_asked_for_foreign_submissions(home_dir, monkeypatc
     assert not (home_dir / "out").exists()
 
 
-def test_rewrite_mode_keeps_no_process_and_no_secret(home_dir, monkeypatch):
+@pytest.fixture
+def shared_dir():
+    """A folder any user may enter (not list): the rewrite mode's own users reach --out there."""
+    work = Path(tempfile.mkdtemp(prefix=".metascore-rewrite-", dir="/var/tmp"))
+    work.chmod(0o711)
+    try:
+        yield work
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def test_rewrite_mode_keeps_no_process_and_no_secret(home_dir, shared_dir, monkeypatch):
+    """Run by root, the rewrite mode runs ``--submissions`` each as a user of its own, with no
+    capability (issue 42, 4; the hostile property test's ``root_job`` tries the rest); run
+    by another user, as that user. Either way no process outlives its job."""
+    root = os.geteuid() == 0
+    work = shared_dir if root else home_dir
     monkeypatch.setenv("METASCORE_TEST_SECRET", "token")
-    shutil.copytree(HOSTILE, home_dir / "bundle", ignore=shutil.ignore_patterns("escapes", "sample_submissions"))
-    subs = home_dir / "subs"
-    for name in ("daemon", "setsid_procs"):
+    shutil.copytree(HOSTILE, work / "bundle", ignore=shutil.ignore_patterns("escapes", "sample_submissions"))
+    subs = work / "subs"
+    for name in ("daemon", "setsid_procs", "caps"):
         shutil.copytree(HOSTILE / "escapes" / name, subs / name)
     shutil.copytree(HOSTILE / "sample_submissions" / "good", subs / "good")
-    report = run_bundle(home_dir / "bundle", home_dir / "out", submissions=subs, sandbox="rewrite",
-                        limits=LIMITS)
+    report = run_bundle(work / "bundle", work / "out", submissions=subs, sandbox="rewrite", limits=LIMITS,
+                        python_env=require_public_python() if root else None)
     got = {r.candidate: r for r in report.results if r.phase == "Development"}
     time.sleep(4)
     assert "held: the parent's environment" in log(got["daemon"])
-    assert got["daemon"].status == "Finished" and not list(home_dir.rglob("daemon-was-here"))
-    # sessions of their own are still the job's: counted, and killed with it
-    assert (got["setsid_procs"].status, got["setsid_procs"].status_details) == ("Failed", PROCESSES)
-    assert any("rewrite mode" in w for w in report.warnings)
+    assert got["daemon"].status == "Finished" and not list(work.rglob("daemon-was-here"))
+    # sessions of their own are still the job's: counted (or, its own user's, refused), and killed with it
+    assert "held: " in log(got["setsid_procs"]) or \
+        (got["setsid_procs"].status, got["setsid_procs"].status_details) == ("Failed", PROCESSES)
+    notice = [w for w in report.warnings if "rewrite mode" in w]
+    assert len(notice) == 1 and got["good"].scores == {"score": 0.9}
+    if root:  # no capability, and the host's root-only files stay closed
+        assert "each job runs as a user of its own" in notice[0] and "not isolated otherwise" in notice[0]
+        assert "held: effective capabilities 0x0" in log(got["caps"]) and "uid 0" not in log(got["caps"])
+    else:
+        assert "as your user" in notice[0]
+
+
+def test_rewrite_mode_as_root_refuses_what_its_users_cannot_reach(shared_dir):
+    """The jobs' own user must run the Python environment and enter --out: else the run is
+    refused before anything runs, naming what and what to do."""
+    if os.geteuid() != 0:
+        pytest.skip("the rewrite mode runs jobs as users of their own only when run by root")
+    python = require_public_python()
+    closed = shared_dir / "closed"
+    closed.mkdir(mode=0o700)
+    (closed / "python3").symlink_to(python)
+    with pytest.raises(ConfigError, match=r"as a user of their own .*cannot run .*closed/python3 .*--python-env"):
+        run_bundle(HOSTILE, shared_dir / "out", submissions=HOSTILE / "sample_submissions", sandbox="rewrite",
+                   python_env=closed / "python3")
+    with pytest.raises(ConfigError, match=r"as a user of their own .*cannot enter .*closed/out .*/var/tmp"):
+        run_bundle(HOSTILE, closed / "out", submissions=HOSTILE / "sample_submissions", sandbox="rewrite",
+                   python_env=python)
+    assert not (closed / "out" / "runs").exists() and not (shared_dir / "out" / "runs").exists()
+    # without --submissions (the bundle's own programs) the mode runs as the runner, and says so
+    assert "as your user" in local.LocalBackend(sandbox="rewrite").notice
+    assert "a user of its own" in local.LocalBackend(sandbox="rewrite", foreign=True).notice

@@ -46,9 +46,12 @@ Where this differs from the v2 worker, knowingly:
   :mod:`~metascore.bundle.site.submission_ids`): a final id may differ from the site's, never the
   order of a tie (:mod:`metascore.submission_order`).
 - The local backend runs each job in a bwrap sandbox with the worker's ``/app`` layout, or
-  where bwrap cannot run, with rewritten command paths and no isolation (see
-  :mod:`metascore.bundle.worker.local`); its programs run with this Python or the environment
-  ``metascore bundle env`` built for the image, not the image itself.
+  where bwrap cannot run, with rewritten command paths and hardly any isolation (see
+  :mod:`metascore.bundle.worker.local`; run as root, it runs ``--submissions`` as a user of
+  their own); its programs run with this Python or the environment ``metascore bundle env``
+  built for the image, not the image itself.
+- Nothing a job leaves keeps a set-id bit, a device node or a file capability (the worker
+  zips its output as it is): :mod:`~metascore.bundle.worker.leftovers`.
 """
 
 from __future__ import annotations
@@ -116,14 +119,16 @@ class RunReport(SiteRun):
 
 def get_backend(name: str = DEFAULT_BACKEND, *, image: str | None = None, network: bool = False,
                 sandbox: str = DEFAULT_SANDBOX, python_env: str | os.PathLike[str] | None = None,
-                limits: Limits | None = None) -> Backend:
+                limits: Limits | None = None, foreign: bool = False) -> Backend:
     """The backend called ``name``: ``local`` (default) or ``docker`` (imported lazily).
 
-    ``sandbox`` and ``python_env`` apply to the local backend (:mod:`metascore.bundle.worker.local`);
-    ``limits`` to both (default :class:`~metascore.bundle.worker.limits.Limits`).
+    ``sandbox``, ``python_env`` and ``foreign`` (submissions the bundle does not carry) apply
+    to the local backend (:mod:`metascore.bundle.worker.local`); ``limits`` to both (default
+    :class:`~metascore.bundle.worker.limits.Limits`).
     """
     if name == "local":
-        return LocalBackend(sandbox=sandbox, python=python_env, network=network, limits=limits)
+        return LocalBackend(sandbox=sandbox, python=python_env, network=network, limits=limits,
+                            foreign=foreign)
     if name == "docker":
         try:
             from .worker.docker_backend import DockerBackend
@@ -205,7 +210,7 @@ def run_bundle(
         if not path.exists():
             raise InputError(f"--data {key}={path}: no such file or folder.")
     engine = get_backend(backend, image=image, network=network, sandbox=sandbox,
-                         python_env=python_env, limits=limits)
+                         python_env=python_env, limits=limits, foreign=submissions is not None)
     if (submissions is not None and isinstance(engine, LocalBackend) and engine.mode == "rewrite"
             and not engine.chosen):  # the rewrite mode taken for lack of bwrap
         raise ConfigError(
@@ -229,6 +234,8 @@ def run_bundle(
         comp = load_competition(bundle)
     if comp.leaderboard is None:
         raise ConfigError(f"{bundle}: the competition has no leaderboard.")
+    if isinstance(engine, LocalBackend):  # its jobs' own user must reach --out and run Python
+        engine.check_user(out, image or comp.docker_image)
     site = Site(comp, out, engine, image=image,
                 scoring_program=Path(scoring_program) if scoring_program else None, log=log,
                 jobs=jobs if jobs is not None else default_jobs(), feed=feed,

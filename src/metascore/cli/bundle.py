@@ -172,7 +172,8 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
                    help="local backend: auto (bwrap where it runs, else rewrite, but never by "
                    "itself for --submissions; default), bwrap (fail without it) or rewrite "
                    "(only /app paths on the command line are rewritten; the programs run "
-                   "unisolated, as you)")
+                   "unisolated, as you, or, run by root with --submissions, each job as a user "
+                   "of its own that reads and writes only what any user may)")
     p.add_argument("--python-env", metavar="PATH",
                    help="local backend: virtual environment (or interpreter) that runs python "
                    "and python3 (default: the one `metascore bundle env` built for the bundle's "

@@ -52,6 +52,8 @@ class StepSpec:
     stderr_path: Path | None = None
     scratch: Path | None = None    # a folder in the run for what the job writes elsewhere
     #                                (``/app`` outside the mounts, ``/tmp``); local backend
+    sandbox: Path | None = None    # the folder holding all of the above, closed to other users
+    #                                (the local rewrite mode opens it to a job's own user)
 
 
 @dataclass(frozen=True)

@@ -13,12 +13,17 @@ service) through the ``docker`` Python SDK, found with :func:`docker.from_env`, 
   under podman, which the worker uses there instead);
 
 and, stricter than the worker's defaults: no network unless ``network=True`` (the worker
-enables it unless ``COMPETITION_CONTAINER_NETWORK_DISABLED=true``) and the job's limits
+enables it unless ``COMPETITION_CONTAINER_NETWORK_DISABLED=true``); under podman the mounts
+``nosuid,nodev`` (Docker's API has no such option for a bind: there ``no-new-privileges``
+keeps a set-id file from giving anything, and the worker emulation clears what a job leaves
+afterwards, :mod:`metascore.bundle.worker.leftovers`); and the job's limits
 (:class:`~metascore.bundle.worker.limits.Limits`): memory and process count given to the engine,
-and the growth of every writable mount watched from here, with the deleted files the
-container's processes hold open (the container is killed above the cap). No ``ulimit`` is
-set: with any, podman fills in its own defaults for the others, which can exceed what its
-service may grant, and the container cannot start.
+and what the container writes watched from here: the growth of every writable mount and of
+the container's own writable layer (its ``/tmp``, ``/root``, ...: the engine's ``UpperDir``
+folder where this process can read it, else the ``SizeRw`` the engine reports), with the
+deleted files the container's processes hold open (the container is killed above the cap).
+No ``ulimit`` is set: with any, podman fills in its own defaults for the others, which can
+exceed what its service may grant, and the container cannot start.
 
 The output is read through an attach made before the container starts, demultiplexed here
 in large chunks into capped files (:mod:`metascore.bundle.worker.logs`); the engine keeps no log of
@@ -246,10 +251,6 @@ class DockerBackend:
             "command": command,
             "working_dir": step.working_dir,
             "environment": dict(step.env),
-            "mounts": [  # a list: one host folder may be mounted at several places
-                docker.types.Mount(m.container_path, str(m.host_path.resolve()), type="bind", read_only=m.read_only)
-                for m in step.mounts
-            ],
             "labels": {STEP_LABEL: step.name},
             # the output is read through the attach stream: no second copy in the engine's log
             "log_config": docker.types.LogConfig(type="none"),
@@ -259,6 +260,12 @@ class DockerBackend:
             "stdin_open": False,
             "tty": False,
         }
+        if self._engine_facts()["podman"]:  # bind options Docker's API does not take
+            config["binds"] = [f"{m.host_path.resolve()}:{m.container_path}:{'ro' if m.read_only else 'rw'},"
+                               "nosuid,nodev" for m in step.mounts]
+        else:  # a list: one host folder may be mounted at several places
+            config["mounts"] = [docker.types.Mount(m.container_path, str(m.host_path.resolve()), type="bind",
+                                                   read_only=m.read_only) for m in step.mounts]
         if not self.network:
             config["network_mode"] = "none"
         limits = self.limits
@@ -291,7 +298,11 @@ class _Run:
         self.killed: str | None = None
         self.started = 0.0
         writable = [m.host_path for m in step.mounts if not m.read_only]
-        self.watcher = JobWatch(None, writable, limits)  # the disk cap; the engine has the rest
+        # the disk cap (the engine has the rest): the mounts and the container's own layer,
+        # its folder where this process can read it, else the size the engine reports
+        layer = _layer_folder(container)
+        self.watcher = JobWatch(None, writable + ([layer] if layer else []), limits,
+                                elsewhere=None if layer else lambda: _layer_size(container))
         self._thread = threading.Thread(target=self._wait, daemon=True)
 
     def start(self) -> None:
@@ -389,15 +400,51 @@ class _Run:
         )
 
 
+#: The settings of :meth:`DockerBackend._container_config` that go into the host config.
+_HOST_CONFIG = ("binds", "mounts", "cap_drop", "security_opt", "network_mode", "mem_limit",
+                "memswap_limit", "pids_limit", "log_config")
+
+
 def _create(client: Any, step: StepSpec, config: dict[str, Any]) -> Any:
+    """The container, created through the low-level API (the SDK's ``containers.create``
+    declares each bind's target with its options as a volume, which podman refuses)."""
     import docker.errors
 
+    host = {key: config[key] for key in _HOST_CONFIG if key in config}
+    settings = {key: value for key, value in config.items() if key not in _HOST_CONFIG}
     try:
-        return client.containers.create(**config)
+        created = client.api.create_container(host_config=client.api.create_host_config(**host), **settings)
     except docker.errors.APIError as exc:
         raise MetascoreError(
             f"{step.name}: the engine refused to create the container ({exc.explanation or exc})."
         ) from None
+    try:
+        return client.containers.get(created["Id"])
+    except Exception:  # the engine lost it at once: leave nothing behind
+        client.api.remove_container(created["Id"], force=True)
+        raise
+
+
+def _layer_folder(container: Any) -> Path | None:
+    """The folder of the container's writable layer (``GraphDriver.Data.UpperDir``) when
+    this process may read it (a root runner on a rootful engine, a rootless engine), else
+    ``None``."""
+    data = (container.attrs.get("GraphDriver") or {}).get("Data") or {}
+    upper = data.get("UpperDir")
+    if isinstance(upper, str) and os.path.isdir(upper) and os.access(upper, os.R_OK | os.X_OK):
+        return Path(upper)
+    return None
+
+
+def _layer_size(container: Any) -> int:
+    """The bytes of the container's writable layer as the engine reports them (``SizeRw``
+    of an inspect with sizes: files' sizes, not the blocks they hold); 0 when unknown."""
+    api = container.client.api
+    try:
+        info = api._result(api._get(api._url("/containers/{0}/json", container.id), params={"size": 1}), True)
+        return int(info.get("SizeRw") or 0)
+    except Exception:  # gone, or an engine that does not say
+        return 0
 
 
 def _sigkill_message(container: Any, memory: str) -> str:

@@ -31,7 +31,9 @@ other limits (memory, processes, disk: :mod:`metascore.bundle.worker.limits`) fa
 their own message. Their stdout/stderr are streamed (capped) to ``stdout.txt``,
 ``stderr.txt``, ``ingestion_stdout.txt``, ``ingestion_stderr.txt`` in the sandbox; what
 a program writes outside its mounts (``/app/...`` folders the worker does not mount,
-``/tmp``) goes to ``.scratch/`` there. The platform's ``metadata`` file (``exitCode``,
+``/tmp``) goes to ``.scratch/`` there; the sandbox is closed to other users, and after each
+step nothing the programs left there keeps a set-id bit, a device node or a file capability
+(:func:`~metascore.bundle.worker.leftovers.scrub_notes`, with a note). The platform's ``metadata`` file (``exitCode``,
 ``elapsedTime``: the program's, else the ingestion's, ``ingestionExitCode``, ``ingestionElapsedTime``) is written into each
 output; a program that wrote ``metadata`` itself fails the job, as on the worker.
 
@@ -59,26 +61,16 @@ import yaml
 from ...errors import ConfigError, InputError
 from ...readers.yaml_loader import load_plain_yaml
 from .backend import Backend, Mount, StepResult, StepSpec
+from .leftovers import scrub_notes
 from ..schema.competition import DEFAULT_TIME_LIMIT
 from ..files import copy_job_output, read_job_file, write_text
 from ..schema.metadata import read_metadata
 from ..trees import copy_tree, remove_tree
 
 __all__ = [
-    "Job",
-    "JobResult",
-    "run_job",
-    "substitute",
-    "PLACEHOLDERS",
-    "mount_points",
-    "read_job_scores",
-    "scores_file",
-    "JobFailed",
-    "TIME_LIMIT_MESSAGE",
-    "LAX_TIME_LIMIT_NOTE",
-    "NO_SCORES_MESSAGE",
-    "METADATA_EXISTS_MESSAGE",
-    "MISSING_METADATA_MESSAGE",
+    "Job", "JobResult", "run_job", "substitute", "PLACEHOLDERS", "mount_points",
+    "read_job_scores", "scores_file", "JobFailed", "TIME_LIMIT_MESSAGE", "LAX_TIME_LIMIT_NOTE",
+    "NO_SCORES_MESSAGE", "METADATA_EXISTS_MESSAGE", "MISSING_METADATA_MESSAGE",
     "MAX_SCORES_SIZE",
 ]
 
@@ -337,7 +329,10 @@ def _run_programs(
                         limit=limit, has_input_data=has_input_data, with_ingestion=with_ingestion,
                         result=result)
     kinds = list(specs)
-    runs = dict(zip(kinds, backend.run_many([specs[k] for k in kinds], float(limit)))) if kinds else {}
+    try:
+        runs = dict(zip(kinds, backend.run_many([specs[k] for k in kinds], float(limit)))) if kinds else {}
+    finally:  # nothing the programs leave keeps a set-id bit, a device node or a capability
+        result.warnings.extend(scrub_notes(sandbox, "scoring" if is_scoring else "prediction"))
     result.elapsed += max((r.elapsed for r in runs.values()), default=0.0)
     _check_limits(specs, runs, sandbox, is_scoring=is_scoring, limit=limit)
     _write_platform_metadata(sandbox, runs, "scoring" if is_scoring else "prediction")
@@ -386,7 +381,7 @@ def _step_specs(
                                time_limit=float(limit), image=image,
                                stdout_path=sandbox / f"{prefix}stdout.txt",
                                stderr_path=sandbox / f"{prefix}stderr.txt",
-                               scratch=sandbox / ".scratch" / kind)
+                               scratch=sandbox / ".scratch" / kind, sandbox=sandbox)
     return specs
 
 
@@ -562,7 +557,9 @@ def _score_value(name: str, key: Any, value: Any, result: JobResult) -> float:
 
 
 def _sandbox(path: Path) -> Path:
+    """A new sandbox only its owner may enter (the backends mount its folders)."""
     remove_tree(path)
+    path.mkdir(parents=True, mode=0o700)
     for sub in ("program", "output", "input/ref", "input/res", "shared"):
         (path / sub).mkdir(parents=True)
     return path

@@ -17,10 +17,14 @@ so it imports nothing but the standard library. The local backend
 - **inside** the sandbox, when the runner is root: ``--user UID GID`` clears the capability
   bounding set, sets ``no_new_privs``, drops every supplementary group and becomes
   ``UID:GID`` (a user of the job's own, with no capability and no file on the host), then
-  ``exec``s the command. The sandbox gives it only the capabilities this needs.
+  ``exec``s the command. The sandbox gives it only the capabilities this needs. With
+  ``--supervise`` (the rewrite mode run as root for submissions the bundle does not carry)
+  only the command becomes that user: the supervisor stays root, so that the job can
+  neither signal it nor leave its control groups.
 
 Exit status 127 with one line on stderr when the command cannot be started. The watcher
-(:mod:`metascore.bundle.worker.limits`) and the local backend import :func:`descendants` from here.
+(:mod:`metascore.bundle.worker.limits`) and the local backend import :func:`descendants` from here,
+:mod:`metascore.bundle.worker.leftovers` :func:`kill_until_gone`.
 """
 
 import os
@@ -122,11 +126,18 @@ def descendants(root, table=None):
     return found
 
 
-def supervise(argv):
-    """Run ``argv`` as a child; when it ends, kill and reap every other descendant."""
+def supervise(argv, user=None):
+    """Run ``argv`` as a child (as ``user``, a ``(uid, gid)``, if given); when it ends, kill
+    and reap every other descendant."""
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
     child = os.fork()
     if child == 0:
+        if user is not None:
+            try:
+                become(*user)
+            except OSError as exc:
+                sys.stderr.write("metascore: cannot set up the job (%s)\n" % exc)
+                os._exit(126)
         start(argv)
     while True:
         try:
@@ -135,21 +146,33 @@ def supervise(argv):
         except InterruptedError:  # pragma: no cover - retried by Python itself
             continue
     me = os.getpid()
+    kill_until_gone(lambda: descendants(me), then=_reap)
+    return os.waitstatus_to_exitcode(status)
+
+
+def kill_until_gone(find, then=None):
+    """SIGKILL the processes ``find()`` names, again (``then()`` between two rounds) until
+    it names none, so that none forks away; at most 100 rounds."""
     for _ in range(100):
-        rest = descendants(me)
-        if not rest:
-            break
-        for pid in rest:
+        pids = find()
+        if not pids:
+            return
+        for pid in pids:
             try:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
-        try:
-            while os.waitpid(-1, os.WNOHANG)[0]:
-                pass
-        except ChildProcessError:
+        if then is not None:
+            then()
+
+
+def _reap():
+    """Reap the children that are gone."""
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0]:
             pass
-    return os.waitstatus_to_exitcode(status)
+    except ChildProcessError:
+        pass
 
 
 def start(argv):
@@ -163,14 +186,16 @@ def start(argv):
 def main(args):
     split = args.index("--")
     options, argv = args[:split], args[split + 1:]
-    supervised = False
+    supervised, user = False, None
     try:
-        supervised = _set_up(options)
+        supervised, user = _set_up(options)
+        if user is not None and not supervised:
+            become(*user)
     except OSError as exc:  # the job must not run without its limits: one line, no traceback
         sys.stderr.write("metascore: cannot set up the job (%s)\n" % exc)
         sys.exit(126)
     if supervised:
-        code = supervise(argv)
+        code = supervise(argv, user)
         # a death by signal is passed on as such, as the command's own would be
         if code < 0:
             signal.signal(-code, signal.SIG_DFL)
@@ -180,8 +205,9 @@ def main(args):
 
 
 def _set_up(options):
-    """Apply the options before ``--``; whether the command is to be supervised."""
-    supervised = False
+    """Apply the options before ``--`` but ``--user``; whether the command is to be
+    supervised, and the user it is to become (or ``None``)."""
+    supervised, user = False, None
     while options:
         flag = options.pop(0)
         if flag == "--rlimits":
@@ -191,12 +217,12 @@ def _set_up(options):
         elif flag == "--new-keyring":
             new_session_keyring()
         elif flag == "--user":
-            become(int(options.pop(0)), int(options.pop(0)))
+            user = (int(options.pop(0)), int(options.pop(0)))
         elif flag == "--supervise":
             supervised = True
         else:
             raise SystemExit("job_init: unknown option %r" % flag)
-    return supervised
+    return supervised, user
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ every descendant of its first process in ``/proc``, its ``/dev/shm``, the growth
 folder it can write and the deleted files its processes hold open); as root, a control
 group of the job's own also holds memory and processes (:mod:`metascore.bundle.worker.cgroups`).
 The Docker backend gives memory and processes to the engine and watches the writable
-folders the same way.
+folders the same way, with the container's own writable layer (its ``/tmp`` and the rest).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ import os
 import re
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -166,13 +167,16 @@ class JobWatch:
     PID namespace or the rewrite mode's supervisor adopts orphans; ``own`` of them are the
     sandbox's and not counted), their memory with what they hold in the job's own
     ``/dev/shm``, and what they wrote in every folder they can write (growth since the
-    start); :meth:`check` says which limit it broke, if any."""
+    start; ``elsewhere``: the bytes it holds where no folder shows them, e.g. a container's
+    writable layer as its engine reports it); :meth:`check` says which limit it broke, if any."""
 
     def __init__(self, root: int | None, folders: list[Path], limits: Limits, *, shm: bool = False,
-                 own: int = 0) -> None:
+                 own: int = 0, elsewhere: Callable[[], int] | None = None) -> None:
         self.root, self.folders, self.limits, self.shm, self.own = root, folders, limits, shm, own
+        self.elsewhere = elsewhere
         self.page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
         self.base = tree_usage(folders) if limits.disk is not None else (0, 0)
+        self.base_elsewhere = elsewhere() if elsewhere is not None and limits.disk is not None else 0
         self._next_disk, self._disk_cost = 0.0, 0.0
 
     def processes(self) -> list[tuple[int, int]]:
@@ -211,6 +215,8 @@ class JobWatch:
         (the bytes with the deleted files its processes still hold open)."""
         size, entries = tree_usage(self.folders)
         pids = [self.root, *descendants(self.root)] if self.root is not None else []
+        if self.elsewhere is not None:
+            size += self.elsewhere() - self.base_elsewhere
         return size - self.base[0] + held_deleted(pids), entries - self.base[1]
 
     def disk_exceeded(self, *, now: bool = True) -> str | None:
@@ -218,7 +224,7 @@ class JobWatch:
         job made more files and folders than it may, else ``None`` (``now=False``: only when
         a look is due; a large tree is looked at less often, so that watching costs at most
         a tenth of a core)."""
-        if self.limits.disk is None or not self.folders:
+        if self.limits.disk is None or not (self.folders or self.elsewhere):
             return None
         if not now and time.monotonic() < self._next_disk:
             return None

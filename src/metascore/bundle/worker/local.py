@@ -10,12 +10,20 @@ Two modes (:class:`LocalBackend` ``sandbox=``):
   containers): a plain subprocess whose command has every ``/app/...`` path rewritten to the
   host folder mounted there (:func:`map_container_paths`; a path under a folder that is not
   mounted in this step goes to the run's scratch folder), run in the host folder of
-  ``/app/program``. It **isolates nothing**: the program runs as the runner's user and sees
-  the host; paths hard-coded in a program's source are not rewritten, the network is not
-  blocked and read-only mounts are not enforced. Only its environment is clean and its
-  processes cannot outlive it (:mod:`metascore.bundle.worker.job_init` supervises them). The
-  backend says so once (:attr:`LocalBackend.notice`); the runner refuses to take this
-  mode by itself for submissions the bundle does not carry (:attr:`LocalBackend.chosen`).
+  ``/app/program``. It **isolates almost nothing**: the program sees the host; paths
+  hard-coded in a program's source are not rewritten, the network is not blocked and
+  read-only mounts are not enforced. Its environment is clean and its processes cannot
+  outlive it (:mod:`metascore.bundle.worker.job_init` supervises them). It runs as the
+  runner's user, except when the runner is root and runs submissions the bundle does not
+  carry (``foreign``, ``--submissions``): then each job runs as a user of its own (no
+  capability, ``no_new_privs``; its supervisor stays root), all its processes in its own
+  control group, and when it ends every process of that user is killed and what it left
+  in the folders every user may write and in System V IPC is removed
+  (:func:`~metascore.bundle.worker.leftovers.end_user`); the run is refused up front when
+  that user could not run the interpreter or reach ``--out`` (:meth:`LocalBackend.check_user`).
+  The backend says what the mode does and does not isolate once (:attr:`LocalBackend.notice`);
+  the runner refuses to take this mode by itself for submissions the bundle does not carry
+  (:attr:`LocalBackend.chosen`).
 
 In both modes the command is split as the docker backend splits it
 (:func:`~metascore.bundle.worker.backend.split_command`) and run **without a shell**; ``python``
@@ -46,6 +54,7 @@ from ...errors import ConfigError
 from .backend import Mount, StepResult, StepSpec, split_command
 from .cgroups import StepGroup, cgroup_support
 from .job_init import descendants
+from .leftovers import end_user
 from .limits import JobWatch, Limits, limit_error, rlimit_values
 from .logs import CappedLog, tail
 from .pyenv import interpreter_for, missing_module_hint
@@ -64,7 +73,7 @@ from .sandbox import (
 from .syscall_filter import filter_support, job_filter
 
 __all__ = ["LocalBackend", "map_container_paths", "kernel_notice", "DEFAULT_SANDBOX", "SANDBOX_MODES",
-           "REWRITE_NOTICE", "KERNEL_NOTICE"]
+           "REWRITE_NOTICE", "REWRITE_USER_NOTICE", "KERNEL_NOTICE"]
 
 #: ``auto``: bwrap where it runs, else rewrite.
 DEFAULT_SANDBOX = "auto"
@@ -75,6 +84,18 @@ REWRITE_NOTICE = (
     "a program that opens a hard-coded /app/... path in its own code fails; the network is not "
     "blocked and read-only mounts are not enforced. Install bubblewrap (apt-get install "
     "bubblewrap) or use --backend docker for the worker's real layout and isolation."
+)
+#: The rewrite mode as root with submissions the bundle does not carry.
+REWRITE_USER_NOTICE = (
+    "local backend in rewrite mode ({why}), run as root: each job runs as a user of its own, "
+    "with no capability and no way back to root, {contained}; when it ends, every process of "
+    "that user is killed and what it left in /tmp, /var/tmp, /dev/shm and System V shared "
+    "memory is removed. It is not isolated otherwise: it can read every file any local user may "
+    "read (the bundle and its reference data too, unless other users are closed out of them), "
+    "write where any local user may, and use the network; read-only mounts are not enforced and "
+    "only /app/... paths on the command line are rewritten, so a program that opens a hard-coded "
+    "/app/... path in its own code fails. Install bubblewrap (apt-get install bubblewrap) or use "
+    "--backend docker for the worker's real layout and isolation."
 )
 APP_PATH_HINT = (
     "metascore: this program opened a hard-coded /app/... path, which the rewrite mode "
@@ -155,12 +176,14 @@ class LocalBackend:
         by default the environment built for the step's image, else this Python.
     network : let the sandboxed programs use the network.
     limits : the per-job limits (default :class:`~metascore.bundle.worker.limits.Limits`).
+    foreign : the jobs run submissions the bundle does not carry (``--submissions``): in
+        rewrite mode, a root runner runs each job as a user of its own.
     """
 
     name = "local"
 
     def __init__(self, sandbox: str = DEFAULT_SANDBOX, python: str | os.PathLike[str] | None = None,
-                 network: bool = False, limits: Limits | None = None) -> None:
+                 network: bool = False, limits: Limits | None = None, foreign: bool = False) -> None:
         if sandbox not in SANDBOX_MODES:
             raise ConfigError(f"unknown sandbox mode {sandbox!r}; choose one of {', '.join(SANDBOX_MODES)}.")
         ok, why = sandbox_available() if sandbox != "rewrite" else (False, "--sandbox rewrite")
@@ -183,6 +206,12 @@ class LocalBackend:
         self.filter = job_filter() if ok and not no_filter else None
         if ok and (no_cgroups or no_filter):
             self.notice = kernel_notice(no_cgroups, no_filter)
+        #: each job runs as a user of its own (the runner is root; in rewrite mode, for foreign submissions)
+        self.own_users = os.name == "posix" and os.geteuid() == 0 and (ok or foreign)
+        if not ok and self.own_users:
+            contained = ("all its processes in a control group of its own that they cannot leave"
+                         if self.cgroups else "its processes found by its user")
+            self.notice = REWRITE_USER_NOTICE.format(why=why, contained=contained)
 
     def interpreter(self, step: StepSpec) -> str:
         """The interpreter ``python``/``python3`` run for ``step``."""
@@ -204,14 +233,53 @@ class LocalBackend:
 
     def run_many(self, steps: list[StepSpec], time_limit: float) -> list[StepResult]:
         """Start every step, then stream their logs and watch their limits until all end or
-        the shared deadline passes. As root, the steps (one job) run as a user of their own."""
-        uid = _USERS.take() if self.mode == "bwrap" and os.geteuid() == 0 else None
+        the shared deadline passes. As root, the steps (one job) run as a user of their own
+        (:attr:`own_users`); in rewrite mode, what that user left is removed afterwards."""
+        uid = _USERS.take() if self.own_users else None
         try:
             with tempfile.TemporaryDirectory(prefix="metascore-local-") as tmp:
                 return self._run_all(steps, time_limit, Path(tmp), uid)
         finally:
             if uid is not None:
+                if self.mode == "rewrite":
+                    end_user(uid)
                 _USERS.give_back(uid)
+
+    def check_user(self, out: Path, image: str | None) -> None:
+        """Refuse a run whose jobs would run as a user of their own outside the sandbox
+        (rewrite mode as root, :attr:`own_users`) that cannot start the interpreter of
+        ``image`` or enter ``out``, with what to do instead.
+
+        Raises
+        ------
+        ConfigError
+            Naming the interpreter or the folder.
+        """
+        if self.mode != "rewrite" or not self.own_users:
+            return
+        interpreter = self.interpreter(StepSpec("", "", (), image=image))
+        check = "import os, sys; sys.exit(0 if os.access(sys.argv[1], os.X_OK) else 3)"
+        uid = _USERS.take()
+        try:
+            proc = subprocess.run([sys.executable, "-S", "-I", str(JOB_INIT), "--user", str(uid), str(uid), "--",
+                                   interpreter, "-I", "-c", check, str(out)], capture_output=True, cwd="/",
+                                  env={"PATH": os.environ.get("PATH", ""), "LANG": "C.UTF-8"},
+                                  stdin=subprocess.DEVNULL, timeout=60)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise ConfigError(f"--sandbox rewrite: cannot try the jobs' user ({exc}).") from None
+        finally:
+            end_user(uid)
+            _USERS.give_back(uid)
+        head = ("--sandbox rewrite as root runs the submissions as a user of their own (no capability), "
+                "which cannot ")
+        if proc.returncode == 3:
+            raise ConfigError(f"{head}enter {out} (a folder above it is closed to other users); choose an "
+                              "--out every user may enter (e.g. under /var/tmp), or use the sandbox "
+                              "(install bubblewrap) or --backend docker.")
+        if proc.returncode != 0:
+            raise ConfigError(f"{head}run {interpreter} (it, or a folder on the way to it, is closed to other "
+                              "users); give --python-env an environment every user may run, or use the sandbox "
+                              "(install bubblewrap) or --backend docker.")
 
     def _run_all(self, steps: list[StepSpec], time_limit: float, tmp: Path, uid: int | None) -> list[StepResult]:
         procs: list[_Proc] = []
@@ -286,6 +354,13 @@ def kernel_notice(no_cgroups: str, no_filter: str) -> str:
                                 missing=" and ".join(missing))
 
 
+def _open_to(folder: Path, gid: int | None) -> None:
+    """Let the group ``gid`` (a job's own user's) enter ``folder``, which the runner keeps;
+    ``None``: close it again to everyone but its owner."""
+    os.chown(folder, -1, 0 if gid is None else gid, follow_symlinks=False)
+    os.chmod(folder, 0o700 if gid is None else 0o710)
+
+
 def _interpreter(path: str | os.PathLike[str]) -> str:
     """A venv folder or an interpreter file -> the interpreter."""
     path = Path(path).expanduser().absolute()
@@ -313,8 +388,10 @@ class _Proc:
     """One started step: its process, capped logs, watcher and outcome."""
 
     def __init__(self, backend: LocalBackend, step: StepSpec, proc: subprocess.Popen | None,
-                 logs: tuple[CappedLog, CappedLog], writable: list[Path], group: StepGroup | None = None) -> None:
+                 logs: tuple[CappedLog, CappedLog], writable: list[Path], group: StepGroup | None = None,
+                 opened: Path | None = None) -> None:
         self.backend, self.step, self.proc, self.logs, self.group = backend, step, proc, logs, group
+        self.opened = opened  # the sandbox the job's own user may enter while it runs
         self.start_time, self.end = time.monotonic(), None
         self.killed: str | None = None
         self.oom = False  # the kernel killed a process of the step for its memory
@@ -327,7 +404,9 @@ class _Proc:
     @classmethod
     def start(cls, backend: LocalBackend, step: StepSpec, base: Path, uid: int | None = None) -> _Proc:
         limits = backend.limits
-        group = StepGroup(limits) if backend.cgroups and (limits.memory or limits.processes) else None
+        # outside the sandbox, the job's own user is contained by its group whatever the limits
+        contain = uid is not None and backend.mode == "rewrite"
+        group = StepGroup(limits) if backend.cgroups and (limits.memory or limits.processes or contain) else None
         try:
             return cls._start(backend, step, base, uid, group)
         except BaseException:
@@ -349,7 +428,7 @@ class _Proc:
         writable = [m.host_path for m in step.mounts if not m.read_only] + [scratch / "app", scratch / "tmp"]
         limits = backend.limits
         joins = [arg for path in group.procs_files for arg in ("--cgroup", path)] if group else []
-        seccomp = None
+        seccomp, opened = None, None
         if backend.mode == "bwrap" and backend.filter is not None:
             base.with_suffix(".bpf").write_bytes(backend.filter)
             seccomp = os.open(base.with_suffix(".bpf"), os.O_RDONLY)
@@ -366,7 +445,13 @@ class _Proc:
         else:
             argv, cwd = command, LocalBackend.cwd(step)
             outer_env = clean_env(dict(step.env), path_first=str(scratch / "bin"), home=str(scratch / "tmp"))
-            init = ["--rlimits", *map(str, rlimit_values(backend.limits, processes=False)), "--supervise"]
+            init = ["--rlimits", *map(str, rlimit_values(backend.limits, processes=uid is not None)), "--supervise"]
+            if uid is not None:  # the job's own user; its supervisor stays root
+                give_to(writable, uid, uid)
+                opened = step.sandbox
+                if opened is not None:
+                    _open_to(opened, uid)
+                init += ["--user", str(uid), str(uid)]
         argv = [sys.executable, "-S", "-I", str(JOB_INIT), *joins, "--new-keyring", *init, "--", *argv]
         try:
             proc = subprocess.Popen(argv, cwd=cwd, env=outer_env, stdout=subprocess.PIPE,
@@ -378,7 +463,7 @@ class _Proc:
         finally:
             if seccomp is not None:
                 os.close(seccomp)
-        return cls(backend, step, proc, logs, writable, group)
+        return cls(backend, step, proc, logs, writable, group, opened)
 
     def streams(self):
         if self.proc is None:
@@ -426,12 +511,15 @@ class _Proc:
             pass
 
     def release(self) -> None:
-        """Once every process of the step is gone: note whether the OOM killer struck, and
-        remove the step's control group."""
+        """Once every process of the step is gone: note whether the OOM killer struck,
+        remove the step's control group, and close the sandbox a job's own user could enter."""
         if self.group is not None:
             self.oom = self.oom or self.group.oom_killed()
             self.group.remove()
             self.group = None
+        if self.opened is not None:
+            _open_to(self.opened, None)
+            self.opened = None
 
     def result(self) -> StepResult:
         for log in self.logs:
