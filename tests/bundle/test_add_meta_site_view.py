@@ -129,7 +129,8 @@ def test_the_final_ranking_page_says_how_the_ranking_is_computed(tmp_path):
     assert page["file"] == "pages/final_ranking.md"  # beside the bundle's own pages
     text = (bundle / page["file"]).read_text()
     config = load_config(bundle / "final_ranking" / "reference_data" / "metascore.yaml")
-    assert config.ranking.method in text and "Open that row's **Detailed Results**" in text
+    assert config.ranking.method in text and "**that row is not a participant's result**" in text
+    assert "the row's eye icon opens the same ranking" in text
     for judge in config.judges:
         assert f"| {judge.task} ({judge.phase}) | {judge.title} | "
         f"{'higher' if judge.higher_is_better else 'lower'} | 1 |" in text

@@ -222,7 +222,7 @@ def test_report_reads_naturally(run):
     doc = json.loads((out / "final" / "leaderboard.json").read_text())
     tie = [m for m in doc["messages"] if "share first place" in m]
     assert tie == ["alice-8 and carol-10 share first place (average rank 1.67 each); alice-8 is "
-                   "listed first and is the winner by the tie-break: the earlier submission (alice-2 "
+                   "listed first and is the winner by the tie-break: the earlier submission by submission number (alice-2 "
                    "before carol-4: their submissions in phase 'Development') (ranking.tie_break: "
                    "['submitted_at', 'candidate'])."]
     assert "share first place" in page
