@@ -118,6 +118,20 @@ def zip_folder(folder: Path) -> bytes:
     return buf.getvalue()
 
 
+def signed_zip(files: dict[str, bytes]) -> bytes:
+    """A results export zip signed with the organizer's key on this machine (``metascore.sig``),
+    as ``metascore codabench submit`` makes it: the meta-scoring program that ``bundle zip``
+    filled on this machine ranks it (issue 46); an unsigned zip is refused."""
+    from metascore.signature import SIGNATURE_NAME, organizer_key, signature_file
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+        archive.writestr(SIGNATURE_NAME, signature_file(files, organizer_key()))
+    return buf.getvalue()
+
+
 def competition(api: Api, cid: int) -> dict:
     return api.call("GET", f"/api/competitions/{cid}/")
 

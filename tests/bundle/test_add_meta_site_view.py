@@ -295,3 +295,58 @@ def test_an_unknown_rule_is_refused_before_anything_is_converted(tmp_path):
     with pytest.raises(ConfigError, match="did you mean 'Force_Last'"):
         add_meta(bundle, end="2026-08-31", submission_rule="ForceLast")
     assert not (bundle / "competition.v1.yaml").exists()
+
+
+# ---------------------------------------------------------------------- issue 46
+def test_add_meta_says_which_eye_icons_open_an_empty_page(tmp_path):
+    """Issue 46 item 3: detailed results are on for the whole competition; a scoring program
+    that writes no detailed_results.html leaves each of its rows' eye icons on an empty page."""
+    bundle = _copy(V2, tmp_path)
+    result = add_meta(bundle, end="2026-12-31")
+    (note,) = [n for n in result.notes if "write no detailed_results.html" in n]
+    assert "the scoring program(s) scoring_program/ write no detailed_results.html" in note
+    assert "'Development', 'Final'" in note and "opens an empty page" in note
+    assert "--eye-icons hide" in note and "keep them" in note
+    assert "show_detailed_results_in_leaderboard" not in _yaml(bundle)  # the default keeps them
+    # a scoring program that writes one gets no such note
+    other = _copy(V2, tmp_path, "writes")
+    score = other / "scoring_program" / "score.py"
+    score.write_text(score.read_text() + "\n# also writes detailed_results.html\n")
+    assert not [n for n in add_meta(other, end="2026-12-31").notes if "write no detailed_results.html" in n]
+
+
+def test_eye_icons_hide_removes_them_and_the_page_says_where_the_ranking_is(tmp_path):
+    bundle = _copy(V2, tmp_path)
+    result = add_meta(bundle, end="2026-12-31", choices=MetaChoices(eye_icons="hide"))
+    data = _yaml(bundle)
+    assert data["show_detailed_results_in_leaderboard"] is False and data["enable_detailed_results"] is True
+    assert any("show_detailed_results_in_leaderboard: false (--eye-icons hide)" in c for c in result.changes)
+    assert any("no leaderboard shows an eye icon" in n for n in result.notes)
+    assert check_bundle(bundle).errors == []
+    page = (bundle / "pages" / "final_ranking.md").read_text()
+    assert "appear at the top of this page once the organizers have submitted." in page
+    assert "eye icon" not in page
+    assert main(["bundle", "add-meta", str(_copy(V2, tmp_path, "cli")), "--end", "2026-12-31",
+                 "--eye-icons", "hide"]) == 0
+    assert _yaml(tmp_path / "cli")["show_detailed_results_in_leaderboard"] is False
+
+
+def test_the_meta_program_carries_the_competitions_title(tmp_path):
+    """Issue 46 item 5: the ranking page names the competition (output.title)."""
+    bundle = _copy(V2, tmp_path)
+    add_meta(bundle, end="2026-12-31")
+    config = load_config(bundle / "final_ranking" / "reference_data" / "metascore.yaml")
+    assert config.title == _yaml(bundle)["title"]
+    assert load_config(TEMPLATE / "final_ranking" / "reference_data" / "metascore.yaml").title == \
+        yaml.safe_load((TEMPLATE / "competition.yaml").read_text())["title"]
+
+
+def test_one_tie_wording_true_on_the_site_and_in_bundle_run(tmp_path):
+    """Issue 46 item 6: the page says what decides a tie where the ranking reads a results
+    export (no submission times): the submission number, as the messages of the site's and
+    bundle run's meta phase say it."""
+    bundle = _copy(V2, tmp_path)
+    add_meta(bundle, end="2026-12-31")
+    page = (bundle / "pages" / "final_ranking.md").read_text()
+    assert "the earlier submission by submission number is listed first" in page
+    assert "holds no submission times" in page

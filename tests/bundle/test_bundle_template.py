@@ -127,6 +127,20 @@ def test_outputs_tree_and_manifest(run):
         ("Development", "baseline-1", "baseline"), ("Final", "baseline-7", "baseline")}
 
 
+def test_the_runner_signs_the_export_as_the_organizer_does(run):
+    """Issue 46: the meta program ranks only an export signed with the key it carries; the
+    runner signs the outputs tree with the organizer's key on this machine, as `codabench
+    submit` signs the export it uploads."""
+    from metascore.signature import organizer_key
+
+    _, out = run
+    assert (out / "outputs" / "metascore.sig").is_file()
+    results = json.loads((out / "run_summary.json").read_text())["results"]
+    (meta,) = [r for r in results if r["phase"] == "Final ranking"]
+    log = (Path(meta["run_dir"]) / "scoring" / "stdout.txt").read_text()
+    assert f"[*] signed by the organizer (key {organizer_key().fingerprint})" in log
+
+
 def test_final_leaderboard_matches_hand_derivation(run):
     _, out = run
     meta_out = out / "runs" / "Final_ranking" / "organizer_results" / "meta-ranking" / "scoring" / "output"

@@ -38,7 +38,6 @@ import json
 import os
 import re
 import shutil
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -165,11 +164,9 @@ def run_variant(variant: str, folder: Path) -> SiteRun:
         "Final": {"end": (now - dt.timedelta(seconds=30)).isoformat()},
         META_PHASE: {"start": (now - dt.timedelta(seconds=30)).isoformat()}}})
     export = {k: v for payload in run.exports.values() for k, v in payload.items()}
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("results.json", json.dumps(export, indent=1))
     meta = run.phases[META_PHASE]
-    sid = rs.submit(org, cid, meta, buf.getvalue(), "results.zip")
+    sid = rs.submit(org, cid, meta, rs.signed_zip({"results.json": json.dumps(export, indent=1).encode()}),
+                    "results.zip")
     done = rs.wait_phase(org, meta["id"], 1)
     run.meta = next(s for s in done if s["id"] == sid)
     if run.meta["status"] == "Finished":

@@ -49,7 +49,7 @@ def _rule(lb: Leaderboard, shown: Display, judges: str) -> str:
     if filt is None:
         who = f"{len(final.ranked)} participant(s) of phase {final.phase} ranked"
     elif filt.rule == "beat_baseline":
-        names = ", ".join(b.participant or b.candidate for b in filt.baselines) or "the baseline"
+        names = ", ".join(dict.fromkeys(b.participant or b.candidate for b in filt.baselines)) or "the baseline"
         which = "every baseline" if filt.beat == "all" else "a baseline"
         who = (f"{len(filt.qualified)} of the {n_cand} participant(s) of phase {final.phase} ranked: "
                f"those who beat {which} ({names}) in {dev}")
