@@ -22,6 +22,11 @@ sys.path.insert(0, str(ROOT / "tools" / "codabench_site"))
 import front_end  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
+#: What EasyMDE's script asks for by itself when a Markdown editor is made (the upload form's):
+#: its icon font and the spell checker's dictionary, "latest" on CDNs the template does not
+#: name. Refused like anything else from outside; the pages work without them.
+EASYMDE_EXTRAS = ("https://maxcdn.bootstrapcdn.com/font-awesome/latest/",
+                  "https://cdn.jsdelivr.net/codemirror.spell-checker/latest/")
 LOCAL = ("127.0.0.1", "localhost")
 #: Codabench's competition page is laid out for a desktop window.
 VIEWPORT = {"width": 1400, "height": 1000}
@@ -42,7 +47,7 @@ class Browser:
 
         front_end.build()
         self.site, self.shots = site.rstrip("/"), shots
-        self.blocked: list[str] = []
+        self.blocked: list[str] = []  # requests to outside this machine, refused
         self.errors: list[str] = []
         self._pw = sync_playwright().start()
         self._browser = self._pw.chromium.launch(executable_path=CHROMIUM, headless=True,

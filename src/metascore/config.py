@@ -55,22 +55,9 @@ from .registry import DEFAULT_METHOD, DEFAULT_SEED, get_ranking_method, ranking_
 from .missing import MISSING_POLICIES
 
 __all__ = [
-    "Config",
-    "InputConfig",
-    "PhasesConfig",
-    "JudgeConfig",
-    "GroupsConfig",
-    "RankingConfig",
-    "SelectionConfig",
-    "FilterConfig",
-    "AnalysisConfig",
-    "STATISTICS",
-    "FINAL_PHASE_STATISTICS",
-    "SELECTION_POLICIES",
-    "FILTER_RULES",
-    "JUDGE_COLUMNS",
-    "PER_JUDGE_CONTENTS",
-    "load_config",
+    "Config", "InputConfig", "PhasesConfig", "JudgeConfig", "GroupsConfig", "RankingConfig",
+    "SelectionConfig", "FilterConfig", "AnalysisConfig", "STATISTICS", "FINAL_PHASE_STATISTICS",
+    "SELECTION_POLICIES", "FILTER_RULES", "JUDGE_COLUMNS", "PER_JUDGE_CONTENTS", "load_config",
     "parse_config",
 ]
 
@@ -284,8 +271,7 @@ class Config:
         d["analysis"]["compare"] = list(self.analysis.compare)
         d["output"] = {"scores": dict(d.pop("scores")), "judge_columns": d.pop("judge_columns"),
                        "per_judge": d.pop("per_judge")}
-        title = d.pop("title")
-        if title is not None:  # absent when not set, as in configurations written before it
+        if (title := d.pop("title")) is not None:  # absent when not set, as before it existed
             d["output"]["title"] = title
         return d
 

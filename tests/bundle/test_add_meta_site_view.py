@@ -342,11 +342,20 @@ def test_the_meta_program_carries_the_competitions_title(tmp_path):
 
 
 def test_one_tie_wording_true_on_the_site_and_in_bundle_run(tmp_path):
-    """Issue 46 item 6: the page says what decides a tie where the ranking reads a results
-    export (no submission times): the submission number, as the messages of the site's and
-    bundle run's meta phase say it."""
+    """Issue 46 item 6: one rule in one wording: the earlier submission, by submission time
+    where the results carry one (a pulled folder), else by submission number (a results
+    export, bundle run's outputs tree), as the messages of the meta phase say which."""
     bundle = _copy(V2, tmp_path)
     add_meta(bundle, end="2026-12-31")
     page = (bundle / "pages" / "final_ranking.md").read_text()
-    assert "the earlier submission by submission number is listed first" in page
-    assert "holds no submission times" in page
+    assert ("the earlier submission is listed first: by submission time where the results carry one, "
+            "else by submission number") in page
+    assert "its results export holds no times" in page
+    # the template's page is the one add-meta would write from its metascore.yaml
+    from metascore.bundle.meta.ranking_page import ranking_page
+
+    config = load_config(TEMPLATE / "final_ranking" / "reference_data" / "metascore.yaml")
+    columns = {c["key"]: c["title"] for c in yaml.safe_load((TEMPLATE / "competition.yaml").read_text())[
+        "leaderboards"][0]["columns"] if c["key"] in config.scores}
+    assert (TEMPLATE / "pages" / "final_ranking.md").read_text() == ranking_page(
+        config, meta_phase="Final ranking", columns=columns)

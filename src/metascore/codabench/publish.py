@@ -99,7 +99,7 @@ def _and(names: tuple[str, ...]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def headline(outcome: Outcome) -> str:
+def winner_headline(outcome: Outcome) -> str:
     """``alice wins`` / ``alice and carol share first place`` / ``nobody is ranked``."""
     if not outcome.winners:
         return "nobody is ranked"
@@ -110,17 +110,18 @@ def headline(outcome: Outcome) -> str:
 
 def task_title(outcome: Outcome) -> str:
     """The meta task's name on the Results tab (at most 256 characters, the site's limit)."""
-    text = (f"{PAGE_TITLE}: {headline(outcome)} ({outcome.n_ranked} ranked by "
+    text = (f"{PAGE_TITLE}: {winner_headline(outcome)} ({outcome.n_ranked} ranked by "
             f"{outcome.method.replace('_', ' ')}; see the {PAGE_TITLE!r} page)")
     return text if len(text) <= 256 else text[:253] + "..."
 
 
-def page_section(outcome: Outcome, link: str, sub_id: int, when: str) -> str:
-    """The Markdown at the top of the "Final ranking" page, between the markers."""
-    lines = [MARK_START, "", f"## Result: {_md(headline(outcome))}", ""]
+def page_section(outcome: Outcome, link: str, sub_id: int, when: str, *, eye_icon: bool = True) -> str:
+    """The Markdown at the top of the "Final ranking" page, between the markers (``eye_icon``:
+    whether the leaderboards show the eye icon that opens the same ranking)."""
+    lines = [MARK_START, "", f"## Result: {_md(winner_headline(outcome))}", ""]
     if outcome.winners:
-        lines.append(f"**{_md(headline(outcome)).capitalize()}** of phase **{_md(outcome.phase)}**, "
-                     f"ranked by {outcome.method.replace('_', ' ')} (`{outcome.method}`).")
+        lines.append(f"The final ranking of phase **{_md(outcome.phase)}**, by {outcome.method.replace('_', ' ')} "
+                     f"(`{outcome.method}`): **{_md(winner_headline(outcome))}**.")
     lines += ["", f"- **Ranked**: {outcome.n_ranked} participant(s); {_md(outcome.rule)}.",
               f"- **Not ranked**: {outcome.n_excluded} participant(s) (baselines aside); the full "
               "ranking says why each one is left out.", ""]
@@ -130,9 +131,9 @@ def page_section(outcome: Outcome, link: str, sub_id: int, when: str) -> str:
         if outcome.n_ranked > len(outcome.top):
             lines.append(f"| ... | {outcome.n_ranked - len(outcome.top)} more | |")
         lines.append("")
+    also = f" (also behind the eye icon of the {_md(PAGE_TITLE)} row on the Results tab)" if eye_icon else ""
     lines += [f"**[The full final ranking]({link})**: every participant, their position and score, "
-              "and why each one is or is not ranked (also behind the eye icon of the "
-              f"{_md(PAGE_TITLE)} row on the Results tab).", "",
+              f"and why each one is or is not ranked{also}.", "",
               f"Published {when} from the organizers' submission {sub_id}.", "", MARK_END, ""]
     return "\n".join(lines)
 
@@ -188,9 +189,10 @@ def publish(client: Client, comp: CompetitionInfo, phase: PhaseInfo, sub_id: int
     sub_id = latest_finished(client, phase) if sub_id is None else sub_id
     outcome = outcome_of(fetch_board(client, sub_id))
     link = f"{client.site}/competitions/{comp.id}/detailed_results/{sub_id}/"
-    section = page_section(outcome, link, sub_id, now().strftime("%Y-%m-%d %H:%M UTC"))
     what = f"competition {comp.id}"
     detail = client.get_json(f"/api/competitions/{comp.id}/", what=what)
+    eye = bool(detail.get("enable_detailed_results")) and detail.get("show_detailed_results_in_leaderboard", True) is not False
+    section = page_section(outcome, link, sub_id, now().strftime("%Y-%m-%d %H:%M UTC"), eye_icon=eye)
     pages = [{k: p.get(k) for k in ("id", "title", "content", "index")} for p in detail.get("pages") or []]
     page = next((p for p in pages if p["title"] == PAGE_TITLE), None)
     if page is None:
@@ -200,7 +202,7 @@ def publish(client: Client, comp: CompetitionInfo, phase: PhaseInfo, sub_id: int
     body = {"pages": pages, "whitelist_emails": detail.get("whitelist_emails") or []}
     client.send_json("PATCH", f"/api/competitions/{comp.id}/", body,
                      what=f"writing the {PAGE_TITLE!r} page of {what}")
-    log(f"[*] the {PAGE_TITLE!r} page now opens with the result: {headline(outcome)} ({outcome.n_ranked} "
+    log(f"[*] the {PAGE_TITLE!r} page now opens with the result: {winner_headline(outcome)} ({outcome.n_ranked} "
         f"ranked, {outcome.n_excluded} not ranked)")
     for task in phase.tasks:
         _rename(client, task.id, task_title(outcome), log)

@@ -24,7 +24,7 @@ def _who(row: Row | None, candidate: str) -> str:
     return name if name == candidate else f"{name} ({candidate})"
 
 
-def headline(lb: Leaderboard) -> str:
+def first_place(lb: Leaderboard) -> str:
     """``Winner: alice (alice-8)``, ``Shared first place: ... and ...``, or ``Nobody is ranked``."""
     rows = {r.candidate: r for r in lb.final.rows}
     names = [_who(rows.get(c), c) for c in lb.winners]
@@ -74,7 +74,7 @@ def render_head(lb: Leaderboard, shown: Display, judges: str) -> str:
     return "\n".join([
         "<header>",
         f'<p class="where">{where}Final ranking of phase {html_text(lb.final.phase)}</p>',
-        f"<h1>{html_text(headline(lb))}</h1>",
+        f"<h1>{html_text(first_place(lb))}</h1>",
         f'<p class="rule">{html_text(_rule(lb, shown, judges))}</p>',
         f"<p>Missing scores: {html_text(sig.get('missing'))}; seed {html_text(sig.get('seed'))}; "
         f"metascore {html_text(sig.get('version'))}.</p>",

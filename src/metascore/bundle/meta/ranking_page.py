@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 from ...config import STATISTICS, Config
 from ...registry import get_ranking_method
-from ...submission_order import BY_NUMBER, EARLIER
+from ...submission_order import BY_NUMBER, BY_TIME, EARLIER
 
 __all__ = ["ranking_page", "PAGE_TITLE"]
 
@@ -129,10 +129,11 @@ def _column(stat: str) -> str:
 def _tie_break(config: Config) -> str:
     keys = [k for k in config.ranking.tie_break if k != "candidate"]
     if keys[:1] == ["submitted_at"]:
-        return (f"within a shared position, {EARLIER} {BY_NUMBER} is listed first (Codabench numbers "
-                "submissions in the order they are made, and the results export the ranking reads "
-                "holds no submission times; a submission the platform copies into the next phase "
-                "keeps the place of the one it copies)")
+        return (f"within a shared position, {EARLIER} is listed first: {BY_TIME} where the results "
+                f"carry one, else {BY_NUMBER} (Codabench numbers submissions in the order they are "
+                "made: the `<id>` of `<owner>-<id>`; its results export holds no times), which gives "
+                "the same order; a submission the platform copies into the next phase keeps the "
+                "place of the one it copies")
     words = {"participant": "the participant's name", "input_order": "the order of the results export"}
     return "within a shared position, the order is fixed by " + (
         ", then ".join(words.get(k, k) for k in keys) or "the submission's name (`<owner>-<number>`)")
