@@ -10,6 +10,7 @@ than at its next 5-minute tick.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime as dt
 import io
@@ -197,6 +198,30 @@ def logs(api: Api, sub_id: int) -> dict[str, str]:
         r = requests.get(item["data_file"], timeout=60)
         out[item["name"]] = r.text if r.status_code == 200 else ""
     return out
+
+
+@contextlib.contextmanager
+def token_env(token: str):
+    old = os.environ.get("CODABENCH_TOKEN")
+    os.environ["CODABENCH_TOKEN"] = token
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("CODABENCH_TOKEN", None)
+        else:
+            os.environ["CODABENCH_TOKEN"] = old
+
+
+def cli(*args: str) -> str:
+    """Run ``metascore ARGS`` in this process; its standard output."""
+    from metascore.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(list(args))
+    assert rc == 0, f"metascore {' '.join(args)} -> {rc}\n{out.getvalue()[-2000:]}\n{err.getvalue()[-2000:]}"
+    return out.getvalue()
 
 
 class Stopwatch:

@@ -23,11 +23,9 @@ fetched from outside: ``tests/real_site_browser.py``); screenshots are kept in
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import io
 import json
-import os
 import re
 import zipfile
 from dataclasses import dataclass, field
@@ -36,6 +34,7 @@ from pathlib import Path
 import pytest
 
 import real_site as rs
+from real_site import cli, token_env
 import real_site_bundles as rb
 from requirements import require_chromium
 
@@ -67,26 +66,6 @@ class Run:
     @property
     def bundle_run(self) -> Path:
         return self.folder / "bundle_run"
-
-
-@contextlib.contextmanager
-def token_env(token: str):
-    old = os.environ.get("CODABENCH_TOKEN")
-    os.environ["CODABENCH_TOKEN"] = token
-    try:
-        yield
-    finally:
-        os.environ.pop("CODABENCH_TOKEN") if old is None else os.environ.update(CODABENCH_TOKEN=old)
-
-
-def cli(*args: str) -> str:
-    from metascore.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = main(list(args))
-    assert rc == 0, f"metascore {' '.join(args)} -> {rc}\n{out.getvalue()[-2000:]}\n{err.getvalue()[-2000:]}"
-    return out.getvalue()
 
 
 def forged_export(export: dict, who: str) -> dict:
@@ -341,8 +320,8 @@ def test_the_final_ranking_page_names_the_winner_and_links_the_ranking(browser, 
     frame = page.frame_locator("competition-detailed-results iframe")
     frame.locator("h1").wait_for()
     browser.shot(page, f"ranking_page_{who.replace(' ', '_')}")
-    head = frame.locator("header").inner_text()
-    assert TITLE.upper() in head.upper() and "Final ranking of phase Final" in head, head
+    head = frame.locator("header").inner_text().upper()  # the where-line is shown in capitals
+    assert f"{TITLE} · Final ranking of phase Final".upper() in head, head
     page.context.close()
 
 

@@ -35,6 +35,8 @@ from typing import Any
 
 from ..bundle.meta.ranking_page import PAGE_TITLE
 from ..errors import InputError
+from ..method_spec import Display
+from ..registry import get_ranking_method
 from .api import CompetitionInfo, PhaseInfo, parse_submissions
 from .client import Client, PlatformError
 
@@ -126,8 +128,9 @@ def page_section(outcome: Outcome, link: str, sub_id: int, when: str, *, eye_ico
               f"- **Not ranked**: {outcome.n_excluded} participant(s) (baselines aside); the full "
               "ranking says why each one is left out.", ""]
     if outcome.top:
-        lines += ["| position | participant | score |", "|---|---|---|"]
-        lines += [f"| {p} | {_md(n)} | {'' if s is None else f'{s:.4g}'} |" for p, n, s in outcome.top]
+        shown = _display(outcome.method)
+        lines += [f"| position | participant | {_md(shown.label)} ({shown.direction}) |", "|---|---|---|"]
+        lines += [f"| {p} | {_md(n)} | {'' if s is None else shown.short(s)} |" for p, n, s in outcome.top]
         if outcome.n_ranked > len(outcome.top):
             lines.append(f"| ... | {outcome.n_ranked - len(outcome.top)} more | |")
         lines.append("")
@@ -145,6 +148,15 @@ def with_section(content: str | None, section: str) -> str:
     if start != -1 and end > start:
         return text[:start] + section + text[end + len(MARK_END):].lstrip("\n")
     return section + "\n" + text
+
+
+def _display(method: str) -> Display:
+    """How people read the method's score (its natural value: an average rank, not its
+    negation); the plain score for a method this version does not know."""
+    try:
+        return get_ranking_method(method).display
+    except ValueError:
+        return Display()
 
 
 def _md(text: str) -> str:
