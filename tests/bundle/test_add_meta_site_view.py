@@ -93,7 +93,9 @@ def test_check_asks_for_each_when_the_meta_phase_lacks_them(tmp_path):
     data["phases"] = data["phases"][:2]
     data["tasks"] = data["tasks"][:2]
     data["leaderboards"][0]["columns"] = data["leaderboards"][0]["columns"][:3]
+    data["pages"] = [p for p in data["pages"] if p["title"] != "Final ranking"]  # the meta phase's
     (bundle / "competition.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    (bundle / "pages" / "final_ranking.md").unlink()
     shutil.rmtree(bundle / "final_ranking")
     shutil.rmtree(bundle / "meta_scoring_program")
     result = add_meta(bundle)

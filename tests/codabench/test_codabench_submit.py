@@ -298,3 +298,15 @@ def test_under_force_last_nothing_more_is_sent(site, capsys):
     rc, out, _ = submit(r, folder, capsys)
     assert rc == 0 and "leaderboard_connection" not in " ".join(q.path for q in r.log)
     assert "put on the leaderboard" not in out
+
+
+def test_submit_signs_with_the_key_it_is_given_and_says_when_there_is_none(site, capsys, tmp_path):
+    """Issue 46: the zip is signed with --key FILE (the organizer key of the machine that ran
+    `bundle zip`, copied here); a missing key is one line before anything is sent."""
+    r, folder = site
+    rc, _, err = submit(r, folder, capsys, "--key", str(tmp_path / "absent_key"))
+    assert rc == 1 and err.count("\n") == 1 and f"no organizer key at {tmp_path / 'absent_key'}" in err
+    assert r.log == []
+    other = organizer_key(tmp_path / "copied_key")
+    rc, out, _ = submit(r, folder, capsys, "--key", str(tmp_path / "copied_key"), "--dry-run")
+    assert rc == 0 and f"signed with the organizer key {other.fingerprint} ({tmp_path / 'copied_key'})" in out

@@ -150,3 +150,17 @@ def test_verify_folder_names_the_fingerprint(tmp_path):
     assert verify_folder(tmp_path / "res", key.public) == key.fingerprint
     with pytest.raises(SignatureError):
         verify_folder(tmp_path / "res", organizer_key(tmp_path / "other").public)
+
+
+def test_bundle_check_refuses_a_meta_program_without_the_organizers_key(tmp_path):
+    """A program that checks signatures but carries no key would refuse every export."""
+    from metascore.bundle.check.full import check_bundle
+
+    bundle = Path(shutil.copytree(ROOT / "bundle_template", tmp_path / "bundle"))
+    program = bundle / "meta_scoring_program"
+    shutil.rmtree(program)
+    assemble_meta_program(program)
+    assert check_bundle(bundle).errors == []
+    (program / PUBLIC_KEY_NAME).unlink()
+    errors = check_bundle(bundle).errors
+    assert len(errors) == 1 and "has no organizer_key.pub, so it refuses every results export" in errors[0]
