@@ -10,13 +10,11 @@ read.
 from __future__ import annotations
 
 import datetime as dt
-import io
 import os
 import re
 import shutil
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import pytest
