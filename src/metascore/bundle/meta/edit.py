@@ -290,9 +290,12 @@ class BundleEditor:
                 "the results export the Final ranking phase ranks, until a participant clicks 'add to "
                 f"leaderboard'{fix}. The organizer's own submission to the Final ranking phase too: "
                 "add it to the leaderboard, or participants see no row there, hence no ranking "
-                "(`metascore codabench submit` adds it). A local `bundle run` feeds the meta phase "
-                "only the submissions marked on_leaderboard in a submissions manifest (--feed all: "
-                "every submission).")
+                "(`metascore codabench submit` adds it). Under this rule a participant can also add "
+                "their own refused upload to the Final ranking phase (Failed: only your signed "
+                "export is ranked) to its leaderboard, as a row of n/a, since the site checks no "
+                "status there, and under Add its API lets no organizer remove it; a Force_ rule keeps it off. A local `bundle "
+                "run` feeds the meta phase only the submissions marked on_leaderboard in a "
+                "submissions manifest (--feed all: every submission).")
 
     # ------------------------------------------------------------------ what participants see
     def set_visibility(self, comp: Competition, yt: YamlText) -> None:
