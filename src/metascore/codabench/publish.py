@@ -203,7 +203,8 @@ def publish(client: Client, comp: CompetitionInfo, phase: PhaseInfo, sub_id: int
     link = f"{client.site}/competitions/{comp.id}/detailed_results/{sub_id}/"
     what = f"competition {comp.id}"
     detail = client.get_json(f"/api/competitions/{comp.id}/", what=what)
-    eye = bool(detail.get("enable_detailed_results")) and detail.get("show_detailed_results_in_leaderboard", True) is not False
+    eye = (bool(detail.get("enable_detailed_results"))
+           and detail.get("show_detailed_results_in_leaderboard", True) is not False)
     section = page_section(outcome, link, sub_id, now().strftime("%Y-%m-%d %H:%M UTC"), eye_icon=eye)
     pages = [{k: p.get(k) for k in ("id", "title", "content", "index")} for p in detail.get("pages") or []]
     page = next((p for p in pages if p["title"] == PAGE_TITLE), None)

@@ -293,9 +293,9 @@ class BundleEditor:
                 "(`metascore codabench submit` adds it). Under this rule a participant can also add "
                 "their own refused upload to the Final ranking phase (Failed: only your signed "
                 "export is ranked) to its leaderboard, as a row of n/a, since the site checks no "
-                "status there, and under Add its API lets no organizer remove it; a Force_ rule keeps it off. A local `bundle "
-                "run` feeds the meta phase only the submissions marked on_leaderboard in a "
-                "submissions manifest (--feed all: every submission).")
+                "status there, and under Add its API lets no organizer remove it; a Force_ rule "
+                "keeps it off. A local `bundle run` feeds the meta phase only the submissions marked "
+                "on_leaderboard in a submissions manifest (--feed all: every submission).")
 
     # ------------------------------------------------------------------ what participants see
     def set_visibility(self, comp: Competition, yt: YamlText) -> None:
