@@ -50,9 +50,12 @@ def _own_env_cache(tmp_path_factory):
     image's python3 (``METASCORE_META_PYTHON=image``) unless they ask for the bundled one."""
     from metascore.bundle.meta.runtime import runtime_cache
 
-    saved = {k: os.environ.get(k) for k in ("METASCORE_CACHE", "METASCORE_RUNTIME_CACHE", "METASCORE_META_PYTHON")}
+    saved = {k: os.environ.get(k) for k in ("METASCORE_CACHE", "METASCORE_RUNTIME_CACHE", "METASCORE_META_PYTHON",
+                                            "METASCORE_ORGANIZER_KEY")}
     os.environ["METASCORE_RUNTIME_CACHE"] = str(runtime_cache())  # before the cache moves
     os.environ["METASCORE_CACHE"] = str(tmp_path_factory.mktemp("metascore-cache"))
+    # the organizer's key that meta programs carry and runs sign with: the session's own
+    os.environ["METASCORE_ORGANIZER_KEY"] = str(tmp_path_factory.mktemp("metascore-key") / "organizer_key")
     os.environ["METASCORE_META_PYTHON"] = "image"
     yield
     for key, value in saved.items():

@@ -10,6 +10,7 @@ than at its next 5-minute tick.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime as dt
 import io
@@ -118,6 +119,20 @@ def zip_folder(folder: Path) -> bytes:
     return buf.getvalue()
 
 
+def signed_zip(files: dict[str, bytes]) -> bytes:
+    """A results export zip signed with the organizer's key on this machine (``metascore.sig``),
+    as ``metascore codabench submit`` makes it: the meta-scoring program that ``bundle zip``
+    filled on this machine ranks it (issue 46); an unsigned zip is refused."""
+    from metascore.signature import SIGNATURE_NAME, organizer_key, signature_file
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+        archive.writestr(SIGNATURE_NAME, signature_file(files, organizer_key()))
+    return buf.getvalue()
+
+
 def competition(api: Api, cid: int) -> dict:
     return api.call("GET", f"/api/competitions/{cid}/")
 
@@ -183,6 +198,30 @@ def logs(api: Api, sub_id: int) -> dict[str, str]:
         r = requests.get(item["data_file"], timeout=60)
         out[item["name"]] = r.text if r.status_code == 200 else ""
     return out
+
+
+@contextlib.contextmanager
+def token_env(token: str):
+    old = os.environ.get("CODABENCH_TOKEN")
+    os.environ["CODABENCH_TOKEN"] = token
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("CODABENCH_TOKEN", None)
+        else:
+            os.environ["CODABENCH_TOKEN"] = old
+
+
+def cli(*args: str) -> str:
+    """Run ``metascore ARGS`` in this process; its standard output."""
+    from metascore.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(list(args))
+    assert rc == 0, f"metascore {' '.join(args)} -> {rc}\n{out.getvalue()[-2000:]}\n{err.getvalue()[-2000:]}"
+    return out.getvalue()
 
 
 class Stopwatch:

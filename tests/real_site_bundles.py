@@ -10,13 +10,11 @@ read.
 from __future__ import annotations
 
 import datetime as dt
-import io
 import os
 import re
 import shutil
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -212,11 +210,11 @@ def hand_zip(bundle: Path) -> bytes:
 
 def template_export_zip() -> bytes:
     """The template's results export (``tests/data/exports/template_results.json``) as the
-    zip an organizer submits to the Final ranking phase."""
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as archive:
-        archive.writestr("results.json", (REPO / "tests" / "data" / "exports" / "template_results.json").read_bytes())
-    return buf.getvalue()
+    zip an organizer submits to the Final ranking phase, signed with the organizer's key
+    (:func:`real_site.signed_zip`)."""
+    from real_site import signed_zip
+
+    return signed_zip({"results.json": (REPO / "tests" / "data" / "exports" / "template_results.json").read_bytes()})
 
 
 def zip_bundle_output(bundle: Path, out: Path, *extra: str) -> str:

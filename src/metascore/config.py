@@ -34,7 +34,8 @@ Schema (every section optional; the values shown are the defaults)::
     output: {scores: {n_qualified: n_qualified, winner_score: winner_score},
              judge_columns: 200,          # per-judge columns in leaderboard.csv/.json up to
                                           # this many judges; beyond, per_judge.csv.gz holds
-             per_judge: ranks}            # ranks | values_and_ranks | none
+             per_judge: ranks,            # ranks | values_and_ranks | none
+             title: null}                 # the competition's title, atop detailed_results.html
 """
 
 from __future__ import annotations
@@ -54,22 +55,9 @@ from .registry import DEFAULT_METHOD, DEFAULT_SEED, get_ranking_method, ranking_
 from .missing import MISSING_POLICIES
 
 __all__ = [
-    "Config",
-    "InputConfig",
-    "PhasesConfig",
-    "JudgeConfig",
-    "GroupsConfig",
-    "RankingConfig",
-    "SelectionConfig",
-    "FilterConfig",
-    "AnalysisConfig",
-    "STATISTICS",
-    "FINAL_PHASE_STATISTICS",
-    "SELECTION_POLICIES",
-    "FILTER_RULES",
-    "JUDGE_COLUMNS",
-    "PER_JUDGE_CONTENTS",
-    "load_config",
+    "Config", "InputConfig", "PhasesConfig", "JudgeConfig", "GroupsConfig", "RankingConfig",
+    "SelectionConfig", "FilterConfig", "AnalysisConfig", "STATISTICS", "FINAL_PHASE_STATISTICS",
+    "SELECTION_POLICIES", "FILTER_RULES", "JUDGE_COLUMNS", "PER_JUDGE_CONTENTS", "load_config",
     "parse_config",
 ]
 
@@ -257,6 +245,8 @@ class Config:
     )
     judge_columns: int = JUDGE_COLUMNS
     per_judge: str = "ranks"
+    #: The competition's title (``output.title``): the ranking page says where it is.
+    title: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The effective configuration, in the file's schema (JSON/YAML ready)."""
@@ -281,6 +271,8 @@ class Config:
         d["analysis"]["compare"] = list(self.analysis.compare)
         d["output"] = {"scores": dict(d.pop("scores")), "judge_columns": d.pop("judge_columns"),
                        "per_judge": d.pop("per_judge")}
+        if (title := d.pop("title")) is not None:  # absent when not set, as before it existed
+            d["output"]["title"] = title
         return d
 
 
@@ -319,7 +311,7 @@ def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
     filt = v.mapping(top.get("filter", {}), "filter", ("rule", "beat", "k", "on_empty"))
     analysis = v.mapping(top.get("analysis", {}), "analysis", ("bootstrap", "level", "stability",
                                                                     "compare"))
-    out = v.mapping(top.get("output", {}), "output", ("scores", "judge_columns", "per_judge"))
+    out = v.mapping(top.get("output", {}), "output", ("scores", "judge_columns", "per_judge", "title"))
 
     fmt = v.string(inp.get("format", "auto"), "input.format")
     path = inp.get("path", ".")
@@ -386,6 +378,7 @@ def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
                                               "winner_score": "winner_score"})),
         judge_columns=v.count(out.get("judge_columns", JUDGE_COLUMNS), "output.judge_columns"),
         per_judge=v.choice(out.get("per_judge", "ranks"), "output.per_judge", PER_JUDGE_CONTENTS),
+        title=None if out.get("title") is None else v.string(out["title"], "output.title"),
     )
 
 

@@ -29,6 +29,7 @@ from .readers.rows import CANONICAL_COLUMNS
 from .render.writers import long_csv, render_outputs, write_files
 from .render.per_judge import PER_JUDGE_FILE
 from .leaderboard import Leaderboard, build_leaderboard
+from .signature import PUBLIC_KEY_NAME, read_public_key, verify_folder
 
 __all__ = ["run", "score_main", "ingest_main"]
 
@@ -109,8 +110,14 @@ def _progress(log: Log) -> Callable[[str, int, int], None]:
     return progress
 
 
-def score_main(input_dir: str | Path, output_dir: str | Path) -> int:
-    """Entry point of the meta-scoring program; returns the exit code."""
+def score_main(input_dir: str | Path, output_dir: str | Path, program_dir: str | Path | None = None) -> int:
+    """Entry point of the meta-scoring program; returns the exit code.
+
+    ``program_dir``: the program's folder (``score.py`` passes its own). Given, the results
+    export must carry the signature of the organizer whose public key the folder holds
+    (:mod:`metascore.signature`): anything else is refused before it is read, so that a
+    participant's upload to the meta phase ends Failed and on no leaderboard.
+    """
     print(f"[*] metascore {__version__} scoring program")
 
     def body() -> None:
@@ -125,9 +132,22 @@ def score_main(input_dir: str | Path, output_dir: str | Path) -> int:
         res = Path(input_dir) / "res"
         if not res.is_dir():
             raise InputError(f"no result submission found ({res} is missing).")
+        if program_dir is not None:
+            print(f"[*] signed by the organizer (key {_check_signature(Path(program_dir), res)})")
         run(config, res, output_dir)
 
     return exit_code(body)
+
+
+def _check_signature(program_dir: Path, res: Path) -> str:
+    """The fingerprint of the organizer's key that signed ``res`` (or a :class:`SignatureError`)."""
+    key_file = program_dir / PUBLIC_KEY_NAME
+    if not key_file.is_file():
+        raise ConfigError(
+            f"the meta-scoring program has no organizer key ({PUBLIC_KEY_NAME} next to score.py), so "
+            "it cannot tell the organizer's results export from anyone's: zip the bundle with "
+            "`metascore bundle zip`, which puts your key there.")
+    return verify_folder(res, read_public_key(key_file))
 
 
 def ingest_main(

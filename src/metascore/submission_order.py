@@ -37,8 +37,16 @@ import pandas as pd
 if TYPE_CHECKING:  # the readers import this module
     from .readers.score_table import ScoreTable
 
-__all__ = ["Origin", "split_submission_key", "submission_number", "phase_origins", "places",
+__all__ = ["EARLIER", "BY_NUMBER", "BY_TIME", "Origin", "split_submission_key", "submission_number", "phase_origins", "places",
            "own_places", "order_basis", "latest_first_key", "utc_time"]
+
+#: The tie-break in words, one wording wherever it is said (the "Final ranking" page, the
+#: leaderboard's messages, the README): the earlier submission, by submission number on a
+#: Codabench results export and in ``bundle run``'s outputs tree (neither holds a submission
+#: time), by submission time where the input has them.
+EARLIER = "the earlier submission"
+BY_NUMBER = "by submission number"
+BY_TIME = "by submission time"
 
 # "<owner>-<submission id>": the id is the part after the last "-", all ASCII digits.
 _SUBMISSION_KEY = re.compile(r"(?P<owner>.+)-(?P<id>[0-9]+)", re.DOTALL)
@@ -91,6 +99,12 @@ class Origin:
     def shown(self) -> str:
         """How the report names it: its time, else its id."""
         return self.time.isoformat() if self.time is not None else self.candidate
+
+    def by(self, other: "Origin") -> str:
+        """What decides between this origin and ``other``: :data:`BY_TIME` when both have a
+        time that differs, else :data:`BY_NUMBER`."""
+        timed = self.time is not None and other.time is not None and self.time != other.time
+        return BY_TIME if timed else BY_NUMBER
 
 
 def latest_first_key(time: pd.Timestamp | None, candidate: str) -> tuple[float, float, str]:

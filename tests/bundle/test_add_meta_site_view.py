@@ -93,7 +93,9 @@ def test_check_asks_for_each_when_the_meta_phase_lacks_them(tmp_path):
     data["phases"] = data["phases"][:2]
     data["tasks"] = data["tasks"][:2]
     data["leaderboards"][0]["columns"] = data["leaderboards"][0]["columns"][:3]
+    data["pages"] = [p for p in data["pages"] if p["title"] != "Final ranking"]  # the meta phase's
     (bundle / "competition.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    (bundle / "pages" / "final_ranking.md").unlink()
     shutil.rmtree(bundle / "final_ranking")
     shutil.rmtree(bundle / "meta_scoring_program")
     result = add_meta(bundle)
@@ -129,7 +131,8 @@ def test_the_final_ranking_page_says_how_the_ranking_is_computed(tmp_path):
     assert page["file"] == "pages/final_ranking.md"  # beside the bundle's own pages
     text = (bundle / page["file"]).read_text()
     config = load_config(bundle / "final_ranking" / "reference_data" / "metascore.yaml")
-    assert config.ranking.method in text and "Open that row's **Detailed Results**" in text
+    assert config.ranking.method in text and "**that row is not a participant's result**" in text
+    assert "the row's eye icon opens the same ranking" in text
     for judge in config.judges:
         assert f"| {judge.task} ({judge.phase}) | {judge.title} | "
         f"{'higher' if judge.higher_is_better else 'lower'} | 1 |" in text
@@ -294,3 +297,67 @@ def test_an_unknown_rule_is_refused_before_anything_is_converted(tmp_path):
     with pytest.raises(ConfigError, match="did you mean 'Force_Last'"):
         add_meta(bundle, end="2026-08-31", submission_rule="ForceLast")
     assert not (bundle / "competition.v1.yaml").exists()
+
+
+# ---------------------------------------------------------------------- issue 46
+def test_add_meta_says_which_eye_icons_open_an_empty_page(tmp_path):
+    """Issue 46 item 3: detailed results are on for the whole competition; a scoring program
+    that writes no detailed_results.html leaves each of its rows' eye icons on an empty page."""
+    bundle = _copy(V2, tmp_path)
+    result = add_meta(bundle, end="2026-12-31")
+    (note,) = [n for n in result.notes if "write no detailed_results.html" in n]
+    assert "the scoring program(s) scoring_program/ write no detailed_results.html" in note
+    assert "'Development', 'Final'" in note and "opens an empty page" in note
+    assert "--eye-icons hide" in note and "keep them" in note
+    assert "show_detailed_results_in_leaderboard" not in _yaml(bundle)  # the default keeps them
+    # a scoring program that writes one gets no such note
+    other = _copy(V2, tmp_path, "writes")
+    score = other / "scoring_program" / "score.py"
+    score.write_text(score.read_text() + "\n# also writes detailed_results.html\n")
+    assert not [n for n in add_meta(other, end="2026-12-31").notes if "write no detailed_results.html" in n]
+
+
+def test_eye_icons_hide_removes_them_and_the_page_says_where_the_ranking_is(tmp_path):
+    bundle = _copy(V2, tmp_path)
+    result = add_meta(bundle, end="2026-12-31", choices=MetaChoices(eye_icons="hide"))
+    data = _yaml(bundle)
+    assert data["show_detailed_results_in_leaderboard"] is False and data["enable_detailed_results"] is True
+    assert any("show_detailed_results_in_leaderboard: false (--eye-icons hide)" in c for c in result.changes)
+    assert any("no leaderboard shows an eye icon" in n for n in result.notes)
+    assert check_bundle(bundle).errors == []
+    page = (bundle / "pages" / "final_ranking.md").read_text()
+    assert "appear at the top of this page once the organizers have submitted." in page
+    assert "eye icon" not in page
+    assert main(["bundle", "add-meta", str(_copy(V2, tmp_path, "cli")), "--end", "2026-12-31",
+                 "--eye-icons", "hide"]) == 0
+    assert _yaml(tmp_path / "cli")["show_detailed_results_in_leaderboard"] is False
+
+
+def test_the_meta_program_carries_the_competitions_title(tmp_path):
+    """Issue 46 item 5: the ranking page names the competition (output.title)."""
+    bundle = _copy(V2, tmp_path)
+    add_meta(bundle, end="2026-12-31")
+    config = load_config(bundle / "final_ranking" / "reference_data" / "metascore.yaml")
+    assert config.title == _yaml(bundle)["title"]
+    assert load_config(TEMPLATE / "final_ranking" / "reference_data" / "metascore.yaml").title == \
+        yaml.safe_load((TEMPLATE / "competition.yaml").read_text())["title"]
+
+
+def test_one_tie_wording_true_on_the_site_and_in_bundle_run(tmp_path):
+    """Issue 46 item 6: one rule in one wording: the earlier submission, by submission time
+    where the results carry one (a pulled folder), else by submission number (a results
+    export, bundle run's outputs tree), as the messages of the meta phase say which."""
+    bundle = _copy(V2, tmp_path)
+    add_meta(bundle, end="2026-12-31")
+    page = (bundle / "pages" / "final_ranking.md").read_text()
+    assert ("the earlier submission is listed first: by submission time where the results carry one, "
+            "else by submission number") in page
+    assert "its results export holds no times" in page
+    # the template's page is the one add-meta would write from its metascore.yaml
+    from metascore.bundle.meta.ranking_page import ranking_page
+
+    config = load_config(TEMPLATE / "final_ranking" / "reference_data" / "metascore.yaml")
+    columns = {c["key"]: c["title"] for c in yaml.safe_load((TEMPLATE / "competition.yaml").read_text())[
+        "leaderboards"][0]["columns"] if c["key"] in config.scores}
+    assert (TEMPLATE / "pages" / "final_ranking.md").read_text() == ranking_page(
+        config, meta_phase="Final ranking", columns=columns)

@@ -127,6 +127,20 @@ def test_outputs_tree_and_manifest(run):
         ("Development", "baseline-1", "baseline"), ("Final", "baseline-7", "baseline")}
 
 
+def test_the_runner_signs_the_export_as_the_organizer_does(run):
+    """Issue 46: the meta program ranks only an export signed with the key it carries; the
+    runner signs the outputs tree with the organizer's key on this machine, as `codabench
+    submit` signs the export it uploads."""
+    from metascore.signature import organizer_key
+
+    _, out = run
+    assert (out / "outputs" / "metascore.sig").is_file()
+    results = json.loads((out / "run_summary.json").read_text())["results"]
+    (meta,) = [r for r in results if r["phase"] == "Final ranking"]
+    log = (Path(meta["run_dir"]) / "scoring" / "stdout.txt").read_text()
+    assert f"[*] signed by the organizer (key {organizer_key().fingerprint})" in log
+
+
 def test_final_leaderboard_matches_hand_derivation(run):
     _, out = run
     meta_out = out / "runs" / "Final_ranking" / "organizer_results" / "meta-ranking" / "scoring" / "output"
@@ -222,7 +236,7 @@ def test_report_reads_naturally(run):
     doc = json.loads((out / "final" / "leaderboard.json").read_text())
     tie = [m for m in doc["messages"] if "share first place" in m]
     assert tie == ["alice-8 and carol-10 share first place (average rank 1.67 each); alice-8 is "
-                   "listed first and is the winner by the tie-break: the earlier submission (alice-2 "
+                   "listed first and is the winner by the tie-break: the earlier submission by submission number (alice-2 "
                    "before carol-4: their submissions in phase 'Development') (ranking.tie_break: "
                    "['submitted_at', 'candidate'])."]
     assert "share first place" in page

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import io
+import json
 import zipfile
 
 import pytest
@@ -11,12 +12,24 @@ import pytest
 from codabench_replay import TOKEN, Answer, Replay, serve
 from metascore.cli import main
 from metascore.codabench import TOKEN_ENV
-from metascore.program import score_main
+from metascore.config import load_config
+from metascore.program import run, score_main
+from metascore.signature import PUBLIC_KEY_NAME, organizer_key, public_key_text
 
 KEY = "5f1c3a52-8d0e-4c61-9b7a-2e4f6a8c0d12"  # Data.key is a UUID
 SUBMISSION = {"id": 777, "data": KEY, "phase": 103, "status": "Submitting", "status_details": None,
               "filename": "metascore_results.zip", "md5": None, "fact_sheet_answers": None,
               "organization": None, "queue": None, "created_when": "2024-03-20 10:00", "scores": []}
+
+
+TASK = {"id": 205, "name": "meta-ranking", "description": "", "key": "6b1f0a6e-0c55-4d3e-9d71-1c3a0e2f0005",
+        "input_data": None, "ingestion_program": None,
+        "reference_data": {"id": 9, "key": "a1b2c3d4-0000-4000-8000-000000000009", "name": "ref"},
+        "scoring_program": {"id": 10, "key": "a1b2c3d4-0000-4000-8000-000000000010", "name": "program"}}
+
+
+#: What `submit` reads to publish the outcome: the files, the output zip, the competition, the task.
+PUBLISH_READS = 4
 
 
 def polled(status: str, scores=(), details=None) -> dict:
@@ -49,6 +62,19 @@ def site(monkeypatch, tmp_path, capsys):
     r.add("PUT", signed, None, query="X-Amz-Signature=00ff")
     r.add("PUT", f"/api/datasets/completed/{KEY}/", {"key": KEY})
     r.add("POST", "/api/submissions/", SUBMISSION, status=201)
+    # what `submit` reads and writes once the submission is Finished (codabench/publish.py):
+    # the meta program's output as the site keeps it, the page and the task's name
+    organizer_key()  # the key `bundle zip` made on this machine
+    ranked = tmp_path / "ranked"
+    run(load_config(folder / "metascore.yaml"), folder, ranked, log=lambda _: None)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as archive:
+        archive.write(ranked / "leaderboard.json", "leaderboard.json")
+    r.add("GET", "/api/submissions/777/get_details/", {"scoring_result": f"{r.url}/storage/scoring_777.zip?sig=1"})
+    r.add("GET", "/storage/scoring_777.zip", buf.getvalue(), query="sig=1", content_type="application/zip")
+    r.add("PATCH", "/api/competitions/41/", {})
+    r.add("GET", "/api/tasks/205/", TASK)
+    r.add("PATCH", "/api/tasks/205/", {})
     yield r, folder
     stop()
 
@@ -68,8 +94,8 @@ def test_request_sequence(site, capsys, tmp_path):
         Answer(200, polled("Scoring")),
         Answer(200, polled("Finished", [("n_qualified", "3.0000000000"),
                                         ("winner_score", "-1.5000000000")]))])
-    rc, out, _ = submit(r, folder, capsys)
-    assert rc == 0
+    rc, out, err = submit(r, folder, capsys)
+    assert rc == 0, err
     seq = [(q.method, q.path) for q in r.log]
     assert seq == [
         ("GET", "/api/competitions/41/"),
@@ -77,27 +103,55 @@ def test_request_sequence(site, capsys, tmp_path):
         ("PUT", "/storage/submission/metascore_results.zip"),
         ("PUT", f"/api/datasets/completed/{KEY}/"),
         ("POST", "/api/submissions/"),
-    ] + [("GET", "/api/submissions/777/")] * 4
+    ] + [("GET", "/api/submissions/777/")] * 4 + [
+        ("GET", "/api/submissions/777/get_details/"),
+        ("GET", "/storage/scoring_777.zip"),
+        ("GET", "/api/competitions/41/"),
+        ("PATCH", "/api/competitions/41/"),
+        ("GET", "/api/tasks/205/"),
+        ("PATCH", "/api/tasks/205/"),
+    ]
     dataset, upload, _, created = r.log[1], r.log[2], r.log[3], r.log[4]
     fields = dataset.json()
     assert fields == {"type": "submission", "competition": 41,
                       "request_sassy_file_name": "metascore_results.zip",
                       "file_name": "metascore_results.zip", "file_size": len(upload.body)}
-    assert "Authorization" not in upload.headers  # the token stays with the API
-    assert all(q.headers.get("Authorization") == f"Token {TOKEN}" for q in r.log if q is not upload)
+    storage = [q for q in r.log if q.path.startswith("/storage/")]  # signed URLs
+    assert [q.method for q in storage] == ["PUT", "GET"] and upload is storage[0]
+    assert not any("Authorization" in q.headers for q in storage)  # the token stays with the API
+    assert all(q.headers.get("Authorization") == f"Token {TOKEN}" for q in r.log if q not in storage)
     archive = zipfile.ZipFile(io.BytesIO(upload.body))
     assert "submissions.csv" in archive.namelist()
     assert "Final/alice-611/iris/scores.json" in archive.namelist()
     # the meta phase's scoring program reads the uploaded zip as the worker unpacks it
+    assert "metascore.sig" in archive.namelist()  # signed with the organizer's key
     archive.extractall(tmp_path / "input" / "res")
     (tmp_path / "input" / "ref").mkdir()
     (tmp_path / "input" / "ref" / "metascore.yaml").write_bytes((folder / "metascore.yaml").read_bytes())
-    assert score_main(tmp_path / "input", tmp_path / "output") == 0
+    program = tmp_path / "program"
+    program.mkdir()
+    (program / PUBLIC_KEY_NAME).write_text(public_key_text(organizer_key().public))
+    assert score_main(tmp_path / "input", tmp_path / "output", program_dir=program) == 0
     assert (tmp_path / "output" / "leaderboard.csv").is_file()
     assert created.json() == {"data": KEY, "phase": 103, "fact_sheet_answers": None,
                               "tasks": [205], "organization": None, "queue": None}
     assert "submission 777 Finished: scores n_qualified=3, winner_score=-1.5" in out
     assert f"{r.url}/competitions/41/detailed_results/777/" in out
+    # the outcome where participants look: a "Final ranking" page (the competition had none)
+    # added with every other page and the whitelist, which the site's update replaces whole
+    board = json.loads((tmp_path / "ranked" / "leaderboard.json").read_text())
+    winner = next(row["participant"] for row in board["final"]["rows"] if row["position"] == 1)
+    patched = r.log[-3].json()
+    assert patched["whitelist_emails"] == [] and [p["title"] for p in patched["pages"]] == ["Final ranking"]
+    page = patched["pages"][0]["content"]
+    assert f"## Result: {winner} wins" in page
+    assert f"]({r.url}/competitions/41/detailed_results/777/)" in page
+    # the task's new name, its data kept (the site clears a key the PATCH leaves out)
+    renamed = r.log[-1].json()
+    assert renamed["name"].startswith(f"Final ranking: {winner} wins (")
+    assert renamed["reference_data"] == TASK["reference_data"]["key"]
+    assert renamed["scoring_program"] == TASK["scoring_program"]["key"]
+    assert renamed["input_data"] is None and renamed["ingestion_program"] is None
 
 
 def test_dry_run_sends_nothing(site, capsys, monkeypatch):
@@ -169,7 +223,8 @@ def test_waits_for_every_score_the_meta_program_writes(site, capsys):
     rc, out, _ = submit(r, folder, capsys)
     assert rc == 0
     assert "submission 777 Finished: scores n_qualified=4, winner_score=-1.66667" in out
-    assert len(r.requests("GET")) == 1 + 4  # the competition, then each status until complete
+    # the competition, then each status until complete (then the publishing's 4 reads)
+    assert len(r.requests("GET")) == 1 + 4 + PUBLISH_READS
     assert "[!]" not in out
 
 
@@ -184,7 +239,7 @@ def test_scores_that_stop_changing_are_complete(site, capsys):
         Answer(200, polled("Finished", [("n_qualified", "0E-10"), ("winner_score", "-2.0")]))])
     rc, out, _ = submit(r, folder, capsys)
     assert rc == 0
-    assert len(r.requests("GET")) == 1 + 3
+    assert len(r.requests("GET")) == 1 + 3 + PUBLISH_READS
     assert "submission 777: no score for winner_score" in out
     assert "submission 777 Finished: scores n_qualified=0" in out
 
@@ -198,7 +253,7 @@ def test_a_pulled_folder_without_configuration_waits_for_stable_scores(site, cap
         Answer(200, polled("Finished", [("n_qualified", "3.0"), ("winner_score", "-1.5")]))])
     rc, out, _ = submit(r, folder, capsys)
     assert rc == 0
-    assert len(r.requests("GET")) == 1 + 4
+    assert len(r.requests("GET")) == 1 + 4 + PUBLISH_READS
     assert "submission 777 Finished: scores n_qualified=3, winner_score=-1.5" in out
 
 
@@ -230,7 +285,9 @@ def test_under_add_the_meta_submission_is_put_on_the_leaderboard(site, capsys):
         Answer(200, polled("Finished", [("n_qualified", "3.0000000000"), ("winner_score", "-1.5")]))])
     rc, out, _ = submit(r, folder, capsys)
     assert rc == 0
-    assert r.log[-1].method == "POST" and r.log[-1].path == "/api/submissions/777/submission_leaderboard_connection/"
+    clicked = [n for n, q in enumerate(r.log) if q.path.endswith("/submission_leaderboard_connection/")]
+    assert [r.log[n].method for n in clicked] == ["POST"]
+    assert r.log[clicked[0] + 1].path == "/api/submissions/777/get_details/"  # then the publishing
     assert "submission 777 put on the leaderboard of phase 'Final ranking' (its rule is Add" in out
 
 
@@ -241,3 +298,15 @@ def test_under_force_last_nothing_more_is_sent(site, capsys):
     rc, out, _ = submit(r, folder, capsys)
     assert rc == 0 and "leaderboard_connection" not in " ".join(q.path for q in r.log)
     assert "put on the leaderboard" not in out
+
+
+def test_submit_signs_with_the_key_it_is_given_and_says_when_there_is_none(site, capsys, tmp_path):
+    """Issue 46: the zip is signed with --key FILE (the organizer key of the machine that ran
+    `bundle zip`, copied here); a missing key is one line before anything is sent."""
+    r, folder = site
+    rc, _, err = submit(r, folder, capsys, "--key", str(tmp_path / "absent_key"))
+    assert rc == 1 and err.count("\n") == 1 and f"no organizer key at {tmp_path / 'absent_key'}" in err
+    assert r.log == []
+    other = organizer_key(tmp_path / "copied_key")
+    rc, out, _ = submit(r, folder, capsys, "--key", str(tmp_path / "copied_key"), "--dry-run")
+    assert rc == 0 and f"signed with the organizer key {other.fingerprint} ({tmp_path / 'copied_key'})" in out

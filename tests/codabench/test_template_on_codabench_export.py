@@ -145,7 +145,7 @@ def test_the_site_export_breaks_the_tie_by_development_order(tmp_path, layout):
         ("1", "zoe-10", "true"), ("1", "carol-7", "true"), ("3", "bob-11", "true"),
         ("4", "dave-8", "true"), ("", "baseline-12", ""), ("", "erin-9", "false")]
     board = json.loads((out / "leaderboard.json").read_text())
-    assert any("zoe-10 is listed first and is the winner by the tie-break: the earlier submission "
+    assert any("zoe-10 is listed first and is the winner by the tie-break: the earlier submission by submission number "
                "(zoe-1 before carol-3: their submissions in phase 'Development')" in m
                for m in board["messages"])
     order = board["signature"]["submission_order"]

@@ -169,7 +169,7 @@ def test_the_leaderboard_breaks_a_final_tie_by_development_order_and_says_so():
     lb = build_leaderboard(table(SITE), parse_config(CONFIG))
     assert [r.candidate for r in lb.final.ranked] == ["zoe-10", "bob-11", "carol-7"]
     assert lb.final.ranked[0].position == lb.final.ranked[2].position == 1
-    assert any("zoe-10 is listed first and is the winner by the tie-break: the earlier submission "
+    assert any("zoe-10 is listed first and is the winner by the tie-break: the earlier submission by submission number "
                "(zoe-1 before bob-2: their submissions in phase 'Development')" in m for m in lb.messages)
     order = lb.signature["submission_order"]
     assert order["Development"].startswith("submission order from the submission ids of phase 'Development'")

@@ -71,7 +71,17 @@ def _app(tmp_path: Path, program: Path) -> dict[str, Path]:
                                            "ingested_program")}
 
 
-def _run(program: Path, mounts: dict[str, Path]) -> subprocess.CompletedProcess:
+def _run(program: Path, mounts: dict[str, Path], *, sign: bool = True) -> subprocess.CompletedProcess:
+    """Run ``program``; the scoring program as ``bundle zip`` fills it (the organizer's public
+    key next to score.py) on a results export signed as ``codabench submit`` signs it."""
+    if program == SCORING:
+        from metascore.signature import PUBLIC_KEY_NAME, organizer_key, public_key_text, sign_folder
+
+        key = organizer_key()
+        (mounts["/app/program"] / PUBLIC_KEY_NAME).write_text(public_key_text(key.public))
+        res = mounts["/app/input"] / "res"
+        if sign and res.is_dir():
+            sign_folder(res, key)
     return subprocess.run(
         _command(program, mounts), cwd=mounts["/app/program"], capture_output=True,
         text=True, timeout=120,

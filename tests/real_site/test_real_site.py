@@ -31,20 +31,18 @@ of the final leaderboard are compared exactly; only the ids are read as ``<owner
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import io
 import json
 import os
 import re
 import shutil
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 import real_site as rs
+from real_site import cli, token_env
 import real_site_bundles as rb
 from repo_paths import ROOT
 
@@ -82,30 +80,6 @@ class SiteRun:
     @property
     def ranked(self) -> Path:
         return self.folder / "ranked"
-
-
-@contextlib.contextmanager
-def token_env(token: str):
-    old = os.environ.get("CODABENCH_TOKEN")
-    os.environ["CODABENCH_TOKEN"] = token
-    try:
-        yield
-    finally:
-        if old is None:
-            os.environ.pop("CODABENCH_TOKEN", None)
-        else:
-            os.environ["CODABENCH_TOKEN"] = old
-
-
-def cli(*args: str) -> str:
-    """Run ``metascore ARGS`` in this process; its standard output."""
-    from metascore.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = main(list(args))
-    assert rc == 0, f"metascore {' '.join(args)} -> {rc}\n{out.getvalue()[-2000:]}\n{err.getvalue()[-2000:]}"
-    return out.getvalue()
 
 
 def run_variant(variant: str, folder: Path) -> SiteRun:
@@ -165,11 +139,9 @@ def run_variant(variant: str, folder: Path) -> SiteRun:
         "Final": {"end": (now - dt.timedelta(seconds=30)).isoformat()},
         META_PHASE: {"start": (now - dt.timedelta(seconds=30)).isoformat()}}})
     export = {k: v for payload in run.exports.values() for k, v in payload.items()}
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("results.json", json.dumps(export, indent=1))
     meta = run.phases[META_PHASE]
-    sid = rs.submit(org, cid, meta, buf.getvalue(), "results.zip")
+    sid = rs.submit(org, cid, meta, rs.signed_zip({"results.json": json.dumps(export, indent=1).encode()}),
+                    "results.zip")
     done = rs.wait_phase(org, meta["id"], 1)
     run.meta = next(s for s in done if s["id"] == sid)
     if run.meta["status"] == "Finished":

@@ -27,12 +27,10 @@ site's final leaderboard is ``bundle run``'s, column for column but the ids.
 from __future__ import annotations
 
 import datetime as dt
-import io
 import json
 import os
 import re
 import shutil
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -154,10 +152,8 @@ def run_bundle_on_site(name: str, tmp: Path) -> Run:
     for phase in ranked:
         exports.update(rs.results_json(org, cid, run.phases[phase]["id"]))
     open_phase(cid, phase_names, META)
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("results.json", json.dumps(exports, indent=1))
-    run.meta_id = rs.submit(org, cid, run.phases[META], buf.getvalue(), "results.zip")
+    signed = rs.signed_zip({"results.json": json.dumps(exports, indent=1).encode()})  # issue 46
+    run.meta_id = rs.submit(org, cid, run.phases[META], signed, "results.zip")
     (run.meta,) = [s for s in rs.wait_phase(org, run.phases[META]["id"], 1) if s["id"] == run.meta_id]
     org.call("POST", f"/api/submissions/{run.meta_id}/submission_leaderboard_connection/")
     run.meta_files = rs.scoring_output(org, run.meta_id)

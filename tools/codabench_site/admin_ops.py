@@ -1,9 +1,9 @@
 """ORM operations on the local Codabench site, run by ``site.py admin OP JSON`` inside the
 site's environment (Django settings from ``site.env``). Each prints one JSON document.
 
-- ``users {"users": [{"username": .., "email": .., "superuser": false}]}``: create the
-  accounts that are missing (active, e-mail verified: sign-up would need e-mail) and print
-  ``{username: API token}``. Stands in for sign-up, e-mail confirmation and the token page.
+- ``users {"users": [{"username": .., "email": .., "password": .., "superuser": false}]}``:
+  create the accounts that are missing (active, e-mail verified: sign-up would need e-mail),
+  set the password when one is given, and print ``{username: API token}``. Stands in for sign-up, e-mail confirmation and the token page.
 - ``phase_dates {"competition": id, "phases": {"<name>": {"start": iso|null, "end": iso|null}}}``:
   move phase dates (stands in for time passing, e.g. the Final phase starting).
 - ``run_task {"task": "do_phase_migrations"}``: send a site task to the site worker, as the
@@ -34,6 +34,8 @@ def users(payload):
             user = User.objects.create_user(spec["username"], spec.get("email") or f"{spec['username']}@example.invalid",
                                             spec.get("password") or None)
         user.is_active = True
+        if spec.get("password"):  # to log in through the site's pages (the browser tests)
+            user.set_password(spec["password"])
         if spec.get("superuser"):
             user.is_staff = user.is_superuser = True
         user.save()

@@ -95,6 +95,12 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--image", metavar="IMAGE",
                    help="set the competition's docker_image, the image of every phase (default: "
                    "leave it as it is)")
+    p.add_argument("--eye-icons", choices=("keep", "hide"), default="keep",
+                   help="the leaderboards' eye icons (detailed results): keep them (default; a "
+                   "row whose scoring program writes no detailed_results.html opens an empty "
+                   "page, as the notes say) or hide them all (show_detailed_results_in_leaderboard: "
+                   "false; participants open the ranking from the link `codabench submit` writes "
+                   "at the top of the 'Final ranking' page)")
     _meta_python_option(p, "the meta-scoring program filled into a zip bundle")
     p.add_argument("--force", action="store_true",
                    help="rewrite an existing meta phase (its task, phase, columns and metascore.yaml)")
@@ -419,7 +425,7 @@ def _cmd_add_meta(args: argparse.Namespace) -> int:
     choices = MetaChoices(
         method=args.method, baselines=tuple(args.baseline) if args.baseline else None,
         judges=args.judges, exclude=tuple(args.exclude), filter=args.filter, phases=args.phases,
-        submissions=args.submissions,
+        submissions=args.submissions, eye_icons=args.eye_icons,
     )
     result = add_meta(args.bundle, args.output, choices=choices, force=args.force, end=args.end,
                       submission_rule=args.submission_rule, image=args.image,

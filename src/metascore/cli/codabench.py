@@ -1,5 +1,6 @@
-"""``metascore codabench phases | pull | rank | submit``: from a live competition to the final
-ranking (``phases`` lists the phases, their ids and the leaderboard, to choose ``--phase``).
+"""``metascore codabench phases | pull | rank | submit | publish``: from a live competition to
+the final ranking (``phases`` lists the phases, their ids and the leaderboard, to choose
+``--phase``; ``publish`` writes the outcome on the competition's pages again).
 
 The API token comes from ``$CODABENCH_TOKEN`` or ``--token-file``, never from the command
 line, and is never printed or written.
@@ -73,14 +74,19 @@ def add_codabench_commands(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_cmd_rank)
 
     p = sub.add_parser(
-        "submit", help="zip pulled results and submit them to the meta phase, then wait",
-        description="Zip a pulled folder and submit it to a phase (the meta phase, e.g. 'Final "
-        "ranking') through the API, poll until Finished or Failed, then print the scores and "
-        "where the detailed results are.",
+        "submit", help="sign pulled results, submit them to the meta phase, wait, publish the outcome",
+        description="Zip a pulled folder, sign it with the organizer's key (the meta-scoring "
+        "program ranks only an export signed with the key `bundle zip` put into it, so a "
+        "participant's upload to the meta phase fails), submit it to a phase (the meta phase, "
+        "e.g. 'Final ranking') through the API, poll until Finished or Failed, print the scores "
+        "and where the detailed results are, then publish the outcome as `publish` does: the "
+        "'Final ranking' page opens with the winner, the top of the board and the link to the "
+        "whole ranking, and the meta task's name on the Results tab names the winner.",
     )
     _common(p)
     p.add_argument("--phase", required=True, help="the phase to submit to, e.g. 'Final ranking'")
     p.add_argument("folder", metavar="DIR", help="a folder written by `metascore codabench pull`")
+    _key_option(p)
     p.add_argument("--dry-run", action="store_true", help="print the requests, send nothing")
     p.add_argument("--poll-interval", type=float, default=10.0, help="seconds between status "
                    "checks (default 10)")
@@ -90,6 +96,22 @@ def add_codabench_commands(subparsers: argparse._SubParsersAction) -> None:
                    "at most this many seconds for the scores, which the platform posts after "
                    f"it sets Finished (default {SCORES_WAIT:g})")
     p.set_defaults(func=_cmd_submit)
+
+    p = sub.add_parser(
+        "publish", help="write the meta phase's outcome on the 'Final ranking' page and the Results tab",
+        description="Read the final board the meta-scoring program wrote on the site (the "
+        "submission's scoring output), then, as the organizer: put the winner, the top of the "
+        "board, the numbers ranked and not ranked, the rule and the link to the whole ranking "
+        "at the top of the competition's 'Final ranking' page (added if missing), and name the "
+        "winner in the meta task's name, which the Results tab shows above the meta phase's "
+        "row. `submit` does this once the submission finishes; run it again after a page edit "
+        "or another submission.",
+    )
+    _common(p)
+    p.add_argument("--phase", default="Final ranking", help="the meta phase (default 'Final ranking')")
+    p.add_argument("--submission", type=int, help="the meta submission's id (default: the phase's "
+                   "newest Finished one)")
+    p.set_defaults(func=_cmd_publish)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -101,6 +123,12 @@ def _common(p: argparse.ArgumentParser) -> None:
                    "(default 3)")
     p.add_argument("--backoff", type=float, default=1.0, help="first wait between retries in "
                    "seconds, doubled each time (default 1)")
+
+
+def _key_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--key", metavar="FILE", help="the organizer's private key that signs the export "
+                   "(default: $METASCORE_ORGANIZER_KEY, else ~/.config/metascore/organizer_key: the "
+                   "key `metascore bundle zip` made and put the public half of into the bundle)")
 
 
 def _pull_options(p: argparse.ArgumentParser) -> None:
@@ -207,8 +235,20 @@ def _cmd_rank(args: argparse.Namespace) -> int:
 
 def _cmd_submit(args: argparse.Namespace) -> int:
     from ..codabench.submit import submit
+    from ..signature import organizer_key
 
     client = _client(args, token=not args.dry_run)
-    submit(client, args.competition, args.phase, Path(args.folder), dry_run=args.dry_run,
+    key = organizer_key(args.key, create=False) if args.key else None
+    submit(client, args.competition, args.phase, Path(args.folder), dry_run=args.dry_run, key=key,
            poll_interval=args.poll_interval, max_wait=args.max_wait, scores_wait=args.scores_wait)
+    return 0
+
+
+def _cmd_publish(args: argparse.Namespace) -> int:
+    from ..codabench.publish import publish
+    from ..codabench.pull import fetch_competition, find_phase
+
+    client = _client(args)
+    comp = fetch_competition(client, args.competition)
+    publish(client, comp, find_phase(comp, args.phase), args.submission)
     return 0

@@ -3,8 +3,10 @@
 - :mod:`~metascore.codabench.client`: HTTP (token, timeouts, retries, one-line errors).
 - :mod:`~metascore.codabench.api`: the platform's payloads, parsed and checked.
 - :mod:`~metascore.codabench.pull`: exports -> a scoring-output tree, manifest and config.
-- :mod:`~metascore.codabench.submit`: zip, upload and submit to the meta phase; wait.
-- their command line, ``metascore codabench phases | pull | rank | submit``, is
+- :mod:`~metascore.codabench.submit`: zip, sign, upload and submit to the meta phase; wait.
+- :mod:`~metascore.codabench.publish`: the outcome on the "Final ranking" page and the
+  Results tab.
+- their command line, ``metascore codabench phases | pull | rank | submit | publish``, is
   :mod:`metascore.cli.codabench`.
 
 Nothing is imported here, so that ``metascore`` starts without loading the HTTP client.

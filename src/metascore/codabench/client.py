@@ -156,6 +156,10 @@ class Client:
         self._send("PUT", url, "the upload to the storage URL the site returned",
                    headers={"Content-Type": content_type}, data=data)
 
+    def download(self, url: str, what: str) -> bytes:
+        """GET a file from a signed storage URL the site returned (no API credentials go there)."""
+        return self._send("GET", url, what).content
+
     def _send(self, method: str, url: str, what: str, **kwargs: Any) -> requests.Response:
         attempt = 0
         while True:

@@ -22,7 +22,13 @@ The request sequence is the one Codabench's own upload form makes
    after ``scores_wait`` seconds the scores read last are printed with what is missing;
 8. under the ``Add`` rules, ``POST /api/submissions/<id>/submission_leaderboard_connection/``
    (the "add to leaderboard" click): no submission reaches a leaderboard without it, so
-   participants would see no Final ranking row, hence no link to the ranking page.
+   participants would see no Final ranking row, hence no link to the ranking page;
+9. the outcome where participants look first (:func:`metascore.codabench.publish.publish`):
+   the competition's "Final ranking" page and the meta task's name.
+
+The zip carries the organizer's signature (``metascore.sig``, :mod:`metascore.signature`),
+made with the organizer's key on this machine (``key``): the meta-scoring program ranks
+nothing else, so a participant's upload to the meta phase ends Failed.
 """
 
 from __future__ import annotations
@@ -42,7 +48,10 @@ from . import SCORES_WAIT
 from .api import TERMINAL_STATUSES, CompetitionInfo, SubmissionInfo, parse_dataset, parse_submission
 from .client import Client, PlatformError
 from ..config import CONFIG_NAME
+from ..bundle.meta.ranking_page import PAGE_TITLE
 from .pull import fetch_competition, find_phase
+from .publish import publish
+from ..signature import SIGNATURE_NAME, OrganizerKey, folder_files, organizer_key, signature_file
 
 __all__ = ["ZIP_NAME", "SCORES_POLL", "zip_results", "expected_scores", "submit"]
 
@@ -52,17 +61,18 @@ SCORES_POLL = 2.0
 Log = Callable[[str], None]
 
 
-def zip_results(folder: Path) -> bytes:
-    """The pulled folder as a zip (its files at the root), after checking it reads as scores."""
+def zip_results(folder: Path, key: OrganizerKey) -> bytes:
+    """The pulled folder as a zip (its files at the root) signed with ``key``
+    (``metascore.sig``), after checking it reads as scores."""
     if not folder.is_dir():
         raise InputError(f"{folder} is not a folder; give the folder `metascore codabench pull` wrote.")
     read_scores(folder, "tree")  # refuse a folder the meta-scoring program could not read
+    files = folder_files(folder)
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted(folder.rglob("*")):
-            rel = path.relative_to(folder)
-            if path.is_file() and not any(part.startswith(".") for part in rel.parts):
-                archive.write(path, rel.as_posix())
+        for rel, data in files.items():
+            archive.writestr(rel, data)
+        archive.writestr(SIGNATURE_NAME, signature_file(files, key))
     return buf.getvalue()
 
 
@@ -86,6 +96,7 @@ def submit(
     folder: Path,
     *,
     dry_run: bool = False,
+    key: OrganizerKey | None = None,
     poll_interval: float = 10.0,
     max_wait: float = 3600.0,
     scores_wait: float = SCORES_WAIT,
@@ -95,13 +106,17 @@ def submit(
 ) -> SubmissionInfo | None:
     """Zip ``folder``, submit it to ``phase_name`` and wait for the result.
 
-    With ``dry_run`` the requests are printed and nothing is sent. Returns the finished
+    ``key``: the organizer's key that signs the zip (default: the key on this machine,
+    :func:`~metascore.signature.organizer_key`). With ``dry_run`` the requests are printed
+    and nothing is sent. Returns the finished
     submission with its scores once they are complete (see the module's docstring; at most
     ``scores_wait`` seconds after Finished), ``None`` on a dry run; a failed or cancelled
     one raises :class:`PlatformError`.
     """
-    data = zip_results(folder)
+    key = organizer_key(create=False) if key is None else key
+    data = zip_results(folder, key)
     if dry_run:
+        log(f"[dry-run] {ZIP_NAME}: {folder} signed with the organizer key {key.fingerprint} ({key.path})")
         log(f"[dry-run] GET  {client.url(f'/api/competitions/{competition_id}/')}  (id of phase "
             f"{phase_name!r}, its tasks, the queue)")
         body = {"type": "submission", "competition": competition_id,
@@ -116,6 +131,9 @@ def submit(
         log(f"[dry-run] GET  {client.url('/api/submissions/<id>/')}  every {poll_interval:g} s "
             f"until {', '.join(TERMINAL_STATUSES)}, then until the scores are complete (at most "
             f"{scores_wait:g} s)")
+        log("[dry-run] then `metascore codabench publish`: the final board from the submission's "
+            f"output, the {PAGE_TITLE!r} page and the meta task's name (PATCH "
+            f"{client.url(f'/api/competitions/{competition_id}/')}, {client.url('/api/tasks/<id>/')})")
         log("[dry-run] nothing was sent")
         return None
 
@@ -123,12 +141,12 @@ def submit(
     phase = find_phase(comp, phase_name)
     body = {"type": "submission", "competition": comp.id, "request_sassy_file_name": ZIP_NAME,
             "file_name": ZIP_NAME, "file_size": len(data)}
-    key, upload_url = parse_dataset(
+    data_key, upload_url = parse_dataset(
         client.send_json("POST", "/api/datasets/", body, what="dataset creation"), "dataset creation")
-    log(f"[*] uploading {ZIP_NAME} ({len(data)} bytes)")
+    log(f"[*] uploading {ZIP_NAME} ({len(data)} bytes, signed with the organizer key {key.fingerprint})")
     client.upload(upload_url, data)
-    client.request("PUT", f"/api/datasets/completed/{key}/", what="upload completion")
-    body = {"data": key, "phase": phase.id, "fact_sheet_answers": None,
+    client.request("PUT", f"/api/datasets/completed/{data_key}/", what="upload completion")
+    body = {"data": data_key, "phase": phase.id, "fact_sheet_answers": None,
             "tasks": [t.id for t in phase.tasks], "organization": None, "queue": comp.queue}
     what = f"submission to phase {phase.name!r}"
     sub = parse_submission(client.send_json("POST", "/api/submissions/", body, what=what), what)
@@ -163,6 +181,7 @@ def submit(
         log(f"[*] submission {sub.id} put on the leaderboard of phase {phase.name!r} (its rule is "
             f"{manual[0]}: without this click participants see no row, hence no ranking page)")
     log(f"[*] detailed results: {client.site}/competitions/{comp.id}/detailed_results/{sub.id}/")
+    publish(client, comp, phase, sub.id, log=log)
     return sub
 
 

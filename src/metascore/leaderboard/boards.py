@@ -22,7 +22,7 @@ from ..ranking import Ranking
 from ..method_spec import Display
 from ..missing import Prepared
 from ..stats import fractional_ranks
-from ..submission_order import Origin, submission_number
+from ..submission_order import EARLIER, Origin, submission_number
 from .model import Board, JudgeIndex, JudgeValues, Margins, Row
 from .phases import in_phase
 
@@ -279,7 +279,7 @@ def _before(mine: Origin, theirs: Origin, phase: str) -> str:
 
 #: How a person reads each tie-break key.
 _TIE_BREAK_WORDS = {
-    "submitted_at": "the earlier submission",
+    "submitted_at": EARLIER,
     "candidate": "the candidate id, alphabetically",
     "participant": "the participant name, alphabetically",
     "input_order": "the order of the input",
@@ -304,7 +304,7 @@ def first_place_note(board: Board, tie_break: tuple[str, ...], shown: Display,
         if key == "submitted_at":
             mine, theirs = (_origin(r, board.phase, origins) for r in (winner, second))
             if mine.known() and mine.key() != theirs.key():
-                how = f"{_TIE_BREAK_WORDS[key]} ({_before(mine, theirs, board.phase)})"
+                how = f"{_TIE_BREAK_WORDS[key]} {mine.by(theirs)} ({_before(mine, theirs, board.phase)})"
                 break
             continue
         mine, theirs = getattr(winner, key), getattr(second, key)

@@ -27,6 +27,7 @@ from ..method_spec import Display
 from .comparison_html import render_comparison
 from .per_judge import judge_rank_summary, per_judge_holder
 from .report_style import REPORT_CSS as _CSS
+from .report_head import page_title, render_head
 from .report_labels import clip_middle, heatmap_header, judge_header, judge_labels
 from .report_format import clip_end, html_text, key_label, margin_color, number_html, percent_text
 from .report_format import qualified_badge, rank_color, rank_interval_html, svg_open
@@ -51,19 +52,12 @@ def render_report(lb: Leaderboard) -> str:
     final = lb.final
     shown = get_ranking_method(str(sig.get("method"))).display
     failed = _failed_runs(lb)
-    title = f"Meta-scoring results: {final.phase}"
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{html_text(title)}</title><style>{_CSS}</style></head><body><main>",
-        "<header>",
-        f"<h1>{html_text(title)}</h1>",
-        f"<p>Ranked with <b>{html_text(sig.get('method'))}</b> ({html_text(shown.label)}, "
-        f"{html_text(shown.direction)}) over {html_text(_judges_counted(final))}; "
-        f"missing scores: {html_text(sig.get('missing'))}; seed {html_text(sig.get('seed'))}; "
-        f"metascore {html_text(sig.get('version'))}.</p>",
-        "</header>",
+        f"<title>{html_text(page_title(lb))}</title><style>{_CSS}</style></head><body><main>",
+        render_head(lb, shown, _judges_counted(final)),
         _summary_cards(lb, shown),
         *(f'<div class="msg">&#9888; {html_text(m)}</div>' for m in lb.messages),
         _final_section(lb, shown, failed),

@@ -14,18 +14,20 @@ body { margin:0; background:var(--bg); color:var(--ink);
 main { max-width: 1320px; margin: 0 auto; padding: 24px 20px 48px; }
 header h1 { font-size: 24px; margin: 0 0 4px; }
 header p { margin: 0; color: var(--muted); }
+header p.where { font-size: 13px; text-transform: uppercase; letter-spacing: .04em; margin-bottom: 2px; }
+header p.rule { color: var(--ink); font-size: 15px; margin-bottom: 2px; }
 section { background: var(--card); border: 1px solid var(--line); border-radius: 10px;
   padding: 18px 20px; margin-top: 18px; }
 h2 { font-size: 17px; margin: 0 0 10px; }
 h3 { font-size: 14px; margin: 16px 0 6px; color: var(--muted); text-transform: uppercase;
   letter-spacing: .04em; }
-.cards { display:flex; flex-wrap:wrap; gap:12px; margin-top:16px; }
+.cards { display:flex; flex-wrap:wrap; gap:10px; margin-top:12px; }
 .card { background:var(--card); border:1px solid var(--line); border-radius:10px;
-  padding:12px 16px; flex:1 1 140px; }
-.card.wide { flex:2 1 260px; }
-.card .label { color:var(--muted); font-size:12px; text-transform:uppercase; letter-spacing:.04em; }
-.card .value { font-size:20px; font-weight:600; margin-top:2px; overflow-wrap:break-word; }
-.card .value.long { font-size:16px; }
+  padding:8px 14px; flex:1 1 120px; }
+.card.wide { flex:2 1 220px; }
+.card .label { color:var(--muted); font-size:11.5px; text-transform:uppercase; letter-spacing:.04em; }
+.card .value { font-size:18px; font-weight:600; margin-top:1px; overflow-wrap:break-word; }
+.card .value.long { font-size:15px; }
 .msg { background:var(--warn-bg); color:var(--warn); border:1px solid #f0d58c;
   border-radius:8px; padding:10px 14px; margin-top:12px; }
 .scroll { overflow-x:auto; }

@@ -21,12 +21,14 @@ phases (every participant's scores). Measured on Codabench c7dbc756 (``api/views
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import zipfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from .meta_config import MetaConfig
 from ..schema.competition import Competition
 
-__all__ = ["visibility_problems", "registration_note"]
+__all__ = ["visibility_problems", "registration_note", "silent_scoring_programs"]
 
 
 def visibility_problems(comp: Competition, metas: Sequence[MetaConfig]) -> list[str]:
@@ -64,3 +66,36 @@ def registration_note(comp: Competition) -> str | None:
     return (f"competition.yaml: registrations wait for an organizer's approval (no {key}): each "
             "participant stays pending until approved on the competition's Participants page, "
             f"and Codabench refuses their submissions (403) until then. Set {key} to approve at once.")
+
+
+def silent_scoring_programs(comp: Competition, is_meta: Callable[[str], bool]) -> list[str]:
+    """The scoring programs (``is_meta`` ones aside) that write no ``detailed_results.html``:
+    no file of theirs (folder or zip) names ``detailed_results``. Their rows' eye icons open an
+    empty page when detailed results are on (Codabench stores an empty file for each
+    submission, ``competitions/tasks.py``: ``_send_to_compute_worker``)."""
+    out: list[str] = []
+    for task in comp.tasks.values():
+        ref = task.scoring_program
+        if not ref or ref in out or is_meta(ref):
+            continue
+        path = comp.path(ref)
+        if path is not None and path.exists() and not _mentions(path, b"detailed_results"):
+            out.append(ref)
+    return out
+
+
+def _mentions(path: Path, needle: bytes, limit: int = 16 * 1024**2) -> bool:
+    """Whether a file of the folder or zip ``path`` (each read up to ``limit`` bytes) holds ``needle``."""
+    if path.is_dir():
+        return any(f.is_file() and needle in _head(f, limit) for f in path.rglob("*"))
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return any(needle in archive.open(info).read(limit) for info in archive.infolist()
+                       if not info.is_dir())
+    except (OSError, zipfile.BadZipFile):
+        return True  # unreadable: say nothing about it
+
+
+def _head(path: Path, limit: int) -> bytes:
+    with path.open("rb") as fh:
+        return fh.read(limit)

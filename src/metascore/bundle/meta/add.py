@@ -86,7 +86,10 @@ class AddMetaResult:
         out.append(f"      metascore bundle run {self.target}{subs} --out runs/")
         if not self.zipped:
             out.append(f"      upload: metascore bundle zip {self.target} -o bundle.zip (it fills "
-                       f"{META_PROGRAM_NAME}/)")
+                       f"{META_PROGRAM_NAME}/ and puts in your organizer key's public half)")
+        out.append("      when the ranked phases end: metascore codabench pull ... --out pulled/, then "
+                   "metascore codabench submit ... --phase 'Final ranking' pulled/ (signed with your "
+                   "organizer key: the meta phase ranks nothing else)")
         return out
 
 

@@ -63,6 +63,9 @@ class MetaChoices:
     #: the submissions folder a local run will use (``bundle run --submissions``) instead
     #: of ``sample_submissions/``, to find the baselines (None: the bundle's)
     submissions: Path | None = None
+    #: the leaderboards' eye icons (``--eye-icons``): "keep" them (Codabench's default) or
+    #: "hide" them all (``show_detailed_results_in_leaderboard: false``)
+    eye_icons: str = "keep"
 
 
 @dataclass(frozen=True)
@@ -133,7 +136,7 @@ def plan_config(
         notes.append(f"method {method}: its rank intervals re-rank 200 resampled matrices; if the "
                      "meta phase nears its time limit, lower analysis.bootstrap in metascore.yaml.")
     text = _render(method, dev, final, judges, judged, baselines, rule, k, out, program_ref,
-                   _left_out(columns, judged))
+                   _left_out(columns, judged), title=comp.title or None)
     return ConfigPlan(text, out, method, dev, final, judges, baselines,
                       rule if rule != "top_k" else f"top_k (k: {k})", notes)
 
@@ -322,7 +325,7 @@ def _free_key(key: str, taken: Sequence[str]) -> str:
 def _render(
     method: str, dev: str, final: str | None, judges: list[dict], judged: Sequence[Column],
     baselines: Sequence[str], rule: str, k: int | str | None, out: Sequence[MetaColumn],
-    program_ref: str, left_out: Sequence[str],
+    program_ref: str, left_out: Sequence[str], title: str | None = None,
 ) -> str:
     spec = get_ranking_method(method)
     ranked = f"phase {dev!r}" if final is None else f"phases {dev!r} and {final!r}"
@@ -377,4 +380,6 @@ def _render(
         "output:   # scores.json keys -> the Final ranking phase's leaderboard columns",
         f"  scores: {flow({c.key: c.statistic for c in out})}",
     ]
+    if title:  # the ranking page opens in a frame of Codabench's page that does not name it
+        lines.append(f"  title: {flow(title)}   # competition.yaml's title, atop the ranking page")
     return "\n".join(lines) + "\n"

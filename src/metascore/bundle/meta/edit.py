@@ -32,7 +32,7 @@ from .ranking_page import PAGE_TITLE, ranking_page
 from ..schema.load import check_schema
 from ..site.submission_rules import MANUAL_RULES
 from ..site.submissions import collect_submissions
-from ..check.visibility import registration_note
+from ..check.visibility import registration_note, silent_scoring_programs
 from .yaml_text import Raw, YamlText, flow
 
 __all__ = ["BundleEditor", "MARKER", "WRITTEN_FOLDERS"]
@@ -292,9 +292,12 @@ class BundleEditor:
                 "the results export the Final ranking phase ranks, until a participant clicks 'add to "
                 f"leaderboard'{fix}. The organizer's own submission to the Final ranking phase too: "
                 "add it to the leaderboard, or participants see no row there, hence no ranking "
-                "(`metascore codabench submit` adds it). A local `bundle run` feeds the meta phase "
-                "only the submissions marked on_leaderboard in a submissions manifest (--feed all: "
-                "every submission).")
+                "(`metascore codabench submit` adds it). Under this rule a participant can also add "
+                "their own refused upload to the Final ranking phase (Failed: only your signed "
+                "export is ranked) to its leaderboard, as a row of n/a, since the site checks no "
+                "status there, and under Add its API lets no organizer remove it; a Force_ rule "
+                "keeps it off. A local `bundle run` feeds the meta phase only the submissions marked "
+                "on_leaderboard in a submissions manifest (--feed all: every submission).")
 
     # ------------------------------------------------------------------ what participants see
     def set_visibility(self, comp: Competition, yt: YamlText) -> None:
@@ -318,9 +321,47 @@ class BundleEditor:
             self.notes.append(f"{key}: true shows participants the final ranking; it also shows the "
                               "detailed results your own scoring programs write (detailed_results.html), "
                               "in every phase, to whoever can see the leaderboard.")
+        self.set_eye_icons(comp, yt)
         note = registration_note(comp)
         if note is not None:
             self.notes.append(note.removeprefix("competition.yaml: "))
+
+    def set_eye_icons(self, comp: Competition, yt: YamlText) -> None:
+        """Detailed results are on for the whole competition: each leaderboard row gets an eye
+        icon, which opens an empty page when the phase's scoring program writes no
+        ``detailed_results.html`` (the site stores an empty one for every submission). Say so;
+        with ``--eye-icons hide``, ``show_detailed_results_in_leaderboard: false`` removes every
+        eye icon, and participants open the ranking from the "Final ranking" page's link."""
+        key = "show_detailed_results_in_leaderboard"
+        silent = silent_scoring_programs(comp, lambda ref: _is_meta_program(ref) or ref == self.program_ref)
+        if self.choices.eye_icons == "hide":
+            node = yt.get(yt.root, key)
+            if node is None:
+                yt.insert_pair_after(yt.root, "enable_detailed_results", key, False, comment=[
+                    f"{MARKER} no eye icon on any leaderboard (--eye-icons hide): participants open",
+                    "  the final ranking from the link at the top of the 'Final ranking' page."])
+                self.changes.append(f"+ {key}: false (--eye-icons hide)")
+            elif str(node.value).lower() != "false":
+                yt.replace_value(node, "false")
+                self.changes.append(f"~ {key}: {node.value} -> false (--eye-icons hide)")
+            self.notes.append(f"{key}: false: no leaderboard shows an eye icon, so no row opens an empty "
+                              f"page; participants reach the final ranking through the link at the top of "
+                              f"the {PAGE_TITLE!r} page, which `metascore codabench submit` writes there once "
+                              "the meta submission finishes (`metascore codabench publish` writes it again).")
+            return
+        shown = yt.get(yt.root, key)
+        if not silent or (shown is not None and str(shown.value).lower() == "false"):
+            return
+        self.notes.append(
+            f"the scoring program(s) {', '.join(silent)} write no detailed_results.html, and detailed "
+            "results are on for the whole competition: on the leaderboards of "
+            + ", ".join(repr(p.name) for p in comp.phases if not _meta_phase(comp, p, self.program_ref))
+            + ", the eye icon of every row opens an empty page (Codabench stores an empty "
+            "detailed_results.html for each submission). Choose: keep them (participants see a blank "
+            "page there, and the Final ranking row's eye icon opens the ranking), write a "
+            "detailed_results.html in those programs' output, or --eye-icons hide (no eye icon on any "
+            f"leaderboard; the link at the top of the {PAGE_TITLE!r} page, written by `metascore "
+            "codabench submit`, leads to the ranking).")
 
     def add_page(self, comp: Competition, yt: YamlText, cfg: ConfigPlan, phase: str) -> tuple[str, str]:
         """The competition page that says how the final ranking is computed: its path and text,
@@ -331,7 +372,8 @@ class BundleEditor:
             folder = "pages" if first is None else PurePosixPath(first).parent.as_posix()
             ref = _PAGE_NAME if folder == "." else f"{folder}/{_PAGE_NAME}"
         config = parse_config(yaml.safe_load(cfg.text), source=CONFIG_NAME)
-        text = ranking_page(config, meta_phase=phase, columns={c.key: c.title for c in cfg.columns})
+        text = ranking_page(config, meta_phase=phase, columns={c.key: c.title for c in cfg.columns},
+                            eye_icons=self.choices.eye_icons != "hide")
         comment = [f"{MARKER} how the final ranking is computed (from {self.ref_dir}{CONFIG_NAME})"]
         if comp.version == 2:
             yt.append_item(yt.get(yt.root, "pages"), {"title": PAGE_TITLE, "file": ref}, comment=comment)
@@ -494,6 +536,12 @@ def _int(yt: YamlText, node: Any, key: str) -> int | None:
 def _is_ranking_page(title: str | None, ref: str | None) -> bool:
     """The competition page add-meta wrote (:func:`BundleEditor.add_page`)."""
     return title == PAGE_TITLE and bool(ref) and PurePosixPath(ref).name == _PAGE_NAME
+
+
+def _meta_phase(comp: Competition, phase: Phase, program: str) -> bool:
+    return bool(phase.tasks) and all(
+        _is_meta_program(comp.tasks[i].scoring_program) or comp.tasks[i].scoring_program == program
+        for i in phase.tasks if i in comp.tasks)
 
 
 def _is_meta_program(ref: str | None) -> bool:

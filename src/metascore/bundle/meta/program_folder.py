@@ -10,6 +10,10 @@ it (:mod:`metascore.bundle.meta.runtime`): then it runs in any Linux x86_64 imag
 2.17; with ``image``, the image's ``python3`` runs it. The schema checks accept such a
 folder, and ``bundle run`` / ``bundle zip`` fill it. :func:`meta_python_of` tells which way
 an assembled program runs.
+
+The filled program also carries the organizer's public key (``organizer_key.pub``, from the key
+on this machine, :mod:`metascore.signature`) and python-ecdsa with ``six`` (pure Python) next to
+the vendored package: it ranks only a results export signed with that key.
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ from pathlib import Path
 import yaml
 
 from ...errors import ConfigError
-from ..files import METADATA_FILES, copy_clean, is_noise
+from ..files import METADATA_FILES, copy_clean, is_noise, write_text
+from ...signature import PUBLIC_KEY_NAME, OrganizerKey, organizer_key, public_key_text
 from .runtime import LOADER, RUNTIME_DIR, bundled_command, meta_python_in, require_runtime
 
 __all__ = [
@@ -75,10 +80,13 @@ def needs_meta_program(path: Path) -> bool:
 def assemble_meta_program(
     dest: str | os.PathLike[str], source: str | os.PathLike[str] | None = None, *,
     python: str | None = None, with_runtime: bool = True, log: Callable[[str], None] = lambda _: None,
+    key: OrganizerKey | None = None,
 ) -> Path:
     """Write the meta-scoring program into ``dest``: ``source`` (default: the repository's
     ``scoring_program/``) plus the ``metascore`` package copied next to ``score.py``.
 
+    ``key``: the organizer's key whose public half the program carries (default: the key on
+    this machine, :func:`~metascore.signature.organizer_key`, made on first use).
     ``python``: ``"bundled"`` (default: ``$METASCORE_META_PYTHON``, else bundled) also
     writes the command that runs the program's own Python and, unless ``with_runtime`` is
     false (a zip adds the cached ``runtime.zip`` instead), copies that Python into
@@ -96,10 +104,13 @@ def assemble_meta_program(
     if metadata is None:
         raise ConfigError(f"{source}: no metadata.yaml; the compute worker would not run it.")
     runtime = require_runtime(log) if python == "bundled" and with_runtime else None
+    key = organizer_key() if key is None else key
     if dest.exists():
         shutil.rmtree(dest)
     copy_clean(source, dest)
     copy_clean(Path(metascore.__file__).resolve().parent, dest / "metascore")
+    _vendor_signature_library(dest)
+    (dest / PUBLIC_KEY_NAME).write_text(public_key_text(key.public), encoding="ascii")
     if python == "bundled":
         (dest / metadata.name).write_text(_bundled_metadata(metadata), encoding="utf-8")
         if runtime is not None:
@@ -107,6 +118,26 @@ def assemble_meta_program(
             log(f"[*] {dest.name}: with its own Python ({runtime.folder}: Python "
                 f"{runtime.manifest.get('python')}, for glibc >= {runtime.manifest.get('glibc')})")
     return dest
+
+
+def _vendor_signature_library(dest: Path) -> None:
+    """python-ecdsa (its tests left out) and ``six`` next to ``score.py``, with their MIT
+    licences, for the signature check in an image whose Python has neither (both are pure
+    Python)."""
+    import importlib.metadata
+
+    import ecdsa
+    import six
+
+    package = Path(ecdsa.__file__).resolve().parent
+    shutil.copytree(package, dest / "ecdsa", ignore=lambda d, names: [
+        n for n in names if n.startswith("test_") or n == "__pycache__" or n.endswith((".pyc", ".pyo"))])
+    shutil.copy2(Path(six.__file__).resolve(), dest / "six.py")
+    for name in ("ecdsa", "six"):
+        dist = importlib.metadata.distribution(name)
+        licence = next((f for f in dist.files or () if "LICEN" in f.name.upper()), None)
+        if licence is not None:
+            write_text(dest / "LICENSES" / f"{name}.txt", licence.read_text(encoding="utf-8"))
 
 
 def _bundled_metadata(path: Path) -> str:

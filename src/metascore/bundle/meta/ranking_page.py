@@ -14,6 +14,7 @@ from collections.abc import Mapping
 
 from ...config import STATISTICS, Config
 from ...registry import get_ranking_method
+from ...submission_order import BY_NUMBER, BY_TIME, EARLIER
 
 __all__ = ["ranking_page", "PAGE_TITLE"]
 
@@ -36,9 +37,12 @@ _WHEN_EMPTY = {
 }
 
 
-def ranking_page(config: Config, *, meta_phase: str, columns: Mapping[str, str]) -> str:
+def ranking_page(config: Config, *, meta_phase: str, columns: Mapping[str, str],
+                 eye_icons: bool = True) -> str:
     """The page's Markdown text. ``columns``: the meta phase's leaderboard columns, key ->
-    title (the keys of ``output.scores``)."""
+    title (the keys of ``output.scores``); ``eye_icons``: whether the leaderboards show them
+    (else the link at the top of the page, written by ``metascore codabench publish``, is the
+    way to the ranking)."""
     dev, final = config.phases.development, config.phases.final
     ranked = final or dev
     spec = get_ranking_method(config.ranking.method)
@@ -47,9 +51,11 @@ def ranking_page(config: Config, *, meta_phase: str, columns: Mapping[str, str])
         "",
         f"The final ranking ranks the participants of phase **{_cell(ranked)}**. It is published "
         f"in phase **{_cell(meta_phase)}**, once {_phase_list(dev, final)} have ended: the organizers "
-        "submit the results of those phases there, and its leaderboard shows one row, theirs. "
-        "Open that row's **Detailed Results** for the whole ranking: every participant, their "
-        "position and score, and why each one is or is not ranked.",
+        "submit the results of those phases there, and its leaderboard shows one row, theirs: "
+        "**that row is not a participant's result**. The winner and the link to the whole "
+        "ranking (every participant, their position and score, and why each one is or is not "
+        "ranked) appear at the top of this page once the organizers have submitted"
+        + (", and the row's eye icon opens the same ranking." if eye_icons else "."),
         "",
         "## Who is ranked",
         "",
@@ -123,8 +129,14 @@ def _column(stat: str) -> str:
 def _tie_break(config: Config) -> str:
     keys = [k for k in config.ranking.tie_break if k != "candidate"]
     if keys[:1] == ["submitted_at"]:
-        return "within a shared position, the earlier submission is listed first"
-    return "within a shared position, the order is fixed by " + (", ".join(keys) or "the submission id")
+        return (f"within a shared position, {EARLIER} is listed first: {BY_TIME} where the results "
+                f"carry one, else {BY_NUMBER} (Codabench numbers submissions in the order they are "
+                "made: the `<id>` of `<owner>-<id>`; its results export holds no times), which gives "
+                "the same order; a submission the platform copies into the next phase keeps the "
+                "place of the one it copies")
+    words = {"participant": "the participant's name", "input_order": "the order of the results export"}
+    return "within a shared position, the order is fixed by " + (
+        ", then ".join(words.get(k, k) for k in keys) or "the submission's name (`<owner>-<number>`)")
 
 
 def _phase_list(dev: str, final: str | None) -> str:

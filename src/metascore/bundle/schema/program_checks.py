@@ -37,6 +37,14 @@ def _root_names(program: Path) -> list[str]:
     return sorted(names)
 
 
+def _file_names(program: Path) -> list[str]:
+    """The files of a program folder or zip, as relative POSIX paths."""
+    if program.is_dir():
+        return [p.relative_to(program).as_posix() for p in program.rglob("*") if p.is_file()]
+    with zipfile.ZipFile(program) as zf:
+        return [n for n in zf.namelist() if not n.endswith("/")]
+
+
 def _nested_metadata(program: Path, folder: str) -> bool:
     if program.is_dir():
         return any((program / folder / m).is_file() for m in METADATA_FILES)
@@ -59,6 +67,8 @@ class ProgramChecks(SchemaChecker):
                     continue
                 if path.exists():
                     self.check_program(path, f"{where}.{kind}_program", task, kind)
+                    if kind == "scoring":
+                        self.organizer_key(path, f"{where}.{kind}_program")
 
     def meta_placeholder(self, comp: Competition, task: Task, ref: str, where: str, present: bool) -> None:
         """The ``meta_scoring_program/`` placeholder (absent, or only a README): fine in a
@@ -78,6 +88,18 @@ class ProgramChecks(SchemaChecker):
                        f"on Codabench the submissions of phase(s) {phases} fail after the time limit "
                        "('Execution Time Limit exceeded'); upload the zip that `metascore bundle zip "
                        "<bundle folder>` makes instead.")
+
+    def organizer_key(self, path: Path, where: str) -> None:
+        """A meta-scoring program that checks the organizer's signature (issue 46) but carries
+        no ``organizer_key.pub`` refuses every results export."""
+        try:
+            names = set(_file_names(path))
+        except (OSError, zipfile.BadZipFile):
+            return
+        if "metascore/signature.py" in names and "organizer_key.pub" not in names:
+            self.error(where, f"{path.name}: the meta-scoring program has no organizer_key.pub, so it "
+                       "refuses every results export, the organizer's too; let `metascore bundle zip` "
+                       "fill it (it puts your organizer key's public half there).")
 
     def check_program(self, path: Path, where: str, task: Task, kind: str) -> None:
         if path.is_file() and not zipfile.is_zipfile(path):

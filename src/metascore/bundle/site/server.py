@@ -78,6 +78,7 @@ from ..worker.backend import Backend
 from ..schema.competition import UUID_PATTERN, Competition, Phase, Task
 from ..files import copy_job_output, write_text
 from ..meta.program_folder import assemble_meta_program, needs_meta_program
+from ...signature import organizer_key, sign_folder
 from ..schema.metadata import read_metadata
 from ..meta.runtime import check_meta_python, default_meta_python, meta_python_in
 from .submission_rules import MANUAL_RULES, PhaseSubmission, export_decisions, force_last_fix
@@ -441,7 +442,10 @@ class Site:
             self.log(_progress(res))
 
     def run_meta_phase(self, phase: Phase, outputs: Path, report: SiteRun) -> None:
-        """Score the outputs tree with the meta phase's program(s); keep its files in ``final/``."""
+        """Score the outputs tree with the meta phase's program(s); keep its files in ``final/``.
+        The tree is signed first with the organizer's key on this machine, as ``metascore
+        codabench submit`` signs the export on the site (:mod:`metascore.signature`)."""
+        sign_folder(outputs, organizer_key())
         organizer = Submission("organizer_results", outputs, "organizer", None, False, None, "outputs tree")
         tasks = self.comp.phase_tasks(phase)
         dirs = _unique_slugs([t.name for t in tasks], [t.index for t in tasks])

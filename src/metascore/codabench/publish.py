@@ -1,0 +1,238 @@
+"""``metascore codabench publish``: the final ranking where participants look first.
+
+The meta phase's leaderboard holds one row, the organizer's, with Codabench's gold medal and
+the meta-scoring program's numbers: read alone, it says that the organizer won. After the
+meta submission finishes, ``metascore codabench submit`` (and ``publish``, to do it again)
+puts the outcome where participants look, through the competition API as the organizer:
+
+1. ``GET /api/submissions/<id>/get_details/`` and its ``scoring_result`` zip: the
+   ``leaderboard.json`` the meta-scoring program wrote on the site (:func:`outcome_of`);
+2. the competition's "Final ranking" page (``PATCH /api/competitions/<id>/`` with every page
+   and the whitelist, which the site's update replaces whole): the winner, the top of the
+   final board, how many were ranked and excluded, by which rule, and the link to the whole
+   ranking, between two markers at the top of the page, replaced on each publish
+   (:func:`page_section`); the page is added when the competition has none;
+3. the meta task's name (``PATCH /api/tasks/<id>/`` with its data keys, which the site's
+   update would otherwise clear): the Results tab shows it above the meta phase's columns,
+   so the row reads under "Final ranking: alice wins" (:func:`task_title`). Only the task's
+   creator may rename it; a refusal is reported and the page still written.
+
+Codabench offers no other place on the row: the owner is the submitter's account, the
+columns are numbers shared by every phase, and a column's ``precision`` cannot make a count
+read as an integer (the site sends ``str(round(float(score), precision))``, ``3.0`` for
+precision 0).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import json
+import zipfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..bundle.meta.ranking_page import PAGE_TITLE
+from ..errors import InputError
+from ..method_spec import Display
+from ..registry import get_ranking_method
+from .api import CompetitionInfo, PhaseInfo, parse_submissions
+from .client import Client, PlatformError
+
+__all__ = ["Outcome", "outcome_of", "page_section", "with_section", "task_title", "publish",
+           "MARK_START", "MARK_END"]
+
+MARK_START = "<!-- metascore: the final ranking, written by `metascore codabench publish` -->"
+MARK_END = "<!-- metascore: end of the final ranking -->"
+#: Ranked participants the page lists (the whole ranking is one click away).
+TOP = 10
+Log = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the final board says, in the participants' names."""
+
+    winners: tuple[str, ...]
+    top: tuple[tuple[int, str, float | None], ...]  # (position, participant, score)
+    n_ranked: int
+    n_excluded: int
+    method: str
+    phase: str
+    rule: str
+
+
+def _name(row: Mapping[str, Any]) -> str:
+    return str(row.get("participant") or row.get("candidate"))
+
+
+def outcome_of(board: Mapping[str, Any]) -> Outcome:
+    """The outcome of a ``leaderboard.json`` the meta-scoring program wrote."""
+    try:
+        final = board["final"]
+        rows = final["rows"]
+        method = str(board["signature"]["method"])
+        phase = str(final["phase"])
+    except (KeyError, TypeError):
+        raise InputError("the meta submission's leaderboard.json has no final board (was it "
+                         "written by metascore's meta-scoring program?).") from None
+    ranked = [r for r in rows if r.get("position") is not None]
+    excluded = [r for r in rows if r.get("position") is None and not r.get("is_baseline")]
+    winners = tuple(_name(r) for r in ranked if r["position"] == 1)
+    top = tuple((int(r["position"]), _name(r), r.get("score")) for r in ranked[:TOP])
+    return Outcome(winners, top, len(ranked), len(excluded), method, phase, _rule(board))
+
+
+def _rule(board: Mapping[str, Any]) -> str:
+    filt = board.get("filter") or {}
+    dev = (board.get("development") or {}).get("phase")
+    where = f" in {dev}" if dev else ""
+    names = ", ".join(str(b.get("participant") or b.get("candidate")) for b in filt.get("baselines") or [])
+    if filt.get("rule") == "beat_baseline":
+        which = "every baseline" if filt.get("beat", "all") == "all" else "a baseline"
+        return f"only those who beat {which}{f' ({names})' if names else ''}{where} are ranked"
+    if filt.get("rule") == "top_k":
+        return f"only the {filt.get('k') or filt.get('k_estimate') or 'k'} best{where} are ranked"
+    return "every participant is ranked"
+
+
+def _and(names: tuple[str, ...]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def winner_headline(outcome: Outcome) -> str:
+    """``alice wins`` / ``alice and carol share first place`` / ``nobody is ranked``."""
+    if not outcome.winners:
+        return "nobody is ranked"
+    if len(outcome.winners) == 1:
+        return f"{outcome.winners[0]} wins"
+    return f"{_and(outcome.winners)} share first place"
+
+
+def task_title(outcome: Outcome) -> str:
+    """The meta task's name on the Results tab (at most 256 characters, the site's limit)."""
+    text = (f"{PAGE_TITLE}: {winner_headline(outcome)} ({outcome.n_ranked} ranked by "
+            f"{outcome.method.replace('_', ' ')}; see the {PAGE_TITLE!r} page)")
+    return text if len(text) <= 256 else text[:253] + "..."
+
+
+def page_section(outcome: Outcome, link: str, sub_id: int, when: str, *, eye_icon: bool = True) -> str:
+    """The Markdown at the top of the "Final ranking" page, between the markers (``eye_icon``:
+    whether the leaderboards show the eye icon that opens the same ranking)."""
+    lines = [MARK_START, "", f"## Result: {_md(winner_headline(outcome))}", ""]
+    if outcome.winners:
+        lines.append(f"The final ranking of phase **{_md(outcome.phase)}**, by {outcome.method.replace('_', ' ')} "
+                     f"(`{outcome.method}`): **{_md(winner_headline(outcome))}**.")
+    lines += ["", f"- **Ranked**: {outcome.n_ranked} participant(s); {_md(outcome.rule)}.",
+              f"- **Not ranked**: {outcome.n_excluded} participant(s) (baselines aside); the full "
+              "ranking says why each one is left out.", ""]
+    if outcome.top:
+        shown = _display(outcome.method)
+        lines += [f"| position | participant | {_md(shown.label)} ({shown.direction}) |", "|---|---|---|"]
+        lines += [f"| {p} | {_md(n)} | {'' if s is None else shown.short(s)} |" for p, n, s in outcome.top]
+        if outcome.n_ranked > len(outcome.top):
+            lines.append(f"| ... | {outcome.n_ranked - len(outcome.top)} more | |")
+        lines.append("")
+    also = f" (also behind the eye icon of the {_md(PAGE_TITLE)} row on the Results tab)" if eye_icon else ""
+    lines += [f"**[The full final ranking]({link})**: every participant, their position and score, "
+              f"and why each one is or is not ranked{also}.", "",
+              f"Published {when} from the organizers' submission {sub_id}.", "", MARK_END, ""]
+    return "\n".join(lines)
+
+
+def with_section(content: str | None, section: str) -> str:
+    """``content`` with ``section`` in place of the one between the markers, or first."""
+    text = content or ""
+    start, end = text.find(MARK_START), text.find(MARK_END)
+    if start != -1 and end > start:
+        return text[:start] + section + text[end + len(MARK_END):].lstrip("\n")
+    return section + "\n" + text
+
+
+def _display(method: str) -> Display:
+    """How people read the method's score (its natural value: an average rank, not its
+    negation); the plain score for a method this version does not know."""
+    try:
+        return get_ranking_method(method).display
+    except ValueError:
+        return Display()
+
+
+def _md(text: str) -> str:
+    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace("|", "\\|").replace("*", "\\*").replace("_", "\\_").replace("\n", " "))
+
+
+# ---------------------------------------------------------------------- the site
+def latest_finished(client: Client, phase: PhaseInfo) -> int:
+    """The id of the meta phase's newest Finished submission (only the organizer's signed
+    export finishes there: anything else is refused by the meta-scoring program)."""
+    what = f"submissions of phase {phase.name!r}"
+    subs = parse_submissions(client.get_json("/api/submissions/", {"phase": phase.id}, what=what), what)
+    done = [s.id for s in subs.values() if s.status == "Finished" and s.parent is None]
+    if not done:
+        raise PlatformError(f"phase {phase.name!r} has no Finished submission to publish; submit the "
+                            "results export first (`metascore codabench submit`).")
+    return max(done)
+
+
+def fetch_board(client: Client, sub_id: int) -> dict[str, Any]:
+    """The ``leaderboard.json`` of the submission's scoring output."""
+    what = f"the files of submission {sub_id}"
+    details = client.get_json(f"/api/submissions/{sub_id}/get_details/", what=what)
+    url = details.get("scoring_result") if isinstance(details, dict) else None
+    if not isinstance(url, str) or not url:
+        raise PlatformError(f"{what}: the site gives no scoring output (is it Finished?).")
+    data = client.download(url, f"the scoring output of submission {sub_id}")
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            name = next(n for n in archive.namelist() if n.rsplit("/", 1)[-1] == "leaderboard.json")
+            return json.loads(archive.read(name).decode("utf-8"))
+    except (zipfile.BadZipFile, StopIteration, ValueError, UnicodeDecodeError):
+        raise PlatformError(f"the scoring output of submission {sub_id} holds no readable "
+                            "leaderboard.json (was it scored by metascore's meta-scoring program?).") from None
+
+
+def publish(client: Client, comp: CompetitionInfo, phase: PhaseInfo, sub_id: int | None = None, *,
+            log: Log = print, now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.timezone.utc)) -> Outcome:
+    """Write the outcome of the meta submission ``sub_id`` (default: the phase's newest
+    Finished one) to the "Final ranking" page and the meta task's name."""
+    sub_id = latest_finished(client, phase) if sub_id is None else sub_id
+    outcome = outcome_of(fetch_board(client, sub_id))
+    link = f"{client.site}/competitions/{comp.id}/detailed_results/{sub_id}/"
+    what = f"competition {comp.id}"
+    detail = client.get_json(f"/api/competitions/{comp.id}/", what=what)
+    eye = (bool(detail.get("enable_detailed_results"))
+           and detail.get("show_detailed_results_in_leaderboard", True) is not False)
+    section = page_section(outcome, link, sub_id, now().strftime("%Y-%m-%d %H:%M UTC"), eye_icon=eye)
+    pages = [{k: p.get(k) for k in ("id", "title", "content", "index")} for p in detail.get("pages") or []]
+    page = next((p for p in pages if p["title"] == PAGE_TITLE), None)
+    if page is None:
+        page = {"title": PAGE_TITLE, "content": "", "index": max((p["index"] for p in pages), default=-1) + 1}
+        pages.append(page)
+    page["content"] = with_section(page["content"], section)
+    body = {"pages": pages, "whitelist_emails": detail.get("whitelist_emails") or []}
+    client.send_json("PATCH", f"/api/competitions/{comp.id}/", body,
+                     what=f"writing the {PAGE_TITLE!r} page of {what}")
+    log(f"[*] the {PAGE_TITLE!r} page now opens with the result: {winner_headline(outcome)} ({outcome.n_ranked} "
+        f"ranked, {outcome.n_excluded} not ranked)")
+    for task in phase.tasks:
+        _rename(client, task.id, task_title(outcome), log)
+    return outcome
+
+
+def _rename(client: Client, task_id: int, name: str, log: Log) -> None:
+    what = f"task {task_id}"
+    try:
+        task = client.get_json(f"/api/tasks/{task_id}/", what=what)
+        body: dict[str, Any] = {"name": name}
+        for field in ("input_data", "ingestion_program", "reference_data", "scoring_program"):
+            value = task.get(field) if isinstance(task, dict) else None
+            body[field] = value.get("key") if isinstance(value, dict) else value
+        client.send_json("PATCH", f"/api/tasks/{task_id}/", body, what=f"renaming {what}")
+    except PlatformError as exc:
+        log(f"[!] the Results tab keeps the meta task's name: {exc} (only the account that uploaded "
+            "the bundle may rename its tasks)")
+        return
+    log(f"[*] the Results tab shows the task as {name!r}")
