@@ -10,10 +10,12 @@ solutions, a folder without manifest) is a code submission made to every phase t
 not migrate, or, when it is a **result submission** (no ``metadata`` and no ingestion
 program to import it), to one phase only: the one its name names (``dev-submission`` ->
 "Development Phase", ``final-submission`` -> the last ranked phase,
-:func:`~metascore.bundle.site.submissions.phase_named_by`), else the first. A results zip is
-made for one phase's data and is never re-run in another phase
-(neither by migration, a knowing difference: Codabench would score it against the new
-phase's data). Solutions run in the phases that hold their tasks. A migrated copy is a new
+:func:`~metascore.bundle.site.submissions.phase_named_by`), else the first. Migration takes
+every kind of submission, as Codabench's ``Competition.apply_phase_migration`` does (a new
+submission with the same data in the next phase, then started): a results zip is scored
+against the new phase's reference data, and the scoring program decides whether it fits
+(it fails there, as any submission would, when it does not). Solutions run in the phases
+that hold their tasks. A migrated copy is a new
 submission of the new phase: under the ``Add`` rules no leaderboard holds it (the manifest's
 ``on_leaderboard`` marks a submission in the phase it was made to), so it is not exported.
 
@@ -107,6 +109,8 @@ class SiteRun:
     leaderboard: Path | None = None
     detailed_results: Path | None = None
     export: list[dict[str, Any]] = field(default_factory=list)  # phase, candidate, exported, reason
+    #: the meta phase ranked nobody: why, and the ways out (its filter's message)
+    empty_ranking: str | None = None
 
 
 class Site:
@@ -169,7 +173,8 @@ class Site:
     def submission_folder(self, sub: Submission) -> Path:
         """The submission's folder (a zip extracted within the job's --disk-limit; a sample
         submission of the bundle that a link leads out of it is refused)."""
-        return as_folder(sub.source, self.cache / "submissions" / sub.candidate,
+        where = self.cache / "submissions" / (safe_name(sub.phase) if sub.phase else "_any_phase")
+        return as_folder(sub.source, where / sub.candidate,
                          max_size=self.backend.limits.disk, bundle=self.comp.root)
 
     def is_meta_task(self, task: Task) -> bool:
@@ -259,7 +264,7 @@ class Site:
             entries = [s for s in submissions if self.submitted_to(s, phase, regular[0])]
             moved: list[Submission] = []
             if phase.auto_migrate and previous is not None and previous.index == phase.index - 1:
-                moved = self.migrated(held, entries, phase, report)
+                moved = self.migrated(held, entries, phase)
             tasks = self.comp.phase_tasks(phase)
             self.ids.number(phase.name, previous.name if previous else None, moved, entries, {
                 s.candidate: sum(s.tasks is None or t.index in s.tasks for t in tasks)
@@ -336,18 +341,14 @@ class Site:
                              for d in decisions)
         return {d.candidate for d in decisions if d.exported}
 
-    def migrated(self, held: list[Submission], entries: list[Submission], phase: Phase,
-                 report: SiteRun) -> list[Submission]:
+    def migrated(self, held: list[Submission], entries: list[Submission], phase: Phase) -> list[Submission]:
         """The previous phase's held submissions that ``auto_migrate_to_this_phase`` brings
-        into ``phase`` (result submissions stay in the phase they were made for)."""
+        into ``phase``, code and results alike (the new phase's scoring program decides
+        whether a results zip fits its reference data)."""
         here = {s.candidate for s in entries}
         out, bound = [], []
         for sub in held:
             if sub.candidate in here:
-                continue
-            if self.is_result(sub, phase):
-                report.warnings.append(f"phase {phase.name!r}: result submission {sub.candidate!r} is not "
-                                       "migrated (a results zip is made for one phase's data).")
                 continue
             if sub.tasks is not None and not any(i in phase.tasks for i in sub.tasks):
                 bound.append(f"{sub.candidate} (its task(s) {', '.join(map(str, sub.tasks))} are not "
@@ -458,7 +459,11 @@ class Site:
                     res.warnings.append(f"meta-scoring output: {left} is not copied to {final}.")
                 (final / "metadata").unlink(missing_ok=True)
                 output = final
-                self.omitted.update(_omitted_scores(final / "leaderboard.json"))
+                board = _read_json(final / "leaderboard.json")
+                self.omitted.update(_omitted_scores(board))
+                message = (board.get("filter") or {}).get("message") if isinstance(board, dict) else None
+                if message:
+                    report.empty_ranking = str(message)
             for attr, name in (("leaderboard", "leaderboard.csv"), ("detailed_results", "detailed_results.html")):
                 if (output / name).is_file():
                     setattr(report, attr, output / name)
@@ -500,12 +505,18 @@ class Site:
             return list(pool.map(one, todo))
 
 
-def _omitted_scores(path: Path) -> dict[str, str]:
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _omitted_scores(board: Any) -> dict[str, str]:
     """The ``scores.json`` keys the meta-scoring program left out, and why (its
     ``leaderboard.json`` messages "scores.json omits 'KEY': REASON.")."""
-    try:
-        messages = json.loads(path.read_text(encoding="utf-8")).get("messages") or []
-    except (OSError, ValueError, AttributeError):
+    messages = board.get("messages") if isinstance(board, dict) else None
+    if not isinstance(messages, list):
         return {}
     out = {}
     for text in messages:

@@ -77,6 +77,12 @@ def collect_submissions(
         else:
             found = sorted(p for p in kit_dir.iterdir()
                            if "submission" in p.name.lower() and (p.is_dir() or p.suffix == ".zip"))
+            empty = [p for p in found if _empty_folder(p)]
+            if empty:  # a non-recursive `zip *` keeps a folder's entry without its files
+                found = [p for p in found if p not in empty]
+                warnings.append(f"starting kit {phase.starting_kit}: {_listed(empty)} left out: an empty "
+                                "folder is not a submission (a zip made without -r keeps only the "
+                                "folder's entry).")
         if not found:
             warnings.append(f"starting kit {phase.starting_kit}: no submission found in it (a folder "
                             "or zip whose name contains 'submission'); no baseline will be run.")
@@ -91,12 +97,42 @@ def collect_submissions(
     if folder is None and (comp.root / "sample_submissions").is_dir():
         folder = comp.root / "sample_submissions"
     if folder is not None:
-        subs.extend(_folder_submissions(Path(folder), [p.name for p in comp.phases]))
-    return _unique_ids(subs), warnings
+        found_subs, empty = _folder_submissions(Path(folder), [p.name for p in comp.phases])
+        subs.extend(found_subs)
+        if empty:
+            warnings.append(f"{folder}: {_listed(empty)} left out: an empty folder is not a submission.")
+    return _unique_ids(subs, _reach(comp)), warnings
 
 
-def _folder_submissions(folder: Path, phases: Sequence[str], phase: str | None = None) -> list[Submission]:
-    """Zips and folders in ``folder``; metadata from ``submissions.yaml`` / ``.csv`` if present.
+def _empty_folder(path: Path) -> bool:
+    return path.is_dir() and not any(p.is_file() for p in path.rglob("*"))
+
+
+def _listed(paths: Sequence[Path]) -> str:
+    names = [f"{p.name}/" for p in paths]
+    return (f"empty folder {names[0]}" if len(names) == 1
+            else f"{len(names)} empty folders ({', '.join(names)}) are")
+
+
+def _reach(comp: Competition) -> dict[str | None, frozenset[str]]:
+    """The phases a submission made to each phase can run in: its own and those that
+    migrate from it, one after the other (``None``, no phase given: any)."""
+    names = [p.name for p in comp.phases]
+    out: dict[str | None, frozenset[str]] = {None: frozenset(names)}
+    for i, phase in enumerate(comp.phases):
+        reach = [phase.name]
+        for later in comp.phases[i + 1:]:
+            if not later.auto_migrate:
+                break
+            reach.append(later.name)
+        out[phase.name] = frozenset(reach)
+    return out
+
+
+def _folder_submissions(folder: Path, phases: Sequence[str],
+                        phase: str | None = None) -> tuple[list[Submission], list[Path]]:
+    """Zips and folders in ``folder``, and the empty folders left out; metadata from
+    ``submissions.yaml`` / ``.csv`` if present.
 
     Manifest rows: ``file`` (required, the zip or folder name), ``participant``,
     ``submitted_at``, ``is_baseline``, ``candidate``, ``phase`` (a phase name of
@@ -109,11 +145,15 @@ def _folder_submissions(folder: Path, phases: Sequence[str], phase: str | None =
         raise InputError(f"{folder}: not a folder of submissions.")
     manifest = read_manifest(folder)
     by_folder = {safe_name(name): name for name in phases} | {name: name for name in phases}
-    subs = []
-    entries = []
+    subs: list[Submission] = []
+    entries, empty = [], []
     for p in sorted(folder.iterdir()):
         if phase is None and p.is_dir() and p.name in by_folder and read_metadata(p)[0] is None:
-            subs.extend(_folder_submissions(p, phases, by_folder[p.name]))
+            inner, inner_empty = _folder_submissions(p, phases, by_folder[p.name])
+            subs.extend(inner)
+            empty.extend(inner_empty)
+        elif p.is_dir() and not p.name.startswith(("_", ".")) and _empty_folder(p) and p.name not in manifest:
+            empty.append(p)
         elif (p.is_dir() and not p.name.startswith(("_", "."))) or p.suffix == ".zip":
             entries.append(p)
     names = {p.name for p in entries} | {p.stem for p in entries}
@@ -137,7 +177,7 @@ def _folder_submissions(folder: Path, phases: Sequence[str], phase: str | None =
         subs.append(Submission(str(row.get("candidate") or stem), path, participant, str(when),
                                _flag(row, "is_baseline"), None, str(folder), _flag(row, "on_leaderboard"),
                                phase=chosen))
-    return subs
+    return subs, empty
 
 
 def read_manifest(folder: Path) -> dict[str, dict[str, Any]]:
@@ -168,13 +208,21 @@ def _stem(path: Path) -> str:
     return path.name[:-4] if path.name.endswith(".zip") else path.name
 
 
-def _unique_ids(subs: list[Submission]) -> list[Submission]:
-    out, used = [], set()
+def _unique_ids(subs: list[Submission], reach: dict[str | None, frozenset[str]]) -> list[Submission]:
+    """Candidate names made safe, and unique among the submissions that can meet in a phase
+    (``reach``: where a submission made to each phase can run): the same file name in two
+    phase folders that never meet keeps its name in both."""
+    out: list[Submission] = []
+    used: dict[str, list[frozenset[str]]] = {}  # name -> the phases of each submission named so
     for sub in subs:
-        cid, n = safe_name(sub.candidate), 2
-        while cid in used:
-            cid, n = f"{safe_name(sub.candidate)}-{n}", n + 1
-        used.add(cid)
+        where = reach.get(sub.phase, reach[None])
+        if sub.tasks is not None:  # a solution runs where its tasks are: it may meet anyone
+            where = reach[None]
+        base = safe_name(sub.candidate)
+        cid, n = base, 2
+        while any(where & other for other in used.get(cid, ())):
+            cid, n = f"{base}-{n}", n + 1
+        used.setdefault(cid, []).append(where)
         out.append(replace(sub, candidate=cid))
     return out
 
