@@ -281,9 +281,10 @@ class Site:
         unplaced = [s.candidate for s in loose if s.candidate not in self.result_phases]
         if unplaced:
             report.warnings.append(
-                f"result submission(s) {', '.join(unplaced)} have no phase: run in {regular[0].name!r} "
-                "only (a results zip is made for one phase's data). Give each its phase in the "
-                "submissions manifest ('phase' column) or put it in a <phase name>/ sub-folder.")
+                f"result submission(s) {', '.join(unplaced)} have no phase: made to {regular[0].name!r}, "
+                "the first phase, and no other (a results zip is made for one phase's data; "
+                "migration may take it further). Give each its phase in the submissions manifest "
+                "('phase' column) or put it in a <phase name>/ sub-folder.")
         write_text(outputs / "submissions.csv", _csv(manifest))
         write_text(outputs / COLUMNS_FILE, json.dumps(self.columns_file(meta_phases), indent=2) + "\n")
         empty = self.empty_export(regular, manifest, report)
@@ -417,19 +418,19 @@ class Site:
 
     def empty_export(self, regular: list[Phase], manifest: list[dict[str, Any]],
                      report: SiteRun) -> str | None:
-        """Why nothing reaches the meta phase (None when something does); a phase that
-        sends nothing while others do gets a warning saying why."""
+        """Why nothing reaches the meta phase (None when something does); the phases that
+        send nothing while others do get one warning saying why."""
         rule = self.comp.leaderboard.submission_rule if self.comp.leaderboard else None
         sent = {row["phase"] for row in manifest}
-        for phase in regular:
-            if manifest and phase.name not in sent:
-                report.warnings.append(f"phase {phase.name!r}: no submission reaches the meta phase "
-                                       f"({_why_nothing(phase.name, report.export, rule, self.feed, self.comp.version)}).")
-        if manifest:
+        silent = [p.name for p in regular if p.name not in sent]
+        if not silent:
             return None
-        why = "; ".join(f"{p.name!r}: {_why_nothing(p.name, report.export, rule, self.feed, self.comp.version)}"
-                        for p in regular)
-        return f"the results export is empty: no submission of any phase reaches it ({why})"
+        why = _why_nothing(silent, report.export, rule, self.feed, self.comp.version)
+        if manifest:
+            report.warnings.append(f"no submission of {_names(silent)} reaches the meta phase: {why}")
+            return None
+        return (f"the results export is empty: no submission of any phase reaches it"
+                + (f" ({_names(silent)})" if len(silent) > 1 else f" (phase {silent[0]!r})") + f": {why}")
 
     def refuse_meta_phase(self, phase: Phase, why: str, report: SiteRun) -> None:
         """The meta phase has nothing to rank: a failed job per task, saying why, instead of
@@ -563,26 +564,40 @@ def _progress(res: JobResult) -> str:
     return f"[{mark}] {res.phase} / {res.candidate} / {res.task}: {res.status}{detail} ({res.elapsed:.1f} s)"
 
 
-def _why_nothing(phase: str, export: list[dict[str, Any]], rule: str | None, feed: str,
+def _names(phases: list[str]) -> str:
+    return ("phase " if len(phases) == 1 else "phases ") + ", ".join(map(repr, phases))
+
+
+def _why_nothing(phases: list[str], export: list[dict[str, Any]], rule: str | None, feed: str,
                  version: int = 2) -> str:
-    """Why no submission of ``phase`` reaches the meta phase, in words and with the fix."""
-    mine = [e for e in export if e["phase"] == phase]
-    if not mine:
-        return "no submission ran in it (none was made to it or migrated into it)"
-    finished = [e for e in mine if not e["reason"].startswith("failed")]
-    if finished and rule in MANUAL_RULES and feed == "export":
-        if all(e.get("migrated") for e in finished):
-            return (f"the {len(finished)} finished submission(s) migrated into it are new "
-                    f"submissions there, and under the leaderboard's submission_rule {rule!r} no "
-                    "leaderboard holds them, hence no export, until someone adds them by hand on "
-                    f"the site (Codabench's Final export is then empty); {force_last_fix(version)}, "
-                    "or run with --feed all")
-        return (f"{len(finished)} of {len(mine)} submission(s) finished, but under the "
-                f"leaderboard's submission_rule {rule!r} nothing reaches the leaderboard, hence "
-                f"the results export, without a click; {force_last_fix(version)} (each "
-                "participant's last finished submission is then on the leaderboard), mark "
-                "submissions on_leaderboard in the submissions manifest, or run with --feed all")
-    return f"every one of its {len(mine)} submission(s) failed"
+    """Why no submission of ``phases`` reaches the meta phase: one short paragraph, each
+    cause once with its phases, then the fix once."""
+    causes: dict[str, list[str]] = {}
+    moved = []  # phases whose finished submissions were migrated there
+    for phase in phases:
+        mine = [e for e in export if e["phase"] == phase]
+        finished = [e for e in mine if not e["reason"].startswith("failed")]
+        if not mine:
+            cause = "nobody submitted to it and nothing migrated into it"
+        elif finished and rule in MANUAL_RULES and feed == "export":
+            cause = (f"its finished submissions are on no leaderboard under the rule {rule!r}, "
+                     "which puts one there only by a click")
+            if any(e.get("migrated") for e in finished):
+                moved.append(phase)
+        else:
+            cause = "every one of its submissions failed"
+        causes.setdefault(cause, []).append(phase)
+    text = next(iter(causes)) if len(causes) == 1 else "; ".join(
+        f"{_names(names)}: {cause}" for cause, names in causes.items())
+    if moved:
+        text += (f" (a submission migrated into {_names(moved)} is a new one there, which nobody "
+                 "added)")
+    if any(rule in MANUAL_RULES and feed == "export" and cause.startswith("its finished")
+           for cause in causes):
+        text += (f". A submission reaches the results export when a leaderboard holds it: "
+                 f"{force_last_fix(version)}, mark submissions on_leaderboard in the submissions "
+                 "manifest, or run with --feed all")
+    return text + "."
 
 
 def _failure_text(res: JobResult) -> str:
