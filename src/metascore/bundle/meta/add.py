@@ -47,6 +47,7 @@ from ..files import write_text
 from .program_folder import META_PROGRAM_NAME, assemble_meta_program
 from .runtime import meta_python_in
 from ..schema.v1_to_v2 import V1_COPY_NAME, v1_to_v2
+from ..schema.v1_unread import unread_keys
 
 __all__ = ["AddMetaResult", "add_meta"]
 
@@ -149,7 +150,8 @@ def add_meta(
             v1_platform_only = bool(as_v1.existing) and (
                 all(v1_current[rel] == text for rel, text in v1_files.items())
                 or _platform_only(as_v1, v1_files, v1_current, tmp / "v1", end, None, image))
-            v2_text, computed = v1_to_v2(read_yaml(root / "competition.yaml"), submission_rule=submission_rule)
+            v1_data = read_yaml(root / "competition.yaml")
+            v2_text, computed = v1_to_v2(v1_data, submission_rule=submission_rule)
             edited = _overlay(root, {"competition.yaml": v2_text}, tmp / "v2")
         editor = BundleEditor(edited, tmp, choices, end=end, submission_rule=submission_rule, image=image,
                               check_links=edited is root)
@@ -161,7 +163,12 @@ def add_meta(
                                      f"kept as {V1_COPY_NAME}, which Codabench does not read"
                                      + (f"; computed column(s) {', '.join(computed)} left out (Codabench "
                                         "does not compute them: the v1 import leaves them empty)"
-                                        if computed else ""))
+                                        if computed else "")
+                                     + "; every other key as Codabench's v1 import maps it")
+            unread, quiet = unread_keys(v1_data)
+            editor.notes[:0] = [key.rewrite_text() for key in unread] + (
+                [f"not in the v2 form either, with nothing a participant depends on: {', '.join(quiet)}."]
+                if quiet else [])
         current = {rel: _read(root / rel) for rel in files}
         same = all(current[rel] == text for rel, text in files.items()) and not fill
         result = AddMetaResult(src, target, not same, editor.changes, editor.notes, zipped=zip_out)
