@@ -20,8 +20,10 @@ cited by its final-board id, with its development id): the files were written ag
 script with the pipeline of that change, and the two settings taken out
 (``without_new_settings`` of the test), every other byte as before. Issue 41 changed the words
 of the top_k reasons of candidates below a baseline (their position among the non-baseline
-candidates, which top_k counts, with the position among all in parentheses): those reasons
-were replaced in the three files, every other byte as before.
+candidates, which top_k counts, with the position among all in parentheses) and of the
+signature's submission order (a final candidate takes its earlier submission's place whether
+it was migrated or made again): those words were replaced in the files, every other byte as
+before.
 """
 
 from __future__ import annotations

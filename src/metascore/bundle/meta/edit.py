@@ -549,7 +549,10 @@ def _unique(name: str, taken: list[str]) -> str:
 def _phase_description(cfg: ConfigPlan) -> str:
     phases = cfg.development if cfg.final is None else f"{cfg.development} and {cfg.final}"
     first = cfg.columns[0]
+    counts = ("the participants who qualified" if first.statistic == "n_qualified"
+              else "the participants ranked")
+    # written before any run: what the columns mean, never a result
     return (f"The final ranking. The organizers submit the results of {phases} here and metascore "
             f"ranks them ({cfg.method}); open the Detailed Results of their row for the whole "
-            f"ranking, and the {PAGE_TITLE!r} page for how it is computed. {first.title} 0: "
-            "nobody is ranked.")
+            f"ranking, and the {PAGE_TITLE!r} page for how it is computed. The {first.title} "
+            f"column counts {counts}.")

@@ -80,11 +80,10 @@ from ..worker.backend import Backend
 from ..schema.competition import UUID_PATTERN, Competition, Phase, Task
 from ..files import copy_job_output, write_text
 from ..meta.program_folder import assemble_meta_program, needs_meta_program
-from ..schema.metadata import read_metadata
 from ..meta.runtime import check_meta_python, default_meta_python, meta_python_in
 from .submission_rules import MANUAL_RULES, PhaseSubmission, export_decisions, force_last_fix
 from .submission_ids import SubmissionIds
-from .submissions import Submission, phase_named_by, safe_name, slug
+from .submissions import Submission, is_result_submission, made_to, phase_named_by, safe_name, slug
 from ..worker.job import Job, JobResult, run_job
 
 __all__ = ["Site", "SiteRun", "DEFAULT_QUEUE_LIMIT", "DEFAULT_FEED", "FEED_ALL", "FEEDS", "MANIFEST_COLUMNS"]
@@ -227,24 +226,14 @@ class Site:
 
     # ------------------------------------------------------------ which submission runs where
     def is_result(self, sub: Submission, phase: Phase) -> bool:
-        """A result submission in ``phase``: no ``metadata`` file and no ingestion program to
-        import it as code, so its files are copied to the output as the predictions."""
-        if any(t.ingestion_program for t in self.comp.phase_tasks(phase)):
-            return False
-        try:
-            return read_metadata(self.submission_folder(sub))[0] is None
-        except (InputError, ConfigError, OSError):  # the job fails, and says why
-            return False
+        """A result submission in ``phase`` (:func:`~metascore.bundle.site.submissions.is_result_submission`)."""
+        return is_result_submission(sub, self.comp, phase)
 
     def submitted_to(self, sub: Submission, phase: Phase, first: Phase) -> bool:
-        """Whether ``sub`` was made to ``phase`` (see the module's docstring)."""
-        if sub.phase is not None:
-            return sub.phase == phase.name
-        if sub.tasks is not None:
-            return any(i in phase.tasks for i in sub.tasks)
-        if self.is_result(sub, phase):
-            return phase.name == self.result_phases.get(sub.candidate, first.name)
-        return phase is first or not phase.auto_migrate
+        """Whether ``sub`` was made to ``phase`` (:func:`~metascore.bundle.site.submissions.made_to`)."""
+        loose = sub.phase is None and sub.tasks is None and self.is_result(sub, phase)
+        return made_to(sub, phase, first,
+                       result_phase=self.result_phases.get(sub.candidate, first.name) if loose else None)
 
     # ------------------------------------------------------------ the whole competition
     def run(self, submissions: list[Submission], report: SiteRun) -> None:

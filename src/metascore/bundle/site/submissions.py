@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import hashlib
 import io
 import re
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -23,10 +25,12 @@ from typing import Any
 from ...errors import InputError, did_you_mean
 from ...readers.yaml_loader import load_yaml
 from ..archive import as_folder
-from ..schema.competition import Competition
+from ..files import METADATA_FILES, is_noise
+from ..schema.competition import Competition, Phase
 from ..schema.metadata import read_metadata
 
-__all__ = ["Submission", "collect_submissions", "phase_named_by", "safe_name", "slug"]
+__all__ = ["Submission", "collect_submissions", "phase_named_by", "safe_name", "slug", "made_to",
+           "phases_reached", "is_result_submission", "reference_copies"]
 
 
 @dataclass(frozen=True)
@@ -178,6 +182,99 @@ def _folder_submissions(folder: Path, phases: Sequence[str],
                                _flag(row, "is_baseline"), None, str(folder), _flag(row, "on_leaderboard"),
                                phase=chosen))
     return subs, empty
+
+
+def made_to(sub: Submission, phase: Phase, first: Phase, *, result_phase: str | None) -> bool:
+    """Whether ``sub`` was made to ``phase``: the phase its manifest or folder gives; a
+    solution's tasks; a result submission without a phase, ``result_phase`` (the phase its
+    name names, else the first); any other submission without a phase, the first phase and
+    every phase that does not migrate (a migrating one gets it by migration)."""
+    if sub.phase is not None:
+        return sub.phase == phase.name
+    if sub.tasks is not None:
+        return any(i in phase.tasks for i in sub.tasks)
+    if result_phase is not None:
+        return phase.name == result_phase
+    return phase is first or not phase.auto_migrate
+
+
+def is_result_submission(sub: Submission, comp: Competition, phase: Phase) -> bool:
+    """A result submission in ``phase``: no ``metadata`` file and no ingestion program to
+    import it as code, so its files are the predictions."""
+    if any(t.ingestion_program for t in comp.phase_tasks(phase)):
+        return False
+    try:
+        return read_metadata(sub.source)[0] is None
+    except (InputError, OSError, ValueError, zipfile.BadZipFile):  # the job fails, and says why
+        return False
+
+
+def phases_reached(sub: Submission, comp: Competition, phases: Sequence[Phase]) -> list[str]:
+    """The phases of ``phases`` (in order, no meta phase) a local run runs ``sub`` in: those it
+    was made to (:func:`made_to`), and those that migrate from a phase it ran in (when it
+    finishes there and a leaderboard holds it)."""
+    if not phases:
+        return []
+    names = [p.name for p in phases]
+    result_phase = None
+    if sub.phase is None and sub.tasks is None and is_result_submission(sub, comp, phases[0]):
+        result_phase = (phase_named_by(sub.candidate, names) if len(names) > 1 else None) or names[0]
+    out: list[str] = []
+    for i, phase in enumerate(phases):
+        migrated = (phase.auto_migrate and i > 0 and names[i - 1] in out
+                    and (sub.tasks is None or any(t in phase.tasks for t in sub.tasks)))
+        if migrated or made_to(sub, phase, phases[0], result_phase=result_phase):
+            out.append(phase.name)
+    return out
+
+
+#: The largest file compared by :func:`reference_copies` (a bigger one is not read).
+_COMPARED_SIZE = 64 * 1024 * 1024
+
+
+def reference_copies(sub: Submission, references: Sequence[Path | None]) -> list[str]:
+    """``["answers.csv = ref/gold.csv", ...]`` when every file of the submission (a folder
+    or zip; its metadata aside) is, byte for byte, a file of one of the ``references``
+    (reference data folders or zips): a result submission that holds the answers, and so
+    the best possible score. Empty otherwise."""
+    mine = _digests(sub.source, skip_metadata=True)
+    if not mine:
+        return []
+    known: dict[str, str] = {}
+    for ref in references:
+        if ref is not None and ref.exists():
+            for name, digest in _digests(ref).items():
+                known.setdefault(digest, f"{ref.name}/{name}")
+    if not all(d in known for d in mine.values()):
+        return []
+    return [f"{name} = {known[d]}" for name, d in sorted(mine.items())]
+
+
+def _digests(path: Path, skip_metadata: bool = False) -> dict[str, str]:
+    """name -> SHA-256 of each file of a folder or zip (noise, and metadata when asked, left
+    out); {} when one is too big to compare or the zip cannot be read."""
+    out: dict[str, str] = {}
+    try:
+        if path.is_dir():
+            items = [(f.relative_to(path).as_posix(), f) for f in sorted(path.rglob("*")) if f.is_file()]
+            for name, f in items:
+                if is_noise(name) or (skip_metadata and name in METADATA_FILES):
+                    continue
+                if f.stat().st_size > _COMPARED_SIZE:
+                    return {}
+                out[name] = hashlib.sha256(f.read_bytes()).hexdigest()
+        elif zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as z:
+                for info in z.infolist():
+                    name = info.filename
+                    if info.is_dir() or is_noise(name) or (skip_metadata and name in METADATA_FILES):
+                        continue
+                    if info.file_size > _COMPARED_SIZE:
+                        return {}
+                    out[name] = hashlib.sha256(z.read(info)).hexdigest()
+    except (OSError, zipfile.BadZipFile, ValueError):
+        return {}
+    return out
 
 
 def read_manifest(folder: Path) -> dict[str, dict[str, Any]]:
