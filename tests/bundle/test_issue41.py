@@ -375,3 +375,32 @@ def test_a_v1_tasks_files_are_located_by_its_phase(tmp_path):
     errors = check_schema(bundle).errors
     assert errors and all(re.match(r"competition\.yaml: phases\.\d\.scoring_program", e) for e in errors)
     assert not any(" Task'." in e for e in errors)
+
+
+# ---------------------------------------------------------------------- what the new user's trial met
+def test_a_competition_bundle_among_the_submissions_is_left_out_and_said(tmp_path):
+    """The trial copied every zip of an example folder, the competition's bundle.zip too."""
+    folder = tmp_path / "subs"
+    shutil.copytree(FIVE / "sample_submissions" / EVAL_C, folder / EVAL_C)
+    with zipfile.ZipFile(folder / "bundle.zip", "w") as z:
+        z.writestr("competition.yaml", "version: 2\n")
+    subs, warnings = collect_submissions(load_competition(FIVE), folder, cache=tmp_path / "cache")
+    assert "bundle" not in {s.candidate for s in subs}
+    assert any(w.endswith("bundle.zip left out: it holds a competition.yaml, so it is a competition "
+                          "bundle, not a submission.") for w in warnings), warnings
+
+
+def test_add_meta_counts_the_warnings_bundle_check_then_prints(tmp_path):
+    """add-meta checks a view of the bundle made of links; a module that a program imports
+    from a folder of the bundle (the participant's model.py in the starting kit) is found
+    through them, so no warning is counted that `bundle check` does not print."""
+    bundle = _copy(tmp_path)
+    _edit(bundle, lambda d: d.update(competition_docker_image="codalab/codalab-legacy:py312"))
+    (bundle / "starting_kit").mkdir()
+    (bundle / "starting_kit" / "model_helpers.py").write_text("VALUE = 1\n")
+    evaluate = bundle / "scoring_program" / "evaluate.py"
+    evaluate.write_text(evaluate.read_text().replace(
+        "from collections import Counter\n", "from collections import Counter\n\nimport model_helpers  # noqa\n"))
+    assert not [w for w in check_bundle(bundle).warnings if "model_helpers" in w]
+    result = add_meta(bundle, end="2027-06-30")
+    assert result.warnings == len(check_bundle(bundle).warnings)

@@ -27,6 +27,7 @@ warnings
 from __future__ import annotations
 
 import ast
+import os
 import sys
 import zipfile
 from collections.abc import Iterator, Sequence
@@ -232,7 +233,7 @@ def _local_modules(root: Path) -> frozenset[str]:
     """Every module name a file or folder of the bundle provides (zips included), but those
     of a meta-scoring program's own Python (``runtime/``: its numpy is not the image's)."""
     names: set[str] = set()
-    for path in root.rglob("*"):
+    for path in _tree(root):
         if is_noise(path.name) or in_runtime(path.relative_to(root).parts):
             continue
         if path.is_dir():
@@ -249,3 +250,17 @@ def _local_modules(root: Path) -> frozenset[str]:
                     if parts and parts[-1].endswith((".py", ".so", ".pyc")):
                         names.add(parts[-1].split(".")[0])
     return frozenset(names)
+
+
+def _tree(root: Path) -> Iterator[Path]:
+    """Every path under ``root``, through links to folders too (add-meta checks a view of
+    the bundle made of links to its entries), each real folder once."""
+    seen: set[str] = set()
+    for folder, dirs, files in os.walk(root, followlinks=True):
+        real = os.path.realpath(folder)
+        if real in seen:
+            dirs[:] = []
+            continue
+        seen.add(real)
+        here = Path(folder)
+        yield from (here / name for name in sorted(dirs) + sorted(files))

@@ -101,15 +101,31 @@ def collect_submissions(
     if folder is None and (comp.root / "sample_submissions").is_dir():
         folder = comp.root / "sample_submissions"
     if folder is not None:
-        found_subs, empty = _folder_submissions(Path(folder), [p.name for p in comp.phases])
+        found_subs, left = _folder_submissions(Path(folder), [p.name for p in comp.phases])
         subs.extend(found_subs)
+        empty = [p for p in left if p.is_dir() and _empty_folder(p)]
         if empty:
             warnings.append(f"{folder}: {_listed(empty)} left out: an empty folder is not a submission.")
+        bundles = [p.name for p in left if p not in empty]
+        if bundles:
+            warnings.append(f"{folder}: {', '.join(bundles)} left out: it holds a competition.yaml, "
+                            "so it is a competition bundle, not a submission.")
     return _unique_ids(subs, _reach(comp)), warnings
 
 
 def _empty_folder(path: Path) -> bool:
     return path.is_dir() and not any(p.is_file() for p in path.rglob("*"))
+
+
+def _is_bundle(path: Path) -> bool:
+    """A competition bundle (``competition.yaml`` at its root), folder or zip."""
+    if path.is_dir():
+        return (path / "competition.yaml").is_file()
+    try:
+        with zipfile.ZipFile(path) as z:
+            return "competition.yaml" in z.namelist()
+    except (OSError, zipfile.BadZipFile):
+        return False
 
 
 def _listed(paths: Sequence[Path]) -> str:
@@ -135,8 +151,8 @@ def _reach(comp: Competition) -> dict[str | None, frozenset[str]]:
 
 def _folder_submissions(folder: Path, phases: Sequence[str],
                         phase: str | None = None) -> tuple[list[Submission], list[Path]]:
-    """Zips and folders in ``folder``, and the empty folders left out; metadata from
-    ``submissions.yaml`` / ``.csv`` if present.
+    """Zips and folders in ``folder``, and those left out (empty folders, competition
+    bundles); metadata from ``submissions.yaml`` / ``.csv`` if present.
 
     Manifest rows: ``file`` (required, the zip or folder name), ``participant``,
     ``submitted_at``, ``is_baseline``, ``candidate``, ``phase`` (a phase name of
@@ -150,16 +166,15 @@ def _folder_submissions(folder: Path, phases: Sequence[str],
     manifest = read_manifest(folder)
     by_folder = {safe_name(name): name for name in phases} | {name: name for name in phases}
     subs: list[Submission] = []
-    entries, empty = [], []
+    entries, left = [], []
     for p in sorted(folder.iterdir()):
         if phase is None and p.is_dir() and p.name in by_folder and read_metadata(p)[0] is None:
-            inner, inner_empty = _folder_submissions(p, phases, by_folder[p.name])
+            inner, inner_left = _folder_submissions(p, phases, by_folder[p.name])
             subs.extend(inner)
-            empty.extend(inner_empty)
-        elif p.is_dir() and not p.name.startswith(("_", ".")) and _empty_folder(p) and p.name not in manifest:
-            empty.append(p)
+            left.extend(inner_left)
         elif (p.is_dir() and not p.name.startswith(("_", "."))) or p.suffix == ".zip":
-            entries.append(p)
+            is_left = p.name not in manifest and (_empty_folder(p) or _is_bundle(p))
+            (left if is_left else entries).append(p)
     names = {p.name for p in entries} | {p.stem for p in entries}
     for name in manifest:
         if name not in names:
@@ -181,7 +196,7 @@ def _folder_submissions(folder: Path, phases: Sequence[str],
         subs.append(Submission(str(row.get("candidate") or stem), path, participant, str(when),
                                _flag(row, "is_baseline"), None, str(folder), _flag(row, "on_leaderboard"),
                                phase=chosen))
-    return subs, empty
+    return subs, left
 
 
 def made_to(sub: Submission, phase: Phase, first: Phase, *, result_phase: str | None) -> bool:
