@@ -35,6 +35,7 @@ from metascore.bundle.runner import format_report, run_bundle
 from metascore.bundle.schema.load import check_schema, load_competition
 from metascore.bundle.site.submissions import collect_submissions
 from metascore.errors import ConfigError
+from real_site_bundles import edit_yaml as _edit
 from repo_paths import TESTS
 
 DATA = TESTS / "data" / "bundles"
@@ -49,13 +50,6 @@ def _organizers_meta_python(monkeypatch):
 
 def _copy(tmp_path: Path, src: Path = FIVE, name: str = "bundle") -> Path:
     return Path(shutil.copytree(src, tmp_path / name))
-
-
-def _edit(bundle: Path, change) -> None:
-    path = bundle / "competition.yaml"
-    data = yaml.safe_load(path.read_text())
-    change(data)
-    path.write_text(yaml.safe_dump(data, sort_keys=False))
 
 
 def _config(bundle: Path) -> dict:
