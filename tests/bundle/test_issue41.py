@@ -184,7 +184,7 @@ def test_an_empty_final_phase_says_why_and_which_phases_hold_scores(tmp_path):
             "submission(s))") in reason
     assert "to rank the development phase only" not in reason
     # the run says the exact cause once
-    assert any(w.startswith("no submission of phase 'Post-Evaluation' reaches the meta phase: its "
+    assert any(w.startswith("no submission of phase 'Post-Evaluation' reaches the meta phase: the "
                             "finished submissions are on no leaderboard under the rule 'Add'")
                for w in report.warnings)
 

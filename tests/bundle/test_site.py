@@ -371,9 +371,9 @@ def test_an_empty_export_says_so_and_names_the_rule(tmp_path):
     # one short paragraph: the phases, the cause, the fix once (issue 41, item 8)
     assert meta.reason == (
         "the results export is empty: no submission of any phase reaches it (phases "
-        "'Development Phase', 'Final Phase'): phase 'Development Phase': its finished submissions "
+        "'Development Phase', 'Final Phase'): phase 'Development Phase': the finished submissions "
         "are on no leaderboard under the rule 'Add', which puts one there only by a click; phase "
-        "'Final Phase': nobody submitted to it and nothing migrated into it. A submission reaches "
+        "'Final Phase': nobody submitted there and nothing migrated there. A submission reaches "
         "the results export when a leaderboard holds it: set submission_rule: Force_Last on the "
         "leaderboard in competition.yaml, mark submissions on_leaderboard in the submissions "
         "manifest, or run with --feed all.")
@@ -446,7 +446,7 @@ def test_under_add_the_migrated_submissions_are_not_exported(tmp_path):
     assert final["alice__right"]["migrated"] and "migrated into this phase" in final["alice__right"]["reason"]
     rows = list(csv.DictReader((tmp_path / "out" / "outputs" / "submissions.csv").open()))
     assert {r["phase"] for r in rows} == {"Development Phase"}
-    assert any(w.startswith("no submission of phase 'Final Phase' reaches the meta phase: its "
+    assert any(w.startswith("no submission of phase 'Final Phase' reaches the meta phase: the "
                             "finished submissions are on no leaderboard under the rule 'Add', which "
                             "puts one there only by a click (a submission migrated into phase "
                             "'Final Phase' is a new one there, which nobody added)")

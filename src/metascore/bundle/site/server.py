@@ -567,21 +567,21 @@ def _why_nothing(phases: list[str], export: list[dict[str, Any]], rule: str | No
         mine = [e for e in export if e["phase"] == phase]
         finished = [e for e in mine if not e["reason"].startswith("failed")]
         if not mine:
-            cause = "nobody submitted to it and nothing migrated into it"
+            cause = "nobody submitted there and nothing migrated there"
         elif finished and rule in MANUAL_RULES and feed == "export":
-            cause = (f"its finished submissions are on no leaderboard under the rule {rule!r}, "
+            cause = (f"the finished submissions are on no leaderboard under the rule {rule!r}, "
                      "which puts one there only by a click")
             if any(e.get("migrated") for e in finished):
                 moved.append(phase)
         else:
-            cause = "every one of its submissions failed"
+            cause = "every submission failed"
         causes.setdefault(cause, []).append(phase)
     text = next(iter(causes)) if len(causes) == 1 else "; ".join(
         f"{_names(names)}: {cause}" for cause, names in causes.items())
     if moved:
         text += (f" (a submission migrated into {_names(moved)} is a new one there, which nobody "
                  "added)")
-    if any(rule in MANUAL_RULES and feed == "export" and cause.startswith("its finished")
+    if any(rule in MANUAL_RULES and feed == "export" and cause.startswith("the finished")
            for cause in causes):
         text += (f". A submission reaches the results export when a leaderboard holds it: "
                  f"{force_last_fix(version)}, mark submissions on_leaderboard in the submissions "
