@@ -398,3 +398,28 @@ def test_add_meta_counts_the_warnings_bundle_check_then_prints(tmp_path):
     assert not [w for w in check_bundle(bundle).warnings if "model_helpers" in w]
     result = add_meta(bundle, end="2027-06-30")
     assert result.warnings == len(check_bundle(bundle).warnings)
+
+
+def test_a_local_run_that_needs_the_images_packages_says_bundle_env_first(tmp_path, monkeypatch, capsys):
+    """The trial's scoring program imports matplotlib, which the image carries and the
+    user's Python lacks: bundle check says so, and add-meta's next steps put `bundle env`
+    before `bundle run` (which, without sample_submissions/, needs --submissions)."""
+    from metascore.bundle.check import image_checks
+    from metascore.cli import main
+
+    monkeypatch.setenv("METASCORE_CACHE", str(tmp_path / "cache"))  # no environment built
+    real = image_checks.importlib.util.find_spec
+    monkeypatch.setattr(image_checks.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "matplotlib" else real(name, *a))
+    bundle = _copy(tmp_path)
+    _edit(bundle, lambda d: d.update(competition_docker_image="codalab/codalab-legacy:py312"))
+    evaluate = bundle / "scoring_program" / "evaluate.py"
+    evaluate.write_text("import matplotlib  # noqa: F401\n" + evaluate.read_text())
+    shutil.rmtree(bundle / "sample_submissions")
+    assert main(["bundle", "add-meta", str(bundle), "--end", "2027-06-30"]) == 0
+    out = capsys.readouterr().out
+    assert (f"      metascore bundle env {bundle}   (once: the programs need the image's packages, "
+            f"which this Python lacks)\n      metascore bundle run {bundle} --submissions DIR --out runs/") in out
+    (note,) = [n for n in check_bundle(bundle).notes if "bundle env" in n]
+    assert note.startswith("a local `metascore bundle run` needs `metascore bundle env` first") and \
+        "lacks matplotlib, which codalab/codalab-legacy:py312 carries" in note

@@ -14,7 +14,9 @@ the files it references, the programs' metadata), then, on the parsed competitio
 - the competition's image against the meta phase and the programs' imports
   (:mod:`~metascore.bundle.check.image_checks`);
 - whether participants can see the final ranking and nobody but the organizers its input,
-  and whether registrations wait for an approval (:mod:`~metascore.bundle.check.visibility`).
+  and whether registrations wait for an approval (:mod:`~metascore.bundle.check.visibility`);
+- whether a local ``bundle run`` needs ``bundle env`` first (the programs import what the
+  image carries and this Python lacks: :func:`~metascore.bundle.check.image_checks.local_run_note`).
 
 Their errors and warnings are added to the same :class:`~metascore.bundle.schema.competition.BundleReport`.
 """
@@ -30,7 +32,7 @@ from ..schema import phase_dates
 from .meta_config import MetaConfig, check_meta_configs, find_meta_configs
 from ..meta.choices import unbeatable_notes
 from ..schema.competition import BundleReport, Competition
-from .image_checks import image_problems
+from .image_checks import image_problems, local_run_note
 from .platform_traps import platform_traps
 from ..schema.load import check_schema
 from ..site.submissions import Submission, collect_submissions, phases_reached
@@ -75,6 +77,9 @@ def check_bundle(root: str | Path, *, meta_program_available: bool = True,
     registration = registration_note(comp)
     if registration is not None:
         report.notes.append(registration)
+    local = local_run_note(comp, metas)
+    if local is not None:
+        report.notes.append(local)
     report.warnings.extend(phase_dates.past_migration_warnings(comp, now or phase_dates.utc_now()))
     report.competition = Competition(**{**comp.__dict__, "warnings": tuple(report.warnings)})
     return report

@@ -42,6 +42,7 @@ from .choices import MetaChoices
 from .edit import BundleEditor
 from ..archive import safe_extract
 from ..check.full import check_bundle as full_check
+from ..check.image_checks import LOCAL_RUN_NEEDS_ENV
 from ..schema.competition import SUBMISSION_RULES
 from ..files import write_text
 from .program_folder import META_PROGRAM_NAME, assemble_meta_program
@@ -65,6 +66,10 @@ class AddMetaResult:
     zipped: bool = False
     #: "added", "rewrote" (--force) or "updated" (only the image, rule or end changed)
     kind: str = "added"
+    #: a local run needs the image's packages first (``bundle env``)
+    needs_env: bool = False
+    #: the bundle has no ``sample_submissions/``: a run needs ``--submissions DIR``
+    no_samples: bool = False
 
     def lines(self) -> list[str]:
         where = "" if self.target == self.bundle else f" -> {self.target}"
@@ -77,9 +82,12 @@ class AddMetaResult:
             out = [f"{self.bundle}{where}: {done}:"]
             out += [f"  {c}" for c in self.changes if self.kind != "updated" or c.startswith("~")]
             out += [f"note: {n}" for n in self.notes]
-        subs = " --submissions DIR" if self.zipped else ""
+        subs = " --submissions DIR" if self.zipped or self.no_samples else ""
         seen = f"   ({self.warnings} warning(s) to read)" if self.warnings else ""
         out.append(f"next: metascore bundle check {self.target}{seen}")
+        if self.needs_env:
+            out.append(f"      metascore bundle env {self.target}   (once: the programs need the image's "
+                       "packages, which this Python lacks)")
         out.append(f"      metascore bundle run {self.target}{subs} --out runs/")
         if not self.zipped:
             out.append(f"      upload: metascore bundle zip {self.target} -o bundle.zip (it fills "
@@ -198,6 +206,8 @@ def add_meta(
             raise ConfigError(f"{src}: the bundle with the meta phase would not pass `metascore bundle "
                               f"check`: {first} ({len(report.errors)} error(s)); nothing written.")
         result.warnings = len(report.warnings)
+        result.needs_env = any(n.startswith(LOCAL_RUN_NEEDS_ENV) for n in report.notes)
+        result.no_samples = choices.submissions is None and not (root / "sample_submissions").is_dir()
         if zip_out:
             image = report.competition.docker_image if report.competition else None
             _write_zip(src, target, files, editor.program_ref if fill else None, tmp,
