@@ -124,7 +124,7 @@ def _is_bundle(path: Path) -> bool:
     try:
         with zipfile.ZipFile(path) as z:
             return "competition.yaml" in z.namelist()
-    except (OSError, zipfile.BadZipFile):
+    except (OSError, zipfile.BadZipFile, ValueError):  # a name that is no text, ...: the job says why
         return False
 
 
