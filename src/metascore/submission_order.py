@@ -212,6 +212,6 @@ def order_basis(origins: Mapping[str, Origin], phase: str) -> str:
     carried = n - sources.get(phase, 0)
     if carried:
         what += (f"; {carried} of {n} candidates take the place of their participant's "
-                 f"submission in an earlier phase (a submission migrated into {phase!r} gets "
-                 "a new id and time and keeps the place of the one it copies)")
+                 f"submission in an earlier phase (its order there, whether the submission in "
+                 f"{phase!r} was migrated from it, with a new id and time, or made again)")
     return what

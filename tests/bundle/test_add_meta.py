@@ -151,7 +151,10 @@ def test_v1_results_bundle_with_three_phases_add_meta_check_run(tmp_path, capsys
     assert main(["bundle", "add-meta", str(bundle), "--end", "2026-08-31",
                  "--image", "codalab/codalab-legacy:py312"]) == 0
     said = capsys.readouterr().out
-    assert "'Warm-up' not ranked (--phases DEVELOPMENT,FINAL chooses)" in said
+    # more than two phases: each one with what it holds, and the pair chosen (issue 41, item 5)
+    assert ("phases: 3 phases; the final ranking is made of 'Final' after 'Development' (--phases "
+            "DEVELOPMENT,FINAL chooses)") in said
+    assert "    'Warm-up': reference data ref_warmup/; 2 submission(s): alice, bob\n" in said
     assert "a v1 bundle: Codabench's import makes it Add" in said
     assert "competition_docker_image: codalab/codalab-legacy:py37 -> codalab/codalab-legacy:py312" in said
     assert "image codalab/codalab-legacy:py312 (--image): Codabench runs every phase in this one image" in said
@@ -182,11 +185,13 @@ def test_v1_results_bundle_with_three_phases_add_meta_check_run(tmp_path, capsys
 
 def test_v1_phases_option_and_a_second_run_reuse_the_meta_start(tmp_path):
     bundle = _copy(V1, tmp_path)
-    add_meta(bundle, choices=MetaChoices(phases=("Warm-up", "Development")), end="2026-08-31")
+    # top_k: the baseline (made to Development only) is not needed in Warm-up
+    choices = MetaChoices(phases=("Warm-up", "Development"), filter="top_k:2")
+    add_meta(bundle, choices=choices, end="2026-08-31")
     assert _config(bundle)["phases"] == {"development": "Warm-up", "final": "Development"}
     before = _tree(bundle)
     # no --end the second time: the meta phase's start says where the last phase ends
-    result = add_meta(bundle, choices=MetaChoices(phases=("Warm-up", "Development")))
+    result = add_meta(bundle, choices=choices)
     assert not result.changed and _tree(bundle) == before
 
 

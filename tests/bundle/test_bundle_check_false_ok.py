@@ -93,9 +93,10 @@ def test_v1_commands_naming_a_missing_file_are_errors_with_the_closest_name(tmp_
     root = v1_four_tasks(tmp_path / "wrong", "evaluation_task_en_a.py")
     errors = check_bundle(root).errors
     assert len(errors) == 4
-    for task, error in zip("ABCD", errors):
+    for n, (task, error) in enumerate(zip("ABCD", errors), 1):
+        # the place in competition.yaml is the v1 phase, not its task's name (issue 41, item 14)
         assert error == (
-            f"competition.yaml: phase 'Task {task} Task'.scoring_program (metadata): command "
+            f"competition.yaml: phases.{n}.scoring_program (metadata): command "
             "'python $program/evaluation_task_en_a.py $input $output' runs "
             f"'$program/evaluation_task_en_a.py', but scoring_{task.lower()}.zip has no "
             "evaluation_task_en_a.py (did you mean 'evaluation_en_task_a.py'?).")

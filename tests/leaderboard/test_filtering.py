@@ -66,7 +66,10 @@ def test_match_by_participant_then_candidate_id():
 def test_top_k_and_none():
     res = filter_final(DEV, _final(["A", "B", "C"]), rule="top_k", k=2)
     assert res.qualified == ("A", "B")  # baselines take no slot
-    assert res.excluded == {"C": "development position 4 is outside the top 2"}
+    # the position top_k counts is among the non-baseline candidates (issue 41, item 10):
+    # C is third of them, fourth with the baseline above it
+    assert res.excluded == {"C": "development position 3 among the non-baseline candidates (4 "
+                                 "with the baselines) is outside the top 2"}
     res = filter_final(DEV, _final(["A", "C", "Z"]), rule="none")
     assert res.qualified == ("A", "C")  # rule none still needs a development submission
     assert res.decisions[0].reason == "no filter (rule 'none')"
@@ -88,8 +91,28 @@ def test_top_k_auto_uses_k_star():
 def test_nobody_and_no_baseline():
     res = filter_final(DEV, _final(["C"]), rule="beat_baseline")
     assert res.qualified == ()
-    assert res.message == ("no final-phase candidate qualified: none beat every baseline in "
-                           "the 'development' phase (threshold: 'B1' with development score 0.6).")
+    assert res.message == (
+        "the final ranking is empty: no final-phase candidate qualified: none beat every "
+        "baseline in the 'development' phase (threshold: 'B1' with development score 0.6); ways "
+        "out: another baseline (`baselines:` in metascore.yaml; `bundle add-meta --force "
+        "--baseline NAME`) or another filter (`filter.rule: top_k` or `none`; `--filter top_k:3` "
+        "or `--filter none`).")
+
+
+def test_an_unbeatable_baseline_is_said_with_the_ways_out():
+    """Issue 41, item 3: a baseline with the best development score on every judge (a
+    starting kit holding the gold answers) qualifies nobody; the message says so in one
+    sentence, with the ways out."""
+    dev = _dev([[1.0, 1.0], [0.9, 1.0], [0.5, 0.2]], ["kit", "A", "B"], baselines=["kit"])
+    res = filter_final(dev, _final(["A", "B"]), rule="beat_baseline")
+    assert res.qualified == ()
+    assert "'kit' holds the best score of the 'development' phase on every judge, so nobody " \
+           "can beat it; ways out: another baseline" in res.message
+    assert "\n" not in res.message
+    # best on one judge only: beatable, not said so
+    dev = _dev([[1.0, 0.1], [0.9, 1.0], [0.5, 0.2]], ["kit", "A", "B"], baselines=["kit"])
+    res = filter_final(dev, _final(["B"]), rule="beat_baseline")
+    assert res.qualified == () and "nobody can beat it" not in res.message
     dev = _dev([[1, 1], [0, 0]], ["A", "B"])
     with pytest.raises(InputError, match=r"'beat_baseline' needs at least one baseline"):
         filter_final(dev, _final(["A"]), rule="beat_baseline")

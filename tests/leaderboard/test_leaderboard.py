@@ -127,7 +127,9 @@ def test_top_k_and_absent_candidates():
         (None, "baseline_rf", None, None), (None, "baseline_knn", None, None),
         (None, "carol-104", False, None),
     ]
-    assert lb.final.rows[-1].reason == "development position 6 is outside the top 3"
+    # carol is fourth of the non-baseline candidates, sixth with the two baselines above her
+    assert lb.final.rows[-1].reason == ("development position 4 among the non-baseline "
+                                        "candidates (6 with the baselines) is outside the top 3")
 
 
 def test_development_only():
@@ -177,8 +179,8 @@ def test_nobody_qualifies_warns():
     frame.loc[final & ~frame["is_baseline"], "candidate"] += "-new"
     lb = build_leaderboard(table.with_frame(frame), _config(selection={"final": "all"}))
     assert lb.winner is None and not lb.final.ranked
-    assert lb.messages[0].startswith("no final-phase candidate qualified: none has a "
-                                     "submission in the 'Development' phase")
+    assert lb.messages[0].startswith("the final ranking is empty: no final-phase candidate "
+                                     "qualified: none has a submission in the 'Development' phase")
     assert lb.scores == {"n_qualified": 0.0}
 
 

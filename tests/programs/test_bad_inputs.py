@@ -132,7 +132,11 @@ CASES = {
     "a phase missing from the data": (
         GOOD + "phases: {final: Finale}\n",
         {"long.csv": LONG},
-        r"phase 'Finale' \(phases\.final\) is not in the scores \(did you mean 'Final'\?\)",
+        # which phases hold scores, and why the one named may not (issue 41, item 4)
+        r"phase 'Finale' \(phases\.final\) has no scores in the input \(did you mean 'Final'\?\): "
+        r"no submission of it reached the results export\. .*nobody submitted to 'Finale', or "
+        r"nothing migrated into it .*Phases with scores: 'Development' \(7 submission\(s\)\), "
+        r"'Final' \(7 submission\(s\)\)",
     ),
     "every submission after the deadline": (
         GOOD + "phases: {deadlines: {Final: 2024-01-01}}\n",
@@ -199,5 +203,5 @@ def test_nobody_qualifies_error(tmp_path, capsys):
     inp, out = _setup(tmp_path, GOOD + "filter: {on_empty: error}\n", {"long.csv": text})
     code = score_main(inp, out)
     _assert_failed(code, capsys.readouterr().err, out,
-                   r"no final-phase candidate qualified: none has a submission in the "
-                   r"'Development' phase \(filter\.on_empty: error\)")
+                   r"the final ranking is empty: no final-phase candidate qualified: none has a "
+                   r"submission in the 'Development' phase, .* \(filter\.on_empty: error\)")

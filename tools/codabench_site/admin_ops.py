@@ -10,6 +10,11 @@ site's environment (Django settings from ``site.env``). Each prints one JSON doc
   beat scheduler does every 5 minutes (``competitions.tasks.<task>``), and wait for it.
 - ``competition {"competition": id}``: phases (dates, migration flags) and every
   submission (id, owner, phase, status, parent, leaderboard, migration origin, scores).
+- ``settings {"competition": id}``: what the unpacker stored of a bundle, field by field:
+  the competition's fields, its pages, each phase's fields with its tasks (their fields and
+  the MD5 of each dataset's file) and the leaderboard with its columns; ids, generated keys
+  (UUIDs), creation times and logos (stored under random names) left out, so that two
+  uploads compare.
 """
 
 import json
@@ -84,9 +89,59 @@ def competition(payload):
             "submissions": subs}
 
 
+def _fields(obj, skip=()):
+    """The plain (non-relation) fields of a model instance, as JSON values; the generated
+    UUIDs (a task's or a dataset's key, a competition's secret key) left out."""
+    from django.db import models
+
+    out = {}
+    for f in obj._meta.concrete_fields:
+        if f.is_relation or f.name in skip or isinstance(f, models.UUIDField):
+            continue
+        value = getattr(obj, f.attname)
+        if hasattr(value, "isoformat"):
+            value = value.isoformat()
+        elif not isinstance(value, (str, int, float, bool, list, dict, type(None))):
+            value = str(value)
+        out[f.name] = value
+    return out
+
+
+def _data(data):
+    import hashlib
+
+    if data is None:
+        return None
+    with data.data_file.open("rb") as f:
+        return {"type": data.type, "md5": hashlib.md5(f.read()).hexdigest()}
+
+
+def settings(payload):
+    comp = Competition.objects.get(pk=payload["competition"])
+    generated = {"id", "created_when", "logo", "logo_icon", "created_by"}
+    phases, boards = [], {}
+    for p in comp.phases.order_by("index"):
+        tasks = []
+        for task in p.tasks.order_by("phasetaskinstance__order_index", "pk"):
+            tasks.append({**_fields(task, generated),
+                          **{kind: _data(getattr(task, kind)) for kind in
+                             ("scoring_program", "ingestion_program", "input_data", "reference_data")}})
+        board = p.leaderboard
+        if board is not None and board.pk not in boards:
+            boards[board.pk] = {**_fields(board, generated), "columns": [
+                _fields(c, generated) for c in board.columns.order_by("index")]}
+        phases.append({**_fields(p, generated), "public_data": _data(p.public_data),
+                       "starting_kit": _data(p.starting_kit), "tasks": tasks,
+                       "leaderboard": None if board is None else board.title})
+    return {"competition": _fields(comp, generated | {"published", "is_migrating"}),
+            "pages": [_fields(pg, generated) for pg in comp.pages.order_by("index")],
+            "phases": phases, "leaderboards": list(boards.values())}
+
+
 if __name__ == "__main__":
     op, payload = sys.argv[1], json.loads(sys.argv[2] if len(sys.argv) > 2 else "{}")
-    ops = {"users": users, "phase_dates": phase_dates, "run_task": run_task, "competition": competition}
+    ops = {"users": users, "phase_dates": phase_dates, "run_task": run_task, "competition": competition,
+           "settings": settings}
     if op not in ops:
         sys.exit(f"unknown operation {op!r}; one of {', '.join(ops)}")
     print(json.dumps(ops[op](payload)))

@@ -57,7 +57,7 @@ from .schema.competition import bundle_path
 from .files import is_excluded, is_noise, new_folder
 from .links import bundle_files, refuse_links
 from .meta.program_folder import assemble_meta_program, needs_meta_program
-from .schema.phase_dates import shift_dates
+from .schema.phase_dates import command_line_end, shift_dates
 from .meta.runtime import meta_python_in, require_runtime
 from .schema.load import check_schema, path_references
 from .trees import MAX_DEPTH, MAX_PATH, remove_tree
@@ -447,7 +447,8 @@ def build_bundle_zip(
         )
     data = read_yaml(bundle / "competition.yaml", on_duplicate=lambda _: None)  # warned by the check
     if start is not None and report.competition is not None:
-        for line in shift_dates(data, report.competition, start):
+        text = (bundle / "competition.yaml").read_text(encoding="utf-8", errors="replace")
+        for line in shift_dates(data, report.competition, start, keep_end=command_line_end(text)):
             log(f"[*] {line}")
     with tempfile.TemporaryDirectory(prefix="metascore-bundle-") as tmp:
         stage = Path(tmp) / "bundle"

@@ -106,7 +106,7 @@ class RunReport(SiteRun):
             "meta": asdict(self.meta) if self.meta else None,
             "leaderboard": str(self.leaderboard) if self.leaderboard else None,
             "detailed_results": str(self.detailed_results) if self.detailed_results else None,
-            "export": self.export,
+            "export": self.export, "empty_ranking": self.empty_ranking,
             "failed_phases": self.failed_phases(),
             "flagged": [f"{r.phase} / {r.candidate} / {r.task}" for r in self.results if r.flagged],
         }
@@ -326,6 +326,8 @@ def format_report(report: RunReport) -> str:
     if report.meta is not None:
         lines.append(f"meta-scoring: {report.meta.status}"
                      + (f" ({report.meta.status_details})" if not report.meta.finished else ""))
+    if report.empty_ranking:
+        lines.append(report.empty_ranking)
     if report.leaderboard:
         lines.append(f"final leaderboard: {report.leaderboard}")
     if report.detailed_results:

@@ -46,10 +46,11 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
         "'Final ranking' phase the day after the last phase ends, and the leaderboard columns the "
         "meta-scoring program writes. The competition's docker_image is left as it is (--image "
         "sets another): the meta-scoring program carries its own Python. metascore.yaml ranks the last phase after the "
-        "one before it (one phase: that phase alone), judges = the leaderboard columns with "
+        "one before it (one phase, or no filter: the last phase alone; more than two: a note shows "
+        "what each phase holds and the choice), judges = the leaderboard columns with "
         "directions from their sorting (no sorting: descending, as Codabench sorts), timing and "
         "computed columns left out, baseline = the starting kit's submission or the solution "
-        "(none: no filter). So that every participant sees the final ranking and nobody but "
+        "(none, or none that runs in the development phase: no filter, said). So that every participant sees the final ranking and nobody but "
         "the organizers its input, it sets enable_detailed_results: true (the ranking is the "
         "meta submission's detailed results) and hide_output: true on the Final ranking phase "
         "(its input is the results export), and adds a 'Final ranking' page saying how the "
@@ -256,7 +257,9 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--start", metavar="DATE",
                    help="move every phase date in the zip by the same number of days so that the "
                    "first phase starts on DATE (YYYY-MM-DD, or 'today' in UTC); phase lengths and "
-                   "gaps are kept, the folder is not changed")
+                   "gaps are kept, the folder is not changed. The end given to `bundle add-meta "
+                   "--end` and the Final ranking phase's start, the day after, stay where they were "
+                   "put (a shift that would move a phase past that end is refused)")
     _meta_python_option(p, "the meta-scoring program filled into the zip")
     p.set_defaults(func=_interruptible(_cmd_zip))
 

@@ -207,6 +207,7 @@ def filter_final(
             k_used = int(k)  # type: ignore[arg-type]
         ranked = [i for i in order if not is_base[i]]
         top = set(ranked[:k_used])
+        counted = {j: n for n, j in enumerate(ranked, 1)}  # the position top_k counts
 
     decisions = []
     for i in final_idx:
@@ -220,14 +221,15 @@ def filter_final(
             continue
         score, r, pos = float(dev.scores[j]), float(dev.ranks[j]), int(dev.positions[j])
         ok, reason = _decide(rule, beat, r, score, pos, baselines, k_used,
-                             j in top if rule == "top_k" else False, words)
+                             j in top if rule == "top_k" else False, words,
+                             counted.get(j, pos) if rule == "top_k" else pos)
         decisions.append(Decision(cand, part, ok, reason, dev.candidates[j], score, pos))
 
     # best development position first, so outputs do not depend on the input order
     decisions.sort(key=lambda d: (d.dev_position is None, d.dev_position or 0, d.candidate))
     result = FilterResult(rule, beat, baselines, threshold, k_used, k_est, dist, tuple(decisions))
     if not result.qualified:
-        message = _nobody_message(result, words)
+        message = _nobody_message(result, words, _unbeatable(dev, is_base))
         result = FilterResult(rule, beat, baselines, threshold, k_used, k_est, dist,
                               tuple(decisions), message)
     return result
@@ -269,15 +271,20 @@ class _Words:
 def _decide(
     rule: str, beat: str, r: float, score: float, pos: int,
     baselines: tuple[BaselineScore, ...], k: int | None, in_top: bool, words: _Words,
+    counted: int,
 ) -> tuple[bool, str]:
     """Whether a candidate qualifies, and why, in words a person reads (the method's
-    natural quantity, e.g. "average rank 2.5", rather than its internal score)."""
+    natural quantity, e.g. "average rank 2.5", rather than its internal score).
+    ``counted``: the candidate's position without the baselines, which top_k counts."""
     mine = f"{words.score(score)} (position {pos})"
     if rule == "none":
         return True, "no filter (rule 'none')"
     if rule == "top_k":
         where = "within" if in_top else "outside"
-        return in_top, f"{words.position(pos)} is {where} the top {k}"
+        if counted == pos:
+            return in_top, f"{words.position(pos)} is {where} the top {k}"
+        return in_top, (f"{words.position(counted)} among the non-baseline candidates ({pos} "
+                        f"with the baselines) is {where} the top {k}")
     best, worst = baselines[0], baselines[-1]
     if beat == "all":
         if r < best.rank:
@@ -338,18 +345,44 @@ def _auto_k(
     return ks.k, ks.value, ks.d
 
 
-def _nobody_message(result: FilterResult, words: _Words) -> str:
-    head = ("no candidate qualified" if words.same_phase
-            else "no final-phase candidate qualified")
+#: How to get a final ranking when the filter qualifies nobody (metascore.yaml, and the
+#: options of ``metascore bundle add-meta`` that write it).
+_WAYS_OUT = ("ways out: another baseline (`baselines:` in metascore.yaml; `bundle add-meta --force "
+             "--baseline NAME`) or another filter (`filter.rule: top_k` or `none`; `--filter "
+             "top_k:3` or `--filter none`)")
+
+
+def _unbeatable(dev: Ranking, is_base: np.ndarray) -> list[str]:
+    """The baselines that hold the best development score on every judge (ties included):
+    nobody can beat them."""
+    dm = dev.matrix
+    if dm is None or not is_base.any():
+        return []
+    values = np.asarray(dm.oriented(), dtype=float)
+    best = np.where(np.isnan(values), -np.inf, values).max(axis=0)
+    top = values >= best  # a missing score is never the best
+    return [dev.candidates[i] for i in range(dev.n) if is_base[i] and top[i].all()]
+
+
+def _nobody_message(result: FilterResult, words: _Words, unbeatable: Sequence[str] = ()) -> str:
+    """One plain sentence: nobody is ranked, why, and the ways out."""
+    head = ("the final ranking is empty: no candidate qualified" if words.same_phase
+            else "the final ranking is empty: no final-phase candidate qualified")
     if not result.decisions:
         where = f"phase {words.dev_phase!r}" if words.same_phase else "the final phase"
         return f"{head}: {where} has no candidates besides baselines."
     if all(d.dev_candidate is None for d in result.decisions):
-        return (f"{head}: none has a submission in the "
-                f"{words.dev_phase!r} phase.")
+        return (f"{head}: none has a submission in the {words.dev_phase!r} phase, where the "
+                "filter compares them; ways out: another development phase (`phases.development` "
+                "in metascore.yaml; `bundle add-meta --force --phases DEVELOPMENT,FINAL`) or no "
+                "filter (`filter.rule: none`; `--filter none`).")
     if result.rule == "beat_baseline":
         ref = result.baselines[0] if result.beat == "all" else result.baselines[-1]
         which = "every baseline" if result.beat == "all" else "any baseline"
+        why = ""
+        if ref.candidate in unbeatable:
+            why = (f"; {words.name(ref)} holds the best score of the {words.dev_phase!r} phase "
+                   "on every judge, so nobody can beat it")
         return (f"{head}: none beat {which} in the {words.dev_phase!r} phase (threshold: "
-                f"{words.name(ref)}{words.alias(ref)} with {words.score(ref.score)}).")
-    return f"{head} under rule {result.rule!r}."
+                f"{words.name(ref)}{words.alias(ref)} with {words.score(ref.score)}){why}; {_WAYS_OUT}.")
+    return f"{head} under rule {result.rule!r}; {_WAYS_OUT}."

@@ -198,12 +198,23 @@ def check_phases(frame: pd.DataFrame, config: Config) -> None:
                              f"scores{did_you_mean(name, found)}; phases found are {found}.")
     for key, name in (("development", config.phases.development), ("final", config.phases.final)):
         if name is not None and name not in found:
-            hint = " (set phases.final: null to rank the development phase only)" \
-                if key == "final" else ""
-            raise InputError(
-                f"phase {name!r} (phases.{key}) is not in the scores{did_you_mean(name, found)}; "
-                f"phases found are {found}{hint}."
-            )
+            raise InputError(f"phase {name!r} (phases.{key}) has no scores in the input"
+                             f"{did_you_mean(name, found)}: {_empty_phase_text(frame, name, found)}")
+
+
+def _empty_phase_text(frame: pd.DataFrame, name: str, found: list[str]) -> str:
+    """Why a configured phase may hold no scores, and which phases do (with their
+    submissions), in the order of the input."""
+    counts = frame.groupby("phase", observed=True)["candidate"].nunique()
+    held = ", ".join(f"{p!r} ({int(counts[p])} submission(s))" for p in found)
+    return (f"no submission of it reached the results export. A phase's submissions are in the "
+            f"export when its leaderboard holds them, so either nobody submitted to {name!r}, "
+            "or nothing migrated into it (auto_migrate_to_this_phase moves the previous phase's "
+            "leaderboard submissions when it starts), or its leaderboard's submission_rule kept "
+            "them off (under Add only a participant's click puts one there, and a migrated "
+            f"submission is a new one that nobody added). Phases with scores: {held}; to rank "
+            "one of them instead: phases.final: NAME, or phases.final: null to rank "
+            "phases.development on its own.")
 
 
 def check_baselines(table: ScoreTable, baselines: tuple[str, ...]) -> None:

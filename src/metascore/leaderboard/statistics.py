@@ -46,7 +46,8 @@ def compute_statistics(
         "n_candidates": float(sum(not r.is_baseline for r in board.rows)),
         "n_qualified": None if filt is None else float(len(filt.qualified)),
         "n_excluded": None if filt is None else float(len(filt.excluded)),
-        "n_baselines": float(len(filt.baselines)) if filt is not None
+        # the baselines the filter compared with (none: no filter), else those on the final board
+        "n_baselines": float(len(filt.baselines)) if filt is not None and filt.rule != "none"
         else float(sum(r.is_baseline for r in board.rows)),
         "n_judges": float(sum(w > 0 for w in board.weights)),  # weight 0: not counted
         "winner_score": None if winner is None else winner.score,

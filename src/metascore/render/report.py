@@ -282,7 +282,7 @@ def _qualification_section(lb: Leaderboard, shown: Display) -> str:
     else:
         rule = f"No filter: every {'' if one else 'final-phase '}candidate is ranked."
     parts = [f"<section><h2>Who qualified for the final ranking</h2><p>{html_text(rule)}</p>"]
-    if f.baselines:
+    if f.baselines and f.rule != "none":  # no filter: no baseline is compared with
         rows = "".join(
             f'<tr><td>{html_text(b.candidate)}<span class="badge b-base">baseline</span></td>'
             f"<td>{html_text(b.participant or '')}</td><td class=\"num\">{number_html(shown.value(b.score))}</td>"

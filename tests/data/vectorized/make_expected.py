@@ -18,7 +18,12 @@ Issue 31 changed only the words of the filter's reasons and of the report's qual
 section (a one-phase competition names its phase, not a development phase; a baseline is
 cited by its final-board id, with its development id): the files were written again by this
 script with the pipeline of that change, and the two settings taken out
-(``without_new_settings`` of the test), every other byte as before.
+(``without_new_settings`` of the test), every other byte as before. Issue 41 changed the words
+of the top_k reasons of candidates below a baseline (their position among the non-baseline
+candidates, which top_k counts, with the position among all in parentheses) and of the
+signature's submission order (a final candidate takes its earlier submission's place whether
+it was migrated or made again): those words were replaced in the files, every other byte as
+before.
 """
 
 from __future__ import annotations

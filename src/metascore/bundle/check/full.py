@@ -5,14 +5,18 @@ the files it references, the programs' metadata), then, on the parsed competitio
 
 - each meta task's ``metascore.yaml`` against the competition
   (:mod:`~metascore.bundle.check.meta_config`), with the submissions a local run would use
-  (:func:`~metascore.bundle.site.submissions.collect_submissions`) to find the baselines;
+  (:func:`~metascore.bundle.site.submissions.collect_submissions`) to find the baselines,
+  and a baseline that holds the development phase's reference answers, which nobody can
+  beat (:func:`~metascore.bundle.meta.choices.unbeatable_notes`);
 - the traps of Codabench as it runs today (:mod:`~metascore.bundle.check.platform_traps`), and an
   auto-migrating phase whose start is already past, which the site migrates at once with
   nothing in it (:func:`~metascore.bundle.schema.phase_dates.past_migration_warnings`);
 - the competition's image against the meta phase and the programs' imports
   (:mod:`~metascore.bundle.check.image_checks`);
 - whether participants can see the final ranking and nobody but the organizers its input,
-  and whether registrations wait for an approval (:mod:`~metascore.bundle.check.visibility`).
+  and whether registrations wait for an approval (:mod:`~metascore.bundle.check.visibility`);
+- whether a local ``bundle run`` needs ``bundle env`` first (the programs import what the
+  image carries and this Python lacks: :func:`~metascore.bundle.check.image_checks.local_run_note`).
 
 Their errors and warnings are added to the same :class:`~metascore.bundle.schema.competition.BundleReport`.
 """
@@ -25,12 +29,13 @@ from pathlib import Path
 
 from ...errors import MetascoreError
 from ..schema import phase_dates
-from .meta_config import check_meta_configs, find_meta_configs
+from .meta_config import MetaConfig, check_meta_configs, find_meta_configs
+from ..meta.choices import unbeatable_notes
 from ..schema.competition import BundleReport, Competition
-from .image_checks import image_problems
+from .image_checks import image_problems, local_run_note
 from .platform_traps import platform_traps
 from ..schema.load import check_schema
-from ..site.submissions import collect_submissions
+from ..site.submissions import Submission, collect_submissions, phases_reached
 from .visibility import registration_note, visibility_problems
 
 __all__ = ["check_bundle"]
@@ -63,6 +68,7 @@ def check_bundle(root: str | Path, *, meta_program_available: bool = True,
         except MetascoreError as exc:  # e.g. a broken sample_submissions/ manifest
             report.errors.append(str(exc))
             subs = []
+        report.warnings.extend(_unbeatable(comp, metas, subs))  # reads the kits in tmp
     errors, warnings = check_meta_configs(comp, metas, subs, submissions)
     image_errors, image_warnings = image_problems(comp, metas, meta_python=meta_python)
     report.errors.extend(errors + image_errors)
@@ -71,6 +77,26 @@ def check_bundle(root: str | Path, *, meta_program_available: bool = True,
     registration = registration_note(comp)
     if registration is not None:
         report.notes.append(registration)
+    local = local_run_note(comp, metas)
+    if local is not None:
+        report.notes.append(local)
     report.warnings.extend(phase_dates.past_migration_warnings(comp, now or phase_dates.utc_now()))
     report.competition = Competition(**{**comp.__dict__, "warnings": tuple(report.warnings)})
     return report
+
+
+def _unbeatable(comp: Competition, metas: list[MetaConfig], subs: list[Submission]) -> list[str]:
+    """A beat_baseline filter whose baseline holds the development phase's reference answers:
+    nobody can qualify, so the final ranking will be empty."""
+    out = []
+    meta_phases = {m.phase.name for m in metas}
+    phases = [p for p in comp.phases if p.name not in meta_phases]
+    for meta in metas:
+        config = meta.config
+        if config is None or config.filter.rule != "beat_baseline":
+            continue
+        names = set(config.baselines) | {s.participant for s in subs if s.is_baseline}
+        placed = [(s, phases_reached(s, comp, phases)) for s in subs]
+        out += [f"{meta.where}: {text}" for text in unbeatable_notes(
+            comp, phases, config.phases.development, sorted(names), placed)]
+    return out

@@ -27,6 +27,8 @@ warnings
 from __future__ import annotations
 
 import ast
+import importlib.util
+import os
 import sys
 import zipfile
 from collections.abc import Iterator, Sequence
@@ -37,11 +39,11 @@ from ..schema.command_checks import program_files
 from ..schema.competition import Competition, Task
 from ..files import is_noise
 from ..meta.program_folder import meta_python_of, needs_meta_program
-from ..worker.pyenv import modules_of, package_for, python_of
+from ..worker.pyenv import interpreter_for, modules_of, package_for, python_of
 from ..meta.runtime import in_runtime, meta_python_in
 
 __all__ = ["META_PROGRAM_PYTHON", "RECOMMENDED_IMAGE", "image_problems", "meta_tasks", "meta_python_for",
-           "meta_image_note"]
+           "meta_image_note", "local_run_note", "LOCAL_RUN_NEEDS_ENV"]
 
 #: The oldest Python the meta-scoring program runs on (pyproject.toml's requires-python).
 META_PROGRAM_PYTHON = (3, 10)
@@ -101,6 +103,31 @@ def image_problems(comp: Competition, metas: Sequence[MetaConfig], *,
         for module, files in sorted(needed.items())
     ]
     return errors, warnings
+
+
+#: How the note of :func:`local_run_note` starts (add-meta then puts `bundle env` first).
+LOCAL_RUN_NEEDS_ENV = "a local `metascore bundle run` needs `metascore bundle env` first"
+
+
+def local_run_note(comp: Competition, metas: Sequence[MetaConfig]) -> str | None:
+    """The modules the programs import that the image carries and this machine's Python
+    lacks, when no environment of the image is built: the local backend runs the programs
+    with this Python, so a `bundle run` would fail every run on them (None: nothing lacks)."""
+    image = comp.docker_image
+    modules = modules_of(image)
+    if modules is None or interpreter_for(image):
+        return None
+    wanted: set[str] = set()
+    for _, source in _program_sources(comp, {id(m.task) for m in metas}):
+        wanted |= _imports(source)
+    missing = sorted(m for m in (wanted & modules) - _local_modules(comp.root)
+                     if importlib.util.find_spec(m) is None)
+    if not missing:
+        return None
+    return (f"{LOCAL_RUN_NEEDS_ENV}: its local backend runs the programs with this machine's "
+            f"Python ({sys.executable}), which lacks {', '.join(missing)}, which {image} carries; "
+            "`metascore bundle env BUNDLE` builds the image's packages once (minutes), and every "
+            "later run uses them.")
 
 
 def meta_tasks(comp: Competition, metas: Sequence[MetaConfig]) -> list[Task]:
@@ -232,7 +259,7 @@ def _local_modules(root: Path) -> frozenset[str]:
     """Every module name a file or folder of the bundle provides (zips included), but those
     of a meta-scoring program's own Python (``runtime/``: its numpy is not the image's)."""
     names: set[str] = set()
-    for path in root.rglob("*"):
+    for path in _tree(root):
         if is_noise(path.name) or in_runtime(path.relative_to(root).parts):
             continue
         if path.is_dir():
@@ -249,3 +276,17 @@ def _local_modules(root: Path) -> frozenset[str]:
                     if parts and parts[-1].endswith((".py", ".so", ".pyc")):
                         names.add(parts[-1].split(".")[0])
     return frozenset(names)
+
+
+def _tree(root: Path) -> Iterator[Path]:
+    """Every path under ``root``, through links to folders too (add-meta checks a view of
+    the bundle made of links to its entries), each real folder once."""
+    seen: set[str] = set()
+    for folder, dirs, files in os.walk(root, followlinks=True):
+        real = os.path.realpath(folder)
+        if real in seen:
+            dirs[:] = []
+            continue
+        seen.add(real)
+        here = Path(folder)
+        yield from (here / name for name in sorted(dirs) + sorted(files))

@@ -42,6 +42,7 @@ from .choices import MetaChoices
 from .edit import WRITTEN_FOLDERS, BundleEditor
 from ..archive import extract_bundle
 from ..check.full import check_bundle as full_check
+from ..check.image_checks import LOCAL_RUN_NEEDS_ENV
 from ..schema.competition import SUBMISSION_RULES
 from ..files import new_folder, write_text
 from ..links import refuse_writes
@@ -49,6 +50,7 @@ from .program_folder import META_PROGRAM_NAME, assemble_meta_program
 from .runtime import meta_python_in
 from ..schema.load import refuse_bundle_links
 from ..schema.v1_to_v2 import V1_COPY_NAME, v1_to_v2
+from ..schema.v1_unread import unread_keys
 
 __all__ = ["AddMetaResult", "add_meta"]
 
@@ -68,6 +70,10 @@ class AddMetaResult:
     zipped: bool = False
     #: "added", "rewrote" (--force) or "updated" (only the image, rule or end changed)
     kind: str = "added"
+    #: a local run needs the image's packages first (``bundle env``)
+    needs_env: bool = False
+    #: the bundle has no ``sample_submissions/``: a run needs ``--submissions DIR``
+    no_samples: bool = False
 
     def lines(self) -> list[str]:
         where = "" if self.target == self.bundle else f" -> {self.target}"
@@ -80,9 +86,12 @@ class AddMetaResult:
             out = [f"{self.bundle}{where}: {done}:"]
             out += [f"  {c}" for c in self.changes if self.kind != "updated" or c.startswith("~")]
             out += [f"note: {n}" for n in self.notes]
-        subs = " --submissions DIR" if self.zipped else ""
+        subs = " --submissions DIR" if self.zipped or self.no_samples else ""
         seen = f"   ({self.warnings} warning(s) to read)" if self.warnings else ""
         out.append(f"next: metascore bundle check {self.target}{seen}")
+        if self.needs_env:
+            out.append(f"      metascore bundle env {self.target}   (once: the programs need the image's "
+                       "packages, which this Python lacks)")
         out.append(f"      metascore bundle run {self.target}{subs} --out runs/")
         if not self.zipped:
             out.append(f"      upload: metascore bundle zip {self.target} -o bundle.zip (it fills "
@@ -160,7 +169,8 @@ def add_meta(
             v1_platform_only = bool(as_v1.existing) and (
                 all(v1_current[rel] == text for rel, text in v1_files.items())
                 or _platform_only(as_v1, v1_files, v1_current, tmp / "v1", end, None, image))
-            v2_text, computed = v1_to_v2(read_yaml(root / "competition.yaml"), submission_rule=submission_rule)
+            v1_data = read_yaml(root / "competition.yaml")
+            v2_text, computed = v1_to_v2(v1_data, submission_rule=submission_rule)
             edited = _overlay(root, {"competition.yaml": v2_text}, tmp / "v2")
         editor = BundleEditor(edited, tmp, choices, end=end, submission_rule=submission_rule, image=image,
                               check_links=edited is root)
@@ -172,7 +182,12 @@ def add_meta(
                                      f"kept as {V1_COPY_NAME}, which Codabench does not read"
                                      + (f"; computed column(s) {', '.join(computed)} left out (Codabench "
                                         "does not compute them: the v1 import leaves them empty)"
-                                        if computed else ""))
+                                        if computed else "")
+                                     + "; every other key as Codabench's v1 import maps it")
+            unread, quiet = unread_keys(v1_data)
+            editor.notes[:0] = [key.rewrite_text() for key in unread] + (
+                [f"not in the v2 form either, with nothing a participant depends on: {', '.join(quiet)}."]
+                if quiet else [])
         refuse_writes(root, files, _WHAT)  # and the files there now, before they are read
         current = {rel: _read(root / rel) for rel in files}
         same = all(current[rel] == text for rel, text in files.items()) and not fill
@@ -203,6 +218,8 @@ def add_meta(
             raise ConfigError(f"{src}: the bundle with the meta phase would not pass `metascore bundle "
                               f"check`: {first} ({len(report.errors)} error(s)); nothing written.")
         result.warnings = len(report.warnings)
+        result.needs_env = any(n.startswith(LOCAL_RUN_NEEDS_ENV) for n in report.notes)
+        result.no_samples = choices.submissions is None and not (root / "sample_submissions").is_dir()
         if zip_out:
             image = report.competition.docker_image if report.competition else None
             _write_zip(src, target, files, editor.program_ref if fill else None, tmp,

@@ -6,7 +6,9 @@ comment on each section, the leaderboard columns the meta-scoring program will w
 one note per decision an organizer should know about:
 
 - **phases**: the last two phases (development = the one before the last, final = the
-  last); one phase: ``final: null``; ``--phases`` chooses;
+  last); one phase: ``final: null``; ``--phases`` chooses; with more than two, a note shows
+  each phase with its reference data, migration and the submissions a local run makes there
+  (:func:`~metascore.bundle.site.submissions.phases_reached`), and the choice made;
 - **judges**: every leaderboard column on every task of the ranked phases, with the
   direction of its ``sorting`` (``desc`` = higher is better; a column without ``sorting``
   sorts descending on Codabench, said), except computed columns, timing columns (a key or
@@ -18,14 +20,18 @@ one note per decision an organizer should know about:
   ``MetaChoices.submissions`` names, as ``bundle run --submissions``), else the first
   solution (participant ``organizer``); none: ``filter: none``, said; a ``--baseline`` that
   no local submission has is said with what ``bundle run`` then does;
-- **filter**: ``beat_baseline`` with a baseline, else ``none``; ``--filter`` chooses
-  (``beat_baseline``, ``top_k:K``, ``top_k:auto``, ``none``).
+- **filter**: ``beat_baseline`` with a baseline that runs in the development phase, else
+  ``none`` (said, with where the baseline runs); ``--filter`` chooses (``beat_baseline``,
+  ``top_k:K``, ``top_k:auto``, ``none``). With ``none`` the development phase plays no part:
+  the final phase is ranked on its own (``phases: {development: FINAL, final: null}``), on
+  its judges only. A baseline whose files are the development phase's reference answers
+  scores the best possible there, so nobody would qualify: a note says so.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,7 +40,7 @@ from ...errors import ConfigError, did_you_mean
 from ...registry import DEFAULT_SEED, get_ranking_method
 from ..schema.competition import Competition, Phase
 from ...readers.columns import Column
-from ..site.submissions import Submission
+from ..site.submissions import Submission, phases_reached, reference_copies
 from .yaml_text import flow
 
 __all__ = ["MetaChoices", "MetaColumn", "ConfigPlan", "plan_config", "is_timing_column",
@@ -122,9 +128,19 @@ def plan_config(
     method = get_ranking_method(choices.method).name
     notes: list[str] = []
     dev, final = _phases(phases, choices, notes)
-    judges, judged = _judges(comp, phases, dev, final, choices, columns, unsorted, notes)
+    placed = [(s, phases_reached(s, comp, phases)) for s in submissions]
     baselines = _baselines(choices, submissions, notes)
-    rule, k = _filter(choices, baselines, final, notes, dev)
+    if len(phases) > 2:
+        notes.append(_overview(comp, phases, dev, final, placed, columns))
+    rule, k = _filter(choices, baselines, final, notes, dev, _baseline_phases(baselines, placed))
+    if rule == "none" and final is not None:  # the development phase plays no part
+        notes.append(f"filter none: the final ranking ranks {final!r} on its own (phases: "
+                     f"{{development: {final!r}, final: null}}), on its judges only; {dev!r} plays "
+                     "no part.")
+        dev, final = final, None
+    judges, judged = _judges(comp, phases, dev, final, choices, columns, unsorted, notes)
+    if rule == "beat_baseline":
+        notes.extend(unbeatable_notes(comp, phases, dev, baselines, placed))
     stat = "n_qualified" if final is not None and rule != "none" else "n_candidates"
     out = [MetaColumn(_free_key(stat, taken_keys), stat, _TITLES[stat]),
            MetaColumn(_free_key("winner_score", taken_keys), "winner_score",
@@ -160,10 +176,6 @@ def _phases(phases: Sequence[Phase], choices: MetaChoices, notes: list[str]) -> 
         dev, final = names[0], None
     else:
         dev, final = names[-2], names[-1]
-        if len(names) > 2:
-            notes.append(f"phases: {len(names)} phases; the final ranking ranks the last two "
-                         f"({dev!r}, then {final!r}); {', '.join(map(repr, names[:-2]))} not ranked "
-                         "(--phases DEVELOPMENT,FINAL chooses).")
     if final is None:
         notes.append(f"one phase: phases.final is null, so phase {dev!r} is ranked on its own "
                      "(the baseline filter, when there is one, compares each candidate with the "
@@ -283,8 +295,21 @@ def unknown_baseline_text(name: str, folder: Path | None) -> str:
 
 
 def _filter(choices: MetaChoices, baselines: Sequence[str], final: str | None, notes: list[str],
-            dev: str) -> tuple[str, int | str | None]:
+            dev: str, where: Mapping[str, list[str]]) -> tuple[str, int | str | None]:
+    """The filter rule (and k); ``where``: the phases each baseline runs in locally."""
     wanted = choices.filter
+    away = {b: p for b, p in where.items() if p and dev not in p}
+    if away and len(away) == len(where) and wanted in (None, "beat_baseline"):
+        name, runs = next(iter(away.items()))
+        text = (f"baseline {name!r} runs in {', '.join(map(repr, runs))} only in a local run, not in "
+                f"{dev!r}, where beat_baseline compares: put its submission in "
+                f"sample_submissions/{dev}/ (is_baseline: true in that folder's submissions.yaml), "
+                f"choose phases with --phases, or --baseline NAME for an account that submits in {dev!r}")
+        if wanted is None:
+            notes.append(f"{text}; until then filter: none (every final candidate is ranked).")
+            return "none", None
+        notes.append(f"--filter beat_baseline: {text}; as it is, the meta phase fails for want of "
+                     "a baseline there.")
     if wanted is None:
         if baselines:
             return "beat_baseline", None
@@ -383,3 +408,66 @@ def _render(
     if title:  # the ranking page opens in a frame of Codabench's page that does not name it
         lines.append(f"  title: {flow(title)}   # competition.yaml's title, atop the ranking page")
     return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------- where things run
+Placed = Sequence[tuple[Submission, list[str]]]  # each local submission and the phases it runs in
+
+
+def _baseline_phases(baselines: Sequence[str], placed: Placed) -> dict[str, list[str]]:
+    """Each baseline (a participant name) -> the phases its local submissions run in."""
+    out: dict[str, list[str]] = {}
+    for name in baselines:
+        runs = [p for s, where in placed if s.participant == name for p in where]
+        if any(s.participant == name for s, _ in placed):
+            out[name] = list(dict.fromkeys(runs))
+    return out
+
+
+def _overview(comp: Competition, phases: Sequence[Phase], dev: str, final: str | None,
+              placed: Placed, columns: Sequence[Column]) -> str:
+    """More than two phases: each one's reference data, migration and local submissions,
+    and the pair chosen, so that the organizer sees whether it works."""
+    chosen = f"{final!r} after {dev!r}" if final is not None else f"{dev!r}"
+    lines = [f"phases: {len(phases)} phases; the final ranking is made of {chosen} (--phases "
+             "DEVELOPMENT,FINAL chooses). Every phase has the leaderboard's columns "
+             f"({', '.join(c.key for c in columns)}); a local run makes these submissions:"]
+    refs: dict[str, str] = {}
+    for i, phase in enumerate(phases):
+        tasks = comp.phase_tasks(phase)
+        data = ", ".join(dict.fromkeys(t.reference_data or "none" for t in tasks))
+        shared = [refs[d] for d in dict.fromkeys(t.reference_data for t in tasks) if d in refs]
+        for t in tasks:
+            refs.setdefault(t.reference_data, phase.name)
+        names = [s.candidate + (" (baseline)" if s.is_baseline else "")
+                 for s, where in placed if phase.name in where]
+        role = (" (final)" if phase.name == final else " (ranked)" if final is None and phase.name == dev
+                else " (development)" if phase.name == dev else "")
+        moved = f"; migrates from {phases[i - 1].name!r}" if phase.auto_migrate and i else ""
+        same = f" (as {shared[0]!r})" if shared else ""
+        shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+        lines.append(f"    {phase.name!r}{role}: reference data {data}{same}{moved}; "
+                     f"{len(names)} submission(s){': ' + shown if names else ''}")
+    return "\n".join(lines)
+
+
+def unbeatable_notes(comp: Competition, phases: Sequence[Phase], dev: str, baselines: Sequence[str],
+                     placed: Placed) -> list[str]:
+    """A baseline whose files are the reference answers of the phase it is compared in: it
+    scores the best possible on every judge, so nobody can beat it (the final ranking would
+    be empty)."""
+    phase = next((p for p in phases if p.name == dev), None)
+    if phase is None:
+        return []
+    out = []
+    for sub, where in placed:
+        if sub.participant not in baselines or dev not in where:
+            continue
+        same = reference_copies(sub, [comp.path(t.reference_data) for t in comp.phase_tasks(phase)])
+        if same:
+            out.append(f"baseline {sub.candidate!r} ({sub.origin}) holds the reference answers of "
+                       f"{dev!r} ({'; '.join(same)}): it scores the best possible there on every "
+                       "judge, so no participant can beat it and the final ranking will be empty; "
+                       "give another baseline (--baseline NAME; `baselines:` in metascore.yaml) or "
+                       "another filter (--filter top_k:3 or none; `filter.rule`).")
+    return out

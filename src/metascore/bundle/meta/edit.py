@@ -30,6 +30,7 @@ from ..schema.competition import DEFAULT_IMAGE, Competition, Phase
 from .program_folder import META_PROGRAM_NAME, needs_meta_program
 from .ranking_page import PAGE_TITLE, ranking_page
 from ..schema.load import check_schema
+from ..schema.phase_dates import command_line_end, end_mark
 from ..site.submission_rules import MANUAL_RULES
 from ..site.submissions import collect_submissions
 from ..check.visibility import registration_note, silent_scoring_programs
@@ -83,6 +84,9 @@ class BundleEditor:
         self.program_ref = _PROGRAM_DIR
         self.ref_dir = _REF_DIR
         self.page_ref: str | None = None  # the ranking page of an existing meta phase
+        #: the last phase's end given on the command line, now or by the run that wrote the
+        #: meta phase (its mark in competition.yaml): `bundle zip --start` keeps it
+        self.command_line_end: dt.datetime | None = None
 
     # ------------------------------------------------------------------ reading
     def load(self) -> tuple[Competition, YamlText]:
@@ -96,6 +100,7 @@ class BundleEditor:
         except UnicodeDecodeError as exc:
             raise ConfigError(f"{self.root}: competition.yaml is not UTF-8 text ({exc.reason} at byte "
                               f"{exc.start}); add-meta edits it as text.") from None
+        self.command_line_end = command_line_end(text)
         return report.competition, YamlText(text)
 
     def plan(self, fill_program: bool) -> tuple[dict[str, str], bool]:
@@ -387,6 +392,7 @@ class BundleEditor:
     def meta_start(self, comp: Competition, yt: YamlText, last: Phase, old_start: dt.datetime | None) -> dt.datetime:
         """The meta phase's start: the day after the last phase ends (setting its end if asked)."""
         given = _parse_date(self.end) if self.end is not None else None
+        set_end = None  # v1: the end_date of competition.yaml
         if comp.version == 2:
             if last.end is not None:
                 if given is not None and given != last.end:
@@ -398,7 +404,7 @@ class BundleEditor:
             else:
                 node = next(n for n in yt.get(yt.root, "phases").value if _scalar(yt, n, "name") == last.name)
                 yt.insert_pair_after(node, "start", "end", Raw(_date_text(given)), comment=[
-                    f"{MARKER} --end: the Final ranking phase starts the day after this phase ends"])
+                    f"{MARKER} {end_mark(given)};", "  the Final ranking phase starts the day after this phase ends"])
                 self.changes.append(f"~ phase {last.name!r}: end {_date_text(given)} (--end; it had none)")
                 end = given
         else:
@@ -407,6 +413,9 @@ class BundleEditor:
             end = given or set_end or (old_start - dt.timedelta(days=1) if old_start else None)
             if end is None:
                 raise ConfigError(_NO_END.format(name=last.name))
+            kept = self.command_line_end
+            self.command_line_end = given or (kept if given is None and set_end is None and kept is not None
+                                              and end.date() == kept.date() else None)
             if given is not None:
                 self.changes.append(f"~ phase {last.name!r}: ends {_date_text(given)} (--end; a v1 phase "
                                     "ends the day before the next one starts)")
@@ -415,8 +424,16 @@ class BundleEditor:
                 self.changes.append(f"~ end_date: {node.value} -> null (it now ends phase {last.name!r}, "
                                     "and the Final ranking phase starts the day after)")
         if last.start is not None and end <= last.start:
-            raise ConfigError(f"--end {self.end}: phase {last.name!r} starts at {last.start}; its end "
-                              "must come after that.")
+            if given is not None:
+                raise ConfigError(f"--end {self.end}: phase {last.name!r} starts at {last.start}; its "
+                                  "end must come after that.")
+            source = ("its end in competition.yaml" if comp.version == 2
+                      else "competition.yaml's end_date" if set_end is not None
+                      else "the day before the existing Final ranking phase starts")
+            raise ConfigError(f"phase {last.name!r} (the last phase) would end on {end:%Y-%m-%d}, "
+                              f"{source}, which is not after its start, {last.start:%Y-%m-%d}: give "
+                              f"--end DATE, a day after {last.start:%Y-%m-%d} when {last.name!r} "
+                              "closes; the Final ranking phase starts the day after.")
         return dt.datetime.combine(end.date() + dt.timedelta(days=1), dt.time())
 
     # ------------------------------------------------------------------ appending
@@ -425,8 +442,10 @@ class BundleEditor:
         task_index = max((t.get("index", -1) for t in data["tasks"] if isinstance(t, dict)), default=-1) + 1
         given = [p["index"] for p in data["phases"] if isinstance(p, dict) and isinstance(p.get("index"), int)]
         phase_index = max([len(data["phases"]) - 1, *given]) + 1  # after every phase, numbered or not
-        task_name = _unique("meta-ranking", [t.name for t in comp.tasks.values()])
         phase_name = _unique("Final ranking", [p.name for p in comp.phases])
+        # the v2 form of a v1 file (every task "<phase> Task"): named as the v1 import names it
+        v1_form = all(len(p.tasks) == 1 and comp.tasks[p.tasks[0]].name == f"{p.name} Task" for p in comp.phases)
+        task_name = _unique(f"{phase_name} Task" if v1_form else "meta-ranking", [t.name for t in comp.tasks.values()])
         yt.append_item(yt.get(yt.root, "tasks"), {
             "index": task_index, "name": task_name,
             "description": f"{cfg.method} over the leaderboard columns, metascore's meta-scoring program",
@@ -468,7 +487,9 @@ class BundleEditor:
                     "  the results export here; metascore's meta-scoring program, configured by",
                     f"  {self.ref_dir}{CONFIG_NAME}, ranks the participants (`metascore bundle run`",
                     f"  and `bundle zip` fill {self.program_ref} while it holds only a README);",
-                    "  hide_output keeps that export for the organizers, the ranking stays open."])
+                    "  hide_output keeps that export for the organizers, the ranking stays open.",
+                    *([f"  It starts the day after {last.name!r} ends, {end_mark(self.command_line_end)}."]
+                      if self.command_line_end is not None else [])])
         columns = yt.path("leaderboard", "columns")
         board = self._v1_board(yt, columns, data)
         rank = max((int(c.get("rank", 1)) for c in data["leaderboard"]["columns"].values()
@@ -578,7 +599,10 @@ def _unique(name: str, taken: list[str]) -> str:
 def _phase_description(cfg: ConfigPlan) -> str:
     phases = cfg.development if cfg.final is None else f"{cfg.development} and {cfg.final}"
     first = cfg.columns[0]
+    counts = ("the participants who qualified" if first.statistic == "n_qualified"
+              else "the participants ranked")
+    # written before any run: what the columns mean, never a result
     return (f"The final ranking. The organizers submit the results of {phases} here and metascore "
             f"ranks them ({cfg.method}); open the Detailed Results of their row for the whole "
-            f"ranking, and the {PAGE_TITLE!r} page for how it is computed. {first.title} 0: "
-            "nobody is ranked.")
+            f"ranking, and the {PAGE_TITLE!r} page for how it is computed. The {first.title} "
+            f"column counts {counts}.")

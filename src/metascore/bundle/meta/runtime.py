@@ -204,7 +204,9 @@ def ensure_runtime(log: _Log = lambda _: None, *, rebuild: bool = False) -> Runt
         folder = root / key
         if folder.exists():
             shutil.rmtree(folder)
-        log(f"[*] building the meta-scoring program's Python into {folder} (once; a few minutes)")
+        log(f"[*] building the meta-scoring program's Python into {folder}, once per machine: about "
+            "4 CPU-minutes, measured 11 to 15 minutes on two busy cores; a bundle zip that carries it "
+            "weighs about 73 MB more (e.g. 0.6 -> 74 MB; --meta-python image leaves it out)")
         with tempfile.TemporaryDirectory(prefix=f"build-{key}-", dir=root) as work:
             staging = Path(work) / "result"
             staging.mkdir()

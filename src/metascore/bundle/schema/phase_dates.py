@@ -21,12 +21,16 @@ phase migrated. A phase whose start is already past when the bundle is uploaded 
 migrated at once, with what the previous phase holds then (nothing, on a new competition):
 :func:`past_migration_warnings`. :func:`shift_dates` moves every phase date of a parsed
 ``competition.yaml`` by whole days so that the first phase starts on a given day
-(``metascore bundle zip --start``).
+(``metascore bundle zip --start``), but for a date the organizer gave on the command line:
+the last phase's end given to ``bundle add-meta --end``, which add-meta marks with
+:func:`end_mark` (:func:`command_line_end` finds it), stays where it was put, and so does the
+Final ranking phase's start, the day after; a shift that would move a phase past it is refused.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Any
 
 from ...errors import ConfigError
@@ -39,7 +43,11 @@ __all__ = [
     "past_migration_warnings",
     "parse_start",
     "shift_dates",
+    "end_mark",
+    "command_line_end",
 ]
+
+_MARK = "(a date given on the command line: `bundle zip --start` keeps it)"
 
 
 def utc_now() -> dt.datetime:
@@ -107,18 +115,44 @@ def parse_start(text: str) -> dt.date:
     return value
 
 
-def shift_dates(data: dict, comp: Competition, start: dt.date) -> list[str]:
+def end_mark(when: dt.datetime) -> str:
+    """The comment add-meta writes next to an end given with ``--end``."""
+    shown = f"{when:%Y-%m-%d}" if when.time() == dt.time() else f"{when:%Y-%m-%d %H:%M:%S}"
+    return f"--end {shown} {_MARK}"
+
+
+def command_line_end(text: str) -> dt.datetime | None:
+    """The end given to ``bundle add-meta --end``, from the mark it left in the text of
+    ``competition.yaml`` (or from the comment over the end it wrote, in a v2 file of an
+    earlier metascore); None when there is none."""
+    found = re.search(r"--end (\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2}:\d{2})?) " + re.escape(_MARK), text)
+    if found is None:
+        found = re.search(r"# metascore add-meta: --end: [^\n]*\n\s*end: *['\"]?(\d{4}-\d{2}-\d{2}"
+                          r"(?:[ T]\d{2}:\d{2}:\d{2})?)", text)
+    if found is None:
+        return None
+    return site_datetime(found.group(1).replace("T", " "))[0]
+
+
+def shift_dates(data: dict, comp: Competition, start: dt.date, *,
+                keep_end: dt.datetime | None = None) -> list[str]:
     """Move every phase date of the parsed ``competition.yaml`` ``data`` (``comp`` parsed
     from it) by the same number of days, so that the first phase starts on ``start``.
 
     Each value keeps its form (a date, an unquoted date-time, a string) and its time of
     day. v2: ``phases[].start`` and ``end``; v1: ``phases.*.start_date`` and ``end_date``.
-    Returns one line per phase, its dates before and after (as Codabench stores them).
+    ``keep_end``: the end given on add-meta's command line (:func:`command_line_end`): an end
+    equal to it and a start the day after it stay. Returns one line per phase, its dates
+    before and after (as Codabench stores them).
+
+    Raises :class:`ConfigError` when a moved phase would start after that kept end.
     """
     first = comp.phases[0] if comp.phases else None
     if first is None or first.start is None:
         raise ConfigError("--start: the first phase has no start date to move.")
     delta = dt.timedelta(days=(start - first.start.date()).days)
+    kept = _kept_dates(keep_end)
+    _check_kept(comp, delta, keep_end, start)
     if comp.version == 2:
         nodes = [n for n in data.get("phases") or [] if isinstance(n, dict)]
         keys = ("start", "end")
@@ -129,15 +163,51 @@ def shift_dates(data: dict, comp: Competition, start: dt.date) -> list[str]:
             data["end_date"] = _shifted(data["end_date"], delta)
     for node in nodes:
         for key in keys:
-            if node.get(key) is not None:
+            if node.get(key) is not None and _stored(node[key]) not in kept:
                 node[key] = _shifted(node[key], delta)
     lines = []
     for phase in comp.phases:
-        span = [f"{d + delta:%Y-%m-%d}" for d in (phase.start, phase.end) if d is not None]
-        was = [f"{d:%Y-%m-%d}" for d in (phase.start, phase.end) if d is not None]
-        lines.append(f"phase {phase.name!r}: {' to '.join(span)} (was {' to '.join(was)})")
+        dates = [d for d in (phase.start, phase.end) if d is not None]
+        span = [f"{d if d in kept else d + delta:%Y-%m-%d}" for d in dates]
+        was = [f"{d:%Y-%m-%d}" for d in dates]
+        stays = " (kept: the end given to `bundle add-meta --end`, and the day after it)" \
+            if any(d in kept for d in dates) else ""
+        lines.append(f"phase {phase.name!r}: {' to '.join(span)} (was {' to '.join(was)}){stays}")
     return [f"phase dates moved by {delta.days:+d} day(s) so that {first.name!r} starts on "
             f"{start:%Y-%m-%d}:"] + lines
+
+
+def _kept_dates(end: dt.datetime | None) -> set[dt.datetime]:
+    """The stored dates a shift leaves: the end given on the command line and the start of
+    the Final ranking phase, the day after it."""
+    if end is None:
+        return set()
+    return {end, dt.datetime.combine(end.date() + dt.timedelta(days=1), dt.time())}
+
+
+def _check_kept(comp: Competition, delta: dt.timedelta, end: dt.datetime | None, start: dt.date) -> None:
+    """Refuse a shift that moves a phase's start to the kept end or after it."""
+    if end is None:
+        return
+    kept = _kept_dates(end)
+    for phase in comp.phases:
+        if phase.start is None or phase.start in kept or phase.start > end:
+            continue
+        moved = phase.start + delta
+        if moved >= end:
+            raise ConfigError(
+                f"--start {start:%Y-%m-%d}: phase {phase.name!r} would start on {moved:%Y-%m-%d} "
+                f"(every phase moved by {delta.days:+d} day(s)), not before {end:%Y-%m-%d}, the end "
+                "given to `bundle add-meta --end`, which `bundle zip --start` keeps where it was "
+                "put; give an earlier --start, or another end (`bundle add-meta --force --end DATE`, "
+                "or edit competition.yaml).")
+
+
+def _stored(value: Any) -> dt.datetime | None:
+    try:
+        return site_datetime(value)[0]
+    except (ValueError, OverflowError):
+        return None
 
 
 def _shifted(value: Any, delta: dt.timedelta) -> Any:

@@ -45,6 +45,15 @@ def _file_names(program: Path) -> list[str]:
         return [n for n in zf.namelist() if not n.endswith("/")]
 
 
+def _task_key(comp: Competition, task: Task) -> str:
+    """Where a task's files are in competition.yaml: ``tasks[index=N]`` (v2), or the key of the
+    v1 phase that holds them (``phases.3``; the task is named "<label> Task" by the import)."""
+    if comp.version == 2:
+        return f"tasks[index={task.index}]"
+    phase = next((p for p in comp.phases if task.index in p.tasks), None)
+    return phase.yaml_key if phase is not None and phase.yaml_key else f"task {task.name!r}"
+
+
 def _nested_metadata(program: Path, folder: str) -> bool:
     if program.is_dir():
         return any((program / folder / m).is_file() for m in METADATA_FILES)
@@ -57,7 +66,7 @@ class ProgramChecks(SchemaChecker):
 
     def check_programs(self, comp: Competition) -> None:
         for task in comp.tasks.values():
-            where = f"tasks[index={task.index}]" if comp.version == 2 else f"phase {task.name!r}"
+            where = _task_key(comp, task)
             for kind, ref in (("scoring", task.scoring_program), ("ingestion", task.ingestion_program)):
                 path = comp.path(ref)
                 if path is None:
@@ -141,7 +150,7 @@ class ProgramChecks(SchemaChecker):
     def check_data_layout(self, comp: Competition) -> None:
         """Warn about data whose content sits under one top-level folder that no program names."""
         for task in comp.tasks.values():
-            where = f"tasks[index={task.index}]" if comp.version == 2 else f"phase {task.name!r}"
+            where = _task_key(comp, task)
             for key, ref, mount in (("input_data", task.input_data, "/app/input_data"),
                                     ("reference_data", task.reference_data, "/app/input/ref")):
                 path = comp.path(ref)

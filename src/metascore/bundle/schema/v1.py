@@ -7,12 +7,13 @@ orders phases by ``phasenumber``, turns each phase into a phase with exactly one
 (``label`` -> ``title``, ``sort`` -> ``sorting``, ``numeric_format`` -> ``precision``,
 ordered by ``rank``). In a v1.8 bundle (any phase with ``is_parallel_parent`` or
 ``parent_phasenumber``) it drops the first phase, the parallel parent, and the runner does
-not run it. It drops ``computed:`` columns to plain columns and ``is_scoring_only``; each of
-these is a warning here. A phase's ``datasets:`` entries are links shown on CodaLab's data
-page, not dataset keys: Codabench ignores them. It also ignores
-``force_submission_to_leaderboard`` (and a phase's ``force_best_submission_to_leaderboard``):
-the leaderboard keeps the rule ``Add``, a warning here. A blank
-``competition_docker_image`` is the default image, as none.
+not run it. It drops ``computed:`` columns to plain columns, a warning here. Every key it
+does not read (``force_submission_to_leaderboard``: the rule stays ``Add``;
+``leaderboard_management_mode``, ``admin_names``, ``allow_teams``, a phase's ``datasets:``
+links, ...) is named with what the organizer will see and the v2 setting that says the same
+(:mod:`~metascore.bundle.schema.v1_unread`). A blank ``competition_docker_image`` is the
+default image, as none. Codabench attaches the first leaderboard of the file (in the
+file's order) to every phase.
 """
 
 from __future__ import annotations
@@ -23,14 +24,9 @@ from ...errors import did_you_mean
 from .competition import DEFAULT_IMAGE, DEFAULT_TIME_LIMIT, SORTINGS, Competition, LeaderboardSpec, Phase, Task
 from ...readers.columns import Column
 from .base import SchemaChecker
-from ..site.submission_rules import force_last_fix
+from .v1_unread import unread_keys
 
 __all__ = ["SchemaV1"]
-
-_IGNORED_FORCE = (
-    "Codabench's v1 import ignores it: the leaderboard's submission rule stays Add, so no "
-    "submission reaches the leaderboard, the results export or a meta phase until its "
-    "participant clicks 'add to leaderboard'. Fix: " + force_last_fix(1) + ".")
 
 
 class SchemaV1(SchemaChecker):
@@ -52,8 +48,12 @@ class SchemaV1(SchemaChecker):
             pages.append((str(key), ref or ""))
         given = self.get(data, "competition_docker_image", "", str, default="")
         image = given or DEFAULT_IMAGE  # Codabench: a blank image is the default one too
-        if data.get("force_submission_to_leaderboard"):
-            self.warn("force_submission_to_leaderboard", _IGNORED_FORCE)
+        unread, quiet = unread_keys(data)
+        for key in unread:
+            self.warn(key.where, key.check_text())
+        if quiet:
+            self.note(", ".join(quiet), "not read by Codabench's v1 import, with nothing a "
+                      "participant depends on.")
         nodes = self.get(data, "phases", "", dict, required=True, default={})
         tasks: dict[int, Task] = {}
         phases: list[Phase] = []
@@ -68,13 +68,6 @@ class SchemaV1(SchemaChecker):
                       "parallel parent) and makes each child its own phase; it is not run.")
         for order, (number, node) in enumerate(ordered):
             where = f"phases.{number}"
-            if node.get("is_scoring_only"):
-                self.warn(f"{where}.is_scoring_only", "dropped by Codabench's v1 unpacker.")
-            if node.get("force_best_submission_to_leaderboard"):
-                self.warn(f"{where}.force_best_submission_to_leaderboard", _IGNORED_FORCE)
-            if "datasets" in node:
-                self.warn(f"{where}.datasets", "links shown on CodaLab's data page (not dataset keys); "
-                          "Codabench ignores them.")
             name = str(self.get(node, "label", where, str, required=True, default=f"Phase {number}"))
             tasks[order] = Task(
                 index=order, name=f"{name} Task",
@@ -117,12 +110,12 @@ class SchemaV1(SchemaChecker):
         boards = self.get(node, "leaderboards", "leaderboard", dict, required=True, default={})
         if not boards:
             return None
-        ranked = sorted(boards.items(), key=lambda kv: (kv[1] or {}).get("rank", 1))
+        ranked = list(boards.items())  # Codabench: the first in the file's order, whatever its rank
         first_key, first = ranked[0]
         first = first or {}
         if len(ranked) > 1:
-            self.warn("leaderboard.leaderboards", "several leaderboards; Codabench attaches only "
-                      "the first to the phases.")
+            self.warn("leaderboard.leaderboards", f"several leaderboards; Codabench attaches only "
+                      f"the first of the file, {first_key!r} (not the first by rank), to the phases.")
         label = str(first.get("label", first_key))
         raw = []
         columns = self.get(node, "columns", "leaderboard", dict, required=True, default={})

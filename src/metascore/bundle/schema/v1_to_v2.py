@@ -15,14 +15,19 @@ v1 unpacker (``unpackers/v1.py`` at c7dbc756) maps it:
   before the next one starts, the last one at ``end_date``; ``max_submissions`` and
   ``max_submissions_per_day`` default to 100 and 5, ``auto_migration`` is
   ``auto_migrate_to_this_phase``;
-- the first leaderboard's columns, ordered by ``rank``: ``label`` -> ``title``, ``sort`` ->
+- the first leaderboard of the file (the one Codabench attaches to every phase, whatever its
+  ``rank``) and its columns, ordered by ``rank``: ``label`` -> ``title``, ``sort`` ->
   ``sorting`` (``desc`` by default), ``numeric_format`` -> ``precision`` (2). A ``computed:``
   column (CodaLab averaged the fields' ranks) is left out: the import keeps it as a plain
-  column that nothing fills, empty on every row.
+  column that nothing fills, empty on every row, which a v2 file cannot tell from a score.
 
-The parsed v1 and v2 forms are the same competition (``tests/bundle/test_add_meta_site_view.py`` compares
-them) but for the rule and the computed columns. Comments of the v1 file are not carried
-over; add-meta keeps the file beside it as ``competition.v1.yaml``.
+What the v1 import does not read is not written either: add-meta names each such key, what
+the organizer will see and the v2 setting for it (:mod:`~metascore.bundle.schema.v1_unread`).
+Codabench makes the same competition of the v1 file and of its v2 form but for the rule and
+the computed columns: ``tests/real_site/test_real_site_issue41.py`` uploads both and compares
+what the site stored, key by key; ``tests/bundle/test_add_meta_site_view.py`` compares the
+parsed forms. Comments of the v1 file are not carried over; add-meta keeps the file beside
+it as ``competition.v1.yaml``.
 """
 
 from __future__ import annotations
@@ -113,7 +118,7 @@ def _leaderboard(data: dict, rule: str, source: str) -> tuple[dict, list[str]]:
     boards = board.get("leaderboards") or {}
     if not boards:
         raise ConfigError(f"{source}: leaderboard.leaderboards: a v1 file needs a leaderboard to convert.")
-    key, first = sorted(boards.items(), key=lambda kv: (kv[1] or {}).get("rank", 1))[0]
+    key, first = next(iter(boards.items()))  # Codabench: the file's first, whatever its rank
     label = str((first or {}).get("label", key))
     columns = sorted(((k, c or {}) for k, c in (board.get("columns") or {}).items()
                       if str(((c or {}).get("leaderboard") or {}).get("label", "")).lower() == label.lower()),

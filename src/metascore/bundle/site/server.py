@@ -10,10 +10,12 @@ solutions, a folder without manifest) is a code submission made to every phase t
 not migrate, or, when it is a **result submission** (no ``metadata`` and no ingestion
 program to import it), to one phase only: the one its name names (``dev-submission`` ->
 "Development Phase", ``final-submission`` -> the last ranked phase,
-:func:`~metascore.bundle.site.submissions.phase_named_by`), else the first. A results zip is
-made for one phase's data and is never re-run in another phase
-(neither by migration, a knowing difference: Codabench would score it against the new
-phase's data). Solutions run in the phases that hold their tasks. A migrated copy is a new
+:func:`~metascore.bundle.site.submissions.phase_named_by`), else the first. Migration takes
+every kind of submission, as Codabench's ``Competition.apply_phase_migration`` does (a new
+submission with the same data in the next phase, then started): a results zip is scored
+against the new phase's reference data, and the scoring program decides whether it fits
+(it fails there, as any submission would, when it does not). Solutions run in the phases
+that hold their tasks. A migrated copy is a new
 submission of the new phase: under the ``Add`` rules no leaderboard holds it (the manifest's
 ``on_leaderboard`` marks a submission in the phase it was made to), so it is not exported.
 
@@ -83,7 +85,7 @@ from ..schema.metadata import read_metadata
 from ..meta.runtime import check_meta_python, default_meta_python, meta_python_in
 from .submission_rules import MANUAL_RULES, PhaseSubmission, export_decisions, force_last_fix
 from .submission_ids import SubmissionIds
-from .submissions import Submission, phase_named_by, safe_name, slug
+from .submissions import Submission, is_result_submission, made_to, phase_named_by, safe_name, slug
 from ..worker.job import Job, JobResult, run_job
 
 __all__ = ["Site", "SiteRun", "DEFAULT_QUEUE_LIMIT", "DEFAULT_FEED", "FEED_ALL", "FEEDS", "MANIFEST_COLUMNS"]
@@ -108,6 +110,8 @@ class SiteRun:
     leaderboard: Path | None = None
     detailed_results: Path | None = None
     export: list[dict[str, Any]] = field(default_factory=list)  # phase, candidate, exported, reason
+    #: the meta phase ranked nobody: why, and the ways out (its filter's message)
+    empty_ranking: str | None = None
 
 
 class Site:
@@ -170,7 +174,8 @@ class Site:
     def submission_folder(self, sub: Submission) -> Path:
         """The submission's folder (a zip extracted within the job's --disk-limit; a sample
         submission of the bundle that a link leads out of it is refused)."""
-        return as_folder(sub.source, self.cache / "submissions" / sub.candidate,
+        where = self.cache / "submissions" / (safe_name(sub.phase) if sub.phase else "_any_phase")
+        return as_folder(sub.source, where / sub.candidate,
                          max_size=self.backend.limits.disk, bundle=self.comp.root)
 
     def is_meta_task(self, task: Task) -> bool:
@@ -223,24 +228,14 @@ class Site:
 
     # ------------------------------------------------------------ which submission runs where
     def is_result(self, sub: Submission, phase: Phase) -> bool:
-        """A result submission in ``phase``: no ``metadata`` file and no ingestion program to
-        import it as code, so its files are copied to the output as the predictions."""
-        if any(t.ingestion_program for t in self.comp.phase_tasks(phase)):
-            return False
-        try:
-            return read_metadata(self.submission_folder(sub))[0] is None
-        except (InputError, ConfigError, OSError):  # the job fails, and says why
-            return False
+        """A result submission in ``phase`` (:func:`~metascore.bundle.site.submissions.is_result_submission`)."""
+        return is_result_submission(sub, self.comp, phase)
 
     def submitted_to(self, sub: Submission, phase: Phase, first: Phase) -> bool:
-        """Whether ``sub`` was made to ``phase`` (see the module's docstring)."""
-        if sub.phase is not None:
-            return sub.phase == phase.name
-        if sub.tasks is not None:
-            return any(i in phase.tasks for i in sub.tasks)
-        if self.is_result(sub, phase):
-            return phase.name == self.result_phases.get(sub.candidate, first.name)
-        return phase is first or not phase.auto_migrate
+        """Whether ``sub`` was made to ``phase`` (:func:`~metascore.bundle.site.submissions.made_to`)."""
+        loose = sub.phase is None and sub.tasks is None and self.is_result(sub, phase)
+        return made_to(sub, phase, first,
+                       result_phase=self.result_phases.get(sub.candidate, first.name) if loose else None)
 
     # ------------------------------------------------------------ the whole competition
     def run(self, submissions: list[Submission], report: SiteRun) -> None:
@@ -260,7 +255,7 @@ class Site:
             entries = [s for s in submissions if self.submitted_to(s, phase, regular[0])]
             moved: list[Submission] = []
             if phase.auto_migrate and previous is not None and previous.index == phase.index - 1:
-                moved = self.migrated(held, entries, phase, report)
+                moved = self.migrated(held, entries, phase)
             tasks = self.comp.phase_tasks(phase)
             self.ids.number(phase.name, previous.name if previous else None, moved, entries, {
                 s.candidate: sum(s.tasks is None or t.index in s.tasks for t in tasks)
@@ -277,9 +272,10 @@ class Site:
         unplaced = [s.candidate for s in loose if s.candidate not in self.result_phases]
         if unplaced:
             report.warnings.append(
-                f"result submission(s) {', '.join(unplaced)} have no phase: run in {regular[0].name!r} "
-                "only (a results zip is made for one phase's data). Give each its phase in the "
-                "submissions manifest ('phase' column) or put it in a <phase name>/ sub-folder.")
+                f"result submission(s) {', '.join(unplaced)} have no phase: made to {regular[0].name!r}, "
+                "the first phase, and no other (a results zip is made for one phase's data; "
+                "migration may take it further). Give each its phase in the submissions manifest "
+                "('phase' column) or put it in a <phase name>/ sub-folder.")
         write_text(outputs / "submissions.csv", _csv(manifest))
         write_text(outputs / COLUMNS_FILE, json.dumps(self.columns_file(meta_phases), indent=2) + "\n")
         empty = self.empty_export(regular, manifest, report)
@@ -337,18 +333,14 @@ class Site:
                              for d in decisions)
         return {d.candidate for d in decisions if d.exported}
 
-    def migrated(self, held: list[Submission], entries: list[Submission], phase: Phase,
-                 report: SiteRun) -> list[Submission]:
+    def migrated(self, held: list[Submission], entries: list[Submission], phase: Phase) -> list[Submission]:
         """The previous phase's held submissions that ``auto_migrate_to_this_phase`` brings
-        into ``phase`` (result submissions stay in the phase they were made for)."""
+        into ``phase``, code and results alike (the new phase's scoring program decides
+        whether a results zip fits its reference data)."""
         here = {s.candidate for s in entries}
         out, bound = [], []
         for sub in held:
             if sub.candidate in here:
-                continue
-            if self.is_result(sub, phase):
-                report.warnings.append(f"phase {phase.name!r}: result submission {sub.candidate!r} is not "
-                                       "migrated (a results zip is made for one phase's data).")
                 continue
             if sub.tasks is not None and not any(i in phase.tasks for i in sub.tasks):
                 bound.append(f"{sub.candidate} (its task(s) {', '.join(map(str, sub.tasks))} are not "
@@ -417,19 +409,19 @@ class Site:
 
     def empty_export(self, regular: list[Phase], manifest: list[dict[str, Any]],
                      report: SiteRun) -> str | None:
-        """Why nothing reaches the meta phase (None when something does); a phase that
-        sends nothing while others do gets a warning saying why."""
+        """Why nothing reaches the meta phase (None when something does); the phases that
+        send nothing while others do get one warning saying why."""
         rule = self.comp.leaderboard.submission_rule if self.comp.leaderboard else None
         sent = {row["phase"] for row in manifest}
-        for phase in regular:
-            if manifest and phase.name not in sent:
-                report.warnings.append(f"phase {phase.name!r}: no submission reaches the meta phase "
-                                       f"({_why_nothing(phase.name, report.export, rule, self.feed, self.comp.version)}).")
-        if manifest:
+        silent = [p.name for p in regular if p.name not in sent]
+        if not silent:
             return None
-        why = "; ".join(f"{p.name!r}: {_why_nothing(p.name, report.export, rule, self.feed, self.comp.version)}"
-                        for p in regular)
-        return f"the results export is empty: no submission of any phase reaches it ({why})"
+        why = _why_nothing(silent, report.export, rule, self.feed, self.comp.version)
+        if manifest:
+            report.warnings.append(f"no submission of {_names(silent)} reaches the meta phase: {why}")
+            return None
+        return (f"the results export is empty: no submission of any phase reaches it"
+                + (f" ({_names(silent)})" if len(silent) > 1 else f" (phase {silent[0]!r})") + f": {why}")
 
     def refuse_meta_phase(self, phase: Phase, why: str, report: SiteRun) -> None:
         """The meta phase has nothing to rank: a failed job per task, saying why, instead of
@@ -462,7 +454,11 @@ class Site:
                     res.warnings.append(f"meta-scoring output: {left} is not copied to {final}.")
                 (final / "metadata").unlink(missing_ok=True)
                 output = final
-                self.omitted.update(_omitted_scores(final / "leaderboard.json"))
+                board = _read_json(final / "leaderboard.json")
+                self.omitted.update(_omitted_scores(board))
+                message = (board.get("filter") or {}).get("message") if isinstance(board, dict) else None
+                if message:
+                    report.empty_ranking = str(message)
             for attr, name in (("leaderboard", "leaderboard.csv"), ("detailed_results", "detailed_results.html")):
                 if (output / name).is_file():
                     setattr(report, attr, output / name)
@@ -504,12 +500,18 @@ class Site:
             return list(pool.map(one, todo))
 
 
-def _omitted_scores(path: Path) -> dict[str, str]:
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _omitted_scores(board: Any) -> dict[str, str]:
     """The ``scores.json`` keys the meta-scoring program left out, and why (its
     ``leaderboard.json`` messages "scores.json omits 'KEY': REASON.")."""
-    try:
-        messages = json.loads(path.read_text(encoding="utf-8")).get("messages") or []
-    except (OSError, ValueError, AttributeError):
+    messages = board.get("messages") if isinstance(board, dict) else None
+    if not isinstance(messages, list):
         return {}
     out = {}
     for text in messages:
@@ -556,26 +558,40 @@ def _progress(res: JobResult) -> str:
     return f"[{mark}] {res.phase} / {res.candidate} / {res.task}: {res.status}{detail} ({res.elapsed:.1f} s)"
 
 
-def _why_nothing(phase: str, export: list[dict[str, Any]], rule: str | None, feed: str,
+def _names(phases: list[str]) -> str:
+    return ("phase " if len(phases) == 1 else "phases ") + ", ".join(map(repr, phases))
+
+
+def _why_nothing(phases: list[str], export: list[dict[str, Any]], rule: str | None, feed: str,
                  version: int = 2) -> str:
-    """Why no submission of ``phase`` reaches the meta phase, in words and with the fix."""
-    mine = [e for e in export if e["phase"] == phase]
-    if not mine:
-        return "no submission ran in it (none was made to it or migrated into it)"
-    finished = [e for e in mine if not e["reason"].startswith("failed")]
-    if finished and rule in MANUAL_RULES and feed == "export":
-        if all(e.get("migrated") for e in finished):
-            return (f"the {len(finished)} finished submission(s) migrated into it are new "
-                    f"submissions there, and under the leaderboard's submission_rule {rule!r} no "
-                    "leaderboard holds them, hence no export, until someone adds them by hand on "
-                    f"the site (Codabench's Final export is then empty); {force_last_fix(version)}, "
-                    "or run with --feed all")
-        return (f"{len(finished)} of {len(mine)} submission(s) finished, but under the "
-                f"leaderboard's submission_rule {rule!r} nothing reaches the leaderboard, hence "
-                f"the results export, without a click; {force_last_fix(version)} (each "
-                "participant's last finished submission is then on the leaderboard), mark "
-                "submissions on_leaderboard in the submissions manifest, or run with --feed all")
-    return f"every one of its {len(mine)} submission(s) failed"
+    """Why no submission of ``phases`` reaches the meta phase: one short paragraph, each
+    cause once with its phases, then the fix once."""
+    causes: dict[str, list[str]] = {}
+    moved = []  # phases whose finished submissions were migrated there
+    for phase in phases:
+        mine = [e for e in export if e["phase"] == phase]
+        finished = [e for e in mine if not e["reason"].startswith("failed")]
+        if not mine:
+            cause = "nobody submitted there and nothing migrated there"
+        elif finished and rule in MANUAL_RULES and feed == "export":
+            cause = (f"the finished submissions are on no leaderboard under the rule {rule!r}, "
+                     "which puts one there only by a click")
+            if any(e.get("migrated") for e in finished):
+                moved.append(phase)
+        else:
+            cause = "every submission failed"
+        causes.setdefault(cause, []).append(phase)
+    text = next(iter(causes)) if len(causes) == 1 else "; ".join(
+        f"{_names(names)}: {cause}" for cause, names in causes.items())
+    if moved:
+        text += (f" (a submission migrated into {_names(moved)} is a new one there, which nobody "
+                 "added)")
+    if any(rule in MANUAL_RULES and feed == "export" and cause.startswith("the finished")
+           for cause in causes):
+        text += (f". A submission reaches the results export when a leaderboard holds it: "
+                 f"{force_last_fix(version)}, mark submissions on_leaderboard in the submissions "
+                 "manifest, or run with --feed all")
+    return text + "."
 
 
 def _failure_text(res: JobResult) -> str:

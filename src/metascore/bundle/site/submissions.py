@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import hashlib
 import io
 import re
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -23,10 +25,12 @@ from typing import Any
 from ...errors import InputError, did_you_mean
 from ...readers.yaml_loader import read_yaml
 from ..archive import as_folder
-from ..schema.competition import SUBMISSION_MANIFESTS, Competition
+from ..files import METADATA_FILES, is_noise
+from ..schema.competition import SUBMISSION_MANIFESTS, Competition, Phase
 from ..schema.metadata import read_metadata
 
-__all__ = ["Submission", "collect_submissions", "phase_named_by", "safe_name", "slug"]
+__all__ = ["Submission", "collect_submissions", "phase_named_by", "safe_name", "slug", "made_to",
+           "phases_reached", "is_result_submission", "reference_copies"]
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,12 @@ def collect_submissions(
         else:
             found = sorted(p for p in kit_dir.iterdir()
                            if "submission" in p.name.lower() and (p.is_dir() or p.suffix == ".zip"))
+            empty = [p for p in found if _empty_folder(p)]
+            if empty:  # a non-recursive `zip *` keeps a folder's entry without its files
+                found = [p for p in found if p not in empty]
+                warnings.append(f"starting kit {phase.starting_kit}: {_listed(empty)} left out: an empty "
+                                "folder is not a submission (a zip made without -r keeps only the "
+                                "folder's entry).")
         if not found:
             warnings.append(f"starting kit {phase.starting_kit}: no submission found in it (a folder "
                             "or zip whose name contains 'submission'); no baseline will be run.")
@@ -91,12 +101,58 @@ def collect_submissions(
     if folder is None and (comp.root / "sample_submissions").is_dir():
         folder = comp.root / "sample_submissions"
     if folder is not None:
-        subs.extend(_folder_submissions(Path(folder), [p.name for p in comp.phases]))
-    return _unique_ids(subs), warnings
+        found_subs, left = _folder_submissions(Path(folder), [p.name for p in comp.phases])
+        subs.extend(found_subs)
+        empty = [p for p in left if p.is_dir() and _empty_folder(p)]
+        if empty:
+            warnings.append(f"{folder}: {_listed(empty)} left out: an empty folder is not a submission.")
+        bundles = [p.name for p in left if p not in empty]
+        if bundles:
+            warnings.append(f"{folder}: {', '.join(bundles)} left out: it holds a competition.yaml, "
+                            "so it is a competition bundle, not a submission.")
+    return _unique_ids(subs, _reach(comp)), warnings
 
 
-def _folder_submissions(folder: Path, phases: Sequence[str], phase: str | None = None) -> list[Submission]:
-    """Zips and folders in ``folder``; metadata from ``submissions.yaml`` / ``.csv`` if present.
+def _empty_folder(path: Path) -> bool:
+    return path.is_dir() and not any(p.is_file() for p in path.rglob("*"))
+
+
+def _is_bundle(path: Path) -> bool:
+    """A competition bundle (``competition.yaml`` at its root), folder or zip."""
+    if path.is_dir():
+        return (path / "competition.yaml").is_file()
+    try:
+        with zipfile.ZipFile(path) as z:
+            return "competition.yaml" in z.namelist()
+    except (OSError, zipfile.BadZipFile, ValueError):  # a name that is no text, ...: the job says why
+        return False
+
+
+def _listed(paths: Sequence[Path]) -> str:
+    names = [f"{p.name}/" for p in paths]
+    return (f"empty folder {names[0]}" if len(names) == 1
+            else f"{len(names)} empty folders ({', '.join(names)}) are")
+
+
+def _reach(comp: Competition) -> dict[str | None, frozenset[str]]:
+    """The phases a submission made to each phase can run in: its own and those that
+    migrate from it, one after the other (``None``, no phase given: any)."""
+    names = [p.name for p in comp.phases]
+    out: dict[str | None, frozenset[str]] = {None: frozenset(names)}
+    for i, phase in enumerate(comp.phases):
+        reach = [phase.name]
+        for later in comp.phases[i + 1:]:
+            if not later.auto_migrate:
+                break
+            reach.append(later.name)
+        out[phase.name] = frozenset(reach)
+    return out
+
+
+def _folder_submissions(folder: Path, phases: Sequence[str],
+                        phase: str | None = None) -> tuple[list[Submission], list[Path]]:
+    """Zips and folders in ``folder``, and those left out (empty folders, competition
+    bundles); metadata from ``submissions.yaml`` / ``.csv`` if present.
 
     Manifest rows: ``file`` (required, the zip or folder name), ``participant``,
     ``submitted_at``, ``is_baseline``, ``candidate``, ``phase`` (a phase name of
@@ -109,13 +165,16 @@ def _folder_submissions(folder: Path, phases: Sequence[str], phase: str | None =
         raise InputError(f"{folder}: not a folder of submissions.")
     manifest = read_manifest(folder)
     by_folder = {safe_name(name): name for name in phases} | {name: name for name in phases}
-    subs = []
-    entries = []
+    subs: list[Submission] = []
+    entries, left = [], []
     for p in sorted(folder.iterdir()):
         if phase is None and p.is_dir() and p.name in by_folder and read_metadata(p)[0] is None:
-            subs.extend(_folder_submissions(p, phases, by_folder[p.name]))
+            inner, inner_left = _folder_submissions(p, phases, by_folder[p.name])
+            subs.extend(inner)
+            left.extend(inner_left)
         elif (p.is_dir() and not p.name.startswith(("_", "."))) or p.suffix == ".zip":
-            entries.append(p)
+            is_left = p.name not in manifest and (_empty_folder(p) or _is_bundle(p))
+            (left if is_left else entries).append(p)
     names = {p.name for p in entries} | {p.stem for p in entries}
     for name in manifest:
         if name not in names:
@@ -137,7 +196,100 @@ def _folder_submissions(folder: Path, phases: Sequence[str], phase: str | None =
         subs.append(Submission(str(row.get("candidate") or stem), path, participant, str(when),
                                _flag(row, "is_baseline"), None, str(folder), _flag(row, "on_leaderboard"),
                                phase=chosen))
-    return subs
+    return subs, left
+
+
+def made_to(sub: Submission, phase: Phase, first: Phase, *, result_phase: str | None) -> bool:
+    """Whether ``sub`` was made to ``phase``: the phase its manifest or folder gives; a
+    solution's tasks; a result submission without a phase, ``result_phase`` (the phase its
+    name names, else the first); any other submission without a phase, the first phase and
+    every phase that does not migrate (a migrating one gets it by migration)."""
+    if sub.phase is not None:
+        return sub.phase == phase.name
+    if sub.tasks is not None:
+        return any(i in phase.tasks for i in sub.tasks)
+    if result_phase is not None:
+        return phase.name == result_phase
+    return phase is first or not phase.auto_migrate
+
+
+def is_result_submission(sub: Submission, comp: Competition, phase: Phase) -> bool:
+    """A result submission in ``phase``: no ``metadata`` file and no ingestion program to
+    import it as code, so its files are the predictions."""
+    if any(t.ingestion_program for t in comp.phase_tasks(phase)):
+        return False
+    try:
+        return read_metadata(sub.source)[0] is None
+    except (InputError, OSError, ValueError, zipfile.BadZipFile):  # the job fails, and says why
+        return False
+
+
+def phases_reached(sub: Submission, comp: Competition, phases: Sequence[Phase]) -> list[str]:
+    """The phases of ``phases`` (in order, no meta phase) a local run runs ``sub`` in: those it
+    was made to (:func:`made_to`), and those that migrate from a phase it ran in (when it
+    finishes there and a leaderboard holds it)."""
+    if not phases:
+        return []
+    names = [p.name for p in phases]
+    result_phase = None
+    if sub.phase is None and sub.tasks is None and is_result_submission(sub, comp, phases[0]):
+        result_phase = (phase_named_by(sub.candidate, names) if len(names) > 1 else None) or names[0]
+    out: list[str] = []
+    for i, phase in enumerate(phases):
+        migrated = (phase.auto_migrate and i > 0 and names[i - 1] in out
+                    and (sub.tasks is None or any(t in phase.tasks for t in sub.tasks)))
+        if migrated or made_to(sub, phase, phases[0], result_phase=result_phase):
+            out.append(phase.name)
+    return out
+
+
+#: The largest file compared by :func:`reference_copies` (a bigger one is not read).
+_COMPARED_SIZE = 64 * 1024 * 1024
+
+
+def reference_copies(sub: Submission, references: Sequence[Path | None]) -> list[str]:
+    """``["answers.csv = ref/gold.csv", ...]`` when every file of the submission (a folder
+    or zip; its metadata aside) is, byte for byte, a file of one of the ``references``
+    (reference data folders or zips): a result submission that holds the answers, and so
+    the best possible score. Empty otherwise."""
+    mine = _digests(sub.source, skip_metadata=True)
+    if not mine:
+        return []
+    known: dict[str, str] = {}
+    for ref in references:
+        if ref is not None and ref.exists():
+            for name, digest in _digests(ref).items():
+                known.setdefault(digest, f"{ref.name}/{name}")
+    if not all(d in known for d in mine.values()):
+        return []
+    return [f"{name} = {known[d]}" for name, d in sorted(mine.items())]
+
+
+def _digests(path: Path, skip_metadata: bool = False) -> dict[str, str]:
+    """name -> SHA-256 of each file of a folder or zip (noise, and metadata when asked, left
+    out); {} when one is too big to compare or the zip cannot be read."""
+    out: dict[str, str] = {}
+    try:
+        if path.is_dir():
+            items = [(f.relative_to(path).as_posix(), f) for f in sorted(path.rglob("*")) if f.is_file()]
+            for name, f in items:
+                if is_noise(name) or (skip_metadata and name in METADATA_FILES):
+                    continue
+                if f.stat().st_size > _COMPARED_SIZE:
+                    return {}
+                out[name] = hashlib.sha256(f.read_bytes()).hexdigest()
+        elif zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as z:
+                for info in z.infolist():
+                    name = info.filename
+                    if info.is_dir() or is_noise(name) or (skip_metadata and name in METADATA_FILES):
+                        continue
+                    if info.file_size > _COMPARED_SIZE:
+                        return {}
+                    out[name] = hashlib.sha256(z.read(info)).hexdigest()
+    except (OSError, zipfile.BadZipFile, ValueError):
+        return {}
+    return out
 
 
 def read_manifest(folder: Path) -> dict[str, dict[str, Any]]:
@@ -167,13 +319,21 @@ def _stem(path: Path) -> str:
     return path.name[:-4] if path.name.endswith(".zip") else path.name
 
 
-def _unique_ids(subs: list[Submission]) -> list[Submission]:
-    out, used = [], set()
+def _unique_ids(subs: list[Submission], reach: dict[str | None, frozenset[str]]) -> list[Submission]:
+    """Candidate names made safe, and unique among the submissions that can meet in a phase
+    (``reach``: where a submission made to each phase can run): the same file name in two
+    phase folders that never meet keeps its name in both."""
+    out: list[Submission] = []
+    used: dict[str, list[frozenset[str]]] = {}  # name -> the phases of each submission named so
     for sub in subs:
-        cid, n = safe_name(sub.candidate), 2
-        while cid in used:
-            cid, n = f"{safe_name(sub.candidate)}-{n}", n + 1
-        used.add(cid)
+        where = reach.get(sub.phase, reach[None])
+        if sub.tasks is not None:  # a solution runs where its tasks are: it may meet anyone
+            where = reach[None]
+        base = safe_name(sub.candidate)
+        cid, n = base, 2
+        while any(where & other for other in used.get(cid, ())):
+            cid, n = f"{base}-{n}", n + 1
+        used.setdefault(cid, []).append(where)
         out.append(replace(sub, candidate=cid))
     return out
 
