@@ -163,10 +163,10 @@ class BundleEditor:
             cols = yt.path("leaderboards", 0, "columns")
             items = cols.value if isinstance(cols, yaml.SequenceNode) else []
             return [str(yt.get(c, "key").value) for c in items
-                    if yt.get(c, "key") is not None and _blank(yt.get(c, "sorting"))]
+                    if yt.get(c, "key") is not None and yt.blank(yt.get(c, "sorting"))]
         cols = yt.path("leaderboard", "columns")
         pairs = cols.value if isinstance(cols, yaml.MappingNode) else []
-        return [str(k.value) for k, v in pairs if _blank(yt.get(v, "sort"))]
+        return [str(k.value) for k, v in pairs if yt.blank(yt.get(v, "sort"))]
 
     # ------------------------------------------------------------------ an existing meta phase
     def strip(self, comp: Competition, yt: YamlText) -> tuple[Competition, set[str], dt.datetime | None]:
@@ -201,13 +201,13 @@ class BundleEditor:
         if page is not None:
             self.page_ref = page[1]
         if comp.version == 2:
-            self._remove_items(yt, ("phases",), lambda n: _scalar(yt, n, "name") in names)
-            self._remove_items(yt, ("tasks",), lambda n: _int(yt, n, "index") in tasks - used)
-            self._remove_items(yt, ("leaderboards", 0, "columns"), lambda n: _scalar(yt, n, "key") in keys)
-            self._remove_items(yt, ("pages",), lambda n: _is_ranking_page(_scalar(yt, n, "title"),
-                                                                          _scalar(yt, n, "file")))
+            self._remove_items(yt, ("phases",), lambda n: yt.scalar(n, "name") in names)
+            self._remove_items(yt, ("tasks",), lambda n: yt.integer(n, "index") in tasks - used)
+            self._remove_items(yt, ("leaderboards", 0, "columns"), lambda n: yt.scalar(n, "key") in keys)
+            self._remove_items(yt, ("pages",), lambda n: _is_ranking_page(yt.scalar(n, "title"),
+                                                                          yt.scalar(n, "file")))
         else:
-            self._remove_pairs(yt, ("phases",), lambda v: _scalar(yt, v, "label") in names)
+            self._remove_pairs(yt, ("phases",), lambda v: yt.scalar(v, "label") in names)
             self._remove_pairs(yt, ("leaderboard", "columns"), lambda v: False, keys)
             if page is not None:
                 self._remove_pairs(yt, ("html",), lambda v: False, {page[0]})
@@ -241,7 +241,7 @@ class BundleEditor:
         """Set the image only when asked (--image); else say that it is left as it is."""
         key = "docker_image" if comp.version == 2 else "competition_docker_image"
         node = yt.get(yt.root, key)
-        written = None if node is None or _blank(node) else str(node.value)
+        written = None if node is None or yt.blank(node) else str(node.value)
         current = written or DEFAULT_IMAGE
         shown = current if written else f"{DEFAULT_IMAGE} (Codabench's default: no {key})"
         if self.image is None:
@@ -402,14 +402,14 @@ class BundleEditor:
             elif given is None:
                 raise ConfigError(_NO_END.format(name=last.name))
             else:
-                node = next(n for n in yt.get(yt.root, "phases").value if _scalar(yt, n, "name") == last.name)
+                node = next(n for n in yt.get(yt.root, "phases").value if yt.scalar(n, "name") == last.name)
                 yt.insert_pair_after(node, "start", "end", Raw(_date_text(given)), comment=[
                     f"{MARKER} {end_mark(given)};", "  the Final ranking phase starts the day after this phase ends"])
                 self.changes.append(f"~ phase {last.name!r}: end {_date_text(given)} (--end; it had none)")
                 end = given
         else:
             node = yt.get(yt.root, "end_date")
-            set_end = None if node is None or _blank(node) else _parse_date(str(node.value), "competition.yaml: end_date:")
+            set_end = None if node is None or yt.blank(node) else _parse_date(str(node.value), "competition.yaml: end_date:")
             end = given or set_end or (old_start - dt.timedelta(days=1) if old_start else None)
             if end is None:
                 raise ConfigError(_NO_END.format(name=last.name))
@@ -536,24 +536,6 @@ _NO_END = ("phase {name!r} (the last phase) has no end date, so the Final rankin
 
 
 # ====================================================================== helpers
-def _blank(node: Any) -> bool:
-    return node is None or (isinstance(node, yaml.ScalarNode) and (
-        node.value == "" or (node.style is None and node.value in ("null", "~", "Null", "NULL"))))
-
-
-def _scalar(yt: YamlText, node: Any, key: str) -> str | None:
-    value = yt.get(node, key) if isinstance(node, yaml.MappingNode) else None
-    return str(value.value) if isinstance(value, yaml.ScalarNode) else None
-
-
-def _int(yt: YamlText, node: Any, key: str) -> int | None:
-    text = _scalar(yt, node, key)
-    try:
-        return int(text) if text is not None else None
-    except ValueError:
-        return None
-
-
 def _is_ranking_page(title: str | None, ref: str | None) -> bool:
     """The competition page add-meta wrote (:func:`BundleEditor.add_page`)."""
     return title == PAGE_TITLE and bool(ref) and PurePosixPath(ref).name == _PAGE_NAME

@@ -99,6 +99,25 @@ class YamlText:
         return found
 
     @staticmethod
+    def blank(node: Node | None) -> bool:
+        """No value: a missing node, an empty scalar or a plain null."""
+        return node is None or (isinstance(node, yaml.ScalarNode) and (
+            node.value == "" or (node.style is None and node.value in ("null", "~", "Null", "NULL"))))
+
+    def scalar(self, node: Node | None, key: str) -> str | None:
+        """The text of ``key``'s scalar value in a mapping node, else None."""
+        value = self.get(node, key) if isinstance(node, yaml.MappingNode) else None
+        return str(value.value) if isinstance(value, yaml.ScalarNode) else None
+
+    def integer(self, node: Node | None, key: str) -> int | None:
+        """``key``'s value in a mapping node as an integer, else None."""
+        text = self.scalar(node, key)
+        try:
+            return int(text) if text is not None else None
+        except ValueError:
+            return None
+
+    @staticmethod
     def key_node(mapping: Node, key: str) -> Node | None:
         found = None
         for k, _ in mapping.value:

@@ -81,7 +81,6 @@ from ..schema.competition import UUID_PATTERN, Competition, Phase, Task
 from ..files import copy_job_output, write_text
 from ..meta.program_folder import assemble_meta_program, needs_meta_program
 from ...signature import organizer_key, sign_folder
-from ..schema.metadata import read_metadata
 from ..meta.runtime import check_meta_python, default_meta_python, meta_python_in
 from .submission_rules import MANUAL_RULES, PhaseSubmission, export_decisions, force_last_fix
 from .submission_ids import SubmissionIds
