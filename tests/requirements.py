@@ -48,16 +48,16 @@ NOBODY, PUBLIC_PYTHON = 65534, "/usr/bin/python3"
 
 
 def require_public_python() -> str:
-    """:data:`PUBLIC_PYTHON` when ``nobody`` can run it with numpy, scipy, pandas and yaml
-    (becoming ``nobody`` with ``setpriv``); else :func:`unavailable`."""
+    """:data:`PUBLIC_PYTHON` when ``nobody`` can run it with numpy, scipy, pandas, yaml and
+    ecdsa (becoming ``nobody`` with ``setpriv``); else :func:`unavailable`."""
     if not shutil.which("setpriv") or not os.access(PUBLIC_PYTHON, os.X_OK):
         unavailable(f"needs setpriv (util-linux) and {PUBLIC_PYTHON} to run as another user")
     proc = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
-                           PUBLIC_PYTHON, "-c", "import numpy, scipy, pandas, yaml"], capture_output=True,
+                           PUBLIC_PYTHON, "-c", "import numpy, scipy, pandas, yaml, ecdsa"], capture_output=True,
                           text=True, cwd="/", timeout=120)
     if proc.returncode != 0:
-        unavailable(f"{PUBLIC_PYTHON} cannot import numpy, scipy, pandas and yaml as nobody (apt-get install "
-                    f"python3-numpy python3-scipy python3-pandas python3-yaml): {proc.stderr.strip()[-200:]}")
+        unavailable(f"{PUBLIC_PYTHON} cannot import numpy, scipy, pandas, yaml and ecdsa as nobody (apt-get "
+                    f"install python3-numpy python3-scipy python3-pandas python3-yaml python3-ecdsa): {proc.stderr.strip()[-200:]}")
     return PUBLIC_PYTHON
 
 

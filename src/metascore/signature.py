@@ -99,10 +99,14 @@ def organizer_key(path: str | os.PathLike[str] | None = None, *, create: bool = 
             raise ConfigError(f"no organizer key at {where}: the key that signed the bundle's meta "
                               f"program is on another machine (copy its file here, or set ${KEY_ENV}).")
         seed = secrets.token_bytes(32)
-        where.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(where, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w", encoding="ascii") as fh:
-            fh.write(_KEY_HEAD + seed.hex() + "\n")
+        try:
+            where.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(where, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w", encoding="ascii") as fh:
+                fh.write(_KEY_HEAD + seed.hex() + "\n")
+        except OSError as exc:
+            raise ConfigError(f"cannot make the organizer key {where}: {exc.strerror or exc}; set "
+                              f"${KEY_ENV} to a file you can write, or copy your key there.") from None
     else:
         seed = _hex_line(where, 32, "organizer key")
     public = SigningKey.from_string(seed, curve=Ed25519).get_verifying_key().to_string()

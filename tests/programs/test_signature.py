@@ -8,6 +8,7 @@ every file; anything else exits 1 with one line and writes nothing.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -164,3 +165,17 @@ def test_bundle_check_refuses_a_meta_program_without_the_organizers_key(tmp_path
     (program / PUBLIC_KEY_NAME).unlink()
     errors = check_bundle(bundle).errors
     assert len(errors) == 1 and "has no organizer_key.pub, so it refuses every results export" in errors[0]
+
+
+def test_a_key_that_cannot_be_made_stops_bundle_run_before_any_job(tmp_path):
+    """The runner takes the organizer's key when it starts, not after every phase has run:
+    a key file that cannot be made is one line naming it and the way out, and no job ran."""
+    env = {**os.environ, "METASCORE_ORGANIZER_KEY": str(tmp_path / "file" / "key")}
+    (tmp_path / "file").write_text("a file, not a folder")
+    proc = subprocess.run([sys.executable, "-m", "metascore", "bundle", "run", str(ROOT / "bundle_template"),
+                           "--out", str(tmp_path / "out")], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 1, proc.stderr
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"metascore: error: cannot make the organizer key {tmp_path / 'file' / 'key'}")
+    assert "METASCORE_ORGANIZER_KEY" in last and "Traceback" not in proc.stderr
+    assert "Finished" not in proc.stdout + proc.stderr  # no job ran

@@ -143,7 +143,8 @@ def run(bundle: Path, out: Path, work: Path, variant: tuple[str, str]) -> tuple[
     elif how == "nobody":
         python = [require_public_python()]
         user = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
-        env["HOME"] = str(work / "home")  # for what it may cache
+        env["HOME"] = str(work / "home")  # for what it may cache, and its own organizer key
+        env.pop("METASCORE_ORGANIZER_KEY", None)  # the session's key is root's, mode 600
         (work / "home").mkdir(exist_ok=True)
         subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", str(work)], check=True)
     proc = subprocess.run(

@@ -80,7 +80,7 @@ from ..worker.backend import Backend
 from ..schema.competition import UUID_PATTERN, Competition, Phase, Task
 from ..files import copy_job_output, write_text
 from ..meta.program_folder import assemble_meta_program, needs_meta_program
-from ...signature import organizer_key, sign_folder
+from ...signature import OrganizerKey, organizer_key, sign_folder
 from ..meta.runtime import check_meta_python, default_meta_python, meta_python_in
 from .submission_rules import MANUAL_RULES, PhaseSubmission, export_decisions, force_last_fix
 from .submission_ids import SubmissionIds
@@ -109,8 +109,7 @@ class SiteRun:
     leaderboard: Path | None = None
     detailed_results: Path | None = None
     export: list[dict[str, Any]] = field(default_factory=list)  # phase, candidate, exported, reason
-    #: the meta phase ranked nobody: why, and the ways out (its filter's message)
-    empty_ranking: str | None = None
+    empty_ranking: str | None = None  # the meta phase ranked nobody: why, and the ways out
 
 
 class Site:
@@ -134,6 +133,7 @@ class Site:
         self.run_dirs = _unique_slugs([p.name for p in comp.phases])
         self.ids = SubmissionIds()  # the <owner>-<id> names the site's export gives them
         self.omitted: dict[str, str] = {}  # scores.json keys the meta program left out, and why
+        self.key: OrganizerKey | None = None  # the organizer's key, read when a run starts
 
     # ------------------------------------------------------------ inputs
     def source(self, ref: str | None, what: str = "item") -> Path | None:
@@ -155,7 +155,7 @@ class Site:
                 if not target.exists():
                     self.log(f"[*] {ref}: filled with metascore's meta-scoring program")
                     assemble_meta_program(target, self.scoring_program, python=self.meta_python_here(),
-                                          log=self.log)
+                                          log=self.log, key=self.key)
             return target
         if not path.exists():
             return None
@@ -243,6 +243,7 @@ class Site:
         manifest: list[dict[str, Any]] = []
         meta_phases = [p for p in self.comp.phases if self.is_meta_phase(p)]
         regular = [p for p in self.comp.phases if p not in meta_phases]
+        self.key = organizer_key() if meta_phases else None  # a key that cannot be had stops us now
         held: list[Submission] = []  # the previous phase's submissions the leaderboard holds
         previous: Phase | None = None
         loose = [s for s in submissions if s.phase is None and s.tasks is None
@@ -436,7 +437,7 @@ class Site:
         """Score the outputs tree with the meta phase's program(s); keep its files in ``final/``.
         The tree is signed first with the organizer's key on this machine, as ``metascore
         codabench submit`` signs the export on the site (:mod:`metascore.signature`)."""
-        sign_folder(outputs, organizer_key())
+        sign_folder(outputs, self.key or organizer_key())
         organizer = Submission("organizer_results", outputs, "organizer", None, False, None, "outputs tree")
         tasks = self.comp.phase_tasks(phase)
         dirs = _unique_slugs([t.name for t in tasks], [t.index for t in tasks])
@@ -552,8 +553,7 @@ def _csv(rows: list[dict[str, Any]]) -> str:
 
 
 def _progress(res: JobResult) -> str:
-    mark = "+" if res.finished else "-"
-    detail = "" if res.finished else f": {res.status_details}"
+    mark, detail = ("+", "") if res.finished else ("-", f": {res.status_details}")
     return f"[{mark}] {res.phase} / {res.candidate} / {res.task}: {res.status}{detail} ({res.elapsed:.1f} s)"
 
 

@@ -224,9 +224,9 @@ class DockerBackend:
                     containers.append(_create(self.client, step, config))
                 runs = [_Run(c, step, self.limits, Path(tmp) / str(i))
                         for i, (c, step) in enumerate(zip(containers, steps))]
-                deadline = time.monotonic() + time_limit
                 for run in runs:
                     run.start()
+                deadline = time.monotonic() + time_limit  # each step has had its whole time once started
                 while time.monotonic() < deadline and not all(run.finished.is_set() for run in runs):
                     time.sleep(_WATCH)
                     for run in runs:
