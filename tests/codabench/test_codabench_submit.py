@@ -310,3 +310,27 @@ def test_submit_signs_with_the_key_it_is_given_and_says_when_there_is_none(site,
     other = organizer_key(tmp_path / "copied_key")
     rc, out, _ = submit(r, folder, capsys, "--key", str(tmp_path / "copied_key"), "--dry-run")
     assert rc == 0 and f"signed with the organizer key {other.fingerprint} ({tmp_path / 'copied_key'})" in out
+
+
+def test_sign_writes_the_zip_submit_would_send_and_nothing_else(site, capsys, tmp_path):
+    """`codabench sign`: the organizer who uploads through the site's own form gets the zip
+    `submit` sends, signed with their key; no request is made, an existing file is kept, and
+    a missing key is one line."""
+    from metascore.signature import verify_folder
+
+    r, folder = site
+    key = organizer_key()
+    target = tmp_path / "final_ranking.zip"
+    assert main(["codabench", "sign", str(folder), "-o", str(target)]) == 0
+    out, _ = capsys.readouterr()
+    assert f"signed with the organizer key {key.fingerprint}" in out and r.log == []
+    unpacked = tmp_path / "unpacked"
+    with zipfile.ZipFile(target) as archive:
+        archive.extractall(unpacked)
+    assert verify_folder(unpacked, key.public) == key.fingerprint
+    assert main(["codabench", "sign", str(folder), "-o", str(target)]) == 1
+    assert "exists already" in capsys.readouterr().err
+    assert main(["codabench", "sign", str(folder), "-o", str(tmp_path / "b.zip"), "--key",
+                 str(tmp_path / "absent")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no organizer key at" in err and not (tmp_path / "b.zip").exists()

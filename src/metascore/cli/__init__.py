@@ -3,7 +3,7 @@
 - :mod:`metascore.cli.rank`: ``rank`` (quick mode and config mode), ``methods``,
   ``validate-config``.
 - :mod:`metascore.cli.bundle`: ``bundle add-meta | check | run | env | zip``.
-- :mod:`metascore.cli.codabench`: ``codabench phases | pull | rank | submit``.
+- :mod:`metascore.cli.codabench`: ``codabench phases | pull | rank | submit | sign | publish``.
 - :mod:`metascore.cli.analyze`: ``analyze``.
 - :mod:`metascore.cli.common`: what several groups share (one phase of a score file as a
   score matrix).

@@ -1,6 +1,7 @@
-"""``metascore codabench phases | pull | rank | submit | publish``: from a live competition to
-the final ranking (``phases`` lists the phases, their ids and the leaderboard, to choose
-``--phase``; ``publish`` writes the outcome on the competition's pages again).
+"""``metascore codabench phases | pull | rank | submit | sign | publish``: from a live
+competition to the final ranking (``phases`` lists the phases, their ids and the leaderboard,
+to choose ``--phase``; ``sign`` makes the signed zip to upload through the site's own form;
+``publish`` writes the outcome on the competition's pages again).
 
 The API token comes from ``$CODABENCH_TOKEN`` or ``--token-file``, never from the command
 line, and is never printed or written.
@@ -96,6 +97,17 @@ def add_codabench_commands(subparsers: argparse._SubParsersAction) -> None:
                    "at most this many seconds for the scores, which the platform posts after "
                    f"it sets Finished (default {SCORES_WAIT:g})")
     p.set_defaults(func=_cmd_submit)
+
+    p = sub.add_parser(
+        "sign", help="sign pulled results into a zip to upload through the site's own form",
+        description="Zip a pulled folder and sign it with the organizer's key, as `submit` does, "
+        "but send nothing: upload the zip to the meta phase (e.g. 'Final ranking') through "
+        "Codabench's own submission form, then run `publish` once it has finished.",
+    )
+    p.add_argument("folder", metavar="DIR", help="a folder written by `metascore codabench pull`")
+    _key_option(p)
+    p.add_argument("-o", "--output", required=True, metavar="ZIP", help="the zip to write (a new file)")
+    p.set_defaults(func=_cmd_sign)
 
     p = sub.add_parser(
         "publish", help="write the meta phase's outcome on the 'Final ranking' page and the Results tab",
@@ -241,6 +253,34 @@ def _cmd_submit(args: argparse.Namespace) -> int:
     key = organizer_key(args.key, create=False) if args.key else None
     submit(client, args.competition, args.phase, Path(args.folder), dry_run=args.dry_run, key=key,
            poll_interval=args.poll_interval, max_wait=args.max_wait, scores_wait=args.scores_wait)
+    return 0
+
+
+def _cmd_sign(args: argparse.Namespace) -> int:
+    import os
+    import tempfile
+
+    from ..codabench.submit import zip_results
+    from ..errors import ConfigError
+    from ..signature import organizer_key
+
+    out = Path(args.output)
+    if out.exists() or out.is_symlink():
+        raise ConfigError(f"{out} exists already; give a new file to write.")
+    key = organizer_key(args.key, create=False)
+    data = zip_results(Path(args.folder), key)
+    fd, tmp = tempfile.mkstemp(dir=out.parent if str(out.parent) else ".", prefix=".metascore-sign-")
+    try:  # the whole zip or nothing under its name
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, out)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    print(f"[*] {out}: {args.folder} signed with the organizer key {key.fingerprint} ({key.path}); "
+          "upload it to the meta phase through the site's submission form, then run `metascore "
+          "codabench publish` once it has finished")
     return 0
 
 
