@@ -24,6 +24,7 @@ __all__ = [
     "PairwiseCounts",
     "pairwise_counts",
     "condorcet_winner",
+    "values_condorcet_winner",
     "weak_condorcet_winners",
     "margin_matrix",
     "smith_set",
@@ -344,6 +345,62 @@ def _weighted_wins(values: np.ndarray, w: np.ndarray) -> np.ndarray:
                 gt = sub[start:stop, None, :] > sub[None, :, :]
                 wins[start:stop] += np.count_nonzero(gt, axis=2) * weight
     return wins
+
+
+def _duel(values: np.ndarray, c: int, others: np.ndarray, w: np.ndarray,
+          uniq: np.ndarray, inverse: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(N(c, b), N(b, c))`` for each ``b`` of ``others``, summed as :func:`_weighted_wins`
+    sums them (judges of one weight counted, then scaled)."""
+    row, rest = values[c], values[others]
+    if len(uniq) > 8:
+        return (row > rest) @ w, (rest > row) @ w
+    won, lost = np.zeros(len(others)), np.zeros(len(others))
+    for g, weight in enumerate(uniq):
+        sub = slice(None) if len(uniq) == 1 else np.flatnonzero(inverse == g)
+        won += np.count_nonzero(row[sub] > rest[:, sub], axis=1) * weight
+        lost += np.count_nonzero(rest[:, sub] > row[sub], axis=1) * weight
+    return won, lost
+
+
+def values_condorcet_winner(values: np.ndarray, weights: np.ndarray | None = None,
+                            candidates: Sequence[str] | None = None) -> str | None:
+    """The strong Condorcet winner of an oriented score matrix (higher is better; NaN = not
+    ranked), as :func:`condorcet_winner` finds it on its counts, without the n x n counts:
+    memory and time grow with n x m (the judges), not with n x n.
+
+    One sweep keeps a champion: a candidate it does not beat strictly replaces it (neither
+    can then be the winner, but only the challenger may still be); the candidates are read
+    in their order, by chunks that double while the champion holds. The last champion is
+    the winner if it also beats those before it. Listing the likely winner first (the
+    ranking's order) makes the sweep one pass.
+    """
+    values = np.asarray(values, dtype=float)
+    n, m = values.shape
+    labels = tuple(candidates) if candidates is not None else tuple(map(str, range(n)))
+    if n == 0:
+        return None
+    w = np.ones(m) if weights is None else np.asarray(weights, dtype=float)
+    uniq, inverse = np.unique(w, return_inverse=True)
+    total = float(w.sum())
+    largest = max(16, 4_000_000 // max(1, m))  # rows compared at once
+
+    def beaten(c: int, others: np.ndarray) -> np.ndarray:
+        won, lost = _duel(values, c, others, w, uniq, inverse)
+        return snap_margins(won - lost, total) > 0
+
+    champion, at, size = 0, 1, 16
+    while at < n:
+        others = np.arange(at, min(n, at + size))
+        held = beaten(champion, others)
+        if held.all():
+            at, size = at + len(others), min(2 * size, largest)
+        else:
+            champion = int(others[np.argmin(held)])
+            at, size = champion + 1, 16
+    for start in range(0, champion, largest):
+        if not beaten(champion, np.arange(start, min(champion, start + largest))).all():
+            return None
+    return labels[champion]
 
 
 def pairwise_counts(data: object) -> PairwiseCounts:

@@ -137,13 +137,21 @@ class Board:
         return tuple(r for r in self.rows if r.position is not None)
 
 
+#: The pairwise margins a leaderboard keeps: those of this many best-ranked candidates (the
+#: matrix grows with the square of the pool: 100,000 candidates would take 80 GB).
+MARGINS_KEPT = 200
+
+
 @dataclass(frozen=True)
 class Margins:
-    """Pairwise margins ``N(a, b) - N(b, a)`` of the ranked final pool (ranking order)."""
+    """Pairwise margins ``N(a, b) - N(b, a)`` of the best-ranked candidates of the final pool
+    (ranking order; at most :data:`MARGINS_KEPT` of its ``n_candidates``) and the pool's
+    Condorcet winner (found among all of them)."""
 
     candidates: tuple[str, ...]
     margins: np.ndarray
     condorcet_winner: str | None
+    n_candidates: int
 
 
 @dataclass(frozen=True)

@@ -370,13 +370,16 @@ def _margins_section(lb: Leaderboard) -> str:
     title = "<section><h2>Pairwise margins</h2>"
     if m is None:
         return title + '<p class="note">Fewer than two candidates were ranked.</p></section>'
-    total = len(m.candidates)
+    total = m.n_candidates
     shown = ""
     if total > MARGINS_SHOWN:  # the candidates are in ranking order: keep the best
+        kept = len(m.candidates)
         m = dataclasses.replace(m, candidates=m.candidates[:MARGINS_SHOWN],
                                 margins=m.margins[:MARGINS_SHOWN, :MARGINS_SHOWN])
         shown = (f" The {MARGINS_SHOWN} best-ranked of the {total} candidates are shown "
-                 "(leaderboard.json holds more).")
+                 + ("(leaderboard.json holds more)." if kept == total else
+                    f"(leaderboard.json holds the {kept} best-ranked; the Condorcet winner is "
+                    f"looked for among all {total})."))
     n = len(m.candidates)
     cw = lb.margins.condorcet_winner
     cell = 44 if n <= 12 else 30

@@ -73,6 +73,7 @@ from ..config import JUDGE_COLUMNS
 from ..errors import MetascoreError
 from ..jsonable import jsonable
 from ..leaderboard import Analysis, Board, Leaderboard
+from ..leaderboard.model import MARGINS_KEPT
 from ..readers.scores_file import SCORE_FILES
 from ..readers.spreadsheet import spreadsheet_text
 from .per_judge import PER_JUDGE_FILE, judge_columns, number_texts, per_judge_csv_gz
@@ -98,9 +99,8 @@ OUTPUT_FILES = (
 JUDGE_PREFIX = "judge:"
 JUDGE_RANK_PREFIX = "judge_rank:"
 #: ``leaderboard.json`` holds the pairwise margins of at most this many candidates (the
-#: best-ranked; ``n_candidates`` says how many were ranked): the matrix grows with the
-#: square of the pool (2,000 candidates: 4 million numbers).
-MARGINS_LIMIT = 200
+#: best-ranked; ``n_candidates`` says how many were ranked): those the leaderboard kept.
+MARGINS_LIMIT = MARGINS_KEPT
 #: Codabench stores scores in a DecimalField(max_digits=20, decimal_places=10).
 MAX_ABS_SCORE = 1e10
 _FORBIDDEN = ("metadata",)
@@ -419,7 +419,7 @@ def leaderboard_json(lb: Leaderboard) -> str:
         "margins": None if lb.margins is None else {
             "candidates": list(lb.margins.candidates[:MARGINS_LIMIT]),
             "margins": lb.margins.margins[:MARGINS_LIMIT, :MARGINS_LIMIT],
-            "n_candidates": len(lb.margins.candidates),
+            "n_candidates": lb.margins.n_candidates,
             "condorcet_winner": lb.margins.condorcet_winner,
         },
         "analysis": _analysis_dict(lb.analysis),
