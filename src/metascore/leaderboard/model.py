@@ -57,6 +57,11 @@ class JudgeValues(Mapping[str, "float | None"]):
         """The numbers in the judges' order (NaN where missing; do not write into it)."""
         return self._values
 
+    def keys_are(self, judges: Sequence[str]) -> bool:
+        """Whether the judges are ``judges``, in that order (:attr:`array` is then by them)."""
+        mine = self._index.judges
+        return mine is judges or mine == tuple(judges)
+
     def __getitem__(self, judge: str) -> float | None:
         k = self._index.position(judge)
         if k is None:

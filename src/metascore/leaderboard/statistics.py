@@ -239,7 +239,9 @@ def _resamples_pairs(method: str) -> bool:
 
 
 def _pairless() -> list[str]:
-    return [name for name in ranking_method_names() if not _resamples_pairs(name)]
+    """The methods whose ranking and resamples compare no pair of candidates."""
+    return [name for name in ranking_method_names()
+            if not get_ranking_method(name).needs_dense and not _resamples_pairs(name)]
 
 
 def with_intervals(board: Board, u: RankUncertainty) -> Board:
