@@ -128,22 +128,25 @@ def _ranked_rows(
             full[:, _uncounted_columns(pool, prepared, at)] = _uncounted_ranks(pool, prepared)
         jr = full
     jr.setflags(write=False)
-    details = ranking.per_candidate_details()
+    # numbers read once as Python values (a board may have 100,000 rows)
+    details = {key: np.asarray(arr, dtype=float).tolist()
+               for key, arr in ranking.per_candidate_details().items()
+               if np.issubdtype(np.asarray(arr).dtype, np.number)}
+    positions, ranks, scores = (np.asarray(a).tolist() for a in
+                                (ranking.positions, ranking.ranks, ranking.scores))
     rows = []
     row_of = {c: k for k, c in enumerate(kept.candidates)}
     index_of = {c: k for k, c in enumerate(pool.candidates)}
     judges = JudgeIndex(pool.judges)
-    for i in ranking.order:
+    for i in ranking.order.tolist():
         cand = ranking.candidates[i]
         at_pool = index_of[cand]
         reason = "baseline" if pool.is_baseline[at_pool] else ""
         rows.append(_row(
-            pool, at_pool, position=int(ranking.positions[i]),
-            rank=float(ranking.ranks[i]), score=float(ranking.scores[i]),
-            qualified=qualified, reason=_reason(decisions, cand, reason),
+            pool, at_pool, position=int(positions[i]), rank=float(ranks[i]),
+            score=float(scores[i]), qualified=qualified, reason=_reason(decisions, cand, reason),
             judge_ranks=JudgeValues(judges, jr[row_of[cand]]),
-            details={key: float(arr[i]) for key, arr in details.items()
-                     if np.issubdtype(np.asarray(arr).dtype, np.number)},
+            details={key: values[i] for key, values in details.items()},
             decision=decisions.get(cand), judges=judges,
         ))
     return rows

@@ -247,13 +247,12 @@ def _pairless() -> list[str]:
 def with_intervals(board: Board, u: RankUncertainty) -> Board:
     """The board with each ranked row's rank interval, P(first) and group."""
     at = {c: i for i, c in enumerate(u.candidates)}
+    low, high, first, group = u.lower.tolist(), u.upper.tolist(), u.p_first.tolist(), u.group.tolist()
     rows = []
     for r in board.rows:
         i = at.get(r.candidate) if r.position is not None else None
         if i is not None:
-            r = dataclasses.replace(
-                r, rank_low=float(u.lower[i]), rank_high=float(u.upper[i]),
-                p_first=float(u.p_first[i]), group=int(u.group[i]),
-            )
+            r = r.with_fields(rank_low=float(low[i]), rank_high=float(high[i]),
+                              p_first=float(first[i]), group=int(group[i]))
         rows.append(r)
     return dataclasses.replace(board, rows=tuple(rows))
