@@ -124,15 +124,15 @@ def _average_rank_of_matrix(X: np.ndarray, w: np.ndarray, *, ties: str = "averag
     if ties == "dense":
         avg = _dense_average_rank(X, w, n)
         return MethodOutput(-avg, details={"average_rank": avg}, per_candidate=("average_rank",))
-    # "min": 1 + the judges' candidates strictly above (their lowest rank)
-    ranks = fractional_ranks(X, axis=0) if ties == "average" else ranks_along(-X, "min", axis=0)
+    # "min": each judge's candidates strictly above (its lowest rank less one)
+    ranks = fractional_ranks(X, axis=0) if ties == "average" else ranks_along(-X, "min", axis=0) - 1.0
     present = ~np.isnan(ranks)
     # einsum, not a BLAS product: BLAS threads stall on a busy machine
     own = np.einsum("ij,j->i", present.astype(float), w) if not present.all() else np.full(n, w.sum())
     with np.errstate(invalid="ignore", divide="ignore"):
-        avg = np.einsum("ij,j->i", np.where(present, ranks, 0.0), w) / own
+        total = np.einsum("ij,j->i", np.where(present, ranks, 0.0), w)
+        avg = total / own if ties == "average" else 1.0 + total / own  # "min": as the counts give it
     avg = np.where(own > 0, avg, n)  # ranked by no judge: last
-    # as the counts give it (the other conventions' detail)
     return MethodOutput(-avg, details={"average_rank": avg},
                         per_candidate=("average_rank",) if ties == "min" else ())
 
