@@ -202,7 +202,7 @@ def _cell(run: Any, cap: float, memory: int | None) -> str:
     if run.seconds is None:
         return f"stopped after {cap:g} s, {run.rss_mb:,.0f} MB"
     if run.error:
-        return f"failed after {run.seconds:.1f} s{cpu}, {run.rss_mb:,.0f} MB: {run.error[:160]}"
+        return f"failed after {run.seconds:.1f} s{cpu}, {run.rss_mb:,.0f} MB: {run.error[:240]}"
     return f"{run.seconds:.1f} s{cpu}, {run.rss_mb:,.0f} MB"
 
 

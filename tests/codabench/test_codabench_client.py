@@ -216,6 +216,21 @@ def test_invalid_url_is_a_platform_error():
 
 
 # ---------------------------------------------------------------- the whole request is bounded
+def _serve(listener: socket.socket, serve_one, stop: threading.Event | None = None) -> str:
+    """Answer each connection to ``listener`` with ``serve_one`` in a thread (until ``stop``
+    is set or the listener closed); the site's address."""
+    def accept() -> None:
+        while stop is None or not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=serve_one, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    return f"http://127.0.0.1:{listener.getsockname()[1]}"
+
+
 HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
 
 
@@ -240,17 +255,8 @@ def drip():
                 except OSError:  # the client hung up
                     pass
 
-        def accept() -> None:
-            while not stop.is_set():
-                try:
-                    conn, _ = listener.accept()
-                except OSError:
-                    return
-                threading.Thread(target=serve_one, args=(conn,), daemon=True).start()
-
-        threading.Thread(target=accept, daemon=True).start()
         servers.append((stop, listener))
-        return f"http://127.0.0.1:{listener.getsockname()[1]}"
+        return _serve(listener, serve_one, stop)
 
     yield start
     for stop, listener in servers:
@@ -327,17 +333,8 @@ def flood():
                 except OSError:  # the client hung up
                     pass
 
-        def accept() -> None:
-            while True:
-                try:
-                    conn, _ = listener.accept()
-                except OSError:
-                    return
-                threading.Thread(target=serve_one, args=(conn,), daemon=True).start()
-
-        threading.Thread(target=accept, daemon=True).start()
         servers.append(listener)
-        return f"http://127.0.0.1:{listener.getsockname()[1]}", sent
+        return _serve(listener, serve_one), sent
 
     yield start
     for listener in servers:
