@@ -103,7 +103,9 @@ def read_codabench_json(path: Path, rows: Rows, data: Any = None) -> None:
 
 
 def _add_board(path: Path, title: str, board: dict[str, Any], rows: Rows) -> None:
-    """One leaderboard's rows, in file order: a row per (submission, column) cell."""
+    """One leaderboard's rows, in file order: a row per (submission, column) cell. The row
+    keys (candidates) and their owners become texts when the table is built: made now,
+    among the parsed export's own small objects, they would keep its memory taken."""
     keys = list(board)
     for key in keys:
         if not isinstance(board[key], dict):
@@ -125,20 +127,35 @@ def _add_board(path: Path, title: str, board: dict[str, Any], rows: Rows) -> Non
         return
     at_row = np.repeat(np.arange(len(keys), dtype=np.intp), counts)
     at_col = np.asarray(col_of, dtype=np.intp)
+    # the keys as one text and their ends (one object, not one per key)
+    text, ends = "".join(keys), np.cumsum([len(k) for k in keys])
+    starts = ends - np.array([len(k) for k in keys])
+    n_keys = len(keys)
+    del keys
+
+    def key(i: int) -> str:
+        return text[starts[i]:ends[i]]
 
     def where(i: int) -> str:
-        return f"{path}, key {title!r} > {keys[at_row[i]]!r} > {columns[at_col[i]]!r}"
+        return f"{path}, key {title!r} > {key(at_row[i])!r} > {columns[at_col[i]]!r}"
 
-    if "" in board and board[""]:
-        raise InputError(f"{where(int(np.argmax(at_row == keys.index(''))))}: the candidate is empty.")
-    owners, owner_names = pd.factorize(np.array([_codabench_owner(k) for k in keys], dtype=object))
+    def candidates() -> pd.Categorical:
+        return table.from_codes(at_row, [key(i) for i in range(n_keys)])
+
+    def participants() -> pd.Categorical:
+        owners, owner_names = pd.factorize(
+            np.array([_codabench_owner(key(i)) for i in range(n_keys)], dtype=object))
+        return table.from_codes(owners[at_row], list(owner_names))
+
+    if "" in board and counts[list(board).index("")]:
+        raise InputError(f"{where(int(np.argmax(at_row == list(board).index(''))))}: the candidate is empty.")
     tasks, task_names = pd.factorize(np.array([judges[c][0] for c in columns], dtype=object))
     metrics, metric_names = pd.factorize(np.array([judges[c][1] for c in columns], dtype=object))
     n = len(cells)
     rows.add_block({
         "phase": table.constant(_codabench_phase(title), n),
-        "candidate": table.from_codes(at_row, keys),
-        "participant": table.from_codes(owners[at_row], list(owner_names)),
+        "candidate": candidates,
+        "participant": participants,
         "task": table.from_codes(tasks[at_col], list(task_names)),
         "metric": table.from_codes(metrics[at_col], list(metric_names)),
         "value": score_cells(cells, where),

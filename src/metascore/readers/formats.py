@@ -266,6 +266,7 @@ def read_score_table(
         read_coopetition(p, rows, phase)
     elif data is not None:
         _READERS[fmt](p, rows, data)  # type: ignore[call-arg]
+        del data  # the parsed file, given back before the table is built
     else:
         _READERS[fmt](p, rows)
     return rows.score_table(p, fmt, phase)

@@ -119,7 +119,11 @@ class Rows:
 
     def add_block(self, columns: dict[str, Any], n: int, where: Callable[[int], str]) -> None:
         """Add ``n`` checked rows as columns: text columns as categoricals, ``value`` a float
-        array, ``is_baseline`` a bool array; ``where(i)`` locates row ``i`` of the block."""
+        array, ``is_baseline`` a bool array; ``where(i)`` locates row ``i`` of the block.
+
+        A text column may be a function giving its categorical, called when the table is
+        built: a reader of a parsed file (JSON) makes the texts it keeps after the parsed
+        file is released, so that they do not pin the memory the file's objects held."""
         self._flush()
         self._blocks.append((columns, n, where))
         self._order.append(len(self._blocks) - 1)
@@ -142,6 +146,10 @@ class Rows:
         consistency checks."""
         self._flush()
         blocks = [self._blocks[k] for k in self._order]
+        for columns, _, _ in blocks:
+            for col in table.TEXT_COLUMNS:
+                if callable(columns[col]):
+                    columns[col] = columns[col]()
         self._escape(blocks, path)
         where = table.Where()
         for _, n, locate in blocks:
@@ -197,7 +205,6 @@ class Rows:
         return ScoreTable(frame, format=fmt, source=str(path), failed=tuple(failed),
                           unscored=tuple(unscored), flagged=tuple(flagged), notes=tuple(self.notes),
                           directions=dict(self.directions))
-
 
     def _escape(self, blocks: list[tuple[dict[str, Any], int, Callable[[int], str]]], path: Path) -> None:
         """Names holding a lone surrogate, escaped in every block (with a note saying so)."""
