@@ -3,11 +3,24 @@
 Usage: python benchmarks/bench_program.py [--size 50x10] [--bootstrap 200]
            [--methods average_rank copeland schulze kemeny_young epp]
        python benchmarks/bench_program.py --program [2000x20 200x10000 ...]
+       python benchmarks/bench_program.py --export [--before SRC] [--only NAME ...]
 
 ``--program`` times the whole scoring program on a long CSV written to disk (read, score
 matrix, ranking, output files; average_rank, analysis off) at the given sizes, default
 2,000 submissions x 20 tasks and 200 x 10,000: reading and the long-table-to-matrix step
 must stay linear (seconds, not minutes, against Codabench's 600 s).
+
+``--export`` (issue 42) runs what an organizer runs on the largest competitions: ``metascore
+rank --config metascore.yaml --input DIR --output OUT`` on a Codabench ``results.json``
+export of one phase (N submissions of N participants x M tasks, one column each, 10-decimal
+strings as the site writes them), with the configuration's defaults (analysis and report
+on) except ``input.path`` and ``phases: {final: null}`` (the export holds one phase), and
+``ranking.method`` where the row names one. Each command runs in a fresh interpreter
+(``PYTHONPATH=SRC``), measured from outside (``os.wait4``: wall time, user + system CPU
+time, peak RSS); ``--before SRC`` runs it again on older sources (f8911a4: ``git archive
+f8911a4 src | tar -x -C /tmp/before``), whose address space is capped (``--cap-memory``,
+12 GiB) so that a run asking for tens of GB fails at once instead of taking the machine.
+The table goes into ``benchmarks/README.md`` (``--no-write``: print only).
 
 Builds a two-phase competition (``--size`` candidates x tasks, every candidate qualified
 with ``filter: {rule: none}``) and times :func:`metascore.leaderboard.build_leaderboard`
@@ -22,9 +35,14 @@ analysis costs about (bootstrap + 50) rankings.
 from __future__ import annotations
 
 import argparse
+import os
+import platform
+import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -83,15 +101,133 @@ def program(sizes: list[str]) -> None:
               f"matrix {pivot:6.2f} s, whole program {total:6.2f} s", flush=True)
 
 
+ROOT = Path(__file__).resolve().parents[1]
+README = Path(__file__).with_name("README.md")
+BEGIN, END = "<!-- bench_program: begin -->", "<!-- bench_program: end -->"
+
+
+@dataclass(frozen=True)
+class Export:
+    name: str
+    n: int  # submissions (one per participant)
+    m: int  # tasks
+    method: str | None  # None: the default (average_rank)
+    target: str
+
+
+EXPORTS = [
+    Export("e20k", 20_000, 20, None, "-"),
+    Export("e100k", 100_000, 20, None, "< 60 s, < 2 GB"),
+    Export("e20k-copeland", 20_000, 20, "copeland", "memory within the n x n counts in uint8 (400 MB)"),
+    Export("e100k-schulze", 100_000, 20, "schulze", "refused before it starts, naming the size"),
+]
+
+
+def write_export(n: int, m: int, folder: Path) -> Path:
+    """A Codabench ``results.json`` of one phase: ``n`` submissions x ``m`` tasks (seeded)."""
+    path = folder / f"results-{n}x{m}.json"
+    if path.exists():
+        return path
+    rng = np.random.default_rng(n * 1_000_003 + m)
+    x = np.round(rng.normal(size=(n, 1)) * 0.3 + rng.normal(size=(n, m)), 6)
+    cols = [f"task{j}({100 + j})-score" for j in range(m)]
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "w") as fh:
+        fh.write('{\n    "Results - Development(41)": {\n')
+        for i in range(n):
+            cells = ",\n".join(f'            "{c}": "{v:.10f}"' for c, v in zip(cols, x[i].tolist()))
+            fh.write(f'        "p{i:06d}-{1000 + i}": {{\n{cells}\n        }}' + (",\n" if i < n - 1 else "\n"))
+        fh.write("    }\n}\n")
+    tmp.rename(path)
+    return path
+
+
+def exports(args: argparse.Namespace) -> None:
+    """The ``--export`` rows, after and (with ``--before``) before; the table."""
+    from bench_files import measure
+
+    chosen = [e for e in EXPORTS if not args.only or e.name in args.only]
+    load_start, started = os.getloadavg(), time.time()
+    results: dict[str, dict[str, Any]] = {}
+    for spec in chosen:
+        path = write_export(spec.n, spec.m, args.data)
+        method = f"ranking: {{method: {spec.method}}}\n" if spec.method else ""
+        config = args.data / f"{spec.name}.yaml"
+        config.write_text(f"input: {{path: {path.name}}}\nphases: {{final: null}}\n{method}")
+        print(f"{spec.name}: {path.stat().st_size / 1e6:.0f} MB export", flush=True)
+        for tag, src, cap in (("after", ROOT / "src", None), ("before", args.before, args.cap_memory)):
+            if src is None:
+                continue
+            out = args.data / f"out-{spec.name}-{tag}"
+            argv = [sys.executable, "-m", "metascore", "rank", "--config", str(config),
+                    "--input", str(args.data), "--output", str(out)]
+            run = measure(_capped(argv, cap), Path(src), args.cap)
+            results.setdefault(spec.name, {})[tag] = run
+            print(f"  {tag:6s} {_cell(run, args.cap, cap)}", flush=True)
+    load_end = os.getloadavg()
+    lines = [
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores, load average {load_start[0]:.1f} at "
+        f"the start and {load_end[0]:.1f} at the end (shared machine); Python "
+        f"{platform.python_version()}, numpy {np.__version__}, pandas {pd.__version__}.",
+        f"Run: `python benchmarks/bench_program.py --export"
+        f"{' --before ' + str(args.before) if args.before else ''}` ({time.time() - started:.0f} s); "
+        "each cell: wall time, user + system CPU time, peak RSS (the before runs' address space "
+        f"capped at {args.cap_memory / 2**30:g} GiB).",
+        "",
+        "| export (one phase, `metascore rank --config`, defaults) | method | target | before | after |",
+        "|---|---|---|---|---|",
+    ]
+    for spec in chosen:
+        runs = results.get(spec.name, {})
+        lines.append(f"| {spec.n:,} submissions x {spec.m} tasks | {spec.method or 'average_rank (default)'} | "
+                     f"{spec.target} | {_cell(runs.get('before'), args.cap, args.cap_memory)} | "
+                     f"{_cell(runs.get('after'), args.cap, None)} |")
+    print("\n".join(lines))
+    if not args.no_write and not args.only:
+        text = README.read_text()
+        head, rest = text.split(BEGIN, 1)
+        README.write_text(head + BEGIN + "\n" + "\n".join(lines) + "\n" + END + rest.split(END, 1)[1])
+        print(f"rewrote the table in {README}")
+
+
+def _capped(argv: list[str], cap: int | None) -> list[str]:
+    """``argv`` run with its address space capped at ``cap`` bytes (None: as it is)."""
+    return argv if cap is None else ["prlimit", f"--as={cap}", *argv]
+
+
+def _cell(run: Any, cap: float, memory: int | None) -> str:
+    if run is None:
+        return "–"
+    cpu = f", CPU {run.cpu:.1f} s" if run.cpu is not None else ""
+    if run.seconds is None:
+        return f"stopped after {cap:g} s, {run.rss_mb:,.0f} MB"
+    if run.error:
+        return f"failed after {run.seconds:.1f} s{cpu}, {run.rss_mb:,.0f} MB: {run.error[:240]}"
+    return f"{run.seconds:.1f} s{cpu}, {run.rss_mb:,.0f} MB"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--program", nargs="*", metavar="NxM",
                         help="time the whole program at these sizes (default 2000x20 200x10000)")
+    parser.add_argument("--export", action="store_true",
+                        help="the largest competitions' exports through `metascore rank --config`")
+    parser.add_argument("--before", type=Path, help="--export: the sources of the code before (a src folder)")
+    parser.add_argument("--only", nargs="+", help="--export: these rows only (print, do not write)")
+    parser.add_argument("--data", type=Path, default=Path(tempfile.gettempdir()) / "metascore-bench-exports")
+    parser.add_argument("--cap", type=float, default=600.0, help="seconds before a run is stopped")
+    parser.add_argument("--cap-memory", type=int, default=12 << 30,
+                        help="bytes of address space of a --before run")
+    parser.add_argument("--no-write", action="store_true", help="print, do not rewrite README.md")
     parser.add_argument("--size", default="50x10")
     parser.add_argument("--bootstrap", type=int, default=200)
     parser.add_argument("--methods", nargs="+",
                         default=["average_rank", "copeland", "schulze", "kemeny_young", "epp"])
     args = parser.parse_args()
+    if args.export:
+        args.data.mkdir(parents=True, exist_ok=True)
+        exports(args)
+        return
     if args.program is not None:
         program(args.program or ["2000x20", "200x10000"])
         return

@@ -71,12 +71,24 @@ def report_internal_error(exc: BaseException) -> None:
     import sys
     import traceback
 
-    print(
+    print(_printable(
         f"metascore: internal error: {type(exc).__name__}: {exc} (a bug in metascore; please "
-        "report it with the traceback below)",
+        "report it with the traceback below)"),
         file=sys.stderr,
     )
     traceback.print_exception(exc, file=sys.stderr)
+
+
+def _printable(text: str) -> str:
+    """``text`` as the terminal can take it: what its encoding cannot write (a lone
+    surrogate a file carried into a name) as a backslash escape."""
+    import sys
+
+    encoding = getattr(sys.stderr, "encoding", None) or "utf-8"
+    try:
+        return text.encode(encoding, "backslashreplace").decode(encoding)
+    except LookupError:
+        return text.encode("ascii", "backslashreplace").decode("ascii")
 
 
 def exit_code(body: Callable[[], int | None]) -> int:
@@ -92,7 +104,7 @@ def exit_code(body: Callable[[], int | None]) -> int:
     try:
         return int(body() or 0)
     except (MetascoreError, OSError) as exc:
-        print(f"metascore: error: {exc}", file=sys.stderr)
+        print(_printable(f"metascore: error: {exc}"), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("metascore: interrupted", file=sys.stderr)

@@ -9,10 +9,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["jsonable"]
+__all__ = ["jsonable", "ReadyDict"]
+
+
+class ReadyDict(dict):  # type: ignore[type-arg]
+    """A mapping of text keys to values that are JSON-ready already (text, integers, finite
+    floats, None): :func:`jsonable` passes it through as it is (a board's per-judge numbers
+    are millions of floats)."""
+
 
 #: Values already JSON-ready, passed through without a call (large boards hold millions).
-_PLAIN = frozenset({str, int, bool, type(None)})
+_PLAIN = frozenset({str, int, bool, type(None), ReadyDict})
 
 
 def jsonable(obj: Any) -> Any:
@@ -24,6 +31,8 @@ def jsonable(obj: Any) -> Any:
     """
     if type(obj) is float:  # the common case first (ABC checks below are slow)
         return obj if math.isfinite(obj) else None
+    if type(obj) is ReadyDict:
+        return obj
     if isinstance(obj, Mapping):
         return {k if type(k) is str else str(k): v if type(v) in _PLAIN else jsonable(v)
                 for k, v in obj.items()}

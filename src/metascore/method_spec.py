@@ -163,6 +163,10 @@ class RankingMethod:
         Extra inputs the method reads (:data:`EXTRA_INPUTS`).
     sparse : bool
         Accepts sparse pairwise counts (large vote sets).
+    dense : bool
+        Holds n x n arrays whatever its input (a pairwise method without ``values`` does
+        too): the registry refuses it beyond :data:`~metascore.pairwise.DENSE_BYTES_LIMIT`
+        before it runs (:attr:`needs_dense`).
     check : callable or None
         ``check(matrix, params)`` extra validation on the clean score matrix.
     values : callable or None
@@ -187,12 +191,19 @@ class RankingMethod:
     properties: Properties = field(default_factory=Properties)
     takes: tuple[str, ...] = ()
     sparse: bool = False
+    dense: bool = False
     check: Callable[[ScoreMatrix, dict[str, Any]], None] | None = None
     values: Callable[..., Any] | None = None
     constraints: dict[str, Constraint] = field(default_factory=dict)
     description: str = ""
     display: Display = field(default_factory=Display)
     resampling: Shortcuts | None = None
+
+    @property
+    def needs_dense(self) -> bool:
+        """Whether ranking a score matrix holds n x n arrays (pairwise counts without a
+        ``values`` route, or a method declared ``dense``)."""
+        return self.dense or (self.input == "pairwise" and self.values is None)
 
     @property
     def stochastic(self) -> bool:
@@ -245,6 +256,7 @@ def ranking_method(
     condorcet: bool = False,
     unanimity: bool = True,
     sparse: bool = False,
+    dense: bool = False,
     takes: tuple[str, ...] = (),
     check: Callable[[ScoreMatrix, dict[str, Any]], None] | None = None,
     values: Callable[..., Any] | None = None,
@@ -286,6 +298,7 @@ def ranking_method(
             ),
             takes=tuple(takes),
             sparse=sparse,
+            dense=dense,
             check=check,
             values=values,
             constraints=dict(params or {}),

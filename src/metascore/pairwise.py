@@ -21,9 +21,13 @@ from scipy.sparse.csgraph import connected_components
 from .errors import InputError
 
 __all__ = [
+    "DENSE_BYTES_LIMIT",
+    "dense_bytes",
     "PairwiseCounts",
     "pairwise_counts",
     "condorcet_winner",
+    "values_condorcet_winner",
+    "margin_tallies",
     "weak_condorcet_winners",
     "margin_matrix",
     "smith_set",
@@ -33,6 +37,17 @@ __all__ = [
 DENSE_LIMIT = 20_000
 #: From this many judges (all of one weight), pairwise wins are counted pair by pair.
 PAIR_LOOP_JUDGES = 20_000
+
+#: The memory the pairwise counts of a score matrix may take: a method that needs them as
+#: n x n arrays (:func:`dense_bytes`) beyond this is refused before any is made.
+DENSE_BYTES_LIMIT = 8_000_000_000
+
+
+def dense_bytes(n: int) -> int:
+    """Bytes of the n x n arrays a method on dense pairwise counts holds at least: the
+    counts (``N`` and ``C``, float64) and one array of its own work (margins, paths)."""
+    return 3 * 8 * n * n
+
 
 #: Margins closer than this share of the total weight are equal: only relative weights
 #: matter, and a margin of 0.1 + 0.2 - 0.3 (float noise) is a tie.
@@ -344,6 +359,122 @@ def _weighted_wins(values: np.ndarray, w: np.ndarray) -> np.ndarray:
                 gt = sub[start:stop, None, :] > sub[None, :, :]
                 wins[start:stop] += np.count_nonzero(gt, axis=2) * weight
     return wins
+
+
+class _Duels:
+    """Who beats whom head to head, by blocks of candidates of an oriented score matrix
+    (higher is better; NaN = not ranked): the signs of :meth:`PairwiseCounts.margins`
+    without the n x n counts.
+
+    Each judge's scores become small integer codes in its order (2 bytes a candidate
+    below 32,767 candidates); a block's margins add, judge by judge, the signs of the
+    codes' differences (0 where a score is missing: NaN compares False both ways, as in
+    :func:`_weighted_wins`), the judges of one weight counted together then scaled, and are
+    snapped as :meth:`PairwiseCounts.margins` snaps them (with one weight, the sign of the
+    count is the margin's).
+    """
+
+    def __init__(self, values: np.ndarray, weights: np.ndarray | None = None) -> None:
+        values = np.asarray(values, dtype=float)
+        self.n, self.m = n, m = values.shape
+        self.w = np.ones(m) if weights is None else np.asarray(weights, dtype=float)
+        self.total = float(self.w.sum())
+        uniq, inverse = np.unique(self.w, return_inverse=True)
+        # judges of one weight together (as _weighted_wins counts them), else one by one
+        self.groups = ([(float(u), np.flatnonzero(inverse == g)) for g, u in enumerate(uniq)]
+                       if len(uniq) <= 8 else [(float(x), np.array([k])) for k, x in enumerate(self.w)])
+        self.codes = np.zeros((m, n), dtype=np.int16 if n < 2**15 - 1 else np.int32)
+        self.present: dict[int, np.ndarray] = {}  # the judges that miss some score
+        for k in range(m):
+            col = values[:, k]
+            ok = ~np.isnan(col)
+            if ok.all():
+                _, self.codes[k] = np.unique(col, return_inverse=True)
+            else:
+                _, self.codes[k, ok] = np.unique(col[ok], return_inverse=True)
+                self.present[k] = ok
+
+    def signs(self, rows: slice, cols: slice) -> np.ndarray:
+        """The signs (-1, 0, 1) of the margins of the candidates ``rows`` over the candidates
+        ``cols`` (len(rows) x len(cols)). Judges of one weight: the sign of their count."""
+        a, b = self.codes[:, rows], self.codes[:, cols]
+        shape = (a.shape[1], b.shape[1])
+        sign = np.empty(shape, dtype=self.codes.dtype)
+        margin = None
+        for weight, judges in self.groups:
+            count = np.zeros(shape, dtype=np.int16 if len(judges) < 2**15 - 1 else np.int32)
+            for k in judges:
+                np.subtract(a[k, :, None], b[k, None, :], out=sign)
+                np.sign(sign, out=sign)
+                if k in self.present:
+                    sign *= self.present[k][rows, None] & self.present[k][None, cols]
+                count += sign
+            if len(self.groups) == 1:  # a positive weight times the count: its sign
+                return np.sign(count)
+            margin = count * weight if margin is None else margin + count * weight
+        return np.sign(snap_margins(margin, self.total)) if margin is not None else np.zeros(shape)
+
+
+def margin_tallies(values: np.ndarray, weights: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """For each candidate of an oriented score matrix (higher is better; NaN = not ranked),
+    how many others it beats head to head (margin above 0) and ties with (margin 0), the
+    margins being those of :meth:`PairwiseCounts.margins`, without the n x n counts: the
+    candidates by blocks, memory growing with n x m (the judges)."""
+    duels = _Duels(values, weights)
+    n = duels.n
+    won, tied = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    block = max(1, 1_000_000 // max(1, n))
+    for start in range(0, n, block):
+        rows = slice(start, min(n, start + block))
+        sign = duels.signs(rows, slice(0, n))
+        won[rows] = np.count_nonzero(sign > 0, axis=1)
+        tied[rows] = np.count_nonzero(sign == 0, axis=1) - 1  # not itself
+    return won, tied
+
+
+def values_condorcet_winner(values: np.ndarray, weights: np.ndarray | None = None,
+                            candidates: Sequence[str] | None = None) -> str | None:
+    """The strong Condorcet winner of an oriented score matrix (higher is better; NaN = not
+    ranked), as :func:`condorcet_winner` finds it on its counts, without the n x n counts:
+    memory grows with n x m (the judges), not with n x n.
+
+    One sweep keeps a champion: a candidate it does not beat strictly replaces it (neither
+    can then be the winner, but the challenger may still be). The champion meets the next
+    candidates by blocks that double while it holds; where it falls, the 64 candidates
+    from its challenger on meet each other at once, and the sweep walks through their
+    results. The last champion is the winner if it also beats those before it. Listing the
+    likely winner first (the ranking's order) makes the check one pass.
+    """
+    duels = _Duels(values, weights)
+    n = duels.n
+    labels = tuple(candidates) if candidates is not None else tuple(map(str, range(n)))
+    if n == 0:
+        return None
+
+    def beaten(c: int, start: int, stop: int) -> np.ndarray:
+        return duels.signs(slice(c, c + 1), slice(start, stop))[0] > 0
+
+    largest = max(64, 1_000_000 // max(1, duels.m))  # compared at once
+    champion, at, size = 0, 1, 64
+    while at < n:
+        stop = min(n, at + size)
+        held = beaten(champion, at, stop)
+        if held.all():  # the champion holds: read further at once
+            at, size = stop, min(2 * size, largest)
+            continue
+        first = at + int(np.argmin(held))  # the first it does not beat: the new champion
+        at = min(n, first + 64)
+        inner = duels.signs(slice(first, at), slice(first, at)) > 0
+        k = 0
+        for j in range(1, at - first):
+            if not inner[k, j]:
+                k = j
+        champion, size = first + k, 64
+    for start in range(0, champion, largest):
+        if not beaten(champion, start, min(champion, start + largest)).all():
+            return None
+    return labels[champion]
 
 
 def pairwise_counts(data: object) -> PairwiseCounts:

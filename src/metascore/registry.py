@@ -38,7 +38,7 @@ from .method_spec import (
     registered_methods,
 )
 from .missing import Prepared, prepare
-from .pairwise import PairwiseCounts
+from .pairwise import DENSE_BYTES_LIMIT, PairwiseCounts, dense_bytes
 from .ranking import (DEFAULT_TIE_BREAK, TIE_BREAK_KEYS, Ranking, fractional_rank_of_scores,
                       positions_and_order, tie_groups)
 
@@ -54,6 +54,7 @@ __all__ = [
     "prepare_inputs",
     "rank_inputs",
     "compute",
+    "check_dense_size",
     "finish",
 ]
 
@@ -274,6 +275,8 @@ def compute(
         c_order = _label_order(inputs.candidates)
         kwargs["rng"], _ = generator(seed)
     prepared = inputs.prepared
+    if prepared is not None and spec.needs_dense:
+        check_dense_size(spec, len(inputs.candidates))
     if prepared is None:  # votes
         counts = inputs.counts
         if counts.is_sparse and not spec.sparse:
@@ -306,6 +309,20 @@ def compute(
             sums = matrix.row_sums
         out = spec.call(x, weights, params=kwargs, signs=signs, sums=sums, judges=judges)
     return _restore_order(out, c_order, j_order)
+
+
+def check_dense_size(spec: RankingMethod, n: int) -> None:
+    """Refuse, before any is made, the n x n arrays of ``n`` candidates that method ``spec``
+    needs (:attr:`~metascore.method_spec.RankingMethod.needs_dense`) when they would take
+    more than :data:`~metascore.pairwise.DENSE_BYTES_LIMIT`."""
+    need = dense_bytes(n)
+    if need > DENSE_BYTES_LIMIT:
+        others = [name for name in ranking_method_names() if not _REGISTRY[name].needs_dense]
+        raise InputError(
+            f"method {spec.name!r} compares every pair of the {n:,} candidates in {n:,} x {n:,} "
+            f"matrices: about {need / 1e9:,.1f} GB, over the {DENSE_BYTES_LIMIT / 1e9:.1f} GB "
+            f"metascore allows; rank them with a method that reads the scores directly "
+            f"({', '.join(others)}).")
 
 
 def finish(

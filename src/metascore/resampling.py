@@ -497,12 +497,13 @@ def pair_blocks(ranks: np.ndarray, cw: np.ndarray, kind: str = "wins"
 class JudgeDraws:
     """Judge resamples: ``cw[t, j]``, the weight of judge j in trial t (its weight times
     how many times it was drawn), T x m. ``ranks`` are the full data's per-judge ranks;
-    ``pairs`` their :class:`PairSums` when the caller keeps one (else made on demand);
-    ``integral``: whether every weight is an integer, when the caller knows."""
+    ``pairs`` their :class:`PairSums` when the caller keeps one, or a function giving it on
+    first use (else made on demand: only a shortcut that reads pairs pays for their n x n
+    / 2 signs); ``integral``: whether every weight is an integer, when the caller knows."""
 
     ranks: np.ndarray
     cw: np.ndarray
-    pairs: PairSums | None = None
+    pairs: PairSums | Callable[[], PairSums] | None = None
     integral: bool | None = None
 
     @cached_property
@@ -512,7 +513,9 @@ class JudgeDraws:
 
     @cached_property
     def pair_sums(self) -> PairSums:
-        return self.pairs if self.pairs is not None else PairSums(self.ranks)
+        if self.pairs is None:
+            return PairSums(self.ranks)
+        return self.pairs() if callable(self.pairs) else self.pairs
 
     def margins_known(self) -> bool:
         """Whether the margins are already computed (another shortcut asked for them):

@@ -216,6 +216,21 @@ def test_invalid_url_is_a_platform_error():
 
 
 # ---------------------------------------------------------------- the whole request is bounded
+def _serve(listener: socket.socket, serve_one, stop: threading.Event | None = None) -> str:
+    """Answer each connection to ``listener`` with ``serve_one`` in a thread (until ``stop``
+    is set or the listener closed); the site's address."""
+    def accept() -> None:
+        while stop is None or not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=serve_one, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    return f"http://127.0.0.1:{listener.getsockname()[1]}"
+
+
 HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
 
 
@@ -240,17 +255,8 @@ def drip():
                 except OSError:  # the client hung up
                     pass
 
-        def accept() -> None:
-            while not stop.is_set():
-                try:
-                    conn, _ = listener.accept()
-                except OSError:
-                    return
-                threading.Thread(target=serve_one, args=(conn,), daemon=True).start()
-
-        threading.Thread(target=accept, daemon=True).start()
         servers.append((stop, listener))
-        return f"http://127.0.0.1:{listener.getsockname()[1]}"
+        return _serve(listener, serve_one, stop)
 
     yield start
     for stop, listener in servers:
@@ -302,3 +308,77 @@ def test_a_slow_drip_of_a_proxy_tunnel_is_bounded_too(drip):
     with pytest.raises(PlatformError, match="no answer within 1 s"):
         c.get_json("/api/x/")
     assert time.monotonic() - start < 5.0
+
+
+# ---------------------------------------------------------------- the answer's size is bounded
+@pytest.fixture
+def flood():
+    """``flood(head)``: a site on 127.0.0.1 that answers every request with ``head``, then
+    as many bytes as it can (256 MiB), then closes: an answer without a length."""
+    servers = []
+
+    def start(head: bytes) -> tuple[str, dict]:
+        sent = {"bytes": 0}
+        listener = socket.create_server(("127.0.0.1", 0))
+
+        def serve_one(conn: socket.socket) -> None:
+            with conn:
+                conn.recv(65536)
+                try:
+                    conn.sendall(head)
+                    chunk = b"[" + b" " * ((1 << 20) - 1)
+                    for _ in range(256):
+                        conn.sendall(chunk)
+                        sent["bytes"] += len(chunk)
+                except OSError:  # the client hung up
+                    pass
+
+        servers.append(listener)
+        return _serve(listener, serve_one), sent
+
+    yield start
+    for listener in servers:
+        listener.close()
+
+
+def test_an_answer_beyond_the_bound_is_cut_there_in_one_line(flood):
+    """Issue 42, item 7: an answer of unannounced length is read up to ``max_answer`` and no
+    further; the error names the address and the bound, and no retry reads it again."""
+    url, sent = flood(HEAD + b"Connection: close\r\n\r\n")
+    c = Client(url, TOKEN, timeout=20.0, retries=2, max_answer=4 << 20)
+    start = time.monotonic()
+    with pytest.raises(PlatformError) as err:
+        c.get_json("/api/competitions/1/results.json", {"phase": 5}, what="results export")
+    assert time.monotonic() - start < 10.0
+    assert str(err.value) == (f"results export: the answer of {url}/api/competitions/1/results.json"
+                              "?phase=5 is larger than 4 MiB, the most this client reads; raise "
+                              "--max-answer if the site really sends that much.")
+    assert "\n" not in str(err.value) and TOKEN not in str(err.value)
+    time.sleep(0.5)
+    assert sent["bytes"] < 64 << 20  # the client hung up near the bound
+
+
+def test_an_announced_answer_beyond_the_bound_is_refused_unread(replay):
+    replay.add("GET", "/api/x/", "[" + " " * (2 << 20) + "]")
+    c, _ = client(replay, max_answer=1 << 20)
+    with pytest.raises(PlatformError, match=r"the answer of .*/api/x/ is larger than 1 MiB \(it "
+                       r"announces 2,097,154 bytes\), the most this client reads"):
+        c.get_json("/api/x/")
+    assert len(replay.requests("GET")) == 1  # not retried
+
+
+@pytest.mark.parametrize("payload, message", [
+    (b"[" * 200_000 + b"]" * 200_000, "is nested too deep to read"),
+    (b"[" + b"1" * 5000 + b"]", "holds a number too long to read"),
+    (b'{"a": 1, "b": {"x": 1, "x": 2}}', "gives the key 'x' twice in one object"),
+], ids=["200,000 deep", "5,000 digits", "key twice"])
+def test_json_the_decoder_cannot_take_is_one_line(replay, payload, message):
+    """Issue 42, items 10 and 12: ``_json`` caught ValueError only (a RecursionError got
+    through), and a key given twice silently kept its last value."""
+    replay.add("GET", "/api/x/", payload)
+    c, _ = client(replay)
+    with pytest.raises(PlatformError) as err:
+        c.get_json("/api/x/", what="competition 1")
+    text = str(err.value)
+    assert text.startswith(f"competition 1: the answer of {replay.url}/api/x/ ") and message in text
+    assert "\n" not in text

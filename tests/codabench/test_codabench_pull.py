@@ -231,6 +231,23 @@ def _slow(replay):
     replay.replace("GET", "/api/submissions/", [Answer(200, [], delay=1.0)], query="phase=102")
 
 
+def _large(replay):  # an export beyond --max-answer 1 (MiB), its length announced
+    data = body(replay, "/api/competitions/41/results.json", "phase=101")
+    data["Results - Development(101)"]["jean-luc-521"]["fact_sheet_answers"] = "x" * (2 << 20)
+    replay.replace("GET", "/api/competitions/41/results.json", [Answer(200, data)], query="phase=101")
+
+
+def _deep(replay):  # issue 42, item 10: a results.json 200,000 levels deep
+    replay.replace("GET", "/api/competitions/41/results.json",
+                   [Answer(200, b"[" * 200_000 + b"]" * 200_000)], query="phase=101")
+
+
+def _key_twice(replay):  # issue 42, item 12: a submission given twice, the last would win
+    text = json.dumps(body(replay, "/api/competitions/41/results.json", "phase=101"))
+    replay.replace("GET", "/api/competitions/41/results.json",
+                   [Answer(200, text.replace('"bob-531"', '"jean-luc-521"', 1))], query="phase=101")
+
+
 FAILURES = {
     "unknown competition": ((), ["--competition", "99"], "has no competition 99 that this token can see"),
     "unknown phase": ((), ["--phase", "Finall"], "competition 41 has no phase 'Finall' (did you "
@@ -252,6 +269,12 @@ FAILURES = {
     "unknown baseline": ((), ["--baseline", "organisers"], "--baseline 'organisers' is neither a "
                          "submission ('<owner>-<id>') nor an owner in the pulled phases (did you "
                          "mean 'organizers'?)"),
+    # issue 42, items 7, 10 and 12: what a site sends beyond what the client reads
+    "answer beyond --max-answer": ((_large,), ["--max-answer", "1"], "/api/competitions/41/results.json"
+                                   "?phase=101 is larger than 1 MiB (it announces "),
+    "export 200,000 levels deep": ((_deep,), [], "/api/competitions/41/results.json?phase=101 is "
+                                   "nested too deep to read"),
+    "a submission given twice": ((_key_twice,), [], "gives the key 'jean-luc-521' twice in one object"),
 }
 
 
@@ -381,3 +404,21 @@ def test_codabench_rank_takes_the_earlier_submission_from_development(template_s
     drop = ("submitted_at",)
     assert [{k: v for k, v in r.items() if k not in drop} for r in live] == \
         [{k: v for k, v in r.items() if k not in drop} for r in program]
+
+
+def test_a_submission_whose_name_is_not_unicode_is_left_out_saying_so(replay, capsys, tmp_path):
+    """Issue 42, item 9: an export row named "\\ud800x-999" (a lone surrogate, which no file
+    name can hold) is left out with one line naming it; the others are pulled."""
+    data = body(replay, "/api/competitions/41/results.json", "phase=101")
+    rows = data["Results - Development(101)"]
+    rows["\ud800x-999"] = dict(rows["alice-511"])
+    replay.replace("GET", "/api/competitions/41/results.json", [Answer(200, data)], query="phase=101")
+    out = tmp_path / "pulled"
+    rc, stdout, err = cli(replay, capsys, "pull", "--out", str(out))
+    assert rc == 0 and "Traceback" not in err, err
+    said = [line for line in stdout.splitlines() if "not valid Unicode" in line]
+    assert said == ["[!] phase 'Development': 1 submission(s) left out: their name is not valid "
+                    "Unicode text (a lone surrogate) and cannot be a file name: \\ud800x-999"]
+    frame = read_scores(out)
+    assert sorted(set(frame.loc[frame["phase"] == "Development", "candidate"])) == \
+        ["alice-511", "bob-531", "jean-luc-521", "organizers-501"]

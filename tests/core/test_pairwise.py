@@ -127,3 +127,52 @@ def test_decimal_weights_tie_exactly_like_integer_weights(weights):
 def test_decimal_vote_weights_tie_exactly():
     pc = PairwiseCounts.from_votes([["A", "B"], ["A", "B"], ["B", "A"]], weights=[0.1, 0.2, 0.3])
     np.testing.assert_array_equal(pc.margins(), [[0, 0], [0, 0]])
+
+
+# ---------------------------------------------------------------- issue 42: no n x n counts
+def _random_profile(rng, n: int, m: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """Scores with ties, missing cells, -inf cells and weights of every kind."""
+    x = rng.integers(0, 3, size=(n, m)).astype(float)
+    if rng.random() < 0.3:
+        x[rng.random((n, m)) < 0.2] = np.nan
+    if rng.random() < 0.3:
+        x[rng.random((n, m)) < 0.2] = -np.inf
+    kind = rng.integers(0, 4)
+    w = [None, rng.integers(1, 4, m).astype(float), rng.random(m) + 0.1,
+         np.round(rng.random(m) * 3, 1) + 0.1][kind]
+    if rng.random() < 0.2:  # a planted winner
+        x[rng.integers(n)] = 5.0
+    return x, w
+
+
+def test_margin_tallies_and_the_condorcet_winner_without_counts_equal_the_counts(rng):
+    """``margin_tallies`` and ``values_condorcet_winner`` (blocks, no n x n counts) against
+    :meth:`PairwiseCounts.margins` on random profiles: ties, missing cells, weights (more
+    than 8 distinct ones too), up to 300 candidates (several blocks of the sweep)."""
+    from metascore.pairwise import condorcet_winner, margin_tallies, values_condorcet_winner
+
+    winners = 0
+    for trial in range(400):
+        n = int(rng.integers(1, 300 if trial % 8 == 0 else 12))
+        x, w = _random_profile(rng, n, int(rng.integers(1, 12)))
+        counts = PairwiseCounts.from_matrix(x, w, [f"c{i}" for i in range(n)])
+        margins = counts.margins()
+        np.fill_diagonal(margins, np.nan)
+        won, tied = margin_tallies(x, w)
+        np.testing.assert_array_equal(won, (margins > 0).sum(axis=1))
+        np.testing.assert_array_equal(tied, (margins == 0).sum(axis=1))
+        expected = condorcet_winner(counts)
+        assert values_condorcet_winner(x, w, counts.candidates) == expected
+        winners += expected is not None
+    assert 50 < winners < 400  # both outcomes are exercised
+
+
+def test_the_condorcet_winner_of_100000_candidates_needs_no_square(rng):
+    """A planted winner among 100,000 candidates x 20 judges (the counts would take 80 GB),
+    found after it is listed late, and none when everyone ties."""
+    from metascore.pairwise import values_condorcet_winner
+
+    x = rng.normal(size=(100_000, 20))
+    x[70_000] = 10.0
+    assert values_condorcet_winner(x) == "70000"
+    assert values_condorcet_winner(np.zeros((100_000, 20))) is None

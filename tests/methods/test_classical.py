@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import metascore as ms
+from metascore.errors import InputError
 
 T101 = np.array([[1, 1, 0], [0.8, 0.8, 1], [0.6, 0.6, 0.6]])
 T102 = np.array([[0.6, 0.6, 0], [0.4, 0.4, 1], [1, 0, 0.4]])
@@ -335,3 +336,66 @@ def test_average_rank_by_ranks_equals_average_rank_by_pairwise_counts(missing, m
     by_counts = ms.rank(m, "average_rank", missing=missing)
     np.testing.assert_allclose(by_ranks.scores, by_counts.scores, rtol=1e-12)
     assert by_ranks.ranked_candidates() == by_counts.ranked_candidates()
+
+
+# ---------------------------------------------------------------- issue 42: large pools
+def test_copeland_by_blocks_equals_copeland_on_the_counts(monkeypatch, rng):
+    """From :data:`COPELAND_BLOCKS_FROM` candidates Copeland tallies its duels by blocks;
+    scores, wins, ties and losses are those of the counts (ties, missing, weights)."""
+    import metascore.methods.classical as classical
+
+    for trial in range(30):
+        n, m = int(rng.integers(2, 80)), int(rng.integers(1, 7))
+        x = rng.integers(0, 3, size=(n, m)).astype(float)
+        x[rng.random((n, m)) < 0.1] = np.nan
+        w = rng.integers(1, 4, m).astype(float) if trial % 2 else np.round(rng.random(m), 1) + 0.1
+        sm = ms.ScoreMatrix.from_array(x, weights=w)
+        for missing in ("worst", "pairwise"):
+            monkeypatch.setattr(classical, "COPELAND_BLOCKS_FROM", 10**9)
+            counts = ms.rank(sm, "copeland", missing=missing)
+            monkeypatch.setattr(classical, "COPELAND_BLOCKS_FROM", 2)
+            blocks = ms.rank(sm, "copeland", missing=missing)
+            np.testing.assert_array_equal(blocks.scores, counts.scores)
+            for key in ("wins", "ties", "losses"):
+                np.testing.assert_array_equal(blocks.details[key], counts.details[key])
+
+
+@pytest.mark.parametrize("ties", ["min", "dense"])
+def test_average_rank_min_and_dense_from_the_ranks_equal_the_counts(monkeypatch, rng, ties):
+    """Beyond :data:`RANKS_FROM_CANDIDATES`, ``ties="min"``/``"dense"`` no longer build the
+    n x n counts (100,000 candidates would take 160 GB): the same scores and details."""
+    import metascore.methods.classical as classical
+
+    for _ in range(20):
+        n, m = int(rng.integers(40, 200)), int(rng.integers(1, 6))
+        x = rng.integers(0, 4, size=(n, m)).astype(float)
+        x[rng.random((n, m)) < 0.1] = np.nan
+        sm = ms.ScoreMatrix.from_array(x, weights=rng.integers(1, 4, m).astype(float))
+        for missing in ("worst", "pairwise"):
+            ranks = ms.rank(sm, "average_rank", ties=ties, missing=missing)
+            monkeypatch.setattr(classical, "RANKS_FROM_CANDIDATES", 10**9)
+            counts = ms.rank(sm, "average_rank", ties=ties, missing=missing)
+            monkeypatch.setattr(classical, "RANKS_FROM_CANDIDATES", 32)
+            np.testing.assert_array_equal(ranks.scores, counts.scores)
+            np.testing.assert_array_equal(ranks.positions, counts.positions)
+            assert ranks.per_candidate == counts.per_candidate
+
+
+@pytest.mark.parametrize("method", ["schulze", "kemeny_young", "relative_difference"])
+def test_a_method_that_holds_n_by_n_arrays_is_refused_before_it_runs(method):
+    """Issue 42: 20,000 candidates need 9.6 GB of n x n arrays; refused at once, naming the
+    size and the methods that need none."""
+    x = np.random.default_rng(0).random((20_000, 3)) + 1.0
+    with pytest.raises(InputError, match=rf"^method '{method}' compares every pair of the 20,000 "
+                       r"candidates in 20,000 x 20,000 matrices: about 9\.6 GB, over the 8\.0 GB "
+                       r"metascore allows; rank them with a method that reads the scores directly "
+                       r"\(average_rank, copeland, .*\)\.$"):
+        ms.rank(ms.ScoreMatrix.from_array(x), method)
+
+
+@pytest.mark.parametrize("ties", ["min", "dense"])
+def test_average_rank_min_and_dense_on_60000_candidates(ties):
+    """No n x n counts for the other tie conventions either (60,000 candidates: 29 GB each)."""
+    x = np.random.default_rng(1).integers(0, 50, size=(60_000, 3)).astype(float)
+    r = ms.rank(ms.ScoreMatrix.from_array(x), "average_rank", ties=ties)
+    assert r.ranks.shape == (60_000,) and np.isfinite(r.scores).all()

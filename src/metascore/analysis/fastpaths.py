@@ -134,7 +134,8 @@ class Block:
     @cached_property
     def judge_draws(self) -> JudgeDraws:
         cw = self.cw if self.cw is not None else self.weights[None, :]
-        draws = JudgeDraws(self.s.filled_ranks, cw, self.s.pairs, self.integral)
+        # the setup's pairs, built when a shortcut first reads them
+        draws = JudgeDraws(self.s.filled_ranks, cw, lambda: self.s.pairs, self.integral)
         if self.cw is not None and self.usable.all() and (
                 self.weights.strides == (0,) and self.weights[0] == 1.0):
             draws.__dict__["total"] = self.draw_totals[:, None].astype(float)  # known

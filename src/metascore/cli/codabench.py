@@ -15,7 +15,8 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from ..codabench import SCORES_WAIT, TOKEN_ENV
+from ..codabench import MAX_ANSWER, SCORES_WAIT, TOKEN_ENV
+from ..errors import ConfigError
 
 if TYPE_CHECKING:
     from ..codabench.api import CompetitionInfo
@@ -130,7 +131,10 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--site", required=True, help="the site, e.g. https://www.codabench.org")
     p.add_argument("--competition", required=True, type=int, help="the competition's id")
     p.add_argument("--token-file", help=f"file holding the API token (default: ${TOKEN_ENV})")
-    p.add_argument("--timeout", type=float, default=30.0, help="seconds per request (default 30)")
+    p.add_argument("--timeout", type=float, default=30.0, help="seconds per request, from "
+                   "connecting to the answer's last byte (default 30)")
+    p.add_argument("--max-answer", type=int, default=MAX_ANSWER >> 20, metavar="MIB",
+                   help=f"the most MiB of an answer the client reads (default {MAX_ANSWER >> 20})")
     p.add_argument("--retries", type=int, default=3, help="retries on 429, 5xx and timeouts "
                    "(default 3)")
     p.add_argument("--backoff", type=float, default=1.0, help="first wait between retries in "
@@ -153,8 +157,11 @@ def _pull_options(p: argparse.ArgumentParser) -> None:
 def _client(args: argparse.Namespace, *, token: bool = True) -> Client:
     from ..codabench.client import Client, read_token
 
+    if args.max_answer < 1:
+        raise ConfigError(f"--max-answer must be at least 1 (MiB); got {args.max_answer}.")
     return Client(args.site, read_token(args.token_file, required=token), timeout=args.timeout,
-                  retries=args.retries, backoff=args.backoff, log=print)
+                  max_answer=args.max_answer << 20, retries=args.retries, backoff=args.backoff,
+                  log=print)
 
 
 def _cmd_phases(args: argparse.Namespace) -> int:

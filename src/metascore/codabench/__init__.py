@@ -17,3 +17,6 @@ TOKEN_ENV = "CODABENCH_TOKEN"
 #: Seconds ``codabench submit`` waits, once a submission is Finished, for the scores the
 #: platform posts after it sets Finished (``--scores-wait``).
 SCORES_WAIT = 60.0
+#: The largest answer the client reads by default (``--max-answer``, in MiB): a results
+#: export of 100,000 submissions x 20 tasks is about 100 MB.
+MAX_ANSWER = 256 << 20

@@ -10,11 +10,17 @@ cannot go in a header is refused without being shown, and the text of a failed r
 exception (which may quote the headers) is never shown either.
 
 ``timeout`` bounds each whole request (connecting, sending, and reading the whole answer),
-not each read from the socket: see :class:`_Deadline`.
+not each read from the socket: see :class:`_Deadline`. ``max_answer`` bounds what it reads:
+the answer is read in pieces and refused, in one line naming the address and the bound,
+as soon as it grows beyond (an announced length beyond is refused before any byte is
+read), so the time spent on an answer after it arrived (parsing it) is bounded too. A
+JSON answer nested too deep to read, holding a number too long to read or a key twice in
+one object is refused the same way.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import threading
@@ -32,7 +38,7 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from .._version import __version__
 from ..errors import MetascoreError
-from . import TOKEN_ENV
+from . import MAX_ANSWER, TOKEN_ENV
 
 __all__ = ["PlatformError", "Client", "read_token"]
 
@@ -94,6 +100,7 @@ class Client:
     token : the API token (see :func:`read_token`); ``None`` sends no credentials.
     timeout : seconds each request may take in all, from connecting to the answer's last
         byte (each retry has its own).
+    max_answer : the most bytes of an answer the client reads (after decompression).
     retries : further attempts after a retryable failure.
     backoff : the first wait between attempts, doubled each time (a 429's
         ``Retry-After`` wins when longer, up to 60 s).
@@ -106,6 +113,7 @@ class Client:
         token: str | None = None,
         *,
         timeout: float = 30.0,
+        max_answer: int = MAX_ANSWER,
         retries: int = 3,
         backoff: float = 1.0,
         sleep: Callable[[float], None] = time.sleep,
@@ -116,6 +124,7 @@ class Client:
             raise PlatformError(f"--site {site!r} is not an http(s) address such as https://www.codabench.org.")
         self.site = f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}"
         self.timeout, self.retries, self.backoff = float(timeout), int(retries), float(backoff)
+        self.max_answer = int(max_answer)
         self.sleep, self.log = sleep, log
         self.session = requests.Session()
         self.session.mount("http://", _Adapter())
@@ -169,10 +178,16 @@ class Client:
             try:
                 with deadline:
                     response = self.session.request(method, url, timeout=self.timeout,
-                                                    allow_redirects=False, **kwargs)
+                                                    allow_redirects=False, stream=True, **kwargs)
+                    _read_body(response, self.max_answer)
                 if deadline.expired:  # the answer was cut at the deadline: maybe incomplete
                     response.close()
                     raise requests.Timeout()
+            except _TooLarge as big:
+                raise PlatformError(
+                    f"{what}: the answer of {url} is larger than {_mib(self.max_answer)}"
+                    f"{big.announced}, the most this client reads; raise --max-answer if the "
+                    "site really sends that much.") from None
             except (OSError, ValueError) as exc:  # every requests error is one or both
                 response = None
                 failure, retryable, hint = _failure(exc, deadline.expired, self.timeout, url)
@@ -322,23 +337,80 @@ def _tracked_pools(manager: poolmanager.PoolManager) -> poolmanager.PoolManager:
     return manager
 
 
+class _TooLarge(Exception):
+    """An answer beyond the client's bound (``announced``: its announced size, if it was)."""
+
+    def __init__(self, announced: str = "") -> None:
+        super().__init__(announced)
+        self.announced = announced
+
+
+def _mib(size: int) -> str:
+    return f"{size / 2**20:,.0f} MiB" if size >= 2**20 else f"{size:,} bytes"
+
+
+def _read_body(response: requests.Response, limit: int) -> None:
+    """Read a streamed answer into ``response`` (its ``content``), at most ``limit`` bytes:
+    :class:`_TooLarge` (the connection closed) as soon as it is longer, or announced so."""
+    declared = response.headers.get("Content-Length", "")
+    if declared.isdigit() and int(declared) > limit:
+        response.close()
+        raise _TooLarge(f" (it announces {int(declared):,} bytes)")
+    chunks, size = [], 0
+    for chunk in response.iter_content(1 << 16):
+        size += len(chunk)
+        if size > limit:
+            response.close()
+            raise _TooLarge()
+        chunks.append(chunk)
+    response._content = b"".join(chunks)  # what requests reads .json() and .text from
+
+
 def _json(response: requests.Response, what: str) -> Any:
     try:
-        return response.json()
-    except ValueError:
+        return _loads(response)
+    except json.JSONDecodeError:
         kind = response.headers.get("Content-Type", "unknown content")
         raise PlatformError(
             f"{what}: the site answered {kind}, not JSON; is --site the address of a Codabench "
             "site?"
         ) from None
+    except _Duplicate as dup:
+        raise PlatformError(f"{what}: the answer of {response.url} gives the key {dup.key} twice in "
+                            "one object; a Codabench site sends each once.") from None
+    except RecursionError:  # the decoder's own guard: nothing is left half-read
+        raise PlatformError(f"{what}: the answer of {response.url} is nested too deep to read; a "
+                            "Codabench site sends a few levels.") from None
+    except ValueError:  # int() refuses a number of more than 4,300 digits; bytes not UTF-8
+        raise PlatformError(f"{what}: the answer of {response.url} holds a number too long to "
+                            "read or text that is not UTF-8; is --site a Codabench site?") from None
+
+
+class _Duplicate(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = repr(key) if len(key) <= 60 else repr(key[:60]) + "..."
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        raise _Duplicate(next(k for k, _ in pairs if k in seen or seen.add(k)))  # type: ignore[func-returns-value]
+    return out
+
+
+def _loads(response: requests.Response) -> Any:
+    """The answer's JSON (UTF-8, or UTF-16/32 as JSON allows), a key twice refused."""
+    return json.loads(response.content, object_pairs_hook=_unique_keys)
 
 
 def _describe(response: requests.Response) -> str:
     """``"HTTP 403 (You are not a competition admin or superuser)"``."""
     detail = ""
     try:
-        body = response.json()
-    except ValueError:
+        body = _loads(response)
+    except (ValueError, RecursionError, _Duplicate):
         body = None
     if isinstance(body, dict):
         detail = str(body.get("detail") or body.get("error") or body.get("error_msg") or "")
@@ -347,7 +419,8 @@ def _describe(response: requests.Response) -> str:
             detail = f"{key}: {value[0] if isinstance(value, list) and value else value}"
     elif isinstance(body, list) and body:
         detail = str(body[0])
-    elif response.text.strip() and len(response.text) < 200 and "<" not in response.text:
+    elif len(response.content) < 800 and response.text.strip() and len(response.text) < 200 \
+            and "<" not in response.text:
         detail = response.text.strip()
     reason = f"HTTP {response.status_code}"
     return f"{reason} ({detail})" if detail else reason

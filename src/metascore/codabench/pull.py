@@ -45,6 +45,7 @@ from ..config import CONFIG_NAME, Config, FilterConfig, InputConfig, JudgeConfig
 from ..errors import InputError, did_you_mean
 from ..readers.tree import MANIFEST
 from ..readers.spreadsheet import spreadsheet_text
+from ..readers.table import unicode_text
 from ..readers.columns import Column
 from .api import (
     CompetitionInfo, ExportRow, LeaderboardInfo, PhaseInfo, SubmissionInfo, parse_competition,
@@ -114,6 +115,14 @@ def pull(
     provenance_phases = []
     for phase in chosen:
         board, rows, subs, export = _download(client, comp, phase)
+        # a name that is not valid Unicode (a lone surrogate: no site stores one) cannot be
+        # a file name: that submission is left out, the others are pulled
+        bad = [r.key for r in rows if unicode_text(r.key) is not r.key]
+        if bad:
+            shown = ", ".join(unicode_text(k) for k in bad[:3]) + (", ..." if len(bad) > 3 else "")
+            log(f"[!] phase {phase.name!r}: {len(bad)} submission(s) left out: their name is not "
+                f"valid Unicode text (a lone surrogate) and cannot be a file name: {shown}")
+            rows = [r for r in rows if unicode_text(r.key) is r.key]
         export_name = _check_name(f"{board.title} - {phase.name}({phase.id}).json", "leaderboard/phase")
         files[export_name] = json.dumps(export, indent=4) + "\n"
         folders = _task_folders(phase)
@@ -228,6 +237,9 @@ def _check_name(name: str, what: str) -> str:
     if not name.strip() or name.startswith(".") or "/" in name or "\\" in name or "\0" in name:
         raise PlatformError(f"{what} name {name!r} cannot be a folder name (it is empty, starts "
                             "with a dot or holds a slash); rename it on the platform.")
+    if unicode_text(name) is not name:
+        raise PlatformError(f"{what} name {name!r} is not valid Unicode text (it holds a lone "
+                            "surrogate); rename it on the platform.")
     return name
 
 

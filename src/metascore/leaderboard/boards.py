@@ -2,8 +2,8 @@
 
 :func:`dev_board` shows every development candidate in ranking order; :func:`final_board`
 ranks the qualified candidates only and shows baselines and excluded candidates, unranked,
-with their reason; :func:`pool_margins` is the pairwise margin matrix of the ranked pool.
-Each reads the matrix after the missing-data policy from the ranking
+with their reason; :func:`pool_margins` is the pairwise margin matrix of the pool's
+best-ranked candidates and its Condorcet winner. Each reads the matrix after the missing-data policy from the ranking
 (``Ranking.inputs``), prepared once by the registry.
 """
 
@@ -17,13 +17,13 @@ import pandas as pd
 
 from .filtering import BaselineScore, Decision, baseline_counterparts, phase_score_text
 from ..matrix import ScoreMatrix
-from ..pairwise import PairwiseCounts, condorcet_winner
+from ..pairwise import PairwiseCounts, values_condorcet_winner
 from ..ranking import Ranking
 from ..method_spec import Display
 from ..missing import Prepared
 from ..stats import fractional_ranks
 from ..submission_order import EARLIER, Origin, submission_number
-from .model import Board, JudgeIndex, JudgeValues, Margins, Row
+from .model import MARGINS_KEPT, Board, JudgeIndex, JudgeValues, Margins, Row
 from .phases import in_phase
 
 
@@ -128,22 +128,25 @@ def _ranked_rows(
             full[:, _uncounted_columns(pool, prepared, at)] = _uncounted_ranks(pool, prepared)
         jr = full
     jr.setflags(write=False)
-    details = ranking.per_candidate_details()
+    # numbers read once as Python values (a board may have 100,000 rows)
+    details = {key: np.asarray(arr, dtype=float).tolist()
+               for key, arr in ranking.per_candidate_details().items()
+               if np.issubdtype(np.asarray(arr).dtype, np.number)}
+    positions, ranks, scores = (np.asarray(a).tolist() for a in
+                                (ranking.positions, ranking.ranks, ranking.scores))
     rows = []
     row_of = {c: k for k, c in enumerate(kept.candidates)}
     index_of = {c: k for k, c in enumerate(pool.candidates)}
     judges = JudgeIndex(pool.judges)
-    for i in ranking.order:
+    for i in ranking.order.tolist():
         cand = ranking.candidates[i]
         at_pool = index_of[cand]
         reason = "baseline" if pool.is_baseline[at_pool] else ""
         rows.append(_row(
-            pool, at_pool, position=int(ranking.positions[i]),
-            rank=float(ranking.ranks[i]), score=float(ranking.scores[i]),
-            qualified=qualified, reason=_reason(decisions, cand, reason),
+            pool, at_pool, position=int(positions[i]), rank=float(ranks[i]),
+            score=float(scores[i]), qualified=qualified, reason=_reason(decisions, cand, reason),
             judge_ranks=JudgeValues(judges, jr[row_of[cand]]),
-            details={key: float(arr[i]) for key, arr in details.items()
-                     if np.issubdtype(np.asarray(arr).dtype, np.number)},
+            details={key: values[i] for key, values in details.items()},
             decision=decisions.get(cand), judges=judges,
         ))
     return rows
@@ -240,19 +243,22 @@ def _notes(ranking: Ranking) -> tuple[str, ...]:
     )
 
 
-def pool_margins(ranking: Ranking | None) -> Margins | None:
-    """The pairwise margins of the ranked pool, best first (None: nobody ranked)."""
+def pool_margins(ranking: Ranking | None, kept: int = MARGINS_KEPT) -> Margins | None:
+    """The pairwise margins of the ``kept`` best-ranked candidates of the ranked pool, best
+    first, and the pool's Condorcet winner (None: nobody ranked). Memory and time grow with
+    the pool times the judges (and ``kept`` squared), never with the pool squared."""
     if ranking is None:
         return None
     prepared = ranking.inputs.prepared
-    kept = prepared.matrix
-    counts = PairwiseCounts.from_matrix(
-        prepared.filled(values_based=False), np.asarray(kept.weights), kept.candidates
-    )
-    row_of = {c: k for k, c in enumerate(kept.candidates)}
+    pool = prepared.matrix
+    row_of = {c: k for k, c in enumerate(pool.candidates)}
     idx = [row_of[ranking.candidates[i]] for i in ranking.order if ranking.candidates[i] in row_of]
-    counts = counts.subset(idx)
-    return Margins(counts.candidates, counts.margins(), condorcet_winner(counts))
+    values = prepared.filled(values_based=False)[idx]
+    weights = np.asarray(pool.weights)
+    names = [pool.candidates[i] for i in idx]
+    top = PairwiseCounts.from_matrix(values[:kept], weights, names[:kept])
+    return Margins(top.candidates, top.margins(), values_condorcet_winner(values, weights, names),
+                   len(idx))
 
 
 def _origin(row: Row, phase: str, origins: Mapping[str, Origin] | None) -> Origin:

@@ -57,6 +57,11 @@ class JudgeValues(Mapping[str, "float | None"]):
         """The numbers in the judges' order (NaN where missing; do not write into it)."""
         return self._values
 
+    def keys_are(self, judges: Sequence[str]) -> bool:
+        """Whether the judges are ``judges``, in that order (:attr:`array` is then by them)."""
+        mine = self._index.judges
+        return mine is judges or mine == tuple(judges)
+
     def __getitem__(self, judge: str) -> float | None:
         k = self._index.position(judge)
         if k is None:
@@ -117,6 +122,13 @@ class Row:
     group: int | None = None
     prediction_failed: tuple[str, ...] = ()
 
+    def with_fields(self, **changes: Any) -> Row:
+        """A copy with ``changes`` (:func:`dataclasses.replace` without its checks: a board
+        of 100,000 rows takes each once)."""
+        new = object.__new__(Row)
+        new.__dict__.update(self.__dict__, **changes)
+        return new
+
 
 @dataclass(frozen=True)
 class Board:
@@ -137,13 +149,21 @@ class Board:
         return tuple(r for r in self.rows if r.position is not None)
 
 
+#: The pairwise margins a leaderboard keeps: those of this many best-ranked candidates (the
+#: matrix grows with the square of the pool: 100,000 candidates would take 80 GB).
+MARGINS_KEPT = 200
+
+
 @dataclass(frozen=True)
 class Margins:
-    """Pairwise margins ``N(a, b) - N(b, a)`` of the ranked final pool (ranking order)."""
+    """Pairwise margins ``N(a, b) - N(b, a)`` of the best-ranked candidates of the final pool
+    (ranking order; at most :data:`MARGINS_KEPT` of its ``n_candidates``) and the pool's
+    Condorcet winner (found among all of them)."""
 
     candidates: tuple[str, ...]
     margins: np.ndarray
     condorcet_winner: str | None
+    n_candidates: int
 
 
 @dataclass(frozen=True)

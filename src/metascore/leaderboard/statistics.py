@@ -25,6 +25,7 @@ from ..config import COMPARE_R, FINAL_PHASE_STATISTICS, STABILITY_Q, STABILITY_R
 from ..errors import MetascoreError
 from .filtering import FilterResult
 from ..ranking import Ranking
+from ..registry import get_ranking_method, ranking_method_names
 from ..stats import kendall_tau_b
 from .model import Analysis, Board, Margins, Progress
 
@@ -127,6 +128,9 @@ def method_comparison(
     n = n_ranked if ranking is None else len(ranking.candidates)
     m = 0 if ranking is None else len(ranking.judges)
     what = "the method comparison (analysis.compare) was not computed"
+    if _pairs(n) > RESAMPLED_PAIRS_LIMIT:
+        return None, (f"{what}: its criteria (the Condorcet rate, candidate resamples) compare "
+                      f"every pair of candidates in each trial, and {_too_many(n)}.")
     if n < MIN_COMPARED:
         return None, (f"{what}: it needs at least {MIN_COMPARED} ranked candidates (with fewer "
                       "the criteria cannot tell the methods apart) and "
@@ -175,42 +179,81 @@ def _trust(
         return None if progress is None else functools.partial(progress, name)
 
     notes: list[str] = []
+    bootstrap, stability = ac.bootstrap, ac.stability
+    if (bootstrap or stability) and _pairs(n) > RESAMPLED_PAIRS_LIMIT and _resamples_pairs(rc.method):
+        resamples = bootstrap + (STABILITY_Q * STABILITY_R if stability else 0)
+        notes.append(
+            f"rank uncertainty and stability were not computed: {rc.method} compares every pair "
+            f"of candidates in each of their {resamples} resamples, and {_too_many(n)}; rank with "
+            f"a method whose resamples need no pairs ({', '.join(_pairless())}), or set "
+            "analysis.bootstrap: 0 and analysis.stability: false to say they are not wanted.")
+        bootstrap, stability = 0, False
     uncertainty = agreement = stab = None
     try:
         # the ranking's own input and full-data ranking, shared by both resamplings
         s = setup_of(ranking, rc.method, {rc.method: dict(rc.params)}) \
-            if ac.bootstrap or ac.stability else None
-        if ac.bootstrap:
-            uncertainty = intervals_of(s, rc.method, n_trials=ac.bootstrap, level=ac.level,
+            if bootstrap or stability else None
+        if bootstrap:
+            uncertainty = intervals_of(s, rc.method, n_trials=bootstrap, level=ac.level,
                                        seed=rc.seed, progress=report("rank uncertainty"))
-        else:
+        elif not notes:
             notes.append("rank uncertainty is disabled (analysis.bootstrap: 0).")
         if rc.missing == "pairwise":
             notes.append("judge agreement is not computed under missing: pairwise (Kendall's W "
                          "needs every judge to rank every candidate).")
         else:
             agreement = judge_agreement(pool, missing=rc.missing)
-        if ac.stability:
+        if stability:
             stab = stability_of(s, axis="judges", q=STABILITY_Q, r=STABILITY_R,
                                 concordance="kendall_w", seed=rc.seed,
                                 progress=report("stability"))
-        else:
+        elif ac.stability is False:
             notes.append("stability is disabled (analysis.stability: false).")
     except MetascoreError as exc:
         raise type(exc)(f"phase {phase!r}: analysis of the final ranking: {exc}") from None
     return Analysis(settings, uncertainty, agreement, stab, tuple(notes))
 
 
+#: The most pairs of candidates the analyses compare in each resample (those of 6,325
+#: candidates): beyond, a method whose resamples compare pairs (or the method
+#: comparison, whose criteria do) is not resampled, with a note saying why.
+RESAMPLED_PAIRS_LIMIT = 20_000_000
+
+
+def _pairs(n: int) -> int:
+    return n * (n - 1) // 2
+
+
+def _too_many(n: int) -> str:
+    return (f"the {n:,} ranked candidates make {_pairs(n):,} pairs, more than the "
+            f"{RESAMPLED_PAIRS_LIMIT:,} a resample may compare")
+
+
+def _resamples_pairs(method: str) -> bool:
+    """Whether the resamples of ``method`` compare every pair of candidates: through its
+    judges shortcut's margins, or ranked in full on n x n counts."""
+    spec = get_ranking_method(method)
+    hooks = spec.resampling
+    if hooks is None or hooks.judges is None:
+        return spec.needs_dense
+    return bool(hooks.margins)
+
+
+def _pairless() -> list[str]:
+    """The methods whose ranking and resamples compare no pair of candidates."""
+    return [name for name in ranking_method_names()
+            if not get_ranking_method(name).needs_dense and not _resamples_pairs(name)]
+
+
 def with_intervals(board: Board, u: RankUncertainty) -> Board:
     """The board with each ranked row's rank interval, P(first) and group."""
     at = {c: i for i, c in enumerate(u.candidates)}
+    low, high, first, group = u.lower.tolist(), u.upper.tolist(), u.p_first.tolist(), u.group.tolist()
     rows = []
     for r in board.rows:
         i = at.get(r.candidate) if r.position is not None else None
         if i is not None:
-            r = dataclasses.replace(
-                r, rank_low=float(u.lower[i]), rank_high=float(u.upper[i]),
-                p_first=float(u.p_first[i]), group=int(u.group[i]),
-            )
+            r = r.with_fields(rank_low=float(low[i]), rank_high=float(high[i]),
+                              p_first=float(first[i]), group=int(group[i]))
         rows.append(r)
     return dataclasses.replace(board, rows=tuple(rows))

@@ -17,9 +17,9 @@ import scipy.sparse as sp
 from ..constraints import Options
 from ..errors import InputError
 from ..matrix import ScoreMatrix
-from ..pairwise import PAIR_LOOP_JUDGES, PairwiseCounts
+from ..pairwise import PAIR_LOOP_JUDGES, PairwiseCounts, margin_tallies
 from ..method_spec import Display, MethodOutput, ranking_method
-from ..stats import dense_ranks, fractional_ranks
+from ..stats import dense_ranks, fractional_ranks, ranks_along
 from . import classical_shortcuts as shortcuts
 
 __all__ = [
@@ -110,24 +110,41 @@ RANKS_FROM_CANDIDATES_MANY_JUDGES = 128
 
 
 def _average_rank_of_matrix(X: np.ndarray, w: np.ndarray, *, ties: str = "average") -> MethodOutput:
-    """:func:`average_rank` of an oriented score matrix, by per-judge fractional ranks
-    (other ``ties`` conventions go through :func:`average_rank` itself).
+    """:func:`average_rank` of an oriented score matrix, by per-judge ranks (fractional,
+    lowest or dense, as ``ties`` says; below :data:`RANKS_FROM_CANDIDATES` candidates from
+    the pairwise counts), never by n x n counts beyond.
 
     A NaN cell (``missing="pairwise"``) is not ranked: each judge ranks the candidates it
     scores, and a candidate's average is over the judges that score it.
     """
     n, m = X.shape
     limit = RANKS_FROM_CANDIDATES if m < PAIR_LOOP_JUDGES else RANKS_FROM_CANDIDATES_MANY_JUDGES
-    if n < limit or ties != "average":
+    if n < limit:
         return average_rank(PairwiseCounts.from_matrix(X, w), ties=ties, values=(X, w))
-    ranks = fractional_ranks(X, axis=0)
+    if ties == "dense":
+        avg = _dense_average_rank(X, w, n)
+        return MethodOutput(-avg, details={"average_rank": avg}, per_candidate=("average_rank",))
+    # "min": each judge's candidates strictly above (its lowest rank less one)
+    ranks = fractional_ranks(X, axis=0) if ties == "average" else ranks_along(-X, "min", axis=0) - 1.0
     present = ~np.isnan(ranks)
     # einsum, not a BLAS product: BLAS threads stall on a busy machine
     own = np.einsum("ij,j->i", present.astype(float), w) if not present.all() else np.full(n, w.sum())
     with np.errstate(invalid="ignore", divide="ignore"):
-        avg = np.einsum("ij,j->i", np.where(present, ranks, 0.0), w) / own
+        total = np.einsum("ij,j->i", np.where(present, ranks, 0.0), w)
+        avg = total / own if ties == "average" else 1.0 + total / own  # "min": as the counts give it
     avg = np.where(own > 0, avg, n)  # ranked by no judge: last
-    return MethodOutput(-avg, details={"average_rank": avg})
+    return MethodOutput(-avg, details={"average_rank": avg},
+                        per_candidate=("average_rank",) if ties == "min" else ())
+
+
+def _dense_average_rank(X: np.ndarray, w: np.ndarray, n: int) -> np.ndarray:
+    """The weighted average of the judges' dense ranks (``n``: a candidate no judge ranks)."""
+    ranks = dense_ranks(X)
+    pw = np.where(np.isnan(ranks), 0.0, w[None, :])
+    own = pw.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        avg = np.nansum(ranks * pw, axis=1) / own
+    return np.where(own > 0, avg, n)  # ranked by no judge: last
 
 
 @ranking_method(
@@ -175,27 +192,22 @@ def average_rank(
                 "average_rank with ties='dense' needs the scores behind the ranks; votes give "
                 "only pairwise counts (use ties='average' or 'min')."
             )
-        X, w = values
-        ranks = dense_ranks(X)
-        pw = np.where(np.isnan(ranks), 0.0, w[None, :])
-        own = pw.sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            avg = np.nansum(ranks * pw, axis=1) / own
+        avg = _dense_average_rank(*values, counts.n)
+        return MethodOutput(-avg, details={"average_rank": avg}, per_candidate=("average_rank",))
+    wins, comp = counts.wins, counts.compared
+    if sp.issparse(wins):
+        lost = np.asarray(wins.sum(axis=0)).ravel()
+        won = np.asarray(wins.sum(axis=1)).ravel()
+        compared = np.asarray(comp.sum(axis=1)).ravel()
+        own = comp.diagonal()
     else:
-        wins, comp = counts.wins, counts.compared
-        if sp.issparse(wins):
-            lost = np.asarray(wins.sum(axis=0)).ravel()
-            won = np.asarray(wins.sum(axis=1)).ravel()
-            compared = np.asarray(comp.sum(axis=1)).ravel()
-            own = comp.diagonal()
-        else:
-            lost, won = wins.sum(axis=0), wins.sum(axis=1)
-            own = np.diag(comp).copy()
-            compared = comp.sum(axis=1)
-        tied = compared - own - won - lost
-        half = 0.5 if ties == "average" else 0.0
-        with np.errstate(invalid="ignore", divide="ignore"):
-            avg = 1.0 + (lost + half * tied) / own
+        lost, won = wins.sum(axis=0), wins.sum(axis=1)
+        own = np.diag(comp).copy()
+        compared = comp.sum(axis=1)
+    tied = compared - own - won - lost
+    half = 0.5 if ties == "average" else 0.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        avg = 1.0 + (lost + half * tied) / own
     avg = np.where(own > 0, avg, counts.n)  # ranked by no judge: last
     return MethodOutput(-avg, details={"average_rank": avg}, per_candidate=("average_rank",))
 
@@ -240,6 +252,7 @@ def _check_relative_difference(matrix: ScoreMatrix, params: dict) -> None:
 
 @ranking_method(
     "relative_difference",
+    dense=True,
     takes=("signs",),
     check=_check_relative_difference,
     resampling=shortcuts.RELATIVE_DIFFERENCE,
@@ -290,9 +303,31 @@ def relative_difference(
     return MethodOutput(pair.sum(axis=1) / (n - 1), details={"pairwise_difference": pair})
 
 
+#: From this many candidates, Copeland on a score matrix tallies its duels by blocks of
+#: candidates (:func:`~metascore.pairwise.margin_tallies`: memory n x m) instead of
+#: building the n x n counts.
+COPELAND_BLOCKS_FROM = 2_000
+
+
+def _copeland_of_matrix(X: np.ndarray, w: np.ndarray) -> MethodOutput:
+    """:func:`copeland` of an oriented score matrix."""
+    n = X.shape[0]
+    if n < COPELAND_BLOCKS_FROM:
+        return copeland(PairwiseCounts.from_matrix(X, w))
+    won, tied = margin_tallies(X, w)
+    return _copeland_output(won, tied, n)
+
+
+def _copeland_output(won: np.ndarray, tied: np.ndarray, n: int) -> MethodOutput:
+    score = (won + 0.5 * tied) / (n - 1)
+    return MethodOutput(score, details={"wins": won, "ties": tied, "losses": n - 1 - won - tied},
+                        per_candidate=("wins", "ties", "losses"))
+
+
 @ranking_method(
     "copeland",
     input="pairwise",
+    values=_copeland_of_matrix,
     condorcet=True,
     resampling=shortcuts.COPELAND,
     description="Share of opponents beaten head to head (a pairwise tie counts 1/2).",
@@ -302,12 +337,7 @@ def copeland(counts: PairwiseCounts) -> MethodOutput:
     equally many, ``0`` otherwise (strict per-judge wins only)."""
     margins = counts.margins()
     np.fill_diagonal(margins, np.nan)
-    won = (margins > 0).sum(axis=1)
-    tied = (margins == 0).sum(axis=1)
-    lost = (margins < 0).sum(axis=1)
-    score = (won + 0.5 * tied) / (counts.n - 1)
-    return MethodOutput(score, details={"wins": won, "ties": tied, "losses": lost},
-                        per_candidate=("wins", "ties", "losses"))
+    return _copeland_output((margins > 0).sum(axis=1), (margins == 0).sum(axis=1), counts.n)
 
 
 @ranking_method(

@@ -20,10 +20,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
 
 from ..errors import InputError
 from ..submission_order import split_submission_key
-from .rows import Rows, cell_at, csv_header, csv_rows, load_json, score_cell
+from . import table
+from .rows import Rows, cell_at, csv_header, csv_rows, load_json, score_cell, score_cells, short_text
 
 __all__ = ["is_leaderboard_title", "is_submission_key", "read_codabench_csv", "read_codabench_json"]
 
@@ -76,9 +81,14 @@ def _codabench_judges(columns: Iterable[str]) -> dict[str, tuple[str, str]]:
     }
 
 
-def read_codabench_json(path: Path, rows: Rows) -> None:
-    """Add the rows of a Codabench ``results.json`` export (every phase in it) to ``rows``."""
-    data = load_json(path)
+def read_codabench_json(path: Path, rows: Rows, data: Any = None) -> None:
+    """Add the rows of a Codabench ``results.json`` export (every phase in it) to ``rows``
+    (``data``: the file already parsed, else it is read here).
+
+    Each phase's scores go in as one block (:meth:`~metascore.readers.rows.Rows.add_block`):
+    the largest competitions export hundreds of thousands of submissions.
+    """
+    data = load_json(path) if data is None else data
     if not isinstance(data, dict):
         raise InputError(
             f"{path}: a Codabench results export is an object keyed by leaderboard title; got "
@@ -87,20 +97,71 @@ def read_codabench_json(path: Path, rows: Rows) -> None:
     rows.drop_empty_judges = True
     for title, board in data.items():
         if not isinstance(board, dict):
-            raise InputError(f"{path}, key {title!r}: expected an object of submissions, got {board!r}.")
-        phase = _codabench_phase(title)
-        # per phase: the same task name in two phases (two task ids) is the same judge
-        judges = _codabench_judges(c for row in board.values() if isinstance(row, dict) for c in row)
-        for key, row in board.items():
-            if not isinstance(row, dict):
-                raise InputError(f"{path}, key {title!r} > {key!r}: expected an object, got {row!r}.")
-            owner = _codabench_owner(key)
-            for col, cell in row.items():
-                if col == _FACT_SHEET:
-                    continue
-                at = f"{path}, key {title!r} > {key!r} > {col!r}"
-                task, metric = judges[col]
-                rows.add(at, phase, key, owner, task, metric, score_cell(cell, at))
+            raise InputError(f"{path}, key {title!r}: expected an object of submissions, got "
+                             f"{short_text(board)}.")
+        _add_board(path, title, board, rows)
+
+
+def _add_board(path: Path, title: str, board: dict[str, Any], rows: Rows) -> None:
+    """One leaderboard's rows, in file order: a row per (submission, column) cell. The row
+    keys (candidates) and their owners become texts when the table is built: made now,
+    among the parsed export's own small objects, they would keep its memory taken."""
+    keys = list(board)
+    for key in keys:
+        if not isinstance(board[key], dict):
+            raise InputError(f"{path}, key {title!r} > {key!r}: expected an object, got "
+                             f"{short_text(board[key])}.")
+    # per phase: the same task name in two phases (two task ids) is the same judge
+    judges = _codabench_judges(c for row in board.values() for c in row)
+    columns = list(judges)
+    index = {c: k for k, c in enumerate(columns)}
+    col_of: list[int] = []
+    cells: list[Any] = []
+    counts = np.zeros(len(keys), dtype=np.intp)
+    for i, row in enumerate(board.values()):
+        names = [c for c in row if c != _FACT_SHEET] if _FACT_SHEET in row else list(row)
+        col_of.extend(map(index.__getitem__, names))
+        cells.extend(map(row.__getitem__, names))
+        counts[i] = len(names)
+    if not cells:
+        return
+    at_row = np.repeat(np.arange(len(keys), dtype=np.intp), counts)
+    at_col = np.asarray(col_of, dtype=np.intp)
+    # the keys as one text and their ends (one object, not one per key)
+    text, ends = "".join(keys), np.cumsum([len(k) for k in keys])
+    starts = ends - np.array([len(k) for k in keys])
+    n_keys = len(keys)
+    del keys
+
+    def key(i: int) -> str:
+        return text[starts[i]:ends[i]]
+
+    def where(i: int) -> str:
+        return f"{path}, key {title!r} > {key(at_row[i])!r} > {columns[at_col[i]]!r}"
+
+    def candidates() -> pd.Categorical:
+        return table.from_codes(at_row, [key(i) for i in range(n_keys)])
+
+    def participants() -> pd.Categorical:
+        owners, owner_names = pd.factorize(
+            np.array([_codabench_owner(key(i)) for i in range(n_keys)], dtype=object))
+        return table.from_codes(owners[at_row], list(owner_names))
+
+    if "" in board and counts[list(board).index("")]:
+        raise InputError(f"{where(int(np.argmax(at_row == list(board).index(''))))}: the candidate is empty.")
+    tasks, task_names = pd.factorize(np.array([judges[c][0] for c in columns], dtype=object))
+    metrics, metric_names = pd.factorize(np.array([judges[c][1] for c in columns], dtype=object))
+    n = len(cells)
+    rows.add_block({
+        "phase": table.constant(_codabench_phase(title), n),
+        "candidate": candidates,
+        "participant": participants,
+        "task": table.from_codes(tasks[at_col], list(task_names)),
+        "metric": table.from_codes(metrics[at_col], list(metric_names)),
+        "value": score_cells(cells, where),
+        "submitted_at": table.constant(None, n),
+        "is_baseline": np.zeros(n, dtype=bool),
+    }, n, where)
 
 
 def read_codabench_csv(path: Path, rows: Rows) -> None:

@@ -146,11 +146,11 @@ def detect_format(path: StrPath, option: str = "input.format") -> str:
     if COOPETITION_NAME.fullmatch(p.name):
         return "coopetition"
     if suffix == ".json":
-        return _detect_json(p, option)
+        return _json_format(p, load_json(p), option)
     first_line = _first_line(p)
     if first_line.startswith(BLIND_PHASE.rstrip(".")):
         return "codalab_csv"
-    header = [h.strip() for h in next(csv.reader([first_line]), [])]
+    header = _header_cells(first_line)
     if not header or not any(header):
         raise InputError(f"no scores found in {p} (the file is empty).")
     matches = []
@@ -234,7 +234,12 @@ def read_score_table(
         p = check_inside(Path(root), p, shown=str(path))
     if not p.exists():
         raise InputError(f"{path} does not exist.")
-    fmt = detect_format(p, format_option) if format is None else str(format)
+    data = None  # a JSON file is parsed once, to detect its format and to read it
+    if format is None and p.suffix.lower() == ".json" and p.is_file():
+        data = load_json(p)
+        fmt = _json_format(p, data, format_option)
+    else:
+        fmt = detect_format(p, format_option) if format is None else str(format)
     if fmt not in FORMATS:
         raise InputError(
             f"unknown input format {fmt!r}{did_you_mean(fmt, FORMATS)}; formats are "
@@ -259,6 +264,9 @@ def read_score_table(
         read_tree(p, phase, rows)
     elif fmt == "coopetition":
         read_coopetition(p, rows, phase)
+    elif data is not None:
+        _READERS[fmt](p, rows, data)  # type: ignore[call-arg]
+        del data  # the parsed file, given back before the table is built
     else:
         _READERS[fmt](p, rows)
     return rows.score_table(p, fmt, phase)
@@ -295,14 +303,25 @@ def _first_line(path: Path) -> str:
     return read_text(path).lstrip().split("\n", 1)[0].strip()  # raises the decoding error
 
 
+def _header_cells(line: str) -> list[str]:
+    """The cells of a first line, stripped: as the csv module reads them, or split at the
+    commas when it cannot (a line without quotes, or one the csv module refuses, such as a
+    whitespace matrix's first row of a million cells: one field beyond its size limit)."""
+    if '"' in line:
+        try:
+            return [h.strip() for h in next(csv.reader([line]), [])]
+        except csv.Error:
+            pass
+    return [h.strip() for h in line.split(",")] if line else []
+
+
 def _option(option: str) -> str:
     """How a message names the format setting: ``--format`` or ``input.format:``."""
     return option if option.startswith("-") else f"`{option}:`"
 
 
-def _detect_json(path: Path, option: str) -> str:
-    """``long`` or ``codabench_json``, from the shape of the JSON."""
-    data = load_json(path)
+def _json_format(path: Path, data: Any, option: str) -> str:
+    """``long`` or ``codabench_json``, from the shape of the parsed JSON ``data``."""
     if isinstance(data, list):
         return "long"
     if isinstance(data, dict):

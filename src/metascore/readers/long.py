@@ -26,10 +26,11 @@ from .rows import time_cell
 __all__ = ["read_long", "read_long_csv", "read_long_json"]
 
 
-def read_long(path: Path, rows: Rows) -> None:
-    """Add the rows of a long table to ``rows`` (``.json`` is JSON, anything else CSV)."""
+def read_long(path: Path, rows: Rows, data: Any = None) -> None:
+    """Add the rows of a long table to ``rows`` (``.json`` is JSON, anything else CSV;
+    ``data``: the JSON already parsed)."""
     if path.suffix.lower() == ".json":
-        read_long_json(path, rows)
+        read_long_json(path, rows, data)
     else:
         read_long_csv(path, rows)
 
@@ -214,8 +215,8 @@ def _by_value(column: pd.Series, parse: Callable[..., Any], at: Callable[..., st
     return parsed[codes].tolist()
 
 
-def read_long_json(path: Path, rows: Rows) -> None:
-    data = load_json(path)
+def read_long_json(path: Path, rows: Rows, data: Any = None) -> None:
+    data = load_json(path) if data is None else data
     records = data.get("rows") if isinstance(data, dict) else data
     if not isinstance(records, list):
         raise InputError(

@@ -16,6 +16,7 @@ import functools
 import io
 import json
 import math
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,7 @@ __all__ = [
     "CANONICAL_COLUMNS",
     "Rows",
     "score_cell",
+    "score_cells",
     "text_cell",
     "optional_text_cell",
     "flag_cell",
@@ -56,6 +58,7 @@ __all__ = [
     "column_index",
     "require_columns",
     "load_json",
+    "short_text",
     "check_inside",
 ]
 
@@ -116,7 +119,11 @@ class Rows:
 
     def add_block(self, columns: dict[str, Any], n: int, where: Callable[[int], str]) -> None:
         """Add ``n`` checked rows as columns: text columns as categoricals, ``value`` a float
-        array, ``is_baseline`` a bool array; ``where(i)`` locates row ``i`` of the block."""
+        array, ``is_baseline`` a bool array; ``where(i)`` locates row ``i`` of the block.
+
+        A text column may be a function giving its categorical, called when the table is
+        built: a reader of a parsed file (JSON) makes the texts it keeps after the parsed
+        file is released, so that they do not pin the memory the file's objects held."""
         self._flush()
         self._blocks.append((columns, n, where))
         self._order.append(len(self._blocks) - 1)
@@ -139,6 +146,11 @@ class Rows:
         consistency checks."""
         self._flush()
         blocks = [self._blocks[k] for k in self._order]
+        for columns, _, _ in blocks:
+            for col in table.TEXT_COLUMNS:
+                if callable(columns[col]):
+                    columns[col] = columns[col]()
+        self._escape(blocks, path)
         where = table.Where()
         for _, n, locate in blocks:
             where.block(n, locate)
@@ -194,6 +206,21 @@ class Rows:
                           unscored=tuple(unscored), flagged=tuple(flagged), notes=tuple(self.notes),
                           directions=dict(self.directions))
 
+    def _escape(self, blocks: list[tuple[dict[str, Any], int, Callable[[int], str]]], path: Path) -> None:
+        """Names holding a lone surrogate, escaped in every block (with a note saying so)."""
+        escaped: list[str] = []
+        try:
+            for columns, _, _ in blocks:
+                for col in table.TEXT_COLUMNS:
+                    columns[col], found = table.escape_surrogates(columns[col])
+                    escaped += [name for name in found if name not in escaped]
+        except InputError as exc:
+            raise InputError(f"{path}: {exc}") from None
+        if escaped:
+            shown = ", ".join(f"'{name}'" for name in escaped[:3]) + (", ..." if len(escaped) > 3 else "")
+            self.notes.append(f"{path}: {len(escaped)} name(s) hold text that is not valid Unicode (a "
+                              f"lone surrogate), written with a backslash escape instead: {shown}.")
+
 
 class _Kept:
     """The locations of the rows kept from a larger table."""
@@ -216,6 +243,10 @@ def score_cell(cell: Any, where: str | Callable[[], str]) -> float:
             number = float(cell)
         except ValueError:
             pass
+        except OverflowError:  # an integer beyond the range of a float
+            raise InputError(f"{where() if callable(where) else where}: score "
+                             f"{short_text(cell, 40)} is too large; a score must be a finite "
+                             "number.") from None
         else:
             if not math.isinf(number):
                 return number
@@ -228,6 +259,30 @@ def score_cell(cell: Any, where: str | Callable[[], str]) -> float:
             "the cell empty when the score is missing)."
         )
     return number
+
+
+def score_cells(cells: list[Any], where: Callable[[int], str]) -> np.ndarray:
+    """:func:`score_cell` of every cell, as one float array; ``where(i)`` locates cell ``i``.
+
+    Strings, numbers and empty strings (missing) are converted at once (numpy calls
+    Python's ``float`` on each, as :func:`score_cell` does); cells of any other kind, and
+    cells numpy refuses (a missing-value token, a non-number) or reads as infinite, send
+    the whole list through :func:`score_cell` one cell at a time: the same numbers, and
+    the error of the first bad cell.
+    """
+    if set(map(type, cells)) <= {str, float, int}:
+        arr = np.array(cells, dtype=object)
+        out = np.full(len(cells), np.nan)
+        given = arr != ""
+        try:
+            out[given] = arr[given].astype(float)
+        except (ValueError, TypeError, OverflowError):
+            pass
+        else:
+            if not np.isinf(out).any():
+                return out
+    return np.array([score_cell(c, functools.partial(where, i)) for i, c in enumerate(cells)],
+                    dtype=float)
 
 
 def text_cell(cell: Any) -> str:
@@ -396,16 +451,45 @@ def require_columns(
 
 
 def load_json(path: Path, **kwargs: Any) -> Any:
-    """Parse a JSON file (``kwargs`` go to :func:`json.loads`); syntax errors name line and column."""
+    """Parse a JSON file (``kwargs`` go to :func:`json.loads`). Syntax errors name line and
+    column; a key given twice in one object (which ``json`` resolves silently to the last
+    value), nesting too deep to read and an integer too long to read are errors naming
+    the file, with a short quote at most."""
     text = read_text(path)
     if not text.strip():
         raise InputError(f"no scores found in {path} (the file is empty).")
+    kwargs.setdefault("object_pairs_hook", functools.partial(_unique_keys, path))
     try:
         return json.loads(text, **kwargs)
     except json.JSONDecodeError as exc:
         raise InputError(
             f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})."
         ) from None
+    except InputError:
+        raise
+    except RecursionError:  # the decoder's own guard: nothing is left half-read
+        raise InputError(f"{path}: nested too deep to read (arrays or objects inside each other "
+                         f"beyond about {sys.getrecursionlimit():,} levels).") from None
+    except ValueError:  # int() refuses a number of more than 4,300 digits
+        raise InputError(f"{path}: holds an integer too long to read (more than "
+                         f"{sys.get_int_max_str_digits():,} digits).") from None
+
+
+def _unique_keys(path: Path, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """One JSON object, refused when a key appears twice in it."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        key = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        raise InputError(f"{path}: key {short_text(key)} appears twice in one object; give each "
+                         "key once (JSON readers keep only the last value).")
+    return out
+
+
+def short_text(value: Any, size: int = 80) -> str:
+    """``repr(value)``, cut to about ``size`` characters."""
+    text = repr(value)
+    return text if len(text) <= size else text[:size] + "..."
 
 
 # ================================================================ paths

@@ -24,7 +24,7 @@ from pandas.api.types import union_categoricals
 from ..errors import InputError
 
 __all__ = [
-    "TEXT_COLUMNS", "Where", "categorical", "constant", "from_codes", "tiled", "recode", "codes_of", "concat_columns",
+    "TEXT_COLUMNS", "Where", "categorical", "escape_surrogates", "unicode_text", "constant", "from_codes", "tiled", "recode", "codes_of", "concat_columns",
     "concat_frames", "with_phase", "check_unique", "check_metadata", "first_index", "last_index",
     "positions",
 ]
@@ -93,6 +93,36 @@ def recode(codes: np.ndarray, raw: Sequence[Any], parse: Callable[[int, Any], An
     parsed.append(at_missing)  # code -1 reads it
     keys, uniques = pd.factorize(np.asarray(parsed, dtype=object))
     return _sorted(keys.astype(np.int64)[codes], uniques)
+
+
+def escape_surrogates(column: pd.Categorical) -> tuple[pd.Categorical, list[str]]:
+    """``column`` with each text that holds a lone surrogate (``"\\ud800x"``: JSON can
+    carry one, and no UTF-8 file, terminal or spreadsheet can take it) written with a
+    backslash escape instead (``"\\\\ud800x"``), the same text always the same way; and
+    the escaped texts. Refused when an escaped text is another text of the column."""
+    cats = list(column.categories)
+    bad = [k for k, c in enumerate(cats) if isinstance(c, str) and unicode_text(c) is not c]
+    if not bad:
+        return column, []
+    for k in bad:
+        cats[k] = unicode_text(cats[k])
+    if len(set(cats)) < len(cats):
+        clash = next(cats[k] for k in bad if cats.count(cats[k]) > 1)
+        raise InputError(f"the name {clash!r} is given both as written and with a lone surrogate "
+                         "(text that is not valid Unicode) in its place; rename one of them.")
+    return from_codes(np.asarray(column.codes), cats), [cats[k] for k in bad]
+
+
+def unicode_text(text: str) -> str:
+    """``text`` itself when it is valid Unicode (UTF-8 can write it), else a copy with each
+    lone surrogate written as a backslash escape (``"\\ud800x"`` -> ``"\\\\ud800x"``)."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
 
 
 def codes_of(series: pd.Series | pd.Categorical) -> tuple[np.ndarray, list[Any]]:

@@ -194,15 +194,18 @@ def _is_number(cell: str) -> bool:
 
 def _read_matrix(path: Path, text: str, rows: Rows) -> None:
     """A whitespace-separated matrix (see the module docstring for the names)."""
-    lines = [(n, line.split()) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    # each line is split when read: ten million cells as strings at once would take a
+    # gigabyte
+    lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
     header: list[str] | None = None
-    if not all(_is_number(c) for c in lines[0][1][1:]):
-        header = lines[0][1]
+    first = lines[0][1].split()
+    if not all(_is_number(c) for c in first[1:]):
+        header = first
         lines = lines[1:]
     if not lines:
         raise InputError(f"no scores found in {path} (a header line and no data).")
-    named = all(not _is_number(cells[0]) for _, cells in lines)
-    width = len(lines[0][1]) - named
+    named = all(not _is_number(line.split(None, 1)[0]) for _, line in lines)
+    width = len(lines[0][1].split()) - named
     if header is not None:
         if len(header) == width + 1 and named:
             header = header[1:]  # a label above the names column
@@ -212,8 +215,9 @@ def _read_matrix(path: Path, text: str, rows: Rows) -> None:
     if len(set(judges)) != len(judges):
         raise InputError(f"{path}: a column name appears twice in the header {judges}.")
     block = _Block(path, judges, len(lines))
-    for k, (n, cells) in enumerate(lines, start=1):
+    for k, (n, line) in enumerate(lines, start=1):
         at = f"{path}, line {n}"
+        cells = line.split()
         if len(cells) != width + named:
             raise InputError(f"{at}: the row has {len(cells)} cells; the first row has {width + named}.")
         candidate = cells[0] if named else f"c{k}"

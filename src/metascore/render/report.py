@@ -45,6 +45,11 @@ MARGINS_SHOWN = 30
 REPORT_JUDGES = 60
 #: The rank heatmap shows at most this many ranked candidates (rows), the best-ranked.
 HEATMAP_CANDIDATES = 100
+#: A leaderboard table shows at most this many rows (the first: the ranked, best first),
+#: and the baselines; leaderboard.csv and leaderboard.json hold every row.
+REPORT_ROWS = 1000
+#: The rank-uncertainty chart draws at most this many ranked candidates, the best-ranked.
+INTERVALS_SHOWN = 200
 
 def render_report(lb: Leaderboard) -> str:
     """The whole ``detailed_results.html`` document as a string."""
@@ -163,7 +168,8 @@ def _board_section(
     body = []
     winners = set(board.winners or [r.candidate for r in board.ranked[:1]]) if final else set()
     badge = "shared first" if len(winners) > 1 else "winner"
-    for r in board.rows:
+    rows = board.rows[:REPORT_ROWS] + tuple(r for r in board.rows[REPORT_ROWS:] if r.is_baseline)
+    for r in rows:
         cls = "winner" if r.candidate in winners else "baseline" if r.is_baseline else \
             "excluded" if r.position is None else ""
         name = html_text(r.candidate)
@@ -211,6 +217,10 @@ def _board_section(
              "ranks are summarised: their median, the number of judges on which no ranked "
              "candidate ranks better, and the number of missing scores; "
              f"{html_text(_holding(holder, _EVERY_JUDGE))}.")
+    if len(rows) < len(board.rows):
+        about += (f" The first {REPORT_ROWS} of the {len(board.rows)} rows are shown (and the "
+                  f"baselines); {'leaderboard.csv and ' if final else ''}leaderboard.json list "
+                  "every one.")
     return (f"<section><h2>{html_text(title)}</h2><p class=\"note\">{html_text(intro)} {about}{failures}</p>"
             f"{table}{notes}{extra}</section>")
 
@@ -299,8 +309,11 @@ def _qualification_section(lb: Leaderboard, shown: Display) -> str:
         f"<td>{qualified_badge(d.qualified)}</td>"
         f'<td class="reason">{html_text(d.reason)}</td></tr>'
         for d in sorted(f.decisions, key=lambda d: (not d.qualified, d.dev_position or math.inf,
-                                                     d.candidate)))
-    parts.append("<h3>Decisions</h3>"
+                                                     d.candidate))[:REPORT_ROWS])
+    more = (f'<p class="note">The first {REPORT_ROWS} of the {len(f.decisions)} decisions are '
+            "shown; leaderboard.json lists every one (filter.decisions).</p>"
+            if len(f.decisions) > REPORT_ROWS else "")
+    parts.append("<h3>Decisions</h3>" + more +
                  '<div class="scroll"><table><thead><tr><th>Candidate</th><th>Participant</th>'
                  f'<th class="num">{"Position in the phase" if one else "Dev. position"}</th>'
                  f'<th class="num">{html_text(label.capitalize() if one else "Dev. " + label)}</th>'
@@ -364,13 +377,16 @@ def _margins_section(lb: Leaderboard) -> str:
     title = "<section><h2>Pairwise margins</h2>"
     if m is None:
         return title + '<p class="note">Fewer than two candidates were ranked.</p></section>'
-    total = len(m.candidates)
+    total = m.n_candidates
     shown = ""
     if total > MARGINS_SHOWN:  # the candidates are in ranking order: keep the best
+        kept = len(m.candidates)
         m = dataclasses.replace(m, candidates=m.candidates[:MARGINS_SHOWN],
                                 margins=m.margins[:MARGINS_SHOWN, :MARGINS_SHOWN])
         shown = (f" The {MARGINS_SHOWN} best-ranked of the {total} candidates are shown "
-                 "(leaderboard.json holds more).")
+                 + ("(leaderboard.json holds more)." if kept == total else
+                    f"(leaderboard.json holds the {kept} best-ranked; the Condorcet winner is "
+                    f"looked for among all {total})."))
     n = len(m.candidates)
     cw = lb.margins.condorcet_winner
     cell = 44 if n <= 12 else 30
@@ -420,6 +436,11 @@ def _uncertainty_section(board: Board, a: Analysis) -> str:
     u = a.uncertainty
     assert u is not None
     rows = [r for r in board.ranked if r.rank_low is not None]
+    drawn = ""
+    if len(rows) > INTERVALS_SHOWN:  # ranking order: the best
+        drawn = (f" The {INTERVALS_SHOWN} best-ranked of the {len(rows)} candidates are drawn; "
+                 "leaderboard.csv holds every candidate's interval, P(first) and group.")
+        rows = rows[:INTERVALS_SHOWN]
     n = len(u.candidates)
     row_h, top, plot_w = 30, 44, 560
     names = {r.candidate: f"{r.position}. {clip_middle(r.candidate, _NAME_CHARS)}" for r in rows}
@@ -475,7 +496,7 @@ def _uncertainty_section(board: Board, a: Analysis) -> str:
            f"judges, drawn with replacement (seed {u.seed}), each ranked again with "
            f"{u.method} (missing scores: {u.missing}). Bars span the central {percent_text(u.level)} "
            "of a candidate's resampled ranks; the dot is its rank on all judges; P(first) is "
-           "the share of resamples it wins (ties split).")
+           "the share of resamples it wins (ties split)." + drawn)
     groups = (f"{n_groups} group{'s' if n_groups != 1 else ''}: shaded bands separated by a "
               "line; a candidate joins the group of the best candidate above it whose interval "
               "overlaps its own, so candidates of one group cannot be told apart at this level.")

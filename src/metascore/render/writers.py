@@ -71,8 +71,9 @@ import pandas as pd
 
 from ..config import JUDGE_COLUMNS
 from ..errors import MetascoreError
-from ..jsonable import jsonable
+from ..jsonable import ReadyDict, jsonable
 from ..leaderboard import Analysis, Board, Leaderboard
+from ..leaderboard.model import MARGINS_KEPT, JudgeValues
 from ..readers.scores_file import SCORE_FILES
 from ..readers.spreadsheet import spreadsheet_text
 from .per_judge import PER_JUDGE_FILE, judge_columns, number_texts, per_judge_csv_gz
@@ -98,9 +99,8 @@ OUTPUT_FILES = (
 JUDGE_PREFIX = "judge:"
 JUDGE_RANK_PREFIX = "judge_rank:"
 #: ``leaderboard.json`` holds the pairwise margins of at most this many candidates (the
-#: best-ranked; ``n_candidates`` says how many were ranked): the matrix grows with the
-#: square of the pool (2,000 candidates: 4 million numbers).
-MARGINS_LIMIT = 200
+#: best-ranked; ``n_candidates`` says how many were ranked): those the leaderboard kept.
+MARGINS_LIMIT = MARGINS_KEPT
 #: Codabench stores scores in a DecimalField(max_digits=20, decimal_places=10).
 MAX_ABS_SCORE = 1e10
 _FORBIDDEN = ("metadata",)
@@ -353,19 +353,35 @@ def _board_records(board: Board, per_judge: bool = True) -> list[dict[str, Any]]
             "rank_high": r.rank_high, "p_first": r.p_first, "group": r.group,
             **dict(r.details),
         }
-        if per_judge:
-            rec["judges"] = {j: r.values.get(j) for j in board.judges}
-            rec["judge_ranks"] = {j: r.judge_ranks.get(j) for j in board.judges}
         records.append(rec)
+    if per_judge:
+        values, ranks = _judge_arrays(board, "values"), _judge_arrays(board, "judge_ranks")
+        for rec, vs, rs in zip(records, _ready(values), _ready(ranks)):
+            rec["judges"] = ReadyDict(zip(board.judges, vs))
+            rec["judge_ranks"] = ReadyDict(zip(board.judges, rs))
     return records
 
 
-def _flat_record(rec: dict[str, Any]) -> dict[str, Any]:
-    """A board record with its per-judge mappings (if any) as prefixed CSV columns."""
-    flat = {k: v for k, v in rec.items() if k not in ("judges", "judge_ranks")}
-    flat.update({f"{JUDGE_PREFIX}{j}": v for j, v in rec.get("judges", {}).items()})
-    flat.update({f"{JUDGE_RANK_PREFIX}{j}": v for j, v in rec.get("judge_ranks", {}).items()})
-    return flat
+def _judge_arrays(board: Board, attr: str) -> np.ndarray:
+    """Each row's numbers per judge (``values`` or ``judge_ranks``) in the board's judge
+    order, as one (rows x judges) array, NaN where missing: the rows' own arrays stacked
+    when they are views by the board's judges, else read judge by judge."""
+    m = len(board.judges)
+    out = np.empty((len(board.rows), m))
+    for i, r in enumerate(board.rows):
+        mapping = getattr(r, attr)
+        if isinstance(mapping, JudgeValues) and mapping.keys_are(board.judges):
+            out[i] = mapping.array
+        else:
+            out[i] = [np.nan if (x := mapping.get(j)) is None else x for j in board.judges]
+    return out
+
+
+def _ready(numbers: np.ndarray) -> list[list[float | None]]:
+    """Rows of numbers as lists of Python floats, None where not finite."""
+    cells = numbers.astype(object)
+    cells[~np.isfinite(numbers)] = None
+    return cells.tolist()
 
 
 def _cell(value: Any) -> str:
@@ -382,13 +398,40 @@ def _cell(value: Any) -> str:
 
 def leaderboard_csv(lb: Leaderboard) -> str:
     """The final board as CSV: one row per candidate, ranked ones first (per-judge columns
-    for at most ``output.judge_columns`` judges)."""
-    per_judge = len(lb.final.judges) <= judge_columns(lb)[0]
-    cols = _board_columns(lb.final, per_judge)
-    lines = [_csv_line([spreadsheet_text(c) for c in cols])]
-    lines += [_csv_line([_cell(rec.get(c)) for c in cols])
-              for rec in map(_flat_record, _board_records(lb.final, per_judge))]
-    return "\n".join(lines) + "\n"
+    for at most ``output.judge_columns`` judges: each judge's value and rank, written from
+    the board's arrays)."""
+    board = lb.final
+    per_judge = len(board.judges) <= judge_columns(lb)[0]
+    cols = _board_columns(board, per_judge)
+    own = cols[:len(cols) - 2 * len(board.judges)] if per_judge else cols
+    records = _board_records(board, False)
+    lines = list(map(",".join, zip(*(_cells([rec.get(c) for rec in records]) for c in own))))
+    if per_judge and board.judges:
+        numbers = np.empty((len(board.rows), 2 * len(board.judges)))
+        numbers[:, 0::2] = _judge_arrays(board, "values")
+        numbers[:, 1::2] = _judge_arrays(board, "judge_ranks")
+        texts = number_texts(numbers)  # numbers need no quotes
+        lines = [f"{line},{','.join(row)}" for line, row in zip(lines, texts.tolist())]
+    return "\n".join([_csv_line([spreadsheet_text(c) for c in cols]), *lines]) + "\n"
+
+
+def _cells(values: list[Any]) -> list[str]:
+    """A column's cells as :func:`_csv_line` writes them (:func:`_cell`, then
+    :func:`_csv_text`): a column of floats at once (numbers need no quotes), each distinct
+    text once."""
+    if set(map(type, values)) <= {float, type(None)}:
+        return number_texts(np.array([np.nan if v is None else v for v in values], dtype=float)).tolist()
+    texts: dict[str, str] = {}
+    out = []
+    for v in values:
+        if type(v) is str:
+            cell = texts.get(v)
+            if cell is None:
+                cell = texts[v] = _csv_text(_cell(v))
+            out.append(cell)
+        else:
+            out.append(_csv_text(_cell(v)))
+    return out
 
 
 def _csv_line(cells: list[str]) -> str:
@@ -419,7 +462,7 @@ def leaderboard_json(lb: Leaderboard) -> str:
         "margins": None if lb.margins is None else {
             "candidates": list(lb.margins.candidates[:MARGINS_LIMIT]),
             "margins": lb.margins.margins[:MARGINS_LIMIT, :MARGINS_LIMIT],
-            "n_candidates": len(lb.margins.candidates),
+            "n_candidates": lb.margins.n_candidates,
             "condorcet_winner": lb.margins.condorcet_winner,
         },
         "analysis": _analysis_dict(lb.analysis),
