@@ -17,7 +17,8 @@ from metascore.bundle.worker.local import map_container_paths
 from metascore.bundle.runner import format_report, get_backend, run_bundle
 from metascore.bundle.schema.load import load_competition
 from metascore.bundle.site.submissions import collect_submissions
-from metascore.bundle.worker.job import NO_SCORES_MESSAGE, substitute
+from metascore.bundle.worker.job import substitute
+from metascore.bundle.worker.job_scores import NO_SCORES_MESSAGE
 from metascore.errors import ConfigError
 from repo_paths import ROOT, TESTS
 

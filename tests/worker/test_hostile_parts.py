@@ -32,7 +32,8 @@ from metascore.bundle.schema.load import check_schema
 from metascore.bundle.links import OUTSIDE_LINK_RULE
 from metascore.bundle.worker.syscall_filter import SYSCALLS, job_filter
 from metascore.bundle.trees import MAX_DEPTH, copy_tree, remove_tree, tree_usage, walk
-from metascore.bundle.worker.job import MAX_SCORES_SIZE, JobFailed, JobResult, read_job_scores
+from metascore.bundle.worker.job import JobResult
+from metascore.bundle.worker.job_scores import MAX_SCORES_SIZE, JobFailed, read_job_scores
 from metascore.errors import ConfigError, InputError
 from metascore.readers.rows import text_cell
 from metascore.readers.yaml_loader import load_plain_yaml
@@ -338,3 +339,19 @@ def test_job_output_and_names_reach_the_terminal_written_out(tmp_path):
     (tmp_path / "log").write_bytes(b"\x1b]0;title\x07\x1b]52;c;ZWNobw==\x07\xc2\x9b2J\xe2\x80\xaeevil\r\nok\tdone\n")
     assert tail(tmp_path / "log") == "\\x1b]0;title\\x07\\x1b]52;c;ZWNobw==\\x07\\x9b2J\\u202eevil\nok\tdone\n"
     assert printable("terminal\x1b]0;pwned\x07name") == "terminal\\x1b]0;pwned\\x07name"
+
+
+@pytest.mark.parametrize("name, text", [
+    ("scores.json", '{"score": 0.1, "other": 1, "score": 0.75}'),
+    ("scores.txt", "score: 0.1\nother: 1\nscore: 0.75\n"),
+])
+def test_a_key_given_twice_keeps_its_last_value_as_codabench_and_says_so(name, text, tmp_path):
+    """Issue 42 item 12 in `bundle run`: Codabench's worker parses the scores file with
+    json/yaml, which keep a repeated key's last value without a word; the runner keeps the
+    same value and names the key."""
+    (tmp_path / name).write_text(text)
+    result = JobResult("p", "c", "t")
+    assert read_job_scores(tmp_path, result, ("score", "other")) == {"score": 0.75, "other": 1.0}
+    lines = " (lines 1 and 3)" if name == "scores.txt" else ""
+    assert result.warnings == [f"{name}: key 'score' appears twice{lines}; the last one is used, as on "
+                               "Codabench, which says nothing."]

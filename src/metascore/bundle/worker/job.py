@@ -41,37 +41,32 @@ Statuses are the worker's ``Finished`` / ``Failed`` with its messages
 (``Execution Time Limit exceeded. Limit was N seconds``, ``Could not find scores file, did
 the scoring program output it?``, ``program_rc=N``), plus the real reason (the exit code,
 the last line of the program's stderr, or of its stdout when stderr is empty, then the
-log's tail). Scores are read as the worker reads them (:func:`read_job_scores`:
-``scores.json``, else ``scores.txt`` parsed as YAML) and checked as the server would store
-them; which keys the leaderboard keeps is the site's business.
+log's tail). Scores are read as the worker reads them and checked as the server would store
+them (:mod:`metascore.bundle.worker.job_scores`); which keys the leaderboard keeps is the
+site's business.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import Any
 
 import yaml
 
 from ...errors import ConfigError, InputError
-from ...readers.yaml_loader import load_plain_yaml
 from .backend import Backend, Mount, StepResult, StepSpec
+from .job_scores import JobFailed, read_job_scores
 from .leftovers import scrub_notes
 from ..schema.competition import DEFAULT_TIME_LIMIT
-from ..files import copy_job_output, read_job_file, write_text
+from ..files import copy_job_output, write_text
 from ..schema.metadata import read_metadata
 from ..trees import copy_tree, remove_tree
 
 __all__ = [
     "Job", "JobResult", "run_job", "substitute", "PLACEHOLDERS", "mount_points",
-    "read_job_scores", "scores_file", "JobFailed", "TIME_LIMIT_MESSAGE", "LAX_TIME_LIMIT_NOTE",
-    "NO_SCORES_MESSAGE", "METADATA_EXISTS_MESSAGE", "MISSING_METADATA_MESSAGE",
-    "MAX_SCORES_SIZE",
+    "TIME_LIMIT_MESSAGE", "LAX_TIME_LIMIT_NOTE", "METADATA_EXISTS_MESSAGE", "MISSING_METADATA_MESSAGE",
 ]
 
 TIME_LIMIT_MESSAGE = "Execution Time Limit exceeded. Limit was {limit} seconds"
@@ -81,19 +76,13 @@ TIME_LIMIT_MESSAGE = "Execution Time Limit exceeded. Limit was {limit} seconds"
 LAX_TIME_LIMIT_NOTE = ("On Codabench the worker does not stop a program whose logs it is "
                        "streaming: such a job usually runs to its end and keeps its scores; "
                        "count on neither, raise execution_time_limit or make the program faster.")
-NO_SCORES_MESSAGE = "Could not find scores file, did the scoring program output it?"
 METADATA_EXISTS_MESSAGE = (
     "Error, the output directory already contains a metadata file. This file is used to "
     "store exitCode and other data, do not write to this file manually."
 )
 MISSING_METADATA_MESSAGE = "Program directory missing 'metadata.yaml/metadata'"
-_MAX_SCORE = Decimal(10) ** 10  # DecimalField(max_digits=20, decimal_places=10)
 _TAIL_LINES = 15
-#: The largest scores file read (a real one holds a few numbers).
-MAX_SCORES_SIZE = 1 << 20
 _NOT_COPIED = frozenset({"__MACOSX", ".DS_Store", "__pycache__"})
-_NAMED_KEYS = 10     # ignored keys a note names
-_HINT_TEXT = 4096    # characters of scores.txt looked at for the 'key:value' hint
 
 
 @dataclass(frozen=True)
@@ -208,14 +197,6 @@ def _mounts(sandbox: Path, kind: str, is_scoring: bool, ingestion_only: bool, in
     if input_data:
         mounts.append(Mount("/app/input_data", sandbox / "input_data"))
     return tuple(mounts)
-
-
-class JobFailed(Exception):
-    """The job failed: ``details`` is the platform's message, ``reason`` the real error text."""
-
-    def __init__(self, details: str, reason: str = "") -> None:
-        super().__init__(details)
-        self.details, self.reason = details, reason or details
 
 
 # ===================================================================== one job
@@ -443,117 +424,6 @@ def _write_platform_metadata(sandbox: Path, runs: dict[str, StepResult], step: s
         "ingestionExitCode": ingestion.exit_code if ingestion else None,
         "ingestionElapsedTime": ingestion_time,
     }))
-
-
-# ===================================================================== scores
-def scores_file(output: Path) -> str | None:
-    """The scores file the worker reads in ``output``: ``scores.json``, else ``scores.txt``
-    (any kind of file: a link there is refused when read)."""
-    for name in ("scores.json", "scores.txt"):
-        if os.path.lexists(output / name):
-            return name
-    return None
-
-
-def read_job_scores(output: Path, result: JobResult, columns: tuple[str, ...] = ()) -> dict[str, float]:
-    """Read the scores as the worker does, then keep and check them as the server would.
-
-    With ``columns`` (the leaderboard's column keys), the other keys are ignored whatever
-    their value (nested objects, strings, lists), with a note in ``result``, as the server
-    ignores them; without, every key is kept. Raises the job's failure for a missing or
-    unreadable scores file or a kept value the platform cannot store; a boolean becomes 0/1
-    with a warning in ``result``. What a scoring program writes costs the runner at most
-    :data:`MAX_SCORES_SIZE` bytes read, no recursion and no alias expansion, and the
-    messages quote at most a few dozen characters of it.
-    """
-    name = scores_file(output)
-    if name is None:
-        raise JobFailed(NO_SCORES_MESSAGE, f"no scores.json or scores.txt in {output.name}/")
-    data = read_job_file(output / name, MAX_SCORES_SIZE + 1)
-    if data is None:
-        raise JobFailed(f"{name} is not a regular file",
-                         f"{name} in {output.name}/ is a link or a special file; write the scores into a file")
-    if len(data) > MAX_SCORES_SIZE:
-        raise JobFailed(f"{name} is larger than {MAX_SCORES_SIZE >> 20} MiB",
-                         f"{name}: larger than the {MAX_SCORES_SIZE >> 20} MiB the runner reads; a scores "
-                         "file holds the leaderboard's numbers (Codabench keeps only its columns)")
-    raw = _parse_scores(name, data)
-    if not isinstance(raw, dict):
-        raise JobFailed(f"{name} is not a flat object", f"{name} holds {type(raw).__name__} {_short(raw)}")
-    wanted = set(columns)
-    ignored = [str(k) for k in raw if wanted and str(k) not in wanted]
-    if ignored:
-        more = f" and {len(ignored) - _NAMED_KEYS} more" if len(ignored) > _NAMED_KEYS else ""
-        result.warnings.append(
-            f"{name}: key(s) {', '.join(_short(k) for k in ignored[:_NAMED_KEYS])}{more} match no "
-            f"leaderboard column and are ignored by Codabench (columns: {', '.join(columns)})."
-        )
-    return {str(key): _score_value(name, key, value, result)
-            for key, value in raw.items() if not wanted or str(key) in wanted}
-
-
-def _parse_scores(name: str, data: bytes) -> Any:
-    """The scores file parsed as the worker parses it: ``scores.json`` as JSON (integers as
-    :class:`~decimal.Decimal`, so that none is too long to read), ``scores.txt`` as YAML
-    (without aliases or deep nesting)."""
-    if name == "scores.json":
-        try:
-            return json.loads(data.decode("utf-8"), parse_int=Decimal)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise JobFailed("scores.json is not valid JSON", f"scores.json: {str(exc)[:200]}") from None
-        except RecursionError:  # the C decoder's own guard: nothing is left half-read
-            raise JobFailed("scores.json is nested too deep",
-                             "scores.json: nested too deep to read; it must be a flat object") from None
-    text = data.decode("utf-8", errors="replace")
-    try:
-        raw = load_plain_yaml(text, "scores.txt", on_duplicate=lambda _: None)
-    except ConfigError as exc:  # one line, quoting nothing of the file
-        raise JobFailed(str(exc), str(exc)) from None
-    if not isinstance(raw, dict):
-        hint = (" Write 'key: value' with a space after the colon; 'key:value' is one string "
-                "to a YAML parser" if re.search(r"^\s*[^:\s]+:\S", text[:_HINT_TEXT], re.M) else "")
-        raise JobFailed("scores.txt is not a mapping (Codabench would lose these scores)",
-                         f"scores.txt parses as {_short(raw)}, not as key: value pairs.{hint}")
-    return raw
-
-
-def _short(value: Any, size: int = 60) -> str:
-    """``repr(value)`` cut to about ``size`` characters (a message quotes no more)."""
-    if isinstance(value, (dict, list)) and len(value) >= 20:
-        text = f"<a {type(value).__name__} of {len(value)} items>"
-    else:
-        text = str(value) if isinstance(value, Decimal) else repr(value)
-    return text if len(text) <= size else text[:size] + "..."
-
-
-def _score_value(name: str, key: Any, value: Any, result: JobResult) -> float:
-    where = f"{name}: key {_short(key)}"
-    if isinstance(value, bool):
-        result.warnings.append(f"{where}: {value!r} is stored as {int(value)} by Codabench.")
-        return float(value)
-    if isinstance(value, (dict, list)):
-        raise JobFailed(f"{name} must be a flat object of numbers",
-                         f"{where}: {_short(value)} is not a number (nested values are not supported)")
-    try:
-        if isinstance(value, str):
-            number = Decimal(value.strip())
-        elif isinstance(value, (Decimal, int)):
-            number = Decimal(value)
-        else:
-            number = Decimal(repr(float(value)))
-    except (InvalidOperation, ValueError, TypeError):
-        raise JobFailed(f"{name}: {_short(key)} is not a number",
-                         f"{where}: {_short(value)} is not a number") from None
-    if not number.is_finite():
-        raise JobFailed(
-            f"{name}: {_short(key)} is {_short(value)}",
-            f"{where}: {_short(value)} is not a finite number; the worker cannot send NaN or Infinity and "
-            "the platform would lose every score of this submission (write a finite value or leave "
-            "the key out)")
-    if abs(number) >= _MAX_SCORE:
-        raise JobFailed(f"{name}: {_short(key)} is too large",
-                         f"{where}: {_short(value)} does not fit Codabench's score field (abs < 1e10)")
-    return float(number)
 
 
 def _sandbox(path: Path) -> Path:
