@@ -1,13 +1,21 @@
 """The meta-scoring program's own Python as a platform wheel, ``metascore-runtime``.
 
 A build (:mod:`metascore.bundle.meta.runtime`) is packed by :func:`write_wheel` into
-``metascore_runtime-<version>-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl``: the
-tree under ``metascore_runtime/runtime/`` (``bin/``, ``lib/``, ``pycache/``), its manifest as
-``metascore_runtime/runtime.json`` (the recipe key among it) and a small ``__init__.py``. The
-tag says what the tree needs: Linux x86_64 and glibc 2.17's symbols at most (the build checks
-every ELF file), as ``auditwheel show`` reads it back; ``py3-none``: it brings its own
-interpreter, so it installs beside any Python. Its version is metascore's, so
-``pip install 'metascore[runtime]'`` takes the wheel of the same release.
+``metascore_runtime-<version>-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl``:
+
+- ``metascore_runtime/runtime.zip``, stored: the whole runtime as it goes into a program zip,
+  LZMA-compressed once at the build, so that ``bundle zip`` copies it in seconds (a wheel's
+  own members may only be deflated, and deflate makes the runtime a half larger);
+- its ELF files (the interpreter, the extension modules, the bundled libraries), the same
+  bytes, unpacked under ``metascore_runtime/runtime/``: what ``auditwheel show`` reads to
+  check the tag against what they need;
+- its manifest, ``metascore_runtime/runtime.json`` (the recipe key among it), and a small
+  ``__init__.py``.
+
+The tag says what the tree needs: Linux x86_64 and glibc 2.17's symbols at most (the build
+checks every ELF file too); ``py3-none``: it brings its own interpreter, so it installs beside
+any Python. Its version is metascore's, so ``pip install 'metascore[runtime]'`` takes the wheel
+of the same release.
 
 :func:`installed_wheel` finds an installed one (its folder and manifest);
 :mod:`~metascore.bundle.meta.runtime` uses it before the cache and before building when its
@@ -27,6 +35,7 @@ from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 
 from ...errors import MetascoreError
+from .runtime_build import is_elf
 
 __all__ = ["DISTRIBUTION", "PACKAGE", "PLATFORM_TAGS", "wheel_name", "write_wheel", "installed_wheel"]
 
@@ -37,16 +46,19 @@ PACKAGE = "metascore_runtime"
 PLATFORM_TAGS = ("manylinux_2_17_x86_64", "manylinux2014_x86_64")
 _MANIFEST = "runtime.json"
 _TREE = "runtime"
+_ZIP = "runtime.zip"
 _EPOCH = (1980, 1, 1, 0, 0, 0)  # zip's earliest time: the same wheel from the same files
 _INIT = '''"""The meta-scoring program's own Python, for metascore bundles (``metascore bundle zip``).
 
-``TREE`` is the relocatable CPython with its packages that metascore copies into a meta-scoring
-program's ``runtime/`` folder; ``runtime.json`` says what it holds. Nothing here is imported to
-run it: the program runs ``TREE/bin/python{python}`` through the image's dynamic loader.
+``ZIP`` holds the relocatable CPython with its packages that metascore puts into a meta-scoring
+program's ``runtime/`` folder (``TREE`` has its binaries unpacked); ``runtime.json`` says what
+it holds. Nothing here is imported to run it: the program runs ``runtime/bin/python{python}``
+through the image's dynamic loader.
 """
 
 from pathlib import Path
 
+ZIP = Path(__file__).resolve().parent / "runtime.zip"
 TREE = Path(__file__).resolve().parent / "runtime"
 '''
 _DESCRIPTION = """\
@@ -102,12 +114,13 @@ def _wheel_file() -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_wheel(tree: Path, manifest: dict, dest: Path, version: str) -> Path:
-    """Pack the runtime ``tree`` (its ``bin/``, ``lib/``...) with ``manifest`` into the
-    platform wheel of ``version`` in the folder ``dest``; return its path."""
+def write_wheel(tree: Path, archive: Path, manifest: dict, dest: Path, version: str) -> Path:
+    """Pack the runtime ``tree`` (its ``bin/``, ``lib/``...), its zip ``archive`` and its
+    ``manifest`` into the platform wheel of ``version`` in the folder ``dest``; return its
+    path."""
     tree, dest = Path(tree), Path(dest)
-    if not (tree / "bin").is_dir():
-        raise MetascoreError(f"{tree}: not a runtime build (no bin/ in it).")
+    if not (tree / "bin").is_dir() or not Path(archive).is_file():
+        raise MetascoreError(f"{tree}: not a runtime build (no bin/ in it, or no {archive}).")
     dest.mkdir(parents=True, exist_ok=True)
     target = dest / wheel_name(version)
     info = f"{PACKAGE}-{version}.dist-info"
@@ -118,16 +131,17 @@ def write_wheel(tree: Path, manifest: dict, dest: Path, version: str) -> Path:
     record: list[str] = []
     part = target.with_name(target.name + ".part")
     with zipfile.ZipFile(part, "w", zipfile.ZIP_DEFLATED) as zf:
-        def add(name: str, data: bytes, mode: int = 0o644) -> None:
+        def add(name: str, data: bytes, mode: int = 0o644, method: int = zipfile.ZIP_DEFLATED) -> None:
             member = zipfile.ZipInfo(name, _EPOCH)
             member.external_attr = (stat.S_IFREG | mode) << 16
-            member.compress_type = zipfile.ZIP_DEFLATED
+            member.compress_type = method
             zf.writestr(member, data)
             record.append(f"{name},{_record_hash(data)},{len(data)}")
 
         for name, data in generated.items():
             add(name, data)
-        for path in sorted(p for p in tree.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        add(f"{PACKAGE}/{_ZIP}", Path(archive).read_bytes(), method=zipfile.ZIP_STORED)
+        for path in sorted(p for p in tree.rglob("*") if p.is_file() and is_elf(p)):
             executable = path.stat().st_mode & stat.S_IXUSR
             add(f"{PACKAGE}/{_TREE}/{path.relative_to(tree).as_posix()}", path.read_bytes(),
                 0o755 if executable else 0o644)
@@ -155,6 +169,6 @@ def installed_wheel() -> tuple[Path, dict, str] | None:
         manifest = json.loads((folder / _MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not (folder / _TREE / "bin").is_dir():
+    if not (folder / _ZIP).is_file():
         return None
     return folder, manifest, dist.version
