@@ -17,6 +17,7 @@ import yaml
 
 from metascore.bundle.meta import runtime as rt
 from metascore.bundle.meta import runtime_build as recipe
+from metascore.bundle.meta import runtime_cpython as cpython_recipe
 from metascore.bundle.archive import build_bundle_zip, zip_directory
 from metascore.bundle.worker.backend import StepResult
 from metascore.bundle.check.full import check_bundle
@@ -41,37 +42,100 @@ def cache(tmp_path, monkeypatch):
     return tmp_path / "runtime-cache"
 
 
-def _fake_build(dest: Path, work: Path, downloads: Path, log) -> dict:
-    """What build_runtime leaves, in small: an interpreter file and one module."""
+def _fake_cpython(dest: Path, work: Path, downloads: Path, log) -> dict:
+    """What build_cpython leaves, in small: an interpreter file and one module."""
     (dest / "bin").mkdir(parents=True)
     (dest / "bin" / PY).write_bytes(b"\x7fELF not really")
     (dest / "lib" / PY).mkdir(parents=True)
     (dest / "lib" / PY / "os.py").write_text("# the standard library\n")
-    return {"glibc": "2.17", "build_seconds": 1}
+    return {"build_seconds": 1}
+
+
+def _fake_build(dest: Path, cpython: Path, work: Path, log) -> dict:
+    """What build_runtime leaves: stage one's files as they are."""
+    import shutil
+
+    shutil.copytree(cpython, dest)
+    return {"glibc": "2.17"}
 
 
 @pytest.fixture
-def fake_runtime(cache, monkeypatch):
-    """A build of the current recipe made by :func:`_fake_build` (no compiler runs)."""
-    monkeypatch.setattr(recipe, "build_runtime", _fake_build)
-    monkeypatch.setattr(recipe, "check_host", lambda: None)
+def fake_builds(cache, monkeypatch):
+    """Builds made by :func:`_fake_cpython` and :func:`_fake_build` (no compiler runs), and no
+    installed runtime wheel; returns the calls of each stage."""
+    calls = {"cpython": 0, "runtime": 0}
+
+    def cpython(*args):
+        calls["cpython"] += 1
+        return _fake_cpython(*args)
+
+    def runtime(*args):
+        calls["runtime"] += 1
+        return _fake_build(*args)
+
+    monkeypatch.setattr(cpython_recipe, "build_cpython", cpython)
+    monkeypatch.setattr(recipe, "build_runtime", runtime)
+    monkeypatch.setattr(cpython_recipe, "check_host", lambda: None)
+    monkeypatch.setattr(rt, "installed_wheel", lambda: None)
+    return calls
+
+
+@pytest.fixture
+def fake_runtime(fake_builds):
+    """A build of the current recipe made by the fake stages."""
     return rt.ensure_runtime()
 
 
 # ----------------------------------------------------------------------------- the command
-def test_the_cache_key_follows_the_build_steps_not_where_the_recipe_lives(tmp_path, monkeypatch):
-    """Moving runtime_build.py (its relative imports) or rewording a docstring keeps the
-    cached runtime; changing a build step builds again."""
+def test_the_cache_key_follows_the_build_steps_not_where_the_recipe_lives(tmp_path):
+    """Moving runtime_build.py (its relative imports), rewording a docstring or a comment keeps
+    the cached runtime; changing a build step builds again."""
     source = Path(recipe.__file__).read_text(encoding="utf-8")
-    digest = recipe._steps_digest()
+    digest = cpython_recipe.code_digest(Path(recipe.__file__))
     moved = tmp_path / "runtime_build.py"
     moved.write_text(source.replace("from ...errors import", "from metascore.errors import")
-                     .replace('"""Everything the build depends on', '"""All that the build depends on'),
+                     .replace('"""Everything the runtime depends on', '"""All that the runtime depends on')
+                     .replace("# children before their folders", "# the children first"),
                      encoding="utf-8")
-    monkeypatch.setattr(recipe, "__file__", str(moved))
-    assert recipe._steps_digest() == digest
+    assert cpython_recipe.code_digest(moved) == digest
     moved.write_text(source + "\nEXTRA_STEP = 1\n", encoding="utf-8")
-    assert recipe._steps_digest() != digest
+    assert cpython_recipe.code_digest(moved) != digest
+
+
+def _other_pythons() -> list[str]:
+    """Interpreters of other versions than this one on this machine (pyenv's, the system's)."""
+    import glob
+    import subprocess
+    import sys
+
+    found = {}
+    for path in sorted(glob.glob("/root/.pyenv/versions/3.*/bin/python3")
+                       + glob.glob("/usr/bin/python3.1[0-9]") + glob.glob("/usr/local/bin/python3.1[0-9]")):
+        proc = subprocess.run([path, "-c", "import sys; print(sys.version_info[:2] >= (3, 10), sys.version[:5])"],
+                              capture_output=True, text=True)
+        if proc.returncode == 0 and proc.stdout.startswith("True") and proc.stdout.split()[1] != sys.version[:5]:
+            found.setdefault(proc.stdout.split()[1], path)
+    return list(found.values())
+
+
+def test_every_python_computes_the_same_recipe_key():
+    """The key names a wheel built on one Python and looked for by metascore on another: it
+    is read from the text, not from a dump of the syntax tree (which differs by version)."""
+    import inspect
+    import subprocess
+
+    others = _other_pythons()
+    if not others:
+        pytest.skip("no other Python >= 3.10 on this machine to compare with")
+    code = ("import ast, hashlib, io, tokenize\nfrom pathlib import Path\n"
+            + inspect.getsource(cpython_recipe.code_digest)
+            + "import sys\nprint(' '.join(code_digest(Path(p)) for p in sys.argv[1:]))\n")
+    files = [cpython_recipe.__file__, recipe.__file__]
+    ours = " ".join(cpython_recipe.code_digest(Path(f)) for f in files)
+    for python in others:
+        proc = subprocess.run([python, "-c", code, *files], capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.strip() == ours, python
 
 
 def test_the_bundled_command_runs_the_interpreter_through_the_image_loader():
@@ -129,7 +193,14 @@ def test_the_recipe_key_follows_every_pin(monkeypatch):
     assert key == rt.recipe_key() and len(key) == 16
     monkeypatch.setattr(recipe, "WHEELS", recipe.WHEELS[:-1])
     assert rt.recipe_key() != key
-    assert all(len(sha) == 64 for _, _, sha in recipe.SOURCES)
+    monkeypatch.undo()
+    cpython = cpython_recipe.cpython_key()
+    monkeypatch.setattr(cpython_recipe, "SOURCES", cpython_recipe.SOURCES[:-1])
+    assert rt.recipe_key() != key and cpython_recipe.cpython_key() != cpython
+    monkeypatch.undo()
+    monkeypatch.setattr(recipe, "SITE_UNUSED", recipe.SITE_UNUSED[1:])  # what is left out
+    assert rt.recipe_key() != key and cpython_recipe.cpython_key() == cpython
+    assert all(len(sha) == 64 for _, _, sha in cpython_recipe.SOURCES)
     assert all("==" in req and len(sha) == 64 for req, sha in recipe.WHEELS)
 
 
@@ -153,7 +224,8 @@ def test_ensure_builds_once_with_a_manifest_and_a_zip_then_reuses(fake_runtime, 
 
 def test_a_half_built_folder_is_built_again(cache, monkeypatch):
     monkeypatch.setattr(recipe, "build_runtime", _fake_build)
-    monkeypatch.setattr(recipe, "check_host", lambda: None)
+    monkeypatch.setattr(cpython_recipe, "build_cpython", _fake_cpython)
+    monkeypatch.setattr(cpython_recipe, "check_host", lambda: None)
     half = cache / rt.recipe_key()
     (half / "runtime").mkdir(parents=True)  # no .complete: interrupted
     assert rt.find_runtime() is None
@@ -186,9 +258,10 @@ def test_runtime_list_and_remove_commands(fake_runtime, capsys):
 
 
 def test_the_build_refuses_another_machine_in_one_sentence(monkeypatch):
-    monkeypatch.setattr(recipe.platform, "machine", lambda: "aarch64")
-    with pytest.raises(Exception, match=r"needs a Linux x86_64 machine \(this is linux aarch64\)"):
-        recipe.check_host()
+    monkeypatch.setattr(cpython_recipe.platform, "machine", lambda: "aarch64")
+    with pytest.raises(Exception, match=r"needs a Linux x86_64 machine \(this is linux aarch64\); "
+                       r"install it as a wheel instead"):
+        cpython_recipe.check_host()
 
 
 # ----------------------------------------------------------------------------- the glibc check
