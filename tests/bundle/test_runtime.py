@@ -494,3 +494,178 @@ def test_the_runtime_packages_are_not_the_modules_the_image_must_carry(fake_runt
     found = _local_modules(root)
     assert {"helpers", "scoring_program", "metascore", "program", "meta"} <= found
     assert not {"numpy", "scipy", "site-packages", "lib"} & found
+
+
+# ----------------------------------------------------------------------------- issue 43: stages, wheel, archive
+def test_a_change_of_stage_two_reuses_the_compiled_cpython(fake_builds, cache, monkeypatch):
+    first = rt.ensure_runtime()
+    assert fake_builds == {"cpython": 1, "runtime": 1}
+    assert (cache / f"cpython-{cpython_recipe.cpython_key()}" / ".complete").is_file()
+    monkeypatch.setattr(recipe, "SITE_UNUSED", recipe.SITE_UNUSED[1:])  # leave out less
+    second = rt.ensure_runtime()
+    assert second.key != first.key and fake_builds == {"cpython": 1, "runtime": 2}
+    assert second.manifest["cpython"] == cpython_recipe.cpython_key()
+    assert second.manifest["tree_files"] == 2
+
+
+def test_the_runtime_zip_is_lzma_and_holds_the_tree(fake_runtime):
+    with zipfile.ZipFile(fake_runtime.zip) as zf:
+        assert {i.compress_type for i in zf.infolist()} == {zipfile.ZIP_LZMA}
+        assert zf.read(f"runtime/lib/{PY}/os.py") == b"# the standard library\n"
+
+
+def _installed(tmp_path: Path, runtime, version: str = "9.9.9", key: str | None = None):
+    """A stand-in for an installed wheel's folder (its ELF file, runtime.zip, manifest)."""
+    import shutil
+
+    folder = tmp_path / "site-packages" / "metascore_runtime"
+    (folder / "runtime" / "bin").mkdir(parents=True)
+    shutil.copy(runtime.tree / "bin" / PY, folder / "runtime" / "bin" / PY)
+    shutil.copy(runtime.zip, folder / "runtime.zip")
+    manifest = {**runtime.manifest, "key": key or runtime.key}
+    return folder, manifest, version
+
+
+def test_an_installed_wheel_comes_before_the_cache_and_before_building(fake_builds, cache, tmp_path, monkeypatch):
+    cached = rt.ensure_runtime()
+    wheel = _installed(tmp_path, cached)
+    monkeypatch.setattr(rt, "installed_wheel", lambda: wheel)
+    found = rt.require_runtime(lambda _: None)
+    assert (found.source, found.version, found.folder) == ("wheel", "9.9.9", wheel[0])
+    assert found.zip == wheel[0] / "runtime.zip"
+    # its tree, for a program folder, comes out of its zip into the cache once
+    assert (found.tree / f"lib/{PY}/os.py").read_text() == "# the standard library\n"
+    assert found.tree == cache / f"wheel-{found.key}" / "runtime"
+    # no cache at all: the wheel still, nothing built
+    import shutil
+
+    shutil.rmtree(cache)
+    assert rt.require_runtime(lambda _: None).source == "wheel" and fake_builds["runtime"] == 1
+
+
+def test_another_release_s_wheel_is_said_and_the_cache_is_used(fake_builds, tmp_path, monkeypatch):
+    cached = rt.ensure_runtime()
+    monkeypatch.setattr(rt, "installed_wheel", lambda: _installed(tmp_path, cached, "0.0.1", "0123456789abcdef"))
+    said: list[str] = []
+    found = rt.require_runtime(said.append)
+    assert found.source == "cache" and found.key == cached.key
+    assert said == [f"[*] note: the installed metascore-runtime 0.0.1 is another recipe's (0123456789abcdef, "
+                    f"not {cached.key}: install the one of this metascore's release)"]
+
+
+def test_runtime_list_says_where_each_comes_from_and_which_is_used(fake_builds, tmp_path, monkeypatch, capsys):
+    cached = rt.ensure_runtime()
+    wheel = _installed(tmp_path, cached)
+    monkeypatch.setattr(rt, "installed_wheel", lambda: wheel)
+    assert main(["bundle", "runtime", "list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2
+    assert lines[0].endswith(f"from the installed wheel metascore-runtime 9.9.9 ({wheel[0]}) "
+                             "[used by bundle zip, run and add-meta]")
+    assert lines[1].endswith(f"from the cache ({cached.folder})") and "[used" not in lines[1]
+
+
+def test_bundle_zip_copies_the_installed_wheel_s_zip_without_building(fake_builds, cache, tmp_path, monkeypatch, capsys):
+    import shutil
+
+    cached = rt.ensure_runtime()
+    wheel = _installed(tmp_path, cached)
+    with zipfile.ZipFile(wheel[0] / "runtime.zip", "a") as zf:  # tell the wheel's zip apart
+        zf.writestr("runtime/FROM_THE_WHEEL", "yes")
+    shutil.rmtree(cache)
+    monkeypatch.setattr(rt, "installed_wheel", lambda: wheel)
+    assert main(["bundle", "zip", str(TEMPLATE), "-o", str(tmp_path / "b.zip"), "--meta-python", "bundled"]) == 0
+    assert "building" not in capsys.readouterr().out and fake_builds["runtime"] == 1
+    with zipfile.ZipFile(tmp_path / "b.zip") as outer:
+        (tmp_path / "meta.zip").write_bytes(outer.read("meta_scoring_program.zip"))
+    with zipfile.ZipFile(tmp_path / "meta.zip") as zf:
+        assert zf.read("runtime/FROM_THE_WHEEL") == b"yes"
+        assert zf.getinfo(f"runtime/bin/{PY}").compress_type == zipfile.ZIP_LZMA
+
+
+def test_the_wheel_holds_the_zip_stored_and_the_elf_files_unpacked(fake_runtime, tmp_path):
+    from metascore.bundle.meta.runtime_wheel import write_wheel
+
+    (fake_runtime.tree / "bin" / PY).write_bytes(b"\x7fELF\x02\x01" + b"\0" * 58)  # an ELF header
+    rt.zip_runtime(fake_runtime.tree, fake_runtime.zip)
+    wheel = write_wheel(fake_runtime.tree, fake_runtime.zip, fake_runtime.manifest, tmp_path, "1.2.3")
+    assert wheel.name == "metascore_runtime-1.2.3-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"
+    with zipfile.ZipFile(wheel) as zf:
+        names = zf.namelist()
+        assert {i.compress_type for i in zf.infolist()} <= {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED}
+        assert zf.getinfo("metascore_runtime/runtime.zip").compress_type == zipfile.ZIP_STORED
+        assert zf.read("metascore_runtime/runtime.zip") == fake_runtime.zip.read_bytes()
+        assert f"metascore_runtime/runtime/bin/{PY}" in names           # the ELF file, unpacked
+        assert f"metascore_runtime/runtime/lib/{PY}/os.py" not in names  # the rest: in the zip
+        assert json.loads(zf.read("metascore_runtime/runtime.json"))["key"] == fake_runtime.key
+        wheel_file = zf.read("metascore_runtime-1.2.3.dist-info/WHEEL").decode()
+        assert "Tag: py3-none-manylinux_2_17_x86_64\n" in wheel_file and "Root-Is-Purelib: false" in wheel_file
+        record = zf.read("metascore_runtime-1.2.3.dist-info/RECORD").decode().splitlines()
+        assert len(record) == len(names) and record[-1] == "metascore_runtime-1.2.3.dist-info/RECORD,,"
+    again = write_wheel(fake_runtime.tree, fake_runtime.zip, fake_runtime.manifest, tmp_path / "2", "1.2.3")
+    assert again.read_bytes() == wheel.read_bytes()  # the same files, the same wheel
+
+
+def test_runtime_build_wheel_writes_it(fake_runtime, tmp_path, capsys):
+    assert main(["bundle", "runtime", "build", "--wheel", str(tmp_path / "dist")]) == 0
+    out = capsys.readouterr().out
+    from metascore import __version__
+
+    wheel = tmp_path / "dist" / f"metascore_runtime-{__version__}-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"
+    assert wheel.is_file() and f"wrote {wheel}" in out
+
+
+# ----------------------------------------------------------------------------- the Debian archive
+def _apt(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def test_the_archive_is_the_debian_source_of_apt_s_configuration(tmp_path):
+    from metascore.bundle.meta.runtime_archive import find_debian_archive
+
+    os_release = tmp_path / "os-release"
+    os_release.write_text('ID=debian\nVERSION_CODENAME=bookworm\n')
+    root = _apt(tmp_path / "apt", {
+        "sources.list.d/a-nodesource.sources": "Types: deb\nURIs: https://nodes.example/node_20.x\n"
+                                               "Suites: nodistro\nComponents: main\n",
+        "sources.list.d/debian.sources": "Types: deb\nURIs: http://security.example/debian-security\n"
+                                         "Suites: bookworm-security\nComponents: main\n\n"
+                                         "Types: deb\nURIs: http://off.example/debian\nSuites: bookworm\n"
+                                         "Components: main\nEnabled: no\n\n"
+                                         "Types: deb\nURIs: http://mirror.example/debian\n"
+                                         "Suites: bookworm bookworm-updates\nComponents: main contrib\n",
+        "sources.list.d/old.list.disabled": "deb http://disabled.example/debian bookworm main\n",
+    })
+    assert find_debian_archive(root, os_release) == "http://mirror.example/debian/"
+    # a one-line sources.list comes first; signed by Debian's keyring names the archive too
+    _apt(root, {"sources.list": "# a comment\ndeb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] "
+                                "http://first.example/debian/ trixie main\n"})
+    assert find_debian_archive(root, os_release) == "http://first.example/debian/"
+    (root / "sources.list").write_text("deb http://ubuntu.example/ubuntu noble main\n")  # not Debian's
+    assert find_debian_archive(root, os_release) == "http://mirror.example/debian/"
+    assert find_debian_archive(tmp_path / "none", os_release) is None
+
+
+def test_the_mirror_variable_comes_first_and_no_archive_is_said_in_one_sentence(tmp_path, monkeypatch):
+    from metascore.bundle.meta import runtime_archive
+    from metascore.errors import MetascoreError
+
+    monkeypatch.setenv("METASCORE_DEBIAN_MIRROR", "http://local.example/debian")
+    assert runtime_archive.debian_archive() == "http://local.example/debian/"
+    monkeypatch.delenv("METASCORE_DEBIAN_MIRROR")
+    monkeypatch.setattr(runtime_archive, "find_debian_archive", lambda: None)
+    with pytest.raises(MetascoreError, match=r"names no Debian archive; set METASCORE_DEBIAN_MIRROR to the URL "
+                       r"of a Debian mirror \(the folder holding pool/\), or install a runtime wheel"):
+        runtime_archive.debian_archive()
+
+
+def test_no_archive_host_is_written_in_the_code():
+    import re
+
+    hosts = re.compile(r"\w+://[^/\s\"']*(debian|ubuntu)\.(org|com)")  # an archive's URL
+    found = [str(p) for folder in (ROOT / "src", ROOT / "tests") for p in folder.rglob("*.py")
+             if hosts.search(p.read_text(encoding="utf-8"))]
+    assert found == []

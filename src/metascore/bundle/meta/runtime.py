@@ -348,13 +348,15 @@ def remove_runtimes(*, everything: bool = False) -> list[str]:
 def require_runtime(log: _Log) -> Runtime:
     """:func:`find_runtime` (the installed wheel's, else the cache's), else
     :func:`ensure_runtime` (built); a failure said with the way out."""
-    found = find_runtime()
-    if found is not None:
-        return found
     wheel = installed_runtime()
+    if wheel is not None and wheel.current:
+        return wheel
     if wheel is not None:
         log(f"[*] note: the installed {DISTRIBUTION} {wheel.version} is another recipe's "
             f"({wheel.key}, not {recipe_key()}: install the one of this metascore's release)")
+    found = cached_runtime()
+    if found is not None:
+        return found
     try:
         return ensure_runtime(log)
     except MetascoreError as exc:
