@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shlex
 import struct
+import sys
 import zipfile
 from pathlib import Path
 
@@ -669,3 +670,61 @@ def test_no_archive_host_is_written_in_the_code():
     found = [str(p) for folder in (ROOT / "src", ROOT / "tests") for p in folder.rglob("*.py")
              if hosts.search(p.read_text(encoding="utf-8"))]
     assert found == []
+
+
+# ----------------------------------------------------------------------------- the real build (METASCORE_RUNTIME=1)
+def _workload(tree: Path, out: Path) -> dict:
+    """Run tests/runtime_workload.py with the runtime in ``tree``; its outputs' digests."""
+    import subprocess
+
+    proc = subprocess.run([rt.LOADER, str(tree / "bin" / PY), "-I", "-B", str(TESTS / "runtime_workload.py"),
+                           str(ROOT / "src"), str(out)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads((out / "outputs.json").read_text())
+
+
+@pytest.mark.slow
+def test_the_slimmed_runtime_gives_the_full_one_s_outputs_byte_for_byte(built_runtime, tmp_path):
+    """Everything the program can do, run with the runtime as built (what the program never
+    loads left out) and with the same CPython and wheels whole: the same files, byte for byte;
+    and nothing the full run loads is missing from the slimmed runtime."""
+    import shutil
+
+    full = tmp_path / "full"
+    cpython = rt.runtime_cache() / f"cpython-{cpython_recipe.cpython_key()}" / "cpython"
+    shutil.copytree(cpython, full, symlinks=True)
+    (tmp_path / "work").mkdir()
+    recipe._install_wheels(full, tmp_path / "work")
+    ours, theirs = _workload(built_runtime.tree, tmp_path / "slim-out"), _workload(full, tmp_path / "full-out")
+    assert ours == theirs
+    assert len(ours) >= 50 and sum("error" not in v for v in ours.values()) >= 45
+    loaded = json.loads((tmp_path / "full-out" / "loaded.json").read_text())
+    missing = [m for m in loaded["modules"] + loaded["shared"] if m.startswith(str(full))
+               and not (built_runtime.tree / Path(m).relative_to(full)).exists()]
+    assert missing == []
+
+
+def test_the_real_runtime_wheel_passes_auditwheel_and_twine(built_runtime, tmp_path):
+    import shutil
+    import subprocess
+
+    from metascore import __version__
+    from metascore.bundle.meta.runtime_wheel import write_wheel
+
+    for tool in ("auditwheel", "twine"):
+        if shutil.which(tool) is None and not (Path(sys.executable).parent / tool).is_file():
+            pytest.skip(f"{tool} is not installed (pip install -e '.[test]')")
+    wheel = write_wheel(built_runtime.tree, built_runtime.zip, built_runtime.manifest, tmp_path, __version__)
+    bin_dir = Path(sys.executable).parent
+    show = subprocess.run([str(bin_dir / "auditwheel") if (bin_dir / "auditwheel").is_file() else "auditwheel",
+                           "show", str(wheel)], capture_output=True, text=True)
+    assert show.returncode == 0, show.stderr
+    assert 'consistent with the following platform tag: "manylinux_2_17_x86_64"' in " ".join(show.stdout.split())
+    check = subprocess.run([str(bin_dir / "twine") if (bin_dir / "twine").is_file() else "twine",
+                            "check", "--strict", str(wheel)], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+    with zipfile.ZipFile(wheel) as zf, zipfile.ZipFile(built_runtime.zip) as inner:
+        unpacked = {n[len("metascore_runtime/"):]: zf.read(n) for n in zf.namelist()
+                    if n.startswith("metascore_runtime/runtime/")}
+        assert unpacked and all(inner.read(name) == data for name, data in unpacked.items())
+    assert wheel.stat().st_size < 100e6  # PyPI's limit for one file
