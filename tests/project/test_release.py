@@ -237,3 +237,17 @@ def test_the_installed_runtime_wheel_is_found_where_pip_put_it(standin_wheel, tm
     assert found.returncode == 0, found.stderr
     assert json.loads(found.stdout) == ["wheel", __version__, "0123456789abcdef",
                                         str(target / "metascore_runtime" / "runtime.zip"), True]
+
+
+@pytest.mark.engine
+@pytest.mark.slow
+def test_the_image_s_labels_say_the_version():
+    from engine import build_image
+    from requirements import require_engine
+
+    from metascore.bundle.worker.docker_backend import connect
+
+    require_engine()
+    labels = connect().images.get(build_image()).labels or {}
+    assert labels.get("org.opencontainers.image.version") == __version__
+    assert labels.get("org.opencontainers.image.title") == "metascore"

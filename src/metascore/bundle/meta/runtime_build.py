@@ -231,47 +231,47 @@ def is_elf(path: Path) -> bool:
         return f.read(6) == b"\x7fELF\x02\x01"
 
 
-def _dynamic_needed(path: Path) -> set[str]:
-    """The ``DT_NEEDED`` names of an ELF file's ``.dynamic`` section; empty for any other file."""
+def _sections_of(path: Path, kind: int) -> tuple[bytes, list[tuple[int, int, int, int]]]:
+    """A 64-bit ELF file's bytes and, for each section of ``kind``, its (offset, size, the
+    offset of its string table, info); nothing for any other file."""
     if not is_elf(path):
-        return set()
+        return b"", []
     data = path.read_bytes()
     sections = _sections(data)
+    return data, [(offset, size, sections[link][4], info)
+                  for _n, k, _f, _a, offset, size, link, info, _al, _e in sections if k == kind]
+
+
+def _string(data: bytes, at: int) -> str:
+    return data[at:data.index(b"\0", at)].decode("ascii", "replace")
+
+
+def _dynamic_needed(path: Path) -> set[str]:
+    """The ``DT_NEEDED`` names of an ELF file's ``.dynamic`` section; empty for any other file."""
+    data, found = _sections_of(path, 6)  # SHT_DYNAMIC
     names: set[str] = set()
-    for _name, kind, _flags, _addr, offset, size, link, _info, _align, _entsize in sections:
-        if kind != 6:  # SHT_DYNAMIC
-            continue
-        strtab = sections[link][4]
+    for offset, size, strtab, _info in found:
         for at in range(offset, offset + size, 16):
             tag, value = struct.unpack_from("<qQ", data, at)
             if tag == 0:  # DT_NULL
                 break
             if tag == 1:  # DT_NEEDED
-                end = data.index(b"\0", strtab + value)
-                names.add(data[strtab + value:end].decode("ascii", "replace"))
+                names.add(_string(data, strtab + value))
     return names
 
 
 def _needed_versions(path: Path) -> set[str]:
     """The symbol versions (``GLIBC_2.14``, ``GLIBCXX_3.4``) a 64-bit little-endian ELF file
     requires (its ``.gnu.version_r`` section); empty for any other file."""
-    if not is_elf(path):
-        return set()
-    data = path.read_bytes()
-    sections = _sections(data)
+    data, found = _sections_of(path, 0x6FFFFFFE)  # SHT_GNU_verneed
     names: set[str] = set()
-    for _name, kind, _flags, _addr, offset, _size, link, info, _align, _entsize in sections:
-        if kind != 0x6FFFFFFE:  # SHT_GNU_verneed
-            continue
-        strtab = sections[link][4]
-        entry = offset
+    for entry, _size, strtab, info in found:
         for _ in range(info):  # Verneed entries
             _ver, count, _file, aux, nxt = struct.unpack_from("<HHIII", data, entry)
             at = entry + aux
             for _ in range(count):  # Vernaux entries
                 _hash, _flags2, _other, name, next_aux = struct.unpack_from("<IHHII", data, at)
-                end = data.index(b"\0", strtab + name)
-                names.add(data[strtab + name:end].decode("ascii", "replace"))
+                names.add(_string(data, strtab + name))
                 at += next_aux
             entry += nxt
     return names
