@@ -60,7 +60,7 @@ WHEELS = (
 #: installers, docs data, networking, servers, concurrency by processes or coroutines).
 STDLIB_UNUSED = ("test", "idlelib", "tkinter", "turtledemo", "turtle.py", "ensurepip", "pydoc_data",
                  "lib2to3", "sqlite3", "curses", "asyncio", "multiprocessing", "xml", "xmlrpc",
-                 "http", "wsgiref", "venv", "dbm", "tomllib", "_pyrepl", "pydoc.py")
+                 "http", "wsgiref", "venv", "dbm", "tomllib")
 #: The standard library's extension modules it never imports (``lib-dynload/NAME.*.so``).
 DYNLOAD_UNUSED = ("_asyncio", "_socket", "_elementtree", "pyexpat", "_lsprof", "_interpreters",
                   "_interpchannels", "_interpqueues", "termios", "syslog", "resource", "_posixshmem",
@@ -75,7 +75,7 @@ SITE_UNUSED = ("scipy/stats", "scipy/integrate", "scipy/interpolate", "scipy/ndi
                "scipy/optimize/cython_optimize", "scipy/_lib/array_api_compat/torch",
                "scipy/_lib/array_api_compat/dask", "scipy/_lib/array_api_compat/cupy",
                "scipy/_lib/pyprima", "scipy/_lib/cobyqa",
-               "pandas/plotting/_matplotlib", "pandas/io/clipboard", "pandas/core/_numba",
+               "pandas/plotting/_matplotlib", "pandas/io/clipboard", "pandas/core/_numba/kernels",
                "numpy/random/lib", "numpy/_core/lib", "numpy/_pyinstaller", "numpy/typing/tests")
 _SITE_UNUSED_FILES = ("_test_*.so", "_*_tests.cpython-*.so", "_ctest.cpython-*.so", "_cytest.cpython-*.so",
                       "_simd.cpython-*.so", "_multiarray_tests.cpython-*.so", "sas.cpython-*.so",
