@@ -79,7 +79,8 @@ SITE_UNUSED = ("scipy/stats", "scipy/integrate", "scipy/interpolate", "scipy/ndi
                "numpy/random/lib", "numpy/_core/lib", "numpy/_pyinstaller", "numpy/typing/tests")
 _SITE_UNUSED_FILES = ("_test_*.so", "_*_tests.cpython-*.so", "_ctest.cpython-*.so", "_cytest.cpython-*.so",
                       "_simd.cpython-*.so", "_multiarray_tests.cpython-*.so", "sas.cpython-*.so",
-                      "byteswap.cpython-*.so", "_fpumode.cpython-*.so")
+                      "byteswap.cpython-*.so", "_fpumode.cpython-*.so", "cython_special.cpython-*.so",
+                      "_matfuncs_sqrtm_triu.cpython-*.so", "lapack_lite.cpython-*.so")
 #: Files a program never loads: compilers' sources and headers, type stubs.
 _SOURCE_SUFFIXES = (".pyi", ".pxd", ".pyx", ".pxi", ".c", ".cc", ".cpp", ".h", ".hpp", ".f", ".f90")
 #: What the check imports with the new interpreter (the program's own imports come on top).
@@ -282,13 +283,15 @@ def _smoke(tree: Path) -> None:
     path) with the new interpreter through this machine's loader, as the meta-scoring
     program's command runs it; then compile every module of the tree that was imported
     (unchecked-hash ``.pyc``: the worker's unzip resets modification times), so the program
-    starts in about a second rather than ten. What is imported: :data:`SMOKE` and every
-    library module the package imports anywhere (:func:`program_imports`), then the program.
+    starts in about a second rather than ten. What is compiled: what :data:`SMOKE` and the
+    program import when it starts; then every library module the package imports anywhere,
+    inside functions too (:func:`program_imports`: scipy.optimize for exact Kemeny-Young),
+    is imported, to check that nothing it needs was left out (compiled when it is used).
     """
     import metascore
 
     package = Path(metascore.__file__).resolve().parent
-    code = SMOKE + "\n" + "".join(f"import {name}\n" for name in program_imports(package)) + _PRECOMPILE
+    code = SMOKE + _PRECOMPILE + "".join(f"import {name}\n" for name in program_imports(package))
     cmd = [_LOADER, str(tree / "bin" / f"python{PYTHON_VERSION}"), "-I", "-B", "-c", code,
            str(tree), str(package.parent), MOUNT, PYCACHE]
     proc = subprocess.run(cmd, capture_output=True, text=True)
