@@ -67,8 +67,10 @@ DYNLOAD_UNUSED = ("_asyncio", "_socket", "_elementtree", "pyexpat", "_lsprof", "
                   "_multiprocessing", "_testcapi", "_testinternalcapi", "_testbuffer",
                   "_testimportmultiple", "_testmultiphase", "_testsinglephase", "_xxtestfuzz",
                   "xxlimited", "xxlimited_35", "xxsubtype", "_ctypes_test")
-#: Subpackages (folders under ``site-packages``) the program never imports, and files of
-#: the kept ones matched by name: the libraries' test and benchmark extension modules.
+#: Subpackages (folders under ``site-packages``, glob patterns) the program never imports, and
+#: files of the kept ones matched by name: the libraries' test and benchmark extension modules.
+#: ``tzdata`` serves the standard library's ``zoneinfo``, which neither the program nor pandas 2
+#: (pytz for named time zones) uses; the ``RECORD`` files would list files no longer there.
 SITE_UNUSED = ("scipy/stats", "scipy/integrate", "scipy/interpolate", "scipy/ndimage", "scipy/io",
                "scipy/signal", "scipy/cluster", "scipy/odr", "scipy/fftpack",
                "scipy/misc", "scipy/datasets", "scipy/differentiate", "scipy/special/_precompute",
@@ -76,7 +78,8 @@ SITE_UNUSED = ("scipy/stats", "scipy/integrate", "scipy/interpolate", "scipy/ndi
                "scipy/_lib/array_api_compat/dask", "scipy/_lib/array_api_compat/cupy",
                "scipy/_lib/pyprima", "scipy/_lib/cobyqa",
                "pandas/plotting/_matplotlib", "pandas/io/clipboard", "pandas/core/_numba/kernels",
-               "numpy/random/lib", "numpy/_core/lib", "numpy/_pyinstaller", "numpy/typing/tests")
+               "numpy/random/lib", "numpy/_core/lib", "numpy/_pyinstaller", "numpy/typing/tests",
+               "tzdata", "tzdata-*.dist-info", "*.dist-info/RECORD")
 _SITE_UNUSED_FILES = ("_test_*.so", "_*_tests.cpython-*.so", "_ctest.cpython-*.so", "_cytest.cpython-*.so",
                       "_simd.cpython-*.so", "_multiarray_tests.cpython-*.so", "sas.cpython-*.so",
                       "byteswap.cpython-*.so", "_fpumode.cpython-*.so", "cython_special.cpython-*.so",
@@ -167,7 +170,8 @@ def trim(tree: Path) -> None:
         for path in (stdlib / "lib-dynload").glob(f"{name}.cpython-*.so"):
             path.unlink()
     for name in (*SITE_UNUSED, "bin"):  # bin: console scripts (f2py, numpy-config)
-        _remove(site / name)
+        for path in site.glob(name):
+            _remove(path)
     for pattern in _SITE_UNUSED_FILES:
         for path in site.rglob(pattern):
             path.unlink()
