@@ -18,7 +18,7 @@ image, runs it with this machine's Python and never needs the runtime):
 
 ``bundled``
     its own Python, as above: any Linux x86_64 image with glibc >= 2.17 (with or without a
-    Python); the bundle grows by about 45 MB; the same interpreter and packages in every image.
+    Python); the bundle grows by about 44 MB; the same interpreter and packages in every image.
 ``image``
     the image's ``python3``, with the ``metascore`` package vendored: the image needs Python
     >= 3.10 with numpy, scipy, pandas and pyyaml (``codalab/codalab-legacy:py312`` has them).

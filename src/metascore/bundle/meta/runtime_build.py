@@ -16,7 +16,7 @@ Python of its own:
    numpy, scipy and pandas it never imports (:data:`SITE_UNUSED`: scipy.io, signal, stats,
    spatial...), their test and benchmark extension modules, and every bundled library that
    no kept file links to (a second copy of gfortran in ``scipy.libs``) are left out. What
-   depends on the data stays whole: the codecs, the time-zone databases;
+   depends on the data stays whole: the codecs, pytz's time-zone database;
 3. checked: every ELF file's glibc symbol versions are read back (:func:`max_glibc`) and the
    packages and metascore's program are imported by the new interpreter, run through this
    machine's loader; the modules that import loads are compiled to ``.pyc`` under
