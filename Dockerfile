@@ -3,9 +3,12 @@
 #
 #   docker build -t metascore .                                   # python:3.12-slim
 #   docker build --build-arg BASE_IMAGE=python:3.11-slim -t metascore .
+#   docker build --build-arg VERSION=0.1.0 -t metascore:0.1.0 .   # a release (labels)
 #
 # Inside: python3 (a virtual environment first on PATH) with metascore and its pinned
-# dependencies; working directory /app/program, as the compute worker expects.
+# dependencies; working directory /app/program, as the compute worker expects. VERSION goes
+# into the image's labels; the build fails unless it is the package's own version
+# (src/metascore/_version.py), or "dev" (the default, for a build of any checkout).
 ARG BASE_IMAGE=python:3.12-slim
 
 # --- deps: a venv with the pinned dependencies (rebuilt only when they change) ------------
@@ -22,7 +25,7 @@ RUN /opt/venv/bin/pip install --no-cache-dir --only-binary=:all: -r /tmp/require
 
 # --- wheel: metascore built from the sources ----------------------------------------------
 FROM deps AS wheel
-COPY pyproject.toml README.md /tmp/build/
+COPY pyproject.toml setup.py README.md /tmp/build/
 COPY src /tmp/build/src
 RUN /opt/venv/bin/pip wheel --no-cache-dir --no-deps --wheel-dir /tmp/wheel /tmp/build
 
@@ -42,11 +45,17 @@ COPY --from=wheel /tmp/wheel /tmp/wheel
 # dropped on job directories it creates root-owned with mode 0755: only the container's
 # root (their owner) can write /app/output there, under docker and rootless podman alike.
 ARG RUN_AS=root
+ARG VERSION=dev
+LABEL org.opencontainers.image.title="metascore" \
+      org.opencontainers.image.description="Meta-scoring for machine-learning competitions: the metascore package and its meta-scoring program" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.licenses="Apache-2.0"
 RUN pip install --no-deps /tmp/wheel/*.whl \
  && rm -rf /tmp/wheel \
  && pip check \
  && useradd --uid 1000 --create-home --shell /bin/sh metascore \
- && python3 -c "import metascore, numpy, pandas, scipy, yaml"
+ && python3 -c "import sys, metascore, numpy, pandas, scipy, yaml; v = metascore.__version__; \
+sys.exit(None if '${VERSION}' in ('dev', v) else f'--build-arg VERSION=${VERSION} is not the package version {v}')"
 WORKDIR /app/program
 USER ${RUN_AS}
 CMD ["python3", "-m", "metascore", "--help"]

@@ -74,7 +74,7 @@ def built_runtime():
     ``METASCORE_RUNTIME=1`` and skip otherwise with this reason. With it, a machine that
     cannot build it skips (fails under CI=true)."""
     from metascore.bundle.meta.runtime import ensure_runtime
-    from metascore.bundle.meta.runtime_build import check_host
+    from metascore.bundle.meta.runtime_cpython import check_host
     from metascore.errors import MetascoreError
     from requirements import unavailable
 

@@ -3,8 +3,9 @@
 - :func:`engine_available` says whether an engine answers at ``DOCKER_HOST`` (and why not).
 - :func:`build_image` builds the repository's ``Dockerfile`` at most once per source change:
   the image carries a label with a hash of everything that goes into it (Dockerfile,
-  .dockerignore, requirements-docker.txt, pyproject.toml, README.md, src/), and an image
-  whose label matches is reused, in this session and the next ones.
+  .dockerignore, requirements-docker.txt, pyproject.toml, setup.py, README.md, src/), and an
+  image whose label matches is reused, in this session and the next ones; it is built with
+  ``--build-arg VERSION=`` the package's version, as a release is (its labels say it).
 - :func:`build_legacy_image` builds a stand-in of Codabench's default image
   ``codalab/codalab-legacy:py37`` (which cannot be pulled offline): the local base image plus
   the legacy image's Python packages in a virtual environment first on ``PATH``, so
@@ -51,7 +52,7 @@ def engine_available() -> tuple[bool, str]:
 def source_hash() -> str:
     """A hash of every file the image is built from (paths and contents)."""
     files = [REPO / name for name in ("Dockerfile", ".dockerignore", "requirements-docker.txt",
-                                      "pyproject.toml", "README.md")]
+                                      "pyproject.toml", "setup.py", "README.md")]
     files += sorted(
         p for p in (REPO / "src").rglob("*")
         if p.is_file() and "__pycache__" not in p.parts and not any(s.endswith(".egg-info") for s in p.parts)
@@ -97,7 +98,9 @@ def build_image(tag: str = "metascore:test") -> str:
     RuntimeError
         When the build fails, with the end of the build log.
     """
-    return _build(tag, source_hash(), REPO)
+    from metascore._version import __version__
+
+    return _build(tag, source_hash(), REPO, {"VERSION": __version__})
 
 
 #: The image the legacy stand-in replaces (Codabench's default ``docker_image``).
@@ -131,8 +134,9 @@ def build_legacy_image(tag: str = "metascore-legacy:test") -> str:
         return _build(tag, wanted, Path(context))
 
 
-def _build(tag: str, wanted: str, context: Path) -> str:
-    """Build ``context`` as ``tag`` labelled with ``wanted`` unless such an image exists."""
+def _build(tag: str, wanted: str, context: Path, args: dict[str, str] | None = None) -> str:
+    """Build ``context`` as ``tag`` labelled with ``wanted`` unless such an image exists
+    (``args``: build arguments)."""
     if _BUILT.get(tag) == wanted:
         return tag
     old = _current(tag)
@@ -142,6 +146,8 @@ def _build(tag: str, wanted: str, context: Path) -> str:
     cmd = [engine_cli(), "build", "-t", tag, "--label", f"{HASH_LABEL}={wanted}"]
     if os.environ.get("METASCORE_BASE_IMAGE"):
         cmd += ["--build-arg", f"BASE_IMAGE={os.environ['METASCORE_BASE_IMAGE']}"]
+    for name, value in (args or {}).items():
+        cmd += ["--build-arg", f"{name}={value}"]
     cmd += shlex.split(os.environ.get("METASCORE_BUILD_OPTS", ""))
     cmd.append(str(context))
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)

@@ -17,8 +17,10 @@ in for old and bare ones (Docker Hub cannot be reached here):
   first on ``PATH``: a new image that runs the meta-scoring program with its own Python.
 
 The two bullseye images are made with ``debootstrap --variant=minbase`` and ``podman import``
-(about 2 and 4 minutes the first time); each carries a label with a hash of its recipe and is
-reused while the recipe is unchanged. ``python tests/standin_images.py`` makes all three and
+(about 2 and 4 minutes the first time), from the Debian archive the runtime's build uses
+(``$METASCORE_DEBIAN_MIRROR``, else the one of this machine's apt configuration, else
+debootstrap's own default); each carries a label with a hash of its recipe and is reused while
+the recipe is unchanged. ``python tests/standin_images.py`` makes all three and
 prints their names (root, podman, debootstrap; for the py312 one ``METASCORE_BASE_IMAGE``
 and ``METASCORE_BUILD_OPTS`` as for the tests, see ``tests/engine.py``).
 """
@@ -41,7 +43,6 @@ BULLSEYE_PYTHON = "localhost/metascore-standin:bullseye-python"
 BULLSEYE_BARE = "localhost/metascore-standin:bullseye-bare"
 PY312 = "localhost/metascore-standin:py312"
 PY37 = "docker.io/codalab/codalab-legacy:py37"
-MIRROR = "http://deb.debian.org/debian"
 #: the Debian packages added to bullseye's minimal system, per image
 BULLSEYE_PACKAGES = {
     BULLSEYE_PYTHON: ("python3", "python3-numpy", "python3-scipy", "python3-pandas", "python3-yaml"),
@@ -62,8 +63,11 @@ def _label(tag: str) -> str | None:
 def build_bullseye(tag: str) -> str:
     """Make ``tag`` (:data:`BULLSEYE_PYTHON` or :data:`BULLSEYE_BARE`) unless an image with
     the same recipe exists; return ``tag``."""
+    from metascore.bundle.meta.runtime_archive import MIRROR_VARIABLE, find_debian_archive
+
     packages = BULLSEYE_PACKAGES[tag]
-    recipe = f"debootstrap --variant=minbase bullseye {MIRROR} {' '.join(packages)}"
+    mirror = (os.environ.get(MIRROR_VARIABLE) or find_debian_archive() or "").rstrip("/")
+    recipe = f"debootstrap --variant=minbase bullseye {mirror or 'default'} {' '.join(packages)}"
     wanted = hashlib.sha256(recipe.encode()).hexdigest()[:16]
     if _label(tag) == wanted:
         return tag
@@ -75,7 +79,7 @@ def build_bullseye(tag: str) -> str:
         cmd = ["debootstrap", "--variant=minbase"]
         if packages:
             cmd.append("--include=" + ",".join(packages))
-        cmd += ["bullseye", str(root), MIRROR]
+        cmd += ["bullseye", str(root)] + ([mirror] if mirror else [])
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
             raise RuntimeError(f"{shlex.join(cmd)} failed:\n{(proc.stdout + proc.stderr)[-3000:]}")

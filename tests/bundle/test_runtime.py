@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shlex
 import struct
+import sys
 import zipfile
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import yaml
 
 from metascore.bundle.meta import runtime as rt
 from metascore.bundle.meta import runtime_build as recipe
+from metascore.bundle.meta import runtime_cpython as cpython_recipe
 from metascore.bundle.archive import build_bundle_zip, zip_directory
 from metascore.bundle.worker.backend import StepResult
 from metascore.bundle.check.full import check_bundle
@@ -41,37 +43,100 @@ def cache(tmp_path, monkeypatch):
     return tmp_path / "runtime-cache"
 
 
-def _fake_build(dest: Path, work: Path, downloads: Path, log) -> dict:
-    """What build_runtime leaves, in small: an interpreter file and one module."""
+def _fake_cpython(dest: Path, work: Path, downloads: Path, log) -> dict:
+    """What build_cpython leaves, in small: an interpreter file and one module."""
     (dest / "bin").mkdir(parents=True)
     (dest / "bin" / PY).write_bytes(b"\x7fELF not really")
     (dest / "lib" / PY).mkdir(parents=True)
     (dest / "lib" / PY / "os.py").write_text("# the standard library\n")
-    return {"glibc": "2.17", "build_seconds": 1}
+    return {"build_seconds": 1}
+
+
+def _fake_build(dest: Path, cpython: Path, work: Path, log) -> dict:
+    """What build_runtime leaves: stage one's files as they are."""
+    import shutil
+
+    shutil.copytree(cpython, dest)
+    return {"glibc": "2.17"}
 
 
 @pytest.fixture
-def fake_runtime(cache, monkeypatch):
-    """A build of the current recipe made by :func:`_fake_build` (no compiler runs)."""
-    monkeypatch.setattr(recipe, "build_runtime", _fake_build)
-    monkeypatch.setattr(recipe, "check_host", lambda: None)
+def fake_builds(cache, monkeypatch):
+    """Builds made by :func:`_fake_cpython` and :func:`_fake_build` (no compiler runs), and no
+    installed runtime wheel; returns the calls of each stage."""
+    calls = {"cpython": 0, "runtime": 0}
+
+    def cpython(*args):
+        calls["cpython"] += 1
+        return _fake_cpython(*args)
+
+    def runtime(*args):
+        calls["runtime"] += 1
+        return _fake_build(*args)
+
+    monkeypatch.setattr(cpython_recipe, "build_cpython", cpython)
+    monkeypatch.setattr(recipe, "build_runtime", runtime)
+    monkeypatch.setattr(cpython_recipe, "check_host", lambda: None)
+    monkeypatch.setattr(rt, "installed_wheel", lambda: None)
+    return calls
+
+
+@pytest.fixture
+def fake_runtime(fake_builds):
+    """A build of the current recipe made by the fake stages."""
     return rt.ensure_runtime()
 
 
 # ----------------------------------------------------------------------------- the command
-def test_the_cache_key_follows_the_build_steps_not_where_the_recipe_lives(tmp_path, monkeypatch):
-    """Moving runtime_build.py (its relative imports) or rewording a docstring keeps the
-    cached runtime; changing a build step builds again."""
+def test_the_cache_key_follows_the_build_steps_not_where_the_recipe_lives(tmp_path):
+    """Moving runtime_build.py (its relative imports), rewording a docstring or a comment keeps
+    the cached runtime; changing a build step builds again."""
     source = Path(recipe.__file__).read_text(encoding="utf-8")
-    digest = recipe._steps_digest()
+    digest = cpython_recipe.code_digest(Path(recipe.__file__))
     moved = tmp_path / "runtime_build.py"
     moved.write_text(source.replace("from ...errors import", "from metascore.errors import")
-                     .replace('"""Everything the build depends on', '"""All that the build depends on'),
+                     .replace('"""Everything the runtime depends on', '"""All that the runtime depends on')
+                     .replace("# children before their folders", "# the children first"),
                      encoding="utf-8")
-    monkeypatch.setattr(recipe, "__file__", str(moved))
-    assert recipe._steps_digest() == digest
+    assert cpython_recipe.code_digest(moved) == digest
     moved.write_text(source + "\nEXTRA_STEP = 1\n", encoding="utf-8")
-    assert recipe._steps_digest() != digest
+    assert cpython_recipe.code_digest(moved) != digest
+
+
+def _other_pythons() -> list[str]:
+    """Interpreters of other versions than this one on this machine (pyenv's, the system's)."""
+    import glob
+    import subprocess
+    import sys
+
+    found = {}
+    for path in sorted(glob.glob("/root/.pyenv/versions/3.*/bin/python3")
+                       + glob.glob("/usr/bin/python3.1[0-9]") + glob.glob("/usr/local/bin/python3.1[0-9]")):
+        proc = subprocess.run([path, "-c", "import sys; print(sys.version_info[:2] >= (3, 10), sys.version[:5])"],
+                              capture_output=True, text=True)
+        if proc.returncode == 0 and proc.stdout.startswith("True") and proc.stdout.split()[1] != sys.version[:5]:
+            found.setdefault(proc.stdout.split()[1], path)
+    return list(found.values())
+
+
+def test_every_python_computes_the_same_recipe_key():
+    """The key names a wheel built on one Python and looked for by metascore on another: it
+    is read from the text, not from a dump of the syntax tree (which differs by version)."""
+    import inspect
+    import subprocess
+
+    others = _other_pythons()
+    if not others:
+        pytest.skip("no other Python >= 3.10 on this machine to compare with")
+    code = ("import ast, hashlib, io, tokenize\nfrom pathlib import Path\n"
+            + inspect.getsource(cpython_recipe.code_digest)
+            + "import sys\nprint(' '.join(code_digest(Path(p)) for p in sys.argv[1:]))\n")
+    files = [cpython_recipe.__file__, recipe.__file__]
+    ours = " ".join(cpython_recipe.code_digest(Path(f)) for f in files)
+    for python in others:
+        proc = subprocess.run([python, "-c", code, *files], capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.strip() == ours, python
 
 
 def test_the_bundled_command_runs_the_interpreter_through_the_image_loader():
@@ -129,7 +194,14 @@ def test_the_recipe_key_follows_every_pin(monkeypatch):
     assert key == rt.recipe_key() and len(key) == 16
     monkeypatch.setattr(recipe, "WHEELS", recipe.WHEELS[:-1])
     assert rt.recipe_key() != key
-    assert all(len(sha) == 64 for _, _, sha in recipe.SOURCES)
+    monkeypatch.undo()
+    cpython = cpython_recipe.cpython_key()
+    monkeypatch.setattr(cpython_recipe, "SOURCES", cpython_recipe.SOURCES[:-1])
+    assert rt.recipe_key() != key and cpython_recipe.cpython_key() != cpython
+    monkeypatch.undo()
+    monkeypatch.setattr(recipe, "SITE_UNUSED", recipe.SITE_UNUSED[1:])  # what is left out
+    assert rt.recipe_key() != key and cpython_recipe.cpython_key() == cpython
+    assert all(len(sha) == 64 for _, _, sha in cpython_recipe.SOURCES)
     assert all("==" in req and len(sha) == 64 for req, sha in recipe.WHEELS)
 
 
@@ -153,7 +225,8 @@ def test_ensure_builds_once_with_a_manifest_and_a_zip_then_reuses(fake_runtime, 
 
 def test_a_half_built_folder_is_built_again(cache, monkeypatch):
     monkeypatch.setattr(recipe, "build_runtime", _fake_build)
-    monkeypatch.setattr(recipe, "check_host", lambda: None)
+    monkeypatch.setattr(cpython_recipe, "build_cpython", _fake_cpython)
+    monkeypatch.setattr(cpython_recipe, "check_host", lambda: None)
     half = cache / rt.recipe_key()
     (half / "runtime").mkdir(parents=True)  # no .complete: interrupted
     assert rt.find_runtime() is None
@@ -186,9 +259,10 @@ def test_runtime_list_and_remove_commands(fake_runtime, capsys):
 
 
 def test_the_build_refuses_another_machine_in_one_sentence(monkeypatch):
-    monkeypatch.setattr(recipe.platform, "machine", lambda: "aarch64")
-    with pytest.raises(Exception, match=r"needs a Linux x86_64 machine \(this is linux aarch64\)"):
-        recipe.check_host()
+    monkeypatch.setattr(cpython_recipe.platform, "machine", lambda: "aarch64")
+    with pytest.raises(Exception, match=r"needs a Linux x86_64 machine \(this is linux aarch64\); "
+                       r"install it as a wheel instead"):
+        cpython_recipe.check_host()
 
 
 # ----------------------------------------------------------------------------- the glibc check
@@ -421,3 +495,236 @@ def test_the_runtime_packages_are_not_the_modules_the_image_must_carry(fake_runt
     found = _local_modules(root)
     assert {"helpers", "scoring_program", "metascore", "program", "meta"} <= found
     assert not {"numpy", "scipy", "site-packages", "lib"} & found
+
+
+# ----------------------------------------------------------------------------- issue 43: stages, wheel, archive
+def test_a_change_of_stage_two_reuses_the_compiled_cpython(fake_builds, cache, monkeypatch):
+    first = rt.ensure_runtime()
+    assert fake_builds == {"cpython": 1, "runtime": 1}
+    assert (cache / f"cpython-{cpython_recipe.cpython_key()}" / ".complete").is_file()
+    monkeypatch.setattr(recipe, "SITE_UNUSED", recipe.SITE_UNUSED[1:])  # leave out less
+    second = rt.ensure_runtime()
+    assert second.key != first.key and fake_builds == {"cpython": 1, "runtime": 2}
+    assert second.manifest["cpython"] == cpython_recipe.cpython_key()
+    assert second.manifest["tree_files"] == 2
+
+
+def test_the_runtime_zip_is_lzma_and_holds_the_tree(fake_runtime):
+    with zipfile.ZipFile(fake_runtime.zip) as zf:
+        assert {i.compress_type for i in zf.infolist()} == {zipfile.ZIP_LZMA}
+        assert zf.read(f"runtime/lib/{PY}/os.py") == b"# the standard library\n"
+
+
+def _installed(tmp_path: Path, runtime, version: str = "9.9.9", key: str | None = None):
+    """A stand-in for an installed wheel's folder (its ELF file, runtime.zip, manifest)."""
+    import shutil
+
+    folder = tmp_path / "site-packages" / "metascore_runtime"
+    (folder / "runtime" / "bin").mkdir(parents=True)
+    shutil.copy(runtime.tree / "bin" / PY, folder / "runtime" / "bin" / PY)
+    shutil.copy(runtime.zip, folder / "runtime.zip")
+    manifest = {**runtime.manifest, "key": key or runtime.key}
+    return folder, manifest, version
+
+
+def test_an_installed_wheel_comes_before_the_cache_and_before_building(fake_builds, cache, tmp_path, monkeypatch):
+    cached = rt.ensure_runtime()
+    wheel = _installed(tmp_path, cached)
+    monkeypatch.setattr(rt, "installed_wheel", lambda: wheel)
+    found = rt.require_runtime(lambda _: None)
+    assert (found.source, found.version, found.folder) == ("wheel", "9.9.9", wheel[0])
+    assert found.zip == wheel[0] / "runtime.zip"
+    # its tree, for a program folder, comes out of its zip into the cache once
+    assert (found.tree / f"lib/{PY}/os.py").read_text() == "# the standard library\n"
+    assert found.tree == cache / f"wheel-{found.key}" / "runtime"
+    # no cache at all: the wheel still, nothing built
+    import shutil
+
+    shutil.rmtree(cache)
+    assert rt.require_runtime(lambda _: None).source == "wheel" and fake_builds["runtime"] == 1
+
+
+def test_another_release_s_wheel_is_said_and_the_cache_is_used(fake_builds, tmp_path, monkeypatch):
+    cached = rt.ensure_runtime()
+    monkeypatch.setattr(rt, "installed_wheel", lambda: _installed(tmp_path, cached, "0.0.1", "0123456789abcdef"))
+    said: list[str] = []
+    found = rt.require_runtime(said.append)
+    assert found.source == "cache" and found.key == cached.key
+    assert said == [f"[*] note: the installed metascore-runtime 0.0.1 is another recipe's (0123456789abcdef, "
+                    f"not {cached.key}: install the one of this metascore's release)"]
+
+
+def test_runtime_list_says_where_each_comes_from_and_which_is_used(fake_builds, tmp_path, monkeypatch, capsys):
+    cached = rt.ensure_runtime()
+    wheel = _installed(tmp_path, cached)
+    monkeypatch.setattr(rt, "installed_wheel", lambda: wheel)
+    assert main(["bundle", "runtime", "list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2
+    assert lines[0].endswith(f"from the installed wheel metascore-runtime 9.9.9 ({wheel[0]}) "
+                             "[used by bundle zip, run and add-meta]")
+    assert lines[1].endswith(f"from the cache ({cached.folder})") and "[used" not in lines[1]
+
+
+def test_bundle_zip_copies_the_installed_wheel_s_zip_without_building(fake_builds, cache, tmp_path, monkeypatch, capsys):
+    import shutil
+
+    cached = rt.ensure_runtime()
+    wheel = _installed(tmp_path, cached)
+    with zipfile.ZipFile(wheel[0] / "runtime.zip", "a") as zf:  # tell the wheel's zip apart
+        zf.writestr("runtime/FROM_THE_WHEEL", "yes")
+    shutil.rmtree(cache)
+    monkeypatch.setattr(rt, "installed_wheel", lambda: wheel)
+    assert main(["bundle", "zip", str(TEMPLATE), "-o", str(tmp_path / "b.zip"), "--meta-python", "bundled"]) == 0
+    assert "building" not in capsys.readouterr().out and fake_builds["runtime"] == 1
+    with zipfile.ZipFile(tmp_path / "b.zip") as outer:
+        (tmp_path / "meta.zip").write_bytes(outer.read("meta_scoring_program.zip"))
+    with zipfile.ZipFile(tmp_path / "meta.zip") as zf:
+        assert zf.read("runtime/FROM_THE_WHEEL") == b"yes"
+        assert zf.getinfo(f"runtime/bin/{PY}").compress_type == zipfile.ZIP_LZMA
+
+
+def test_the_wheel_holds_the_zip_stored_and_the_elf_files_unpacked(fake_runtime, tmp_path):
+    from metascore.bundle.meta.runtime_wheel import write_wheel
+
+    (fake_runtime.tree / "bin" / PY).write_bytes(b"\x7fELF\x02\x01" + b"\0" * 58)  # an ELF header
+    rt.zip_runtime(fake_runtime.tree, fake_runtime.zip)
+    wheel = write_wheel(fake_runtime.tree, fake_runtime.zip, fake_runtime.manifest, tmp_path, "1.2.3")
+    assert wheel.name == "metascore_runtime-1.2.3-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"
+    with zipfile.ZipFile(wheel) as zf:
+        names = zf.namelist()
+        assert {i.compress_type for i in zf.infolist()} <= {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED}
+        assert zf.getinfo("metascore_runtime/runtime.zip").compress_type == zipfile.ZIP_STORED
+        assert zf.read("metascore_runtime/runtime.zip") == fake_runtime.zip.read_bytes()
+        assert f"metascore_runtime/runtime/bin/{PY}" in names           # the ELF file, unpacked
+        assert f"metascore_runtime/runtime/lib/{PY}/os.py" not in names  # the rest: in the zip
+        assert json.loads(zf.read("metascore_runtime/runtime.json"))["key"] == fake_runtime.key
+        wheel_file = zf.read("metascore_runtime-1.2.3.dist-info/WHEEL").decode()
+        assert "Tag: py3-none-manylinux_2_17_x86_64\n" in wheel_file and "Root-Is-Purelib: false" in wheel_file
+        record = zf.read("metascore_runtime-1.2.3.dist-info/RECORD").decode().splitlines()
+        assert len(record) == len(names) and record[-1] == "metascore_runtime-1.2.3.dist-info/RECORD,,"
+    again = write_wheel(fake_runtime.tree, fake_runtime.zip, fake_runtime.manifest, tmp_path / "2", "1.2.3")
+    assert again.read_bytes() == wheel.read_bytes()  # the same files, the same wheel
+
+
+def test_runtime_build_wheel_writes_it(fake_runtime, tmp_path, capsys):
+    assert main(["bundle", "runtime", "build", "--wheel", str(tmp_path / "dist")]) == 0
+    out = capsys.readouterr().out
+    from metascore import __version__
+
+    wheel = tmp_path / "dist" / f"metascore_runtime-{__version__}-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"
+    assert wheel.is_file() and f"wrote {wheel}" in out
+
+
+# ----------------------------------------------------------------------------- the Debian archive
+def _apt(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def test_the_archive_is_the_debian_source_of_apt_s_configuration(tmp_path):
+    from metascore.bundle.meta.runtime_archive import find_debian_archive
+
+    os_release = tmp_path / "os-release"
+    os_release.write_text('ID=debian\nVERSION_CODENAME=bookworm\n')
+    root = _apt(tmp_path / "apt", {
+        "sources.list.d/a-nodesource.sources": "Types: deb\nURIs: https://nodes.example/node_20.x\n"
+                                               "Suites: nodistro\nComponents: main\n",
+        "sources.list.d/debian.sources": "Types: deb\nURIs: http://security.example/debian-security\n"
+                                         "Suites: bookworm-security\nComponents: main\n\n"
+                                         "Types: deb\nURIs: http://off.example/debian\nSuites: bookworm\n"
+                                         "Components: main\nEnabled: no\n\n"
+                                         "Types: deb\nURIs: http://mirror.example/debian\n"
+                                         "Suites: bookworm bookworm-updates\nComponents: main contrib\n",
+        "sources.list.d/old.list.disabled": "deb http://disabled.example/debian bookworm main\n",
+    })
+    assert find_debian_archive(root, os_release) == "http://mirror.example/debian/"
+    # a one-line sources.list comes first; signed by Debian's keyring names the archive too
+    _apt(root, {"sources.list": "# a comment\ndeb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] "
+                                "http://first.example/debian/ trixie main\n"})
+    assert find_debian_archive(root, os_release) == "http://first.example/debian/"
+    (root / "sources.list").write_text("deb http://ubuntu.example/ubuntu noble main\n")  # not Debian's
+    assert find_debian_archive(root, os_release) == "http://mirror.example/debian/"
+    assert find_debian_archive(tmp_path / "none", os_release) is None
+
+
+def test_the_mirror_variable_comes_first_and_no_archive_is_said_in_one_sentence(tmp_path, monkeypatch):
+    from metascore.bundle.meta import runtime_archive
+    from metascore.errors import MetascoreError
+
+    monkeypatch.setenv("METASCORE_DEBIAN_MIRROR", "http://local.example/debian")
+    assert runtime_archive.debian_archive() == "http://local.example/debian/"
+    monkeypatch.delenv("METASCORE_DEBIAN_MIRROR")
+    monkeypatch.setattr(runtime_archive, "find_debian_archive", lambda: None)
+    with pytest.raises(MetascoreError, match=r"names no Debian archive; set METASCORE_DEBIAN_MIRROR to the URL "
+                       r"of a Debian mirror \(the folder holding pool/\), or install a runtime wheel"):
+        runtime_archive.debian_archive()
+
+
+def test_no_archive_host_is_written_in_the_code():
+    import re
+
+    hosts = re.compile(r"\w+://[^/\s\"']*(debian|ubuntu)\.(org|com)")  # an archive's URL
+    found = [str(p) for folder in (ROOT / "src", ROOT / "tests") for p in folder.rglob("*.py")
+             if hosts.search(p.read_text(encoding="utf-8"))]
+    assert found == []
+
+
+# ----------------------------------------------------------------------------- the real build (METASCORE_RUNTIME=1)
+def _workload(tree: Path, out: Path) -> dict:
+    """Run tests/runtime_workload.py with the runtime in ``tree``; its outputs' digests."""
+    import subprocess
+
+    proc = subprocess.run([rt.LOADER, str(tree / "bin" / PY), "-I", "-B", str(TESTS / "runtime_workload.py"),
+                           str(ROOT / "src"), str(out)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads((out / "outputs.json").read_text())
+
+
+@pytest.mark.slow
+def test_the_slimmed_runtime_gives_the_full_one_s_outputs_byte_for_byte(built_runtime, tmp_path):
+    """Everything the program can do, run with the runtime as built (what the program never
+    loads left out) and with the same CPython and wheels whole: the same files, byte for byte;
+    and nothing the full run loads is missing from the slimmed runtime."""
+    import shutil
+
+    full = tmp_path / "full"
+    cpython = rt.runtime_cache() / f"cpython-{cpython_recipe.cpython_key()}" / "cpython"
+    shutil.copytree(cpython, full, symlinks=True)
+    (tmp_path / "work").mkdir()
+    recipe._install_wheels(full, tmp_path / "work")
+    ours, theirs = _workload(built_runtime.tree, tmp_path / "slim-out"), _workload(full, tmp_path / "full-out")
+    assert ours == theirs
+    assert len(ours) >= 50 and sum("error" not in v for v in ours.values()) >= 45
+    loaded = json.loads((tmp_path / "full-out" / "loaded.json").read_text())
+    missing = [m for m in loaded["modules"] + loaded["shared"] if m.startswith(str(full))
+               and not (built_runtime.tree / Path(m).relative_to(full)).exists()]
+    assert missing == []
+
+
+def test_the_real_runtime_wheel_passes_auditwheel_and_twine(built_runtime, tmp_path):
+    import shutil
+    import subprocess
+
+    from metascore import __version__
+    from metascore.bundle.meta.runtime_wheel import write_wheel
+
+    for tool in ("auditwheel", "twine"):
+        if shutil.which(tool) is None and not (Path(sys.executable).parent / tool).is_file():
+            pytest.skip(f"{tool} is not installed (pip install -e '.[test]')")
+    wheel = write_wheel(built_runtime.tree, built_runtime.zip, built_runtime.manifest, tmp_path, __version__)
+    bin_dir = Path(sys.executable).parent
+    show = subprocess.run([str(bin_dir / "auditwheel") if (bin_dir / "auditwheel").is_file() else "auditwheel",
+                           "show", str(wheel)], capture_output=True, text=True)
+    assert show.returncode == 0, show.stderr
+    assert 'consistent with the following platform tag: "manylinux_2_17_x86_64"' in " ".join(show.stdout.split())
+    check = subprocess.run([str(bin_dir / "twine") if (bin_dir / "twine").is_file() else "twine",
+                            "check", "--strict", str(wheel)], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+    with zipfile.ZipFile(wheel) as zf, zipfile.ZipFile(built_runtime.zip) as inner:
+        unpacked = {n[len("metascore_runtime/"):]: zf.read(n) for n in zf.namelist()
+                    if n.startswith("metascore_runtime/runtime/")}
+        assert unpacked and all(inner.read(name) == data for name, data in unpacked.items())
+    assert wheel.stat().st_size < 100e6  # PyPI's limit for one file

@@ -25,7 +25,7 @@ def _tool(path: Path, body: str) -> None:
 
 
 def _run(tmp_path: Path, *, ci: bool, chromium: bool, engine_ok: bool | None,
-         tests_exit: int = 0, bwrap: bool = True):
+         tests_exit: int = 0, bwrap: bool = True, gcc: bool = True):
     """Run .ci/run; ``engine_ok`` None: there is no engine setup script."""
     repo, bin_dir, calls = tmp_path / "repo", tmp_path / "bin", tmp_path / "calls.log"
     (repo / ".ci").mkdir(parents=True)
@@ -37,6 +37,8 @@ def _run(tmp_path: Path, *, ci: bool, chromium: bool, engine_ok: bool | None,
         _tool(bin_dir / "chromium", "exit 0")
     if bwrap:
         _tool(bin_dir / "bwrap", "exit 0")
+    if gcc:
+        _tool(bin_dir / "gcc", "exit 0")
     _tool(bin_dir / "apt-get", "exit 100")  # the install fails
     _tool(bin_dir / "pip", f'echo "pip $*" >> {calls}')
     _tool(bin_dir / "python", f'echo "python $*" >> {calls}; exit {tests_exit}')
@@ -71,6 +73,13 @@ def test_bwrap_install_failure_fails_under_ci(tmp_path):
     proc, calls = _run(tmp_path, ci=True, chromium=True, engine_ok=True, bwrap=False)
     assert proc.returncode == 1
     assert "ci: FAILED: bubblewrap could not be installed" in proc.stderr
+    assert calls == []
+
+
+def test_compiler_install_failure_fails_under_ci(tmp_path):
+    proc, calls = _run(tmp_path, ci=True, chromium=True, engine_ok=True, gcc=False)
+    assert proc.returncode == 1
+    assert "ci: FAILED: gcc could not be installed" in proc.stderr
     assert calls == []
 
 

@@ -265,22 +265,29 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser(
         "runtime",
-        help="build, list or remove the meta-scoring program's own Python (cached)",
+        help="build, list or remove the meta-scoring program's own Python (cached), or pack it as a wheel",
         description="The meta-scoring program carries its own Python (CPython 3.13 with numpy, "
         "scipy, pandas and pyyaml, built with zig cc for glibc 2.17 from Debian's source "
-        "tarballs and PyPI's manylinux2014 wheels), so the meta phase runs in any Linux x86_64 "
-        "image with glibc >= 2.17. It is built once on this machine (a few minutes; Linux "
-        "x86_64, make, the network) into the cache ($METASCORE_RUNTIME_CACHE, else "
-        "~/.cache/metascore/runtime) and reused by `bundle zip`, `bundle run` and `bundle "
-        "add-meta`, which build it when it is missing.",
+        "tarballs and PyPI's manylinux2014 wheels, what the program never loads left out), so "
+        "the meta phase runs in any Linux x86_64 image with glibc >= 2.17. `bundle zip`, "
+        "`bundle run` and `bundle add-meta` take it from the installed wheel (pip install "
+        "'metascore[runtime]') when it is this release's, else from the cache "
+        "($METASCORE_RUNTIME_CACHE, else ~/.cache/metascore/runtime), else build it there once "
+        "(a few minutes; Linux x86_64, make, the network: the Debian archive of this machine's "
+        "apt configuration, or $METASCORE_DEBIAN_MIRROR, and PyPI).",
     )
     p.add_argument("action", choices=("build", "list", "remove"),
-                   help="build: build it unless the cache has it (--rebuild: again); list: the "
-                   "builds in the cache; remove: the outdated builds (--all: everything)")
+                   help="build: build it unless the cache has it (--rebuild: again; --wheel DIR: "
+                   "also pack it as the metascore-runtime wheel into DIR); list: the installed "
+                   "wheel's and the cache's, with where each comes from; remove: the outdated "
+                   "builds in the cache (--all: everything)")
     p.add_argument("--rebuild", action="store_true", help="build: build again even if cached")
+    p.add_argument("--wheel", metavar="DIR",
+                   help="build: write the platform wheel (metascore_runtime-VERSION-py3-none-"
+                   "manylinux_2_17_x86_64.manylinux2014_x86_64.whl) into DIR")
     p.add_argument("--all", action="store_true",
                    help="remove: also the current build and the downloaded sources")
-    p.set_defaults(func=_cmd_runtime)
+    p.set_defaults(func=_cmd_runtime, parser=p)
 
 
 #: The signals that stop a command as Ctrl-C does (SIGINT), its temporary files removed.
@@ -551,19 +558,29 @@ def _cmd_zip(args: argparse.Namespace) -> int:
 
 
 def _cmd_runtime(args: argparse.Namespace) -> int:
-    from ..bundle.meta.runtime import ensure_runtime, list_runtimes, remove_runtimes, runtime_cache
+    from .._version import __version__
+    from ..bundle.meta.runtime import (ensure_runtime, find_runtime, list_runtimes, remove_runtimes,
+                                       runtime_cache)
+    from ..bundle.meta.runtime_wheel import write_wheel
 
     if args.action == "build":
         built = ensure_runtime(lambda line: print(line, flush=True), rebuild=args.rebuild)
         print(built.summary())
+        if args.wheel:
+            wheel = write_wheel(built.tree, built.zip, built.manifest, Path(args.wheel), __version__)
+            print(f"wrote {wheel}, {wheel.stat().st_size / 1e6:.1f} MB")
     elif args.action == "list":
-        found = list_runtimes()
+        found, used = list_runtimes(), find_runtime()
         for runtime in found:
-            print(runtime.summary())
+            mark = " [used by bundle zip, run and add-meta]" if used is not None and runtime == used else ""
+            print(runtime.summary() + mark)
         if not found:
-            print(f"no build in {runtime_cache()}; `metascore bundle runtime build` makes one "
+            print(f"no installed wheel and no build in {runtime_cache()}; `pip install "
+                  "'metascore[runtime]'` installs it, `metascore bundle runtime build` builds it "
                   "(bundle zip and run do when they need it).")
     else:
+        if args.wheel:
+            args.parser.error("--wheel goes with build")
         removed = remove_runtimes(everything=args.all)
         print("\n".join(f"removed {path}" for path in removed) or f"nothing to remove in {runtime_cache()}.")
     return 0

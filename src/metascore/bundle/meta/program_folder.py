@@ -114,7 +114,7 @@ def assemble_meta_program(
     if python == "bundled":
         (dest / metadata.name).write_text(_bundled_metadata(metadata), encoding="utf-8")
         if runtime is not None:
-            shutil.copytree(runtime.tree, dest / RUNTIME_DIR)
+            shutil.copytree(runtime.tree, dest / RUNTIME_DIR, ignore=shutil.ignore_patterns("__pycache__"))
             log(f"[*] {dest.name}: with its own Python ({runtime.folder}: Python "
                 f"{runtime.manifest.get('python')}, for glibc >= {runtime.manifest.get('glibc')})")
     return dest

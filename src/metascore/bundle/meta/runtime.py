@@ -18,16 +18,20 @@ image, runs it with this machine's Python and never needs the runtime):
 
 ``bundled``
     its own Python, as above: any Linux x86_64 image with glibc >= 2.17 (with or without a
-    Python); the bundle grows by about 73 MB; the same interpreter and packages in every image.
+    Python); the bundle grows by about 44 MB; the same interpreter and packages in every image.
 ``image``
     the image's ``python3``, with the ``metascore`` package vendored: the image needs Python
     >= 3.10 with numpy, scipy, pandas and pyyaml (``codalab/codalab-legacy:py312`` has them).
 
+Where the runtime comes from, in this order (:func:`require_runtime`): the installed wheel
+``metascore-runtime`` (``pip install 'metascore[runtime]'``; :mod:`runtime_wheel`) when it is
+the current recipe's; the cache; else it is built into the cache (a few minutes, once).
 The cache: ``$METASCORE_RUNTIME_CACHE``, else ``<metascore cache>/runtime``, holds one folder
 per recipe (``<key>/``: the tree ``runtime/``, ``runtime.zip`` with the same files ready to
-go into a program zip, ``runtime.json``), and ``downloads/`` (the source tarballs and the
-compiler, kept for rebuilds). ``metascore bundle runtime build|list|remove`` manage it; a
-bundle command that needs the runtime builds it once (a few minutes, then reused).
+go into a program zip, LZMA-compressed, ``runtime.json``), stage one's compiled CPython
+(``cpython-<key>/``, reused while only the packages or what is left out change), and
+``downloads/`` (the source tarballs and the compiler, kept for rebuilds). ``metascore bundle
+runtime build|list|remove`` manage it; ``build --wheel DIR`` packs the build as the wheel.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ import json
 import os
 import shutil
 import tempfile
+import time
 import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -46,13 +51,16 @@ from pathlib import Path, PurePosixPath
 
 from ...errors import ConfigError, MetascoreError
 from . import runtime_build as recipe
+from . import runtime_cpython as cpython_recipe
+from .runtime_wheel import DISTRIBUTION, installed_wheel
 from ..worker.pyenv import cache_root, modules_of, python_of
 
 __all__ = [
     "META_PYTHONS", "PROGRAM_MODULES", "LOADER", "RUNTIME_DIR", "Runtime", "default_meta_python",
     "meta_python_in", "check_meta_python",
     "runtime_cache", "recipe_key", "bundled_command", "image_command", "find_runtime",
-    "ensure_runtime", "require_runtime", "list_runtimes", "remove_runtimes", "in_runtime",
+    "installed_runtime", "cached_runtime", "ensure_runtime", "require_runtime", "list_runtimes",
+    "remove_runtimes", "in_runtime", "zip_runtime",
 ]
 
 #: The values of ``--meta-python``.
@@ -108,7 +116,8 @@ def runtime_cache() -> Path:
 
 
 def recipe_key() -> str:
-    """The name of the current recipe's build: a hash of :func:`runtime_build.recipe_text`."""
+    """The name of the current recipe's build: a hash of :func:`runtime_build.recipe_text`
+    (the same on every Python that runs metascore, so a wheel built on one is found on all)."""
     return hashlib.sha256(recipe.recipe_text().encode()).hexdigest()[:16]
 
 
@@ -117,7 +126,7 @@ def bundled_command() -> str:
     interpreter (no x bit needed); ``-I`` keeps the image's ``PYTHONPATH`` and site packages
     out, ``-B`` writes no bytecode, ``-u`` keeps the log live (``-I`` ignores the worker's
     ``PYTHONUNBUFFERED``), ``pycache_prefix`` finds the modules the build compiled."""
-    return (f"{LOADER} {recipe.MOUNT}/bin/python{recipe.PYTHON_VERSION} -I -B -u "
+    return (f"{LOADER} {recipe.MOUNT}/bin/python{cpython_recipe.PYTHON_VERSION} -I -B -u "
             f"-X pycache_prefix={recipe.PYCACHE} /app/program/score.py /app/input /app/output")
 
 
@@ -128,16 +137,25 @@ def image_command() -> str:
 
 @dataclass(frozen=True)
 class Runtime:
-    """One build in the cache."""
+    """One build: in the cache (``source`` ``"cache"``), or an installed wheel (``"wheel"``,
+    ``version`` its version; its folder holds the ELF files and ``runtime.zip``)."""
 
     key: str
     folder: Path
     manifest: dict
+    source: str = "cache"
+    version: str = ""
 
     @property
     def tree(self) -> Path:
-        """The runtime's files (``bin/``, ``lib/``): what goes into ``runtime/``."""
-        return self.folder / RUNTIME_DIR
+        """The runtime's files (``bin/``, ``lib/``), in the cache: what goes into
+        ``runtime/`` (a wheel's are extracted there from its ``runtime.zip`` once)."""
+        if self.source == "cache":
+            return self.folder / RUNTIME_DIR
+        tree = runtime_cache() / f"wheel-{self.key}" / RUNTIME_DIR
+        if not (tree.parent / _COMPLETE).is_file():
+            _extract(self.zip, tree.parent)
+        return tree
 
     @property
     def zip(self) -> Path:
@@ -148,12 +166,20 @@ class Runtime:
     def current(self) -> bool:
         return self.key == recipe_key()
 
+    def origin(self) -> str:
+        """Where it comes from, in words."""
+        if self.source == "wheel":
+            return f"installed wheel {DISTRIBUTION} {self.version} ({self.folder})"
+        return f"cache ({self.folder})"
+
     def summary(self) -> str:
         m = self.manifest
         return (f"{self.key}{'' if self.current else ' (outdated)'}: Python {m.get('python')}, "
                 f"{', '.join(m.get('packages', []))}; glibc >= {m.get('glibc')}; "
-                f"{_mb(m.get('tree_bytes', 0))} MB unpacked, {_mb(m.get('zip_bytes', 0))} MB zipped; "
-                f"built {m.get('built', '?')} in {m.get('build_seconds', '?')} s ({self.folder})")
+                f"{_mb(m.get('tree_bytes', 0))} MB unpacked"
+                + (f" in {m['tree_files']:,} files, " if m.get("tree_files") else ", ") +
+                f"{_mb(m.get('zip_bytes', 0))} MB zipped; built {m.get('built', '?')} in "
+                f"{m.get('build_seconds', '?')} s; from the {self.origin()}")
 
 
 def _mb(n: int) -> str:
@@ -170,9 +196,37 @@ def _load(folder: Path) -> Runtime | None:
     return Runtime(folder.name, folder, manifest)
 
 
-def find_runtime() -> Runtime | None:
+def installed_runtime() -> Runtime | None:
+    """The installed ``metascore-runtime`` wheel's runtime (of any recipe), or None."""
+    found = installed_wheel()
+    if found is None:
+        return None
+    folder, manifest, version = found
+    return Runtime(str(manifest.get("key", "")), folder, manifest, "wheel", version)
+
+
+def cached_runtime() -> Runtime | None:
     """The current recipe's build, if it is in the cache (complete)."""
     return _load(runtime_cache() / recipe_key())
+
+
+def find_runtime() -> Runtime | None:
+    """The current recipe's runtime: the installed wheel's, else the cache's; None if
+    neither has it."""
+    wheel = installed_runtime()
+    return wheel if wheel is not None and wheel.current else cached_runtime()
+
+
+def _extract(archive: Path, folder: Path) -> None:
+    """Extract a wheel's ``runtime.zip`` into ``folder`` (marked complete last)."""
+    if folder.exists():
+        shutil.rmtree(folder)
+    part = folder.with_name(folder.name + ".part")
+    shutil.rmtree(part, ignore_errors=True)
+    with zipfile.ZipFile(archive) as zf:
+        zf.extractall(part)
+    (part / _COMPLETE).write_text("extracted\n", encoding="utf-8")
+    os.replace(part, folder)
 
 
 @contextmanager
@@ -191,61 +245,88 @@ def _locked() -> Iterator[None]:
 
 
 def ensure_runtime(log: _Log = lambda _: None, *, rebuild: bool = False) -> Runtime:
-    """The current recipe's build, built first if it is not in the cache (or ``rebuild``)."""
-    found = None if rebuild else find_runtime()
+    """The current recipe's build in the cache, built first if it is not there (or
+    ``rebuild``): stage one's CPython taken from the cache when it is there."""
+    found = None if rebuild else cached_runtime()
     if found is not None:
         return found
-    recipe.check_host()
+    cpython_recipe.check_host()
     with _locked():
-        found = None if rebuild else find_runtime()  # built by another process meanwhile
+        found = None if rebuild else cached_runtime()  # built by another process meanwhile
         if found is not None:
             return found
         root, key = runtime_cache(), recipe_key()
         folder = root / key
         if folder.exists():
             shutil.rmtree(folder)
-        log(f"[*] building the meta-scoring program's Python into {folder}, once per machine: about "
-            "4 CPU-minutes, measured 11 to 15 minutes on two busy cores; a bundle zip that carries it "
-            "weighs about 73 MB more (e.g. 0.6 -> 74 MB; --meta-python image leaves it out)")
+        log(f"[*] building the meta-scoring program's Python into {folder}, once per machine (`pip "
+            "install 'metascore[runtime]'` gives it ready-made): CPython about 4 CPU-minutes, measured "
+            "11 to 15 minutes on two busy cores, then 2 to 3 minutes of packages; a bundle zip that "
+            "carries it weighs about 44 MB more (e.g. 0.5 -> 45 MB; --meta-python image leaves it out)")
+        started = time.monotonic()
+        cpython = _ensure_cpython(root, log)
         with tempfile.TemporaryDirectory(prefix=f"build-{key}-", dir=root) as work:
             staging = Path(work) / "result"
             staging.mkdir()
-            facts = recipe.build_runtime(staging / RUNTIME_DIR, Path(work), root / "downloads", log)
-            zip_bytes = _zip_tree(staging / RUNTIME_DIR, staging / _ZIP)
+            facts = recipe.build_runtime(staging / RUNTIME_DIR, cpython, Path(work), log)
+            log("[*] compressing it for the program zips (LZMA, once)")
+            zip_bytes = zip_runtime(staging / RUNTIME_DIR, staging / _ZIP)
+            files = [p for p in (staging / RUNTIME_DIR).rglob("*") if p.is_file()]
             manifest = {
-                "key": key, "python": recipe.PYTHON_VERSION,
+                "key": key, "python": cpython_recipe.PYTHON_VERSION, "cpython": cpython_recipe.cpython_key(),
                 "packages": [w for w, _ in recipe.WHEELS], "glibc": facts["glibc"],
-                "build_seconds": facts["build_seconds"], "tree_bytes": _size(staging / RUNTIME_DIR),
+                "build_seconds": round(time.monotonic() - started),
+                "tree_bytes": sum(p.stat().st_size for p in files), "tree_files": len(files),
                 "zip_bytes": zip_bytes, "built": dt.datetime.now().isoformat(timespec="seconds"),
                 "command": bundled_command(),
             }
             (staging / _MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
             (staging / _COMPLETE).write_text(key + "\n", encoding="utf-8")
             os.replace(staging, folder)
-    built = find_runtime()
+    built = cached_runtime()
     assert built is not None
     log(f"[*] built {built.summary()}")
     return built
 
 
-def _zip_tree(tree: Path, dest: Path) -> int:
-    """Zip ``tree`` under ``runtime/`` (sorted members); return the zip's size in bytes."""
-    with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as zf:
+def _ensure_cpython(root: Path, log: _Log) -> Path:
+    """Stage one's CPython (:func:`runtime_cpython.build_cpython`) in the cache, built if it
+    is not there; the caller holds the lock."""
+    folder = root / f"cpython-{cpython_recipe.cpython_key()}"
+    if (folder / _COMPLETE).is_file():
+        log(f"[*] CPython {cpython_recipe.PYTHON_VERSION} compiled already ({folder})")
+        return folder / "cpython"
+    if folder.exists():
+        shutil.rmtree(folder)
+    with tempfile.TemporaryDirectory(prefix="build-cpython-", dir=root) as work:
+        staging = Path(work) / "result"
+        staging.mkdir()
+        cpython_recipe.build_cpython(staging / "cpython", Path(work), root / "downloads", log)
+        (staging / _COMPLETE).write_text(cpython_recipe.cpython_key() + "\n", encoding="utf-8")
+        os.replace(staging, folder)
+    return folder / "cpython"
+
+
+def zip_runtime(tree: Path, dest: Path) -> int:
+    """Zip ``tree`` under ``runtime/`` (sorted members, LZMA: Python's ``zipfile``, which the
+    worker and the site extract programs with, reads it; a third smaller than deflate on
+    these binaries); return the zip's size in bytes."""
+    part = dest.with_name(dest.name + ".part")
+    with zipfile.ZipFile(part, "w", zipfile.ZIP_LZMA) as zf:
         for path in sorted(tree.rglob("*")):
-            if path.is_file():
+            if path.is_file() and "__pycache__" not in path.parts:
                 zf.write(path, f"{RUNTIME_DIR}/{path.relative_to(tree).as_posix()}")
+    os.replace(part, dest)
     return dest.stat().st_size
 
 
-def _size(tree: Path) -> int:
-    return sum(p.stat().st_size for p in tree.rglob("*") if p.is_file())
-
-
 def list_runtimes() -> list[Runtime]:
-    """Every complete build in the cache, the current recipe's first."""
+    """The installed wheel's runtime, then every complete build in the cache; the current
+    recipe's first (the one :func:`find_runtime` takes is first of all)."""
     root = runtime_cache()
     found = [r for r in (_load(p) for p in sorted(root.iterdir()) if p.is_dir()) if r] if root.is_dir() else []
-    return sorted(found, key=lambda r: not r.current)
+    wheel = installed_runtime()
+    return sorted(([wheel] if wheel is not None else []) + found, key=lambda r: not r.current)
 
 
 def remove_runtimes(*, everything: bool = False) -> list[str]:
@@ -257,7 +338,8 @@ def remove_runtimes(*, everything: bool = False) -> list[str]:
     removed = []
     with _locked():
         for path in sorted(root.iterdir()):
-            keep = path.name == ".lock" or (not everything and path.name in (recipe_key(), "downloads"))
+            current = (recipe_key(), f"wheel-{recipe_key()}", f"cpython-{cpython_recipe.cpython_key()}", "downloads")
+            keep = path.name == ".lock" or (not everything and path.name in current)
             if not keep:
                 shutil.rmtree(path) if path.is_dir() else path.unlink()
                 removed.append(str(path))
@@ -267,10 +349,21 @@ def remove_runtimes(*, everything: bool = False) -> list[str]:
 
 
 def require_runtime(log: _Log) -> Runtime:
-    """:func:`ensure_runtime`, its failure said with the way out."""
+    """:func:`find_runtime` (the installed wheel's, else the cache's), else
+    :func:`ensure_runtime` (built); a failure said with the way out."""
+    wheel = installed_runtime()
+    if wheel is not None and wheel.current:
+        return wheel
+    if wheel is not None:
+        log(f"[*] note: the installed {DISTRIBUTION} {wheel.version} is another recipe's "
+            f"({wheel.key}, not {recipe_key()}: install the one of this metascore's release)")
+    found = cached_runtime()
+    if found is not None:
+        return found
     try:
         return ensure_runtime(log)
     except MetascoreError as exc:
         raise MetascoreError(f"{exc} The meta-scoring program's own Python could not be built; "
-                             "retry, or pass --meta-python image (then the competition's image "
-                             "must have Python >= 3.10 with numpy, scipy, pandas and pyyaml).") from None
+                             "retry, install it (pip install 'metascore[runtime]'), or pass "
+                             "--meta-python image (then the competition's image must have "
+                             "Python >= 3.10 with numpy, scipy, pandas and pyyaml).") from None
