@@ -1,6 +1,6 @@
 """What every analysis shares: the validated input, tie codes, ranks and concordance.
 
-The validated input (:class:`Setup`) holds the registry's :class:`~metascore.registry.Inputs`
+The validated input (:class:`Setup`) holds the registry's :class:`~metascore.inputs.Inputs`
 (the matrix after the missing-data policy, prepared once) and each method's ranking of
 it: :func:`setup` prepares a matrix through the registry, :func:`setup_of` starts from a
 :class:`~metascore.Ranking` (the data it was computed from, and the ranking itself). The
@@ -24,7 +24,8 @@ from ..missing import Prepared
 from ..pairwise import PairwiseCounts
 from ..ranking import DEFAULT_TIE_BREAK, SCORE_RTOL, Ranking
 from ..resampling import PairSums, integer_valued
-from ..registry import (DEFAULT_SEED, Inputs, check_params, get_ranking_method, prepare_inputs,
+from ..inputs import Inputs
+from ..registry import (DEFAULT_SEED, check_params, get_ranking_method, prepare_inputs,
                         rank_inputs, ranking_method_names)
 from ..stats import fractional_ranks, kendall_w_of_ranks, ranks_along
 
