@@ -28,7 +28,7 @@ from ..errors import InputError, did_you_mean
 from .spreadsheet import unquoted_text
 from ..matrix import MISSING_TOKENS, parse_score
 from . import table
-from .score_table import Failure, Flag, ScoreTable
+from .score_table import Failure, Flag, ScoreTable, Unscored
 
 CANONICAL_COLUMNS = [
     "phase",
@@ -81,11 +81,10 @@ class Rows:
         self._blocks: list[tuple[dict[str, Any], int, Callable[[int], str]]] = []
         self._order: list[Any] = []  # list rows (as "rows") and blocks, in the order added
         self.failed: list[Failure] = []
-        #: runs that finished after their prediction step failed: phase, candidate, task, what
+        #: runs that finished after their prediction step failed
         self.flagged: list[Flag] = []
-        #: submissions with no score at all (every run failed): phase, candidate,
-        #: participant, submitted_at, is_baseline, so they are still accounted for
-        self.unscored: list[dict[str, Any]] = []
+        #: submissions with no score at all (every run failed), so they are still accounted for
+        self.unscored: list[Unscored] = []
         self.notes: list[str] = []  # what a reader left out on purpose, said once
         self.directions: dict[str, bool] = {}  # the competition's column sortings, if known
         self.drop_empty_judges = False
@@ -185,9 +184,9 @@ class Rows:
                     kept = np.flatnonzero(mask)
                     keep = kept if keep is None else keep[kept]
                     frame = frame.iloc[kept]
-                failed = [f for f in failed if f[0] == str(phase)]
-                flagged = [f for f in flagged if f[0] == str(phase)]
-                unscored = [u for u in unscored if u["phase"] == str(phase)]
+                failed = [f for f in failed if f.phase == str(phase)]
+                flagged = [f for f in flagged if f.phase == str(phase)]
+                unscored = [u for u in unscored if u.phase == str(phase)]
             else:
                 raise InputError(
                     f"phase {phase!r} is not in {path}{did_you_mean(phase, present)}; it holds "
