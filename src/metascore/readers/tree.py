@@ -21,10 +21,11 @@ from ..errors import InputError, did_you_mean
 from .rows import Rows, cell_at, check_inside, column_index, csv_header, csv_rows, flag_cell, load_json
 from .rows import optional_text_cell, require_columns, text_cell, time_cell
 from .columns import COLUMNS_FILE, read_directions
+from .input_format import InputFormat
 from .score_table import Failure, Flag, Unscored
 from .scores_file import SCORE_FILES, read_scores_file
 
-__all__ = ["FAILURE_FILE", "FLAG_FILE", "MANIFEST", "read_tree", "tree_score_files"]
+__all__ = ["FAILURE_FILE", "FLAG_FILE", "TREE_FORMAT", "MANIFEST", "read_tree", "tree_score_files"]
 
 MANIFEST = "submissions.csv"
 #: In a task folder without scores: why the run failed (its first line), written by the
@@ -225,3 +226,8 @@ def _read_manifest(root: Path) -> dict[tuple[str, str], tuple[int, dict[str, Any
             },
         )
     return manifest
+
+
+#: The record of format ``tree`` (:mod:`.input_format`): any directory.
+TREE_FORMAT = InputFormat("tree", lambda s, rows: read_tree(s.path, s.phase, rows),
+                          by_path=Path.is_dir, directory=True)
