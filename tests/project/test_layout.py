@@ -237,6 +237,26 @@ def test_no_constant_is_assigned_in_two_modules():
     assert {k: v for k, v in homes.items() if len(v) > 1} == {}, "assigned in two modules"
 
 
+def test_no_private_constant_outside_the_bundle_is_assigned_in_two_modules():
+    """A private constant has one home too (issue 44): the words a true/false cell may say
+    (``_TRUE``) or the rows a vectorized pass handles at a time (``_CHUNK``) defined in two
+    modules drift apart. (bundle/ is another branch's: issue 44 item 1.)"""
+    import ast
+
+    homes: dict[str, list[str]] = {}
+    for path in _modules():
+        if _name(path).startswith("bundle/"):
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            targets = node.targets if isinstance(node, ast.Assign) else (
+                [node.target] if isinstance(node, ast.AnnAssign) else [])
+            for target in targets:
+                if isinstance(target, ast.Name) and re.fullmatch(r"_[A-Z][A-Z0-9_]*", target.id):
+                    homes.setdefault(target.id, []).append(_name(path))
+    assert homes.get("_TRUE") == ["readers/rows.py"]  # the test reads private constants
+    assert {k: v for k, v in homes.items() if len(v) > 1} == {}, "assigned in two modules"
+
+
 def test_no_module_takes_the_version_from_the_package_init():
     """``from .. import __version__`` loads the package ``__init__`` and with it every method;
     the version lives in ``_version.py``."""

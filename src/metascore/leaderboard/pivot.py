@@ -22,16 +22,13 @@ import pandas as pd
 
 from ..config import JudgeConfig, judge_key
 from ..errors import InputError, closest_choice, did_you_mean
-from ..readers.table import codes_of, first_index, last_index
+from ..readers.rows import cell_truth
+from ..readers.table import CHUNK, codes_of, first_index, last_index
 from ..matrix import ScoreMatrix
 from ..readers.score_table import ScoreTable, Unscored
 
 __all__ = ["PhaseRows", "phase_rows", "phase_pairs", "table_pairs", "pivot", "judge_directions",
            "is_missing", "truthy"]
-
-_TRUE = {"true", "1", "yes", "y", "t"}
-#: Rows scattered into the matrix at a time (bounds the index arrays numpy makes).
-_CHUNK = 1 << 20
 
 
 def is_missing(value: Any) -> bool:
@@ -46,12 +43,12 @@ def is_missing(value: Any) -> bool:
 
 
 def truthy(value: Any) -> bool:
-    """Whether an ``is_baseline`` cell says yes."""
+    """Whether an ``is_baseline`` cell says yes (:func:`~metascore.readers.rows.cell_truth`;
+    a text it does not know says no, another value is true when it is nonzero)."""
     if is_missing(value):
         return False
-    if isinstance(value, str):
-        return value.strip().lower() in _TRUE
-    return bool(value)
+    said = cell_truth(value)
+    return (not isinstance(value, str) and bool(value)) if said is None else said
 
 
 def _text_codes(series: pd.Series) -> tuple[np.ndarray, list[str]]:
@@ -283,8 +280,8 @@ def pivot(
         grid = np.full((n, m), np.nan) if numeric else np.full((n, m), None, dtype=object)
         if not numeric:
             grid[len(present):, 0] = np.nan
-        for a in range(0, len(ci), _CHUNK):
-            grid[ci[a:a + _CHUNK], col[a:a + _CHUNK]] = values[a:a + _CHUNK]
+        for a in range(0, len(ci), CHUNK):
+            grid[ci[a:a + CHUNK], col[a:a + CHUNK]] = values[a:a + CHUNK]
         matrix = ScoreMatrix.from_array(
             grid, names, list(keys), higher_is_better=list(higher), weights=list(weights),
             participants=[None if p is None else str(p) for p in participants],
@@ -300,8 +297,8 @@ def _check_once(ci: np.ndarray, col: np.ndarray, n: int, m: int, names: list[str
                 keys: Sequence[str]) -> None:
     """One score per (candidate, judge); the error names the first one given twice."""
     seen = np.zeros((n, m), dtype=bool)
-    for a in range(0, len(ci), _CHUNK):
-        seen[ci[a:a + _CHUNK], col[a:a + _CHUNK]] = True
+    for a in range(0, len(ci), CHUNK):
+        seen[ci[a:a + CHUNK], col[a:a + CHUNK]] = True
     if int(np.count_nonzero(seen)) == len(ci):
         return
     linear = ci.astype(np.int64) * m + col

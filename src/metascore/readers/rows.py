@@ -48,6 +48,7 @@ __all__ = [
     "text_cell",
     "optional_text_cell",
     "flag_cell",
+    "cell_truth",
     "time_cell",
     "cell_at",
     "read_text",
@@ -298,8 +299,9 @@ def optional_text_cell(cell: Any) -> str | None:
     return None if text.lower() in MISSING_TOKENS else text
 
 
-def flag_cell(cell: Any, where: str | Callable[[], str]) -> bool:
-    """A true/false cell (empty -> ``False``); anything else is an error at ``where``."""
+def cell_truth(cell: Any) -> bool | None:
+    """What a true/false cell says (empty -> ``False``; ``true, 1, yes, y, t`` and ``false,
+    0, no, n, f`` in any case), or None when it is not a true/false value."""
     if isinstance(cell, (bool, np.bool_)):
         return bool(cell)
     if cell is None:
@@ -311,6 +313,14 @@ def flag_cell(cell: Any, where: str | Callable[[], str]) -> bool:
         return True
     if text in _FALSE:
         return False
+    return None
+
+
+def flag_cell(cell: Any, where: str | Callable[[], str]) -> bool:
+    """A true/false cell (:func:`cell_truth`); anything else is an error at ``where``."""
+    said = cell_truth(cell)
+    if said is not None:
+        return said
     raise InputError(
         f"{where() if callable(where) else where}: {cell!r} is not a true/false value (use "
         "true or false)."
