@@ -224,35 +224,32 @@ def test_command_modules_do_not_import_the_command_line_main():
 def test_no_constant_is_assigned_in_two_modules():
     """A constant has one home (issue 35): ``CONFIG_NAME`` in two modules, or two different
     ``SOLVERS`` a reader has to tell apart by the module, drift apart."""
+    homes = _constant_homes(r"[A-Z][A-Z0-9_]*", _modules())
+    assert {k: v for k, v in homes.items() if len(v) > 1} == {}, "assigned in two modules"
+
+
+def _constant_homes(pattern: str, paths: list[Path]) -> dict[str, list[str]]:
+    """``{name: [module, ...]}`` of the module-level assignments of names matching
+    ``pattern`` in ``paths``."""
     import ast
 
     homes: dict[str, list[str]] = {}
-    for path in _modules():
+    for path in paths:
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
             targets = node.targets if isinstance(node, ast.Assign) else (
                 [node.target] if isinstance(node, ast.AnnAssign) else [])
             for target in targets:
-                if isinstance(target, ast.Name) and re.fullmatch(r"[A-Z][A-Z0-9_]*", target.id):
+                if isinstance(target, ast.Name) and re.fullmatch(pattern, target.id):
                     homes.setdefault(target.id, []).append(_name(path))
-    assert {k: v for k, v in homes.items() if len(v) > 1} == {}, "assigned in two modules"
+    return homes
 
 
 def test_no_private_constant_outside_the_bundle_is_assigned_in_two_modules():
     """A private constant has one home too (issue 44): the words a true/false cell may say
     (``_TRUE``) or the rows a vectorized pass handles at a time (``_CHUNK``) defined in two
     modules drift apart. (bundle/ is another branch's: issue 44 item 1.)"""
-    import ast
-
-    homes: dict[str, list[str]] = {}
-    for path in _modules():
-        if _name(path).startswith("bundle/"):
-            continue
-        for node in ast.parse(path.read_text(encoding="utf-8")).body:
-            targets = node.targets if isinstance(node, ast.Assign) else (
-                [node.target] if isinstance(node, ast.AnnAssign) else [])
-            for target in targets:
-                if isinstance(target, ast.Name) and re.fullmatch(r"_[A-Z][A-Z0-9_]*", target.id):
-                    homes.setdefault(target.id, []).append(_name(path))
+    homes = _constant_homes(r"_[A-Z][A-Z0-9_]*",
+                            [p for p in _modules() if not _name(p).startswith("bundle/")])
     assert homes.get("_TRUE") == ["readers/rows.py"]  # the test reads private constants
     assert {k: v for k, v in homes.items() if len(v) > 1} == {}, "assigned in two modules"
 
