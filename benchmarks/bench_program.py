@@ -89,7 +89,7 @@ def program(sizes: list[str]) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             frame.to_csv(Path(tmp) / "long.csv", index=False)
             start = time.perf_counter()
-            table, _ = load_scores(config, tmp)
+            table = load_scores(config.input, tmp, development=config.phases.development)
             read = time.perf_counter() - start
             start = time.perf_counter()
             phase_matrix(table, "Development", None)

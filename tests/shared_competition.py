@@ -36,5 +36,5 @@ def board(config, path=None):
     """The leaderboard of ``config`` on the fixture (``path``: another input file of it)."""
     if path is not None:
         config = parse_config({**config.to_dict(), "input": {"path": path}})
-    table, source = load_scores(config, FIXTURE)
-    return build_leaderboard(table, config, source=source)
+    table = load_scores(config.input, FIXTURE, development=config.phases.development)
+    return build_leaderboard(table, config)

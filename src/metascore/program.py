@@ -42,19 +42,19 @@ def run(config: Config, root: str | Path, output_dir: str | Path, *, log: Log = 
     Shared by :func:`score_main` and ``metascore rank --config``.
     """
     log(f"[*] reading scores from {Path(root).name or root}")
-    table, source = load_scores(config, root)
-    log(f"[*] {len(table.frame)} scores, format {source['format']}, phases "
+    table = load_scores(config.input, root, development=config.phases.development)
+    log(f"[*] {len(table.frame)} scores, format {table.format}, phases "
         f"{sorted(set(map(str, table.frame['phase'].unique())))}")
     for note in table.notes:
         log(f"[*] note: {note}")
     if table.directions:
         log("[*] directions of judges without one: the competition's leaderboard columns")
-    for item in source["failed"]:
-        log(f"[!] failed: phase {item['phase']!r}, candidate {item['candidate']!r}, task "
-            f"{item['task']!r} ({item['reason']})")
-    for item in source.get("prediction_failed", []):
-        log(f"[!] prediction failed, scored anyway: phase {item['phase']!r}, candidate "
-            f"{item['candidate']!r}, task {item['task']!r} ({item['reason']})")
+    for item in table.failed:
+        log(f"[!] failed: phase {item.phase!r}, candidate {item.candidate!r}, task "
+            f"{item.task!r} ({item.reason})")
+    for item in table.flagged:
+        log(f"[!] prediction failed, scored anyway: phase {item.phase!r}, candidate "
+            f"{item.candidate!r}, task {item.task!r} ({item.reason})")
     rc = config.ranking
     log(f"[*] ranking with {rc.method} (missing={rc.missing}, seed={rc.seed})")
     ac = config.analysis
@@ -64,7 +64,7 @@ def run(config: Config, root: str | Path, output_dir: str | Path, *, log: Log = 
     if ac.compare:
         log(f"[*] method comparison: {', '.join(ac.compare)} ({ac.bootstrap} trials, stabilities "
             f"{STABILITY_Q} x {COMPARE_R}, seed {rc.seed})")
-    lb = build_leaderboard(table, config, source=source, progress=_progress(log))
+    lb = build_leaderboard(table, config, progress=_progress(log))
     if lb.filter is not None:
         log(f"[*] filter {lb.filter.rule}: {len(lb.filter.qualified)} of "
             f"{len(lb.filter.decisions)} final candidates qualified")
@@ -174,10 +174,10 @@ def ingest_main(
                 config, found = load_config(path), path
                 break
         print(f"[*] configuration: {found.name if found else 'defaults (no ' + CONFIG_NAME + ')'}")
-        table, source = load_scores(config, ingested_program)
-        print(f"[*] read {len(table.frame)} scores (format {source['format']})")
+        table = load_scores(config.input, ingested_program, development=config.phases.development)
+        print(f"[*] read {len(table.frame)} scores (format {table.format})")
         if found is not None:
-            lb = build_leaderboard(table, config, source=source)
+            lb = build_leaderboard(table, config)
             print(f"[*] the submission ranks: winner {lb.winner or 'none'}")
         write_files(output_dir, {LONG_NAME: long_csv(table.frame, CANONICAL_COLUMNS)})
         print(f"[*] wrote {LONG_NAME}")

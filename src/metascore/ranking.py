@@ -15,7 +15,7 @@ from .submission_order import own_places
 
 if TYPE_CHECKING:  # pragma: no cover
     from .matrix import ScoreMatrix
-    from .registry import Inputs
+    from .inputs import Inputs
 
 __all__ = ["Ranking", "tie_groups", "fractional_rank_of_scores", "TIE_BREAK_KEYS",
            "DEFAULT_TIE_BREAK"]
@@ -108,7 +108,7 @@ class Ranking:
         metascore version that produced it.
     matrix : ScoreMatrix or None
         The score matrix ranked (after the missing-data policy, before filling).
-    inputs : registry.Inputs or None
+    inputs : inputs.Inputs or None
         The validated input it was computed from (:func:`metascore.registry.prepare_inputs`):
         what an analysis of this ranking starts from, and other methods rank
         (:func:`metascore.registry.rank_inputs`). Not part of the outputs.

@@ -4,7 +4,7 @@ The methods declare themselves with :func:`ranking_method` (:mod:`metascore.meth
 what a method is, how it is called, its resampling shortcuts); importing this module loads
 the shipped ones (:mod:`metascore.methods`). :func:`rank` does the shared work in
 steps: :func:`prepare_inputs` validates the data once for any method (its kind, the
-missing-data policy), :func:`rank_inputs` ranks those :class:`Inputs` with a method (its
+missing-data policy) into :class:`~metascore.inputs.Inputs`, :func:`rank_inputs` ranks them with a method (its
 own check of the data, then :func:`compute`, which orients, reorders and calls the method
 with what it takes, and :func:`finish`, which checks its scores and builds the
 :class:`~metascore.Ranking`: ties, positions with tie-breaks, provenance). The Ranking
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -37,6 +36,7 @@ from .method_spec import (
     ranking_method,
     registered_methods,
 )
+from .inputs import Inputs
 from .missing import Prepared, prepare
 from .pairwise import DENSE_BYTES_LIMIT, PairwiseCounts, dense_bytes
 from .ranking import (DEFAULT_TIE_BREAK, TIE_BREAK_KEYS, Ranking, fractional_rank_of_scores,
@@ -45,7 +45,6 @@ from .ranking import (DEFAULT_TIE_BREAK, TIE_BREAK_KEYS, Ranking, fractional_ran
 __all__ = [
     "DEFAULT_METHOD",
     "DEFAULT_SEED",
-    "Inputs",
     "get_ranking_method",
     "ranking_method_names",
     "check_params",
@@ -157,42 +156,6 @@ def _restore_order(
 
 
 # ---------------------------------------------------------------------- rank
-@dataclass(frozen=True)
-class Inputs:
-    """The validated input of a ranking, prepared once for any method; each method takes
-    what it needs (:func:`compute`).
-
-    Exactly one of ``prepared`` (a score matrix after the missing-data policy) and
-    ``counts`` (pairwise counts from votes) is set. A :class:`~metascore.Ranking` keeps the
-    inputs it was computed from (``Ranking.inputs``).
-    """
-
-    candidates: Sequence[str]
-    judges: tuple[str, ...]
-    prepared: Prepared | None
-    counts: PairwiseCounts | None
-
-    @property
-    def missing(self) -> str:
-        """The missing-data policy applied (``"votes"`` for pairwise counts)."""
-        return "votes" if self.prepared is None else self.prepared.missing
-
-    def take(self, rows: np.ndarray, cols: np.ndarray) -> Inputs:
-        """The inputs of a resample of a prepared matrix without missing cells: its rows
-        ``rows`` and columns ``cols`` (positions, repeats allowed), which the missing-data
-        policy leaves as they are. What a method reads only: the judges keep their labels,
-        the rows are labelled by their place in the resample (``"0", "1", ...``)."""
-        prepared = self.prepared
-        assert prepared is not None and not prepared.matrix.has_missing
-        matrix, at = prepared.matrix, np.ix_(rows, cols)
-        sub = ScoreMatrix(values=matrix.values[at], candidates=IndexLabels(len(rows)),
-                          judges=tuple(matrix.judges[j] for j in cols),
-                          higher_is_better=tuple((matrix.signs[cols] > 0).tolist()),
-                          weights=matrix.weights[cols])
-        return Inputs(sub.candidates, sub.judges,
-                      Prepared(sub, prepared.oriented[at], {}, {}, prepared.missing), None)
-
-
 def prepare_inputs(
     data: ScoreMatrix | PairwiseCounts | pd.DataFrame | np.ndarray, missing: str
 ) -> Inputs:

@@ -29,15 +29,13 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 
-if TYPE_CHECKING:  # the readers import this module
-    from .readers.score_table import ScoreTable
-
-__all__ = ["EARLIER", "BY_NUMBER", "BY_TIME", "Origin", "split_submission_key", "submission_number", "phase_origins", "places",
+__all__ = ["EARLIER", "BY_NUMBER", "BY_TIME", "Origin", "Submissions", "split_submission_key",
+           "submission_number", "phase_origins", "places",
            "own_places", "order_basis", "latest_first_key", "utc_time"]
 
 #: The tie-break in words, one wording wherever it is said (the "Final ranking" page, the
@@ -130,26 +128,15 @@ def utc_time(value: Any) -> pd.Timestamp | None:
     return stamp.tz_convert("UTC").tz_localize(None) if stamp.tzinfo is not None else stamp
 
 
-def _members(table: ScoreTable, phase: str) -> dict[str, tuple[str, pd.Timestamp | None]]:
-    """``candidate -> (participant key, time)`` of every submission of ``phase`` the table
-    lists (with a score or, from ``table.unscored``, with none)."""
-    frame = table.frame
-    rows = frame[frame["phase"] == phase]
-    out: dict[str, tuple[str, pd.Timestamp | None]] = {}
-    if len(rows):
-        first = rows.groupby("candidate", sort=False, observed=True)[["participant", "submitted_at"]].first()
-        for cand, part, when in zip(first.index, first["participant"], first["submitted_at"]):
-            cand = str(cand)
-            missing = part is None or (isinstance(part, float) and math.isnan(part))
-            out[cand] = (cand if missing else str(part), utc_time(when))
-    for member in table.unscored:
-        cand = str(member["candidate"])
-        if member.get("phase") == phase and cand not in out:
-            out[cand] = (str(member.get("participant") or cand), utc_time(member.get("submitted_at")))
-    return out
+class Submissions(Protocol):
+    """What :func:`phase_origins` reads of a score table (a
+    :class:`~metascore.readers.score_table.ScoreTable` answers it): each submission of a
+    phase, ``candidate -> (participant key, submission time or None)``."""
+
+    def submissions(self, phase: str) -> Mapping[str, tuple[str, pd.Timestamp | None]]: ...
 
 
-def phase_origins(table: ScoreTable, phase: str, earlier: Iterable[str] = ()) -> dict[str, Origin]:
+def phase_origins(table: Submissions, phase: str, earlier: Iterable[str] = ()) -> dict[str, Origin]:
     """The origin of each submission of ``phase`` in the score table.
 
     ``earlier``: the ranked phases before ``phase``, earliest first; a participant with a
@@ -161,14 +148,14 @@ def phase_origins(table: ScoreTable, phase: str, earlier: Iterable[str] = ()) ->
         if before == phase:
             continue
         latest: dict[str, tuple[tuple[float, float, str], Origin]] = {}
-        for cand, (part, when) in _members(table, before).items():
+        for cand, (part, when) in table.submissions(before).items():
             key = latest_first_key(when, cand)
             if part not in latest or key < latest[part][0]:
                 latest[part] = (key, Origin(before, cand, when, submission_number(cand)))
         for part, (_, origin) in latest.items():
             first_seen.setdefault(part, origin)
     return {cand: first_seen.get(part) or Origin(phase, cand, when, submission_number(cand))
-            for cand, (part, when) in _members(table, phase).items()}
+            for cand, (part, when) in table.submissions(phase).items()}
 
 
 def places(origins: Sequence[Origin]) -> tuple[float, ...]:

@@ -501,3 +501,25 @@ def test_analysis_refuses_an_invalid_parameter_value_before_any_work():
     with pytest.raises(ConfigError, match=r"method 'success_rate': `ties` must be one of"):
         E.setup(m, ["average_rank", "success_rate"], {"success_rate": {"ties": "third"}},
                 "worst", 1)
+
+
+@pytest.mark.parametrize("call", ["stability", "stability_vs_judges"])
+def test_a_stability_checks_its_arguments_once(monkeypatch, call):
+    """The public stability functions check q, r and the concordance before their setup
+    ranks anything, and their ``*_of`` step does not check them again (issue 44 item 6)."""
+    import sys
+
+    stab = sys.modules["metascore.analysis.stability"]  # the package's `stability` is the function
+    checked: list[str] = []
+    real = stab.positive_int
+
+    def counted(value, name, *args):
+        checked.append(name)
+        return real(value, name, *args)
+
+    monkeypatch.setattr(stab, "positive_int", counted)
+    m = ms.ScoreMatrix.from_array([[3, 1, 2], [2, 2, 3], [1, 3, 1]], ["A", "B", "C"])
+    getattr(stab, call)(m, "average_rank", q=3, r=2, **({"sizes": [2]} if call != "stability" else {}))
+    assert [n for n in checked if n in ("q", "r")] == ["q", "r"]
+    with pytest.raises(ConfigError, match="q"):
+        getattr(stab, call)(m, "average_rank", q=1, r=2)

@@ -391,7 +391,7 @@ def test_an_empty_export_says_so_and_names_the_rule(tmp_path):
 
     with pytest.raises(InputError, match=r"its submissions.csv lists no submission, so the results "
                        r"export that fed it was empty .*submission_rule 'Add' nothing reaches it"):
-        load_scores(parse_config(META), tmp_path / "out" / "outputs")
+        load_scores(parse_config(META).input, tmp_path / "out" / "outputs")
 
 
 def test_one_phase_competition_filters_within_the_phase(tmp_path):

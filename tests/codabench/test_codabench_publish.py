@@ -30,8 +30,8 @@ HOW = "# Final ranking\n\nHow participants are compared: ...\n"
 
 def _board() -> dict:
     config = parse_config(CONFIG)
-    table, source = load_scores(config, FIXTURE)
-    return json.loads(render_outputs(build_leaderboard(table, config, source=source))["leaderboard.json"])
+    table = load_scores(config.input, FIXTURE, development=config.phases.development)
+    return json.loads(render_outputs(build_leaderboard(table, config))["leaderboard.json"])
 
 
 def test_the_outcome_is_read_from_the_meta_programs_board():

@@ -161,7 +161,7 @@ def test_one_phase_filters_within_the_phase():
     assert lb.scores == {"n_qualified": 2.0, "winner_score": -1.0}
     assert lb.statistics["dev_final_kendall_tau"] is None
     # without any baseline, no filter applies, and the outputs say so
-    table, _ = load_scores(_config(), FIXTURE)
+    table = load_scores(_config().input, FIXTURE)
     lb = build_leaderboard(table.with_frame(table.frame.assign(is_baseline=False)),
                            _config(phases={"final": None}, baselines=[]))
     assert lb.filter is None and len(lb.final.ranked) == 5  # organizers: one submission kept
@@ -172,7 +172,7 @@ def test_one_phase_filters_within_the_phase():
 
 
 def test_nobody_qualifies_warns():
-    table, _ = load_scores(_config(), FIXTURE)
+    table = load_scores(_config().input, FIXTURE)
     final = table.frame["phase"] == "Final"
     frame = table.frame.astype({"participant": object, "candidate": object})  # new values go in
     frame.loc[final & ~frame["is_baseline"], "participant"] = "newcomer"
@@ -223,7 +223,7 @@ def test_single_phase_exports_rank_alone():
 
 
 def test_errors_name_the_problem():
-    table, _ = load_scores(_config(), FIXTURE)
+    table = load_scores(_config().input, FIXTURE)
     with pytest.raises(InputError, match=r"baseline 'nobody' .*neither a candidate"):
         build_leaderboard(table, _config(baselines=["nobody"]))
     with pytest.raises(InputError, match=r"needs at least one baseline in the 'Development'"):
@@ -236,7 +236,7 @@ def test_errors_name_the_problem():
 
 def test_input_order_does_not_matter():
     config = _config(selection={"development": "best", "final": "best"}, filter={"beat": "any"})
-    table, _ = load_scores(config, FIXTURE)
+    table = load_scores(config.input, FIXTURE, development=config.phases.development)
     a = build_leaderboard(table, config)
     shuffled = table.frame.sample(frac=1.0, random_state=3).reset_index(drop=True)
     b = build_leaderboard(table.with_frame(shuffled), config)
@@ -245,7 +245,7 @@ def test_input_order_does_not_matter():
 
 
 def test_a_baseline_dropped_by_drop_candidates_is_named_with_the_reason():
-    table, _ = load_scores(_config(), FIXTURE)
+    table = load_scores(_config().input, FIXTURE)
     frame = table.frame
     dev = frame["phase"] == frame["phase"].iloc[0]
     gap = dev & frame["candidate"].str.startswith("baseline") & (frame["task"] == "wine")
@@ -395,22 +395,22 @@ def test_a_baseline_whose_run_failed_says_so(tmp_path):
             for b in ("baseline_rf", "baseline_knn") for t in ("iris", "wine", "digits")}
     tree = _tree_with(tmp_path, runs)
     config = _config(input={"path": "."}, analysis={"bootstrap": 0, "stability": False})
-    table, source = load_scores(config, tree)
+    table = load_scores(config.input, tree, development=config.phases.development)
     with pytest.raises(InputError, match=r"baseline 'baseline_\w+' has no score in phase 'Development' "
                        r"\(every run failed: task 'digits': Failed \(program_rc=1\): ModuleNotFoundError: "
                        r"No module named 'xgboost' \(and 2 more\)\), so the beat_baseline filter"):
-        build_leaderboard(table, config, source=source)
+        build_leaderboard(table, config)
     # named by candidate id, absent from every phase's scores: the same sentence, not "neither"
     import shutil
     for b in ("baseline_rf", "baseline_knn"):
         shutil.rmtree(tree / "Final" / b)
-    table, source = load_scores(config, tree)
+    table = load_scores(config.input, tree, development=config.phases.development)
     with pytest.raises(InputError, match=r"baseline 'baseline_\w+' has no score in phase 'Development' "
                                          r"\(every run failed"):
-        build_leaderboard(table, _config(input={"path": "."}, baselines=["baseline_rf"]), source=source)
+        build_leaderboard(table, _config(input={"path": "."}, baselines=["baseline_rf"]))
     # without the filter, the failed baseline is only shown
     lb = build_leaderboard(table, _config(input={"path": "."}, filter={"rule": "none"},
-                                          analysis={"bootstrap": 0, "stability": False}), source=source)
+                                          analysis={"bootstrap": 0, "stability": False}))
     assert lb.winner is not None
 
 
@@ -435,7 +435,7 @@ def test_a_board_that_loses_a_candidate_is_refused():
     from metascore.errors import MetascoreError
     from metascore.leaderboard.notices import check_accounted
 
-    table, _ = load_scores(_config(), FIXTURE)
+    table = load_scores(_config().input, FIXTURE)
     lb = build_leaderboard(table, _config(analysis={"bootstrap": 0, "stability": False}))
     check_accounted(table, lb.final)  # the real board: nobody lost
     lost = dataclasses.replace(lb.final, rows=tuple(r for r in lb.final.rows if r.candidate != "bob-103"))

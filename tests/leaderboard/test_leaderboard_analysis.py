@@ -50,8 +50,8 @@ CONFIG = {
 
 def _board(**over):
     config = parse_config({**CONFIG, **over})
-    table, source = load_scores(config, FIXTURE)
-    return build_leaderboard(table, config, source=source)
+    table = load_scores(config.input, FIXTURE, development=config.phases.development)
+    return build_leaderboard(table, config)
 
 
 def test_rows_carry_rank_intervals():
@@ -230,7 +230,7 @@ def test_progress_is_reported_for_slow_methods():
     """Methods without a fast path rank every resample: progress reaches the total."""
     config = parse_config({**CONFIG, "ranking": {"method": "schulze"},
                            "analysis": {"bootstrap": 20}})
-    table, _ = load_scores(config, FIXTURE)
+    table = load_scores(config.input, FIXTURE, development=config.phases.development)
     seen: dict[str, tuple[int, int]] = {}
     build_leaderboard(table, config, progress=lambda what, d, t: seen.__setitem__(what, (d, t)))
     assert seen == {"rank uncertainty": (20, 20), "stability": (50, 50)}

@@ -243,16 +243,16 @@ def test_a_judge_missing_from_the_final_phase_fails_before_any_ranking(monkeypat
     """A judge of the final phase only, misspelt: the error comes before the development
     phase is ranked (no ranking work is wasted, no progress is logged)."""
     from metascore.errors import InputError
-    from metascore.leaderboard import build, build_leaderboard
+    from metascore.leaderboard import build_leaderboard, plan
 
     calls: list[str] = []
-    real = build.rank
+    real = plan.rank
 
     def counted(*args, **kwargs):
-        calls.append(kwargs.get("method", ""))
+        calls.append(args[1])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(build, "rank", counted)
+    monkeypatch.setattr(plan, "rank", counted)
     config = parse_config({"judges": [{"task": "gdp", "metric": "test_MAE", "direction": "lower"},
                                       {"task": "gdp", "metric": "test_r2", "phase": "Final"}],
                            "filter": {"rule": "none"}})

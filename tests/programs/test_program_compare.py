@@ -40,8 +40,8 @@ def _config(analysis=None, **over):
 
 def _board(analysis=None, **over):
     config = _config(analysis, **over)
-    table, source = load_scores(config, FIXTURE)
-    return build_leaderboard(table, config, source=source)
+    table = load_scores(config.input, FIXTURE, development=config.phases.development)
+    return build_leaderboard(table, config)
 
 
 def test_program_adds_the_comparison_and_leaves_the_scores_alone(tmp_path):

@@ -117,29 +117,29 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _run_at_import(body: list) -> list:
-    """The statements of ``body`` that run when the module is imported: not those inside a
-    function, nor an ``if TYPE_CHECKING:`` block."""
+def _imported_at_load(body: list) -> list:
+    """The statements of ``body`` outside its functions: those that run when the module is
+    imported, and those of its ``if TYPE_CHECKING:`` blocks (a type-only import is an arrow
+    of the graph too: a circle through one is a circle a reader follows, and one
+    ``from __future__`` change away from an import error)."""
     import ast
 
     out: list = []
     for node in body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            out += _run_at_import(node.orelse)
-            continue
         out.append(node)
         for field in ("body", "orelse", "finalbody"):
-            out += _run_at_import(getattr(node, field, None) or [])
+            out += _imported_at_load(getattr(node, field, None) or [])
         for handler in getattr(node, "handlers", None) or []:
-            out += _run_at_import(handler.body)
+            out += _imported_at_load(handler.body)
     return out
 
 
 def _import_graph() -> dict[str, set[str]]:
-    """Which modules of the package each module imports when it is imported (``import x``,
-    ``from .x import y``, ``from . import x``; ``y`` counts as a module when it is one)."""
+    """Which modules of the package each module imports at its top level, type-only imports
+    included (``import x``, ``from .x import y``, ``from . import x``; ``y`` counts as a
+    module when it is one)."""
     import ast
 
     modules = {_module_name(p): p for p in _modules()}
@@ -147,7 +147,7 @@ def _import_graph() -> dict[str, set[str]]:
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         edges: set[str] = set()
-        for node in _run_at_import(ast.parse(path.read_text(encoding="utf-8")).body):
+        for node in _imported_at_load(ast.parse(path.read_text(encoding="utf-8")).body):
             if isinstance(node, ast.Import):
                 edges |= {a.name for a in node.names if a.name in modules}
             elif isinstance(node, ast.ImportFrom):
@@ -166,10 +166,13 @@ def _import_graph() -> dict[str, set[str]]:
 
 
 def test_no_import_cycle_among_the_modules():
-    """Module-level imports form no circle (a module importing a name back from one that
-    imports it works only by the order things happen to load in)."""
+    """Module-level imports form no circle, ``if TYPE_CHECKING:`` imports counted (issue
+    44): a module importing a name back from one that imports it works only by the order
+    things happen to load in, and a type named from a module that imports this one ties
+    the two for every reader."""
     graph = _import_graph()
     assert graph["metascore.cli"] >= {"metascore.cli.rank", "metascore.errors"}  # the graph is read
+    assert "metascore.codabench.client" in graph["metascore.cli.codabench"]  # type-only, read
     cycles: list[list[str]] = []
     state: dict[str, int] = {}  # 1: on the current path, 2: done
 
@@ -221,16 +224,33 @@ def test_command_modules_do_not_import_the_command_line_main():
 def test_no_constant_is_assigned_in_two_modules():
     """A constant has one home (issue 35): ``CONFIG_NAME`` in two modules, or two different
     ``SOLVERS`` a reader has to tell apart by the module, drift apart."""
+    homes = _constant_homes(r"[A-Z][A-Z0-9_]*", _modules())
+    assert {k: v for k, v in homes.items() if len(v) > 1} == {}, "assigned in two modules"
+
+
+def _constant_homes(pattern: str, paths: list[Path]) -> dict[str, list[str]]:
+    """``{name: [module, ...]}`` of the module-level assignments of names matching
+    ``pattern`` in ``paths``."""
     import ast
 
     homes: dict[str, list[str]] = {}
-    for path in _modules():
+    for path in paths:
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
             targets = node.targets if isinstance(node, ast.Assign) else (
                 [node.target] if isinstance(node, ast.AnnAssign) else [])
             for target in targets:
-                if isinstance(target, ast.Name) and re.fullmatch(r"[A-Z][A-Z0-9_]*", target.id):
+                if isinstance(target, ast.Name) and re.fullmatch(pattern, target.id):
                     homes.setdefault(target.id, []).append(_name(path))
+    return homes
+
+
+def test_no_private_constant_outside_the_bundle_is_assigned_in_two_modules():
+    """A private constant has one home too (issue 44): the words a true/false cell may say
+    (``_TRUE``) or the rows a vectorized pass handles at a time (``_CHUNK``) defined in two
+    modules drift apart. (bundle/ is another branch's: issue 44 item 1.)"""
+    homes = _constant_homes(r"_[A-Z][A-Z0-9_]*",
+                            [p for p in _modules() if not _name(p).startswith("bundle/")])
+    assert homes.get("_TRUE") == ["readers/rows.py"]  # the test reads private constants
     assert {k: v for k, v in homes.items() if len(v) > 1} == {}, "assigned in two modules"
 
 

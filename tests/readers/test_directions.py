@@ -44,8 +44,8 @@ def tree(tmp_path):
 
 
 def _rows(config, root):
-    table, source = load_scores(config, root)
-    lb = build_leaderboard(table, config, source=source)
+    table = load_scores(config.input, root, development=config.phases.development)
+    lb = build_leaderboard(table, config)
     return [(r.candidate, r.position, r.qualified) for r in lb.final.rows]
 
 

@@ -20,7 +20,7 @@ from metascore.config import JudgeConfig, judge_key
 from metascore.errors import MetascoreError
 from metascore.leaderboard.phases import normalize_frame, phase_matrix
 from metascore.matrix import ScoreMatrix
-from metascore.readers.score_table import ScoreTable
+from metascore.readers.score_table import Failure, ScoreTable, Unscored
 
 PHASES = ["Development", "Final"]
 TASKS = ["a", "b", "a/b", "c"]
@@ -79,7 +79,8 @@ def random_judges(rng: random.Random, frame: pd.DataFrame) -> tuple[JudgeConfig,
 def scored(raw: pd.DataFrame, frame: pd.DataFrame) -> ScoreTable:
     """``frame`` with what :func:`random_table` put in ``raw.attrs`` for the reference
     pipeline, as the readers give it now."""
-    return ScoreTable(frame, failed=tuple(raw.attrs["failed"]), unscored=tuple(raw.attrs["unscored"]),
+    return ScoreTable(frame, failed=tuple(Failure(*f) for f in raw.attrs["failed"]),
+                      unscored=tuple(Unscored(**u) for u in raw.attrs["unscored"]),
                       directions=raw.attrs["directions"])
 
 

@@ -87,8 +87,8 @@ for line in sys.stdin:
 
 def _render(extra: dict) -> dict[str, str]:
     config = parse_config({**CONFIG, **extra})
-    table, source = load_scores(config, FIXTURE)
-    return render_outputs(build_leaderboard(table, config, source=source))
+    table = load_scores(config.input, FIXTURE, development=config.phases.development)
+    return render_outputs(build_leaderboard(table, config))
 
 
 @pytest.fixture(scope="module")

@@ -22,8 +22,8 @@ from requirements import require_chromium
 
 def _report(**over) -> str:
     config = parse_config({**CONFIG, **over})
-    table, source = load_scores(config, FIXTURE)
-    return render_report(build_leaderboard(table, config, source=source))
+    table = load_scores(config.input, FIXTURE, development=config.phases.development)
+    return render_report(build_leaderboard(table, config))
 
 
 def _external_references(page: str) -> list[str]:
@@ -170,8 +170,8 @@ def _long_names_report(tmp_path: Path) -> str:
 
     root = write_long_names(tmp_path / "competition")
     config = parse_config(LONG_CONFIG)
-    table, source = load_scores(config, root)
-    return render_report(build_leaderboard(table, config, source=source))
+    table = load_scores(config.input, root, development=config.phases.development)
+    return render_report(build_leaderboard(table, config))
 
 
 def test_long_judge_names_show_task_and_column_title(tmp_path):

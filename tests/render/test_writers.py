@@ -28,8 +28,8 @@ from shared_competition import CONFIG, FIXTURE
 @pytest.fixture(scope="module")
 def lb():
     config = parse_config(CONFIG)
-    table, source = load_scores(config, FIXTURE)
-    return build_leaderboard(table, config, source=source)
+    table = load_scores(config.input, FIXTURE, development=config.phases.development)
+    return build_leaderboard(table, config)
 
 
 def test_scores_files():
@@ -84,9 +84,8 @@ def test_write_outputs(tmp_path, lb):
 
 def test_outputs_are_deterministic(tmp_path, lb):
     config = parse_config(CONFIG)
-    table, source = load_scores(config, FIXTURE)
-    again = build_leaderboard(table.with_frame(table.frame.iloc[::-1].reset_index(drop=True)), config,
-                              source=source)
+    table = load_scores(config.input, FIXTURE, development=config.phases.development)
+    again = build_leaderboard(table.with_frame(table.frame.iloc[::-1].reset_index(drop=True)), config)
     a, b = writers.render_outputs(lb), writers.render_outputs(again)
     assert a == b
 
@@ -260,8 +259,8 @@ def test_judges_named_like_output_columns_get_their_own_namespace(tmp_path):
     (tmp_path / "l.csv").write_text("\n".join(lines) + "\n")
     config = parse_config({"input": {"path": "l.csv"}, "phases": {"final": None},
                            "ranking": {"method": "mean"}, "analysis": {"bootstrap": 0}})
-    table, source = load_scores(config, tmp_path)
-    files = writers.render_outputs(build_leaderboard(table, config, source=source))
+    table = load_scores(config.input, tmp_path, development=config.phases.development)
+    files = writers.render_outputs(build_leaderboard(table, config))
     header = next(csv.reader(io.StringIO(files["leaderboard.csv"])))
     assert len(header) == len(set(header))
     rows = list(csv.DictReader(io.StringIO(files["leaderboard.csv"])))

@@ -24,7 +24,7 @@ from .criteria import (
     JudgeAgreement,
     condorcet_rate_from,
     generalization_of,
-    judge_agreement,
+    judge_agreement_of,
     resample,
     winner_rank,
     winner_rank_from,
@@ -251,7 +251,7 @@ def _compare(s: Setup, n_trials: int, q: int, r: int, seed: Any, ax: dict[str, s
                    unanimity=spec.unanimity)
         rows.append(row)
     missing = s.missing
-    agreement = None if missing == "pairwise" else judge_agreement(s.matrix, missing=missing)
+    agreement = None if missing == "pairwise" else judge_agreement_of(s)
     return MethodComparison(
         pd.DataFrame(rows), results, agreement, ax, conc, results["winner_rank"].seed,
         int(n_trials), int(q), int(r), missing, s.params, s.n, s.m,

@@ -45,6 +45,7 @@ __all__ = [
     "Resampled",
     "generalization",
     "judge_agreement",
+    "judge_agreement_of",
     "CriterionResult",
     "JudgeAgreement",
 ]
@@ -473,13 +474,28 @@ def judge_agreement(matrix: ScoreMatrix, *, missing: str = "worst") -> JudgeAgre
     >>> round(a.w, 4), round(a.mean_spearman, 4)
     (0.75, 0.5)
     """
+    _complete_rankings(missing)
+    prepared = prepare_inputs(matrix, missing).prepared
+    return _agreement(judge_ranks(prepared.oriented, missing), missing)
+
+
+def judge_agreement_of(s: Setup) -> JudgeAgreement:
+    """:func:`judge_agreement` of a validated input, from the judges' ranks it holds (the
+    matrix is not prepared again)."""
+    _complete_rankings(s.missing)
+    return _agreement(s.filled_ranks, s.missing)
+
+
+def _complete_rankings(missing: str) -> None:
     if missing == "pairwise":
         raise ConfigError(
             "judge_agreement needs complete rankings; use missing='worst', 'drop_candidates' "
             "or 'drop_judges' instead of 'pairwise'."
         )
-    prepared = prepare_inputs(matrix, missing).prepared
-    ranks = judge_ranks(prepared.oriented, missing)
+
+
+def _agreement(ranks: np.ndarray, missing: str) -> JudgeAgreement:
+    """Kendall's W and the mean Spearman rho of per-judge ranks (n x m)."""
     n, m = ranks.shape
     w = float(kendall_w(-ranks)) if m >= 1 else float("nan")
     notes = ()

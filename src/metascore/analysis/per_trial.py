@@ -27,7 +27,8 @@ from typing import Any
 import numpy as np
 
 from ..pairwise import PairwiseCounts
-from ..registry import Inputs, compute, get_ranking_method, rank
+from ..inputs import Inputs
+from ..registry import compute, get_ranking_method, rank
 from ..resampling import integer_valued, reduced_counts
 from .shared import Setup
 from .draws import Draws
@@ -103,7 +104,7 @@ def counts_scores(pc: PairwiseCounts, name: str, params: dict[str, Any], seed: i
 
 def values_scores(inputs: Inputs, name: str, params: dict[str, Any]) -> np.ndarray | None:
     """Scores of the value method ``name`` on ``inputs`` (the drawn rows and columns of a
-    prepared matrix, :meth:`~metascore.registry.Inputs.take`), as the registry computes
+    prepared matrix, :meth:`~metascore.inputs.Inputs.take`), as the registry computes
     them; None when they are not all finite (the registry then says why)."""
     out = compute(get_ranking_method(name), inputs, params, None)
     scores = np.asarray(out.scores, dtype=float)

@@ -1,10 +1,12 @@
 """What every analysis shares: the validated input, tie codes, ranks and concordance.
 
-The validated input (:class:`Setup`) holds the registry's :class:`~metascore.registry.Inputs`
+The validated input (:class:`Setup`) holds the registry's :class:`~metascore.inputs.Inputs`
 (the matrix after the missing-data policy, prepared once) and each method's ranking of
 it: :func:`setup` prepares a matrix through the registry, :func:`setup_of` starts from a
-:class:`~metascore.Ranking` (the data it was computed from, and the ranking itself). The
-resamples and the scores of resampled matrices are in :mod:`.bootstrap`.
+:class:`~metascore.Ranking` (the data it was computed from, and the ranking itself), and
+:meth:`Setup.including` compares more methods on the same input (what was computed from
+the data is shared). The resamples and the scores of resampled matrices are in
+:mod:`.bootstrap`.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from ..missing import Prepared
 from ..pairwise import PairwiseCounts
 from ..ranking import DEFAULT_TIE_BREAK, SCORE_RTOL, Ranking
 from ..resampling import PairSums, integer_valued
-from ..registry import (DEFAULT_SEED, Inputs, check_params, get_ranking_method, prepare_inputs,
+from ..inputs import Inputs
+from ..registry import (DEFAULT_SEED, check_params, get_ranking_method, prepare_inputs,
                         rank_inputs, ranking_method_names)
 from ..stats import fractional_ranks, kendall_w_of_ranks, ranks_along
 
@@ -49,9 +52,9 @@ class Setup:
     policy) and the methods.
 
     ``full`` holds each method's ranking of the whole (prepared) matrix; computing it also
-    validates the method parameters. ``cache`` keeps what the resampling shortcuts compute
-    once from the full data, and the scores of draws already scored (shared by the
-    criteria that draw the same resamples).
+    validates the method parameters; ``seed`` is the integer seed of those rankings.
+    ``cache`` keeps what the resampling shortcuts compute once from the full data, and the
+    scores of draws already scored (shared by the criteria that draw the same resamples).
     """
 
     inputs: Inputs
@@ -61,6 +64,7 @@ class Setup:
     filled_ranks: np.ndarray  # per-judge fractional ranks, n x m (NaN: not ranked)
     seconds: dict[str, float] = field(default_factory=dict)  # each full ranking's time
     cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+    seed: int = DEFAULT_SEED
 
     @property
     def prepared(self) -> Prepared:
@@ -90,7 +94,29 @@ class Setup:
             self, methods=keep, params={m: self.params[m] for m in keep},
             full={m: self.full[m] for m in keep},
             seconds={m: self.seconds[m] for m in keep if m in self.seconds},
-            cache={k: v for k, v in self.cache.items() if k[:1] != ("scores",)})
+            cache=self._data_cache())
+
+    def including(self, methods: str | Sequence[str], params: Mapping[str, Any] | None) -> Setup:
+        """The same input with ``methods`` compared, in that order (``params`` as in
+        :func:`setup`): a method this setup ranked already with the same parameters keeps
+        its full-data ranking, the others rank the input (:func:`~metascore.registry.rank_inputs`);
+        nothing is prepared again, and the judges' ranks and what the shortcuts computed
+        from the data are shared."""
+        names = _methods(methods)
+        per_method = _params(names, params)
+        known = {m: self.full[m] for m in names
+                 if m in self.full and self.params[m] == per_method[m]}
+        out = _ranked(self.inputs, names, per_method, self.seed, known, self.filled_ranks)
+        shared = {k: v for k, v in self.__dict__.items() if k in _FROM_THE_DATA}
+        out.__dict__.update(shared)  # cached properties of the data, computed once
+        out.cache.update(self._data_cache())
+        out.seconds.update({m: self.seconds[m] for m in known if m in self.seconds})
+        return out
+
+    def _data_cache(self) -> dict[Any, Any]:
+        """What the shortcuts computed from the data (the scores of a draw, which hold
+        every method, are left behind)."""
+        return {k: v for k, v in self.cache.items() if k[:1] != ("scores",)}
 
     @property
     def n(self) -> int:
@@ -120,6 +146,11 @@ class Setup:
     @property
     def m(self) -> int:
         return self.matrix.n_judges
+
+
+#: The cached properties of a :class:`Setup` that depend on its data only (shared by
+#: :meth:`Setup.including`).
+_FROM_THE_DATA = ("pairs", "integral_weights", "present", "full_counts")
 
 
 def _methods(methods: str | Sequence[str]) -> tuple[str, ...]:
@@ -214,9 +245,10 @@ def setup_of(
 
 
 def _ranked(inputs: Inputs, names: tuple[str, ...], per_method: dict[str, dict[str, Any]],
-            seed: int | np.random.Generator | None, known: dict[str, Ranking]) -> Setup:
+            seed: int | np.random.Generator | None, known: dict[str, Ranking],
+            filled_ranks: np.ndarray | None = None) -> Setup:
     """The :class:`Setup` of ``inputs``: each method's full-data ranking (those ``known``
-    already made are kept) and the judges' ranks."""
+    already made are kept) and the judges' ranks (``filled_ranks`` when computed already)."""
     prepared = inputs.prepared
     if prepared is None:
         raise InputError("the analyses need a score matrix, not pairwise counts from votes.")
@@ -241,8 +273,10 @@ def _ranked(inputs: Inputs, names: tuple[str, ...], per_method: dict[str, dict[s
         methods=names,
         params=per_method,
         full={name: full[name] for name in names},
-        filled_ranks=judge_ranks(prepared.oriented, inputs.missing),
+        filled_ranks=(judge_ranks(prepared.oriented, inputs.missing) if filled_ranks is None
+                      else filled_ranks),
         seconds=seconds,
+        seed=int(full_seed),
     )
 
 

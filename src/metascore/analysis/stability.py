@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -244,22 +244,38 @@ def stability(
     >>> stability(m, ["average_rank", "copeland"], q=5, r=2).mean
     {'average_rank': 1.0, 'copeland': 1.0}
     """
-    check_axis(axis)
-    concordance = _concordance(concordance, axis)
-    q, r = positive_int(q, "q", 2), positive_int(r, "r")
+    draws = _Draws.checked(axis, q, r, concordance)  # before the setup's rankings
     s = setup(matrix, methods, params, missing, seed)
-    return stability_of(s, axis=axis, q=q, r=r, concordance=concordance, seed=seed,
-                        fast=_fast, progress=progress, jobs=jobs, backend=backend)
+    return _stability(s, draws, seed, fast=_fast, progress=progress, jobs=jobs, backend=backend)
 
 
 def stability_of(s: Setup, *, axis: str, q: int, r: int, concordance: str | None, seed: Any,
                  fast: bool = True, progress: Progress = None, jobs: int = 1,
                  backend: str | None = None) -> StabilityResult:
     """:func:`stability` on a validated input."""
-    check_axis(axis)
-    concordance = _concordance(concordance, axis)
-    q = positive_int(q, "q", 2)
-    r = positive_int(r, "r")
+    return _stability(s, _Draws.checked(axis, q, r, concordance), seed, fast=fast,
+                      progress=progress, jobs=jobs, backend=backend)
+
+
+class _Draws(NamedTuple):
+    """The resampling of a stability, checked once: the axis, ``q`` rankings a repetition,
+    ``r`` repetitions, and the concordance of the q rankings."""
+
+    axis: str
+    q: int
+    r: int
+    concordance: str
+
+    @classmethod
+    def checked(cls, axis: str, q: int, r: int, concordance: str | None) -> _Draws:
+        check_axis(axis)
+        concordance = _concordance(concordance, axis)
+        return cls(axis, positive_int(q, "q", 2), positive_int(r, "r"), concordance)
+
+
+def _stability(s: Setup, draws: _Draws, seed: Any, *, fast: bool, progress: Progress,
+               jobs: int, backend: str | None) -> StabilityResult:
+    axis, q, r, concordance = draws
     values, seed_used, skipped, undefined = _stability_values(
         s, seed, axis=axis, size=s.m, q=q, r=r, concordance=concordance, progress=progress,
         done=0, total=q * r, fast=fast, jobs=jobs, backend=backend,
@@ -297,20 +313,22 @@ def stability_vs_judges(
     (see :meth:`StabilityCurve.judges_needed`). Sizes above m extrapolate by resampling.
     ``sizes`` defaults to up to 10 sizes evenly spread over 2..m.
     """
-    concordance = _concordance(concordance, "judges")
-    q, r = positive_int(q, "q", 2), positive_int(r, "r")
+    draws = _Draws.checked("judges", q, r, concordance)  # before the setup's rankings
     s = setup(matrix, methods, params, missing, seed)
-    return curve_of(s, sizes, q=q, r=r, concordance=concordance, seed=seed, fast=_fast,
-                    progress=progress, jobs=jobs, backend=backend)
+    return _curve(s, sizes, draws, seed, fast=_fast, progress=progress, jobs=jobs, backend=backend)
 
 
 def curve_of(s: Setup, sizes: Sequence[int] | None, *, q: int, r: int, concordance: str,
              seed: Any, fast: bool = True, progress: Progress = None, jobs: int = 1,
              backend: str | None = None) -> StabilityCurve:
     """:func:`stability_vs_judges` on a validated input."""
-    concordance = _concordance(concordance, "judges")
-    q = positive_int(q, "q", 2)
-    r = positive_int(r, "r")
+    return _curve(s, sizes, _Draws.checked("judges", q, r, concordance), seed, fast=fast,
+                  progress=progress, jobs=jobs, backend=backend)
+
+
+def _curve(s: Setup, sizes: Sequence[int] | None, draws: _Draws, seed: Any, *, fast: bool,
+           progress: Progress, jobs: int, backend: str | None) -> StabilityCurve:
+    _, q, r, concordance = draws
     sizes = default_sizes(s.m) if sizes is None else sizes
     sizes = np.asarray([positive_int(k, "sizes") for k in sizes], dtype=int)
     mean = {m: np.zeros(len(sizes)) for m in s.methods}

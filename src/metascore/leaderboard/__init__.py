@@ -23,13 +23,16 @@ The result, a frozen :class:`Leaderboard`, is rendered by :mod:`metascore.render
 :mod:`metascore.render.report`.
 
 Modules: :mod:`.model` (the frozen result: Row, Board, Margins, Analysis, Leaderboard),
-:mod:`.phases` (a phase's score matrix, input checks, deadlines and selection),
+:mod:`.plan` (the phase plan, made once from the config: the phases, deadlines, selection,
+judges, baselines, filter and the :class:`~.plan.Ranker`; it checks the table and selects
+each phase, and signs its part of the signature),
+:mod:`.phases` (a phase's score matrix and the input checks),
 :mod:`.boards` (the development and final boards and the margins),
 :mod:`.statistics` (the published statistics and the analysis of the final ranking),
 :mod:`.notices` (the messages about the input: directions, candidates without a judge
 score, baselines without a score, whether one phase is filtered),
 :mod:`.flags` (runs that finished after a failed prediction step, marked on their rows),
-:mod:`.build` (:func:`build_leaderboard`, the signature and the input summary).
+:mod:`.build` (:func:`build_leaderboard`, its steps, the signature).
 """
 
 from .build import build_leaderboard

@@ -10,7 +10,7 @@ best-ranked candidates and its Condorcet winner. Each reads the matrix after the
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -24,7 +24,7 @@ from ..missing import Prepared
 from ..stats import fractional_ranks
 from ..submission_order import EARLIER, Origin, submission_number
 from .model import MARGINS_KEPT, Board, JudgeIndex, JudgeValues, Margins, Row
-from .phases import in_phase
+from .plan import Ranker
 
 
 def dev_board(
@@ -58,20 +58,19 @@ def final_board(
     decisions: Mapping[str, Decision],
     baseline_dev: Mapping[str, BaselineScore],
     dropped: Mapping[str, str],
-    rank_fn: Callable[[ScoreMatrix], Ranking],
-    display: Display = Display(),
+    ranker: Ranker,
     dev_phase: str | None = None,
 ) -> tuple[Board, Ranking | None]:
-    """The final board: the qualified candidates ranked, then the baselines (each with its
-    development score, and its development id when that is another one) and the others;
-    and the ranking of the qualified (None when fewer than 2 qualified).
+    """The final board: the qualified candidates ranked by ``ranker``, then the baselines
+    (each with its development score, and its development id when that is another one) and
+    the others; and the ranking of the qualified (None when fewer than 2 qualified).
     ``dev_phase``: the phase the filter ranked (None: ``phase`` itself, one phase)."""
     ranking = None
     notes: tuple[str, ...] = ()
     rows: list[Row] = []
     if len(qualified) >= 2:
         pool = matrix.subset(candidates=qualified)
-        ranking = in_phase(rank_fn, phase)(pool)
+        ranking = ranker.at(phase)(pool)
         rows = _ranked_rows(pool, ranking, qualified=True, decisions=decisions)
         notes = _notes(ranking)
     elif len(qualified) == 1:
@@ -93,7 +92,8 @@ def final_board(
         b = baseline_dev.get(c)
         reasons[c] = "baseline, shown for reference (not ranked)"
         if b is not None:
-            reasons[c] += "; " + phase_score_text(display, b.score, dev_phase or phase, dev_phase is None)
+            reasons[c] += "; " + phase_score_text(ranker.display, b.score, dev_phase or phase,
+                                                  dev_phase is None)
             if b.candidate != c:
                 reasons[c] += f" (as {b.candidate!r} in {dev_phase or phase!r})"
     scores = {c: b.score for c, b in baseline_dev.items()}

@@ -28,8 +28,7 @@ _NAMED = 6
 
 def flag_text(flag: Flag) -> str:
     """``'alice-2' in 'Development', task 'datasets': <what failed>``."""
-    phase, candidate, task, what = flag
-    return f"{candidate!r} in {phase!r}, task {task!r}: {what}"
+    return f"{flag.candidate!r} in {flag.phase!r}, task {flag.task!r}: {flag.reason}"
 
 
 def flag_board(board: Board, flagged: Sequence[Flag],
@@ -40,7 +39,7 @@ def flag_board(board: Board, flagged: Sequence[Flag],
         return board
     runs: dict[tuple[str, str], list[str]] = {}
     for flag in flagged:
-        runs.setdefault((flag[0], flag[1]), []).append(flag_text(flag))
+        runs.setdefault((flag.phase, flag.candidate), []).append(flag_text(flag))
     rows = []
     for row in board.rows:
         texts = list(runs.get((board.phase, row.candidate), []))

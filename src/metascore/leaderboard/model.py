@@ -2,8 +2,9 @@
 
 A :class:`Leaderboard` holds the final :class:`Board` (and the development one), the
 pairwise :class:`Margins` of the final pool, the :class:`Analysis` of the final ranking,
-the published statistics and the provenance. :func:`metascore.leaderboard.build_leaderboard`
-builds it; :mod:`metascore.render.writers` and :mod:`metascore.render.report` render it.
+the published statistics, the provenance and what was read (:class:`InputSummary`).
+:func:`metascore.leaderboard.build_leaderboard` builds it; :mod:`metascore.render.writers`
+and :mod:`metascore.render.report` render it.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from ..analysis import JudgeAgreement, MethodComparison, RankUncertainty, StabilityResult
+from ..readers.score_table import Failure, Flag, ScoreTable
 from .filtering import FilterResult
 
 #: ``progress(what, done, total)``: called while the bootstrap analyses run.
@@ -220,6 +223,75 @@ class Analysis:
 
 
 @dataclass(frozen=True)
+class PhaseSummary:
+    """How many rows a phase's board holds, and its judges (``judges`` None: more than
+    ``output.judge_columns``, listed in ``per_judge.csv.gz``; ``n_judges`` says how many)."""
+
+    candidates: int
+    baselines: int
+    not_selected: int
+    judges: tuple[str, ...] | None
+    n_judges: int
+
+    @classmethod
+    def of(cls, board: Board, judge_columns: int) -> PhaseSummary:
+        shown = len(board.judges) <= judge_columns
+        return cls(len(board.rows), sum(r.is_baseline for r in board.rows),
+                   len(board.not_selected), tuple(board.judges) if shown else None,
+                   len(board.judges))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"candidates": self.candidates, "baselines": self.baselines,
+                "not_selected": self.not_selected,
+                **({"judges": list(self.judges)} if self.judges is not None
+                   else {"judges": None, "n_judges": self.n_judges})}
+
+
+@dataclass(frozen=True)
+class InputSummary:
+    """What was read (``leaderboard.json``'s ``input``): where and in which format, the
+    runs that produced no score and those whose prediction step failed, the competition's
+    column titles, and what each phase's board holds.
+
+    ``path`` is the configuration's ``input.path`` as given (relative to the input
+    folder); None when the table was not read through a configuration (the read part is
+    then absent from :meth:`to_dict`).
+    """
+
+    path: str | Mapping[str, str] | None
+    format: str
+    failed: tuple[Failure, ...]
+    flagged: tuple[Flag, ...]
+    titles: Mapping[str, str]
+    rows: int
+    phases_found: tuple[str, ...]
+    phases: Mapping[str, PhaseSummary]
+
+    @classmethod
+    def of(cls, table: ScoreTable, boards: Sequence[Board], judge_columns: int) -> InputSummary:
+        """The summary of ``table`` and of the ``boards`` built from it (development first)."""
+        return cls(
+            path=table.input_path, format=table.format, failed=table.failed,
+            flagged=table.flagged, titles=dict(table.titles), rows=int(len(table.frame)),
+            phases_found=tuple(sorted(str(p) for p in pd.unique(table.frame["phase"]))),
+            phases={b.phase: PhaseSummary.of(b, judge_columns) for b in boards},
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """As ``leaderboard.json`` and the ranking page's provenance publish it."""
+        read: dict[str, Any] = {}
+        if self.path is not None:
+            read = {"path": self.path if isinstance(self.path, str) else dict(self.path),
+                    "format": self.format, "failed": [f._asdict() for f in self.failed]}
+            if self.flagged:  # runs the mock runner marked (the site's export cannot)
+                read["prediction_failed"] = [f._asdict() for f in self.flagged]
+            if self.titles:  # the competition's column titles, for the report's labels
+                read["column_titles"] = dict(self.titles)
+        return {**read, "rows": self.rows, "phases_found": list(self.phases_found),
+                "phases": {phase: s.to_dict() for phase, s in self.phases.items()}}
+
+
+@dataclass(frozen=True)
 class Leaderboard:
     """Everything the meta-scoring program publishes.
 
@@ -237,8 +309,10 @@ class Leaderboard:
         Every statistic of :data:`metascore.config.STATISTICS`; None when undefined.
     scores : dict
         ``scores.json`` content: config key -> finite number (undefined ones omitted).
-    signature, config, input_summary : dict
-        Provenance: how the ranking was made, the effective configuration, what was read.
+    signature, config : dict
+        Provenance: how the ranking was made, the effective configuration.
+    input_summary : InputSummary
+        What was read, and what each phase's board holds.
     messages : tuple of str
         Warnings an organizer must see (nobody qualified, omitted score keys, ...).
     analysis : Analysis
@@ -254,7 +328,7 @@ class Leaderboard:
     scores: Mapping[str, float]
     signature: Mapping[str, Any]
     config: Mapping[str, Any]
-    input_summary: Mapping[str, Any]
+    input_summary: InputSummary
     messages: tuple[str, ...] = ()
     analysis: Analysis = field(default_factory=Analysis)
 

@@ -17,11 +17,11 @@ puts them in ``Leaderboard.messages``, which every output shows (the console, th
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..config import Config, judge_key
+from ..config import JudgeConfig, judge_key
 from ..readers.directions import column_direction, direction_warnings
 from ..errors import InputError, MetascoreError
 from ..matrix import ScoreMatrix
@@ -33,27 +33,28 @@ __all__ = ["undirected_judges", "direction_messages", "unscored_messages",
            "check_scored_baselines", "one_phase_filter", "check_accounted"]
 
 
-def undirected_judges(table: ScoreTable, config: Config) -> list[tuple[str, str, str]]:
+def undirected_judges(table: ScoreTable,
+                      judges: Sequence[JudgeConfig] | None) -> list[tuple[str, str, str]]:
     """``(key, task, metric)`` of the judges whose direction neither the configuration nor
     the competition's columns give (they are ranked as higher-is-better)."""
     known = table.directions
-    if config.judges is None:
+    if judges is None:
         # in the categories' order, so sorted already but for texts of unequal types
         pairs = list(dict.fromkeys((str(t), str(m)) for t, m in table_pairs(table.frame)))
         if known:
             pairs = [(t, m) for t, m in pairs if column_direction(t, m, known) is None]
         return [(judge_key(t, m), t, m) for t, m in sorted(pairs)]
-    candidates = [(j.key, j.task, j.metric) for j in config.judges if not j.direction_set]
+    candidates = [(j.key, j.task, j.metric) for j in judges if not j.direction_set]
     return [c for c in candidates if column_direction(c[1], c[2], known) is None]
 
 
-def direction_messages(table: ScoreTable, config: Config) -> list[str]:
+def direction_messages(table: ScoreTable, judges: Sequence[JudgeConfig] | None) -> list[str]:
     """A judge ranked higher-is-better by default whose name says lower is better (``mae``,
     ``time``, ...), and a configured direction the competition's column contradicts."""
-    out = direction_warnings(undirected_judges(table, config),
+    out = direction_warnings(undirected_judges(table, judges),
                              "give its `direction: lower` in the configuration's judges")
     known = table.directions
-    for j in config.judges or ():
+    for j in judges or ():
         column = column_direction(j.task, j.metric, known)
         if j.direction_set and column is not None and column != j.higher_is_better:
             out.append(f"judge {j.key!r}: the configuration says "
@@ -111,8 +112,7 @@ def check_accounted(table: ScoreTable, board: Board) -> None:
     frame = table.frame
     in_phase = (frame["phase"] == board.phase).to_numpy(dtype=bool)
     members = set(map(str, frame["candidate"][in_phase].unique()))
-    members |= {str(u["candidate"]) for u in table.unscored
-                if u["phase"] == board.phase}
+    members |= {str(u.candidate) for u in table.unscored if u.phase == board.phase}
     lost = sorted(members - {r.candidate for r in board.rows} - set(board.not_selected))
     if lost:
         raise MetascoreError(

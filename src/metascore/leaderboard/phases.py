@@ -1,28 +1,26 @@
-"""A phase of the canonical long table: checks, its score matrix, deadlines and selection.
+"""A phase of the canonical long table: checks and its score matrix.
 
-:func:`normalize_frame`, :func:`check_phases` and :func:`check_baselines` validate the
-table against the config once; :func:`phase_matrix` turns one phase into a
+:func:`normalize_frame`, :func:`check_phases`, :func:`check_judges` and
+:func:`check_baselines` validate the table against the configuration once (the phase plan,
+:mod:`.plan`, calls them); :func:`phase_matrix` turns one phase into a
 :class:`~metascore.matrix.ScoreMatrix` (judges, baselines, participants, submission times),
-with integer codes and array indexing (:mod:`.pivot`); :func:`select_phase` drops late
-submissions and applies participant selection.
+with integer codes and array indexing (:mod:`.pivot`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
-from ..config import Config, GroupsConfig, JudgeConfig
+from ..config import GroupsConfig, JudgeConfig
 from ..readers.directions import column_direction
-from ..errors import InputError, MetascoreError, did_you_mean
+from ..errors import InputError, did_you_mean
 from ..readers.table import codes_of, constant, recode
 from ..matrix import ScoreMatrix
-from ..ranking import Ranking
 from ..readers.score_table import ScoreTable
-from .selection import Selection, select_candidates
 from .pivot import is_missing, judge_directions, phase_rows, pivot
 from ..submission_order import Origin, places
 
@@ -116,47 +114,20 @@ def _places(origins: Mapping[str, Origin] | None) -> dict[str, float] | None:
     return dict(zip(keys, places([origins[k] for k in keys])))
 
 
-def check_judges(frame: pd.DataFrame, config: Config) -> None:
-    """Every configured judge has scores in each configured phase it applies to: checked
+def check_judges(frame: pd.DataFrame, phases: Sequence[str],
+                 judges: tuple[JudgeConfig, ...] | None) -> None:
+    """Every configured judge has scores in each of ``phases`` it applies to: checked
     before any ranking, so a misspelt judge of the final phase fails at once."""
-    if config.judges is None:
+    if judges is None:
         return
-    for phase in (config.phases.development, config.phases.final):
-        if phase is not None:
-            phase_rows(frame, phase, config.judges)
+    for phase in phases:
+        phase_rows(frame, phase, judges)
 
 
 def _higher(judge: JudgeConfig, known: Mapping[str, bool]) -> bool:
     """The configured direction, else the competition's column sorting, else higher."""
     column = None if judge.direction_set else column_direction(judge.task, judge.metric, known)
     return judge.higher_is_better if column is None else column
-
-
-def select_phase(
-    table: ScoreTable, phase: str, config: Config, policy: str,
-    rank_fn: Callable[[ScoreMatrix], Ranking], unscored: dict[str, str] | None = None,
-    origins: Mapping[str, Origin] | None = None,
-) -> Selection:
-    """The phase's matrix without late submissions, then participant selection
-    (``unscored``, ``origins``: as in :func:`phase_matrix`)."""
-    matrix = phase_matrix(table, phase, config.judges, config.baselines, unscored, origins,
-                          config.ranking.groups)
-    late: dict[str, str] = {}
-    deadline = config.phases.deadlines.get(phase)
-    if deadline is not None and matrix.submitted_at:
-        for cand, t in zip(matrix.candidates, matrix.submitted_at):
-            if t is not None and t > deadline:
-                late[cand] = (f"submitted at {t.isoformat()}, after the {phase!r} deadline "
-                              f"{deadline.isoformat()}")
-        if len(late) == matrix.n_candidates:
-            raise InputError(f"every submission of phase {phase!r} is after its deadline "
-                             f"{deadline.isoformat()}.")
-        if late:
-            matrix = matrix.subset(
-                candidates=[c for c in matrix.candidates if c not in late])
-    sel = select_candidates(matrix, policy, in_phase(rank_fn, phase))
-    dropped = {**late, **sel.dropped}
-    return Selection(sel.matrix, {c: dropped[c] for c in sorted(dropped)})
 
 
 def normalize_frame(frame: pd.DataFrame) -> pd.DataFrame:
@@ -190,14 +161,16 @@ def _as_text(series: pd.Series, text: Callable[[Any], Any]) -> pd.Categorical:
     return recode(codes, values, lambda _, v: text(math.nan if v is None else v))
 
 
-def check_phases(frame: pd.DataFrame, config: Config) -> None:
+def check_phases(frame: pd.DataFrame, phases: Sequence[str], deadlines: Mapping[str, Any]) -> None:
+    """The configured phases (``phases``: development, then final) and those of the
+    deadlines are in the table."""
     found = list(pd.unique(frame["phase"]))
-    for name in config.phases.deadlines:
+    for name in deadlines:
         if name not in found:
             raise InputError(f"phases.deadlines names phase {name!r}, which is not in the "
                              f"scores{did_you_mean(name, found)}; phases found are {found}.")
-    for key, name in (("development", config.phases.development), ("final", config.phases.final)):
-        if name is not None and name not in found:
+    for key, name in zip(("development", "final"), phases):
+        if name not in found:
             raise InputError(f"phase {name!r} (phases.{key}) has no scores in the input"
                              f"{did_you_mean(name, found)}: {_empty_phase_text(frame, name, found)}")
 
@@ -224,20 +197,10 @@ def check_baselines(table: ScoreTable, baselines: tuple[str, ...]) -> None:
     names = set(pd.unique(frame["candidate"])) | {
         p for p in pd.unique(frame["participant"]) if not is_missing(p)}
     for member in table.unscored:
-        names |= {str(member["candidate"]), str(member.get("participant") or member["candidate"])}
+        names |= {str(member.candidate), str(member.participant or member.candidate)}
     for b in baselines:
         if b not in names:
             raise InputError(
                 f"baseline {b!r} (from `baselines`) is neither a candidate nor a participant in "
                 f"the scores{did_you_mean(b, sorted(names))}."
             )
-
-
-def in_phase(rank_fn: Callable[[ScoreMatrix], Ranking], phase: str) -> Callable[[ScoreMatrix], Ranking]:
-    """``rank_fn`` whose errors name the phase."""
-    def ranked(matrix: ScoreMatrix) -> Ranking:
-        try:
-            return rank_fn(matrix)
-        except MetascoreError as exc:
-            raise type(exc)(f"phase {phase!r}: {exc}") from None
-    return ranked

@@ -22,16 +22,13 @@ import pandas as pd
 
 from ..config import JudgeConfig, judge_key
 from ..errors import InputError, closest_choice, did_you_mean
-from ..readers.table import codes_of, first_index, last_index
+from ..readers.rows import cell_truth
+from ..readers.table import CHUNK, codes_of, first_index, last_index
 from ..matrix import ScoreMatrix
-from ..readers.score_table import ScoreTable
+from ..readers.score_table import ScoreTable, Unscored
 
 __all__ = ["PhaseRows", "phase_rows", "phase_pairs", "table_pairs", "pivot", "judge_directions",
            "is_missing", "truthy"]
-
-_TRUE = {"true", "1", "yes", "y", "t"}
-#: Rows scattered into the matrix at a time (bounds the index arrays numpy makes).
-_CHUNK = 1 << 20
 
 
 def is_missing(value: Any) -> bool:
@@ -46,12 +43,12 @@ def is_missing(value: Any) -> bool:
 
 
 def truthy(value: Any) -> bool:
-    """Whether an ``is_baseline`` cell says yes."""
+    """Whether an ``is_baseline`` cell says yes (:func:`~metascore.readers.rows.cell_truth`;
+    a text it does not know says no, another value is true when it is nonzero)."""
     if is_missing(value):
         return False
-    if isinstance(value, str):
-        return value.strip().lower() in _TRUE
-    return bool(value)
+    said = cell_truth(value)
+    return (not isinstance(value, str) and bool(value)) if said is None else said
 
 
 def _text_codes(series: pd.Series) -> tuple[np.ndarray, list[str]]:
@@ -268,7 +265,7 @@ def pivot(
     row_of = np.full(n_codes, -1, dtype=np.int32)
     row_of[present] = np.arange(len(present))
     row_of[extra_codes] = np.arange(len(present), len(present) + len(extra_codes))
-    names = [rows.candidates[c] for c in present.tolist() + extra_codes] + [str(m["candidate"]) for m in members]
+    names = [rows.candidates[c] for c in present.tolist() + extra_codes] + [str(m.candidate) for m in members]
     ci = _mapped(cand, row_of)
     n, m = len(names), len(keys)
     meta = _Meta(frame, rows, pick, ci, np.asarray(extra_rows, dtype=np.int64), members, n, names, phase)
@@ -283,8 +280,8 @@ def pivot(
         grid = np.full((n, m), np.nan) if numeric else np.full((n, m), None, dtype=object)
         if not numeric:
             grid[len(present):, 0] = np.nan
-        for a in range(0, len(ci), _CHUNK):
-            grid[ci[a:a + _CHUNK], col[a:a + _CHUNK]] = values[a:a + _CHUNK]
+        for a in range(0, len(ci), CHUNK):
+            grid[ci[a:a + CHUNK], col[a:a + CHUNK]] = values[a:a + CHUNK]
         matrix = ScoreMatrix.from_array(
             grid, names, list(keys), higher_is_better=list(higher), weights=list(weights),
             participants=[None if p is None else str(p) for p in participants],
@@ -300,8 +297,8 @@ def _check_once(ci: np.ndarray, col: np.ndarray, n: int, m: int, names: list[str
                 keys: Sequence[str]) -> None:
     """One score per (candidate, judge); the error names the first one given twice."""
     seen = np.zeros((n, m), dtype=bool)
-    for a in range(0, len(ci), _CHUNK):
-        seen[ci[a:a + _CHUNK], col[a:a + _CHUNK]] = True
+    for a in range(0, len(ci), CHUNK):
+        seen[ci[a:a + CHUNK], col[a:a + CHUNK]] = True
     if int(np.count_nonzero(seen)) == len(ci):
         return
     linear = ci.astype(np.int64) * m + col
@@ -312,7 +309,7 @@ def _check_once(ci: np.ndarray, col: np.ndarray, n: int, m: int, names: list[str
 
 def _every_submission(
     table: ScoreTable, rows: PhaseRows, present: np.ndarray, phase: str,
-) -> tuple[dict[str, str], list[int], list[int], list[Mapping[str, Any]]]:
+) -> tuple[dict[str, str], list[int], list[int], list[Unscored]]:
     """The submissions of the phase with no score on a judge: why each has none, the codes
     of those with rows on other columns and the position of each one's first row (in order
     of first appearance), and the manifest entries of those whose every run failed."""
@@ -338,14 +335,14 @@ def _every_submission(
             codes.append(code)
             firsts.append(first_at if rows.pos is None else int(rows.pos[first_at]))
     failures: dict[str, list[str]] = {}
-    for p, c, task, reason in table.failed:
-        if p == phase:
-            failures.setdefault(c, []).append(f"task {task!r}: {reason}" if task else reason)
+    for f in table.failed:
+        if f.phase == phase:
+            failures.setdefault(f.candidate, []).append(f"task {f.task!r}: {f.reason}" if f.task else f.reason)
     names = {rows.candidates[c] for c in present.tolist()}
-    members: list[Mapping[str, Any]] = []
+    members: list[Unscored] = []
     for member in table.unscored:
-        cand = str(member["candidate"])
-        if member["phase"] != phase or cand in names or cand in why:
+        cand = str(member.candidate)
+        if member.phase != phase or cand in names or cand in why:
             continue
         runs = failures.get(cand) or ["no scores"]
         more = f" (and {len(runs) - 1} more)" if len(runs) > 1 else ""
@@ -361,7 +358,7 @@ class _Meta:
     entries of the runs that all failed (the last candidates)."""
 
     def __init__(self, frame: pd.DataFrame, rows: PhaseRows, pick: Callable[[np.ndarray], np.ndarray],
-                 ci: np.ndarray, extra_rows: np.ndarray, members: list[Mapping[str, Any]], n: int,
+                 ci: np.ndarray, extra_rows: np.ndarray, members: list[Unscored], n: int,
                  names: list[str], phase: str) -> None:
         self.frame, self.rows, self.pick, self.ci = frame, rows, pick, ci
         self.extra_rows, self.members, self.n, self.names, self.phase = extra_rows, members, n, names, phase
@@ -375,7 +372,7 @@ class _Meta:
         """Each candidate's one non-missing ``what`` (None when it has none); two different
         values for one candidate are an error."""
         codes, cats = codes_of(self.frame[what])
-        values = list(cats) + [m.get(what) for m in self.members]
+        values = list(cats) + [getattr(m, what) for m in self.members]
         missing = np.array([is_missing(v) for v in values] + [True], dtype=bool)
         out: list[Any] = [None] * self.n
         if missing.all():
@@ -431,7 +428,7 @@ class _Meta:
             out[self.ci[main]] = True
             out[np.arange(self.first_extra, self.first_extra + len(extra))[extra]] = True
         for k, member in enumerate(self.members):
-            out[self.n - len(self.members) + k] = bool(member.get("is_baseline"))
+            out[self.n - len(self.members) + k] = bool(member.is_baseline)
         return out.tolist()
 
 

@@ -44,10 +44,14 @@ class Selection:
         The phase's score matrix restricted to the selected candidates.
     dropped : dict
         ``{candidate: reason}`` for the submissions that do not represent their participant.
+    unscored : dict
+        ``{candidate: why}`` for the candidates of the phase with no score on any judge (kept
+        with every score missing; :func:`~metascore.leaderboard.phases.phase_matrix`).
     """
 
     matrix: ScoreMatrix
     dropped: dict[str, str] = field(default_factory=dict)
+    unscored: dict[str, str] = field(default_factory=dict)
 
 
 def participant_key(matrix: ScoreMatrix, i: int) -> str:

@@ -12,18 +12,22 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 
-from ..analysis import MethodComparison, RankUncertainty, judge_agreement
-from ..analysis.shared import setup_of
+from ..analysis import MethodComparison, RankUncertainty
 from ..analysis.compare import MIN_COMPARED, compare_of
+from ..analysis.criteria import judge_agreement_of
+from ..analysis.shared import Setup, setup_of
 from ..analysis.stability import stability_of
 from ..analysis.uncertainty import intervals_of
-from ..config import COMPARE_R, FINAL_PHASE_STATISTICS, STABILITY_Q, STABILITY_R, STATISTICS, Config
+from ..config import (COMPARE_R, FINAL_PHASE_STATISTICS, STABILITY_Q, STABILITY_R, STATISTICS,
+                      AnalysisConfig)
 from ..errors import MetascoreError
 from .filtering import FilterResult
+from .plan import Ranker
 from ..ranking import Ranking
 from ..registry import get_ranking_method, ranking_method_names
 from ..stats import kendall_tau_b
@@ -92,26 +96,54 @@ def why_undefined(
 
 # ---------------------------------------------------------------------- analysis
 def final_analysis(
-    config: Config, ranking: Ranking | None, n_ranked: int, phase: str, progress: Progress
+    ranking: Ranking | None, ranker: Ranker, settings: AnalysisConfig, n_ranked: int, phase: str,
+    progress: Progress,
 ) -> Analysis:
     """Rank uncertainty, judge agreement and stability of the final ranking, and the
-    comparison of the methods of ``analysis.compare`` (:func:`method_comparison`).
+    comparison of the methods of ``analysis.compare`` (``settings``; :func:`method_comparison`).
 
     Computed on the matrix the final ranking used (the qualified pool after the
-    missing-data policy: the ranking's inputs, not prepared again) with the configured
-    method, parameters, missing policy and seed; the final ranking is the full-data
-    ranking they resample. A part that cannot or should not be computed leaves a note
-    saying why.
+    missing-data policy: the ranking's inputs, not prepared again) with the ranking's
+    method, missing policy and seed and its parameters as ``ranker`` was given them; the
+    final ranking is the full-data ranking they resample. Every part reads one
+    :class:`~metascore.analysis.shared.Setup` of the ranking, made once: its judges' ranks,
+    full-data rankings and what the resampling shortcuts compute from the data are shared.
+    A part that cannot or should not be computed leaves a note saying why.
     """
-    analysis = _trust(config, ranking, n_ranked, phase, progress)
-    if not config.analysis.compare:
+    pool = _Pool(ranking, ranker.params)
+    analysis = _trust(pool, ranker, settings, n_ranked, phase, progress)
+    if not settings.compare:
         return analysis
-    comparison, note = method_comparison(config, ranking, n_ranked, progress)
+    comparison, note = method_comparison(pool, ranker.seed, settings, n_ranked, progress)
     return dataclasses.replace(analysis, comparison=comparison, comparison_note=note)
 
 
+class _Pool:
+    """The ranked pool as every analysis of the final ranking reads it: one
+    :class:`~metascore.analysis.shared.Setup` of the ranking (:func:`setup_of`: its own
+    input and full-data ranking, with its parameters as configured), made on first use."""
+
+    def __init__(self, ranking: Ranking | None, params: Mapping[str, Any]) -> None:
+        self.ranking, self.params = ranking, dict(params)
+        self.n = 0 if ranking is None else len(ranking.candidates)
+        self.m = 0 if ranking is None else len(ranking.judges)
+
+    @functools.cached_property
+    def setup(self) -> Setup:
+        assert self.ranking is not None
+        method = self.ranking.method
+        return setup_of(self.ranking, method, {method: self.params})
+
+    def compared(self, methods: tuple[str, ...]) -> Setup:
+        """The setup with ``methods`` compared: the configured parameters for the ranking's
+        method, the defaults for the others."""
+        method = self.ranking.method if self.ranking is not None else None
+        params = {method: self.params} if method in methods and self.params else None
+        return self.setup.including(methods, params)
+
+
 def method_comparison(
-    config: Config, ranking: Ranking | None, n_ranked: int, progress: Progress
+    pool: _Pool, seed: int, settings: AnalysisConfig, n_ranked: int, progress: Progress
 ) -> tuple[MethodComparison | None, str | None]:
     """The criteria table of the methods of ``analysis.compare`` on the ranked pool.
 
@@ -124,9 +156,7 @@ def method_comparison(
     Returns ``(comparison, None)``, or ``(None, why)`` when the pool is too small or the
     comparison fails on this data: the comparison is optional and never costs the scores.
     """
-    ac, rc = config.analysis, config.ranking
-    n = n_ranked if ranking is None else len(ranking.candidates)
-    m = 0 if ranking is None else len(ranking.judges)
+    n = n_ranked if pool.ranking is None else pool.n
     what = "the method comparison (analysis.compare) was not computed"
     if _pairs(n) > RESAMPLED_PAIRS_LIMIT:
         return None, (f"{what}: its criteria (the Condorcet rate, candidate resamples) compare "
@@ -135,10 +165,9 @@ def method_comparison(
         return None, (f"{what}: it needs at least {MIN_COMPARED} ranked candidates (with fewer "
                       "the criteria cannot tell the methods apart) and "
                       f"{n} {'was' if n == 1 else 'were'} ranked.")
-    if m < 2:
+    if pool.m < 2:
         return None, (f"{what}: it needs at least 2 judges (generalization tests on the judges "
                       "a resample leaves out) and the final ranking uses only 1.")
-    params = {rc.method: dict(rc.params)} if rc.method in ac.compare and rc.params else None
 
     def report(stage: str, done: int, total: int) -> None:
         if progress is not None:
@@ -146,8 +175,8 @@ def method_comparison(
 
     try:
         comparison = compare_of(
-            setup_of(ranking, ac.compare, params), n_trials=ac.bootstrap, q=STABILITY_Q,
-            r=COMPARE_R, seed=rc.seed, axes=None, concordance=None, progress=report, jobs=1,
+            pool.compared(settings.compare), n_trials=settings.bootstrap, q=STABILITY_Q,
+            r=COMPARE_R, seed=seed, axes=None, concordance=None, progress=report, jobs=1,
             backend=None,
         )
     except MetascoreError as exc:
@@ -156,62 +185,58 @@ def method_comparison(
 
 
 def _trust(
-    config: Config, ranking: Ranking | None, n_ranked: int, phase: str, progress: Progress
+    pool: _Pool, ranker: Ranker, settings: AnalysisConfig, n_ranked: int, phase: str,
+    progress: Progress,
 ) -> Analysis:
     """Rank uncertainty, judge agreement and stability (see :func:`final_analysis`)."""
-    ac, rc = config.analysis, config.ranking
-    settings = {"bootstrap": ac.bootstrap, "level": ac.level, "seed": rc.seed,
-                "stability_q": STABILITY_Q if ac.stability else None,
-                "stability_r": STABILITY_R if ac.stability else None}
-    n = n_ranked if ranking is None else len(ranking.candidates)
-    m = 0 if ranking is None else len(ranking.judges)
+    ac, method, seed = settings, ranker.method, ranker.seed
+    settings_out = {"bootstrap": ac.bootstrap, "level": ac.level, "seed": seed,
+                    "stability_q": STABILITY_Q if ac.stability else None,
+                    "stability_r": STABILITY_R if ac.stability else None}
+    n = n_ranked if pool.ranking is None else pool.n
     what = "rank uncertainty, judge agreement and stability were not computed"
     if n < 2:
-        return Analysis(settings, notes=(
+        return Analysis(settings_out, notes=(
             f"{what}: they need at least 2 ranked candidates and {n} "
             f"{'was' if n == 1 else 'were'} ranked.",))
-    if m < 2:
-        return Analysis(settings, notes=(
+    if pool.m < 2:
+        return Analysis(settings_out, notes=(
             f"{what}: they resample the judges and the final ranking uses only 1 judge.",))
-    pool = ranking.matrix  # the qualified pool after the missing-data policy
 
     def report(name: str) -> Callable[[int, int], None] | None:
         return None if progress is None else functools.partial(progress, name)
 
     notes: list[str] = []
     bootstrap, stability = ac.bootstrap, ac.stability
-    if (bootstrap or stability) and _pairs(n) > RESAMPLED_PAIRS_LIMIT and _resamples_pairs(rc.method):
+    if (bootstrap or stability) and _pairs(n) > RESAMPLED_PAIRS_LIMIT and _resamples_pairs(method):
         resamples = bootstrap + (STABILITY_Q * STABILITY_R if stability else 0)
         notes.append(
-            f"rank uncertainty and stability were not computed: {rc.method} compares every pair "
+            f"rank uncertainty and stability were not computed: {method} compares every pair "
             f"of candidates in each of their {resamples} resamples, and {_too_many(n)}; rank with "
             f"a method whose resamples need no pairs ({', '.join(_pairless())}), or set "
             "analysis.bootstrap: 0 and analysis.stability: false to say they are not wanted.")
         bootstrap, stability = 0, False
     uncertainty = agreement = stab = None
     try:
-        # the ranking's own input and full-data ranking, shared by both resamplings
-        s = setup_of(ranking, rc.method, {rc.method: dict(rc.params)}) \
-            if bootstrap or stability else None
         if bootstrap:
-            uncertainty = intervals_of(s, rc.method, n_trials=bootstrap, level=ac.level,
-                                       seed=rc.seed, progress=report("rank uncertainty"))
+            uncertainty = intervals_of(pool.setup, method, n_trials=bootstrap, level=ac.level,
+                                       seed=seed, progress=report("rank uncertainty"))
         elif not notes:
             notes.append("rank uncertainty is disabled (analysis.bootstrap: 0).")
-        if rc.missing == "pairwise":
+        if ranker.missing == "pairwise":
             notes.append("judge agreement is not computed under missing: pairwise (Kendall's W "
                          "needs every judge to rank every candidate).")
         else:
-            agreement = judge_agreement(pool, missing=rc.missing)
+            agreement = judge_agreement_of(pool.setup)
         if stability:
-            stab = stability_of(s, axis="judges", q=STABILITY_Q, r=STABILITY_R,
-                                concordance="kendall_w", seed=rc.seed,
+            stab = stability_of(pool.setup, axis="judges", q=STABILITY_Q, r=STABILITY_R,
+                                concordance="kendall_w", seed=seed,
                                 progress=report("stability"))
         elif ac.stability is False:
             notes.append("stability is disabled (analysis.stability: false).")
     except MetascoreError as exc:
         raise type(exc)(f"phase {phase!r}: analysis of the final ranking: {exc}") from None
-    return Analysis(settings, uncertainty, agreement, stab, tuple(notes))
+    return Analysis(settings_out, uncertainty, agreement, stab, tuple(notes))
 
 
 #: The most pairs of candidates the analyses compare in each resample (those of 6,325

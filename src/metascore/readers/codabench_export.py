@@ -28,9 +28,11 @@ import pandas as pd
 from ..errors import InputError
 from ..submission_order import split_submission_key
 from . import table
+from .input_format import InputFormat, Sniff, Verdict
 from .rows import Rows, cell_at, csv_header, csv_rows, load_json, score_cell, score_cells, short_text
 
-__all__ = ["is_leaderboard_title", "is_submission_key", "read_codabench_csv", "read_codabench_json"]
+__all__ = ["CODABENCH_CSV_FORMAT", "CODABENCH_JSON_FORMAT", "is_leaderboard_title",
+           "is_submission_key", "read_codabench_csv", "read_codabench_json"]
 
 # "<leaderboard title> - <phase name>(<phase id>)"; the title part is optional here.
 _CODABENCH_TITLE = re.compile(r"(?:(?P<board>.*?) - )?(?P<phase>.*?)(?:\((?P<id>\d+)\))?")
@@ -189,3 +191,34 @@ def read_codabench_csv(path: Path, rows: Rows) -> None:
             at = f"{path}, line {n}, column {col!r}"
             task, metric = judges[col]
             rows.add(f"{path}, line {n}", phase, key, owner, task, metric, score_cell(cell_at(row, i), at))
+
+
+def _looks_exported_json(s: Sniff) -> Verdict | None:
+    """A JSON object mapping leaderboard titles (or boards of ``<owner>-<id>`` rows) to
+    objects."""
+    data = s.data
+    if not (s.is_json and isinstance(data, dict) and data
+            and all(isinstance(v, dict) for v in data.values())):
+        return None
+    return Verdict.MATCH if _submission_rows(data) or all(map(is_leaderboard_title, data)) else None
+
+
+def _submission_rows(data: dict[str, Any]) -> bool:
+    """Whether every board of ``data`` maps ``<owner>-<id>`` keys to objects (and some do)."""
+    keys = [k for board in data.values() for k in board]
+    return bool(keys) and all(
+        is_submission_key(k) and isinstance(board[k], dict)
+        for board in data.values()
+        for k in board
+    )
+
+
+#: The record of format ``codabench_json`` (:mod:`.input_format`).
+CODABENCH_JSON_FORMAT = InputFormat(
+    "codabench_json", lambda s, rows: read_codabench_json(s.path, rows, s.data),
+    by_content=_looks_exported_json, site_export=True)
+#: The record of format ``codabench_csv``: a CSV whose header starts with ``Username``.
+CODABENCH_CSV_FORMAT = InputFormat(
+    "codabench_csv", lambda s, rows: read_codabench_csv(s.path, rows),
+    by_content=lambda s: Verdict.MATCH if not s.is_json and s.header[0] == "Username" else None,
+    site_export=True)

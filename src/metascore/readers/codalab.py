@@ -14,9 +14,11 @@ import re
 from pathlib import Path
 
 from ..errors import InputError
+from .input_format import InputFormat, Sniff, Verdict
 from .rows import Rows, csv_rows, read_text, score_cell
 
-__all__ = ["BLIND_PHASE", "COOPETITION_NAME", "read_codalab_csv", "read_coopetition"]
+__all__ = ["BLIND_PHASE", "COOPETITION_NAME", "COOPETITION_FORMAT", "CODALAB_CSV_FORMAT",
+           "read_codalab_csv", "read_coopetition"]
 
 BLIND_PHASE = "Not allowed, phase is blind."
 COOPETITION_NAME = re.compile(r"coopetition_scores_phase_(\d+)(?:\.txt|\.csv)?", re.I)
@@ -144,3 +146,22 @@ def _codalab_subheader(
         sub = labels[i - 2] if i - 2 < len(labels) else ""
         judges.append((i, group if sub else "", sub or group))
     return judges
+
+
+def _looks_codalab(s: Sniff) -> Verdict | None:
+    """A blind phase's export (its first line says so: nothing else can be it), or a CSV
+    whose header starts with ``submission_pk``."""
+    if s.is_json:
+        return None
+    if s.first_line.startswith(BLIND_PHASE.rstrip(".")):
+        return Verdict.SURE
+    return Verdict.MATCH if s.header[0] == "submission_pk" else None
+
+
+#: The record of format ``codalab_csv`` (:mod:`.input_format`).
+CODALAB_CSV_FORMAT = InputFormat("codalab_csv", lambda s, rows: read_codalab_csv(s.path, rows),
+                                 by_content=_looks_codalab, site_export=True)
+#: The record of format ``coopetition``: ``coopetition_scores_phase_<N>.txt`` by its name.
+COOPETITION_FORMAT = InputFormat(
+    "coopetition", lambda s, rows: read_coopetition(s.path, rows, s.phase),
+    by_path=lambda p: COOPETITION_NAME.fullmatch(p.name) is not None)

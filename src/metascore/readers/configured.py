@@ -3,16 +3,19 @@
 :func:`load_scores` is how the meta-scoring program, the ingestion program and
 ``metascore rank --config`` read their input: the ``metascore_long.csv`` the ingestion
 program wrote, else the file or folder of ``input.path`` (one path, or one per phase)
-read as ``input.format`` says. Scores that name no phase are the development phase; the
+read as ``input.format`` says (:class:`InputConfig`, the ``input`` section of
+``metascore.yaml``). Scores that name no phase are the development phase; the
 competition's column sortings and titles of a pulled folder's ``codabench.json`` join the
-table's findings. It also returns the summary of what was read that the outputs publish.
+table's findings, and the table records the path as the configuration gave it
+(``ScoreTable.input_path``), which the outputs publish.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
 from .columns import read_directions, read_titles
@@ -20,42 +23,52 @@ from .formats import read_score_table, resolve_inside
 from .score_table import ScoreTable, concat_scores
 from .table import with_phase
 
-if TYPE_CHECKING:
-    from ..config import Config
-
-__all__ = ["LONG_NAME", "load_scores"]
+__all__ = ["LONG_NAME", "InputConfig", "load_scores"]
 
 #: Canonical long table written by the ingestion program and preferred by the scorer.
 LONG_NAME = "metascore_long.csv"
 
 
-def load_scores(config: Config, root: str | Path) -> tuple[ScoreTable, dict[str, Any]]:
-    """Read the scores the configuration points at, under ``root``.
+@dataclass(frozen=True)
+class InputConfig:
+    """Where the scores are: ``format`` (``None`` = detect) and ``path`` inside the input.
+
+    ``path`` is one file or directory holding every phase, or a mapping
+    ``{phase: path}`` for exports that hold one phase per file.
+    """
+
+    format: str | None = None
+    path: str | Mapping[str, str] = "."
+
+
+def load_scores(input: InputConfig, root: str | Path, *, development: str = "Development") -> ScoreTable:
+    """Read the scores ``input`` points at, under ``root``.
 
     ``root`` is a directory (``input.path`` is resolved inside it and may not leave it;
     a ``metascore_long.csv`` written by the ingestion program wins) or a single file.
-    Returns the score table and a summary of what was read (relative paths only, so
-    outputs do not depend on where the run happened).
+    Scores that name no phase are read as phase ``development`` (``phases.development``).
+    The table's ``input_path`` is what was read, relative (so outputs do not depend on
+    where the run happened).
     """
     root = Path(root)
-    fmt = config.input.format
+    fmt = input.format
     if root.is_file():
-        table = _phased(read_score_table(root, fmt), config)
-        return table, _source(table, root.name)
+        table = _phased(read_score_table(root, fmt), development)
+        return dataclasses.replace(table, input_path=root.name)
     if not root.is_dir():
         raise InputError(f"{root}: no such file or directory.")
     if (root / LONG_NAME).is_file():
         table = _with_directions(read_score_table(root / LONG_NAME, "long"), root)
-        return table, _source(table, LONG_NAME)
-    spec = config.input.path
+        return dataclasses.replace(table, input_path=LONG_NAME)
+    spec = input.path
     if isinstance(spec, str):
         target = resolve_inside(root, spec)
-        table = _with_directions(_phased(read_score_table(target, fmt, root=root), config), root, target)
-        return table, _source(table, spec)
+        table = _with_directions(_phased(read_score_table(target, fmt, root=root), development),
+                                 root, target)
+        return dataclasses.replace(table, input_path=spec)
     table = concat_scores([read_score_table(resolve_inside(root, rel), fmt, phase=phase, root=root)
                            for phase, rel in spec.items()])
-    table = _with_directions(table, root)
-    return table, _source(table, dict(spec))
+    return dataclasses.replace(_with_directions(table, root), input_path=dict(spec))
 
 
 def _with_directions(table: ScoreTable, root: Path, tree: Path | None = None) -> ScoreTable:
@@ -68,30 +81,18 @@ def _with_directions(table: ScoreTable, root: Path, tree: Path | None = None) ->
         titles={**inner, **read_titles(root)})
 
 
-def _phased(table: ScoreTable, config: Config) -> ScoreTable:
+def _phased(table: ScoreTable, development: str) -> ScoreTable:
     """Scores without any phase (a wide CSV, a CodaLab CSV) are the development phase."""
     frame = table.frame
     if not (len(frame) and (frame["phase"] == "").all()):
         return table
-    dev = config.phases.development
-    note = f"the scores name no phase; they are read as phase {dev!r} (phases.development)"
+    note = (f"the scores name no phase; they are read as phase {development!r} "
+            "(phases.development)")
     return dataclasses.replace(
         table,
-        frame=with_phase(frame, dev),
-        failed=tuple((p or dev, *rest) for p, *rest in table.failed),
-        unscored=tuple({**u, "phase": u["phase"] or dev} for u in table.unscored),
-        flagged=tuple((p or dev, *rest) for p, *rest in table.flagged),
+        frame=with_phase(frame, development),
+        failed=tuple(f._replace(phase=f.phase or development) for f in table.failed),
+        unscored=tuple(u._replace(phase=u.phase or development) for u in table.unscored),
+        flagged=tuple(f._replace(phase=f.phase or development) for f in table.flagged),
         notes=(*table.notes, note),
     )
-
-
-def _source(table: ScoreTable, path: Any) -> dict[str, Any]:
-    """What was read, as the outputs' input summary publishes it (``path`` as given)."""
-    failed = [{"phase": p, "candidate": c, "task": t, "reason": r} for p, c, t, r in table.failed]
-    out = {"path": path, "format": table.format, "failed": failed}
-    if table.flagged:  # runs the mock runner marked (the site's export cannot)
-        out["prediction_failed"] = [{"phase": p, "candidate": c, "task": t, "reason": r}
-                                    for p, c, t, r in table.flagged]
-    if table.titles:  # the competition's column titles, for the report's labels
-        out["column_titles"] = dict(table.titles)
-    return out

@@ -24,8 +24,10 @@ reader found besides the scores (the format and path read, the runs of a scoring
 tree that produced no score, the submissions with none at all, notes, the competition's
 column sortings); :func:`read_scores` returns the table alone.
 
-Formats (``FORMATS``); :func:`detect_format` recognises them (detection lives here only),
-and each is read by its own module:
+Formats (``FORMATS``): each is one :class:`~.input_format.InputFormat` record, defined in
+its own module next to its reader and its detection rule, and listed in :data:`REGISTRY`;
+:data:`FORMATS`, :func:`detect_format`, :func:`read_score_table` and the site's export
+formats (:data:`SITE_EXPORTS`) are derived from the records:
 
 =====================  ================================  ====================================================
 format                 module                            input
@@ -56,56 +58,47 @@ Every parse error is an :class:`~metascore.errors.InputError` naming the file, t
 
 from __future__ import annotations
 
-import codecs
-import csv
-from collections.abc import Callable
 from os import PathLike
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
 from ..errors import InputError, did_you_mean
-from .codabench_export import is_leaderboard_title, is_submission_key, read_codabench_csv, read_codabench_json
-from .codalab import BLIND_PHASE, COOPETITION_NAME, read_codalab_csv, read_coopetition
-from .long import read_long
-from .preflib import PREFLIB_SUFFIXES, read_votes
-from .rows import CANONICAL_COLUMNS, Rows, check_inside, load_json, read_text
-from .score_table import ScoreTable, concat_scores
-from .scores_file import SCORE_FILES, read_scores_file
+from . import codabench_export, codalab, long, preflib, tree, wide
 from .columns import COLUMNS_FILE
-from .tree import MANIFEST, read_tree, tree_score_files
-from .wide import read_wide
+from .input_format import InputFormat, Sniff, Source, Verdict
+from .rows import Rows, check_inside
+from .score_table import ScoreTable, concat_scores
+from .tree import MANIFEST, tree_score_files
 
 __all__ = [
+    "REGISTRY",
     "FORMATS",
+    "SITE_EXPORTS",
     "read_scores",
     "read_score_table",
     "detect_format",
     "resolve_inside",
 ]
 
-FORMATS = (
-    "long",
-    "tree",
-    "codabench_json",
-    "codabench_csv",
-    "codalab_csv",
-    "coopetition",
-    "wide",
-    "preflib",
+#: Every input format, one record each (:mod:`.input_format`), in the order ``--format``
+#: lists them; detection asks them in this order.
+REGISTRY: tuple[InputFormat, ...] = (
+    long.LONG_FORMAT,
+    tree.TREE_FORMAT,
+    codabench_export.CODABENCH_JSON_FORMAT,
+    codabench_export.CODABENCH_CSV_FORMAT,
+    codalab.CODALAB_CSV_FORMAT,
+    codalab.COOPETITION_FORMAT,
+    wide.WIDE_FORMAT,
+    preflib.PREFLIB_FORMAT,
 )
+#: The format names (``input.format``, ``--format``).
+FORMATS = tuple(f.name for f in REGISTRY)
+#: The formats of a results export downloaded from the site.
+SITE_EXPORTS = tuple(f.name for f in REGISTRY if f.site_export)
 
 StrPath = str | PathLike[str]
-
-# readers that need nothing but the file (``tree`` and ``coopetition`` also take the phase)
-_READERS: dict[str, Callable[[Path, Rows], None]] = {
-    "long": read_long,
-    "codabench_json": read_codabench_json,
-    "codabench_csv": read_codabench_csv,
-    "codalab_csv": read_codalab_csv,
-    "wide": read_wide,
-}
 
 
 def resolve_inside(root: StrPath, relpath: StrPath) -> Path:
@@ -130,52 +123,48 @@ def detect_format(path: StrPath, option: str = "input.format") -> str:
     when its top level maps leaderboard titles to ``{"<owner>-<id>": {...}}`` rows, else
     ``long``; a CSV whose header starts with ``Username`` is ``codabench_csv``, with
     ``submission_pk`` ``codalab_csv``, with ``candidate`` and ``value`` columns (and a
-    ``task`` or ``metric`` column) ``long``, anything else ``wide``. Raises
-    :class:`InputError` when the file matches no format, or several; the message tells
-    how to name it: ``option`` (``input.format`` in metascore.yaml, ``--format`` on the
-    command line).
+    ``task`` or ``metric`` column) ``long``, anything else ``wide``. (Each rule is its
+    format's record's: :data:`REGISTRY`.) Raises :class:`InputError` when the file matches
+    no format, or several; the message tells how to name it: ``option`` (``input.format``
+    in metascore.yaml, ``--format`` on the command line).
     """
     p = Path(path)
     if not p.exists():
         raise InputError(f"{p} does not exist.")
-    if p.is_dir():
-        return "tree"
-    suffix = p.suffix.lower()
-    if suffix in PREFLIB_SUFFIXES:
-        return "preflib"
-    if COOPETITION_NAME.fullmatch(p.name):
-        return "coopetition"
-    if suffix == ".json":
-        return _json_format(p, load_json(p), option)
-    first_line = _first_line(p)
-    if first_line.startswith(BLIND_PHASE.rstrip(".")):
-        return "codalab_csv"
-    header = _header_cells(first_line)
-    if not header or not any(header):
-        raise InputError(f"no scores found in {p} (the file is empty).")
-    matches = []
-    if header[0] == "submission_pk":
-        matches.append("codalab_csv")
-    if header[0] == "Username":
-        matches.append("codabench_csv")
-    if suffix == ".csv":
-        names = {h.lower() for h in header}
-        if {"candidate", "value"} <= names:
-            matches.append("long")
-            if not names & {"task", "metric"}:
-                matches.append("wide")  # one judge named "value", or a long table of one judge
-        elif not matches:
-            matches.append("wide")
-    if len(matches) == 1:
-        return matches[0]
-    if not matches:
+    return _detect(p, option)[0].name
+
+
+def _detect(p: Path, option: str) -> tuple[InputFormat, Sniff | None]:
+    """The format of the existing ``p``, and what was read of the file to tell it."""
+    for fmt in REGISTRY:
+        if fmt.by_path is not None and fmt.by_path(p):
+            return fmt, None
+    sniff = Sniff(p)
+    matches: list[InputFormat] = []
+    fallbacks: list[InputFormat] = []
+    for fmt in REGISTRY:
+        verdict = None if fmt.by_content is None else fmt.by_content(sniff)
+        if verdict is Verdict.SURE:
+            return fmt, sniff
+        if verdict is not None:
+            (matches if verdict is Verdict.MATCH else fallbacks).append(fmt)
+    found = matches or fallbacks
+    if len(found) == 1:
+        return found[0], sniff
+    if found:
         raise InputError(
-            f"cannot tell the format of {p} from its name or first line; set {_option(option)} "
-            f"to one of {', '.join(FORMATS)}."
+            f"the format of {p} is ambiguous: it could be "
+            f"{' or '.join(sorted(f.name for f in found))}; set {_option(option)} to say which."
+        )
+    if sniff.is_json:
+        raise InputError(
+            f"cannot tell the format of {p}: JSON input is a long table (a list of records "
+            "or {\"rows\": [...]}) or a Codabench results export ({\"<leaderboard> - "
+            f"<phase>(<id>)\": {{\"<owner>-<id>\": {{...}}}}}}); set {_option(option)} if it is one of these."
         )
     raise InputError(
-        f"the format of {p} is ambiguous: it could be {' or '.join(matches)}; set "
-        f"{_option(option)} to say which."
+        f"cannot tell the format of {p} from its name or first line; set {_option(option)} "
+        f"to one of {', '.join(f.name for f in REGISTRY)}."
     )
 
 
@@ -234,42 +223,36 @@ def read_score_table(
         p = check_inside(Path(root), p, shown=str(path))
     if not p.exists():
         raise InputError(f"{path} does not exist.")
-    data = None  # a JSON file is parsed once, to detect its format and to read it
-    if format is None and p.suffix.lower() == ".json" and p.is_file():
-        data = load_json(p)
-        fmt = _json_format(p, data, format_option)
+    sniff = None  # what detection read: a JSON file is parsed once, to detect and to read it
+    if format is None:
+        fmt, sniff = _detect(p, format_option)
     else:
-        fmt = detect_format(p, format_option) if format is None else str(format)
-    if fmt not in FORMATS:
-        raise InputError(
-            f"unknown input format {fmt!r}{did_you_mean(fmt, FORMATS)}; formats are "
-            f"{', '.join(FORMATS)}."
-        )
-    if fmt == "preflib":
-        raise InputError(
-            f"{p} holds votes (PrefLib), not scores; read it with read_votes() "
-            "(in the configuration: give it as the `votes` input)."
-        )
-    if fmt == "tree" and format is None and not any(tree_score_files(p)):
+        fmt = _registered(str(format))
+    if fmt.read is None:
+        raise InputError(f"{p} {fmt.refusal}.")
+    if fmt.directory and format is None and not any(tree_score_files(p)):
         exports = _export_files(p)
         if exports:  # an unzipped site export: read each file by its own format
             return concat_scores([read_score_table(f, phase=phase, root=root) for f in exports])
-    if fmt == "tree":
-        if not p.is_dir():
-            raise InputError(f"format 'tree' needs a directory; {p} is a file.")
-    elif p.is_dir():
-        raise InputError(f"format {fmt!r} needs a file; {p} is a directory.")
+    if fmt.directory and not p.is_dir():
+        raise InputError(f"format {fmt.name!r} needs a directory; {p} is a file.")
+    if not fmt.directory and p.is_dir():
+        raise InputError(f"format {fmt.name!r} needs a file; {p} is a directory.")
     rows = Rows()
-    if fmt == "tree":
-        read_tree(p, phase, rows)
-    elif fmt == "coopetition":
-        read_coopetition(p, rows, phase)
-    elif data is not None:
-        _READERS[fmt](p, rows, data)  # type: ignore[call-arg]
-        del data  # the parsed file, given back before the table is built
-    else:
-        _READERS[fmt](p, rows)
-    return rows.score_table(p, fmt, phase)
+    fmt.read(Source(p, phase, None if sniff is None else sniff.data), rows)
+    del sniff  # the parsed file, given back before the table is built
+    return rows.score_table(p, fmt.name, phase)
+
+
+def _registered(name: str) -> InputFormat:
+    """The record of format ``name``."""
+    for fmt in REGISTRY:
+        if fmt.name == name:
+            return fmt
+    names = [f.name for f in REGISTRY]
+    raise InputError(
+        f"unknown input format {name!r}{did_you_mean(name, names)}; formats are {', '.join(names)}."
+    )
 
 
 def _export_files(folder: Path) -> list[Path]:
@@ -280,76 +263,6 @@ def _export_files(folder: Path) -> list[Path]:
                   and f.name not in (MANIFEST, COLUMNS_FILE))
 
 
-def _first_line(path: Path) -> str:
-    """The first line of the file after its leading blank lines, stripped, read from the
-    start of the file only as far as that line goes (the reader decodes a 100 MB file
-    once); bytes that are not UTF-8 before its end are reported as reading the whole text
-    reports them."""
-    decoder = codecs.getincrementaldecoder("utf-8-sig")()
-    text, size = "", 1 << 16
-    with open(path, "rb") as fh:
-        while True:
-            chunk = fh.read(size)
-            try:
-                text += decoder.decode(chunk, final=not chunk)
-            except UnicodeDecodeError:
-                break
-            start = text.lstrip()
-            if "\n" in start:
-                return start.split("\n", 1)[0].strip()
-            if not chunk:
-                return start.strip()
-            size *= 2
-    return read_text(path).lstrip().split("\n", 1)[0].strip()  # raises the decoding error
-
-
-def _header_cells(line: str) -> list[str]:
-    """The cells of a first line, stripped: as the csv module reads them, or split at the
-    commas when it cannot (a line without quotes, or one the csv module refuses, such as a
-    whitespace matrix's first row of a million cells: one field beyond its size limit)."""
-    if '"' in line:
-        try:
-            return [h.strip() for h in next(csv.reader([line]), [])]
-        except csv.Error:
-            pass
-    return [h.strip() for h in line.split(",")] if line else []
-
-
 def _option(option: str) -> str:
     """How a message names the format setting: ``--format`` or ``input.format:``."""
     return option if option.startswith("-") else f"`{option}:`"
-
-
-def _json_format(path: Path, data: Any, option: str) -> str:
-    """``long`` or ``codabench_json``, from the shape of the parsed JSON ``data``."""
-    if isinstance(data, list):
-        return "long"
-    if isinstance(data, dict):
-        codabench = bool(data) and all(isinstance(v, dict) for v in data.values()) and (
-            _submission_rows(data) or all(is_leaderboard_title(k) for k in data)
-        )
-        long = "rows" in data and isinstance(data["rows"], list)
-        if codabench and long:
-            raise InputError(
-                f"the format of {path} is ambiguous: it could be codabench_json or long; set "
-                f"{_option(option)} to say which."
-            )
-        if codabench:
-            return "codabench_json"
-        if long:
-            return "long"
-    raise InputError(
-        f"cannot tell the format of {path}: JSON input is a long table (a list of records "
-        "or {\"rows\": [...]}) or a Codabench results export ({\"<leaderboard> - "
-        f"<phase>(<id>)\": {{\"<owner>-<id>\": {{...}}}}}}); set {_option(option)} if it is one of these."
-    )
-
-
-def _submission_rows(data: dict[str, Any]) -> bool:
-    """Whether every board of ``data`` maps ``<owner>-<id>`` keys to objects (and some do)."""
-    keys = [k for board in data.values() for k in board]
-    return bool(keys) and all(
-        is_submission_key(k) and isinstance(board[k], dict)
-        for board in data.values()
-        for k in board
-    )

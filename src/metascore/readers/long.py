@@ -18,12 +18,13 @@ import pandas as pd
 from ..errors import InputError
 from ..matrix import MISSING_TOKENS
 from . import table
+from .input_format import InputFormat, Sniff, Verdict
 from .rows import CANONICAL_COLUMNS, Rows, cell_at, column_index, csv_header, csv_rows, csv_table
 from .rows import flag_cell
 from .rows import load_json, optional_text_cell, read_text, require_columns, score_cell, text_cell
 from .rows import time_cell
 
-__all__ = ["read_long", "read_long_csv", "read_long_json"]
+__all__ = ["LONG_FORMAT", "read_long", "read_long_csv", "read_long_json"]
 
 
 def read_long(path: Path, rows: Rows, data: Any = None) -> None:
@@ -246,3 +247,20 @@ def _add_long(rows: Rows, record: dict[str, Any], at: Callable[[str], str], wher
         submitted_at=time_cell(record.get("submitted_at"), lambda: at("submitted_at")),
         is_baseline=flag_cell(record.get("is_baseline"), lambda: at("is_baseline")),
     )
+
+
+def _looks_long(s: Sniff) -> Verdict | None:
+    """JSON: a list of records or ``{"rows": [...]}``; CSV: ``candidate`` and ``value``
+    columns (case-insensitive)."""
+    if s.is_json:
+        data = s.data
+        rows = isinstance(data, dict) and isinstance(data.get("rows"), list)
+        return Verdict.MATCH if isinstance(data, list) or rows else None
+    if s.suffix == ".csv" and {"candidate", "value"} <= {h.lower() for h in s.header}:
+        return Verdict.MATCH
+    return None
+
+
+#: The record of format ``long`` (:mod:`.input_format`).
+LONG_FORMAT = InputFormat("long", lambda s, rows: read_long(s.path, rows, s.data),
+                          by_content=_looks_long)

@@ -16,9 +16,10 @@ from os import PathLike
 from pathlib import Path
 
 from ..errors import InputError, InputWarning
+from .input_format import InputFormat
 from .rows import read_text
 
-__all__ = ["PREFLIB_SUFFIXES", "read_votes"]
+__all__ = ["PREFLIB_FORMAT", "PREFLIB_SUFFIXES", "read_votes"]
 
 PREFLIB_SUFFIXES = (".soc", ".soi", ".toc", ".toi")
 _PREFLIB_ORDER = re.compile(r"\s*(?:\d+|\{\s*\d+(?:\s*,\s*\d+)*\s*\})(?:\s*,\s*(?:\d+|\{\s*\d+(?:\s*,\s*\d+)*\s*\}))*\s*")
@@ -160,3 +161,10 @@ def _preflib_order(order: str, n_alt: int, labels: list[str], at: str) -> list[l
             seen.add(i)
         vote.append([labels[i - 1] for i in tier_ids])
     return vote
+
+
+#: The record of format ``preflib`` (:mod:`.input_format`): votes, not scores, by suffix.
+PREFLIB_FORMAT = InputFormat(
+    "preflib", None, by_path=lambda p: p.suffix.lower() in PREFLIB_SUFFIXES,
+    refusal=("holds votes (PrefLib), not scores; read it with read_votes() "
+             "(in the configuration: give it as the `votes` input)"))

@@ -28,7 +28,7 @@ from ..errors import InputError, did_you_mean
 from .spreadsheet import unquoted_text
 from ..matrix import MISSING_TOKENS, parse_score
 from . import table
-from .score_table import Failure, Flag, ScoreTable
+from .score_table import Failure, Flag, ScoreTable, Unscored
 
 CANONICAL_COLUMNS = [
     "phase",
@@ -48,6 +48,7 @@ __all__ = [
     "text_cell",
     "optional_text_cell",
     "flag_cell",
+    "cell_truth",
     "time_cell",
     "cell_at",
     "read_text",
@@ -81,11 +82,10 @@ class Rows:
         self._blocks: list[tuple[dict[str, Any], int, Callable[[int], str]]] = []
         self._order: list[Any] = []  # list rows (as "rows") and blocks, in the order added
         self.failed: list[Failure] = []
-        #: runs that finished after their prediction step failed: phase, candidate, task, what
+        #: runs that finished after their prediction step failed
         self.flagged: list[Flag] = []
-        #: submissions with no score at all (every run failed): phase, candidate,
-        #: participant, submitted_at, is_baseline, so they are still accounted for
-        self.unscored: list[dict[str, Any]] = []
+        #: submissions with no score at all (every run failed), so they are still accounted for
+        self.unscored: list[Unscored] = []
         self.notes: list[str] = []  # what a reader left out on purpose, said once
         self.directions: dict[str, bool] = {}  # the competition's column sortings, if known
         self.drop_empty_judges = False
@@ -185,9 +185,9 @@ class Rows:
                     kept = np.flatnonzero(mask)
                     keep = kept if keep is None else keep[kept]
                     frame = frame.iloc[kept]
-                failed = [f for f in failed if f[0] == str(phase)]
-                flagged = [f for f in flagged if f[0] == str(phase)]
-                unscored = [u for u in unscored if u["phase"] == str(phase)]
+                failed = [f for f in failed if f.phase == str(phase)]
+                flagged = [f for f in flagged if f.phase == str(phase)]
+                unscored = [u for u in unscored if u.phase == str(phase)]
             else:
                 raise InputError(
                     f"phase {phase!r} is not in {path}{did_you_mean(phase, present)}; it holds "
@@ -299,8 +299,9 @@ def optional_text_cell(cell: Any) -> str | None:
     return None if text.lower() in MISSING_TOKENS else text
 
 
-def flag_cell(cell: Any, where: str | Callable[[], str]) -> bool:
-    """A true/false cell (empty -> ``False``); anything else is an error at ``where``."""
+def cell_truth(cell: Any) -> bool | None:
+    """What a true/false cell says (empty -> ``False``; ``true, 1, yes, y, t`` and ``false,
+    0, no, n, f`` in any case), or None when it is not a true/false value."""
     if isinstance(cell, (bool, np.bool_)):
         return bool(cell)
     if cell is None:
@@ -312,6 +313,14 @@ def flag_cell(cell: Any, where: str | Callable[[], str]) -> bool:
         return True
     if text in _FALSE:
         return False
+    return None
+
+
+def flag_cell(cell: Any, where: str | Callable[[], str]) -> bool:
+    """A true/false cell (:func:`cell_truth`); anything else is an error at ``where``."""
+    said = cell_truth(cell)
+    if said is not None:
+        return said
     raise InputError(
         f"{where() if callable(where) else where}: {cell!r} is not a true/false value (use "
         "true or false)."

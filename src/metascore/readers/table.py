@@ -26,7 +26,7 @@ from ..errors import InputError
 __all__ = [
     "TEXT_COLUMNS", "Where", "categorical", "escape_surrogates", "unicode_text", "constant", "from_codes", "tiled", "recode", "codes_of", "concat_columns",
     "concat_frames", "with_phase", "check_unique", "check_metadata", "first_index", "last_index",
-    "positions",
+    "positions", "CHUNK",
 ]
 
 #: Columns of the canonical table stored as categoricals.
@@ -240,8 +240,9 @@ def with_phase(frame: pd.DataFrame, phase: str) -> pd.DataFrame:
     return frame.assign(phase=constant(str(phase), len(frame)))
 
 
-#: Rows keyed at a time by the checks (bounds their int64 arrays).
-_CHUNK = 1 << 20
+#: Rows handled at a time by the table's vectorized passes (the checks' int64 keys here,
+#: the leaderboard's scatter into a score matrix): bounds the index arrays numpy makes.
+CHUNK = 1 << 20
 
 
 def _combined(columns: list[tuple[np.ndarray, int]], start: int = 0, stop: int | None = None) -> np.ndarray:
@@ -257,7 +258,7 @@ def _combined(columns: list[tuple[np.ndarray, int]], start: int = 0, stop: int |
 
 
 def _chunks(n: int) -> range:
-    return range(0, n, _CHUNK)
+    return range(0, n, CHUNK)
 
 
 def check_unique(frame: pd.DataFrame, where: Where) -> None:
@@ -278,7 +279,7 @@ def check_unique(frame: pd.DataFrame, where: Where) -> None:
         if size <= 8 * n + (1 << 20):  # a key in a table of flags, a chunk at a time
             seen = np.zeros(size, dtype=bool)
             for a in _chunks(n):
-                seen[_combined(cols, a, a + _CHUNK)] = True
+                seen[_combined(cols, a, a + CHUNK)] = True
             if int(np.count_nonzero(seen)) == n:
                 return
             del seen
@@ -304,7 +305,7 @@ def check_metadata(frame: pd.DataFrame, where: Where) -> None:
     n, size = len(frame), (len(phases) + 1) * (len(cands) + 1)
     first = np.full(size, n, dtype=np.int64)  # each (phase, candidate)'s first row
     for a in _chunks(n):
-        np.minimum.at(first, _combined(pair, a, a + _CHUNK), np.arange(a, min(n, a + _CHUNK)))
+        np.minimum.at(first, _combined(pair, a, a + CHUNK), np.arange(a, min(n, a + CHUNK)))
     for col in ("participant", "submitted_at", "is_baseline"):
         if col == "is_baseline":
             codes = np.asarray(frame[col], dtype=bool)
@@ -314,8 +315,8 @@ def check_metadata(frame: pd.DataFrame, where: Where) -> None:
             continue  # nobody has one
         bad = None
         for a in _chunks(n):
-            group = _combined(pair, a, a + _CHUNK)
-            differs = np.flatnonzero(codes[a:a + _CHUNK] != codes[first[group]])
+            group = _combined(pair, a, a + CHUNK)
+            differs = np.flatnonzero(codes[a:a + CHUNK] != codes[first[group]])
             if differs.size:
                 groups = group[differs]
                 bad = groups if bad is None else np.concatenate([bad, groups])

@@ -21,9 +21,11 @@ from ..errors import InputError, did_you_mean
 from .rows import Rows, cell_at, check_inside, column_index, csv_header, csv_rows, flag_cell, load_json
 from .rows import optional_text_cell, require_columns, text_cell, time_cell
 from .columns import COLUMNS_FILE, read_directions
+from .input_format import InputFormat
+from .score_table import Failure, Flag, Unscored
 from .scores_file import SCORE_FILES, read_scores_file
 
-__all__ = ["FAILURE_FILE", "FLAG_FILE", "MANIFEST", "read_tree", "tree_score_files"]
+__all__ = ["FAILURE_FILE", "FLAG_FILE", "TREE_FORMAT", "MANIFEST", "read_tree", "tree_score_files"]
 
 MANIFEST = "submissions.csv"
 #: In a task folder without scores: why the run failed (its first line), written by the
@@ -99,13 +101,12 @@ def read_tree(root: Path, phase: str | None, rows: Rows) -> None:
         _read_phase_dir(root, root, labels[0], manifest, rows)
     # a manifest entry (for one phase, or for all when it names none) with no output
     seen = set(zip(rows.columns["phase"], rows.columns["candidate"]))
-    seen |= {(f[0], f[1]) for f in rows.failed}
+    seen |= {(f.phase, f.candidate) for f in rows.failed}
     for (m_phase, candidate), (n, _) in manifest.items():
         for label in [m_phase] if m_phase else labels:
             if label in labels and (label, candidate) not in seen:
-                rows.failed.append(
-                    (label, candidate, "", f"listed in {MANIFEST} (line {n}) but has no scoring output")
-                )
+                rows.failed.append(Failure(
+                    label, candidate, "", f"listed in {MANIFEST} (line {n}) but has no scoring output"))
                 rows.unscored.append(_member(label, candidate, manifest[(m_phase, candidate)][1]))
 
 
@@ -119,18 +120,20 @@ def _read_phase_dir(
         tasks = _subdirs(root, cand_dir)
         before = len(rows.where)
         if not tasks:
-            rows.failed.append((phase, candidate, "", "no task directories"))
+            rows.failed.append(Failure(phase, candidate, "", "no task directories"))
         for task_dir in tasks:
             scores_path = _scores_file(root, task_dir)
             if scores_path is None:
-                rows.failed.append((phase, candidate, task_dir.name, _failure(root, task_dir)))
+                rows.failed.append(Failure(phase, candidate, task_dir.name, _failure(root, task_dir)))
                 continue
             scores = read_scores_file(scores_path)
             if not scores:
-                rows.failed.append((phase, candidate, task_dir.name, f"{scores_path.name} holds no scores"))
+                rows.failed.append(Failure(phase, candidate, task_dir.name,
+                                           f"{scores_path.name} holds no scores"))
             flag = _first_line(root, task_dir / FLAG_FILE)
             if flag is not None:
-                rows.flagged.append((phase, candidate, task_dir.name, flag or "the prediction step failed"))
+                rows.flagged.append(Flag(phase, candidate, task_dir.name,
+                                         flag or "the prediction step failed"))
             for metric, value in scores.items():
                 rows.add(
                     str(scores_path),
@@ -147,12 +150,10 @@ def _read_phase_dir(
             rows.unscored.append(_member(phase, candidate, {**meta, "participant": participant}))
 
 
-def _member(phase: str, candidate: str, meta: dict[str, Any]) -> dict[str, Any]:
+def _member(phase: str, candidate: str, meta: dict[str, Any]) -> Unscored:
     """A submission without any score, with what the manifest says of it."""
-    return {"phase": phase, "candidate": candidate,
-            "participant": meta.get("participant") or candidate,
-            "submitted_at": meta.get("submitted_at"),
-            "is_baseline": bool(meta.get("is_baseline", False))}
+    return Unscored(phase, candidate, meta.get("participant") or candidate,
+                    meta.get("submitted_at"), bool(meta.get("is_baseline", False)))
 
 
 def _why_empty(root: Path, manifest: dict[tuple[str, str], tuple[int, dict[str, Any]]]) -> str:
@@ -225,3 +226,8 @@ def _read_manifest(root: Path) -> dict[tuple[str, str], tuple[int, dict[str, Any
             },
         )
     return manifest
+
+
+#: The record of format ``tree`` (:mod:`.input_format`): any directory.
+TREE_FORMAT = InputFormat("tree", lambda s, rows: read_tree(s.path, s.phase, rows),
+                          by_path=Path.is_dir, directory=True)

@@ -30,10 +30,11 @@ import pandas as pd
 from ..errors import InputError
 from ..matrix import MISSING_TOKENS
 from . import table
+from .input_format import InputFormat, Sniff, Verdict
 from .rows import Rows, cell_at, column_index, csv_header, csv_rows, flag_cell, optional_text_cell
 from .rows import read_text, score_cell, text_cell, text_lines, time_cell
 
-__all__ = ["read_wide"]
+__all__ = ["WIDE_FORMAT", "read_wide"]
 
 
 def read_wide(path: Path, rows: Rows) -> None:
@@ -223,3 +224,20 @@ def _read_matrix(path: Path, text: str, rows: Rows) -> None:
         candidate = cells[0] if named else f"c{k}"
         block.add(n, candidate, None, None, False, _scores(cells[named:], judges, at, candidate))
     block.close(rows)
+
+
+def _looks_wide(s: Sniff) -> Verdict | None:
+    """A CSV no other format claims; one with ``candidate`` and ``value`` columns and no
+    ``task`` or ``metric`` (one judge named ``value``, or a long table of one judge) is
+    ambiguous with ``long``."""
+    if s.suffix != ".csv":
+        return None
+    names = {h.lower() for h in s.header}
+    if {"candidate", "value"} <= names:
+        return None if names & {"task", "metric"} else Verdict.MATCH
+    return Verdict.FALLBACK
+
+
+#: The record of format ``wide`` (:mod:`.input_format`).
+WIDE_FORMAT = InputFormat("wide", lambda s, rows: read_wide(s.path, rows),
+                          by_content=_looks_wide)

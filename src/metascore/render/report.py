@@ -123,8 +123,7 @@ def _judges_counted(board: Board) -> str:
 
 def _failed_runs(lb: Leaderboard) -> dict[tuple[str, str, str], str]:
     """``(phase, candidate, task) -> reason`` of the scoring runs that failed."""
-    return {(str(f.get("phase")), str(f.get("candidate")), str(f.get("task"))): str(f.get("reason"))
-            for f in lb.input_summary.get("failed", []) or []}
+    return {(f.phase, f.candidate, f.task): f.reason for f in lb.input_summary.failed}
 
 
 def _final_section(lb: Leaderboard, shown: Display, failed: dict[tuple[str, str, str], str]) -> str:
@@ -229,7 +228,7 @@ def _labels(lb: Leaderboard, board: Board) -> dict[str, tuple[str, str]]:
     """``{judge: (task, shown title)}`` of the judges a board's views draw (see
     :mod:`metascore.render.report_labels`)."""
     return judge_labels(board.judges[:REPORT_JUDGES], lb.config.get("judges"),
-                        lb.input_summary.get("column_titles"))
+                        lb.input_summary.titles)
 
 
 #: What the file named in the summary sentence holds.
@@ -575,7 +574,7 @@ def _provenance_section(lb: Leaderboard) -> str:
     return ("<section><h2>Configuration and signature</h2>"
             f'<h3>Ranking signature</h3><dl class="sig">{sig}</dl>'
             "<details><summary>What was read (input summary, JSON)</summary>"
-            f"<pre>{html_text(json.dumps(lb.input_summary, indent=2, default=str))}</pre></details>"
+            f"<pre>{html_text(json.dumps(lb.input_summary.to_dict(), indent=2, default=str))}</pre></details>"
             "<details><summary>Effective configuration (JSON)</summary>"
             f"<pre>{html_text(json.dumps(lb.config, indent=2, default=str))}</pre></details></section>")
 

@@ -467,7 +467,7 @@ def leaderboard_json(lb: Leaderboard) -> str:
         },
         "analysis": _analysis_dict(lb.analysis),
         "config": lb.config,
-        "input": lb.input_summary,
+        "input": lb.input_summary.to_dict(),
     }
     try:
         # no indent: json's C encoder (indenting falls back to Python, ~10x slower on the

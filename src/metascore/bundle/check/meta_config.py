@@ -38,6 +38,7 @@ from pathlib import Path
 
 from ...config import FINAL_PHASE_STATISTICS, Config, load_config
 from ...errors import ConfigError, did_you_mean
+from ...readers.formats import SITE_EXPORTS
 from ...config import CONFIG_NAME
 from ..schema.competition import Competition, Phase, Task
 from ..meta.choices import unknown_baseline_text
@@ -46,7 +47,7 @@ from ..site.submissions import Submission
 __all__ = ["EXPORT_FORMATS", "MetaConfig", "find_meta_configs", "check_meta_configs"]
 
 #: Input formats of a meta configuration that mean "a site export" (None = detect).
-EXPORT_FORMATS = (None, "codabench_json", "codabench_csv", "codalab_csv")
+EXPORT_FORMATS = (None, *SITE_EXPORTS)
 
 
 @dataclass(frozen=True)
