@@ -265,6 +265,31 @@ def test_a_module_the_image_lacks_warns_with_the_module_and_the_image(template):
                "needs) does not carry" in w for w in report.warnings)
 
 
+def test_a_program_the_images_python_cannot_compile_warns_with_file_line_and_image(tmp_path, template):
+    """CodaLab's Compute_pi example: a v1 bundle of Python 2 programs, in Codabench's default
+    image (Python 3.7): every run fails with SyntaxError; the check says so before a run."""
+    bundle = v1_four_tasks(tmp_path / "v1", "evaluation_en_task_a.py")
+    with zipfile.ZipFile(bundle / "scoring_a.zip", "a") as z:
+        z.writestr("evaluate_py2.py", "import sys\nprint 'score', sys.argv\n")
+    warnings = [w for w in check_bundle(bundle).warnings if "SyntaxError" in w]
+    assert warnings == [
+        "competition.yaml: competition_docker_image: scoring_a.zip/evaluate_py2.py, line 2, is not "
+        "Python 3.7 (Missing parentheses in call to 'print'. Did you mean print(...)?, Python 2 code), "
+        "the Python of codalab/codalab-legacy:py37 (Codabench's default: competition.yaml sets no "
+        "competition_docker_image): every run of it fails there with SyntaxError. Port it to "
+        "Python 3, or set competition_docker_image to an image whose Python runs it."]
+    # syntax newer than the image's Python is named too; an unknown image is not judged
+    score = template / "scoring_program" / "score.py"
+    score.write_text("if (n := 1):\n    pass\n" + score.read_text())
+    edit_yaml(template / "competition.yaml", lambda d: d.update(docker_image="codalab/codalab-legacy:py37"))
+    assert [w.split(", is not ")[1][:11] for w in check_bundle(template, meta_python="bundled").warnings
+            if "SyntaxError" in w] == ["Python 3.7 "]
+    edit_yaml(template / "competition.yaml", lambda d: d.update(docker_image="codalab/codalab-legacy:py312"))
+    assert not [w for w in check_bundle(template).warnings if "SyntaxError" in w]
+    edit_yaml(template / "competition.yaml", lambda d: d.update(docker_image="someone/own-image:2"))
+    assert not [w for w in check_bundle(template).warnings if "SyntaxError" in w]
+
+
 # ------------------------------------------------------- v1 force_submission_to_leaderboard
 def test_v1_force_submission_to_leaderboard_is_ignored_by_codabench(tmp_path):
     root = v1_four_tasks(tmp_path / "b", "evaluation_en_task_a.py")

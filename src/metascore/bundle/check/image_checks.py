@@ -15,6 +15,9 @@ an error
     runs in any Linux x86_64 image with glibc >= 2.17 and leaves the image alone, or
     ``codalab/codalab-legacy:py312``, which changes every phase's image.
 warnings
+    one per program file (scoring, ingestion, solution) that the image's Python cannot
+    compile, for the images whose Python is known (Python 2 code such as ``print "x"`` in
+    Codabench's default py37, or syntax newer than the image's Python): every run fails; and
     one per module that a scoring or ingestion program, or a solution, imports and that the
     image does not carry (neither the standard library of its Python nor its packages), for
     the images whose content is known exactly (:data:`~metascore.bundle.worker.pyenv.IMAGE_MODULES`:
@@ -84,13 +87,14 @@ def image_problems(comp: Competition, metas: Sequence[MetaConfig], *,
             f"--meta-python image), or set {key}: {RECOMMENDED_IMAGE} (the image is "
             "competition-wide: every phase's programs would run in it).")
         target = RECOMMENDED_IMAGE
+    meta_tasks = {id(m.task) for m in metas}
+    syntax = _syntax_warnings(comp, meta_tasks, key, shown, version)
     modules = modules_of(target)
     if modules is None:
-        return errors, []
+        return errors, syntax
     carried = modules | _stdlib(python_of(target) or (sys.version_info.major, sys.version_info.minor))
     local = _local_modules(comp.root)
     needed: dict[str, list[str]] = {}
-    meta_tasks = {id(m.task) for m in metas}
     for rel, source in _program_sources(comp, meta_tasks):
         for module in sorted(_imports(source) - carried - local):
             needed.setdefault(module, []).append(rel)
@@ -102,7 +106,30 @@ def image_problems(comp: Competition, metas: Sequence[MetaConfig], *,
         f"`pip install {package_for(module)}`) and set {key} to it."
         for module, files in sorted(needed.items())
     ]
-    return errors, warnings
+    return errors, syntax + warnings
+
+
+def _syntax_warnings(comp: Competition, meta_tasks: set[int], key: str, shown: str,
+                     version: tuple[int, int] | None) -> list[str]:
+    """One warning per program file that the image's Python cannot even compile (Python 2
+    code, such as ``print "x"``, in a Python 3 image): every run of it would fail there."""
+    if version is None or version[0] != 3:
+        return []
+    python = ".".join(map(str, version))
+    warnings = []
+    for rel, source in _program_sources(comp, meta_tasks):
+        try:
+            ast.parse(source, feature_version=min(max(version, (3, 7)), sys.version_info[:2]))
+        except SyntaxError as exc:
+            why = (exc.msg or "invalid syntax").rstrip(".")
+            old = ", Python 2 code" if "Missing parentheses" in why else ""
+            warnings.append(
+                f"competition.yaml: {key}: {rel}, line {exc.lineno}, is not Python {python} "
+                f"({why}{old}), the Python of {shown}: every run of it fails there with "
+                f"SyntaxError. Port it to Python 3, or set {key} to an image whose Python runs it.")
+        except ValueError:  # a NUL byte: not a source file at all
+            continue
+    return warnings
 
 
 #: How the note of :func:`local_run_note` starts (add-meta then puts `bundle env` first).
