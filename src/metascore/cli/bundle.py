@@ -16,8 +16,9 @@ from pathlib import Path
 from ..bundle.check.image_checks import RECOMMENDED_IMAGE
 from ..bundle.worker.limits import add_limit_options, limits_from_args
 from ..bundle.worker.local import DEFAULT_SANDBOX, SANDBOX_MODES
-from ..bundle.runner import BACKENDS, DEFAULT_BACKEND, DEFAULT_OUT, JOBS_CAP
-from ..bundle.meta.runtime import META_PYTHONS
+from ..bundle.runner import DEFAULT_OUT, JOBS_CAP
+from ..bundle.worker.backends import BACKENDS, DEFAULT_BACKEND
+from ..bundle.platform.meta_program import META_PYTHONS
 from ..bundle.site.server import DEFAULT_FEED, FEEDS
 from ..config import RankingConfig
 from ..errors import ConfigError, InputError
@@ -410,7 +411,8 @@ def _image_lines(comp, probe: bool, meta_python: str | None) -> tuple[list[str],
     from ..bundle.archive import as_folder
     from ..bundle.worker.docker_backend import DockerBackend
     from ..bundle.worker.image_probe import probe_image
-    from ..bundle.meta.program_folder import assemble_meta_program, needs_meta_program
+    from ..bundle.meta.program_folder import assemble_meta_program
+    from ..bundle.platform.meta_program import needs_meta_program
 
     backend = DockerBackend()
     errors, notes = [], []
@@ -525,7 +527,7 @@ def _cmd_env(args: argparse.Namespace) -> int:
 
 
 def _cmd_zip(args: argparse.Namespace) -> int:
-    from ..bundle.archive import build_bundle_zip
+    from ..bundle.bundle_zip import build_bundle_zip
     from ..bundle.check.full import check_bundle
     from ..bundle.schema.phase_dates import parse_start
 

@@ -40,7 +40,7 @@ from ...config import FINAL_PHASE_STATISTICS, Config, load_config
 from ...errors import ConfigError, did_you_mean
 from ...config import CONFIG_NAME
 from ..schema.competition import Competition, Phase, Task
-from ..meta.choices import unknown_baseline_text
+from .baselines import unknown_baseline_text
 from ..site.submissions import Submission
 
 __all__ = ["EXPORT_FORMATS", "MetaConfig", "find_meta_configs", "check_meta_configs"]

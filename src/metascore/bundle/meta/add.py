@@ -43,11 +43,11 @@ from .edit import WRITTEN_FOLDERS, BundleEditor
 from ..archive import extract_bundle
 from ..check.full import check_bundle as full_check
 from ..check.image_checks import LOCAL_RUN_NEEDS_ENV
-from ..schema.competition import SUBMISSION_RULES
+from ..platform.leaderboard_rules import SUBMISSION_RULES
 from ..files import new_folder, write_text
 from ..links import refuse_writes
-from .program_folder import META_PROGRAM_NAME, assemble_meta_program
-from .runtime import meta_python_in
+from .program_folder import assemble_meta_program
+from ..platform.meta_program import META_PROGRAM_NAME, meta_python_in
 from ..schema.load import refuse_bundle_links
 from ..schema.v1_to_v2 import V1_COPY_NAME, v1_to_v2
 from ..schema.v1_unread import unread_keys
