@@ -12,6 +12,9 @@ paths, the working directory, the environment and the time limit. A backend runs
   SDK with the same mounts.
 
 Both run the command split by :func:`split_command` and without a shell, as the worker does.
+Each declares what it can do (:class:`Capabilities`) and refuses a run it could not do
+(``check_run``); the runner and the site read these, never a backend's name or type, and
+:mod:`metascore.bundle.worker.backends` makes each by its ``--backend`` name.
 """
 
 from __future__ import annotations
