@@ -29,6 +29,7 @@ from metascore.bundle.bundle_zip import build_bundle_zip
 from metascore.bundle.check.full import check_bundle
 from metascore.bundle.meta import runtime as rt
 from metascore.bundle.meta import runtime_build as recipe
+from metascore.bundle.meta import runtime_cpython as cpython_recipe
 from metascore.bundle.meta.add import add_meta
 from metascore.bundle.meta.choices import MetaChoices
 from metascore.bundle.runner import format_report, run_bundle
@@ -336,13 +337,19 @@ def test_the_meta_phase_description_states_no_result(tmp_path):
 def test_the_runtime_build_says_its_measured_time_and_the_zips_weight(tmp_path, monkeypatch):
     monkeypatch.setenv("METASCORE_RUNTIME_CACHE", str(tmp_path / "cache"))
 
-    def fake_build(dest, work, downloads, log):
+    def fake_cpython(dest, work, downloads, log):
         (dest / "bin").mkdir(parents=True)
         (dest / "bin" / "python").write_bytes(b"not really")
-        return {"glibc": "2.17", "build_seconds": 1}
+        return {"build_seconds": 1}
 
+    def fake_build(dest, cpython, work, log):
+        shutil.copytree(cpython, dest)
+        return {"glibc": "2.17"}
+
+    monkeypatch.setattr(cpython_recipe, "build_cpython", fake_cpython)
     monkeypatch.setattr(recipe, "build_runtime", fake_build)
-    monkeypatch.setattr(recipe, "check_host", lambda: None)
+    monkeypatch.setattr(cpython_recipe, "check_host", lambda: None)
+    monkeypatch.setattr(rt, "installed_wheel", lambda: None)
     lines: list[str] = []
     rt.ensure_runtime(lines.append)
     (said,) = [line for line in lines if line.startswith("[*] building the meta-scoring program's Python")]
