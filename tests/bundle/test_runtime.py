@@ -22,7 +22,6 @@ from metascore.bundle.platform import meta_program
 from metascore.bundle.meta import runtime_build as recipe
 from metascore.bundle.meta import runtime_cpython as cpython_recipe
 from metascore.bundle.archive import zip_directory
-from metascore.bundle.bundle_zip import build_bundle_zip
 from metascore.bundle.worker.backend import StepResult
 from metascore.bundle.check.full import check_bundle
 from metascore.bundle.schema.competition import DEFAULT_IMAGE

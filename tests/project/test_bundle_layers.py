@@ -10,6 +10,7 @@ part) stands above them all and is left out.
 from __future__ import annotations
 
 import ast
+import importlib.util
 import re
 from pathlib import Path
 
@@ -44,19 +45,11 @@ def _imported(source: str, name: str, is_package: bool, modules: dict[str, Path]
     found: set[str] = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
-            found |= {a.name for a in node.names if a.name in modules}
+            found |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[:len(package.split(".")) - node.level + 1]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
-            for alias in node.names:
-                if f"{target}.{alias.name}" in modules:
-                    found.add(f"{target}.{alias.name}")
-                elif target in modules:
-                    found.add(target)
-    return found
+            target = importlib.util.resolve_name("." * node.level + (node.module or ""), package)
+            found |= {f"{target}.{a.name}" if f"{target}.{a.name}" in modules else target for a in node.names}
+    return found & modules.keys()
 
 
 def _arrows() -> dict[tuple[str, str], list[str]]:
