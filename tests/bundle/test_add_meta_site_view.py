@@ -24,7 +24,8 @@ import yaml
 
 from metascore.bundle.meta.add import add_meta
 from metascore.bundle.meta.choices import MetaChoices
-from metascore.bundle.archive import build_bundle_zip, safe_extract
+from metascore.bundle.archive import safe_extract
+from metascore.bundle.bundle_zip import build_bundle_zip
 from metascore.bundle.check.full import check_bundle
 from metascore.bundle.runner import run_bundle
 from metascore.bundle.schema.load import load_competition

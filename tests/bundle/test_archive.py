@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from metascore.bundle.archive import safe_extract, zip_directory
-from metascore.bundle.meta.program_folder import assemble_meta_program, needs_meta_program
+from metascore.bundle.meta.program_folder import assemble_meta_program
+from metascore.bundle.platform.meta_program import needs_meta_program
 from metascore.errors import ConfigError, InputError
 
 

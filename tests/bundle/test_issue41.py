@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from metascore.bundle.archive import build_bundle_zip
+from metascore.bundle.bundle_zip import build_bundle_zip
 from metascore.bundle.check.full import check_bundle
 from metascore.bundle.meta import runtime as rt
 from metascore.bundle.meta import runtime_build as recipe

@@ -14,10 +14,11 @@ import yaml
 from bundle_backends import BACKENDS, SANDBOX_MODES, local_backend, options
 from metascore.bundle.worker.backend import Mount, StepSpec
 from metascore.bundle.worker.local import map_container_paths
-from metascore.bundle.runner import format_report, get_backend, run_bundle
+from metascore.bundle.runner import format_report, run_bundle
+from metascore.bundle.worker.backends import get_backend
 from metascore.bundle.schema.load import load_competition
 from metascore.bundle.site.submissions import collect_submissions
-from metascore.bundle.worker.job import substitute
+from metascore.bundle.platform.placeholders import substitute
 from metascore.bundle.worker.job_scores import NO_SCORES_MESSAGE
 from metascore.errors import ConfigError
 from repo_paths import ROOT, TESTS
@@ -328,7 +329,7 @@ def test_solutions_run_on_their_tasks_and_zipped_submissions(tmp_path):
 
 
 def test_bundle_zip_of_fixture_runs_with_parallel_jobs(tmp_path):
-    from metascore.bundle.archive import build_bundle_zip
+    from metascore.bundle.bundle_zip import build_bundle_zip
 
     zipped = build_bundle_zip(BUNDLES / "v2_results", tmp_path / "bundle.zip")
     # programs and data are zips now, shared by the tasks of concurrent jobs

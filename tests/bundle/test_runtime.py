@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from types import SimpleNamespace
 import struct
 import sys
 import zipfile
@@ -17,14 +18,16 @@ import pytest
 import yaml
 
 from metascore.bundle.meta import runtime as rt
+from metascore.bundle.platform import meta_program
 from metascore.bundle.meta import runtime_build as recipe
 from metascore.bundle.meta import runtime_cpython as cpython_recipe
-from metascore.bundle.archive import build_bundle_zip, zip_directory
+from metascore.bundle.archive import zip_directory
 from metascore.bundle.worker.backend import StepResult
 from metascore.bundle.check.full import check_bundle
 from metascore.bundle.schema.competition import DEFAULT_IMAGE
 from metascore.bundle.worker.image_probe import LOCAL_NOTICE, PROBE, probe_command, probe_image
-from metascore.bundle.meta.program_folder import assemble_meta_program, meta_python_of
+from metascore.bundle.meta.program_folder import assemble_meta_program
+from metascore.bundle.platform.meta_program import meta_python_of
 from metascore.cli import main
 from metascore.errors import ConfigError
 from repo_paths import ROOT, TESTS
@@ -145,16 +148,18 @@ def test_the_bundled_command_runs_the_interpreter_through_the_image_loader():
         "-X", "pycache_prefix=/app/program/runtime/pycache",
         "/app/program/score.py", "/app/input", "/app/output"]
     assert rt.image_command() == "python3 /app/program/score.py /app/input /app/output"
+    # the folder the platform's facts name is where the recipe mounts the runtime
+    assert meta_program.RUNTIME_DIR == Path(recipe.MOUNT).name and Path(recipe.MOUNT).parent == Path("/app/program")
 
 
 def test_meta_python_default_is_auto_and_the_environment_can_change_it(monkeypatch):
     monkeypatch.delenv("METASCORE_META_PYTHON", raising=False)
-    assert rt.default_meta_python() == "auto"
+    assert meta_program.default_meta_python() == "auto"
     monkeypatch.setenv("METASCORE_META_PYTHON", "image")
-    assert rt.default_meta_python() == "image"
+    assert meta_program.default_meta_python() == "image"
     monkeypatch.setenv("METASCORE_META_PYTHON", "conda")
     with pytest.raises(ConfigError, match=r"^--meta-python 'conda': use one of auto, bundled, image"):
-        rt.default_meta_python()
+        meta_program.default_meta_python()
 
 
 @pytest.mark.parametrize("image, expected", [
@@ -167,26 +172,33 @@ def test_meta_python_default_is_auto_and_the_environment_can_change_it(monkeypat
 ])
 def test_auto_ships_the_runtime_only_where_the_image_cannot_run_the_program(monkeypatch, image, expected):
     monkeypatch.delenv("METASCORE_META_PYTHON", raising=False)
-    assert rt.meta_python_in(image) == expected
-    assert rt.meta_python_in(image, "bundled") == "bundled" and rt.meta_python_in(image, "image") == "image"
+    assert meta_program.meta_python_in(image) == expected
+    assert meta_program.meta_python_in(image, "bundled") == "bundled" and meta_program.meta_python_in(image, "image") == "image"
 
 
 def test_a_local_run_never_needs_the_runtime_and_a_docker_run_follows_the_image(monkeypatch, tmp_path):
     """auto on the local backend, which runs this machine's Python whatever the image: the
-    image's python3 command (no build); on the docker backend: what the image needs."""
-    from types import SimpleNamespace
-
-    from metascore.bundle.site.server import Site
+    image's python3 command (no build); on the docker backend: what the image needs. Read
+    from what the backend declares (its capabilities), as the runner fills the placeholder."""
+    from metascore.bundle.runner import _meta_filler
+    from metascore.bundle.worker.backend import Capabilities
+    from metascore.bundle.worker.docker_backend import DockerBackend
+    from metascore.bundle.worker.local import LocalBackend
 
     monkeypatch.delenv("METASCORE_META_PYTHON", raising=False)
-    for backend, image, expected in (("local", "codalab/codalab-legacy:py37", "image"),
-                                     ("docker", "codalab/codalab-legacy:py37", "bundled"),
-                                     ("docker", "codalab/codalab-legacy:py312", "image")):
-        site = Site.__new__(Site)
-        site.backend, site.image, site.meta_python = SimpleNamespace(name=backend), image, None
-        assert site.meta_python_here() == expected, (backend, image)
-        site.meta_python = "bundled"
-        assert site.meta_python_here() == "bundled"
+    assert LocalBackend(sandbox="rewrite").capabilities.runs_image is False
+    assert DockerBackend.capabilities.runs_image is True
+    filled = []
+    monkeypatch.setattr("metascore.bundle.runner.assemble_meta_program",
+                        lambda target, source, *, python, log, key: filled.append(python))
+    for runs_image, image, expected in ((False, "codalab/codalab-legacy:py37", "image"),
+                                        (True, "codalab/codalab-legacy:py37", "bundled"),
+                                        (True, "codalab/codalab-legacy:py312", "image")):
+        backend = SimpleNamespace(capabilities=Capabilities(runs_image=runs_image))
+        for meta_python, wanted in ((None, expected), ("bundled", "bundled")):
+            _meta_filler(None, meta_python, backend, image, lambda _: None)(tmp_path / "program", None)
+            assert filled.pop() == wanted, (runs_image, image, meta_python)
+        assert meta_program.meta_python_in(image, None, in_image=runs_image) == expected
 
 
 def test_the_recipe_key_follows_every_pin(monkeypatch):
@@ -466,14 +478,15 @@ def test_the_probe_runs_the_program_interpreter_on_the_imports(fake_runtime, tmp
 
 
 def test_a_local_run_says_it_cannot_know_the_image(tmp_path):
-    from metascore.bundle.worker.image_probe import meta_image_report
+    from metascore.bundle.runner import meta_image_report
     from metascore.bundle.worker.local import LocalBackend
     from metascore.bundle.schema.load import load_competition
     from metascore.bundle.site.server import Site
 
     comp = load_competition(TEMPLATE)
     backend = LocalBackend(sandbox="rewrite")
-    site = Site(comp, tmp_path, backend, image=None, scoring_program=None, log=lambda _: None)
+    site = Site(comp, tmp_path, backend, image=None, log=lambda _: None,
+                fill_meta_program=lambda *_: pytest.fail("nothing to fill: the image is not tried"))
     said = []
     assert meta_image_report(site, backend, comp.docker_image, said.append) == []
     assert said == ["[*] note: " + LOCAL_NOTICE.format(image="codalab/codalab-legacy:py312")]
@@ -677,7 +690,7 @@ def _workload(tree: Path, out: Path) -> dict:
     """Run tests/runtime_workload.py with the runtime in ``tree``; its outputs' digests."""
     import subprocess
 
-    proc = subprocess.run([rt.LOADER, str(tree / "bin" / PY), "-I", "-B", str(TESTS / "runtime_workload.py"),
+    proc = subprocess.run([meta_program.LOADER, str(tree / "bin" / PY), "-I", "-B", str(TESTS / "runtime_workload.py"),
                            str(ROOT / "src"), str(out)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads((out / "outputs.json").read_text())

@@ -78,7 +78,7 @@ def test_the_template_readme_says_what_the_runner_does():
     import io
 
     from metascore.bundle.worker.local import SANDBOX_MODES
-    from metascore.bundle.runner import BACKENDS
+    from metascore.bundle.worker.backends import BACKENDS
     from metascore.cli import main
 
     text = (ROOT / "bundle_template" / "README.md").read_text(encoding="utf-8")
@@ -100,13 +100,12 @@ def test_the_template_readme_says_what_the_runner_does():
 
 def test_placeholder_table_is_generated_from_the_worker():
     """docs/placeholders.md's table is what the worker's substitute() and mounts give."""
-    from metascore.bundle.worker.placeholders import STEPS, markdown_table
-    from metascore.bundle.worker.job import PLACEHOLDERS, substitute
+    from metascore.bundle.platform.placeholders import PLACEHOLDERS, STEPS, markdown_table, substitute
 
     doc = (DOCS / "placeholders.md").read_text(encoding="utf-8")
     table = markdown_table()
     assert table in doc, ("docs/placeholders.md is stale: paste "
-                          "metascore.bundle.worker.placeholders.markdown_table() between its markers")
+                          "metascore.bundle.platform.placeholders.markdown_table() between its markers")
     rows = {line.split(" | ")[0].strip("| `"): line for line in table.splitlines()[2:]}
     assert list(rows) == list(PLACEHOLDERS)
     for name in PLACEHOLDERS:

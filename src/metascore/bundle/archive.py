@@ -1,4 +1,4 @@
-"""Safe zip extraction and Codabench-style bundle zipping.
+"""Safe zip extraction and zipping, as Codabench's unpacker and worker read zips.
 
 Extraction (:func:`safe_extract`) refuses what could write outside the target directory or
 fill the disk: absolute member names, ``..`` components, drive letters, repeated members,
@@ -16,13 +16,12 @@ The noise that macOS adds to zips
 (``__MACOSX/``, ``.DS_Store``, ``._*`` AppleDouble files) is skipped, as many real bundles
 carry it.
 
-Zipping (:func:`zip_directory`, :func:`build_bundle_zip`) follows what Codabench's unpacker
-expects: ``competition.yaml`` at the root of the bundle zip, and every program or data
-directory zipped on its own with its files at the archive root (the platform does not
-flatten a single top-level folder: codabench PR #1905 added it and was reverted). A link
-that leaves the bundle is refused before anything is read; a link inside it is stored as
-what it names, as the platform's ``ZipFile.extractall`` would not make it a link
-(:mod:`~metascore.bundle.links`).
+Zipping (:func:`zip_directory`) follows what Codabench's unpacker expects: every program or
+data directory zipped on its own with its files at the archive root (the platform does not
+flatten a single top-level folder: codabench PR #1905 added it and was reverted); a whole
+bundle zip is :mod:`metascore.bundle.bundle_zip`'s. A link that leaves the bundle is refused
+before anything is read; a link inside it is stored as what it names, as the platform's
+``ZipFile.extractall`` would not make it a link (:mod:`~metascore.bundle.links`).
 
 :func:`as_folder` gives a folder for a bundle item or submission that may be a zip, extracting
 each zip once into a cache (safe from several runner threads), within a size the caller
@@ -30,10 +29,6 @@ gives (a submission: the job's ``--disk-limit``); a path of a bundle that a link
 of the bundle, or that holds such a link, is refused (a cloned bundle could point at any
 file of the machine), and a folder holding links inside the bundle is given as the
 platform would get it, each link replaced by what it names.
-
-The meta-scoring program (:mod:`metascore.bundle.meta.program_folder`) and the noise rules
-(:mod:`metascore.bundle.files`) live in their own modules; their names are importable from
-here too.
 """
 
 from __future__ import annotations
@@ -46,21 +41,13 @@ import tempfile
 import threading
 import zipfile
 import zlib
-from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
-import yaml
-
-from ..errors import ConfigError, InputError
-from ..readers.yaml_loader import MAX_YAML_BYTES, read_yaml
-from .schema.competition import bundle_path
+from ..errors import InputError
+from ..readers.yaml_loader import MAX_YAML_BYTES
 from .files import is_excluded, is_noise, new_folder
 from .links import bundle_files, refuse_links
-from .meta.program_folder import assemble_meta_program, needs_meta_program
-from .schema.phase_dates import command_line_end, shift_dates
-from .meta.runtime import meta_python_in, require_runtime
-from .schema.load import check_schema, path_references
-from .trees import MAX_DEPTH, MAX_PATH, remove_tree
+from .trees import COPY_CHUNK, MAX_DEPTH, MAX_PATH, remove_tree
 
 __all__ = [
     "MAX_MEMBERS",
@@ -69,13 +56,12 @@ __all__ = [
     "extract_bundle",
     "as_folder",
     "zip_directory",
-    "build_bundle_zip",
+    "open_regular",
 ]
 
 #: Default limits of :func:`safe_extract`: 20,000 members, 4 GiB uncompressed.
 MAX_MEMBERS = 20_000
 MAX_TOTAL_SIZE = 4 * 1024**3
-_CHUNK = 1 << 20
 _EXTRACT_LOCK = threading.Lock()
 _OPEN_FOLDERS = 256  # folder descriptors an extraction keeps open at most
 
@@ -270,7 +256,7 @@ class _Extraction:
         limit, read = self.member_sizes.get(_clean(info.filename)), 0
         try:
             with self.zf.open(info) as src:
-                while chunk := src.read(_CHUNK):
+                while chunk := src.read(COPY_CHUNK):
                     read += len(chunk)
                     if limit is not None and read > limit:
                         raise InputError(_member_too_large(self.archive, info.filename, limit))
@@ -353,12 +339,12 @@ def _copy_files(files: list[tuple[str, str]], dest: Path) -> None:
         for name, real in files:
             target = tmp / name
             target.parent.mkdir(parents=True, exist_ok=True)
-            with _open_regular(real) as src, open(target, "xb") as out:
-                shutil.copyfileobj(src, out, _CHUNK)
+            with open_regular(real) as src, open(target, "xb") as out:
+                shutil.copyfileobj(src, out, COPY_CHUNK)
                 os.fchmod(out.fileno(), (os.fstat(src.fileno()).st_mode & 0o777) | 0o600)
 
 
-def _open_regular(path: str):
+def open_regular(path: str):
     """The regular file ``path`` open for reading (never a link, a FIFO or a device: the
     bundle may have changed since it was checked)."""
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -403,7 +389,7 @@ def zip_directory(src: str | os.PathLike[str], dest_zip: str | os.PathLike[str],
 
 def _zip_file(zf: zipfile.ZipFile, name: str, real: str) -> None:
     """The regular file ``real`` as the member ``name`` (a zip stored: compressed already)."""
-    with _open_regular(real) as src:
+    with open_regular(real) as src:
         info = os.fstat(src.fileno())
         when = max(dt.datetime.fromtimestamp(info.st_mtime), dt.datetime(1980, 1, 1))
         member = zipfile.ZipInfo(name, when.timetuple()[:6])
@@ -411,92 +397,4 @@ def _zip_file(zf: zipfile.ZipFile, name: str, real: str) -> None:
         member.compress_type = zipfile.ZIP_STORED if name.endswith(".zip") else zipfile.ZIP_DEFLATED
         member.file_size = info.st_size
         with zf.open(member, "w") as out:
-            shutil.copyfileobj(src, out, _CHUNK)
-
-
-# ---------------------------------------------------------------------- bundle zip
-def build_bundle_zip(
-    bundle: str | os.PathLike[str],
-    dest_zip: str | os.PathLike[str],
-    *,
-    scoring_program: str | os.PathLike[str] | None = None,
-    start: dt.date | None = None,
-    log: Callable[[str], None] = lambda _: None,
-    meta_python: str | None = None,
-) -> Path:
-    """Zip a bundle directory into an uploadable Codabench bundle.
-
-    ``competition.yaml`` goes at the zip root, rewritten so that every directory it
-    references (programs, data, starting kits, solutions) points to ``<dir>.zip``, a zip
-    of that directory with its files at the root. Referenced files (pages, logo, terms,
-    existing zips) are copied as they are. A ``meta_scoring_program/`` that is absent or
-    holds only a README is filled by :func:`assemble_meta_program` first, with its own Python
-    unless ``meta_python`` is ``"image"`` (:mod:`metascore.bundle.meta.runtime`). ``start``: every
-    phase date is moved by the same number of days so that the first phase starts that day
-    (:func:`~metascore.bundle.schema.phase_dates.shift_dates`; the folder is not changed). The
-    bundle must pass :func:`~metascore.bundle.schema.load.check_schema` without errors.
-    """
-    bundle, dest_zip = Path(bundle), Path(dest_zip)
-    if not bundle.is_dir():
-        raise InputError(f"{bundle}: not a bundle directory (zip a folder holding competition.yaml).")
-    report = check_schema(bundle, meta_program_available=True)
-    if report.errors:
-        raise ConfigError(
-            f"{bundle}: the bundle has {len(report.errors)} error(s); the first is: "
-            f"{report.errors[0]} (run `metascore bundle check {bundle}`)."
-        )
-    data = read_yaml(bundle / "competition.yaml", on_duplicate=lambda _: None)  # warned by the check
-    if start is not None and report.competition is not None:
-        text = (bundle / "competition.yaml").read_text(encoding="utf-8", errors="replace")
-        for line in shift_dates(data, report.competition, start, keep_end=command_line_end(text)):
-            log(f"[*] {line}")
-    with tempfile.TemporaryDirectory(prefix="metascore-bundle-") as tmp:
-        stage = Path(tmp) / "bundle"
-        stage.mkdir()
-        zipped: dict[str, str] = {}
-        for ref in path_references(data):
-            if ref in zipped:
-                continue
-            rel = ref.rstrip("/")
-            src = bundle_path(bundle, rel)  # X.zip may be the folder X/ (a CodaLab repository)
-            base, own = None, bundle  # own: the folder src's links may lead into
-            if needs_meta_program(src):
-                image = report.competition.docker_image if report.competition else None
-                python = meta_python_in(image, meta_python)
-                log(f"[*] {rel}: filled with the meta-scoring program and a vendored metascore"
-                    + (", with its own Python" if python == "bundled" else ", run by the image's python3"))
-                src = assemble_meta_program(Path(tmp) / "meta" / Path(rel).name, scoring_program,
-                                            python=python, with_runtime=False)
-                base = require_runtime(log).zip if python == "bundled" else None
-                own = src
-            if src.is_dir():
-                name = rel if rel.lower().endswith(".zip") else f"{rel}.zip"
-                if name == rel:
-                    log(f"[*] {rel}: zipped from the folder {src.name}/")
-                zip_directory(src, stage / name, base=base, bundle=own)
-                zipped[ref] = name
-            elif src.is_file():  # a link inside the bundle: the file it names
-                (stage / rel).parent.mkdir(parents=True, exist_ok=True)
-                with _open_regular(bundle_files(src, bundle)[0][1]) as part, open(stage / rel, "xb") as out:
-                    shutil.copyfileobj(part, out, _CHUNK)
-                zipped[ref] = rel
-        _rewrite_references(data, zipped)
-        header = f"# Generated by `metascore bundle zip` from {bundle.name}/; edit the source bundle.\n"
-        (stage / "competition.yaml").write_text(
-            header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8"
-        )
-        dest_zip.parent.mkdir(parents=True, exist_ok=True)
-        zip_directory(stage, dest_zip)
-    return dest_zip
-
-
-def _rewrite_references(data: object, mapping: dict[str, str]) -> object:
-    """Replace, anywhere in the parsed yaml, a string equal to a zipped reference."""
-    if isinstance(data, dict):
-        for key, value in data.items():
-            data[key] = _rewrite_references(value, mapping)
-    elif isinstance(data, list):
-        data[:] = [_rewrite_references(item, mapping) for item in data]
-    elif isinstance(data, str):
-        return mapping.get(data, data)
-    return data
+            shutil.copyfileobj(src, out, COPY_CHUNK)

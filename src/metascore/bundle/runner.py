@@ -65,27 +65,26 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, InputError
+from ..signature import OrganizerKey
 from .archive import extract_bundle
 from .worker.backend import Backend
 from .schema.competition import Competition
 from .files import write_text
-from .worker.image_probe import meta_image_report
+from .worker.image_probe import LOCAL_NOTICE, probe_image
 from .worker.limits import Limits
-from .worker.local import DEFAULT_SANDBOX, LocalBackend
-from .meta.program_folder import needs_meta_program
+from .worker.local import DEFAULT_SANDBOX
+from .worker.backends import DEFAULT_BACKEND, get_backend
+from .meta.program_folder import assemble_meta_program
+from .platform.meta_program import meta_python_in, needs_meta_program
 from .schema.load import load_competition
-from .site.server import DEFAULT_FEED, Site, SiteRun
+from .site.server import DEFAULT_FEED, MetaProgramFiller, Site, SiteRun
 from .site.submissions import Submission, collect_submissions
 from .trees import remove_tree
 from .worker.job import JobResult
 
-__all__ = [
-    "RunReport", "get_backend", "run_bundle", "format_report", "default_jobs", "BACKENDS",
-    "DEFAULT_BACKEND", "DEFAULT_OUT", "JOBS_CAP",
-]
+__all__ = ["RunReport", "run_bundle", "meta_image_report", "format_report", "default_jobs", "DEFAULT_OUT",
+           "JOBS_CAP"]
 
-DEFAULT_BACKEND = "local"
-BACKENDS = (DEFAULT_BACKEND, "docker")
 #: The output folder of ``bundle run``.
 DEFAULT_OUT = "runs"
 #: The default number of jobs at a time: the number of CPUs, at most this.
@@ -115,28 +114,6 @@ class RunReport(SiteRun):
         """The phases that ran at least one job and finished none, in run order."""
         phases = dict.fromkeys(r.phase for r in self.results)
         return [p for p in phases if not any(r.finished for r in self.results if r.phase == p)]
-
-
-def get_backend(name: str = DEFAULT_BACKEND, *, image: str | None = None, network: bool = False,
-                sandbox: str = DEFAULT_SANDBOX, python_env: str | os.PathLike[str] | None = None,
-                limits: Limits | None = None, foreign: bool = False) -> Backend:
-    """The backend called ``name``: ``local`` (default) or ``docker`` (imported lazily).
-
-    ``sandbox``, ``python_env`` and ``foreign`` (submissions the bundle does not carry) apply
-    to the local backend (:mod:`metascore.bundle.worker.local`); ``limits`` to both (default
-    :class:`~metascore.bundle.worker.limits.Limits`).
-    """
-    if name == "local":
-        return LocalBackend(sandbox=sandbox, python=python_env, network=network, limits=limits,
-                            foreign=foreign)
-    if name == "docker":
-        try:
-            from .worker.docker_backend import DockerBackend
-        except ModuleNotFoundError as exc:
-            raise ConfigError(f"the docker backend is not available ({exc}); install "
-                              "metascore[docker] or use --backend local.") from None
-        return DockerBackend(image=image, network=network, limits=limits or Limits())
-    raise ConfigError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}.")
 
 
 def default_jobs() -> int:
@@ -211,10 +188,10 @@ def run_bundle(
             raise InputError(f"--data {key}={path}: no such file or folder.")
     engine = get_backend(backend, image=image, network=network, sandbox=sandbox,
                          python_env=python_env, limits=limits, foreign=submissions is not None)
-    if (submissions is not None and isinstance(engine, LocalBackend) and engine.mode == "rewrite"
-            and not engine.chosen):  # the rewrite mode taken for lack of bwrap
+    missing = engine.capabilities.sandbox_missing  # e.g. the local rewrite mode taken for lack of bwrap
+    if submissions is not None and missing:
         raise ConfigError(
-            f"--submissions: the local sandbox cannot run here ({engine.why}), and without it "
+            f"--submissions: the local sandbox cannot run here ({missing}), and without it "
             "these submissions would run unisolated, as your user; install bubblewrap (apt-get "
             "install bubblewrap) or use --backend docker, or give --sandbox rewrite to run them so.")
     zipped = bundle.is_file()
@@ -234,12 +211,11 @@ def run_bundle(
         comp = load_competition(bundle)
     if comp.leaderboard is None:
         raise ConfigError(f"{bundle}: the competition has no leaderboard.")
-    if isinstance(engine, LocalBackend):  # its jobs' own user must reach --out and run Python
-        engine.check_user(out, image or comp.docker_image)
-    site = Site(comp, out, engine, image=image,
-                scoring_program=Path(scoring_program) if scoring_program else None, log=log,
-                jobs=jobs if jobs is not None else default_jobs(), feed=feed,
-                data=given, meta_python=meta_python)
+    engine.check_run(out, image or comp.docker_image)  # e.g. its jobs' own user must reach --out
+    fill = _meta_filler(Path(scoring_program) if scoring_program else None, meta_python, engine,
+                        image or comp.docker_image, log)
+    site = Site(comp, out, engine, image=image, fill_meta_program=fill, log=log,
+                jobs=jobs if jobs is not None else default_jobs(), feed=feed, data=given)
     report = RunReport(out=out, backend=backend, warnings=list(comp.warnings))
     if zipped:
         report.warnings.extend(_zipped_placeholders(comp))
@@ -259,6 +235,47 @@ def run_bundle(
     site.run(subs, report)
     write_text(out / "run_summary.json", json.dumps(report.to_dict(), indent=2, allow_nan=False) + "\n")
     return report
+
+
+def _meta_filler(scoring_program: Path | None, meta_python: str | None, engine: Backend, image: str,
+                 log: Callable[[str], None]) -> MetaProgramFiller:
+    """How this run fills a meta program placeholder: the meta-scoring program
+    (:func:`~metascore.bundle.meta.program_folder.assemble_meta_program`) run as
+    ``--meta-python`` says, ``auto`` deciding by the image where the backend runs it
+    (:attr:`~metascore.bundle.worker.backend.Capabilities.runs_image`), else with this
+    machine's Python; decided when a placeholder is filled."""
+
+    def fill(target: Path, key: OrganizerKey | None) -> None:
+        python = meta_python_in(image, meta_python, in_image=engine.capabilities.runs_image)
+        assemble_meta_program(target, scoring_program, python=python, log=log, key=key)
+
+    return fill
+
+
+def meta_image_report(site: Site, backend: Backend, image: str, log: Callable[[str], None]) -> list[str]:
+    """Before a run: a backend that runs the programs in the image
+    (:attr:`~metascore.bundle.worker.backend.Capabilities.runs_image`) probes ``image`` with
+    each meta phase's program, as the run fills it (:func:`~metascore.bundle.worker.image_probe.probe_image`),
+    and logs the answer; another logs :data:`~metascore.bundle.worker.image_probe.LOCAL_NOTICE`.
+    Returns the warnings (a probe that failed: the meta phase will fail the same way)."""
+    comp = site.comp
+    tasks = {id(t): t for p in comp.phases if site.is_meta_phase(p) for t in comp.phase_tasks(p)}
+    if not tasks:
+        return []
+    if not backend.capabilities.runs_image:
+        log(f"[*] note: {LOCAL_NOTICE.format(image=image)}")
+        return []
+    warnings, seen = [], set()
+    for task in tasks.values():
+        program = site.source(task.scoring_program)
+        if program is None or program in seen:
+            continue
+        seen.add(program)
+        probe = probe_image(backend, image, program)
+        log(("[*] " if probe.ok else "[!] ") + probe.line())
+        if not probe.ok:
+            warnings.append(probe.line())
+    return warnings
 
 
 def _zipped_placeholders(comp: Competition) -> list[str]:

@@ -32,14 +32,16 @@ from typing import NamedTuple
 
 from ..errors import InputError
 
-__all__ = ["Entry", "walk", "tree_usage", "copy_tree", "remove_tree", "chown_tree", "MAX_DEPTH", "MAX_PATH"]
+__all__ = ["Entry", "walk", "tree_usage", "copy_tree", "remove_tree", "chown_tree", "MAX_DEPTH", "MAX_PATH",
+           "COPY_CHUNK"]
 
 #: A tree :func:`copy_tree` copies is at most this many folders deep ...
 MAX_DEPTH = 100
 #: ... and names nothing with a longer path (characters, below the tree's root).
 MAX_PATH = 2000
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
-_CHUNK = 1 << 20
+#: Bytes a copy reads at a time (a tree's files, a zip's members, a bundle's files).
+COPY_CHUNK = 1 << 20
 
 
 class Entry(NamedTuple):
@@ -324,7 +326,7 @@ def _write_copy(fd: int, info: os.stat_result, target: Path, copies: dict[tuple[
         for start, end in _segments(fd, info.st_size):
             offset = start
             while offset < end:
-                chunk = os.pread(fd, min(_CHUNK, end - offset), offset)
+                chunk = os.pread(fd, min(COPY_CHUNK, end - offset), offset)
                 if not chunk:
                     break
                 os.pwrite(out, chunk, offset)

@@ -2,7 +2,8 @@
 
 - :mod:`metascore.cli.rank`: ``rank`` (quick mode and config mode), ``methods``,
   ``validate-config``.
-- :mod:`metascore.cli.bundle`: ``bundle add-meta | check | run | env | zip``.
+- :mod:`metascore.cli.bundle`: ``bundle add-meta | check | run | env | zip | runtime`` (the
+  commands of ``env`` and ``runtime``, the caches, in :mod:`metascore.cli.bundle_cache`).
 - :mod:`metascore.cli.codabench`: ``codabench phases | pull | rank | submit | sign | publish``.
 - :mod:`metascore.cli.analyze`: ``analyze``.
 - :mod:`metascore.cli.common`: what several groups share (one phase of a score file as a

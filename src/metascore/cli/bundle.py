@@ -1,5 +1,9 @@
 """``metascore bundle add-meta | check | run | env | zip | runtime``: add the meta phase to a Codabench/CodaLab
-bundle and test it before uploading it."""
+bundle and test it before uploading it.
+
+:func:`add_bundle_commands` adds one parser per subcommand (``_add_meta_parser`` ...), each
+running its ``_cmd_*`` function; those of ``env`` and ``runtime``, the caches the others draw
+on, are :mod:`metascore.cli.bundle_cache`'s."""
 
 from __future__ import annotations
 
@@ -16,11 +20,13 @@ from pathlib import Path
 from ..bundle.check.image_checks import RECOMMENDED_IMAGE
 from ..bundle.worker.limits import add_limit_options, limits_from_args
 from ..bundle.worker.local import DEFAULT_SANDBOX, SANDBOX_MODES
-from ..bundle.runner import BACKENDS, DEFAULT_BACKEND, DEFAULT_OUT, JOBS_CAP
-from ..bundle.meta.runtime import META_PYTHONS
+from ..bundle.runner import DEFAULT_OUT, JOBS_CAP
+from ..bundle.worker.backends import BACKENDS, DEFAULT_BACKEND
+from ..bundle.platform.meta_program import META_PYTHONS
 from ..bundle.site.server import DEFAULT_FEED, FEEDS
 from ..config import RankingConfig
 from ..errors import ConfigError, InputError
+from .bundle_cache import cmd_env, cmd_runtime
 
 __all__ = ["add_bundle_commands"]
 
@@ -36,7 +42,12 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
     )
     sub = bundle.add_subparsers(dest="bundle_command", metavar="SUBCOMMAND")
     sub.required = True
+    for add_parser in (_add_meta_parser, _check_parser, _run_parser, _env_parser, _zip_parser, _runtime_parser):
+        add_parser(sub)
 
+
+def _add_meta_parser(sub: argparse._SubParsersAction) -> None:
+    """``metascore bundle add-meta``: its options."""
     p = sub.add_parser(
         "add-meta",
         help="add the meta-ranking phase (metascore's meta-scoring program) to your bundle",
@@ -110,6 +121,9 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
                    "sample_submissions/), where the baseline is looked for")
     p.set_defaults(func=_interruptible(_cmd_add_meta))
 
+
+def _check_parser(sub: argparse._SubParsersAction) -> None:
+    """``metascore bundle check``: its options."""
     p = sub.add_parser(
         "check",
         help="check competition.yaml, the files it references and the programs' metadata",
@@ -144,6 +158,9 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
     _meta_python_option(p, "a meta_scoring_program/ placeholder, once `bundle zip` fills it,")
     p.set_defaults(func=_interruptible(_cmd_check))
 
+
+def _run_parser(sub: argparse._SubParsersAction) -> None:
+    """``metascore bundle run``: its options."""
     p = sub.add_parser(
         "run",
         help="run every phase x submission x task locally, then the meta-ranking",
@@ -213,6 +230,9 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
     p.set_defaults(func=_cmd_run)
 
+
+def _env_parser(sub: argparse._SubParsersAction) -> None:
+    """``metascore bundle env``: its options."""
     p = sub.add_parser(
         "env",
         help="build the Python packages of the bundle's docker_image for the local backend",
@@ -234,8 +254,11 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--system-site-packages", action="store_true",
                    help="let the environment see the packages of the Python running metascore "
                    "(those of its virtual environment too, when it runs in one; faster, less faithful)")
-    p.set_defaults(func=_interruptible(_cmd_env), parser=p)
+    p.set_defaults(func=_interruptible(cmd_env), parser=p)
 
+
+def _zip_parser(sub: argparse._SubParsersAction) -> None:
+    """``metascore bundle zip``: its options."""
     p = sub.add_parser(
         "zip",
         help="zip a bundle folder for upload to Codabench",
@@ -263,6 +286,9 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
     _meta_python_option(p, "the meta-scoring program filled into the zip")
     p.set_defaults(func=_interruptible(_cmd_zip))
 
+
+def _runtime_parser(sub: argparse._SubParsersAction) -> None:
+    """``metascore bundle runtime``: its options."""
     p = sub.add_parser(
         "runtime",
         help="build, list or remove the meta-scoring program's own Python (cached), or pack it as a wheel",
@@ -287,7 +313,7 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
                    "manylinux_2_17_x86_64.manylinux2014_x86_64.whl) into DIR")
     p.add_argument("--all", action="store_true",
                    help="remove: also the current build and the downloaded sources")
-    p.set_defaults(func=_cmd_runtime, parser=p)
+    p.set_defaults(func=cmd_runtime, parser=p)
 
 
 #: The signals that stop a command as Ctrl-C does (SIGINT), its temporary files removed.
@@ -410,7 +436,8 @@ def _image_lines(comp, probe: bool, meta_python: str | None) -> tuple[list[str],
     from ..bundle.archive import as_folder
     from ..bundle.worker.docker_backend import DockerBackend
     from ..bundle.worker.image_probe import probe_image
-    from ..bundle.meta.program_folder import assemble_meta_program, needs_meta_program
+    from ..bundle.meta.program_folder import assemble_meta_program
+    from ..bundle.platform.meta_program import needs_meta_program
 
     backend = DockerBackend()
     errors, notes = [], []
@@ -480,52 +507,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_env(args: argparse.Namespace) -> int:
-    from ..bundle.archive import extract_bundle
-    from ..bundle.worker.pyenv import build_env, cache_root, list_envs, packages_for, read_requirements, remove_envs
-    from ..bundle.schema.load import load_competition
-
-    if args.list or args.remove:
-        if args.bundle or args.requirements or args.image or (args.list and args.remove):
-            args.parser.error("--list and --remove take no bundle and no other option")
-        if args.remove:
-            for env in remove_envs(args.remove):
-                print(f"removed {env.path} ({', '.join(env.images) or 'no image recorded'}, "
-                      f"{env.size / 1e6:.0f} MB)")
-            return 0
-        envs = list_envs()
-        for env in envs:
-            state = "" if env.complete else " (half-built: rebuilt when used)"
-            print(f"{', '.join(env.images) or '(no image recorded)'}: {env.size / 1e6:.0f} MB, "
-                  f"{env.path}{state}")
-        print(f"{len(envs)} environment(s), {sum(e.size for e in envs) / 1e6:.0f} MB, in "
-              f"{cache_root() / 'envs'} ($METASCORE_CACHE or $XDG_CACHE_HOME moves it)")
-        return 0
-    if args.bundle is None:
-        args.parser.error("give a bundle folder or zip (or --list, or --remove IMAGE)")
-    image = args.image
-    if image is None:
-        path = Path(args.bundle)
-        with tempfile.TemporaryDirectory(prefix="metascore-env-") as tmp:
-            if path.is_file() and zipfile.is_zipfile(path):
-                extract_bundle(path, tmp)
-                path = Path(tmp)
-            elif not path.is_dir():
-                raise InputError(f"{path}: no such bundle folder or zip file.")
-            image = load_competition(path).docker_image
-    packages = read_requirements(args.requirements) if args.requirements else packages_for(image)
-    if packages is None:
-        raise InputError(f"no package list ships for the image {image!r}: write its Python "
-                         "packages in a requirements file and pass --requirements FILE.")
-    env = build_env(image, packages, system_site_packages=args.system_site_packages,
-                    log=lambda line: print(line, flush=True))
-    print(f"environment for {image}: {env} (python: {env / 'bin' / 'python'}); "
-          "`metascore bundle run` uses it for this image.")
-    return 0
-
-
 def _cmd_zip(args: argparse.Namespace) -> int:
-    from ..bundle.archive import build_bundle_zip
+    from ..bundle.bundle_zip import build_bundle_zip
     from ..bundle.check.full import check_bundle
     from ..bundle.schema.phase_dates import parse_start
 
@@ -554,33 +537,4 @@ def _cmd_zip(args: argparse.Namespace) -> int:
     print(f"wrote {dest}, {dest.stat().st_size / 1e6:.1f} MB (upload it on Codabench: "
           "Benchmarks > Management > Upload)"
           + (f"; {len(report.warnings)} warning(s) above" if report.warnings else ""))
-    return 0
-
-
-def _cmd_runtime(args: argparse.Namespace) -> int:
-    from .._version import __version__
-    from ..bundle.meta.runtime import (ensure_runtime, find_runtime, list_runtimes, remove_runtimes,
-                                       runtime_cache)
-    from ..bundle.meta.runtime_wheel import write_wheel
-
-    if args.action == "build":
-        built = ensure_runtime(lambda line: print(line, flush=True), rebuild=args.rebuild)
-        print(built.summary())
-        if args.wheel:
-            wheel = write_wheel(built.tree, built.zip, built.manifest, Path(args.wheel), __version__)
-            print(f"wrote {wheel}, {wheel.stat().st_size / 1e6:.1f} MB")
-    elif args.action == "list":
-        found, used = list_runtimes(), find_runtime()
-        for runtime in found:
-            mark = " [used by bundle zip, run and add-meta]" if used is not None and runtime == used else ""
-            print(runtime.summary() + mark)
-        if not found:
-            print(f"no installed wheel and no build in {runtime_cache()}; `pip install "
-                  "'metascore[runtime]'` installs it, `metascore bundle runtime build` builds it "
-                  "(bundle zip and run do when they need it).")
-    else:
-        if args.wheel:
-            args.parser.error("--wheel goes with build")
-        removed = remove_runtimes(everything=args.all)
-        print("\n".join(f"removed {path}" for path in removed) or f"nothing to remove in {runtime_cache()}.")
     return 0

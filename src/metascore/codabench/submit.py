@@ -42,7 +42,7 @@ from pathlib import Path
 
 from ..config import load_config
 from ..errors import InputError
-from ..bundle.site.submission_rules import MANUAL_RULES
+from ..bundle.platform.leaderboard_rules import MANUAL_RULES
 from ..readers.formats import read_scores
 from . import SCORES_WAIT
 from .api import TERMINAL_STATUSES, CompetitionInfo, SubmissionInfo, parse_dataset, parse_submission

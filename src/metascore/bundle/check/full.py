@@ -7,7 +7,7 @@ the files it references, the programs' metadata), then, on the parsed competitio
   (:mod:`~metascore.bundle.check.meta_config`), with the submissions a local run would use
   (:func:`~metascore.bundle.site.submissions.collect_submissions`) to find the baselines,
   and a baseline that holds the development phase's reference answers, which nobody can
-  beat (:func:`~metascore.bundle.meta.choices.unbeatable_notes`);
+  beat (:func:`~metascore.bundle.check.baselines.unbeatable_notes`);
 - the traps of Codabench as it runs today (:mod:`~metascore.bundle.check.platform_traps`), and an
   auto-migrating phase whose start is already past, which the site migrates at once with
   nothing in it (:func:`~metascore.bundle.schema.phase_dates.past_migration_warnings`);
@@ -30,7 +30,7 @@ from pathlib import Path
 from ...errors import MetascoreError
 from ..schema import phase_dates
 from .meta_config import MetaConfig, check_meta_configs, find_meta_configs
-from ..meta.choices import unbeatable_notes
+from .baselines import unbeatable_notes
 from ..schema.competition import BundleReport, Competition
 from .image_checks import image_problems, local_run_note
 from .platform_traps import platform_traps

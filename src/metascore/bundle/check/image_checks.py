@@ -9,22 +9,24 @@ without one ``codalab/codalab-legacy:py37`` (Codabench's ``competitions/models.p
 an error
     for a meta phase whose meta-scoring program runs with the image's ``python3``
     (``--meta-python image``, or an assembled program without its own Python) in an image
-    whose Python is older than :data:`META_PROGRAM_PYTHON` (py37: Python 3.7 and numpy 1.17;
-    py39: Python 3.9): the vendored package cannot even be imported there. The fixes: the
-    program's own Python (``--meta-python bundled``, the default of ``bundle zip``), which
-    runs in any Linux x86_64 image with glibc >= 2.17 and leaves the image alone, or
-    ``codalab/codalab-legacy:py312``, which changes every phase's image.
+    whose Python is older than
+    :data:`~metascore.bundle.platform.meta_program.META_PROGRAM_PYTHON` (py37: Python 3.7 and
+    numpy 1.17; py39: Python 3.9): the vendored package cannot even be imported there. The
+    fixes: the program's own Python (``--meta-python bundled``, the default of ``bundle
+    zip``), which runs in any Linux x86_64 image with glibc >= 2.17 and leaves the image
+    alone, or ``codalab/codalab-legacy:py312``, which changes every phase's image.
 warnings
     one per program file (scoring, ingestion, solution) that the image's Python cannot
     compile, for the images whose Python is known (Python 2 code such as ``print "x"`` in
     Codabench's default py37, or syntax newer than the image's Python): every run fails; and
     one per module that a scoring or ingestion program, or a solution, imports and that the
     image does not carry (neither the standard library of its Python nor its packages), for
-    the images whose content is known exactly (:data:`~metascore.bundle.worker.pyenv.IMAGE_MODULES`:
-    py312; the Anaconda images py37 and py39 carry hundreds of packages and are not checked);
-    also against py312 when the error above recommends it. An import inside ``try: ...
-    except ImportError`` is optional and not counted; a module whose file or folder is
-    anywhere in the bundle (a program's own module, the submission's ``model.py``) is local.
+    the images whose content is known exactly
+    (:data:`~metascore.bundle.platform.images.IMAGE_MODULES`: py312; the Anaconda images py37
+    and py39 carry hundreds of packages and are not checked); also against py312 when the
+    error above recommends it. An import inside ``try: ... except ImportError`` is optional
+    and not counted; a module whose file or folder is anywhere in the bundle (a program's own
+    module, the submission's ``model.py``) is local.
 """
 
 from __future__ import annotations
@@ -41,15 +43,14 @@ from .meta_config import MetaConfig
 from ..schema.command_checks import program_files
 from ..schema.competition import Competition, Task
 from ..files import is_noise
-from ..meta.program_folder import meta_python_of, needs_meta_program
-from ..worker.pyenv import interpreter_for, modules_of, package_for, python_of
-from ..meta.runtime import in_runtime, meta_python_in
+from ..platform.images import modules_of, python_of
+from ..platform.meta_program import (META_PROGRAM_PYTHON, in_runtime, meta_python_in, meta_python_of,
+                                     needs_meta_program)
+from ..worker.pyenv import interpreter_for, package_for
 
-__all__ = ["META_PROGRAM_PYTHON", "RECOMMENDED_IMAGE", "image_problems", "meta_tasks", "meta_python_for",
+__all__ = ["RECOMMENDED_IMAGE", "image_problems", "meta_tasks", "meta_python_for",
            "meta_image_note", "local_run_note", "LOCAL_RUN_NEEDS_ENV"]
 
-#: The oldest Python the meta-scoring program runs on (pyproject.toml's requires-python).
-META_PROGRAM_PYTHON = (3, 10)
 #: The image whose own Python runs the meta-scoring program (Python >= 3.10, recent numpy),
 #: for ``--meta-python image``.
 RECOMMENDED_IMAGE = "codalab/codalab-legacy:py312"
@@ -170,7 +171,7 @@ def meta_python_for(comp: Competition, task: Task, default: str | None = None) -
     """How ``task``'s meta-scoring program runs: ``"bundled"`` or ``"image"``, as its
     assembled metadata says, or, for the placeholder, as ``bundle zip`` will fill it:
     ``default`` (else ``$METASCORE_META_PYTHON``, else auto) for ``comp``'s image
-    (:func:`~metascore.bundle.meta.runtime.meta_python_in`)."""
+    (:func:`~metascore.bundle.platform.meta_program.meta_python_in`)."""
     path = comp.path(task.scoring_program)
     if path is not None and path.exists() and not needs_meta_program(path):
         found = meta_python_of(path)

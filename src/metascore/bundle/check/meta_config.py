@@ -41,7 +41,7 @@ from ...errors import ConfigError, did_you_mean
 from ...readers.formats import SITE_EXPORTS
 from ...config import CONFIG_NAME
 from ..schema.competition import Competition, Phase, Task
-from ..meta.choices import unknown_baseline_text
+from .baselines import unknown_baseline_text
 from ..site.submissions import Submission
 
 __all__ = ["EXPORT_FORMATS", "MetaConfig", "find_meta_configs", "check_meta_configs"]

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 
 from .meta_config import EXPORT_FORMATS, MetaConfig
 from ..schema.competition import Competition, Phase
-from ..site.submission_rules import MANUAL_RULES, force_last_fix
+from ..platform.leaderboard_rules import MANUAL_RULES, force_last_fix
 
 __all__ = ["platform_traps"]
 _SINGLE_TASK_FIX = ("use one task per phase whose ingestion and scoring programs cover every "

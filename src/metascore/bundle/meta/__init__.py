@@ -7,5 +7,9 @@ its own Python (:mod:`~metascore.bundle.meta.runtime`: CPython compiled by
 :mod:`~metascore.bundle.meta.runtime_cpython` from the Debian archive of
 :mod:`~metascore.bundle.meta.runtime_archive`, the packages and the checks of
 :mod:`~metascore.bundle.meta.runtime_build`, packed as a wheel by
-:mod:`~metascore.bundle.meta.runtime_wheel`).
+:mod:`~metascore.bundle.meta.runtime_wheel`). The top layer of the bundle package but for the
+runner and ``bundle zip``, which fill the meta program with it: it runs ``bundle check``
+(:mod:`metascore.bundle.check`) on what add-meta writes; what a meta program folder *is*
+(the placeholder, how it runs in an image) is the platform's
+(:mod:`metascore.bundle.platform.meta_program`), so the layers below need not import this one.
 """

@@ -43,11 +43,12 @@ from .edit import WRITTEN_FOLDERS, BundleEditor
 from ..archive import extract_bundle
 from ..check.full import check_bundle as full_check
 from ..check.image_checks import LOCAL_RUN_NEEDS_ENV
-from ..schema.competition import SUBMISSION_RULES
+from ..platform.leaderboard_rules import SUBMISSION_RULES
 from ..files import new_folder, write_text
 from ..links import refuse_writes
-from .program_folder import META_PROGRAM_NAME, assemble_meta_program
-from .runtime import meta_python_in
+from .program_folder import assemble_meta_program
+from ..platform.meta_program import META_PROGRAM_NAME, meta_python_in
+from ..schema.competition import BundleReport
 from ..schema.load import refuse_bundle_links
 from ..schema.v1_to_v2 import V1_COPY_NAME, v1_to_v2
 from ..schema.v1_unread import unread_keys
@@ -127,6 +128,40 @@ def add_meta(
         One sentence: what cannot be done safely and which option or edit fixes it. Nothing
         is written then.
     """
+    src, out, zipped, zip_out = _paths(bundle, output, submission_rule)
+    with tempfile.TemporaryDirectory(prefix="metascore-add-meta-") as tmp_name:
+        tmp = Path(tmp_name)
+        root = _readable(src, zipped, tmp)
+        v1 = _v1_form(root, tmp, choices, end, image, submission_rule) if submission_rule is not None else None
+        edited = v1.root if v1 is not None else root
+        editor = BundleEditor(edited, tmp, choices, end=end, submission_rule=submission_rule, image=image,
+                              check_links=edited is root)
+        files, fill = editor.plan(fill_program=zip_out)
+        if v1 is not None:
+            v1.keep(editor, files)
+        refuse_writes(root, files, _WHAT)  # and the files there now, before they are read
+        current = {rel: _read(root / rel) for rel in files}
+        same = all(current[rel] == text for rel, text in files.items()) and not fill
+        result = AddMetaResult(src, out or src, not same, editor.changes, editor.notes, zipped=zip_out)
+        if same:
+            return result
+        platform_only = v1 is not None and v1.platform_only
+        result.kind = _kind(src, editor, files, current, force, platform_only or (
+            bool(editor.existing) and _platform_only(editor, files, current, tmp, end, submission_rule, image)))
+        report = _check_result(src, root, files, zipped, tmp, choices.submissions)
+        result.warnings = len(report.warnings)
+        result.needs_env = any(n.startswith(LOCAL_RUN_NEEDS_ENV) for n in report.notes)
+        result.no_samples = choices.submissions is None and not (root / "sample_submissions").is_dir()
+        _write(result, root, out, files, editor.program_ref if fill else None, tmp,
+               report.competition.docker_image if report.competition else None, meta_python)
+    return result
+
+
+# ====================================================================== the steps
+def _paths(bundle: str | os.PathLike[str], output: str | os.PathLike[str] | None,
+           submission_rule: str | None) -> tuple[Path, Path | None, bool, bool]:
+    """``(bundle, output, the bundle is a zip, the result is a zip)``, refused before
+    anything is read when they cannot work (``output`` ``None`` when it is the bundle)."""
     if submission_rule is not None and submission_rule not in SUBMISSION_RULES:
         raise ConfigError(f"--submission-rule {submission_rule!r} is not one of "
                           f"{', '.join(SUBMISSION_RULES)}{did_you_mean(submission_rule, SUBMISSION_RULES)}.")
@@ -148,89 +183,121 @@ def add_meta(
             raise InputError(f"-o {out}: inside the bundle {src}; choose a folder outside it.")
         elif out.exists() and not (out.is_dir() and not any(out.iterdir())) and not (zip_out and out.is_file()):
             raise InputError(f"-o {out}: already exists and is not an empty folder; choose a new path.")
-    with tempfile.TemporaryDirectory(prefix="metascore-add-meta-") as tmp_name:
-        tmp = Path(tmp_name)
-        root = src
-        if zipped:
-            root = tmp / "bundle"
-            extract_bundle(src, root)
-        target = out or src
-        # links first: nothing is read or written through one that leaves the bundle
-        refuse_bundle_links(root)
-        refuse_writes(root, WRITTEN_FOLDERS, _WHAT)
-        v1_text = _v1_text(root) if submission_rule is not None else None
-        edited = root
-        v1_platform_only = False  # a v1 meta phase kept as it is: the v2 form only sets the rule
-        if v1_text is not None:  # a v1 file cannot set the rule: its v2 form can
-            as_v1 = BundleEditor(root, tmp / "v1", choices, end=end, submission_rule=None, image=image)
-            v1_files, _ = as_v1.plan(fill_program=False)
-            refuse_writes(root, v1_files, _WHAT)
-            v1_current = {rel: _read(root / rel) for rel in v1_files}
-            v1_platform_only = bool(as_v1.existing) and (
-                all(v1_current[rel] == text for rel, text in v1_files.items())
-                or _platform_only(as_v1, v1_files, v1_current, tmp / "v1", end, None, image))
-            v1_data = read_yaml(root / "competition.yaml")
-            v2_text, computed = v1_to_v2(v1_data, submission_rule=submission_rule)
-            edited = _overlay(root, {"competition.yaml": v2_text}, tmp / "v2")
-        editor = BundleEditor(edited, tmp, choices, end=end, submission_rule=submission_rule, image=image,
-                              check_links=edited is root)
-        files, fill = editor.plan(fill_program=zip_out)
-        if v1_text is not None:
-            files[V1_COPY_NAME] = v1_text
-            editor.changes.insert(0, f"~ competition.yaml: written in the v2 form, so that it can set the "
-                                     f"leaderboard's submission_rule (a v1 file cannot); the v1 file is "
-                                     f"kept as {V1_COPY_NAME}, which Codabench does not read"
-                                     + (f"; computed column(s) {', '.join(computed)} left out (Codabench "
-                                        "does not compute them: the v1 import leaves them empty)"
-                                        if computed else "")
-                                     + "; every other key as Codabench's v1 import maps it")
-            unread, quiet = unread_keys(v1_data)
-            editor.notes[:0] = [key.rewrite_text() for key in unread] + (
-                [f"not in the v2 form either, with nothing a participant depends on: {', '.join(quiet)}."]
-                if quiet else [])
-        refuse_writes(root, files, _WHAT)  # and the files there now, before they are read
-        current = {rel: _read(root / rel) for rel in files}
-        same = all(current[rel] == text for rel, text in files.items()) and not fill
-        result = AddMetaResult(src, target, not same, editor.changes, editor.notes, zipped=zip_out)
-        if same:
-            return result
-        if editor.existing:
-            result.kind = "updated" if v1_platform_only or _platform_only(
-                editor, files, current, tmp, end, submission_rule, image) else "rewrote"
-            if result.kind == "rewrote" and not force:
-                raise ConfigError(
-                    f"{src}: already has a meta phase ({editor.existing}), and this run would write "
-                    "it differently; --force rewrites it with these options.")
-        if not editor.existing:
-            clash = [rel for rel in files if rel != "competition.yaml" and current[rel] is not None
-                     and current[rel] != files[rel]]
-            if clash and not force:
-                raise ConfigError(f"{src}: {clash[0]} already exists and no meta phase uses it; move "
-                                  "it away, or --force overwrites it.")
-        stage = root if zipped else _overlay(root, files, tmp / "stage")
-        if zipped:
-            for rel, text in files.items():
-                write_text(root / rel, text)
-        report = full_check(stage, submissions=choices.submissions,
-                            outside_links=zipped)  # a folder's stage is links to the bundle
-        if report.errors:
-            first = report.errors[0].replace(str(stage), str(src))
-            raise ConfigError(f"{src}: the bundle with the meta phase would not pass `metascore bundle "
-                              f"check`: {first} ({len(report.errors)} error(s)); nothing written.")
-        result.warnings = len(report.warnings)
-        result.needs_env = any(n.startswith(LOCAL_RUN_NEEDS_ENV) for n in report.notes)
-        result.no_samples = choices.submissions is None and not (root / "sample_submissions").is_dir()
-        if zip_out:
-            image = report.competition.docker_image if report.competition else None
-            _write_zip(src, target, files, editor.program_ref if fill else None, tmp,
-                       meta_python_in(image, meta_python))
-        elif zipped:
-            _copy_tree(root, target)
-        elif out is not None:
-            _copy_tree(src, out, files)
-        else:
-            _write_files(src, files)
-    return result
+    return src, out, zipped, zip_out
+
+
+def _readable(src: Path, zipped: bool, tmp: Path) -> Path:
+    """The bundle folder to read (a zip extracted into ``tmp``), its links checked first:
+    nothing is read or written through one that leaves the bundle."""
+    root = src
+    if zipped:
+        root = tmp / "bundle"
+        extract_bundle(src, root)
+    refuse_bundle_links(root)
+    refuse_writes(root, WRITTEN_FOLDERS, _WHAT)
+    return root
+
+
+@dataclass(frozen=True)
+class _V1Form:
+    """A v1 ``competition.yaml`` written in the v2 form, which can set the submission rule:
+    ``root`` the bundle with the v2 file over it, ``text`` the v1 file kept beside it,
+    ``platform_only``: the v1 bundle's meta phase is kept as it is (only the rule changes)."""
+
+    root: Path
+    text: str
+    data: object
+    computed: list[str]
+    platform_only: bool
+
+    def keep(self, editor: BundleEditor, files: dict[str, str]) -> None:
+        """Keep the v1 file beside the v2 one in ``files``; say so, and what the v2 form
+        leaves out, in ``editor``'s changes and notes."""
+        files[V1_COPY_NAME] = self.text
+        editor.changes.insert(0, f"~ competition.yaml: written in the v2 form, so that it can set the "
+                                 f"leaderboard's submission_rule (a v1 file cannot); the v1 file is "
+                                 f"kept as {V1_COPY_NAME}, which Codabench does not read"
+                                 + (f"; computed column(s) {', '.join(self.computed)} left out (Codabench "
+                                    "does not compute them: the v1 import leaves them empty)"
+                                    if self.computed else "")
+                                 + "; every other key as Codabench's v1 import maps it")
+        unread, quiet = unread_keys(self.data)
+        editor.notes[:0] = [key.rewrite_text() for key in unread] + (
+            [f"not in the v2 form either, with nothing a participant depends on: {', '.join(quiet)}."]
+            if quiet else [])
+
+
+def _v1_form(root: Path, tmp: Path, choices: MetaChoices, end: str | None, image: str | None,
+             submission_rule: str) -> _V1Form | None:
+    """``root``'s v1 file in the v2 form (``None`` for a v2 bundle)."""
+    v1_text = _v1_text(root)
+    if v1_text is None:
+        return None
+    as_v1 = BundleEditor(root, tmp / "v1", choices, end=end, submission_rule=None, image=image)
+    v1_files, _ = as_v1.plan(fill_program=False)
+    refuse_writes(root, v1_files, _WHAT)
+    v1_current = {rel: _read(root / rel) for rel in v1_files}
+    platform_only = bool(as_v1.existing) and (
+        all(v1_current[rel] == text for rel, text in v1_files.items())
+        or _platform_only(as_v1, v1_files, v1_current, tmp / "v1", end, None, image))
+    v1_data = read_yaml(root / "competition.yaml")
+    v2_text, computed = v1_to_v2(v1_data, submission_rule=submission_rule)
+    return _V1Form(_overlay(root, {"competition.yaml": v2_text}, tmp / "v2"), v1_text, v1_data,
+                   computed, platform_only)
+
+
+def _kind(src: Path, editor: BundleEditor, files: dict[str, str], current: dict[str, str | None],
+          force: bool, platform_only: bool) -> str:
+    """What this run does to the bundle (:attr:`AddMetaResult.kind`): ``added`` (no meta
+    phase yet), ``updated`` (``platform_only``: the image, rule or end) or ``rewrote``;
+    refused without ``force`` when it would rewrite a meta phase or overwrite a file."""
+    if editor.existing:
+        kind = "updated" if platform_only else "rewrote"
+        if kind == "rewrote" and not force:
+            raise ConfigError(
+                f"{src}: already has a meta phase ({editor.existing}), and this run would write "
+                "it differently; --force rewrites it with these options.")
+        return kind
+    clash = [rel for rel in files if rel != "competition.yaml" and current[rel] is not None
+             and current[rel] != files[rel]]
+    if clash and not force:
+        raise ConfigError(f"{src}: {clash[0]} already exists and no meta phase uses it; move "
+                          "it away, or --force overwrites it.")
+    return "added"
+
+
+def _check_result(src: Path, root: Path, files: dict[str, str], zipped: bool, tmp: Path,
+                  submissions: Path | None) -> BundleReport:
+    """``metascore bundle check`` on the bundle as it would be written (``files`` over
+    ``root``: written into a zip's extraction, over links to a folder's entries); an error
+    refuses the run, nothing written."""
+    stage = root if zipped else _overlay(root, files, tmp / "stage")
+    if zipped:
+        for rel, text in files.items():
+            write_text(root / rel, text)
+    report = full_check(stage, submissions=submissions,
+                        outside_links=zipped)  # a folder's stage is links to the bundle
+    if report.errors:
+        first = report.errors[0].replace(str(stage), str(src))
+        raise ConfigError(f"{src}: the bundle with the meta phase would not pass `metascore bundle "
+                          f"check`: {first} ({len(report.errors)} error(s)); nothing written.")
+    return report
+
+
+def _write(result: AddMetaResult, root: Path, out: Path | None, files: dict[str, str], program: str | None,
+           tmp: Path, image: str | None, meta_python: str | None) -> None:
+    """Write the result: a zip (``program``: where the meta-scoring program is filled in, run
+    as ``meta_python`` says for ``image``), the extracted zip (``root``) copied to a folder, a
+    folder copied to ``out`` with ``files``, or ``files`` written into the bundle folder."""
+    src = result.bundle
+    if result.zipped:
+        _write_zip(src, result.target, files, program, tmp, meta_python_in(image, meta_python))
+    elif root != src:  # a zip extracted, edited there
+        _copy_tree(root, result.target)
+    elif out is not None:
+        _copy_tree(src, out, files)
+    else:
+        _write_files(src, files)
 
 
 def _write_files(root: Path, files: dict[str, str]) -> None:

@@ -25,7 +25,8 @@ one note per decision an organizer should know about:
   ``top_k:K``, ``top_k:auto``, ``none``). With ``none`` the development phase plays no part:
   the final phase is ranked on its own (``phases: {development: FINAL, final: null}``), on
   its judges only. A baseline whose files are the development phase's reference answers
-  scores the best possible there, so nobody would qualify: a note says so.
+  scores the best possible there, so nobody would qualify: a note says so
+  (:func:`~metascore.bundle.check.baselines.unbeatable_notes`).
 """
 
 from __future__ import annotations
@@ -40,11 +41,11 @@ from ...errors import ConfigError, did_you_mean
 from ...registry import DEFAULT_SEED, get_ranking_method
 from ..schema.competition import Competition, Phase
 from ...readers.columns import Column
-from ..site.submissions import Submission, phases_reached, reference_copies
+from ..check.baselines import Placed, unbeatable_notes, unknown_baseline_text
+from ..site.submissions import Submission, phases_reached
 from .yaml_text import flow
 
-__all__ = ["MetaChoices", "MetaColumn", "ConfigPlan", "plan_config", "is_timing_column",
-           "unknown_baseline_text", "FILTER_CHOICES"]
+__all__ = ["MetaChoices", "MetaColumn", "ConfigPlan", "plan_config", "is_timing_column", "FILTER_CHOICES"]
 
 #: ``--filter`` values (``top_k:K`` with K a positive integer or ``auto``).
 FILTER_CHOICES = ("beat_baseline", "top_k:K", "top_k:auto", "none")
@@ -278,22 +279,6 @@ def _baselines(choices: MetaChoices, submissions: Sequence[Submission], notes: l
     return []
 
 
-def unknown_baseline_text(name: str, folder: Path | None) -> str:
-    """What a local run does with a baseline that no submission of the bundle (starting
-    kit, solutions, ``sample_submissions/``) or of ``folder`` (``--submissions``) is by."""
-    if folder is not None:
-        return (f"no submission of the starting kit, the solutions or --submissions {folder} is by "
-                f"participant {name!r}, so `bundle run` with these submissions fails on it (its "
-                "meta phase, like Codabench's results export, names submissions <owner>-<id>); on "
-                "Codabench it must be the account that submits the baseline.")
-    return (f"no submission of the starting kit, the solutions or sample_submissions/ is by "
-            f"participant {name!r}: `bundle run` finds it when --submissions DIR holds one of "
-            f"its submissions (participant {name!r} in the manifest, or a name {name}__...), and "
-            "fails on it otherwise (its meta phase, like Codabench's results export, names "
-            "submissions <owner>-<id>); give --submissions DIR here too to check it. On Codabench "
-            "it must be the account that submits the baseline.")
-
-
 def _filter(choices: MetaChoices, baselines: Sequence[str], final: str | None, notes: list[str],
             dev: str, where: Mapping[str, list[str]]) -> tuple[str, int | str | None]:
     """The filter rule (and k); ``where``: the phases each baseline runs in locally."""
@@ -411,7 +396,6 @@ def _render(
 
 
 # ---------------------------------------------------------------------- where things run
-Placed = Sequence[tuple[Submission, list[str]]]  # each local submission and the phases it runs in
 
 
 def _baseline_phases(baselines: Sequence[str], placed: Placed) -> dict[str, list[str]]:
@@ -449,25 +433,3 @@ def _overview(comp: Competition, phases: Sequence[Phase], dev: str, final: str |
         lines.append(f"    {phase.name!r}{role}: reference data {data}{same}{moved}; "
                      f"{len(names)} submission(s){': ' + shown if names else ''}")
     return "\n".join(lines)
-
-
-def unbeatable_notes(comp: Competition, phases: Sequence[Phase], dev: str, baselines: Sequence[str],
-                     placed: Placed) -> list[str]:
-    """A baseline whose files are the reference answers of the phase it is compared in: it
-    scores the best possible on every judge, so nobody can beat it (the final ranking would
-    be empty)."""
-    phase = next((p for p in phases if p.name == dev), None)
-    if phase is None:
-        return []
-    out = []
-    for sub, where in placed:
-        if sub.participant not in baselines or dev not in where:
-            continue
-        same = reference_copies(sub, [comp.path(t.reference_data) for t in comp.phase_tasks(phase)])
-        if same:
-            out.append(f"baseline {sub.candidate!r} ({sub.origin}) holds the reference answers of "
-                       f"{dev!r} ({'; '.join(same)}): it scores the best possible there on every "
-                       "judge, so no participant can beat it and the final ranking will be empty; "
-                       "give another baseline (--baseline NAME; `baselines:` in metascore.yaml) or "
-                       "another filter (--filter top_k:3 or none; `filter.rule`).")
-    return out

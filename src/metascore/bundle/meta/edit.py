@@ -27,11 +27,11 @@ from ...config import CONFIG_NAME
 from .choices import ConfigPlan, MetaChoices, plan_config
 from ..check.meta_config import find_meta_configs
 from ..schema.competition import DEFAULT_IMAGE, Competition, Phase
-from .program_folder import META_PROGRAM_NAME, needs_meta_program
+from ..platform.meta_program import META_PROGRAM_NAME, needs_meta_program
 from .ranking_page import PAGE_TITLE, ranking_page
 from ..schema.load import check_schema
 from ..schema.phase_dates import command_line_end, end_mark
-from ..site.submission_rules import MANUAL_RULES
+from ..platform.leaderboard_rules import MANUAL_RULES
 from ..site.submissions import collect_submissions
 from ..check.visibility import registration_note, silent_scoring_programs
 from .yaml_text import Raw, YamlText, flow

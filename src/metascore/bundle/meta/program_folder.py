@@ -1,15 +1,17 @@
-"""A bundle's ``meta_scoring_program/`` folder: the placeholder found, and filled with
-metascore's own meta-scoring program (the pipeline it runs is :mod:`metascore.program`).
+"""A bundle's ``meta_scoring_program/`` folder filled with metascore's own meta-scoring
+program (the pipeline it runs is :mod:`metascore.program`).
 
-A task whose ``scoring_program`` is a folder named ``meta_scoring_program`` that is absent or
-holds only README files (the pointer the bundle template ships) is filled by
+A task whose ``scoring_program`` is the placeholder (a folder named ``meta_scoring_program``
+that is absent or holds only README files:
+:func:`~metascore.bundle.platform.meta_program.needs_meta_program`) is filled by
 :func:`assemble_meta_program`: the repository's ``scoring_program/`` plus a vendored copy
 of the ``metascore`` package next to ``score.py``, and, with ``--meta-python bundled`` (the
 default), the program's own Python in ``runtime/`` and a ``metadata.yaml`` whose command runs
 it (:mod:`metascore.bundle.meta.runtime`): then it runs in any Linux x86_64 image with glibc >=
 2.17; with ``image``, the image's ``python3`` runs it. The schema checks accept such a
-folder, and ``bundle run`` / ``bundle zip`` fill it. :func:`meta_python_of` tells which way
-an assembled program runs.
+folder, and ``bundle run`` / ``bundle zip`` fill it;
+:func:`~metascore.bundle.platform.meta_program.meta_python_of` tells which way an assembled
+program runs.
 
 The filled program also carries the organizer's public key (``organizer_key.pub``, from the key
 on this machine, :mod:`metascore.signature`) and python-ecdsa with ``six`` (pure Python) next to
@@ -21,60 +23,18 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
 import yaml
 
 from ...errors import ConfigError
-from ..files import METADATA_FILES, copy_clean, is_noise, write_text
+from ..files import METADATA_FILES, copy_clean, write_text
+from ..platform.meta_program import RUNTIME_DIR, default_scoring_program, meta_python_in
 from ...signature import PUBLIC_KEY_NAME, OrganizerKey, organizer_key, public_key_text
-from .runtime import LOADER, RUNTIME_DIR, bundled_command, meta_python_in, require_runtime
+from .runtime import bundled_command, require_runtime
 
-__all__ = [
-    "META_PROGRAM_NAME",
-    "default_scoring_program",
-    "needs_meta_program",
-    "assemble_meta_program",
-    "meta_python_of",
-]
-
-#: The directory name that marks a task's scoring program as metascore's meta-scoring program.
-META_PROGRAM_NAME = "meta_scoring_program"
-
-
-def default_scoring_program() -> Path:
-    """The meta-scoring program (the repository's ``scoring_program/``).
-
-    The package ships it as package data (``metascore/_programs/scoring_program``, a link
-    to the repository folder in a source checkout), so it is found in every install.
-    """
-    import metascore
-
-    path = Path(metascore.__file__).resolve().parent / "_programs" / "scoring_program"
-    if not (path / "score.py").is_file():
-        raise ConfigError(
-            f"the meta-scoring program was not found at {path} (a damaged install?); give its "
-            "folder with --scoring-program."
-        )
-    return path
-
-
-def needs_meta_program(path: Path) -> bool:
-    """True if ``path`` is a ``meta_scoring_program`` folder to fill from the repository.
-
-    That is when the folder is named ``meta_scoring_program`` and is absent or holds only
-    README files (the pointer the bundle template ships).
-    """
-    path = Path(path)
-    if path.name.removesuffix(".zip") != META_PROGRAM_NAME:
-        return False
-    if not path.exists():
-        return True
-    return path.is_dir() and all(
-        p.name.upper().startswith("README") or is_noise(p.name) for p in path.iterdir()
-    )
+__all__ = ["assemble_meta_program"]
 
 
 def assemble_meta_program(
@@ -158,29 +118,3 @@ def _bundled_metadata(path: Path) -> str:
             "# The program carries its own Python (runtime/, for any Linux x86_64 image with\n"
             "# glibc >= 2.17); the image's loader runs it, since the worker's unzip keeps no x bits.\n"
             + yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=200))
-
-
-def meta_python_of(program: Path) -> str | None:
-    """How an assembled meta-scoring program (folder or zip) runs: ``"bundled"`` (its command
-    starts with the loader and the program carries ``runtime/``), ``"image"`` (any other
-    command), or ``None`` (no metadata or no command)."""
-    program = Path(program)
-    for name in METADATA_FILES:
-        try:
-            if program.is_dir():
-                text = (program / name).read_text(encoding="utf-8")
-                carries = (program / RUNTIME_DIR / "bin").is_dir()
-            else:
-                with zipfile.ZipFile(program) as zf:
-                    text = zf.read(name).decode("utf-8")
-                    carries = any(n.startswith(f"{RUNTIME_DIR}/bin/") for n in zf.namelist())
-        except (OSError, KeyError, zipfile.BadZipFile, UnicodeDecodeError):
-            continue
-        try:
-            command = (yaml.safe_load(text) or {}).get("command")
-        except (yaml.YAMLError, AttributeError):
-            return None
-        if not isinstance(command, str):
-            return None
-        return "bundled" if command.split()[:1] == [LOADER] and carries else "image"
-    return None

@@ -21,7 +21,7 @@ __all__ = ["ranking_page", "PAGE_TITLE"]
 #: The page's title in the competition's tabs.
 PAGE_TITLE = "Final ranking"
 
-_MISSING = {
+_MISSING_TEXTS = {
     "worst": "a missing score (a task that failed or was not submitted) ranks below every "
              "score on that task, tied with the other missing ones",
     "pairwise": "two participants are compared only on the tasks both have a score on",
@@ -66,7 +66,7 @@ def ranking_page(config: Config, *, meta_phase: str, columns: Mapping[str, str],
         f"- **Method**: {spec.name.replace('_', ' ')} (`{spec.name}`"
         + (f", {_params(config.ranking.params)}" if config.ranking.params else "") + ")"
         + (f": {_sentence(spec.description)}" if spec.description else "."),
-        f"- **Missing scores**: {_MISSING.get(config.ranking.missing, config.ranking.missing)}.",
+        f"- **Missing scores**: {_MISSING_TEXTS.get(config.ranking.missing, config.ranking.missing)}.",
         f"- **Ties**: participants with equal scores share a position; {_tie_break(config)}.",
         "",
         *_judges(config),

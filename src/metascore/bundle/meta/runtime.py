@@ -14,7 +14,8 @@ x86_64 ABI, present in every glibc image, which maps files without needing their
 Two ways to run the meta-scoring program (``--meta-python``, or ``$METASCORE_META_PYTHON``;
 default ``auto``: ``image`` where the competition's image is known to carry what the program
 needs, ``codalab/codalab-legacy:py312``, else ``bundled``; a local run, which does not use the
-image, runs it with this machine's Python and never needs the runtime):
+image, runs it with this machine's Python and never needs the runtime;
+:func:`~metascore.bundle.platform.meta_program.meta_python_in` decides):
 
 ``bundled``
     its own Python, as above: any Linux x86_64 image with glibc >= 2.17 (with or without a
@@ -47,66 +48,24 @@ import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
-from ...errors import ConfigError, MetascoreError
+from ...errors import MetascoreError
 from . import runtime_build as recipe
 from . import runtime_cpython as cpython_recipe
-from .runtime_wheel import DISTRIBUTION, installed_wheel
-from ..worker.pyenv import cache_root, modules_of, python_of
+from .runtime_wheel import DISTRIBUTION, RUNTIME_MANIFEST, RUNTIME_ZIP, installed_wheel
+from ..platform.meta_program import LOADER, RUNTIME_DIR
+from ..worker.pyenv import cache_root
 
 __all__ = [
-    "META_PYTHONS", "PROGRAM_MODULES", "LOADER", "RUNTIME_DIR", "Runtime", "default_meta_python",
-    "meta_python_in", "check_meta_python",
-    "runtime_cache", "recipe_key", "bundled_command", "image_command", "find_runtime",
+    "Runtime", "runtime_cache", "recipe_key", "bundled_command", "image_command", "find_runtime",
     "installed_runtime", "cached_runtime", "ensure_runtime", "require_runtime", "list_runtimes",
-    "remove_runtimes", "in_runtime", "zip_runtime",
+    "remove_runtimes", "zip_runtime",
 ]
 
-#: The values of ``--meta-python``.
-META_PYTHONS = ("auto", "bundled", "image")
-#: The modules the meta-scoring program needs beyond the standard library.
-PROGRAM_MODULES = frozenset({"numpy", "scipy", "pandas", "yaml"})
-#: The dynamic loader of x86_64 glibc systems (the ABI fixes its path).
-LOADER = "/lib64/ld-linux-x86-64.so.2"
-#: The runtime's folder inside the meta-scoring program.
-RUNTIME_DIR = PurePosixPath(recipe.MOUNT).name
 _COMPLETE = ".complete"
-_MANIFEST = "runtime.json"
-_ZIP = "runtime.zip"
 
 _Log = Callable[[str], None]
-
-
-def in_runtime(parts: tuple[str, ...]) -> bool:
-    """Whether a path (its parts) lies in a meta-scoring program's own Python
-    (``runtime/bin``, ``runtime/lib``, ``runtime/pycache``): files no check needs to read."""
-    return any(a == RUNTIME_DIR and b in ("bin", "lib", "pycache") for a, b in zip(parts, parts[1:]))
-
-
-def default_meta_python() -> str:
-    """``$METASCORE_META_PYTHON`` when set (checked), else ``"auto"``."""
-    return check_meta_python(os.environ.get("METASCORE_META_PYTHON") or "auto")
-
-
-def meta_python_in(image: str | None, value: str | None = None) -> str:
-    """``"bundled"`` or ``"image"``: ``value`` (default :func:`default_meta_python`), with
-    ``auto`` decided by ``image``: ``image`` when it is known to carry Python >= 3.10 and the
-    program's modules (:data:`~metascore.bundle.worker.pyenv.IMAGE_MODULES`), else ``bundled``."""
-    value = default_meta_python() if value is None else check_meta_python(value)
-    if value != "auto":
-        return value
-    python, modules = python_of(image), modules_of(image)
-    runs = python is not None and python >= (3, 10) and modules is not None and PROGRAM_MODULES <= modules
-    return "image" if runs else "bundled"
-
-
-def check_meta_python(value: str) -> str:
-    """``value`` if it is one of :data:`META_PYTHONS`; else a ConfigError."""
-    if value not in META_PYTHONS:
-        raise ConfigError(f"--meta-python {value!r}: use one of {', '.join(META_PYTHONS)} "
-                          "(METASCORE_META_PYTHON takes the same values).")
-    return value
 
 
 def runtime_cache() -> Path:
@@ -160,7 +119,7 @@ class Runtime:
     @property
     def zip(self) -> Path:
         """The same files under ``runtime/``, compressed once (copied into program zips)."""
-        return self.folder / _ZIP
+        return self.folder / RUNTIME_ZIP
 
     @property
     def current(self) -> bool:
@@ -190,7 +149,7 @@ def _load(folder: Path) -> Runtime | None:
     if not (folder / _COMPLETE).is_file():
         return None
     try:
-        manifest = json.loads((folder / _MANIFEST).read_text(encoding="utf-8"))
+        manifest = json.loads((folder / RUNTIME_MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return Runtime(folder.name, folder, manifest)
@@ -270,7 +229,7 @@ def ensure_runtime(log: _Log = lambda _: None, *, rebuild: bool = False) -> Runt
             staging.mkdir()
             facts = recipe.build_runtime(staging / RUNTIME_DIR, cpython, Path(work), log)
             log("[*] compressing it for the program zips (LZMA, once)")
-            zip_bytes = zip_runtime(staging / RUNTIME_DIR, staging / _ZIP)
+            zip_bytes = zip_runtime(staging / RUNTIME_DIR, staging / RUNTIME_ZIP)
             files = [p for p in (staging / RUNTIME_DIR).rglob("*") if p.is_file()]
             manifest = {
                 "key": key, "python": cpython_recipe.PYTHON_VERSION, "cpython": cpython_recipe.cpython_key(),
@@ -280,7 +239,7 @@ def ensure_runtime(log: _Log = lambda _: None, *, rebuild: bool = False) -> Runt
                 "zip_bytes": zip_bytes, "built": dt.datetime.now().isoformat(timespec="seconds"),
                 "command": bundled_command(),
             }
-            (staging / _MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+            (staging / RUNTIME_MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
             (staging / _COMPLETE).write_text(key + "\n", encoding="utf-8")
             os.replace(staging, folder)
     built = cached_runtime()

@@ -37,16 +37,18 @@ from pathlib import Path
 from ...errors import MetascoreError
 from .runtime_build import is_elf
 
-__all__ = ["DISTRIBUTION", "PACKAGE", "PLATFORM_TAGS", "wheel_name", "write_wheel", "installed_wheel"]
+__all__ = ["DISTRIBUTION", "PACKAGE", "PLATFORM_TAGS", "RUNTIME_MANIFEST", "RUNTIME_ZIP", "wheel_name",
+           "write_wheel", "installed_wheel"]
 
 #: The distribution's name on the package index, and the folder it installs.
 DISTRIBUTION = "metascore-runtime"
 PACKAGE = "metascore_runtime"
 #: The platform tags (PEP 600 and its manylinux2014 alias): glibc >= 2.17, x86_64.
 PLATFORM_TAGS = ("manylinux_2_17_x86_64", "manylinux2014_x86_64")
-_MANIFEST = "runtime.json"
+#: A build's manifest and its zip, in the cache's folder of the build and in the wheel.
+RUNTIME_MANIFEST = "runtime.json"
+RUNTIME_ZIP = "runtime.zip"
 _TREE = "runtime"
-_ZIP = "runtime.zip"
 _EPOCH = (1980, 1, 1, 0, 0, 0)  # zip's earliest time: the same wheel from the same files
 _INIT = '''"""The meta-scoring program's own Python, for metascore bundles (``metascore bundle zip``).
 
@@ -126,7 +128,7 @@ def write_wheel(tree: Path, archive: Path, manifest: dict, dest: Path, version: 
     info = f"{PACKAGE}-{version}.dist-info"
     generated = {
         f"{PACKAGE}/__init__.py": _INIT.format(python=manifest.get("python")).encode(),
-        f"{PACKAGE}/{_MANIFEST}": (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode(),
+        f"{PACKAGE}/{RUNTIME_MANIFEST}": (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode(),
     }
     record: list[str] = []
     part = target.with_name(target.name + ".part")
@@ -140,7 +142,7 @@ def write_wheel(tree: Path, archive: Path, manifest: dict, dest: Path, version: 
 
         for name, data in generated.items():
             add(name, data)
-        add(f"{PACKAGE}/{_ZIP}", Path(archive).read_bytes(), method=zipfile.ZIP_STORED)
+        add(f"{PACKAGE}/{RUNTIME_ZIP}", Path(archive).read_bytes(), method=zipfile.ZIP_STORED)
         for path in sorted(p for p in tree.rglob("*") if p.is_file() and is_elf(p)):
             executable = path.stat().st_mode & stat.S_IXUSR
             add(f"{PACKAGE}/{_TREE}/{path.relative_to(tree).as_posix()}", path.read_bytes(),
@@ -166,9 +168,9 @@ def installed_wheel() -> tuple[Path, dict, str] | None:
         return None
     folder = Path(str(dist.locate_file(PACKAGE)))
     try:
-        manifest = json.loads((folder / _MANIFEST).read_text(encoding="utf-8"))
+        manifest = json.loads((folder / RUNTIME_MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not (folder / _ZIP).is_file():
+    if not (folder / RUNTIME_ZIP).is_file():
         return None
     return folder, manifest, dist.version

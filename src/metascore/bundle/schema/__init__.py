@@ -9,5 +9,8 @@ leaderboard) by the rules of each version (:mod:`~metascore.bundle.schema.v2`,
 (:mod:`~metascore.bundle.schema.program_checks`, :mod:`~metascore.bundle.schema.command_checks`);
 the dates Codabench keeps (:mod:`~metascore.bundle.schema.phase_dates`); a v1 file in the v2
 form (:mod:`~metascore.bundle.schema.v1_to_v2`) and the v1 keys Codabench does not read
-(:mod:`~metascore.bundle.schema.v1_unread`). Nothing here runs a program.
+(:mod:`~metascore.bundle.schema.v1_unread`). Nothing here runs a program. What the platform
+means (a meta program folder, placeholders, submission rules) comes from below
+(:mod:`metascore.bundle.platform`); the schema imports neither the worker, the site nor the
+commands.
 """

@@ -21,7 +21,7 @@ from typing import Any
 from ...errors import did_you_mean
 from .competition import UUID_PATTERN, BundleReport, bundle_path
 from ...readers.columns import Column
-from ..meta.program_folder import needs_meta_program
+from ..platform.meta_program import needs_meta_program
 from .phase_dates import site_datetime, time_dropped_message
 
 __all__ = ["SchemaChecker"]

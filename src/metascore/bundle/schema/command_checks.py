@@ -9,7 +9,7 @@ errors (the program cannot run)
     a command that cannot be split.
 warnings (it runs, but probably not as meant)
     shell syntax (there is no shell); a placeholder that is not one, or that names a folder
-    the worker does not mount in the program's step (:mod:`~metascore.bundle.worker.placeholders`);
+    the worker does not mount in the program's step (:mod:`~metascore.bundle.platform.placeholders`);
     another file argument that is not in the program; an ingestion program that is given no
     ``$submission_program`` and whose source never names ``/app/ingested_program`` (it cannot
     find the submission's code); a scoring command that passes ``$program`` (the scoring
@@ -28,7 +28,7 @@ from pathlib import Path, PurePosixPath
 from ...errors import did_you_mean
 from .competition import Task
 from ..files import is_noise
-from ..worker.placeholders import command_problems, step_for
+from ..platform.placeholders import command_problems, step_for
 
 __all__ = ["check_command", "program_files"]
 

@@ -28,7 +28,6 @@ __all__ = [
     "BundleReport",
     "SORTINGS",
     "COMPUTATIONS",
-    "SUBMISSION_RULES",
     "COMPETITION_TYPES",
     "PATH_KEYS",
     "DEFAULT_IMAGE",
@@ -40,10 +39,6 @@ __all__ = [
 
 SORTINGS = ("desc", "asc")
 COMPUTATIONS = ("avg", "sum", "min", "max", "avg_rank")
-SUBMISSION_RULES = (
-    "Add", "Add_And_Delete", "Add_And_Delete_Multiple", "Force_Last", "Force_Latest_Multiple",
-    "Force_Best",
-)
 COMPETITION_TYPES = ("competition", "benchmark")
 #: Keys whose value is a path inside the bundle (v2 and v1).
 PATH_KEYS = (

@@ -30,7 +30,7 @@ reference data mentions; v1 ``computed:`` columns and ``force_submission_to_lead
 content sits under one top-level folder that no program names (Codabench does not flatten
 it); and, in a ``command`` (:mod:`~metascore.bundle.schema.command_checks`), shell syntax (there
 is no shell) and placeholders that do not work in the program's step
-(:mod:`~metascore.bundle.worker.placeholders`), an ingestion program never given the submission,
+(:mod:`~metascore.bundle.platform.placeholders`), an ingestion program never given the submission,
 a scoring program given ``$program`` for the predictions. A command whose script is not in
 its program is an error.
 

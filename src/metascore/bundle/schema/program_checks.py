@@ -21,9 +21,8 @@ from ...errors import ConfigError
 from .command_checks import check_command
 from .competition import Competition, Task
 from ..files import METADATA_FILES, is_noise
-from ..meta.program_folder import default_scoring_program, needs_meta_program
+from ..platform.meta_program import default_scoring_program, in_runtime, needs_meta_program
 from .metadata import read_metadata
-from ..meta.runtime import in_runtime
 from .base import SchemaChecker
 
 __all__ = ["ProgramChecks"]

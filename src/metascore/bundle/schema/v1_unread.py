@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..site.submission_rules import force_last_fix
+from ..platform.leaderboard_rules import force_last_fix
 
 __all__ = ["READ_TOP", "READ_PHASE", "READ_COLUMN", "UnreadKey", "unread_keys"]
 

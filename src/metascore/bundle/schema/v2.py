@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 
 from ...config import MAX_KEY_LENGTH
-from .competition import COMPETITION_TYPES, COMPUTATIONS, DEFAULT_IMAGE, DEFAULT_TIME_LIMIT, SORTINGS, SUBMISSION_RULES, Competition, LeaderboardSpec, Phase, Solution, Task
+from .competition import COMPETITION_TYPES, COMPUTATIONS, DEFAULT_IMAGE, DEFAULT_TIME_LIMIT, SORTINGS, Competition, LeaderboardSpec, Phase, Solution, Task
+from ..platform.leaderboard_rules import SUBMISSION_RULES
 from ...readers.columns import Column
 from .base import SchemaChecker
 

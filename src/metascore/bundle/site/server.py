@@ -79,15 +79,16 @@ from ..archive import as_folder
 from ..worker.backend import Backend
 from ..schema.competition import UUID_PATTERN, Competition, Phase, Task
 from ..files import copy_job_output, write_text
-from ..meta.program_folder import assemble_meta_program, needs_meta_program
+from ..platform.meta_program import needs_meta_program
 from ...signature import OrganizerKey, organizer_key, sign_folder
-from ..meta.runtime import check_meta_python, default_meta_python, meta_python_in
-from .submission_rules import MANUAL_RULES, PhaseSubmission, export_decisions, force_last_fix
+from ..platform.leaderboard_rules import MANUAL_RULES, force_last_fix
+from .submission_rules import PhaseSubmission, export_decisions
 from .submission_ids import SubmissionIds
 from .submissions import Submission, is_result_submission, made_to, phase_named_by, safe_name, slug
 from ..worker.job import Job, JobResult, run_job
 
-__all__ = ["Site", "SiteRun", "DEFAULT_QUEUE_LIMIT", "DEFAULT_FEED", "FEED_ALL", "FEEDS", "MANIFEST_COLUMNS"]
+__all__ = ["Site", "SiteRun", "MetaProgramFiller", "DEFAULT_QUEUE_LIMIT", "DEFAULT_FEED", "FEED_ALL", "FEEDS",
+           "MANIFEST_COLUMNS"]
 
 DEFAULT_QUEUE_LIMIT = 600
 #: What reaches the meta phase: the site's results export (the default), or every
@@ -96,6 +97,10 @@ DEFAULT_FEED = "export"
 FEED_ALL = "all"
 FEEDS = (DEFAULT_FEED, FEED_ALL)
 MANIFEST_COLUMNS = ("phase", "candidate", "participant", "submitted_at", "is_baseline")
+#: What fills a meta program placeholder: ``fill(folder, key)`` writes the meta-scoring
+#: program into ``folder``, carrying the public half of the organizer's ``key`` (the runner
+#: gives one: :mod:`metascore.bundle.meta` fills it, the site only says where and when).
+MetaProgramFiller = Callable[[Path, OrganizerKey | None], object]
 _ASSEMBLE_LOCK = threading.Lock()
 
 
@@ -116,17 +121,15 @@ class Site:
     """Run a parsed competition's phases on ``backend``, writing only inside ``out``."""
 
     def __init__(self, comp: Competition, out: Path, backend: Backend, *, image: str | None,
-                 scoring_program: Path | None, log: Callable[[str], None], jobs: int = 1,
-                 feed: str = DEFAULT_FEED, data: dict[str, Path] | None = None,
-                 meta_python: str | None = None) -> None:
+                 fill_meta_program: MetaProgramFiller, log: Callable[[str], None], jobs: int = 1,
+                 feed: str = DEFAULT_FEED, data: dict[str, Path] | None = None) -> None:
         if feed not in FEEDS:
             raise ConfigError(f"feed {feed!r} is not one of {', '.join(FEEDS)}.")
         self.comp, self.out, self.backend, self.log, self.feed = comp, out, backend, log, feed
         self.jobs = max(1, int(jobs))
         self.result_phases: dict[str, str] = {}  # result submission -> the phase its name names
         self.image = image or comp.docker_image
-        self.scoring_program = scoring_program
-        self.meta_python = meta_python  # how a placeholder meta program is filled (runtime.py)
+        self.fill_meta_program = fill_meta_program
         self.data = dict(data or {})
         self.cache = out / "cache"
         self.columns = {c.key: c for c in comp.leaderboard.columns} if comp.leaderboard else {}
@@ -154,21 +157,11 @@ class Site:
             with _ASSEMBLE_LOCK:
                 if not target.exists():
                     self.log(f"[*] {ref}: filled with metascore's meta-scoring program")
-                    assemble_meta_program(target, self.scoring_program, python=self.meta_python_here(),
-                                          log=self.log, key=self.key)
+                    self.fill_meta_program(target, self.key)
             return target
         if not path.exists():
             return None
         return as_folder(path, self.cache / "bundle_items" / safe_name(ref.rstrip("/")), bundle=self.comp.root)
-
-    def meta_python_here(self) -> str:
-        """How this run fills a meta program placeholder: ``--meta-python``, with ``auto``
-        the image's python3 on the local backend (which runs this machine's Python, not the
-        image) and, on the docker backend, what the image needs (:func:`meta_python_in`)."""
-        value = default_meta_python() if self.meta_python is None else check_meta_python(self.meta_python)
-        if value == "auto" and self.backend.name == "local":
-            return "image"
-        return meta_python_in(self.image, value)
 
     def submission_folder(self, sub: Submission) -> Path:
         """The submission's folder (a zip extracted within the job's --disk-limit; a sample

@@ -2,7 +2,8 @@
 ``submission_rule``, as Codabench applies it (its ``leaderboards/strategies.py``).
 
 The results export (and phase migration) sees only submissions that are **on the
-leaderboard**, and what is on it depends on the rule:
+leaderboard**, and what is on it depends on the rule (their names:
+:mod:`~metascore.bundle.platform.leaderboard_rules`):
 
 - ``Force_Last``: when a submission's scores arrive, every other submission of its owner in
   the phase leaves the leaderboard: each participant's **last finished** submission stays.
@@ -32,13 +33,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ...errors import ConfigError
-from ..schema.competition import SUBMISSION_RULES, LeaderboardSpec
+from ..platform.leaderboard_rules import MANUAL_RULES, SUBMISSION_RULES
+from ..schema.competition import LeaderboardSpec
 from ...readers.columns import Column
 
-__all__ = ["PhaseSubmission", "ExportDecision", "MANUAL_RULES", "export_decisions", "force_last_fix"]
-
-#: Rules under which nothing reaches the leaderboard without a click.
-MANUAL_RULES = ("Add", "Add_And_Delete", "Add_And_Delete_Multiple")
+__all__ = ["PhaseSubmission", "ExportDecision", "export_decisions"]
 
 
 @dataclass(frozen=True)
@@ -69,17 +68,6 @@ class ExportDecision:
     participant: str
     exported: bool
     reason: str
-
-
-def force_last_fix(version: int) -> str:
-    """How an organizer puts each participant's last finished submission on the leaderboard
-    (and so in the results export) without a click, in a v2 or a v1 bundle."""
-    if version == 2:
-        return "set submission_rule: Force_Last on the leaderboard in competition.yaml"
-    return ("a v1 competition.yaml cannot set the rule (Codabench's v1 import makes it Add): "
-            "`metascore bundle add-meta --submission-rule Force_Last` writes the file in the v2 "
-            "form, which can, or after the upload choose the submission rule 'Force Last' in the "
-            "Leaderboard tab of Codabench's competition editor")
 
 
 def export_decisions(

@@ -12,6 +12,9 @@ paths, the working directory, the environment and the time limit. A backend runs
   SDK with the same mounts.
 
 Both run the command split by :func:`split_command` and without a shell, as the worker does.
+Each declares what it can do (:class:`Capabilities`) and refuses a run it could not do
+(``check_run``); the runner and the site read these, never a backend's name or type, and
+:mod:`metascore.bundle.worker.backends` makes each by its ``--backend`` name.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from ...errors import ConfigError
 from ..schema.competition import DEFAULT_TIME_LIMIT
 from .limits import Limits
 
-__all__ = ["Mount", "StepSpec", "StepResult", "Backend", "split_command"]
+__all__ = ["Mount", "StepSpec", "StepResult", "Capabilities", "Backend", "split_command"]
 
 
 @dataclass(frozen=True)
@@ -67,20 +70,48 @@ class StepResult:
     message: str = ""              # why, when a limit stopped the step
 
 
+@dataclass(frozen=True)
+class Capabilities:
+    """What a backend can do, as it declares it: the runner and the site read these, never
+    the backend's name or type.
+
+    ``runs_image``: the programs run in containers of the competition's image (the docker
+    backend), so the runner asks a container of it whether the meta-scoring program runs
+    there, and ``--meta-python auto`` decides by the image; ``False``: they run on this
+    machine with its Python (the local backend), so the image is not tried, and ``auto``
+    runs the meta-scoring program with that Python, no runtime needed.
+    ``sandbox_missing``: why the jobs run without the isolation this backend would give them,
+    though nobody declined it (the local backend's ``--sandbox auto`` where bwrap cannot run);
+    ``""`` when they run isolated, or unisolated on request. The runner then refuses
+    submissions the bundle does not carry (``--submissions``).
+    """
+
+    runs_image: bool
+    sandbox_missing: str = ""
+
+
 class Backend(Protocol):
     """Runs steps; enforces its :class:`~metascore.bundle.worker.limits.Limits` on each of them.
 
     ``name`` is the ``--backend`` value; ``notice`` what this backend cannot do that the
     worker does, said once by the runner (``""``: nothing to say); ``limits`` the per-job
-    limits (the site extracts a submission zip within ``limits.disk``).
+    limits (the site extracts a submission zip within ``limits.disk``); ``capabilities``
+    what it can do (:class:`Capabilities`).
     """
 
     name: str
     notice: str
     limits: Limits
+    capabilities: Capabilities
 
     def describe(self, image: str | None) -> str:  # pragma: no cover - protocol
         """One line for the run's log: where and with what the programs run for ``image``."""
+        ...
+
+    def check_run(self, out: Path, image: str | None) -> None:  # pragma: no cover - protocol
+        """Refuse (:class:`~metascore.errors.ConfigError`, naming what to change), before
+        anything runs, a run whose jobs this backend could not run: writing under ``out``,
+        with the programs of ``image``."""
         ...
 
     def run(self, step: StepSpec) -> StepResult:  # pragma: no cover - protocol

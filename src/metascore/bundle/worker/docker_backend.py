@@ -54,8 +54,8 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import ConfigError, MetascoreError
-from .backend import StepResult, StepSpec, split_command
-from .limits import JobWatch, Limits, format_size, limit_error, parse_size
+from .backend import Capabilities, StepResult, StepSpec, split_command
+from .limits import WATCH_INTERVAL, JobWatch, Limits, format_size, limit_error, parse_size
 from .logs import CappedLog, tail
 
 __all__ = ["DockerBackend", "STEP_LABEL", "WORKER_CAP_DROP", "connect"]
@@ -70,7 +70,6 @@ WORKER_CAP_DROP = (
 STEP_LABEL = "org.metascore.step"
 
 _HOST_USER = "host"
-_WATCH = 0.25  # seconds between looks at the running containers' output folders
 
 
 def _engine_address() -> str:
@@ -130,6 +129,8 @@ class DockerBackend:
     name = "docker"
     #: the containers have the worker's layout and isolation: nothing to say once per run
     notice = ""
+    #: the programs run in containers of the competition's image, isolated
+    capabilities = Capabilities(runs_image=True)
 
     def __init__(
         self,
@@ -178,6 +179,9 @@ class DockerBackend:
         shown = self.image or image or "no image (set docker_image in competition.yaml or --image)"
         return (f"docker backend: the programs run in containers of {shown} on {engine} "
                 f"(DOCKER_HOST={_engine_address()})")
+
+    def check_run(self, out: Path, image: str | None) -> None:
+        """Nothing to refuse up front: the engine runs each job as its container's user."""
 
     # -- images ------------------------------------------------------------------------------
     def image_for(self, step: StepSpec) -> str:
@@ -228,7 +232,7 @@ class DockerBackend:
                     run.start()
                 deadline = time.monotonic() + time_limit  # each step has had its whole time once started
                 while time.monotonic() < deadline and not all(run.finished.is_set() for run in runs):
-                    time.sleep(_WATCH)
+                    time.sleep(WATCH_INTERVAL)
                     for run in runs:
                         run.watch()
                 for run in runs:

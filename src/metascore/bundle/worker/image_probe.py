@@ -10,8 +10,9 @@ runs there) or fails with the reason the program would fail with on the site: no
 runtime's, a missing system library (``libstdc++.so.6``), another architecture, or, with
 ``--meta-python image``, a Python or a package too old or missing.
 
-``bundle check --probe`` and ``bundle run --backend docker`` use it before anything runs;
-the local backend cannot know (it runs the program on this machine) and says so.
+``bundle check --probe`` and ``bundle run --backend docker`` use it before anything runs
+(:func:`metascore.bundle.runner.meta_image_report`); the local backend cannot know (it runs
+the program on this machine) and says so (:data:`LOCAL_NOTICE`).
 """
 
 from __future__ import annotations
@@ -29,8 +30,7 @@ from ...errors import ConfigError, MetascoreError
 from .backend import Mount, StepSpec
 from ..files import METADATA_FILES
 
-__all__ = ["PROBE", "Probe", "probe_command", "probe_image", "probe_meta_program", "LOCAL_NOTICE",
-           "meta_image_report"]
+__all__ = ["PROBE", "Probe", "probe_command", "probe_image", "probe_meta_program", "LOCAL_NOTICE"]
 
 #: What the probe runs: the meta-scoring program's imports, then one line of facts.
 PROBE = (
@@ -118,27 +118,3 @@ def probe_meta_program(backend: Any, image: str, assemble: Callable[[Path], Path
     temporary folder (for a bundle whose program is still the placeholder)."""
     with tempfile.TemporaryDirectory(prefix="metascore-probe-program-") as tmp:
         return probe_image(backend, image, assemble(Path(tmp) / "program"))
-
-
-def meta_image_report(site: Any, backend: Any, image: str, log: Callable[[str], None]) -> list[str]:
-    """Before a run: the docker backend probes ``image`` with each meta phase's program (as
-    the run fills it) and logs the answer; the local backend logs :data:`LOCAL_NOTICE`.
-    Returns the warnings (a probe that failed: the meta phase will fail the same way)."""
-    comp = site.comp
-    tasks = {id(t): t for p in comp.phases if site.is_meta_phase(p) for t in comp.phase_tasks(p)}
-    if not tasks:
-        return []
-    if getattr(backend, "name", "") != "docker":
-        log(f"[*] note: {LOCAL_NOTICE.format(image=image)}")
-        return []
-    warnings, seen = [], set()
-    for task in tasks.values():
-        program = site.source(task.scoring_program)
-        if program is None or program in seen:
-            continue
-        seen.add(program)
-        probe = probe_image(backend, image, program)
-        log(("[*] " if probe.ok else "[!] ") + probe.line())
-        if not probe.ok:
-            warnings.append(probe.line())
-    return warnings

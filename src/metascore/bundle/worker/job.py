@@ -23,7 +23,8 @@ own sandbox ``<run_dir>/{prediction,scoring}/`` holding ``program/``,
    between them.
 
 
-Each program's ``command`` gets the worker's placeholder substitution (:func:`substitute`,
+Each program's ``command`` gets the worker's placeholder substitution
+(:func:`~metascore.bundle.platform.placeholders.substitute`,
 same order and values as ``replace_legacy_metadata_command``), runs in ``/app/program``
 with ``PYTHONUNBUFFERED=1`` on a :class:`~metascore.bundle.worker.backend.Backend`, and both
 programs of a job share one timer: the phase's ``execution_time_limit``; the backend's
@@ -61,11 +62,12 @@ from .job_scores import JobFailed, read_job_scores
 from .leftovers import scrub_notes
 from ..schema.competition import DEFAULT_TIME_LIMIT
 from ..files import copy_job_output, write_text
+from ..platform.placeholders import substitute, volumes
 from ..schema.metadata import read_metadata
 from ..trees import copy_tree, remove_tree
 
 __all__ = [
-    "Job", "JobResult", "run_job", "substitute", "PLACEHOLDERS", "mount_points",
+    "Job", "JobResult", "run_job",
     "TIME_LIMIT_MESSAGE", "LAX_TIME_LIMIT_NOTE", "METADATA_EXISTS_MESSAGE", "MISSING_METADATA_MESSAGE",
 ]
 
@@ -145,58 +147,10 @@ class JobResult:
         return Path(self.run_dir) / "scoring" / "output"
 
 
-def _placeholder_values(kind: str, is_scoring: bool, ingestion_only_during_scoring: bool) -> tuple[tuple[str, str], ...]:
-    """(placeholder, value) in the worker's order (``replace_legacy_metadata_command``)."""
-    return (
-        ("$input", "/app/input_data" if kind == "ingestion" else "/app/input"),
-        ("$output", "/app/output"),
-        ("$program", "/app/ingestion_program" if ingestion_only_during_scoring and is_scoring else "/app/program"),
-        ("$ingestion_program", "/app/program"),
-        ("$hidden", "/app/input/ref"),
-        ("$shared", "/app/shared"),
-        ("$submission_program", "/app/ingested_program"),
-        ("$tmp", "/app/output"),
-        ("$predictions", "/app/input/res" if is_scoring else "/app/output"),
-    )
-
-
-#: The placeholders the worker replaces in a ``command``, in the order it replaces them.
-PLACEHOLDERS = tuple(name for name, _ in _placeholder_values("program", False, False))
-
-
-def substitute(command: str, kind: str, is_scoring: bool, ingestion_only_during_scoring: bool = False) -> str:
-    """The v2 worker's placeholder substitution: plain ``str.replace``, in this order.
-
-    ``kind`` is ``"program"`` (submission or scoring program) or ``"ingestion"``.
-
-    >>> substitute("python $program/score.py $input $output", "program", True)
-    'python /app/program/score.py /app/input /app/output'
-    >>> substitute("python $program/ingest.py $input $output $submission_program", "ingestion", False)
-    'python /app/program/ingest.py /app/input_data /app/output /app/ingested_program'
-    """
-    for placeholder, value in _placeholder_values(kind, is_scoring, ingestion_only_during_scoring):
-        command = command.replace(placeholder, value)
-    return command
-
-
-def mount_points(kind: str, is_scoring: bool, ingestion_only: bool, input_data: bool) -> tuple[str, ...]:
-    """The container paths the worker mounts for one program (:func:`_mounts`)."""
-    return tuple(m.container_path for m in _mounts(Path("."), kind, is_scoring, ingestion_only, input_data))
-
-
 def _mounts(sandbox: Path, kind: str, is_scoring: bool, ingestion_only: bool, input_data: bool) -> tuple[Mount, ...]:
-    """The worker's volumes for one program (``compute_worker.py: _run_program_directory``;
-    docs/placeholders.md shows which folder is mounted in which step)."""
-    program = sandbox / ("program" if kind == "program" else "ingestion_program")
-    mounts = [Mount("/app/program", program), Mount("/app/output", sandbox / "output")]
-    if kind == "ingestion":
-        ingested = sandbox / "input" / "res" if (is_scoring and ingestion_only) else sandbox / "program"
-        mounts.append(Mount("/app/ingested_program", ingested))
-    if is_scoring:
-        mounts += [Mount("/app/input", sandbox / "input"), Mount("/app/shared", sandbox / "shared")]
-    if input_data:
-        mounts.append(Mount("/app/input_data", sandbox / "input_data"))
-    return tuple(mounts)
+    """The worker's volumes for one program, the folders of ``sandbox`` at their container
+    paths (:func:`~metascore.bundle.platform.placeholders.volumes`)."""
+    return tuple(Mount(path, sandbox / folder) for path, folder in volumes(kind, is_scoring, ingestion_only, input_data))
 
 
 # ===================================================================== one job

@@ -42,8 +42,12 @@ from ..trees import tree_usage
 __all__ = [
     "Limits", "parse_size", "format_size", "tree_size", "rlimit_values", "JobWatch",
     "LIMIT_MESSAGES", "limit_error", "add_limit_options", "limits_from_args", "FILE_COST",
+    "WATCH_INTERVAL",
 ]
 
+#: Seconds between two looks of a backend at a running job (:class:`JobWatch`: its
+#: processes, the folders it can write).
+WATCH_INTERVAL = 0.25
 #: Each file or folder a job makes counts this much of ``--disk-limit`` towards its file
 #: limit (a file system block).
 FILE_COST = 4096

@@ -20,10 +20,10 @@ Two modes (:class:`LocalBackend` ``sandbox=``):
   control group, and when it ends every process of that user is killed and what it left
   in the folders every user may write and in System V IPC is removed
   (:func:`~metascore.bundle.worker.leftovers.end_user`); the run is refused up front when
-  that user could not run the interpreter or reach ``--out`` (:meth:`LocalBackend.check_user`).
+  that user could not run the interpreter or reach ``--out`` (:meth:`LocalBackend.check_run`).
   The backend says what the mode does and does not isolate once (:attr:`LocalBackend.notice`);
   the runner refuses to take this mode by itself for submissions the bundle does not carry
-  (:attr:`LocalBackend.chosen`).
+  (:attr:`LocalBackend.capabilities`' ``sandbox_missing``).
 
 In both modes the command is split as the docker backend splits it
 (:func:`~metascore.bundle.worker.backend.split_command`) and run **without a shell**; ``python``
@@ -51,11 +51,11 @@ import time
 from pathlib import Path
 
 from ...errors import ConfigError
-from .backend import Mount, StepResult, StepSpec, split_command
+from .backend import Capabilities, Mount, StepResult, StepSpec, split_command
 from .cgroups import StepGroup, cgroup_support
 from .job_init import descendants
 from .leftovers import end_user
-from .limits import JobWatch, Limits, limit_error, rlimit_values
+from .limits import WATCH_INTERVAL, JobWatch, Limits, limit_error, rlimit_values
 from .logs import CappedLog, tail
 from .pyenv import interpreter_for, missing_module_hint
 from .sandbox import (
@@ -109,8 +109,7 @@ KERNEL_NOTICE = (
 )
 _PYTHONS = ("python", "python3")
 _SELECT = 0.05      # seconds between looks at the pipes
-_WATCH = 0.25       # seconds between looks at the job's processes and folders
-_CHUNK = 1 << 16
+_PIPE_READ = 1 << 16  # bytes read from a pipe at a time
 _DRAIN = 5.0        # seconds to read what is left in the pipes once the job's processes are gone
 _APP_MISSING = re.compile(r"(No such file or directory|FileNotFoundError|can't open file).*'/app/")
 _MODULE = re.compile(r"No module named '([\w.]+)'")
@@ -194,6 +193,10 @@ class LocalBackend:
         self.chosen = sandbox != DEFAULT_SANDBOX
         #: why bwrap is not used ("" in the sandbox)
         self.why = why
+        #: the programs run on this machine, not in the image; a sandbox that cannot run
+        #: though nobody declined it is said (:class:`~metascore.bundle.worker.backend.Capabilities`)
+        self.capabilities = Capabilities(runs_image=False,
+                                         sandbox_missing="" if ok or self.chosen else why)
         #: what this mode cannot do, said once by the runner ("" in the sandbox)
         self.notice = "" if ok else REWRITE_NOTICE.format(why=why)
         self.python = _interpreter(python) if python is not None else None
@@ -245,7 +248,7 @@ class LocalBackend:
                     end_user(uid)
                 _USERS.give_back(uid)
 
-    def check_user(self, out: Path, image: str | None) -> None:
+    def check_run(self, out: Path, image: str | None) -> None:
         """Refuse a run whose jobs would run as a user of their own outside the sandbox
         (rewrite mode as root, :attr:`own_users`) that cannot start the interpreter of
         ``image`` or enter ``out``, with what to do instead.
@@ -296,14 +299,14 @@ class LocalBackend:
             for stream, log in proc.streams():
                 selector.register(stream, selectors.EVENT_READ, (proc, log))
         deadline = time.monotonic() + time_limit
-        next_watch = time.monotonic() + _WATCH
+        next_watch = time.monotonic() + WATCH_INTERVAL
         try:
             while any(p.running() for p in procs) and time.monotonic() < deadline:
                 _pump(selector, _SELECT)
                 if time.monotonic() >= next_watch:
                     for proc in procs:
                         proc.watch()
-                    next_watch = time.monotonic() + _WATCH
+                    next_watch = time.monotonic() + WATCH_INTERVAL
             for proc in procs:
                 if proc.running():
                     proc.kill("time")
@@ -376,7 +379,7 @@ def _pump(selector: selectors.BaseSelector, timeout: float) -> None:
         time.sleep(timeout)
         return
     for key, _ in selector.select(timeout):
-        data = os.read(key.fd, _CHUNK)
+        data = os.read(key.fd, _PIPE_READ)
         if data:
             key.data[1].write(data)
         else:

@@ -15,7 +15,8 @@ Dockerfiles (``codalab/codalab-dockers:Dockerfiles/``) install them, with versio
 install on this machine's Python (3.10 to 3.12) where the image's own pins do not
 (py37's numpy 1.17 or py39's numpy 1.22 have no wheels for Python 3.11). Left out: the
 deep-learning frameworks (tensorflow, theano: large, and no wheels for these Pythons) and
-the R and Mono runtimes; use ``--requirements FILE`` to add what a bundle needs.
+the R and Mono runtimes; use ``--requirements FILE`` to add what a bundle needs. What the
+images themselves carry (their Python, their modules) is :mod:`metascore.bundle.platform.images`.
 """
 
 from __future__ import annotations
@@ -31,11 +32,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import ConfigError, MetascoreError
+from ..platform.images import image_key
 
 __all__ = [
-    "IMAGE_PACKAGES", "IMAGE_PYTHON", "IMAGE_MODULES", "cache_root", "packages_for", "python_of",
-    "modules_of", "package_for", "build_env", "interpreter_for", "missing_module_hint",
-    "read_requirements", "EnvInfo", "list_envs", "remove_envs",
+    "IMAGE_PACKAGES", "cache_root", "packages_for", "package_for", "build_env", "interpreter_for",
+    "missing_module_hint", "read_requirements", "EnvInfo", "list_envs", "remove_envs",
 ]
 
 _PY37 = ("numpy>=1.23,<2", "scipy>=1.9,<1.12", "scikit-learn>=1.1,<1.4", "pandas>=1.5,<2.1",
@@ -55,32 +56,12 @@ IMAGE_PACKAGES: dict[str, tuple[str, ...]] = {
                                      "imutils==0.5.4", "numba==0.61.2", "threadpoolctl==3.6.0",
                                      "matplotlib==3.8.4", "psutil==7.0.0"),
 }
-#: The Python version of the common images (their Dockerfiles: Anaconda3 2019.07 is 3.7,
-#: Anaconda3 2022.05 is 3.9, python:3.12-slim is 3.12).
-IMAGE_PYTHON: dict[str, tuple[int, int]] = {
-    "codalab/codalab-legacy:py37": (3, 7),
-    "codalab/codalab-legacy:py39": (3, 9),
-    "codalab/codalab-legacy:py312": (3, 12),
-}
-#: The top-level modules beyond the standard library that an image carries, for the images
-#: whose content is known exactly: py312 is python:3.12-slim plus the pip list of its
-#: Dockerfile and their dependencies (py37 and py39 are Anaconda, hundreds of packages:
-#: not listed, so not checked).
-IMAGE_MODULES: dict[str, frozenset[str]] = {
-    "codalab/codalab-legacy:py312": frozenset({
-        "Cython", "cython", "pyximport", "numpy", "scipy", "sklearn", "joblib", "threadpoolctl",
-        "pandas", "dateutil", "six", "pytz", "tzdata", "yaml", "_yaml", "imutils", "numba",
-        "llvmlite", "cloudpickle", "matplotlib", "mpl_toolkits", "pylab", "contourpy", "cycler",
-        "fontTools", "kiwisolver", "packaging", "PIL", "pyparsing", "psutil", "pip",
-        "setuptools", "pkg_resources", "_distutils_hack", "distutils", "wheel",
-    }),
-}
 # a module a program imports -> the package that provides it, for the hints
 _PROVIDERS = {"sklearn": "scikit-learn", "yaml": "pyyaml", "PIL": "pillow", "cv2": "opencv-python",
               "skimage": "scikit-image", "dateutil": "python-dateutil", "fontTools": "fonttools",
               "mpl_toolkits": "matplotlib", "pylab": "matplotlib", "bs4": "beautifulsoup4"}
-_COMPLETE = ".metascore-complete"
-_MISSING = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '([\w.]+)'")
+_ENV_COMPLETE = ".metascore-complete"
+_MISSING_MODULE = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '([\w.]+)'")
 
 
 def cache_root() -> Path:
@@ -91,30 +72,9 @@ def cache_root() -> Path:
     return Path(base) / "metascore"
 
 
-def _image_key(image: str) -> str:
-    """``docker.io/codalab/codalab-legacy:py37`` -> ``codalab/codalab-legacy:py37``."""
-    image = image.strip()
-    for prefix in ("docker.io/", "index.docker.io/"):
-        if image.startswith(prefix):
-            image = image[len(prefix):]
-    if image.startswith("library/"):
-        image = image[len("library/"):]
-    return image if ":" in image.rsplit("/", 1)[-1] else image + ":latest"
-
-
 def packages_for(image: str | None) -> tuple[str, ...] | None:
     """The shipped package list of ``image``, or ``None`` when there is none."""
-    return IMAGE_PACKAGES.get(_image_key(image)) if image else None
-
-
-def python_of(image: str | None) -> tuple[int, int] | None:
-    """The Python version of ``image`` (:data:`IMAGE_PYTHON`), or ``None`` when unknown."""
-    return IMAGE_PYTHON.get(_image_key(image)) if image else None
-
-
-def modules_of(image: str | None) -> frozenset[str] | None:
-    """The non-standard modules ``image`` carries (:data:`IMAGE_MODULES`), or ``None``."""
-    return IMAGE_MODULES.get(_image_key(image)) if image else None
+    return IMAGE_PACKAGES.get(image_key(image)) if image else None
 
 
 def package_for(module: str) -> str:
@@ -154,7 +114,7 @@ def _virtual_env_sites(python: str) -> tuple[str, ...]:
 
 
 def _record(image: str) -> Path:
-    return cache_root() / "envs" / "images" / re.sub(r"[^\w.-]", "_", _image_key(image))
+    return cache_root() / "envs" / "images" / re.sub(r"[^\w.-]", "_", image_key(image))
 
 
 def build_env(
@@ -169,7 +129,7 @@ def build_env(
     """
     parent_sites = _virtual_env_sites(python) if system_site_packages else ()
     target = _env_dir(packages, system_site_packages, python, parent_sites)
-    done = target / _COMPLETE
+    done = target / _ENV_COMPLETE
     if not done.is_file():  # absent or half-built (interrupted): build it from scratch
         shutil.rmtree(target, ignore_errors=True)
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -214,7 +174,7 @@ def list_envs() -> list[EnvInfo]:
     out = []
     for env in sorted(p for p in root.iterdir() if p.is_dir() and p.name != "images"):
         size = sum(f.stat().st_size for f in env.rglob("*") if f.is_file() and not f.is_symlink())
-        out.append(EnvInfo(env, tuple(records.get(env, ())), size, (env / _COMPLETE).is_file()))
+        out.append(EnvInfo(env, tuple(records.get(env, ())), size, (env / _ENV_COMPLETE).is_file()))
     return sorted(out, key=lambda e: -e.size)
 
 
@@ -222,7 +182,7 @@ def remove_envs(image: str) -> list[EnvInfo]:
     """Remove the environment recorded for ``image`` (``"all"``: every environment), with
     its records; return what was removed. An image with no environment is an error."""
     envs = list_envs()
-    gone = envs if image == "all" else [e for e in envs if _image_key(image) in map(_image_key, e.images)]
+    gone = envs if image == "all" else [e for e in envs if image_key(image) in map(image_key, e.images)]
     if not gone and image != "all":
         known = sorted({i for e in envs for i in e.images})
         raise ConfigError(f"no environment is built for {image!r}"
@@ -244,7 +204,7 @@ def _recorded_image(record: Path) -> str:
     """The image a record names: the one its environment was built for, else the file name."""
     try:
         target = Path(record.read_text(encoding="utf-8").strip())
-        built = (target / _COMPLETE).read_text(encoding="utf-8").strip()
+        built = (target / _ENV_COMPLETE).read_text(encoding="utf-8").strip()
     except OSError:
         built = ""
     return built if built and _record(built) == record else record.name
@@ -279,7 +239,7 @@ def interpreter_for(image: str | None) -> str | None:
     except OSError:
         return None
     interpreter = target / "bin" / "python"
-    return str(interpreter) if (target / _COMPLETE).is_file() and interpreter.is_file() else None
+    return str(interpreter) if (target / _ENV_COMPLETE).is_file() and interpreter.is_file() else None
 
 
 def missing_module_hint(output: str, interpreter: str, image: str | None, *,
@@ -288,7 +248,7 @@ def missing_module_hint(output: str, interpreter: str, image: str | None, *,
     print their traceback on stdout) shows a missing Python module, else ``""``.
     ``python_env``: ``interpreter`` is the one ``--python-env`` gave, so that environment,
     not the image's, lacks the module."""
-    found = _MISSING.findall(output)
+    found = _MISSING_MODULE.findall(output)
     if not found:
         return ""
     module = found[-1].split(".")[0]

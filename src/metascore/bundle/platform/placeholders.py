@@ -1,11 +1,13 @@
 """What a program's ``command`` placeholders become in each step, and which of them work.
 
-The compute worker replaces the legacy placeholders of a ``command`` with plain
-``str.replace`` (:func:`~metascore.bundle.worker.job.substitute`) and mounts a few folders for
-each program (:func:`~metascore.bundle.worker.job.mount_points`). A placeholder can therefore
-name a folder the worker does not mount in that step (``$hidden`` in the prediction step),
-be left as typed (``$ingested_program``: no shell expands it), or be replaced in part
-(``$input_data`` becomes ``/app/input_data_data`` for an ingestion program).
+The compute worker replaces the legacy placeholders of a ``command`` (:data:`PLACEHOLDERS`)
+with plain ``str.replace`` (:func:`substitute`) and mounts a few folders for each program
+(:func:`volumes`, :func:`mount_points`): the worker's jobs
+(:mod:`metascore.bundle.worker.job`) run commands so, and the schema checks them by the same
+rules. A placeholder can therefore name a folder the worker does not mount in that step
+(``$hidden`` in the prediction step), be left as typed (``$ingested_program``: no shell
+expands it), or be replaced in part (``$input_data`` becomes ``/app/input_data_data`` for an
+ingestion program).
 
 :data:`STEPS` are the five places a command runs; :func:`markdown_table` is the table of
 ``docs/placeholders.md`` (a test keeps them equal); :func:`command_problems` returns one
@@ -18,9 +20,62 @@ import re
 from dataclasses import dataclass
 
 from ...errors import did_you_mean
-from .job import PLACEHOLDERS, mount_points, substitute
 
-__all__ = ["Step", "STEPS", "step_for", "markdown_table", "command_problems"]
+__all__ = ["PLACEHOLDERS", "substitute", "volumes", "mount_points", "Step", "STEPS", "step_for",
+           "markdown_table", "command_problems"]
+
+
+def _placeholder_values(kind: str, is_scoring: bool, ingestion_only_during_scoring: bool) -> tuple[tuple[str, str], ...]:
+    """(placeholder, value) in the worker's order (``replace_legacy_metadata_command``)."""
+    return (
+        ("$input", "/app/input_data" if kind == "ingestion" else "/app/input"),
+        ("$output", "/app/output"),
+        ("$program", "/app/ingestion_program" if ingestion_only_during_scoring and is_scoring else "/app/program"),
+        ("$ingestion_program", "/app/program"),
+        ("$hidden", "/app/input/ref"),
+        ("$shared", "/app/shared"),
+        ("$submission_program", "/app/ingested_program"),
+        ("$tmp", "/app/output"),
+        ("$predictions", "/app/input/res" if is_scoring else "/app/output"),
+    )
+
+
+#: The placeholders the worker replaces in a ``command``, in the order it replaces them.
+PLACEHOLDERS = tuple(name for name, _ in _placeholder_values("program", False, False))
+
+
+def substitute(command: str, kind: str, is_scoring: bool, ingestion_only_during_scoring: bool = False) -> str:
+    """The v2 worker's placeholder substitution: plain ``str.replace``, in this order.
+
+    ``kind`` is ``"program"`` (submission or scoring program) or ``"ingestion"``.
+
+    >>> substitute("python $program/score.py $input $output", "program", True)
+    'python /app/program/score.py /app/input /app/output'
+    >>> substitute("python $program/ingest.py $input $output $submission_program", "ingestion", False)
+    'python /app/program/ingest.py /app/input_data /app/output /app/ingested_program'
+    """
+    for placeholder, value in _placeholder_values(kind, is_scoring, ingestion_only_during_scoring):
+        command = command.replace(placeholder, value)
+    return command
+
+
+def volumes(kind: str, is_scoring: bool, ingestion_only: bool, input_data: bool) -> tuple[tuple[str, str], ...]:
+    """The worker's volumes for one program (``compute_worker.py: _run_program_directory``;
+    docs/placeholders.md shows which folder is mounted in which step): ``(container path,
+    folder of the job's sandbox)``, in the worker's order."""
+    found = [("/app/program", "program" if kind == "program" else "ingestion_program"), ("/app/output", "output")]
+    if kind == "ingestion":
+        found.append(("/app/ingested_program", "input/res" if (is_scoring and ingestion_only) else "program"))
+    if is_scoring:
+        found += [("/app/input", "input"), ("/app/shared", "shared")]
+    if input_data:
+        found.append(("/app/input_data", "input_data"))
+    return tuple(found)
+
+
+def mount_points(kind: str, is_scoring: bool, ingestion_only: bool, input_data: bool) -> tuple[str, ...]:
+    """The container paths the worker mounts for one program (:func:`volumes`)."""
+    return tuple(path for path, _ in volumes(kind, is_scoring, ingestion_only, input_data))
 
 
 @dataclass(frozen=True)
