@@ -35,10 +35,12 @@ def add_bundle_commands(subparsers: argparse._SubParsersAction) -> None:
     """Add ``bundle`` and its subcommands to the ``metascore`` command line."""
     bundle = subparsers.add_parser(
         "bundle",
-        help="add the meta phase to, check, run locally, or zip a Codabench/CodaLab bundle",
+        help="add the meta phase to, check, run locally, or zip a Codabench/CodaLab bundle; "
+        "the environments and the meta program's Python it runs with",
         description="Work with a competition bundle (a folder or zip with competition.yaml at "
         "its root): add the meta-ranking phase to it, check it, run it as Codabench's compute "
-        "worker would, or zip it for upload.",
+        "worker would, or zip it for upload; `env` and `runtime` prepare the Python environments "
+        "a local run uses and the meta-scoring program's own Python a zip carries.",
     )
     sub = bundle.add_subparsers(dest="bundle_command", metavar="SUBCOMMAND")
     sub.required = True
