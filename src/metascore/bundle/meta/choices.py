@@ -104,8 +104,8 @@ class ConfigPlan:
                   else f"{self.final!r} (filter on {self.development!r})")
         columns = ", ".join(dict.fromkeys(j["metric"] for j in self.judges))
         base = f", baselines {', '.join(self.baselines)}" if self.baselines else ""
-        return (f"ranks {ranked} by {self.method}, judges {columns} ({len(self.judges)} with "
-                f"their tasks), filter {self.filter_rule}{base}")
+        return (f"ranks {ranked} by {self.method}, judges {columns} ({len(self.judges)} column-task "
+                f"pairs; each phase is ranked on its own tasks), filter {self.filter_rule}{base}")
 
 
 def is_timing_column(col: Column) -> bool:
