@@ -88,15 +88,15 @@ def image_problems(comp: Competition, metas: Sequence[MetaConfig], *,
             f"--meta-python image), or set {key}: {RECOMMENDED_IMAGE} (the image is "
             "competition-wide: every phase's programs would run in it).")
         target = RECOMMENDED_IMAGE
-    meta_tasks = {id(m.task) for m in metas}
-    syntax = _syntax_warnings(comp, meta_tasks, key, shown, version)
+    sources = list(_program_sources(comp, {id(m.task) for m in metas}))
+    syntax = _syntax_warnings(sources, key, shown, version)
     modules = modules_of(target)
     if modules is None:
         return errors, syntax
     carried = modules | _stdlib(python_of(target) or (sys.version_info.major, sys.version_info.minor))
     local = _local_modules(comp.root)
     needed: dict[str, list[str]] = {}
-    for rel, source in _program_sources(comp, meta_tasks):
+    for rel, source in sources:
         for module in sorted(_imports(source) - carried - local):
             needed.setdefault(module, []).append(rel)
     why = "" if target == image else f" (the image meta phase {', '.join(map(repr, meta_phases))} needs)"
@@ -110,7 +110,7 @@ def image_problems(comp: Competition, metas: Sequence[MetaConfig], *,
     return errors, syntax + warnings
 
 
-def _syntax_warnings(comp: Competition, meta_tasks: set[int], key: str, shown: str,
+def _syntax_warnings(sources: list[tuple[str, str]], key: str, shown: str,
                      version: tuple[int, int] | None) -> list[str]:
     """One warning per program file that the image's Python cannot even compile (Python 2
     code, such as ``print "x"``, in a Python 3 image): every run of it would fail there."""
@@ -118,7 +118,7 @@ def _syntax_warnings(comp: Competition, meta_tasks: set[int], key: str, shown: s
         return []
     python = ".".join(map(str, version))
     warnings = []
-    for rel, source in _program_sources(comp, meta_tasks):
+    for rel, source in sources:
         try:
             ast.parse(source, feature_version=min(max(version, (3, 7)), sys.version_info[:2]))
         except SyntaxError as exc:
