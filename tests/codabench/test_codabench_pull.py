@@ -422,3 +422,22 @@ def test_a_submission_whose_name_is_not_unicode_is_left_out_saying_so(replay, ca
     frame = read_scores(out)
     assert sorted(set(frame.loc[frame["phase"] == "Development", "candidate"])) == \
         ["alice-511", "bob-531", "jean-luc-521", "organizers-501"]
+
+
+def test_new_directory_all_or_nothing(tmp_path):
+    """`pull --out` fills a staging folder: renamed onto an empty OUT when the block ends,
+    removed (OUT left as it was) when it raises."""
+    from metascore.codabench.pull import new_directory
+
+    out = tmp_path / "out"
+    out.mkdir()
+    with pytest.raises(KeyboardInterrupt):
+        with new_directory(out) as stage:
+            (stage / "half.txt").write_text("x")
+            raise KeyboardInterrupt
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"] and not any(out.iterdir())
+    with new_directory(out) as stage:
+        assert stage != out
+        (stage / "whole.txt").write_text("y")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    assert (out / "whole.txt").read_text() == "y"

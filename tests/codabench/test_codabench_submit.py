@@ -334,3 +334,18 @@ def test_sign_writes_the_zip_submit_would_send_and_nothing_else(site, capsys, tm
                  str(tmp_path / "absent")]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no organizer key at" in err and not (tmp_path / "b.zip").exists()
+
+
+def test_sign_writes_the_whole_zip_or_nothing(site, capsys, tmp_path):
+    """`codabench sign -o`: the zip is readable by all (0644) with no temporary file left
+    beside it; into a folder that does not exist it is one line and exit 1, nothing made."""
+    _, folder = site
+    organizer_key()
+    out = tmp_path / "signed"
+    out.mkdir()
+    assert main(["codabench", "sign", str(folder), "-o", str(out / "final.zip")]) == 0
+    assert [p.name for p in out.iterdir()] == ["final.zip"]
+    assert (out / "final.zip").stat().st_mode & 0o777 == 0o644
+    capsys.readouterr()
+    assert main(["codabench", "sign", str(folder), "-o", str(tmp_path / "absent" / "final.zip")]) == 1
+    assert capsys.readouterr().err.count("\n") == 1 and not (tmp_path / "absent").exists()

@@ -5,7 +5,8 @@
 - :func:`is_excluded`: never copied into a zip or an assembled program (caches, VCS data,
   compiled Python, OS noise);
 - :func:`copy_clean`: a folder copied without the excluded files;
-- :func:`write_text`: a text file written under a fresh temporary name, then renamed;
+- :func:`write_text` (:func:`write_bytes`): a text file (any file) written under a fresh
+  temporary name, then renamed;
   :func:`new_folder`: a folder filled under a temporary name, then renamed (removed when
   filling it fails or is interrupted);
 - :func:`read_job_file` and :func:`copy_job_output`: a file or a tree that a job wrote, read
@@ -33,8 +34,8 @@ from pathlib import Path, PurePosixPath
 from .trees import copy_tree
 
 __all__ = [
-    "METADATA_FILES", "EXCLUDED_NAMES", "is_noise", "is_excluded", "copy_clean", "write_text", "new_folder",
-    "read_job_file", "copy_job_output",
+    "METADATA_FILES", "EXCLUDED_NAMES", "is_noise", "is_excluded", "copy_clean", "write_text", "write_bytes",
+    "new_folder", "read_job_file", "copy_job_output",
 ]
 
 #: A program's metadata file (``command``, ...): ``metadata.yaml`` first, as the worker reads it.
@@ -67,13 +68,18 @@ def copy_clean(src: Path, dest: Path) -> None:
 
 
 def write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` (parents created) under a fresh temporary name (created with
-    ``O_EXCL``, so never through a link planted there), then rename it over ``path``."""
+    """Write ``text`` to ``path`` (parents created) as :func:`write_bytes` does."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    write_bytes(path, text.encode("utf-8"))
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` (its folder must exist) under a fresh temporary name (created
+    with ``O_EXCL``, so never through a link planted there), then rename it over ``path``."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:

@@ -265,9 +265,7 @@ def _cmd_submit(args: argparse.Namespace) -> int:
 
 
 def _cmd_sign(args: argparse.Namespace) -> int:
-    import os
-    import tempfile
-
+    from ..bundle.files import write_bytes
     from ..codabench.submit import zip_results
     from ..errors import ConfigError
     from ..signature import organizer_key
@@ -277,15 +275,7 @@ def _cmd_sign(args: argparse.Namespace) -> int:
         raise ConfigError(f"{out} exists already; give a new file to write.")
     key = organizer_key(args.key, create=False)
     data = zip_results(Path(args.folder), key)
-    fd, tmp = tempfile.mkstemp(dir=out.parent if str(out.parent) else ".", prefix=".metascore-sign-")
-    try:  # the whole zip or nothing under its name
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_bytes(out, data)  # the whole zip or nothing under its name
     print(f"[*] {out}: {args.folder} signed with the organizer key {key.fingerprint} ({key.path}); "
           "upload it to the meta phase through the site's submission form, then run `metascore "
           "codabench publish` once it has finished")

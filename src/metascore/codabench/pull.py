@@ -30,7 +30,6 @@ import datetime as dt
 import io
 import json
 import os
-import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -40,6 +39,7 @@ from typing import Any
 
 import yaml
 
+from ..bundle.files import new_folder
 from ..readers.columns import COLUMNS_FILE
 from ..config import CONFIG_NAME, Config, FilterConfig, InputConfig, JudgeConfig, PhasesConfig, parse_config
 from ..errors import InputError, did_you_mean
@@ -336,15 +336,8 @@ def new_directory(out: str | os.PathLike[str]) -> Iterator[Path]:
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise InputError(f"{out} already exists and is not an empty folder; give a new --out.")
     out.parent.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
+    with new_folder(out, Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))) as stage:
         yield stage
-        if out.exists():
-            out.rmdir()
-        os.replace(stage, out)
-    finally:
-        if stage.exists():
-            shutil.rmtree(stage)
 
 
 def write(files: dict[str, str], folder: Path) -> None:
