@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterable
+from typing import Any
 
 __all__ = [
     "MetascoreError",
@@ -17,6 +18,7 @@ __all__ = [
     "InputWarning",
     "closest_choice",
     "did_you_mean",
+    "short_text",
     "report_internal_error",
     "exit_code",
 ]
@@ -64,6 +66,12 @@ def did_you_mean(value: str, choices: Iterable[str]) -> str:
     """Return ``" (did you mean 'x'?)"`` for the closest choice (:func:`closest_choice`), or ``""``."""
     close = closest_choice(value, choices)
     return f" (did you mean {close!r}?)" if close is not None else ""
+
+
+def short_text(value: Any, size: int = 80) -> str:
+    """``repr(value)``, cut to about ``size`` characters (a message quotes no more)."""
+    text = repr(value)
+    return text if len(text) <= size else text[:size] + "..."
 
 
 def report_internal_error(exc: BaseException) -> None:

@@ -26,7 +26,8 @@ from ..matrix import ScoreMatrix
 from ..method_spec import Display, MethodOutput, ranking_method
 from ..pairwise import WEIGHT_RTOL, PairwiseCounts, snap_margins
 from . import benchmark_rules_shortcuts as shortcuts
-from .positional import dowdall_points, first_alone, judge_target, over_present, position_spans, targets
+from .positional import (DEFAULT_GAMMA, dowdall_points, first_alone, judge_target, over_present,
+                         position_spans, targets)
 
 __all__ = ["plurality", "dowdall", "geometric_mean", "minimax", "baldwin", "threshold",
            "optimality_gap", "DOWDALL_TIES", "THRESHOLD_TIES"]
@@ -263,7 +264,7 @@ def _check_optimality_gap(matrix: ScoreMatrix, params: dict) -> None:
     "better; gamma per judge allowed, default each judge's 90th percentile).",
 )
 def optimality_gap(X: np.ndarray, w: np.ndarray, *, signs: np.ndarray,
-                   judges: Sequence[str] | None = None, gamma: Any = "q90") -> MethodOutput:
+                   judges: Sequence[str] | None = None, gamma: Any = DEFAULT_GAMMA) -> MethodOutput:
     """Optimality gap: ``sum_j w_j (gamma_j - min(x_ij, gamma_j)) / sum_j w_j``, the mean
     shortfall below the target (scores above it count as reaching it); the score is minus
     the gap.

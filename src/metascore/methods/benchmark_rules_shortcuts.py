@@ -20,7 +20,7 @@ from ..pairwise import snap_margins
 from ..resampling import CandidateDraws, JudgeDraws, PairStats, ResampleBase, Shortcuts, pair_blocks
 from ..resampling import pair_tensor_fits
 from ..stats import ranks_along
-from .positional import dowdall_points, first_alone, position_spans, spans, targets
+from .positional import DEFAULT_GAMMA, dowdall_points, first_alone, position_spans, spans, targets
 
 __all__ = ["PLURALITY", "DOWDALL", "GEOMETRIC_MEAN", "MINIMAX", "OPTIMALITY_GAP", "worst_defeats"]
 
@@ -102,12 +102,12 @@ GEOMETRIC_MEAN = Shortcuts(judges=_geometric_mean_judges, candidates=_geometric_
 
 # ---------------------------------------------------------------------- optimality gap
 def _targets(base: ResampleBase, params: dict[str, Any], x: np.ndarray) -> np.ndarray:
-    return targets(params.get("gamma", "q90"), base.matrix.judges, x, base.matrix.signs)
+    return targets(params.get("gamma", DEFAULT_GAMMA), base.matrix.judges, x, base.matrix.signs)
 
 
 def _drawn_targets(params: dict[str, Any]) -> bool:
     """The target depends on the drawn candidates (their best score or a percentile)."""
-    return isinstance(params.get("gamma", "q90"), str)
+    return isinstance(params.get("gamma", DEFAULT_GAMMA), str)
 
 
 def _gap_judges(base: ResampleBase, params: dict[str, Any], draws: JudgeDraws) -> np.ndarray:

@@ -17,7 +17,8 @@ import numpy as np
 
 from ..constraints import percentile_of
 
-__all__ = ["position_spans", "spans", "dowdall_points", "first_alone", "over_present", "targets", "judge_target"]
+__all__ = ["position_spans", "spans", "dowdall_points", "first_alone", "over_present", "targets", "judge_target",
+           "DEFAULT_GAMMA"]
 
 
 def position_spans(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -96,6 +97,10 @@ def over_present(points: np.ndarray, w: np.ndarray) -> np.ndarray:
         return points @ w / w.sum()
     own = np.where(present, w[None, :], 0.0).sum(axis=1)
     return np.where(present, points, 0.0) @ w / own
+
+
+#: The optimality gap's default target: each judge's 90th percentile (:func:`targets`).
+DEFAULT_GAMMA = "q90"
 
 
 def targets(gamma: Any, judges: Sequence[str] | None, X: np.ndarray, signs: np.ndarray

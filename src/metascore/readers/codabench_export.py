@@ -25,11 +25,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, short_text
 from ..submission_order import split_submission_key
 from . import table
 from .input_format import InputFormat, Sniff, Verdict
-from .rows import Rows, cell_at, csv_header, csv_rows, load_json, score_cell, score_cells, short_text
+from .rows import Rows, cell_at, csv_header, csv_rows, load_json, score_cell, score_cells
 
 __all__ = ["CODABENCH_CSV_FORMAT", "CODABENCH_JSON_FORMAT", "is_leaderboard_title",
            "is_submission_key", "read_codabench_csv", "read_codabench_json"]

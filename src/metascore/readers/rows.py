@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, did_you_mean
+from ..errors import InputError, did_you_mean, short_text
 from .spreadsheet import unquoted_text
 from ..matrix import MISSING_TOKENS, parse_score
 from . import table
@@ -59,7 +59,6 @@ __all__ = [
     "column_index",
     "require_columns",
     "load_json",
-    "short_text",
     "check_inside",
 ]
 
@@ -493,12 +492,6 @@ def _unique_keys(path: Path, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         raise InputError(f"{path}: key {short_text(key)} appears twice in one object; give each "
                          "key once (JSON readers keep only the last value).")
     return out
-
-
-def short_text(value: Any, size: int = 80) -> str:
-    """``repr(value)``, cut to about ``size`` characters."""
-    text = repr(value)
-    return text if len(text) <= size else text[:size] + "..."
 
 
 # ================================================================ paths

@@ -31,7 +31,7 @@ from typing import Any
 
 import yaml
 
-from ..errors import ConfigError
+from ..errors import ConfigError, short_text
 
 __all__ = ["load_yaml", "read_yaml", "load_plain_yaml", "check_yaml_size", "too_large", "MAX_YAML_DEPTH",
            "MAX_YAML_BYTES", "MAX_YAML_NODES"]
@@ -69,13 +69,7 @@ class _Duplicate(Exception):
 
 def _duplicate_message(source: str, key: Any, first: int, second: int) -> str:
     lines = f"lines {first} and {second}" if first != second else f"line {first}"
-    return f"{source}: key {_short(key)} appears twice ({lines})"
-
-
-def _short(value: Any, size: int = 80) -> str:
-    """``repr(value)``, cut to about ``size`` characters."""
-    text = repr(value)
-    return text if len(text) <= size else text[:size] + "..."
+    return f"{source}: key {short_text(key)} appears twice ({lines})"
 
 
 def load_yaml(text: str, source: str, on_duplicate: Callable[[str], None] | None = None) -> Any:
