@@ -9,14 +9,18 @@ browser first).
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
+import stat
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import NoReturn
 
 import pytest
 from engine import engine_available
+from repo_paths import ROOT
 
 
 def unavailable(reason: str) -> NoReturn:
@@ -59,6 +63,27 @@ def require_public_python() -> str:
         unavailable(f"{PUBLIC_PYTHON} cannot import numpy, scipy, pandas, yaml and ecdsa as nobody (apt-get "
                     f"install python3-numpy python3-scipy python3-pandas python3-yaml python3-ecdsa): {proc.stderr.strip()[-200:]}")
     return PUBLIC_PYTHON
+
+
+_SOURCE_FOR_OTHERS: list[Path] = []
+
+
+def source_for_others() -> Path:
+    """A folder holding the ``metascore`` package that any user can read, for a test that runs
+    it as another user (``PYTHONPATH``): the checkout's ``src`` when every folder above it lets
+    others through (a clone under a 0700 ``mktemp -d`` does not), else a copy made once per
+    session in ``/var/tmp``, removed at exit."""
+    src = ROOT / "src"
+    if all(p.stat().st_mode & stat.S_IXOTH for p in (src, *src.parents)):
+        return src
+    if not _SOURCE_FOR_OTHERS:
+        copy = Path(tempfile.mkdtemp(prefix="metascore-src-", dir="/var/tmp"))
+        atexit.register(shutil.rmtree, copy, ignore_errors=True)
+        shutil.copytree(src / "metascore", copy / "metascore", ignore=shutil.ignore_patterns("__pycache__"))
+        for path in [copy, *copy.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        _SOURCE_FOR_OTHERS.append(copy)
+    return _SOURCE_FOR_OTHERS[0]
 
 
 def find_chromium() -> str | None:

@@ -40,6 +40,7 @@ from metascore.bundle.trees import walk
 from metascore.cli import main
 from metascore.readers.yaml_loader import MAX_YAML_BYTES, MAX_YAML_NODES
 from repo_paths import ROOT
+from requirements import source_for_others
 
 SRC = ROOT / "src"
 COMMANDS = ("check", "zip", "run", "add-meta")
@@ -141,7 +142,7 @@ def test_the_cloned_bundle_of_the_issue_is_refused_as_root_and_as_nobody(tmp_pat
             (work / "out").mkdir()
         before = state(bundle)
         for user in users:
-            env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(SRC), "HOME": str(work / "out"),
+            env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(source_for_others()), "HOME": str(work / "out"),
                    "TMPDIR": str(work / "out")}
             check = subprocess.run([*user, sys.executable, "-m", "metascore", "bundle", "check", str(bundle)],
                                    capture_output=True, text=True, env=env, timeout=300)

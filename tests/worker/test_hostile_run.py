@@ -47,13 +47,11 @@ import pytest
 from bundle_backends import options, require
 from hostile_fixtures import (EXPECTED, FORMULAS, GOOD_SCORES, NOTED, REWRITE, SECRET_TEXT, SURVIVOR,
                               TERMINAL_NAME, hostile_bundle)
-from requirements import NOBODY, require_public_python
+from requirements import NOBODY, require_public_python, source_for_others
 from metascore.bundle.worker.cgroups import CGROUP_ROOT
 from metascore.bundle.worker.logs import printable
 from metascore.bundle.trees import tree_usage, walk
-from repo_paths import ROOT
 
-SRC = ROOT / "src"
 LIMITS = ["--memory", "256m", "--max-processes", "50", "--disk-limit", "20m", "--log-limit", "1m"]
 DISK, LOG = 20 << 20, 1 << 20
 SECRET = b"the organizer's key: s3cr3t"
@@ -132,7 +130,7 @@ def run(bundle: Path, out: Path, work: Path, variant: tuple[str, str]) -> tuple[
     if calls is None:
         pytest.skip("the keyring system calls of this machine are not listed here")
     measured = work / "measured.json"
-    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    env = {**os.environ, "PYTHONPATH": str(source_for_others())}
     script = RUNNER.format(calls=calls, secret=SECRET, size=len(SECRET))
     chosen = options(backend)
     where = ["--backend", "docker", "--image", chosen["image"]] if backend == "docker" else ["--backend", "local"]

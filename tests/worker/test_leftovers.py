@@ -18,6 +18,7 @@ import pytest
 
 from metascore.bundle.worker.leftovers import SET_ID, end_user, scrub, scrub_notes, user_processes
 from metascore.bundle.worker.sandbox import JOB_INIT
+from requirements import source_for_others
 
 CAPABILITY = struct.pack("<5I", 0x02000001, 1 << 2, 0, 0, 0)  # vfs_cap_data v2: CAP_DAC_READ_SEARCH
 UID = 1_999_999_000  # a user nobody has
@@ -86,7 +87,7 @@ def test_a_closed_folder_is_opened_to_its_owner_so_nothing_in_it_is_missed(tmp_p
         (work / "closed" / "x").chmod(0o6755)
         (work / "closed").chmod(0)
         proc = subprocess.run(argv, capture_output=True, text=True, cwd="/",
-                              env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+                              env={**os.environ, "PYTHONPATH": os.pathsep.join([str(source_for_others()), *sys.path])})
         assert proc.stdout.strip() == "['closed/x']", proc.stderr
         assert stat.S_IMODE((work / "closed" / "x").stat().st_mode) == 0o755
     finally:
