@@ -9,6 +9,7 @@ the ``metascore rank --config`` command.
 Layout seen by the scoring program (Codabench v2)::
 
     <input>/ref/metascore.yaml     the configuration (reference data)
+    <input>/ref/metascore_competition.json   the meta phase's token (``bundle zip`` writes it)
     <input>/res/...                the organizer's "result submission": an export file or
                                    an outputs tree (located by ``input.path``), or the
                                    ``metascore_long.csv`` the ingestion program wrote
@@ -18,6 +19,7 @@ Layout seen by the scoring program (Codabench v2)::
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
@@ -29,20 +31,25 @@ from .readers.rows import CANONICAL_COLUMNS
 from .render.writers import long_csv, render_outputs, write_files
 from .render.per_judge import PER_JUDGE_FILE
 from .leaderboard import Leaderboard, build_leaderboard
-from .signature import PUBLIC_KEY_NAME, read_public_key, verify_folder
+from .export_binding import read_token
+from .signature import PUBLIC_KEY_NAME, SignedExport, read_public_key, verify_folder
 
 __all__ = ["run", "score_main", "ingest_main"]
 
 Log = Callable[[str], None]
 
 
-def run(config: Config, root: str | Path, output_dir: str | Path, *, log: Log = print) -> Leaderboard:
+def run(config: Config, root: str | Path, output_dir: str | Path, *, log: Log = print,
+        signed: SignedExport | None = None) -> Leaderboard:
     """Read, rank, filter and write every output file (all or nothing).
 
-    Shared by :func:`score_main` and ``metascore rank --config``.
+    Shared by :func:`score_main` and ``metascore rank --config``. ``signed``: the organizer's
+    signature checked on ``root``, which the outputs record (``input.export``).
     """
     log(f"[*] reading scores from {Path(root).name or root}")
     table = load_scores(config.input, root, development=config.phases.development)
+    if signed is not None:
+        table = dataclasses.replace(table, export=signed.provenance())
     log(f"[*] {len(table.frame)} scores, format {table.format}, phases "
         f"{sorted(set(map(str, table.frame['phase'].unique())))}")
     for note in table.notes:
@@ -132,22 +139,26 @@ def score_main(input_dir: str | Path, output_dir: str | Path, program_dir: str |
         res = Path(input_dir) / "res"
         if not res.is_dir():
             raise InputError(f"no result submission found ({res} is missing).")
+        signed = None
         if program_dir is not None:
-            print(f"[*] signed by the organizer (key {_check_signature(Path(program_dir), res)})")
-        run(config, res, output_dir)
+            signed = _check_signature(Path(program_dir), Path(input_dir) / "ref", res)
+            print(f"[*] signed by the organizer (key {signed.fingerprint}) for "
+                  f"{signed.binding.describe()}, pulled at {signed.binding.pulled_at or 'an unknown time'}")
+        run(config, res, output_dir, signed=signed)
 
     return exit_code(body)
 
 
-def _check_signature(program_dir: Path, res: Path) -> str:
-    """The fingerprint of the organizer's key that signed ``res`` (or a :class:`SignatureError`)."""
+def _check_signature(program_dir: Path, ref: Path, res: Path) -> SignedExport:
+    """The organizer's signature on ``res``, for this meta phase's token in ``ref`` (or a
+    :class:`SignatureError`)."""
     key_file = program_dir / PUBLIC_KEY_NAME
     if not key_file.is_file():
         raise ConfigError(
             f"the meta-scoring program has no organizer key ({PUBLIC_KEY_NAME} next to score.py), so "
             "it cannot tell the organizer's results export from anyone's: zip the bundle with "
             "`metascore bundle zip`, which puts your key there.")
-    return verify_folder(res, read_public_key(key_file))
+    return verify_folder(res, read_public_key(key_file), read_token(ref))
 
 
 def ingest_main(

@@ -28,10 +28,28 @@ from shared_competition import CONFIG, FIXTURE
 HOW = "# Final ranking\n\nHow participants are compared: ...\n"
 
 
-def _board() -> dict:
+def _board(competition: int = 41, phase_id: int = 103, pulled_at: str = "2027-07-02T10:00:00+00:00") -> dict:
+    """The meta program's leaderboard.json for an export signed for ``competition``'s meta
+    phase ``phase_id``, pulled at ``pulled_at``."""
     config = parse_config(CONFIG)
     table = load_scores(config.input, FIXTURE, development=config.phases.development)
-    return json.loads(render_outputs(build_leaderboard(table, config))["leaderboard.json"])
+    board = json.loads(render_outputs(build_leaderboard(table, config))["leaderboard.json"])
+    board["input"]["export"] = {"signed_by": "0123456789abcdef", "signed_at": pulled_at,
+                                "site": "http://site", "competition": competition, "phase": "Final ranking",
+                                "phase_id": phase_id, "tokens": ["ab" * 16], "pulled_at": pulled_at}
+    return board
+
+
+def _zip(board: dict) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as archive:
+        archive.writestr("leaderboard.json", json.dumps(board))
+    return buf.getvalue()
+
+
+def _serve_board(r, sub_id: int, board: dict) -> None:
+    r.add("GET", f"/api/submissions/{sub_id}/get_details/", {"scoring_result": f"{r.url}/storage/s{sub_id}.zip?sig=1"})
+    r.add("GET", f"/storage/s{sub_id}.zip", _zip(board), query="sig=1", content_type="application/zip")
 
 
 def test_the_outcome_is_read_from_the_meta_programs_board():
@@ -76,16 +94,12 @@ def site(monkeypatch):
     r = Replay()
     r.load("competition_41.json")
     stop = serve(r)
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as archive:
-        archive.writestr("leaderboard.json", json.dumps(_board()))
     r.replace("GET", "/api/submissions/", [Answer(200, [
         {"id": 777, "owner": "alice", "parent": None, "status": "Failed", "created_when": None},
         {"id": 778, "owner": "organizers", "parent": None, "status": "Finished", "created_when": None},
         {"id": 779, "owner": "organizers", "parent": None, "status": "Running", "created_when": None},
     ])], query="phase=103")
-    r.add("GET", "/api/submissions/778/get_details/", {"scoring_result": f"{r.url}/storage/s778.zip?sig=1"})
-    r.add("GET", "/storage/s778.zip", buf.getvalue(), query="sig=1", content_type="application/zip")
+    _serve_board(r, 778, _board())
     r.add("PATCH", "/api/competitions/41/", {})
     r.add("GET", "/api/tasks/205/", {"id": 205, "name": "meta-ranking", "input_data": None,
                                      "ingestion_program": None, "reference_data": {"key": "ref-key"},
@@ -121,4 +135,63 @@ def test_publish_without_a_finished_submission_is_one_line(site, capsys):
     site.replace("GET", "/api/submissions/", [Answer(200, [])], query="phase=103")
     rc = main(["codabench", "publish", "--site", site.url, "--competition", "41"])
     err = capsys.readouterr().err
-    assert rc == 1 and err.count("\n") == 1 and "has no Finished submission to publish" in err
+    assert rc == 1 and err.count("\n") == 1 and "has no Finished submission made by an organizer" in err
+
+
+# ---------------------------------------------------------------------- issue 49, item 2
+def _mallory(site, board: dict | None = None) -> None:
+    """A participant's Finished meta submission, newer than the organizer's: a replayed export
+    whose board says mallory wins."""
+    (answer,) = site.routes[("GET", "/api/submissions/", "phase=103")]
+    answer.body.append({"id": 780, "owner": "mallory", "parent": None, "status": "Finished", "created_when": None})
+    board = board or _board(pulled_at="2027-07-03T10:00:00+00:00")
+    board["final"]["rows"][0]["participant"] = "mallory"
+    _serve_board(site, 780, board)
+
+
+def test_publish_keeps_the_organizers_result_after_a_participants_finished_upload(site, capsys):
+    _mallory(site)
+    rc = main(["codabench", "publish", "--site", site.url, "--competition", "41"])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    (patch,) = [q for q in site.log if q.method == "PATCH" and q.path == "/api/competitions/41/"]
+    page = next(p["content"] for p in patch.json()["pages"] if p["title"] == "Final ranking")
+    assert "/detailed_results/778/" in page and "mallory" not in page
+    assert "1 Finished submission(s) of phase 'Final ranking' made by participants are not published" in out
+    assert not [q for q in site.log if q.path == "/api/submissions/780/get_details/"]  # never read
+
+
+def test_publish_refuses_a_participants_submission_named_by_id(site, capsys):
+    _mallory(site)
+    rc = main(["codabench", "publish", "--site", site.url, "--competition", "41", "--submission", "780"])
+    err = capsys.readouterr().err
+    assert rc == 1 and err.count("\n") == 1, err
+    assert "submission 780 was made by 'mallory', not by an organizer of competition 41 (organizers)" in err
+    assert not [q for q in site.log if q.method == "PATCH"]
+
+
+def test_publish_refuses_an_export_signed_for_another_competition(site, capsys):
+    site.replace("GET", "/storage/s778.zip", [Answer(200, _zip(_board(competition=9, phase_id=17)),
+                                                     content_type="application/zip")], query="sig=1")
+    rc = main(["codabench", "publish", "--site", site.url, "--competition", "41"])
+    err = capsys.readouterr().err
+    assert rc == 1 and err.count("\n") == 1, err
+    assert ("submission 778's results export was signed for competition 9's phase 'Final ranking' (id 17), "
+            "not for competition 41's phase 'Final ranking' (id 103)") in err
+    assert not [q for q in site.log if q.method == "PATCH"]
+
+
+def test_publish_takes_the_organizers_newest_pulled_export(site, capsys):
+    """Two organizer submissions: the one with the later pull is published, whatever their
+    ids; naming the older one is refused with the newer one's id."""
+    (answer,) = site.routes[("GET", "/api/submissions/", "phase=103")]
+    answer.body.append({"id": 781, "owner": "organizers", "parent": None, "status": "Finished", "created_when": None})
+    _serve_board(site, 781, _board(pulled_at="2027-07-01T12:00:00+00:00"))  # resubmitted old pull
+    rc = main(["codabench", "publish", "--site", site.url, "--competition", "41"])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    (patch,) = [q for q in site.log if q.method == "PATCH" and q.path == "/api/competitions/41/"]
+    assert "/detailed_results/778/" in next(p["content"] for p in patch.json()["pages"] if p["title"] == "Final ranking")
+    rc = main(["codabench", "publish", "--site", site.url, "--competition", "41", "--submission", "781"])
+    err = capsys.readouterr().err
+    assert rc == 1 and "only the newest becomes the published result; publish 778" in err, err

@@ -75,13 +75,12 @@ def _run(program: Path, mounts: dict[str, Path], *, sign: bool = True) -> subpro
     """Run ``program``; the scoring program as ``bundle zip`` fills it (the organizer's public
     key next to score.py) on a results export signed as ``codabench submit`` signs it."""
     if program == SCORING:
-        from metascore.signature import PUBLIC_KEY_NAME, organizer_key, public_key_text, sign_folder
+        from metascore.signature import PUBLIC_KEY_NAME, organizer_key, public_key_text
+        from organizer import sign_as_organizer
 
-        key = organizer_key()
-        (mounts["/app/program"] / PUBLIC_KEY_NAME).write_text(public_key_text(key.public))
-        res = mounts["/app/input"] / "res"
-        if sign and res.is_dir():
-            sign_folder(res, key)
+        (mounts["/app/program"] / PUBLIC_KEY_NAME).write_text(public_key_text(organizer_key().public))
+        if sign and (mounts["/app/input"] / "res").is_dir():
+            sign_as_organizer(mounts["/app/input"])
     return subprocess.run(
         _command(program, mounts), cwd=mounts["/app/program"], capture_output=True,
         text=True, timeout=120,

@@ -18,12 +18,27 @@ import pytest
 
 from metascore.bundle.meta.program_folder import assemble_meta_program
 from metascore.errors import ConfigError
+from metascore.export_binding import COMPETITION_FILE, Binding, new_token, token_text
 from metascore.signature import (PUBLIC_KEY_NAME, SIGNATURE_NAME, SignatureError, organizer_key,
                                  public_key_text, sign_folder, verify_folder)
 from repo_paths import ROOT
 
 FIXTURE = ROOT / "tests" / "data" / "competition"
 CONFIG = "input: {path: long.csv}\nbaselines: [organizers]\n"
+TOKEN = new_token()
+NOW = "2027-07-02T10:00:00+00:00"
+
+
+def binding(token: str = TOKEN, **kw) -> Binding:
+    """What the organizer's `codabench submit` signs an export for: competition 12's meta phase."""
+    return Binding(**{"site": "https://codabench.example", "competition": 12, "phase": "Final ranking",
+                      "phase_id": 34, "tokens": (token,), "pulled_at": NOW,
+                      "opened": "2027-07-01T00:00:00Z", "ends": (("Development", "2027-05-31T23:59:00Z"),
+                                                                 ("Final", "2027-06-30T23:59:00Z")), **kw})
+
+
+def sign(res: Path, key=None, **kw) -> Path:
+    return sign_folder(res, key or organizer_key(), binding(**kw), NOW)
 
 
 @pytest.fixture
@@ -33,6 +48,7 @@ def app(tmp_path):
     program = assemble_meta_program(tmp_path / "program")
     (tmp_path / "input" / "ref").mkdir(parents=True)
     (tmp_path / "input" / "ref" / "metascore.yaml").write_text(CONFIG)
+    (tmp_path / "input" / "ref" / COMPETITION_FILE).write_text(token_text(TOKEN, "test"))
     res = tmp_path / "input" / "res"
     res.mkdir()
     shutil.copy(FIXTURE / "long.csv", res / "long.csv")
@@ -55,11 +71,12 @@ def _refused(proc: subprocess.CompletedProcess, tmp: Path, *needles: str) -> Non
 
 def test_the_organizers_signed_export_is_ranked(app):
     tmp, program, res = app
-    sign_folder(res, organizer_key())
+    sign(res)
     (res / "metadata").write_text("exitCode: 0\n")  # the worker's own file, not signed
     proc = _score(tmp, program)
     assert proc.returncode == 0, proc.stderr
-    assert f"signed by the organizer (key {organizer_key().fingerprint})" in proc.stdout
+    assert (f"signed by the organizer (key {organizer_key().fingerprint}) for competition 12's phase "
+            f"'Final ranking' (id 34) on https://codabench.example, pulled at {NOW}") in proc.stdout
     assert (tmp / "output" / "leaderboard.csv").is_file()
 
 
@@ -72,7 +89,7 @@ def test_a_participants_unsigned_export_is_refused(app):
 def test_an_export_signed_with_another_key_is_refused(app):
     tmp, program, res = app
     hers = organizer_key(tmp / "participant_key")
-    sign_folder(res, hers)
+    sign(res, hers)
     _refused(_score(tmp, program), tmp, f"signed by key {hers.fingerprint}",
              f"not by the organizer's key {organizer_key().fingerprint}")
 
@@ -87,23 +104,23 @@ def test_an_export_signed_with_another_key_is_refused(app):
 ])
 def test_a_changed_export_is_refused(app, change, needle):
     tmp, program, res = app
-    sign_folder(res, organizer_key())
+    sign(res)
     change(res)
     _refused(_score(tmp, program), tmp, needle)
 
 
 def test_a_forged_signature_is_refused(app):
     tmp, program, res = app
-    sign_folder(res, organizer_key())
+    sign(res)
     data = json.loads((res / SIGNATURE_NAME).read_text())
     data["files"]["long.csv"] = "0" * 64  # the list changed, the signature kept
     (res / SIGNATURE_NAME).write_text(json.dumps(data))
-    _refused(_score(tmp, program), tmp, "does not match its list of files")
+    _refused(_score(tmp, program), tmp, "does not match what it signs")
 
 
 def test_a_program_without_the_organizers_key_refuses_everything(app):
     tmp, program, res = app
-    sign_folder(res, organizer_key())
+    sign(res)
     (program / PUBLIC_KEY_NAME).unlink()
     _refused(_score(tmp, program), tmp, "has no organizer key (organizer_key.pub next to score.py)",
              "`metascore bundle zip`")
@@ -119,14 +136,15 @@ def test_the_filled_program_checks_signatures_with_only_its_own_files(tmp_path):
     res = tmp_path / "res"
     res.mkdir()
     (res / "results.json").write_text("{}")
-    sign_folder(res, organizer_key())
+    sign(res)
     # the package's __init__ needs numpy: load the vendored metascore/ as a bare namespace
     check = (f"import sys, types; sys.path.insert(0, {str(program)!r}); "
              "import ecdsa, six; assert ecdsa.__file__.startswith(sys.path[0]), ecdsa.__file__; "
              f"pkg = types.ModuleType('metascore'); pkg.__path__ = [{str(program / 'metascore')!r}]; "
              "sys.modules['metascore'] = pkg; "
              "from metascore.signature import verify_folder, read_public_key; from pathlib import Path; "
-             f"print(verify_folder(Path({str(res)!r}), read_public_key(Path({str(program / PUBLIC_KEY_NAME)!r}))))")
+             f"print(verify_folder(Path({str(res)!r}), read_public_key(Path({str(program / PUBLIC_KEY_NAME)!r})), "
+             f"{TOKEN!r}).fingerprint)")
     proc = subprocess.run([sys.executable, "-I", "-S", "-c", check], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout.strip() == organizer_key().fingerprint, proc.stderr
 
@@ -147,10 +165,11 @@ def test_verify_folder_names_the_fingerprint(tmp_path):
     key = organizer_key(tmp_path / "k")
     (tmp_path / "res").mkdir()
     (tmp_path / "res" / "a.csv").write_text("x\n")
-    sign_folder(tmp_path / "res", key)
-    assert verify_folder(tmp_path / "res", key.public) == key.fingerprint
+    sign(tmp_path / "res", key)
+    signed = verify_folder(tmp_path / "res", key.public, TOKEN)
+    assert signed.fingerprint == key.fingerprint and signed.binding == binding() and signed.signed_at == NOW
     with pytest.raises(SignatureError):
-        verify_folder(tmp_path / "res", organizer_key(tmp_path / "other").public)
+        verify_folder(tmp_path / "res", organizer_key(tmp_path / "other").public, TOKEN)
 
 
 def test_bundle_check_refuses_a_meta_program_without_the_organizers_key(tmp_path):
@@ -179,3 +198,90 @@ def test_a_key_that_cannot_be_made_stops_bundle_run_before_any_job(tmp_path):
     assert last.startswith(f"metascore: error: cannot make the organizer key {tmp_path / 'file' / 'key'}")
     assert "METASCORE_ORGANIZER_KEY" in last and "Traceback" not in proc.stderr
     assert "Finished" not in proc.stdout + proc.stderr  # no job ran
+
+
+# ---------------------------------------------------------------------- issue 49, item 1
+def test_an_export_signed_for_another_competition_or_meta_phase_is_refused(app):
+    """The organizer's key is one per user, shared by all their competitions: an export they
+    signed for another competition (or another meta phase: another token) is not ranked."""
+    tmp, program, res = app
+    sign(res, token=new_token(), competition=99, phase_id=7)
+    _refused(_score(tmp, program), tmp, "was signed for competition 99's phase 'Final ranking' (id 7) on "
+             "https://codabench.example, not for this competition's meta phase",
+             f"its token {TOKEN[:8]}... is not the signed")
+
+
+@pytest.mark.parametrize("pulled_at, needle", [
+    ("2027-06-20T08:00:00+00:00", "before phase 'Final' ended (2027-06-30T23:59:00Z)"),
+    ("2027-06-30T23:59:30Z", "before the meta phase 'Final ranking' opened (2027-07-01T00:00:00Z)"),
+])
+def test_an_export_pulled_before_the_phases_closed_is_refused(app, pulled_at, needle):
+    """This competition's own signed export, pulled while submissions could still come in:
+    whoever replays it later, it is not ranked."""
+    tmp, program, res = app
+    sign(res, pulled_at=pulled_at)
+    _refused(_score(tmp, program), tmp, "this results export is stale: its leaderboards were pulled at "
+             f"{pulled_at}", needle, "pull the leaderboards again now")
+
+
+def test_a_meta_phase_without_its_token_refuses_everything(app):
+    tmp, program, res = app
+    sign(res)
+    (tmp / "input" / "ref" / COMPETITION_FILE).unlink()
+    _refused(_score(tmp, program), tmp, f"the meta task's reference data has no {COMPETITION_FILE}",
+             "`metascore bundle zip`")
+
+
+def test_a_signature_of_the_older_format_is_one_line(app):
+    tmp, program, res = app
+    sign(res)
+    data = json.loads((res / SIGNATURE_NAME).read_text())
+    data["format"] = "metascore-signature/1"
+    (res / SIGNATURE_NAME).write_text(json.dumps(data))
+    _refused(_score(tmp, program), tmp, "older signature format (metascore-signature/1)", "sign it again")
+
+
+def test_a_deeply_nested_signature_is_one_line(app):
+    tmp, program, res = app
+    (res / SIGNATURE_NAME).write_text("[" * 200_000 + "]" * 200_000)
+    proc = _score(tmp, program)
+    _refused(proc, tmp, "is not a metascore signature")
+    assert "Traceback" not in proc.stderr and "RecursionError" not in proc.stderr
+
+
+# ---------------------------------------------------------------------- issue 49, item 4
+def _under_umask(mask: int, fn):
+    old = os.umask(mask)
+    try:
+        return fn()
+    finally:
+        os.umask(old)
+
+
+def test_the_key_and_its_folders_are_private_whatever_the_umask(tmp_path):
+    path = tmp_path / "config" / "metascore" / "organizer_key"
+    _under_umask(0, lambda: organizer_key(path))
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "config" / "metascore").stat().st_mode & 0o777 == 0o700
+    assert (tmp_path / "config").stat().st_mode & 0o777 == 0o700
+    assert organizer_key(path).path == path  # read back
+
+
+@pytest.mark.parametrize("mode, needle", [(0o644, "mode 0644"), (0o620, "mode 0620"), (0o604, "mode 0604")])
+def test_a_key_others_may_read_or_write_is_refused(tmp_path, mode, needle):
+    path = tmp_path / "keys" / "organizer_key"
+    organizer_key(path)
+    path.chmod(mode)
+    with pytest.raises(ConfigError) as info:
+        organizer_key(path)
+    assert needle in str(info.value) and f"run `chmod 600 {path}`" in str(info.value)
+
+
+def test_a_key_in_a_folder_others_may_write_is_refused(tmp_path):
+    path = tmp_path / "keys" / "organizer_key"
+    organizer_key(path)
+    (tmp_path / "keys").chmod(0o777)
+    with pytest.raises(ConfigError) as info:
+        organizer_key(path)
+    assert "may be written by other users (mode 0777)" in str(info.value)
+    assert f"run `chmod 700 {tmp_path / 'keys'}`" in str(info.value)

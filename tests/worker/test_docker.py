@@ -93,12 +93,11 @@ def _scoring_step(dirs: dict[str, Path]) -> StepSpec:
 def _fill_inputs(dirs: dict[str, Path]) -> None:
     """The configuration and a results export signed with the organizer's key, whose public
     half the program carries, as `bundle zip` fills it (issue 46)."""
-    from metascore.signature import PUBLIC_KEY_NAME, organizer_key, public_key_text, sign_folder
+    from organizer import sign_as_organizer
 
     (dirs["input"] / "ref" / "metascore.yaml").write_text(CONFIG)
     shutil.copy(FIXTURE / "long.csv", dirs["input"] / "res" / "long.csv")
-    (dirs["program"] / PUBLIC_KEY_NAME).write_text(public_key_text(organizer_key().public))
-    sign_folder(dirs["input"] / "res", organizer_key())
+    sign_as_organizer(dirs["input"], dirs["program"])
 
 
 # ----------------------------------------------------------------------------- no engine needed

@@ -41,6 +41,7 @@ import tempfile
 import threading
 import zipfile
 import zlib
+from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
 from ..errors import InputError
@@ -356,7 +357,8 @@ def open_regular(path: str):
 
 def zip_directory(src: str | os.PathLike[str], dest_zip: str | os.PathLike[str], *,
                   base: str | os.PathLike[str] | None = None,
-                  bundle: str | os.PathLike[str] | None = None) -> Path:
+                  bundle: str | os.PathLike[str] | None = None,
+                  extra: Mapping[str, bytes] | None = None) -> Path:
     """Zip the contents of ``src`` with its files at the archive root (not under ``src/``).
 
     Caches (``__pycache__``, ``*.pyc``), VCS folders and macOS noise are left out; members are
@@ -365,9 +367,11 @@ def zip_directory(src: str | os.PathLike[str], dest_zip: str | os.PathLike[str],
     anything is written, a link inside it is stored as what it names
     (:func:`~metascore.bundle.links.bundle_files`). ``base``: a zip whose members come first,
     copied as they are (not compressed again: the meta-scoring program's cached
-    ``runtime.zip``). The zip is written to a temporary name, then renamed.
+    ``runtime.zip``). ``extra``: members written last, in place of files of the same name
+    (the meta task's competition token). The zip is written to a temporary name, then renamed.
     """
     src, dest_zip = Path(src), Path(dest_zip)
+    extra = dict(extra or {})
     if not src.is_dir():
         raise InputError(f"{src}: not a directory; cannot zip it.")
     files = bundle_files(src, Path(bundle) if bundle is not None else src, skip=_excluded)
@@ -378,7 +382,10 @@ def zip_directory(src: str | os.PathLike[str], dest_zip: str | os.PathLike[str],
     try:
         with zipfile.ZipFile(tmp, "a" if base is not None else "w", compression=zipfile.ZIP_DEFLATED) as zf:
             for name, real in files:
-                _zip_file(zf, name, real)
+                if name not in extra:
+                    _zip_file(zf, name, real)
+            for name, data in sorted(extra.items()):
+                zf.writestr(name, data, compress_type=zipfile.ZIP_DEFLATED)
         os.replace(tmp, dest_zip)
     except BaseException:
         if os.path.lexists(tmp):

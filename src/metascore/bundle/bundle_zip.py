@@ -5,7 +5,8 @@ that every folder it references (programs, data, starting kits, solutions) point
 ``<folder>.zip``, a zip of that folder with its files at the root
 (:func:`~metascore.bundle.archive.zip_directory`); a ``meta_scoring_program/`` placeholder is
 filled with the meta-scoring program first (:mod:`metascore.bundle.meta.program_folder`, its
-own Python from :mod:`metascore.bundle.meta.runtime`), and the phase dates can be moved
+own Python from :mod:`metascore.bundle.meta.runtime`), the reference data of each meta task
+gets a new competition token (:mod:`metascore.export_binding`), and the phase dates can be moved
 (:func:`~metascore.bundle.schema.phase_dates.shift_dates`). A link that leaves the bundle is
 refused before anything is read; a link inside it is stored as what it names
 (:mod:`~metascore.bundle.links`).
@@ -24,12 +25,13 @@ import yaml
 
 from ..errors import ConfigError, InputError
 from ..readers.yaml_loader import read_yaml
-from .archive import open_regular, zip_directory
+from ..export_binding import COMPETITION_FILE, new_token, token_text
+from .archive import open_regular, safe_extract, zip_directory
 from .links import bundle_files
 from .meta.program_folder import assemble_meta_program
 from .meta.runtime import require_runtime
-from .platform.meta_program import meta_python_in, needs_meta_program
-from .schema.competition import bundle_path
+from .platform.meta_program import is_meta_reference, meta_python_in, needs_meta_program
+from .schema.competition import Competition, bundle_path
 from .schema.load import check_schema, path_references
 from .schema.phase_dates import command_line_end, shift_dates
 from .trees import COPY_CHUNK
@@ -76,6 +78,10 @@ def build_bundle_zip(
         stage = Path(tmp) / "bundle"
         stage.mkdir()
         zipped: dict[str, str] = {}
+        tokens = _meta_references(bundle, report.competition)
+        for ref, token in tokens.items():
+            log(f"[*] {ref.rstrip('/')}: with a new competition token ({COMPETITION_FILE}: the meta "
+                f"phase ranks only an export signed for it, {token[:8]}...)")
         for ref in path_references(data):
             if ref in zipped:
                 continue
@@ -91,11 +97,17 @@ def build_bundle_zip(
                                             python=python, with_runtime=False)
                 base = require_runtime(log).zip if python == "bundled" else None
                 own = src
+            extra = None
+            if ref in tokens:
+                title = report.competition.title if report.competition else None
+                extra = {COMPETITION_FILE: token_text(tokens[ref], title).encode("utf-8")}
+                if src.is_file():  # a zip already: its members, then the token
+                    src = _extracted(src, Path(tmp) / "meta_reference" / Path(rel).name)
             if src.is_dir():
                 name = rel if rel.lower().endswith(".zip") else f"{rel}.zip"
                 if name == rel:
                     log(f"[*] {rel}: zipped from the folder {src.name}/")
-                zip_directory(src, stage / name, base=base, bundle=own)
+                zip_directory(src, stage / name, base=base, bundle=own, extra=extra)
                 zipped[ref] = name
             elif src.is_file():  # a link inside the bundle: the file it names
                 (stage / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -110,6 +122,22 @@ def build_bundle_zip(
         dest_zip.parent.mkdir(parents=True, exist_ok=True)
         zip_directory(stage, dest_zip)
     return dest_zip
+
+
+def _meta_references(bundle: Path, comp: Competition | None) -> dict[str, str]:
+    """A new competition token for the reference data of each meta task (it holds
+    ``metascore.yaml``): one per zip, hence
+    one per competition made from it (:mod:`metascore.export_binding`)."""
+    if comp is None:
+        return {}
+    refs = [t.reference_data for t in comp.tasks.values()
+            if t.reference_data and is_meta_reference(bundle_path(bundle, t.reference_data.rstrip("/")))]
+    return {ref: new_token() for ref in dict.fromkeys(refs)}
+
+
+def _extracted(archive: Path, dest: Path) -> Path:
+    safe_extract(archive, dest, links=False)
+    return dest
 
 
 def _rewrite_references(data: object, mapping: dict[str, str]) -> object:

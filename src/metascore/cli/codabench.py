@@ -90,6 +90,7 @@ def add_codabench_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--phase", required=True, help="the phase to submit to, e.g. 'Final ranking'")
     p.add_argument("folder", metavar="DIR", help="a folder written by `metascore codabench pull`")
     _key_option(p)
+    _bundle_option(p)
     p.add_argument("--dry-run", action="store_true", help="print the requests, send nothing")
     p.add_argument("--poll-interval", type=float, default=10.0, help="seconds between status "
                    "checks (default 10)")
@@ -102,12 +103,19 @@ def add_codabench_commands(subparsers: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser(
         "sign", help="sign pulled results into a zip to upload through the site's own form",
-        description="Zip a pulled folder and sign it with the organizer's key, as `submit` does, "
-        "but send nothing: upload the zip to the meta phase (e.g. 'Final ranking') through "
-        "Codabench's own submission form, then run `publish` once it has finished.",
+        description="Zip a pulled folder and sign it with the organizer's key for the competition's "
+        "meta phase, as `submit` does, but upload nothing: upload the zip to the meta phase through "
+        "Codabench's own submission form, then run `publish` once it has finished. The signature "
+        "names the meta phase's competition token (read from its reference data on the site, or "
+        "from --bundle) and when the folder was pulled; the meta-scoring program refuses an export "
+        "signed for another competition or phase, or pulled before the phases closed.",
     )
+    _common(p)
+    p.add_argument("--phase", default="Final ranking", help="the meta phase the zip is for (default "
+                   "'Final ranking')")
     p.add_argument("folder", metavar="DIR", help="a folder written by `metascore codabench pull`")
     _key_option(p)
+    _bundle_option(p)
     p.add_argument("-o", "--output", required=True, metavar="ZIP", help="the zip to write (a new file)")
     p.set_defaults(func=_cmd_sign)
 
@@ -118,13 +126,14 @@ def add_codabench_commands(subparsers: argparse._SubParsersAction) -> None:
         "board, the numbers ranked and not ranked, the rule and the link to the whole ranking "
         "at the top of the competition's 'Final ranking' page (added if missing), and name the "
         "winner in the meta task's name, which the Results tab shows above the meta phase's "
-        "row. `submit` does this once the submission finishes; run it again after a page edit "
-        "or another submission.",
+        "row. Only an organizer's submission (the competition's creator or a collaborator) "
+        "signed for this competition's meta phase is published. `submit` does this once the "
+        "submission finishes; run it again after a page edit or another submission.",
     )
     _common(p)
     p.add_argument("--phase", default="Final ranking", help="the meta phase (default 'Final ranking')")
-    p.add_argument("--submission", type=int, help="the meta submission's id (default: the phase's "
-                   "newest Finished one)")
+    p.add_argument("--submission", type=int, help="the meta submission's id (default: the newest "
+                   "Finished one an organizer made)")
     p.set_defaults(func=_cmd_publish)
 
 
@@ -146,6 +155,12 @@ def _key_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--key", metavar="FILE", help="the organizer's private key that signs the export "
                    "(default: $METASCORE_ORGANIZER_KEY, else ~/.config/metascore/organizer_key: the "
                    "key `metascore bundle zip` made and put the public half of into the bundle)")
+
+
+def _bundle_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--bundle", metavar="ZIP", help="the bundle zip `metascore bundle zip` wrote and "
+                   "you uploaded: the competition token the signature names is read from it "
+                   "(default: from the meta task's reference data on the site)")
 
 
 def _pull_options(p: argparse.ArgumentParser) -> None:
@@ -260,13 +275,14 @@ def _cmd_submit(args: argparse.Namespace) -> int:
     client = _client(args, token=not args.dry_run)
     key = organizer_key(args.key, create=False) if args.key else None
     submit(client, args.competition, args.phase, Path(args.folder), dry_run=args.dry_run, key=key,
-           poll_interval=args.poll_interval, max_wait=args.max_wait, scores_wait=args.scores_wait)
+           bundle=Path(args.bundle) if args.bundle else None, poll_interval=args.poll_interval, max_wait=args.max_wait, scores_wait=args.scores_wait)
     return 0
 
 
 def _cmd_sign(args: argparse.Namespace) -> int:
     from ..bundle.files import write_bytes
-    from ..codabench.submit import zip_results
+    from ..codabench.pull import fetch_competition, find_phase
+    from ..codabench.signing import binding_for, bundle_tokens, signed_zip, site_tokens
     from ..errors import ConfigError
     from ..signature import organizer_key
 
@@ -274,11 +290,15 @@ def _cmd_sign(args: argparse.Namespace) -> int:
     if out.exists() or out.is_symlink():
         raise ConfigError(f"{out} exists already; give a new file to write.")
     key = organizer_key(args.key, create=False)
-    data = zip_results(Path(args.folder), key)
-    write_bytes(out, data)  # the whole zip or nothing under its name
-    print(f"[*] {out}: {args.folder} signed with the organizer key {key.fingerprint} ({key.path}); "
-          "upload it to the meta phase through the site's submission form, then run `metascore "
-          "codabench publish` once it has finished")
+    client = _client(args)
+    comp = fetch_competition(client, args.competition)
+    phase = find_phase(comp, args.phase)
+    tokens = bundle_tokens(Path(args.bundle)) if args.bundle else site_tokens(client, phase)
+    binding = binding_for(client.site, comp, phase, Path(args.folder), tokens)
+    write_bytes(out, signed_zip(Path(args.folder), key, binding))  # the whole zip or nothing
+    print(f"[*] {out}: {args.folder} signed with the organizer key {key.fingerprint} ({key.path}) for "
+          f"{binding.describe()}, pulled at {binding.pulled_at}; upload it to that phase through the "
+          "site's submission form, then run `metascore codabench publish` once it has finished")
     return 0
 
 

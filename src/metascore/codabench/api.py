@@ -7,7 +7,8 @@ Shapes follow Codabench's serializers and views (``codalab/codabench`` @ ``c7dbc
   ``id, index, name, tasks[] {id, name}`` (and, read when present, ``start``, ``end``,
   ``status``) and ``leaderboards[] {id, title, hidden, columns[] {key, title, sorting,
   index, hidden, computation}}`` (and ``submission_rule`` when present); a token without
-  admin rights does not see hidden leaderboards.
+  admin rights does not see hidden leaderboards; ``created_by`` (a username) and
+  ``collaborators[] {username}``, who organize it.
 - ``GET /api/competitions/<id>/results.json?phase=<pid>`` (``collect_leaderboard_data``):
   ``{"<leaderboard title> - <phase name>(<phase id>)": {"<owner>-<parent id or id>":
   {"fact_sheet_answers": ..., "<task name>(<task id>)-<column title>": "0.9100000000" or
@@ -86,6 +87,8 @@ class CompetitionInfo:
     phases: tuple[PhaseInfo, ...]
     leaderboards: tuple[LeaderboardInfo, ...]
     queue: int | None = None
+    #: The accounts that organize it: its creator and collaborators (usernames).
+    organizers: frozenset[str] = frozenset()
 
     def phase(self, name: str) -> PhaseInfo | None:
         return next((p for p in self.phases if p.name == name), None)
@@ -190,9 +193,12 @@ def parse_competition(data: Any, what: str) -> CompetitionInfo:
                                       f.get(board, path, "hidden", bool, optional=True, default=False),
                                       f.get(board, path, "submission_rule", str, optional=True)))
     queue = f.get(data, "", "queue", dict, optional=True)
+    organizers = {f.get(data, "", "created_by", str, optional=True)}
+    organizers |= {f.get(c, cp, "username", str) for cp, c in (
+        f.items(data, "", "collaborators") if data.get("collaborators") is not None else ())}
     return CompetitionInfo(
         f.get(data, "", "id", int), f.get(data, "", "title", str), tuple(phases), tuple(boards),
-        None if queue is None else f.get(queue, "queue", "id", int),
+        None if queue is None else f.get(queue, "queue", "id", int), frozenset(organizers - {None}),
     )
 
 

@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode, urljoin, urlsplit
 
 import requests
 from requests.adapters import HTTPAdapter
@@ -169,7 +169,19 @@ class Client:
         """GET a file from a signed storage URL the site returned (no API credentials go there)."""
         return self._send("GET", url, what).content
 
-    def _send(self, method: str, url: str, what: str, **kwargs: Any) -> requests.Response:
+    def dataset(self, key: str, what: str) -> bytes:
+        """A dataset's file by its key: the site's ``/datasets/download/<key>/`` answers with a
+        redirect to a signed storage URL, which :meth:`download` then reads."""
+        headers = {"Authorization": f"Token {self._token}"} if self._token else {}
+        answer = self._send("GET", self.url(f"/datasets/download/{key}/"), what, headers=headers,
+                            redirect=True)
+        target = answer.headers.get("Location")
+        if not target:
+            return answer.content  # served directly
+        return self.download(urljoin(self.url("/"), target), what)
+
+    def _send(self, method: str, url: str, what: str, *, redirect: bool = False,
+              **kwargs: Any) -> requests.Response:
         attempt = 0
         while True:
             attempt += 1
@@ -193,7 +205,7 @@ class Client:
                 failure, retryable, hint = _failure(exc, deadline.expired, self.timeout, url)
                 retryable = retryable and method != "POST"
             else:
-                if response.status_code < 300:
+                if response.status_code < 300 or (redirect and response.status_code in (301, 302, 303, 307, 308)):
                     return response
                 failure = _describe(response)
                 retryable = response.status_code == 429 or (

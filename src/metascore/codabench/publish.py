@@ -165,16 +165,75 @@ def _md(text: str) -> str:
 
 
 # ---------------------------------------------------------------------- the site
-def latest_finished(client: Client, phase: PhaseInfo) -> int:
-    """The id of the meta phase's newest Finished submission (only the organizer's signed
-    export finishes there: anything else is refused by the meta-scoring program)."""
+def published_submission(client: Client, comp: CompetitionInfo, phase: PhaseInfo, sub_id: int | None = None,
+                         *, log: Log = print) -> tuple[int, dict[str, Any]]:
+    """The meta submission to publish and its ``leaderboard.json``: an organizer's (the
+    competition's creator or a collaborator) Finished submission whose export was signed for
+    this competition's meta phase, the newest pulled of them (``sub_id``: that one, refused
+    unless it is such a submission and the newest). A participant who replays a signed export
+    gets a Finished submission too, but never the published result."""
     what = f"submissions of phase {phase.name!r}"
     subs = parse_submissions(client.get_json("/api/submissions/", {"phase": phase.id}, what=what), what)
-    done = [s.id for s in subs.values() if s.status == "Finished" and s.parent is None]
-    if not done:
-        raise PlatformError(f"phase {phase.name!r} has no Finished submission to publish; submit the "
-                            "results export first (`metascore codabench submit`).")
-    return max(done)
+    if not comp.organizers:
+        raise PlatformError(f"the site does not say who organizes competition {comp.id} (no created_by), "
+                            "so an organizer's submission cannot be told from a participant's; nothing "
+                            "is published.")
+    who = ", ".join(sorted(comp.organizers))
+    if sub_id is not None and sub_id not in subs:
+        raise PlatformError(f"submission {sub_id} is not a submission of phase {phase.name!r} of "
+                            f"competition {comp.id}; nothing is published.")
+    if sub_id is not None and subs[sub_id].owner not in comp.organizers:
+        raise PlatformError(f"submission {sub_id} was made by {subs[sub_id].owner!r}, not by an organizer "
+                            f"of competition {comp.id} ({who}): only the organizers' own results "
+                            "export is published.")
+    mine = sorted((s for s in subs.values() if s.status == "Finished" and s.parent is None
+                   and s.owner in comp.organizers), key=lambda s: s.id, reverse=True)
+    others = sum(s.status == "Finished" and s.owner not in comp.organizers for s in subs.values())
+    if others:
+        log(f"[*] {others} Finished submission(s) of phase {phase.name!r} made by participants are "
+            "not published (only an organizer's are)")
+    if not mine:
+        raise PlatformError(f"phase {phase.name!r} has no Finished submission made by an organizer "
+                            f"({who}) to publish; submit the results export first (`metascore "
+                            "codabench submit`).")
+    boards = {s.id: fetch_board(client, s.id) for s in mine}
+    for sid, board in boards.items():
+        _check_binding(board, comp, phase, sid)
+    newest = max(boards, key=lambda sid: (_moment(boards[sid]), sid))
+    if sub_id is None:
+        return newest, boards[newest]
+    if subs[sub_id].status != "Finished" or sub_id not in boards:
+        raise PlatformError(f"submission {sub_id} is {subs[sub_id].status or 'not Finished'}; only a "
+                            "Finished one is published.")
+    if sub_id != newest and _moment(boards[newest]) > _moment(boards[sub_id]):
+        raise PlatformError(f"submission {sub_id}'s export was pulled at {_moment(boards[sub_id])[0]}, "
+                            f"and submission {newest}'s at {_moment(boards[newest])[0]}: only the "
+                            f"newest becomes the published result; publish {newest}.")
+    return sub_id, boards[sub_id]
+
+
+def _export(board: Mapping[str, Any]) -> Mapping[str, Any]:
+    export = (board.get("input") or {}).get("export") if isinstance(board.get("input"), dict) else None
+    return export if isinstance(export, dict) else {}
+
+
+def _moment(board: Mapping[str, Any]) -> tuple[str, str]:
+    """When the export was pulled and signed, as its ``leaderboard.json`` records (ISO 8601 in
+    UTC, so comparable as text)."""
+    export = _export(board)
+    return str(export.get("pulled_at") or ""), str(export.get("signed_at") or "")
+
+
+def _check_binding(board: Mapping[str, Any], comp: CompetitionInfo, phase: PhaseInfo, sub_id: int) -> None:
+    """Refuse a board whose export was signed for another competition or phase."""
+    export = _export(board)
+    if export.get("competition") != comp.id or export.get("phase_id") != phase.id:
+        signed = (f"competition {export.get('competition')}'s phase {export.get('phase')!r} (id "
+                  f"{export.get('phase_id')})" if export else "no competition (its leaderboard.json "
+                  "does not say)")
+        raise PlatformError(f"submission {sub_id}'s results export was signed for {signed}, not for "
+                            f"competition {comp.id}'s phase {phase.name!r} (id {phase.id}); nothing is "
+                            "published.")
 
 
 def fetch_board(client: Client, sub_id: int) -> dict[str, Any]:
@@ -196,10 +255,10 @@ def fetch_board(client: Client, sub_id: int) -> dict[str, Any]:
 
 def publish(client: Client, comp: CompetitionInfo, phase: PhaseInfo, sub_id: int | None = None, *,
             log: Log = print, now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.timezone.utc)) -> Outcome:
-    """Write the outcome of the meta submission ``sub_id`` (default: the phase's newest
-    Finished one) to the "Final ranking" page and the meta task's name."""
-    sub_id = latest_finished(client, phase) if sub_id is None else sub_id
-    outcome = outcome_of(fetch_board(client, sub_id))
+    """Write the outcome of the meta submission ``sub_id`` (default: the organizers' newest,
+    :func:`published_submission`) to the "Final ranking" page and the meta task's name."""
+    sub_id, board = published_submission(client, comp, phase, sub_id, log=log)
+    outcome = outcome_of(board)
     link = f"{client.site}/competitions/{comp.id}/detailed_results/{sub_id}/"
     what = f"competition {comp.id}"
     detail = client.get_json(f"/api/competitions/{comp.id}/", what=what)

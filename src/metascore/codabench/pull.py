@@ -317,7 +317,8 @@ def _manifest_csv(manifest: list[tuple[str, str, str, str | None]], flags: list[
 def _phase_provenance(phase: PhaseInfo, board: LeaderboardInfo, folders: dict[int, str],
                       export: str, n: int) -> dict[str, Any]:
     return {
-        "id": phase.id, "name": phase.name, "export": export, "submissions": n,
+        "id": phase.id, "name": phase.name, "start": phase.start, "end": phase.end,
+        "export": export, "submissions": n,
         "tasks": [{"id": t.id, "name": t.name, "folder": folders[t.id]} for t in phase.tasks],
         "leaderboard": {"id": board.id, "title": board.title, "hidden": board.hidden, "columns": [
             {"key": c.key, "title": c.title, "index": c.index, "sorting": c.sorting,

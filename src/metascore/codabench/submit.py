@@ -3,7 +3,9 @@
 The request sequence is the one Codabench's own upload form makes
 (``src/static/riot/competitions/detail/submission_upload.tag`` and ``client.js``):
 
-1. ``GET  /api/competitions/<cid>/``: the meta phase's id, its tasks and the queue;
+1. ``GET  /api/competitions/<cid>/``: the meta phase's id, its tasks and the queue; the meta
+   tasks' competition token (``GET /api/tasks/<id>/`` and its reference data), which the
+   signature names;
 2. ``POST /api/datasets/`` ``{type: submission, competition, request_sassy_file_name,
    file_name, file_size}`` -> ``{key, sassy_url}``;
 3. ``PUT  <sassy_url>``: the zip itself, to the signed storage URL (no API token);
@@ -27,23 +29,22 @@ The request sequence is the one Codabench's own upload form makes
    the competition's "Final ranking" page and the meta task's name.
 
 The zip carries the organizer's signature (``metascore.sig``, :mod:`metascore.signature`),
-made with the organizer's key on this machine (``key``): the meta-scoring program ranks
-nothing else, so a participant's upload to the meta phase ends Failed.
+made with the organizer's key on this machine (``key``) for this competition's meta phase and
+the moment the folder was pulled (:mod:`metascore.codabench.signing`): the meta-scoring
+program ranks nothing else, so a participant's upload to the meta phase ends Failed, and so
+does an export signed for another competition or pulled before the phases closed.
 """
 
 from __future__ import annotations
 
-import io
 import json
 import time
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
 from ..config import load_config
 from ..errors import InputError
 from ..bundle.platform.leaderboard_rules import MANUAL_RULES
-from ..readers.formats import read_scores
 from . import SCORES_WAIT
 from .api import TERMINAL_STATUSES, CompetitionInfo, SubmissionInfo, parse_dataset, parse_submission
 from .client import Client, PlatformError
@@ -51,29 +52,16 @@ from ..config import CONFIG_NAME
 from ..bundle.meta.ranking_page import PAGE_TITLE
 from .pull import fetch_competition, find_phase
 from .publish import publish
-from ..signature import SIGNATURE_NAME, OrganizerKey, folder_files, organizer_key, signature_file
+from ..export_binding import Binding
+from ..signature import OrganizerKey, organizer_key
+from .signing import binding_for, bundle_tokens, signed_zip, site_tokens
 
-__all__ = ["ZIP_NAME", "SCORES_POLL", "zip_results", "expected_scores", "submit"]
+__all__ = ["ZIP_NAME", "SCORES_POLL", "expected_scores", "submit"]
 
 ZIP_NAME = "metascore_results.zip"
 #: Seconds between the reads of a Finished submission's scores (at most the poll interval).
 SCORES_POLL = 2.0
 Log = Callable[[str], None]
-
-
-def zip_results(folder: Path, key: OrganizerKey) -> bytes:
-    """The pulled folder as a zip (its files at the root) signed with ``key``
-    (``metascore.sig``), after checking it reads as scores."""
-    if not folder.is_dir():
-        raise InputError(f"{folder} is not a folder; give the folder `metascore codabench pull` wrote.")
-    read_scores(folder, "tree")  # refuse a folder the meta-scoring program could not read
-    files = folder_files(folder)
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as archive:
-        for rel, data in files.items():
-            archive.writestr(rel, data)
-        archive.writestr(SIGNATURE_NAME, signature_file(files, key))
-    return buf.getvalue()
 
 
 def expected_scores(folder: Path, comp: CompetitionInfo) -> frozenset[str] | None:
@@ -97,6 +85,7 @@ def submit(
     *,
     dry_run: bool = False,
     key: OrganizerKey | None = None,
+    bundle: Path | None = None,
     poll_interval: float = 10.0,
     max_wait: float = 3600.0,
     scores_wait: float = SCORES_WAIT,
@@ -107,18 +96,22 @@ def submit(
     """Zip ``folder``, submit it to ``phase_name`` and wait for the result.
 
     ``key``: the organizer's key that signs the zip (default: the key on this machine,
-    :func:`~metascore.signature.organizer_key`). With ``dry_run`` the requests are printed
+    :func:`~metascore.signature.organizer_key`); ``bundle``: the bundle zip that was uploaded,
+    whose competition token the signature names (default: the meta tasks' reference data on
+    the site). With ``dry_run`` the requests are printed
     and nothing is sent. Returns the finished
     submission with its scores once they are complete (see the module's docstring; at most
     ``scores_wait`` seconds after Finished), ``None`` on a dry run; a failed or cancelled
     one raises :class:`PlatformError`.
     """
     key = organizer_key(create=False) if key is None else key
-    data = zip_results(folder, key)
     if dry_run:
+        data = signed_zip(folder, key, Binding(client.site, competition_id, phase_name, None, ("0" * 32,)))
         log(f"[dry-run] {ZIP_NAME}: {folder} signed with the organizer key {key.fingerprint} ({key.path})")
         log(f"[dry-run] GET  {client.url(f'/api/competitions/{competition_id}/')}  (id of phase "
             f"{phase_name!r}, its tasks, the queue)")
+        log(f"[dry-run] GET  {client.url('/api/tasks/<id>/')} and its reference data: the competition "
+            "token the signature names" + (f" (from {bundle} instead)" if bundle else ""))
         body = {"type": "submission", "competition": competition_id,
                 "request_sassy_file_name": ZIP_NAME, "file_name": ZIP_NAME, "file_size": len(data)}
         log(f"[dry-run] POST {client.url('/api/datasets/')}  {json.dumps(body)}")
@@ -139,6 +132,10 @@ def submit(
 
     comp = fetch_competition(client, competition_id)
     phase = find_phase(comp, phase_name)
+    tokens = bundle_tokens(bundle) if bundle is not None else site_tokens(client, phase)
+    binding = binding_for(client.site, comp, phase, folder, tokens)
+    data = signed_zip(folder, key, binding)
+    log(f"[*] signed for {binding.describe()}, pulled at {binding.pulled_at}")
     body = {"type": "submission", "competition": comp.id, "request_sassy_file_name": ZIP_NAME,
             "file_name": ZIP_NAME, "file_size": len(data)}
     data_key, upload_url = parse_dataset(

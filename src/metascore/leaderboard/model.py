@@ -266,6 +266,7 @@ class InputSummary:
     rows: int
     phases_found: tuple[str, ...]
     phases: Mapping[str, PhaseSummary]
+    export: Mapping[str, object] | None = None
 
     @classmethod
     def of(cls, table: ScoreTable, boards: Sequence[Board], judge_columns: int) -> InputSummary:
@@ -275,6 +276,7 @@ class InputSummary:
             flagged=table.flagged, titles=dict(table.titles), rows=int(len(table.frame)),
             phases_found=tuple(sorted(str(p) for p in pd.unique(table.frame["phase"]))),
             phases={b.phase: PhaseSummary.of(b, judge_columns) for b in boards},
+            export=table.export,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -287,6 +289,8 @@ class InputSummary:
                 read["prediction_failed"] = [f._asdict() for f in self.flagged]
             if self.titles:  # the competition's column titles, for the report's labels
                 read["column_titles"] = dict(self.titles)
+        if self.export is not None:  # the signed results export: who, when, for what
+            read["export"] = dict(self.export)
         return {**read, "rows": self.rows, "phases_found": list(self.phases_found),
                 "phases": {phase: s.to_dict() for phase, s in self.phases.items()}}
 

@@ -86,6 +86,10 @@ class ScoreTable:
     #: to the input folder: a path, or one per phase); None when the table was not read
     #: through a configuration (:func:`~metascore.readers.configured.load_scores`).
     input_path: str | Mapping[str, str] | None = None
+    #: The organizer's signature the meta-scoring program checked on this input: who signed it,
+    #: when, and what for (:meth:`metascore.signature.SignedExport.provenance`); None when the
+    #: input was not a signed results export.
+    export: Mapping[str, object] | None = None
 
     def with_frame(self, frame: pd.DataFrame) -> ScoreTable:
         """The same findings with another table (the rows of this one, recoded or relabelled)."""

@@ -36,7 +36,9 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from ...config.model import CONFIG_NAME
 from ...errors import ConfigError, InputError, did_you_mean
+from ...export_binding import COMPETITION_FILE, new_token, token_text
 from ...readers.yaml_loader import read_yaml
 from .choices import MetaChoices
 from .edit import WRITTEN_FOLDERS, BundleEditor
@@ -370,10 +372,18 @@ def _copy_tree(src: Path, dest: Path, files: dict[str, str] | None = None) -> No
         _write_files(tmp, files or {})
 
 
+def _tokens(names: list[str]) -> dict[str, str]:
+    """A new competition token file beside each ``metascore.yaml`` among ``names``."""
+    folders = {PurePosixPath(n.replace("\\", "/")).parent for n in names
+               if PurePosixPath(n.replace("\\", "/")).name == CONFIG_NAME}
+    return {(f / COMPETITION_FILE).as_posix().removeprefix("./"): token_text(new_token()) for f in sorted(folders)}
+
+
 def _write_zip(src: Path, dest: Path, files: dict[str, str], program: str | None, tmp: Path,
                meta_python: str | None = None) -> None:
     """``dest``: the members of the zip ``src`` with ``files`` replaced or added, and the
-    meta-scoring program (assembled) under ``program`` when given; written, then renamed."""
+    meta-scoring program (assembled) under ``program`` when given, with a new competition token
+    beside each ``metascore.yaml`` (as ``bundle zip`` writes them); written, then renamed."""
     prefix = program.rstrip("/") + "/" if program else None
     extra: dict[str, Path] = {}
     if prefix:
@@ -382,6 +392,8 @@ def _write_zip(src: Path, dest: Path, files: dict[str, str], program: str | None
     part = dest.with_name(f".{dest.name}.add-meta-tmp")
     try:
         with zipfile.ZipFile(src) as zin, zipfile.ZipFile(part, "w", zipfile.ZIP_DEFLATED) as zout:
+            if prefix:
+                files = {**files, **_tokens([*zin.namelist(), *files])}
             for info in zin.infolist():
                 name = "/".join(PurePosixPath(info.filename.replace("\\", "/")).parts)
                 if name in files or (prefix and (name + "/").startswith(prefix)):

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import yaml
 
+from ...config.model import CONFIG_NAME
 from ...errors import ConfigError
 from ..files import METADATA_FILES, is_noise
 from .images import modules_of, python_of
@@ -85,6 +86,19 @@ def needs_meta_program(path: Path) -> bool:
     return path.is_dir() and all(
         p.name.upper().startswith("README") or is_noise(p.name) for p in path.iterdir()
     )
+
+
+def is_meta_reference(path: Path) -> bool:
+    """True if ``path`` (a folder or zip) is a meta task's reference data: it holds
+    ``metascore.yaml`` at its root."""
+    path = Path(path)
+    if path.is_dir():
+        return (path / CONFIG_NAME).is_file()
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return CONFIG_NAME in zf.namelist()
+    except (OSError, zipfile.BadZipFile):
+        return False
 
 
 def meta_python_of(program: Path) -> str | None:

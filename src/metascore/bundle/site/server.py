@@ -61,6 +61,7 @@ does on Codabench (:mod:`metascore.submission_order`). The run report and
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 import json
 import shutil
@@ -78,8 +79,9 @@ from ...readers.tree import FAILURE_FILE, FLAG_FILE
 from ..archive import as_folder
 from ..worker.backend import Backend
 from ..schema.competition import UUID_PATTERN, Competition, Phase, Task
-from ..files import copy_job_output, write_text
+from ..files import copy_clean, copy_job_output, write_text
 from ..platform.meta_program import needs_meta_program
+from ...export_binding import COMPETITION_FILE, LOCAL_SITE, Binding, new_token, read_token, token_text
 from ...signature import OrganizerKey, organizer_key, sign_folder
 from ..platform.leaderboard_rules import MANUAL_RULES, force_last_fix
 from .submission_rules import PhaseSubmission, export_decisions
@@ -137,6 +139,7 @@ class Site:
         self.ids = SubmissionIds()  # the <owner>-<id> names the site's export gives them
         self.omitted: dict[str, str] = {}  # scores.json keys the meta program left out, and why
         self.key: OrganizerKey | None = None  # the organizer's key, read when a run starts
+        self.tokens: dict[str, str] = {}  # meta task reference data -> its competition token
 
     # ------------------------------------------------------------ inputs
     def source(self, ref: str | None, what: str = "item") -> Path | None:
@@ -170,6 +173,24 @@ class Site:
         return as_folder(sub.source, where / sub.candidate,
                          max_size=self.backend.limits.disk, bundle=self.comp.root)
 
+    def meta_reference(self, task: Task) -> Path | None:
+        """A meta task's reference data with its competition token: the bundle's own when it
+        has one (a zip ``bundle zip`` wrote), else a copy with a new token, as ``bundle zip``
+        writes one (:mod:`metascore.export_binding`)."""
+        ref = self.source(task.reference_data, f"reference data of task {task.name!r}")
+        if ref is None or task.reference_data is None:
+            return ref
+        with _ASSEMBLE_LOCK:
+            if (ref / COMPETITION_FILE).is_file():
+                self.tokens[task.reference_data] = read_token(ref)
+                return ref
+            copy = self.cache / "meta_reference" / slug(task.reference_data)
+            if not copy.exists():
+                copy_clean(ref, copy)
+                token = self.tokens.setdefault(task.reference_data, new_token())
+                write_text(copy / COMPETITION_FILE, token_text(token, self.comp.title))
+            return copy
+
     def is_meta_task(self, task: Task) -> bool:
         try:
             ref = self.source(task.reference_data)
@@ -193,7 +214,8 @@ class Site:
                 scoring_program=self.source(task.scoring_program, f"scoring program of task {task.name!r}"),
                 ingestion_program=self.source(task.ingestion_program, f"ingestion program of task {task.name!r}"),
                 input_data=self.source(task.input_data, f"input data of task {task.name!r}"),
-                reference_data=self.source(task.reference_data, f"reference data of task {task.name!r}"),
+                reference_data=(self.meta_reference(task) if self.is_meta_task(task) else
+                                self.source(task.reference_data, f"reference data of task {task.name!r}")),
                 ingestion_only_during_scoring=task.ingestion_only_during_scoring,
                 time_limit=phase.execution_time_limit, image=self.image, columns=tuple(self.columns),
             )
@@ -428,11 +450,15 @@ class Site:
 
     def run_meta_phase(self, phase: Phase, outputs: Path, report: SiteRun) -> None:
         """Score the outputs tree with the meta phase's program(s); keep its files in ``final/``.
-        The tree is signed first with the organizer's key on this machine, as ``metascore
-        codabench submit`` signs the export on the site (:mod:`metascore.signature`)."""
-        sign_folder(outputs, self.key or organizer_key())
-        organizer = Submission("organizer_results", outputs, "organizer", None, False, None, "outputs tree")
+        The tree is signed first with the organizer's key on this machine, for the meta tasks'
+        competition tokens, as ``metascore codabench submit`` signs the export on the site
+        (:mod:`metascore.signature`)."""
         tasks = self.comp.phase_tasks(phase)
+        tokens = tuple(dict.fromkeys(read_token(ref) for t in tasks if (ref := self.meta_reference(t)) is not None))
+        now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+        sign_folder(outputs, self.key or organizer_key(),
+                    Binding(LOCAL_SITE, None, phase.name, None, tokens, pulled_at=now), now)
+        organizer = Submission("organizer_results", outputs, "organizer", None, False, None, "outputs tree")
         dirs = _unique_slugs([t.name for t in tasks], [t.index for t in tasks])
         for task, res in zip(tasks, self.map_jobs(phase, [(organizer, t) for t in tasks], dirs)):
             report.results.append(res)
