@@ -119,17 +119,25 @@ def zip_folder(folder: Path) -> bytes:
     return buf.getvalue()
 
 
-def signed_zip(files: dict[str, bytes]) -> bytes:
-    """A results export zip signed with the organizer's key on this machine (``metascore.sig``),
-    as ``metascore codabench submit`` makes it: the meta-scoring program that ``bundle zip``
-    filled on this machine ranks it (issue 46); an unsigned zip is refused."""
+def signed_zip(files: dict[str, bytes], api: Api, cid: int, phase: str = "Final ranking") -> bytes:
+    """A results export zip signed with the organizer's key on this machine (``metascore.sig``)
+    for competition ``cid``'s meta ``phase``, as ``metascore codabench sign`` makes it: the
+    meta phase's token read from its reference data with ``api``'s token, the dates as the
+    site says them now (issues 46, 49); an unsigned zip is refused."""
+    from metascore.codabench.client import Client
+    from metascore.codabench.pull import fetch_competition, find_phase
+    from metascore.codabench.signing import binding_for, now_iso, site_tokens
     from metascore.signature import SIGNATURE_NAME, organizer_key, signature_file
 
+    client = Client(api.site, api.token)
+    comp = fetch_competition(client, cid)
+    meta = find_phase(comp, phase)
+    binding = binding_for(client.site, comp, meta, Path("/nonexistent"), site_tokens(client, meta))
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, data in files.items():
             archive.writestr(name, data)
-        archive.writestr(SIGNATURE_NAME, signature_file(files, organizer_key()))
+        archive.writestr(SIGNATURE_NAME, signature_file(files, organizer_key(), binding, now_iso()))
     return buf.getvalue()
 
 

@@ -208,13 +208,14 @@ def hand_zip(bundle: Path) -> bytes:
     return buf.getvalue()
 
 
-def template_export_zip() -> bytes:
+def template_export_zip(comp, phase: str = "Final ranking") -> bytes:
     """The template's results export (``tests/data/exports/template_results.json``) as the
-    zip an organizer submits to the Final ranking phase, signed with the organizer's key
-    (:func:`real_site.signed_zip`)."""
+    zip an organizer submits to the meta ``phase`` of ``comp`` (a :class:`real_site.Competition`),
+    signed with the organizer's key for it (:func:`real_site.signed_zip`)."""
     from real_site import signed_zip
 
-    return signed_zip({"results.json": (REPO / "tests" / "data" / "exports" / "template_results.json").read_bytes()})
+    return signed_zip({"results.json": (REPO / "tests" / "data" / "exports" / "template_results.json").read_bytes()},
+                      comp.org, comp.id, phase)
 
 
 def zip_bundle_output(bundle: Path, out: Path, *extra: str) -> str:

@@ -121,7 +121,19 @@ def test_outputs_tree_and_manifest(run):
     assert json.loads((tree / "Final/bob-9/datasets/scores.json").read_text()) == FINAL["bob__knn"]
     assert "housing_mae" not in json.loads((tree / "Development/dave-5/datasets/scores.json").read_text())
     rows = list(csv.DictReader((tree / "submissions.csv").open()))
-    assert len(rows) == 12 and {r["submitted_at"] for r in rows} == {""}  # the export has no time
+    # issue 50 item 8: the times `codabench pull` writes (the submissions' created_when): the
+    # manifest's in Development, the migration's (the phase's start, in id order) in Final
+    assert len(rows) == 12
+    assert [(r["candidate"], r["submitted_at"]) for r in rows if r["phase"] == "Final"] == [
+        (f"{who}-{n}", f"2027-06-01T00:00:{n - 7:02d}.000000Z")
+        for n, who in enumerate(["baseline", "alice", "bob", "carol", "dave", "erin"], start=7)]
+    assert [r["submitted_at"] for r in rows if r["phase"] == "Development"] == [
+        "2027-01-01T00:00:00.000000Z", *(f"2027-02-0{d}T10:00:00.000000Z" for d in range(1, 6))]
+    provenance = json.loads((tree / "codabench.json").read_text())
+    assert provenance["site"] == "local run" and provenance["pulled_at"]
+    assert [(p["name"], p["start"], p["end"]) for p in provenance["phases"]] == [
+        ("Development", "2027-01-01T00:00:00Z", "2027-05-31T23:59:00Z"),
+        ("Final", "2027-06-01T00:00:00Z", "2027-06-30T23:59:00Z")]
     base = [r for r in rows if r["is_baseline"] == "true"]
     assert {(r["phase"], r["candidate"], r["participant"]) for r in base} == {
         ("Development", "baseline-1", "baseline"), ("Final", "baseline-7", "baseline")}
@@ -131,6 +143,7 @@ def test_the_runner_signs_the_export_as_the_organizer_does(run):
     """Issue 46: the meta program ranks only an export signed with the key it carries; the
     runner signs the outputs tree with the organizer's key on this machine, as `codabench
     submit` signs the export it uploads."""
+    from metascore.export_binding import COMPETITION_FILE, read_token
     from metascore.signature import organizer_key
 
     _, out = run
@@ -138,7 +151,12 @@ def test_the_runner_signs_the_export_as_the_organizer_does(run):
     results = json.loads((out / "run_summary.json").read_text())["results"]
     (meta,) = [r for r in results if r["phase"] == "Final ranking"]
     log = (Path(meta["run_dir"]) / "scoring" / "stdout.txt").read_text()
-    assert f"[*] signed by the organizer (key {organizer_key().fingerprint})" in log
+    assert f"[*] signed by the organizer (key {organizer_key().fingerprint}) for phase 'Final ranking' of a local run" in log
+    # issue 49: for the token the run put into the meta task's reference data
+    ref = Path(meta["run_dir"]) / "scoring" / "input" / "ref"
+    board = json.loads((out / "final" / "leaderboard.json").read_text())
+    assert board["input"]["export"]["tokens"] == [read_token(ref)]
+    assert not (ROOT / "bundle_template" / "final_ranking" / "reference_data" / COMPETITION_FILE).exists()
 
 
 def test_final_leaderboard_matches_hand_derivation(run):
@@ -236,14 +254,14 @@ def test_report_reads_naturally(run):
     doc = json.loads((out / "final" / "leaderboard.json").read_text())
     tie = [m for m in doc["messages"] if "share first place" in m]
     assert tie == ["alice-8 and carol-10 share first place (average rank 1.67 each); alice-8 is "
-                   "listed first and is the winner by the tie-break: the earlier submission by submission number (alice-2 "
-                   "before carol-4: their submissions in phase 'Development') (ranking.tie_break: "
-                   "['submitted_at', 'candidate'])."]
+                   "listed first and is the winner by the tie-break: the earlier submission by submission time "
+                   "(2027-02-01T10:00:00 before 2027-02-03T10:00:00: their submissions in phase 'Development') "
+                   "(ranking.tie_break: ['submitted_at', 'candidate'])."]
     assert "share first place" in page
-    # which rule "the earlier submission" followed: the export's ids, not times
-    assert doc["signature"]["submission_order"]["Final"].startswith(
-        "submission order from the submission ids of phase 'Development'")
-    assert "submission order from the submission ids of phase" in page
+    # which rule "the earlier submission" followed: the times `codabench pull` writes, as the
+    # site's meta phase reads them (issue 50 item 8)
+    assert doc["signature"]["submission_order"]["Final"].startswith("submission times of phase 'Development'")
+    assert "submission times of phase &#x27;Development&#x27;" in page
     # dave's crash on housing is recorded by the ingestion program and his other datasets
     # are scored: a missing column, not a failed run (test_leaderboard covers failed runs)
     assert 'class="num failed"' not in page

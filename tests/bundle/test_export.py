@@ -98,13 +98,15 @@ def test_feed_all_keeps_every_submission_that_ran(setup, tmp_path):
     assert all(e["exported"] for e in report.export)
 
 
-def test_the_meta_phase_gets_export_names_and_no_times(setup, tmp_path):
-    """Issue 25: the export holds no submission time, so neither does the tree the mock
-    feeds its meta phase; the names carry the order (ids as the site gives them)."""
+def test_the_meta_phase_gets_export_names_and_pulled_times(setup, tmp_path):
+    """Issue 25: the names carry the order (ids as the site gives them); issue 50 item 8: the
+    tree the mock feeds its meta phase is what `codabench pull` writes, with each submission's
+    time (the manifest's here), in the order of the ids."""
     report, _, _ = run(setup, tmp_path, "Force_Latest_Multiple")
     rows = list(csv.DictReader((tmp_path / "out/outputs/submissions.csv").open()))
-    assert [(r["candidate"], r["participant"], r["submitted_at"]) for r in rows] == [
-        ("alice-1", "alice", ""), ("alice-3", "alice", ""), ("bob-2", "bob", "")]
+    assert [(r["candidate"], r["participant"]) for r in rows] == [("alice-1", "alice"), ("alice-3", "alice"), ("bob-2", "bob")]
+    times = {r["candidate"]: r["submitted_at"] for r in rows}
+    assert all(times.values()) and times["alice-1"] < times["bob-2"] < times["alice-3"], times
     assert "alice__v1 (alice-1), alice__v2 (alice-3), bob__v1 (bob-2)" in format_report(report)
 
 

@@ -140,7 +140,7 @@ def run_variant(variant: str, folder: Path) -> SiteRun:
         META_PHASE: {"start": (now - dt.timedelta(seconds=30)).isoformat()}}})
     export = {k: v for payload in run.exports.values() for k, v in payload.items()}
     meta = run.phases[META_PHASE]
-    sid = rs.submit(org, cid, meta, rs.signed_zip({"results.json": json.dumps(export, indent=1).encode()}),
+    sid = rs.submit(org, cid, meta, rs.signed_zip({"results.json": json.dumps(export, indent=1).encode()}, org, cid, META_PHASE),
                     "results.zip")
     done = rs.wait_phase(org, meta["id"], 1)
     run.meta = next(s for s in done if s["id"] == sid)
@@ -511,7 +511,7 @@ def test_a_failing_meta_phase_on_the_site_and_in_bundle_run(tmp_path, how):
     api = accounts([ORGANIZER])
     comp = rs.Competition(api, ORGANIZER, rb.zip_bundle(bundle, tmp_path / "bundle.zip"))
     comp.open_phase(META_PHASE)
-    sub_id = comp.submit(ORGANIZER, META_PHASE, rb.template_export_zip(), "results.zip")
+    sub_id = comp.submit(ORGANIZER, META_PHASE, rb.template_export_zip(comp, META_PHASE), "results.zip")
     (sub,) = comp.wait(META_PHASE, 1, timeout=300)
     details = next(s for s in comp.snapshot()["submissions"] if s["id"] == sub_id)["status_details"]
     logs = rs.logs(api[ORGANIZER], sub_id)

@@ -122,7 +122,7 @@ def test_item4_a_hand_zipped_template_fails_its_meta_phase_only_at_the_time_limi
     hand = rb.hand_zip(bundle)
     comp = rs.Competition({ORGANIZER: org}, ORGANIZER, hand)
     comp.open_phase("Final ranking")
-    sub_id = comp.submit(ORGANIZER, "Final ranking", rb.template_export_zip(), "results.zip")
+    sub_id = comp.submit(ORGANIZER, "Final ranking", rb.template_export_zip(comp, "Final ranking"), "results.zip")
     (sub,) = comp.wait("Final ranking", 1, timeout=300)
     details = next(s for s in comp.snapshot()["submissions"] if s["id"] == sub_id)["status_details"]
     logs = rs.logs(org, sub_id)

@@ -152,7 +152,7 @@ def run_bundle_on_site(name: str, tmp: Path) -> Run:
     for phase in ranked:
         exports.update(rs.results_json(org, cid, run.phases[phase]["id"]))
     open_phase(cid, phase_names, META)
-    signed = rs.signed_zip({"results.json": json.dumps(exports, indent=1).encode()})  # issue 46
+    signed = rs.signed_zip({"results.json": json.dumps(exports, indent=1).encode()}, org, cid, META)  # issues 46, 49
     run.meta_id = rs.submit(org, cid, run.phases[META], signed, "results.zip")
     (run.meta,) = [s for s in rs.wait_phase(org, run.phases[META]["id"], 1) if s["id"] == run.meta_id]
     org.call("POST", f"/api/submissions/{run.meta_id}/submission_leaderboard_connection/")

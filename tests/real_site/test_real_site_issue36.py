@@ -83,7 +83,7 @@ def run_meta_phase(name: str, tmp: Path) -> MetaRun:
     comp = rs.Competition(api, ORGANIZER, zipped)
     t.lap("upload + unpack")
     comp.open_phase(META)
-    sub_id = comp.submit(ORGANIZER, META, rb.template_export_zip(), "results.zip")
+    sub_id = comp.submit(ORGANIZER, META, rb.template_export_zip(comp, META), "results.zip")
     (run.submission,) = comp.wait(META, 1, timeout=900)
     t.lap("meta phase: submit + run")
     run.logs = rs.logs(api[ORGANIZER], sub_id)

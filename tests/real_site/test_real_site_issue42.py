@@ -86,7 +86,7 @@ def upload_and_rank(zipped: bytes) -> tuple[dict, dict, dict]:
     comp = rs.Competition(api, ORGANIZER, zipped)
     page = next(p for p in rs.competition(api[ORGANIZER], comp.id)["pages"] if p["title"] == "Terms")
     comp.open_phase(META)
-    sub_id = comp.submit(ORGANIZER, META, rb.template_export_zip(), "results.zip")
+    sub_id = comp.submit(ORGANIZER, META, rb.template_export_zip(comp, META), "results.zip")
     (submission,) = comp.wait(META, 1, timeout=900)
     return page, submission, rs.logs(api[ORGANIZER], sub_id)
 

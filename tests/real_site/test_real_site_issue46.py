@@ -87,6 +87,10 @@ def forged_export(export: dict, who: str) -> dict:
 
 def run_competition(folder: Path) -> Run:
     from metascore.bundle import run_bundle
+    from metascore.codabench.client import Client
+    from metascore.codabench.pull import fetch_competition
+    from metascore.codabench.signing import site_tokens
+    from metascore.export_binding import Binding
     from metascore.signature import organizer_key, signature_file
 
     run = Run(folder)
@@ -140,10 +144,17 @@ def run_competition(folder: Path) -> Run:
         archive.writestr("results.json", text)
     unsigned = buf.getvalue()
     hers = organizer_key(folder / "alice_key")
+    # signed for this competition's meta phase (its token is public: anyone can read the
+    # reference data), with her own key
+    with token_env(run.tokens["alice"]):
+        client = Client(run.site, run.tokens["alice"])
+        comp = fetch_competition(client, cid)
+        binding = Binding(run.site, cid, META, meta["id"], site_tokens(client, comp.phase(META)),
+                          dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as archive:
         archive.writestr("results.json", text)
-        archive.writestr("metascore.sig", signature_file({"results.json": text}, hers))
+        archive.writestr("metascore.sig", signature_file({"results.json": text}, hers, binding, binding.pulled_at))
     ids = {"unsigned": rs.submit(api["alice"], cid, meta, unsigned, "results.zip"),
            "her own key": rs.submit(api["alice"], cid, meta, buf.getvalue(), "results.zip")}
     done = {s["id"]: s for s in rs.wait_phase(org, meta["id"], 2)}

@@ -9,8 +9,8 @@ What the signature covers (:mod:`metascore.signature`, :mod:`metascore.export_bi
   per zip): read from the site with the organizer's API token (the task's reference data,
   :func:`site_tokens`), or from the bundle zip that was uploaded (:func:`bundle_tokens`);
 - the moment: when the folder was pulled (its ``codabench.json``; the signing time for a
-  folder without one), when each phase before the meta phase ends and when the meta phase
-  opens, as the site says when signing.
+  folder without one), when each phase it pulled ends and when the meta phase opens, as the
+  site says when signing.
 
 An export pulled before those phases closed is refused here already, with the meta-scoring
 program's own sentence, so the organizer does not wait for a Failed submission.
@@ -98,10 +98,10 @@ def binding_for(site: str, comp: CompetitionInfo, phase: PhaseInfo, folder: Path
                 tokens: tuple[str, ...], *, now: Callable[[], str] = now_iso) -> Binding:
     """What the export of ``folder`` is signed for: the meta ``phase`` of ``comp`` with its
     ``tokens``, pulled when the folder's ``codabench.json`` says (now, for a folder without
-    one), every earlier phase's end and the meta phase's start as the site says now.
+    one), the end of each phase it pulled and the meta phase's start as the site says now.
 
     A folder pulled from another competition is refused."""
-    pulled_at = now()
+    pulled_at, ends = now(), ()
     provenance = _provenance(folder)
     if provenance is not None:
         pulled_from = (provenance.get("competition") or {}).get("id")
@@ -109,10 +109,20 @@ def binding_for(site: str, comp: CompetitionInfo, phase: PhaseInfo, folder: Path
             raise InputError(f"{folder} was pulled from competition {pulled_from}, not from competition "
                              f"{comp.id}; pull this competition's results (`metascore codabench pull "
                              f"--competition {comp.id}`).")
-        pulled_at = provenance.get("pulled_at") if isinstance(provenance.get("pulled_at"), str) else pulled_at
-    before = sorted((p for p in comp.phases if p.index < phase.index and p.id != phase.id), key=lambda p: p.index)
+        if isinstance(provenance.get("pulled_at"), str):
+            pulled_at = provenance["pulled_at"]
+        ends = tuple(_end_now(comp, p) for p in provenance.get("phases") or () if isinstance(p, dict))
     return Binding(site=site, competition=comp.id, phase=phase.name, phase_id=phase.id, tokens=tokens,
-                   pulled_at=pulled_at, opened=phase.start, ends=tuple((p.name, p.end) for p in before))
+                   pulled_at=pulled_at, opened=phase.start, ends=ends)
+
+
+def _end_now(comp: CompetitionInfo, pulled: dict[str, Any]) -> tuple[str, str | None]:
+    """A pulled phase's name and end, as the site says now (as the pull recorded it when the
+    site no longer has the phase)."""
+    found = next((p for p in comp.phases if p.id == pulled.get("id")), None)
+    if found is not None:
+        return found.name, found.end
+    return str(pulled.get("name")), pulled.get("end") if isinstance(pulled.get("end"), str) else None
 
 
 def _provenance(folder: Path) -> dict[str, Any] | None:

@@ -32,9 +32,11 @@ The finished scoring outputs of the submissions the site's results export would 
 leaderboard's ``submission_rule`` per phase, :mod:`~metascore.bundle.site.submission_rules`; or
 every submission with ``feed="all"``) are collected into ``<out>/outputs/<phase>/
 <owner>-<id>/<task>/scores.json`` with ``<out>/outputs/submissions.csv`` (phase, candidate,
-participant, is_baseline; ``submitted_at`` left empty) and ``<out>/outputs/codabench.json``
-(each phase's tasks and leaderboard columns with their ``sorting``, the format ``metascore
-codabench pull`` writes, read by :mod:`metascore.readers.columns`: judges without a direction
+participant, ``submitted_at``: the time the site would have created the submission,
+:mod:`~metascore.bundle.site.submission_ids`, as ``codabench pull`` writes it, is_baseline) and
+``<out>/outputs/codabench.json`` (the competition, when it was "pulled", each phase's dates,
+tasks and leaderboard columns with their ``sorting``, the format ``metascore codabench pull``
+writes, read by :mod:`metascore.readers.columns`: judges without a direction
 take their column's, and the leaderboard's ``submission_rule``); a failed run of an exported
 submission leaves ``error.txt`` with its status instead of ``scores.json``, and so does a
 baseline whose every run failed, though no export would hold it (a knowing difference: the
@@ -274,7 +276,7 @@ class Site:
             tasks = self.comp.phase_tasks(phase)
             self.ids.number(phase.name, previous.name if previous else None, moved, entries, {
                 s.candidate: sum(s.tasks is None or t.index in s.tasks for t in tasks)
-                for s in entries + moved})
+                for s in entries + moved}, opens=phase.start)
             held = self.run_phase(phase, entries + moved, outputs, manifest, report,
                                   migrated={s.candidate for s in moved})
             previous = phase
@@ -413,10 +415,12 @@ class Site:
                 write_text(folder / FAILURE_FILE, _failure_text(res))
         for sub in entries:
             if sub.candidate in exported or sub.candidate in failed_baselines:
-                # what the export holds: the name <owner>-<id> and no submission time
+                # what `codabench pull` writes: the export's name <owner>-<id> and the time
+                # the site created the submission
                 manifest.append({"phase": phase.name,
                                  "candidate": self.ids.key(phase.name, sub.candidate),
-                                 "participant": sub.participant, "submitted_at": "",
+                                 "participant": sub.participant,
+                                 "submitted_at": self.ids.created(phase.name, sub.candidate),
                                  "is_baseline": "true" if sub.is_baseline else "false"})
         # what migrates: the submissions the leaderboard holds (the export's, or every
         # finished one with feed="all")
@@ -497,12 +501,14 @@ class Site:
             tasks = self.comp.phase_tasks(phase)
             dirs = _task_dirs(tasks)
             phases.append({
-                "id": phase.index, "name": phase.name,
+                "id": phase.index, "name": phase.name, "start": _iso(phase.start), "end": _iso(phase.end),
                 "tasks": [{"id": t.index, "name": t.name, "folder": dirs[t.index]} for t in tasks],
                 "leaderboard": {"title": board.title if board else "", "columns": columns,
                                 "submission_rule": board.submission_rule if board else None},
             })
-        return {"source": "metascore bundle run", "competition": {"title": self.comp.title},
+        return {"source": "metascore bundle run", "site": LOCAL_SITE,
+                "competition": {"id": None, "title": self.comp.title},
+                "pulled_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
                 "phases": phases}
 
     def map_jobs(self, phase: Phase, todo: list[tuple[Submission, Task]], dirs: dict[int, str]) -> list[JobResult]:
@@ -517,6 +523,11 @@ class Site:
             return [one(item) for item in todo]
         with ThreadPoolExecutor(max_workers=self.jobs) as pool:
             return list(pool.map(one, todo))
+
+
+def _iso(when: dt.datetime | None) -> str | None:
+    """A bundle date (UTC, naive) as the site sends it."""
+    return None if when is None else when.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _read_json(path: Path) -> Any:

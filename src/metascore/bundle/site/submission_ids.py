@@ -23,10 +23,18 @@ mock numbers from 1, phase by phase in phase order:
 A submission that runs on several tasks of a phase also takes one id per task after its
 own (Codabench's child submissions, created when it starts; on the real site the children
 of submissions started together may interleave).
+
+Each submission also gets the time the site would have created it (what ``codabench pull``
+writes as ``submitted_at`` from the submissions' ``created_when``): the manifest's
+``submitted_at`` when it gives one (not for a migrated copy, which the site makes when the
+phase starts), else one second after the submission numbered before it and no earlier than
+its phase's start (the run's start for a phase without one), so that the times follow the
+ids, as the site's do.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from collections.abc import Sequence
 
@@ -39,14 +47,18 @@ __all__ = ["SubmissionIds"]
 class SubmissionIds:
     """The ids the site gives the submissions of each phase, and their export names."""
 
-    def __init__(self, first: int = 1) -> None:
+    def __init__(self, first: int = 1, start: dt.datetime | None = None) -> None:
         self.next = first
         self.keys: dict[tuple[str, str], str] = {}  # (phase, candidate) -> "<owner>-<id>"
+        self.times: dict[tuple[str, str], str] = {}  # (phase, candidate) -> created_when
+        now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None, microsecond=0)
+        self.clock = (start or now) - dt.timedelta(seconds=1)  # the last time given
 
     def number(self, phase: str, previous: str | None, migrated: Sequence[Submission],
-               direct: Sequence[Submission], tasks: dict[str, int]) -> None:
+               direct: Sequence[Submission], tasks: dict[str, int], opens: dt.datetime | None = None) -> None:
         """Give ids to ``migrated`` (from phase ``previous``) then ``direct`` submissions of
-        ``phase``; ``tasks``: how many tasks each candidate runs on in the phase."""
+        ``phase``; ``tasks``: how many tasks each candidate runs on in the phase; ``opens``:
+        the phase's start (UTC, naive), the earliest time a submission made there gets."""
         def was(sub: Submission) -> float:
             number = submission_number(self.keys.get((previous or "", sub.candidate), ""))
             return math.inf if number is None else float(number)
@@ -55,13 +67,31 @@ class SubmissionIds:
             stamp = utc_time(item[1].submitted_at)
             return (-math.inf if stamp is None else float(stamp.value), item[0])
 
+        moved = {s.candidate for s in migrated}
         ordered = sorted(migrated, key=was) + [s for _, s in sorted(enumerate(direct), key=when)]
         for sub in ordered:
             if (phase, sub.candidate) in self.keys:
                 continue
             self.keys[(phase, sub.candidate)] = f"{safe_name(sub.participant)}-{self.next}"
+            self.times[(phase, sub.candidate)] = self._created(None if sub.candidate in moved else sub, opens)
             n = tasks.get(sub.candidate, 1)
             self.next += 1 + (n if n > 1 else 0)
+
+    def _created(self, sub: Submission | None, opens: dt.datetime | None) -> str:
+        """The manifest's time of ``sub``, else the next second (``None``: a copy the site
+        makes when it migrates a submission, at the phase's start)."""
+        given = utc_time(sub.submitted_at) if sub is not None else None
+        if given is not None:
+            when = given.to_pydatetime()
+        else:
+            when = max(self.clock + dt.timedelta(seconds=1), opens or self.clock)
+            self.clock = when
+        return when.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+    def created(self, phase: str, candidate: str) -> str:
+        """When the site would have created ``candidate``'s submission of ``phase`` (ISO 8601,
+        UTC, as Codabench's ``created_when``)."""
+        return self.times[(phase, candidate)]
 
     def key(self, phase: str, candidate: str) -> str:
         """The export's name of ``candidate`` in ``phase``: ``<owner>-<id>``."""
