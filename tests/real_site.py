@@ -126,19 +126,14 @@ def signed_zip(files: dict[str, bytes], api: Api, cid: int, phase: str = "Final 
     site says them now (issues 46, 49); an unsigned zip is refused."""
     from metascore.codabench.client import Client
     from metascore.codabench.pull import fetch_competition, find_phase
-    from metascore.codabench.signing import binding_for, now_iso, site_tokens
-    from metascore.signature import SIGNATURE_NAME, organizer_key, signature_file
+    from metascore.codabench.signing import binding_for, now_iso, site_tokens, zip_signed
+    from metascore.signature import organizer_key
 
     client = Client(api.site, api.token)
     comp = fetch_competition(client, cid)
     meta = find_phase(comp, phase)
     binding = binding_for(client.site, comp, meta, Path("/nonexistent"), site_tokens(client, meta))
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, data in files.items():
-            archive.writestr(name, data)
-        archive.writestr(SIGNATURE_NAME, signature_file(files, organizer_key(), binding, now_iso()))
-    return buf.getvalue()
+    return zip_signed(files, organizer_key(), binding, now_iso())
 
 
 def competition(api: Api, cid: int) -> dict:

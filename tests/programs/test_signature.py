@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 import subprocess
 import sys
 from pathlib import Path
@@ -285,3 +286,88 @@ def test_a_key_in_a_folder_others_may_write_is_refused(tmp_path):
         organizer_key(path)
     assert "may be written by other users (mode 0777)" in str(info.value)
     assert f"run `chmod 700 {tmp_path / 'keys'}`" in str(info.value)
+
+
+# ---------------------------------------------------------------------- root and nobody
+AS_USER = r'''
+import json, os, shutil, subprocess, sys
+from pathlib import Path
+from metascore.bundle.meta.program_folder import assemble_meta_program
+from metascore.export_binding import COMPETITION_FILE, Binding, new_token, token_text
+from metascore.signature import organizer_key, sign_folder
+from metascore.errors import ConfigError
+
+work, long_csv = Path(sys.argv[1]), sys.argv[2]
+os.umask(0)  # the worst umask: nothing may come out world-readable or writable
+key = organizer_key()
+home = Path(os.environ["HOME"])
+modes = {p: oct(os.stat(home / p).st_mode & 0o777) for p in (".config", ".config/metascore", ".config/metascore/organizer_key")}
+program = assemble_meta_program(work / "program", python="image", key=key)
+token = new_token()
+def case(name, **kw):
+    app = work / name
+    (app / "input" / "ref").mkdir(parents=True)
+    (app / "input" / "res").mkdir()
+    (app / "output").mkdir()
+    (app / "input" / "ref" / "metascore.yaml").write_text("input: {path: long.csv}\nbaselines: [organizers]\n")
+    (app / "input" / "ref" / COMPETITION_FILE).write_text(token_text(token))
+    shutil.copy(long_csv, app / "input" / "res" / "long.csv")
+    b = dict(site="https://codabench.example", competition=12, phase="Final ranking", phase_id=34,
+             tokens=(token,), pulled_at="2027-07-02T10:00:00+00:00", opened="2027-07-01T00:00:00Z")
+    b.update(kw)
+    sign_folder(app / "input" / "res", key, Binding(**b), "2027-07-02T10:00:00+00:00")
+    proc = subprocess.run([sys.executable, str(program / "score.py"), str(app / "input"), str(app / "output")],
+                          capture_output=True, text=True, cwd=program)
+    return {"rc": proc.returncode, "stderr": proc.stderr, "outputs": sorted(os.listdir(app / "output"))}
+results = {"ok": case("ok"), "foreign": case("foreign", tokens=(new_token(),), competition=99),
+           "stale": case("stale", pulled_at="2027-06-30T12:00:00+00:00")}
+(home / ".config" / "metascore" / "organizer_key").chmod(0o644)
+try:
+    organizer_key()
+    loose = "accepted"
+except ConfigError as exc:
+    loose = str(exc)
+print(json.dumps({"modes": modes, "results": results, "loose": loose}))
+'''
+
+
+@pytest.mark.parametrize("user", ["root", "nobody"])
+def test_every_refusal_holds_as_root_and_as_an_ordinary_user(tmp_path, user):
+    """Issue 49 items 1 and 4 as an organizer's machine runs them, by root and by an ordinary
+    user, under umask 000: the key's folders 700 and the key 600, a key others may read
+    refused, and the meta program ranks this competition's fresh export only."""
+    from requirements import NOBODY, require_public_python, source_for_others
+
+    if os.geteuid() != 0:
+        pytest.skip("needs root: to run as root, or to become another user")
+    work = Path(tempfile.mkdtemp(prefix="metascore-i49-", dir="/var/tmp"))
+    try:
+        home = work / "home"
+        home.mkdir()
+        env = {k: v for k, v in os.environ.items() if k != "METASCORE_ORGANIZER_KEY"}
+        env.update(HOME=str(home), PYTHONPATH=str(source_for_others()))
+        command = [sys.executable]
+        if user == "nobody":
+            command = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", require_public_python()]
+            work.chmod(0o711)
+            subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", str(home)], check=True)
+            (work / "cases").mkdir()
+            subprocess.run(["chown", f"{NOBODY}:{NOBODY}", str(work / "cases")], check=True)
+            shutil.copy(FIXTURE / "long.csv", work / "long.csv")
+            (work / "long.csv").chmod(0o644)
+        else:
+            (work / "cases").mkdir()
+            shutil.copy(FIXTURE / "long.csv", work / "long.csv")
+        proc = subprocess.run([*command, "-c", AS_USER, str(work / "cases"), str(work / "long.csv")],
+                              capture_output=True, text=True, env=env, timeout=300, cwd=work)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        found = json.loads(proc.stdout.splitlines()[-1])
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    assert found["modes"] == {".config": "0o700", ".config/metascore": "0o700", ".config/metascore/organizer_key": "0o600"}
+    ok, foreign, stale = (found["results"][k] for k in ("ok", "foreign", "stale"))
+    assert ok["rc"] == 0 and "leaderboard.csv" in ok["outputs"], ok["stderr"]
+    for refused, needle in ((foreign, "was signed for competition 99's phase"), (stale, "is stale")):
+        assert refused["rc"] == 1 and refused["outputs"] == [], refused
+        assert refused["stderr"].count("\n") == 1 and needle in refused["stderr"], refused["stderr"]
+    assert "may be read or changed by other users (mode 0644)" in found["loose"], found["loose"]

@@ -61,16 +61,10 @@ class Run:
 def _zip_of(folder: Path, binding, key) -> bytes:
     """``folder`` zipped and signed for ``binding`` with ``key``, without the signing
     command's own checks (what a key holder can make by hand)."""
-    from metascore.signature import SIGNATURE_NAME, folder_files, signature_file
-    from metascore.codabench.signing import now_iso
+    from metascore.codabench.signing import now_iso, zip_signed
+    from metascore.signature import folder_files
 
-    files = folder_files(folder)
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, data in files.items():
-            archive.writestr(name, data)
-        archive.writestr(SIGNATURE_NAME, signature_file(files, key, binding, now_iso()))
-    return buf.getvalue()
+    return zip_signed(folder_files(folder), key, binding, now_iso())
 
 
 def run_competitions(folder: Path) -> Run:

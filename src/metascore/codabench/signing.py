@@ -22,7 +22,7 @@ import datetime as dt
 import io
 import json
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,7 @@ from ..signature import SIGNATURE_NAME, OrganizerKey, SignatureError, folder_fil
 from .api import CompetitionInfo, PhaseInfo
 from .client import Client, PlatformError
 
-__all__ = ["site_tokens", "bundle_tokens", "binding_for", "signed_zip", "now_iso"]
+__all__ = ["site_tokens", "bundle_tokens", "binding_for", "signed_zip", "zip_signed", "now_iso"]
 
 Log = Callable[[str], None]
 
@@ -147,10 +147,15 @@ def signed_zip(folder: Path, key: OrganizerKey, binding: Binding, *, now: Callab
                              "so pull the leaderboards again now (`metascore codabench pull`) and "
                              "sign that.")
     read_scores(folder, "tree")  # refuse a folder the meta-scoring program could not read
-    files = folder_files(folder)
+    return zip_signed(folder_files(folder), key, binding, now())
+
+
+def zip_signed(files: Mapping[str, bytes], key: OrganizerKey, binding: Binding, signed_at: str) -> bytes:
+    """``files`` (relative path -> content) as a zip with their ``metascore.sig``, signed with
+    ``key`` for ``binding`` at ``signed_at`` (no check: :func:`signed_zip` checks first)."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as archive:
         for rel, data in files.items():
             archive.writestr(rel, data)
-        archive.writestr(SIGNATURE_NAME, signature_file(files, key, binding, now()))
+        archive.writestr(SIGNATURE_NAME, signature_file(files, key, binding, signed_at))
     return buf.getvalue()
