@@ -50,8 +50,10 @@ Where this differs from the v2 worker, knowingly:
   :mod:`metascore.bundle.worker.local`; run as root, it runs ``--submissions`` as a user of
   their own); its programs run with this Python or the environment ``metascore bundle env``
   built for the image, not the image itself.
-- Nothing a job leaves keeps a set-id bit, a device node or a file capability (the worker
-  zips its output as it is): :mod:`~metascore.bundle.worker.leftovers`.
+- Nothing a job leaves keeps a set-id bit, a device node, a file capability or a write bit
+  for the group or others (the worker zips its output as it is):
+  :mod:`~metascore.bundle.worker.leftovers`; nothing the runner writes in ``--out`` is
+  writable by others either, whatever the umask (:mod:`~metascore.bundle.trees`).
 """
 
 from __future__ import annotations

@@ -50,8 +50,10 @@ COPY_CHUNK = 1 << 20
 #: The write bits of the group and of others: no file or folder metascore writes for its user
 #: has them (what ``umask 022`` takes away) ...
 SHARED_WRITE = stat.S_IWGRP | stat.S_IWOTH
-#: ... so a new file has at most this mode, and a new folder this one (less the umask).
-FILE_MODE, FOLDER_MODE = 0o644, 0o755
+#: ... so a new file has at most this mode (less the umask) ...
+FILE_MODE = 0o644
+#: ... and a new folder this one.
+FOLDER_MODE = 0o755
 
 
 class Entry(NamedTuple):
