@@ -93,11 +93,12 @@ def test_bundle_zip_under_umask_000_writes_a_zip_only_its_user_may_change(tmp_pa
     assert stat.S_IMODE((tmp_path / "new" / "upload.zip").stat().st_mode) == 0o644
 
 
-def test_add_meta_under_umask_000_writes_copies_only_its_user_may_change(tmp_path, umask, capsys, monkeypatch):
+def test_add_meta_under_umask_000_writes_copies_only_its_user_may_change(tmp_path, umask, capsys):
     """``-o DIR`` of a folder (the copy and the files add-meta adds), ``-o NEW.zip`` of a zip."""
-    monkeypatch.setenv("METASCORE_META_PYTHON", "auto")  # Codabench's default image: the program's own Python
     folder = tmp_path / "bundle"
     shutil.copytree(ADD_META_V2, folder)
+    with open(folder / "competition.yaml", "a") as handle:  # runs the meta program with its python3
+        handle.write("docker_image: codalab/codalab-legacy:py312\n")
     (folder / "pages" / "extra.md").write_text("the organizer's page\n")
     (folder / "pages" / "extra.md").chmod(0o666)  # copied as the organizer's own file is not
     zipped = zip_directory(folder, tmp_path / "bundle.zip")
