@@ -270,7 +270,8 @@ def add_limit_options(parser) -> None:
     parser.add_argument("--max-processes", type=int, default=default.processes, metavar="N",
                         help="processes of each job at once (default: %(default)s; 0: none)")
     parser.add_argument("--disk-limit", default=format_size(default.disk), metavar="SIZE",
-                        help="bytes each job may write under its output, and one file or folder per "
+                        help="bytes each job may write under its output (no one file may claim more, "
+                        "a sparse one included), and one file or folder per "
                         "4 KiB of it (default: %(default)s; 0: none)")
     parser.add_argument("--log-limit", default=format_size(default.log), metavar="SIZE",
                         help="bytes kept of each job log: its first and last halves (default: %(default)s)")
