@@ -12,7 +12,9 @@ through (as result competitions do), so the score files reach the runner as the 
 wrote them.
 
 The bundles of issue 42 (:func:`linked_bundle`, :func:`meta_links_bundle`,
-:data:`LINKS_OUT`) hold links that lead out of them, for ``tests/worker/test_hostile_bundle.py``.
+:data:`LINKS_OUT`) hold links that lead out of them, and that of issue 49
+(:func:`hard_linked_bundle`) a hard link to the organizer's 0600 file, for
+``tests/worker/test_hostile_bundle.py``.
 """
 
 from __future__ import annotations
@@ -79,12 +81,17 @@ EXPECTED: dict[str, tuple[str, str | float]] = {
     "root_job": ("Finished", 0.5),
     # issue 42, 5: 300 MB in /tmp, on the Docker backend the container's own layer
     "layer_fill": ("Failed", "Disk limit exceeded"),
+    # issue 49, 5: a 0777 folder and a 0666 scores.json, a 2777 folder (left writable by their
+    # owner alone), a sparse file of 1 TiB (more than --disk-limit claims, on every backend)
+    "world_writable": ("Finished", 0.5),
+    "setgid_open": ("Finished", 0.5),
+    "sparse_tib": ("Failed", "Disk limit exceeded"),
 }
 #: The note a hostile submission that finishes must get (text it holds).
-NOTED = {"setuid": "with a set-id bit"}
+NOTED = {"setuid": "with a set-id bit", "setgid_open": "with a set-id bit"}
 #: The hostile submissions run as ``--submissions`` in the local rewrite mode as root (issue
 #: 42, 4: each job a user of its own, contained by its control group).
-REWRITE = ["root_job", "setuid", "memfd", "unlinked_tmp"]
+REWRITE = ["root_job", "setuid", "memfd", "unlinked_tmp", "world_writable", "setgid_open", "sparse_tib"]
 #: The marker in the command line of the process ``root_job`` means to outlive the run.
 SURVIVOR = "metascore-hostile-survivor"
 #: The submissions that must score as in a run without the hostile ones.
@@ -246,4 +253,23 @@ def meta_links_bundle(work: Path, final_ranking: str) -> Path:
     (program / "README.md").write_text("the organizer's own README\n")
     (bundle / "final_ranking").symlink_to(final_ranking.format(outside=outside))
     (bundle / "meta_scoring_program").symlink_to(program)
+    return bundle
+
+
+#: The file of :func:`hard_linked_bundle` that is a hard link to the organizer's 0600 file.
+HARD_LINK = "ref/leak.txt"
+
+
+def hard_linked_bundle(work: Path) -> Path:
+    """The hostile bundle with only the good submissions, ready for ``bundle zip`` (a
+    baseline, an image that runs the meta program as it is), whose :data:`HARD_LINK` is a
+    second name of the organizer's 0600 ``work/outside/secret.txt`` (issue 49, 6), and whose
+    ``ref/truth-too.txt`` is a second name of ``ref/truth.txt`` (both inside: no finding)."""
+    bundle = hostile_bundle(work, [])
+    with open(bundle / "ranking" / "metascore.yaml", "a") as handle:
+        handle.write("baselines: [good_too]\n")
+    with open(bundle / "competition.yaml", "a") as handle:
+        handle.write("docker_image: codalab/codalab-legacy:py312\n")
+    (bundle / HARD_LINK).hardlink_to(_outside(work) / "secret.txt")
+    (bundle / "ref" / "truth-too.txt").hardlink_to(bundle / "ref" / "truth.txt")
     return bundle

@@ -236,8 +236,27 @@ def folder_files(folder: Path) -> dict[str, bytes]:
 def sign_folder(folder: Path, key: OrganizerKey, binding: Binding, signed_at: str) -> Path:
     """Write ``folder/metascore.sig`` for the files of ``folder`` (:func:`folder_files`)."""
     path = folder / SIGNATURE_NAME
-    path.write_text(signature_file(folder_files(folder), key, binding, signed_at), encoding="utf-8")
+    text = signature_file(folder_files(folder), key, binding, signed_at).encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    with os.fdopen(fd, "wb") as out:
+        os.fchmod(out.fileno(), 0o644 & ~_umask())  # nobody else may change it, whatever the umask
+        out.write(text)
     return path
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it (Linux says it in /proc; elsewhere it is
+    set and put back)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def verify_folder(folder: Path, public: bytes, token: str) -> SignedExport:

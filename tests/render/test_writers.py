@@ -202,10 +202,12 @@ def test_the_platform_metadata_file_is_never_written(tmp_path):
         write_files(tmp_path, {"metadata": "x"})
 
 
-@pytest.mark.parametrize("mask, mode", [(0o022, 0o644), (0o027, 0o640), (0o077, 0o600)],
-                         ids=["umask022", "umask027", "umask077"])
+@pytest.mark.parametrize("mask, mode", [(0o022, 0o644), (0o027, 0o640), (0o077, 0o600), (0o000, 0o644),
+                                        (0o002, 0o644)],
+                         ids=["umask022", "umask027", "umask077", "umask000", "umask002"])
 def test_output_files_get_the_umask_mode(tmp_path, umask, mask, mode):
-    # like open(): 0666 less the umask, not the temporary file's 0600
+    # like open(): 0666 less the umask, not the temporary file's 0600; never writable by the
+    # group or others (issue 49, 4: under umask 000 any local user could change the ranking)
     umask(mask)
     cfg = tmp_path / "metascore.yaml"
     cfg.write_text(yaml.safe_dump(CONFIG))

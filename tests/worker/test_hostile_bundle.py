@@ -9,6 +9,10 @@
   content in no output and no zip; as root and as ``nobody``.
 - A link inside the bundle is stored as what it names (Codabench's unpacker,
   ``ZipFile.extractall``, makes no links), and ``bundle run`` gives the jobs the same files.
+- A hard link to the organizer's 0600 file (issue 49, 6), which reads as an ordinary file:
+  ``bundle check`` warns of it, ``bundle zip`` refuses it (one line, nothing written) unless
+  ``--allow-hardlinks``; as root and as ``nobody``. A file with two names both in the
+  bundle is nothing to say.
 - A bundle zip holding a link member or a name that escapes the extraction folder is
   refused by ``check`` and ``run``.
 - ``add-meta`` writes nothing through ``final_ranking/`` or ``meta_scoring_program/`` when
@@ -34,7 +38,8 @@ from pathlib import Path
 
 import pytest
 
-from hostile_fixtures import LINKS_OUT, SECRET_TEXT, hostile_bundle, linked_bundle, meta_links_bundle
+from hostile_fixtures import (HARD_LINK, LINKS_OUT, SECRET_TEXT, hard_linked_bundle, hostile_bundle, linked_bundle,
+                              meta_links_bundle)
 from metascore.bundle.archive import as_folder
 from metascore.bundle.trees import walk
 from metascore.cli import main
@@ -162,6 +167,52 @@ def test_the_cloned_bundle_of_the_issue_is_refused_as_root_and_as_nobody(tmp_pat
             assert os.listdir(work / "out") == [] and state(bundle) == before
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+# ----------------------------------------------------------------------------- issue 49, 6: hard links
+def test_a_hard_link_to_a_file_outside_is_said_by_check_and_refused_by_zip_as_root_and_as_nobody():
+    """Issue 49, 6: ``ref/leak.txt`` is a second name of the organizer's 0600 file (owned by
+    the user who runs the commands: root, then ``nobody``)."""
+    users = [[]]
+    if os.geteuid() == 0 and shutil.which("setpriv"):
+        users.append(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"])
+    for user in users:
+        work = Path(tempfile.mkdtemp(prefix="metascore-hardlink-", dir="/var/tmp"))  # nobody can enter it
+        try:
+            os.chmod(work, 0o755)
+            bundle = hard_linked_bundle(work)
+            (work / "out").mkdir()
+            if user:  # the bundle, the 0600 file and the output folder are nobody's
+                subprocess.run(["chown", "-R", "65534:65534", str(work)], check=True)
+            before = state(bundle), state(work / "outside")
+            env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(source_for_others()), "HOME": str(work / "out"),
+                   "TMPDIR": str(work / "out")}
+
+            def metascore(*args):
+                return subprocess.run([*user, sys.executable, "-m", "metascore", "bundle", *args],
+                                      capture_output=True, text=True, env=env, timeout=300)
+
+            check = metascore("check", str(bundle))
+            zipped = metascore("zip", str(bundle), "-o", str(work / "out" / "upload.zip"))
+            said = (f"{HARD_LINK} shares its data with a file outside the bundle (a hard link: 2 names, 1 of "
+                    "them in the bundle)")
+            assert check.returncode == 0, (user, check.stdout, check.stderr)
+            warned = [line for line in check.stdout.splitlines() if said in line]
+            assert len(warned) == 1 and warned[0].startswith("warning: ") and "--allow-hardlinks" in warned[0]
+            assert "truth-too.txt" not in check.stdout and "0 warning(s)" not in check.stdout
+            assert zipped.returncode == 1 and zipped.stderr.count("\n") == 1, (user, zipped.stdout, zipped.stderr)
+            assert said in zipped.stderr and "no zip written" in zipped.stderr
+            for proc in (check, zipped):
+                assert "Traceback" not in proc.stdout + proc.stderr
+                assert SECRET_TEXT.strip() not in proc.stdout + proc.stderr
+            assert (state(bundle), state(work / "outside")) == before and os.listdir(work / "out") == []
+
+            allowed = metascore("zip", str(bundle), "-o", str(work / "out" / "upload.zip"), "--allow-hardlinks")
+            assert allowed.returncode == 0, (user, allowed.stdout, allowed.stderr)
+            assert f"[*] {HARD_LINK}: packed though it shares its data" in allowed.stdout
+            assert secret_anywhere(work / "out") == ["upload.zip"]  # the organizer said so
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 # ----------------------------------------------------------------------------- item 2: links inside

@@ -185,6 +185,26 @@ def test_files_count_against_the_disk_limit_one_per_block(tmp_path):
     assert watch.disk_exceeded() == "files"
 
 
+def test_a_file_claiming_more_than_the_disk_limit_breaks_it_whatever_it_holds(tmp_path):
+    """Issue 49, 5: a sparse file of 1 TiB holds a few KB, but claims more than --disk-limit:
+    the watch fails the job as the local backend's limit on one file's size does (the
+    Docker backend has no other), unless such a file was there before the job."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    for folder in (old, new):
+        folder.mkdir()
+    with open(old / "big.bin", "wb") as handle:  # in the program folder before the job ran
+        handle.truncate(30 << 20)
+    limits = Limits(disk=20 << 20)
+    watch = JobWatch(None, [old, new], limits)
+    with open(new / "sparse19.bin", "wb") as handle:  # within the limit, as sparse_links
+        handle.truncate(19 << 20)
+    assert watch.disk_exceeded() is None
+    with open(new / "huge.bin", "wb") as handle:
+        handle.truncate(1 << 40)
+    assert tree_usage([new])[0] < 1 << 20  # what it holds
+    assert watch.disk_exceeded() == "disk"
+
+
 def test_deleted_files_a_job_holds_open_count_as_written(tmp_path):
     code = ("import os, sys, tempfile, time\nh = tempfile.TemporaryFile(dir=sys.argv[1])\n"
             "h.write(b'x' * (3 << 20)); h.flush(); print('ready', flush=True); time.sleep(30)")

@@ -8,8 +8,8 @@ ones alone (which also removes the first run's trees, 1,500 folders deep among t
 backends: the local sandbox run by root and by ``nobody`` (organizers run it both ways), the
 Docker one, and the local rewrite mode run by root with the hostile ones of
 :data:`~hostile_fixtures.REWRITE` as ``--submissions`` (each job then a user of its own).
-Each run is a child process whose session keyring holds a key, as an organizer's shell may.
-Then:
+Each run is a child process whose session keyring holds a key and whose umask is ``000``,
+as an organizer's shell may have them. Then:
 
 - the good submissions get the same scores in both runs, and the final leaderboard is
   written both times, with the good ones in the same order and with the same values;
@@ -24,8 +24,12 @@ Then:
   control groups), no process of a job outlives the run, and nothing of the organizer's
   key, 0600 secret file (which links of sample submissions name) or ``/etc/shadow``
   reaches ``--out``;
-- no file under ``--out`` has a set-id bit or is a device node, checked after every job
-  (all of ``--out`` but the folders of the jobs still running) and at the end;
+- no file under ``--out`` has a set-id bit or is a device node, and nothing there is
+  writable by the group or by others (issue 49, 4-5: the runner's own files and folders
+  under ``umask 000``, a job's ``0777`` folder, ``0666`` scores.json or ``2777`` folder),
+  checked after every job (all of ``--out`` but the folders of the jobs still running) and
+  at the end; no job leaves a file that claims more than ``--disk-limit`` (a sparse file of
+  1 TiB);
 - the runner's own peak memory and the bytes it writes stay within the bounds stated
   below, whatever the jobs do.
 """
@@ -59,6 +63,7 @@ SECRET = b"the organizer's key: s3cr3t"
 _KEY_CALLS = {"x86_64": (250, 248), "aarch64": (219, 217)}
 RUNNER = """
 import ctypes, glob, json, os, resource, stat, sys, threading
+os.umask(0)  # an organizer's shell may have it so: nothing of --out may be writable by others
 keyctl, add_key = {calls}
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall(keyctl, 1, None)  # KEYCTL_JOIN_SESSION_KEYRING: a keyring of this run's own
@@ -68,10 +73,10 @@ from metascore.bundle.trees import walk
 from metascore.bundle.worker.cgroups import cgroup_support
 from metascore.bundle.worker.syscall_filter import filter_support
 from metascore.cli import main
-out, running, lock, found = sys.argv[sys.argv.index("--out") + 1], set(), threading.Lock(), []
+out, running, lock, found, shared = sys.argv[sys.argv.index("--out") + 1], set(), threading.Lock(), [], []
 run_job = server.run_job
 
-def checked(job, backend):  # after every job: no set-id bit, no device under --out
+def checked(job, backend):  # after every job: no set-id bit, no device, nothing others may write
     with lock:
         running.add(str(job.run_dir))
     try:
@@ -88,6 +93,8 @@ def checked(job, backend):  # after every job: no set-id bit, no device under --
                     mode = entry.stat.st_mode
                     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or (mode & 0o6000 and not stat.S_ISLNK(mode)):
                         found.append(os.path.join(folder, *entry.parts))
+                    if mode & 0o022 and not stat.S_ISLNK(mode):
+                        shared.append(os.path.relpath(os.path.join(folder, *entry.parts), out))
             except OSError:  # not there (yet), or written meanwhile by the site
                 pass
 
@@ -98,6 +105,7 @@ io = dict(line.split(": ") for line in open("/proc/self/io").read().splitlines()
 # reaps wrote, a job's memfd included)
 written = resource.getrusage(resource.RUSAGE_SELF).ru_oublock * 512
 json.dump({{"code": code, "pid": os.getpid(), "wchar": int(io["wchar"]), "written": written, "set_id": found,
+           "shared_write": shared,
            "lacking": {{"memfd": cgroup_support()[1], "userns": filter_support()}},
            "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}}, open(sys.argv[1], "w"))
 """
@@ -163,6 +171,12 @@ def survivors() -> list[str]:
         except OSError:
             continue
     return found
+
+
+def shared_write(out: Path) -> list[str]:
+    """What under ``out`` (``out`` too; links left out) the group or others may write."""
+    found = ["."] if out.stat().st_mode & 0o022 else []
+    return found + ["/".join(e.parts) for e in walk(out) if e.stat.st_mode & 0o022 and not stat.S_ISLNK(e.stat.st_mode)]
 
 
 def set_id_or_device(out: Path) -> list[str]:
@@ -280,8 +294,12 @@ def test_no_hostile_submission_costs_the_others_their_scores(variant, work):
     assert not [n for n in set(os.listdir("/tmp")) - tmp_before if "PWNED" in n or "metascore-hostile" in n]
     assert leftover_groups(measured["pid"]) == []
     assert survivors() == []
-    # no set-id bit and no device node under --out, after every job and at the end
+    # no set-id bit and no device node under --out, nothing others may write there, after
+    # every job and at the end; no job left a file that claims more than --disk-limit
     assert measured["set_id"] == [] and set_id_or_device(work / "out") == []
+    assert measured["shared_write"] == [] and shared_write(work / "out") == []
+    assert not [e for e in walk(work / "out" / "runs" / "Development")
+                if stat.S_ISREG(e.stat.st_mode) and e.stat.st_size > DISK]
     # and while a job ran, no other local user could reach what it wrote: its sandbox is 0700
     sandboxes = list((work / "out" / "runs").glob("*/*/*/*"))
     assert sandboxes and {stat.S_IMODE(p.stat().st_mode) for p in sandboxes} == {0o700}
@@ -301,6 +319,7 @@ def test_no_hostile_submission_costs_the_others_their_scores(variant, work):
     assert good_rows(work / "out", summary2) == full_rows and [r[0] for r in full_rows] == ["good", "good_too"]
 
     assert snapshot(work) == before_clean and survivors() == []  # also after the second run's time
+    assert clean_measured["shared_write"] == [] and shared_write(work / "out") == []
     hostile = len(EXPECTED if names is None else names)
     extra_memory = measured["peak"] - clean_measured["peak"]
     extra_bytes = measured["written"] - clean_measured["written"]

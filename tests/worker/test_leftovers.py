@@ -1,6 +1,7 @@
 """What a job leaves behind is made harmless (issue 42): set-id bits, device nodes and file
-capabilities in its folders (every backend), and, for the rewrite mode's own users, their
-processes, their files in the folders every user may write and their System V IPC."""
+capabilities in its folders (every backend), the write bits of the group and others (issue
+49, 5), and, for the rewrite mode's own users, their processes, their files in the folders
+every user may write and their System V IPC."""
 
 from __future__ import annotations
 
@@ -49,14 +50,49 @@ def test_scrub_clears_set_id_bits_and_removes_devices_and_capabilities(tmp_path)
     found = scrub([job])
     assert {k: sorted(v) for k, v in found.items()} == {
         "set-id": ["deep/closed/g", "rootsh", "rootsh-too", "shared"], "device": ["null"],
-        "capability": ["plain"]}
+        "capability": ["plain"], "shared": []}
     assert not (job / "null").exists() and not (job / "rootsh").exists()  # rootsh had two names
     assert stat.S_IMODE((job / "rootsh-too").stat().st_mode) == 0o755  # then one: its bit cleared
     assert stat.S_IMODE((job / "deep" / "closed" / "g").stat().st_mode) == 0o711
-    assert stat.S_IMODE((job / "shared").stat().st_mode) == 0o775
+    assert stat.S_IMODE((job / "shared").stat().st_mode) == 0o755  # nor the group's write bit
     assert os.listxattr(job / "plain") == [] or "security.capability" not in os.listxattr(job / "plain")
     assert (outside / "host-suid").stat().st_mode & SET_ID  # nothing outside the folders changed
-    assert scrub([job]) == {"set-id": [], "device": [], "capability": []}
+    assert scrub([job]) == {"set-id": [], "device": [], "capability": [], "shared": []}
+
+
+def test_scrub_leaves_nothing_others_may_write(tmp_path):
+    """Issue 49, 5: a 0777 folder, a 0666 scores.json, a 2777 folder (0777 once its set-id bit
+    is cleared) and a 0666 FIFO are left writable by their owner alone, in place, links not
+    followed; the names of a file that is not its folder owner's and has another name, which
+    may be outside the job's folders, are removed (its bits are another's to change)."""
+    job, outside = tmp_path / "job", tmp_path / "outside"
+    (job / "open" / "deeper").mkdir(parents=True)
+    outside.mkdir()
+    (outside / "theirs").write_text("another's file")
+    (outside / "theirs").chmod(0o666)
+    (job / "scores.json").write_text('{"score": 0.5}')
+    (job / "shared").mkdir()
+    os.mkfifo(job / "fifo")
+    (job / "to-theirs").symlink_to(outside / "theirs")
+    for path, mode in ((job / "open", 0o777), (job / "open" / "deeper", 0o770), (job / "scores.json", 0o666),
+                       (job / "shared", 0o2777), (job / "fifo", 0o666)):
+        path.chmod(mode)
+    os.link(job / "scores.json", job / "open" / "scores-too.json")  # the job's own: both names kept
+    if os.geteuid() == 0:  # a 0666 file of another user, linked in
+        os.chown(outside / "theirs", UID, UID)
+        os.link(outside / "theirs", job / "open" / "theirs")
+
+    found = scrub([job])
+    modes = {p.relative_to(job).as_posix(): stat.S_IMODE(p.lstat().st_mode) for p in job.rglob("*")
+             if not p.is_symlink()}
+    assert {k: v for k, v in modes.items() if v & 0o022} == {}
+    assert modes["open"] == modes["shared"] == 0o755 and modes["scores.json"] == modes["fifo"] == 0o644
+    assert modes["open/deeper"] == 0o750
+    assert (job / "open" / "scores-too.json").read_text() == '{"score": 0.5}'
+    assert found["set-id"] == ["shared"] and found["device"] == found["capability"] == []
+    assert found["shared"] == (["open/theirs"] if os.geteuid() == 0 else [])
+    assert stat.S_IMODE((outside / "theirs").stat().st_mode) == 0o666  # not the job's to change
+    assert scrub([job]) == {"set-id": [], "device": [], "capability": [], "shared": []}
 
 
 def test_scrub_notes_name_what_was_changed(tmp_path):

@@ -46,9 +46,9 @@ from pathlib import Path, PurePosixPath
 
 from ..errors import InputError
 from ..readers.yaml_loader import MAX_YAML_BYTES
-from .files import is_excluded, is_noise, new_folder
+from .files import is_excluded, is_noise, new_folder, replacing
 from .links import bundle_files, refuse_links
-from .trees import COPY_CHUNK, MAX_DEPTH, MAX_PATH, remove_tree
+from .trees import COPY_CHUNK, MAX_DEPTH, MAX_PATH, SHARED_WRITE, make_folders, remove_tree
 
 __all__ = [
     "MAX_MEMBERS",
@@ -131,7 +131,7 @@ def safe_extract(
                 f"{max_total_size}{size_name}; refusing to extract it."
             )
         members = _members(archive, infos)
-        dest.parent.mkdir(parents=True, exist_ok=True)
+        make_folders(dest.parent)
         with new_folder(dest, Path(tempfile.mkdtemp(prefix=".extract-", dir=dest.parent))) as tmp:
             os.chmod(tmp, 0o755)  # as a folder made with mkdir, not mkdtemp's 0700
             _Extraction(zf, archive, tmp, max_total_size, size_name, member_sizes or {}).run(members)
@@ -237,7 +237,7 @@ class _Extraction:
         return self.fds[parts]
 
     def file(self, parts: tuple[str, ...], info: zipfile.ZipInfo) -> None:
-        mode = ((info.external_attr >> 16) & 0o777 or 0o644) | stat.S_IRUSR | stat.S_IWUSR
+        mode = (((info.external_attr >> 16) & 0o777 or 0o644) | stat.S_IRUSR | stat.S_IWUSR) & ~SHARED_WRITE
         try:
             fd = os.open(parts[-1], os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode,
                          dir_fd=self.folder(parts[:-1]))
@@ -335,14 +335,14 @@ def _copy_files(files: list[tuple[str, str]], dest: Path) -> None:
     a temporary name, then renamed."""
     tmp = dest.with_name(f".{dest.name}.copy-tmp")
     remove_tree(tmp)
-    tmp.mkdir(parents=True)
+    make_folders(tmp)
     with new_folder(dest, tmp):
         for name, real in files:
             target = tmp / name
-            target.parent.mkdir(parents=True, exist_ok=True)
+            make_folders(target.parent)
             with open_regular(real) as src, open(target, "xb") as out:
                 shutil.copyfileobj(src, out, COPY_CHUNK)
-                os.fchmod(out.fileno(), (os.fstat(src.fileno()).st_mode & 0o777) | 0o600)
+                os.fchmod(out.fileno(), ((os.fstat(src.fileno()).st_mode & 0o777) | 0o600) & ~SHARED_WRITE)
 
 
 def open_regular(path: str):
@@ -368,29 +368,26 @@ def zip_directory(src: str | os.PathLike[str], dest_zip: str | os.PathLike[str],
     (:func:`~metascore.bundle.links.bundle_files`). ``base``: a zip whose members come first,
     copied as they are (not compressed again: the meta-scoring program's cached
     ``runtime.zip``). ``extra``: members written last, in place of files of the same name
-    (the meta task's competition token). The zip is written to a temporary name, then renamed.
+    (the meta task's competition token). The zip is written to a temporary name, then renamed
+    (:func:`~metascore.bundle.files.replacing`: writable by its user alone, whatever the umask).
     """
     src, dest_zip = Path(src), Path(dest_zip)
     extra = dict(extra or {})
     if not src.is_dir():
         raise InputError(f"{src}: not a directory; cannot zip it.")
     files = bundle_files(src, Path(bundle) if bundle is not None else src, skip=_excluded)
-    dest_zip.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest_zip.with_name(dest_zip.name + ".tmp")
-    if base is not None:
-        shutil.copyfile(base, tmp)
-    try:
-        with zipfile.ZipFile(tmp, "a" if base is not None else "w", compression=zipfile.ZIP_DEFLATED) as zf:
+    make_folders(dest_zip.parent)
+    with replacing(dest_zip) as out:
+        if base is not None:
+            with open(base, "rb") as first:
+                shutil.copyfileobj(first, out, COPY_CHUNK)
+            out.seek(0)
+        with zipfile.ZipFile(out, "a" if base is not None else "w", compression=zipfile.ZIP_DEFLATED) as zf:
             for name, real in files:
                 if name not in extra:
                     _zip_file(zf, name, real)
             for name, data in sorted(extra.items()):
                 zf.writestr(name, data, compress_type=zipfile.ZIP_DEFLATED)
-        os.replace(tmp, dest_zip)
-    except BaseException:
-        if os.path.lexists(tmp):
-            os.unlink(tmp)
-        raise
     return dest_zip
 
 

@@ -9,7 +9,9 @@ own Python from :mod:`metascore.bundle.meta.runtime`), the reference data of eac
 gets a new competition token (:mod:`metascore.export_binding`), and the phase dates can be moved
 (:func:`~metascore.bundle.schema.phase_dates.shift_dates`). A link that leaves the bundle is
 refused before anything is read; a link inside it is stored as what it names
-(:mod:`~metascore.bundle.links`).
+(:mod:`~metascore.bundle.links`); a file whose data is shared with a file outside the bundle
+(a hard link) is refused unless the organizer allows it. The zip is writable by its user
+alone, whatever the umask.
 """
 
 from __future__ import annotations
@@ -27,14 +29,14 @@ from ..errors import ConfigError, InputError
 from ..readers.yaml_loader import read_yaml
 from ..export_binding import COMPETITION_FILE, new_token, token_text
 from .archive import open_regular, safe_extract, zip_directory
-from .links import bundle_files
+from .links import bundle_files, hard_links
 from .meta.program_folder import assemble_meta_program
 from .meta.runtime import require_runtime
 from .platform.meta_program import is_meta_reference, meta_python_in, needs_meta_program
 from .schema.competition import Competition, bundle_path
-from .schema.load import check_schema, path_references
+from .schema.load import check_schema, path_references, referenced_paths
 from .schema.phase_dates import command_line_end, shift_dates
-from .trees import COPY_CHUNK
+from .trees import COPY_CHUNK, make_folders
 
 __all__ = ["build_bundle_zip"]
 
@@ -47,6 +49,7 @@ def build_bundle_zip(
     start: dt.date | None = None,
     log: Callable[[str], None] = lambda _: None,
     meta_python: str | None = None,
+    allow_hardlinks: bool = False,
 ) -> Path:
     """Zip a bundle directory into an uploadable Codabench bundle.
 
@@ -58,7 +61,9 @@ def build_bundle_zip(
     unless ``meta_python`` is ``"image"`` (:mod:`metascore.bundle.meta.runtime`). ``start``: every
     phase date is moved by the same number of days so that the first phase starts that day
     (:func:`~metascore.bundle.schema.phase_dates.shift_dates`; the folder is not changed). The
-    bundle must pass :func:`~metascore.bundle.schema.load.check_schema` without errors.
+    bundle must pass :func:`~metascore.bundle.schema.load.check_schema` without errors, and
+    hold no file whose data is shared with a file outside it
+    (:func:`~metascore.bundle.links.hard_links`) unless ``allow_hardlinks``.
     """
     bundle, dest_zip = Path(bundle), Path(dest_zip)
     if not bundle.is_dir():
@@ -70,6 +75,11 @@ def build_bundle_zip(
             f"{report.errors[0]} (run `metascore bundle check {bundle}`)."
         )
     data = read_yaml(bundle / "competition.yaml", on_duplicate=lambda _: None)  # warned by the check
+    for shared in hard_links(referenced_paths(bundle, data), bundle):
+        if not allow_hardlinks:
+            raise InputError(f"{bundle}: {str(shared).rstrip('.')}; no zip written.")
+        log(f"[*] {shared.path}: packed though it shares its data with a file outside the bundle "
+            f"({shared.names} names, {shared.inside} in the bundle): --allow-hardlinks")
     if start is not None and report.competition is not None:
         text = (bundle / "competition.yaml").read_text(encoding="utf-8", errors="replace")
         for line in shift_dates(data, report.competition, start, keep_end=command_line_end(text)):
@@ -110,7 +120,7 @@ def build_bundle_zip(
                 zip_directory(src, stage / name, base=base, bundle=own, extra=extra)
                 zipped[ref] = name
             elif src.is_file():  # a link inside the bundle: the file it names
-                (stage / rel).parent.mkdir(parents=True, exist_ok=True)
+                make_folders((stage / rel).parent)
                 with open_regular(bundle_files(src, bundle)[0][1]) as part, open(stage / rel, "xb") as out:
                     shutil.copyfileobj(part, out, COPY_CHUNK)
                 zipped[ref] = rel
@@ -119,7 +129,6 @@ def build_bundle_zip(
         (stage / "competition.yaml").write_text(
             header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8"
         )
-        dest_zip.parent.mkdir(parents=True, exist_ok=True)
         zip_directory(stage, dest_zip)
     return dest_zip
 

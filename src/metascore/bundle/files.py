@@ -5,10 +5,12 @@
 - :func:`is_excluded`: never copied into a zip or an assembled program (caches, VCS data,
   compiled Python, OS noise);
 - :func:`copy_clean`: a folder copied without the excluded files;
-- :func:`write_text` (:func:`write_bytes`): a text file (any file) written under a fresh
-  temporary name, then renamed;
+- :func:`write_text` (:func:`write_bytes`, :func:`replacing`): a text file (any file)
+  written under a fresh temporary name, then renamed;
   :func:`new_folder`: a folder filled under a temporary name, then renamed (removed when
   filling it fails or is interrupted);
+  each writable by its user alone, whatever the umask (at most ``rw-r--r--`` and
+  ``rwxr-xr-x``, the modes of :mod:`~metascore.bundle.trees`: what ``umask 022`` gives);
 - :func:`read_job_file` and :func:`copy_job_output`: a file or a tree that a job wrote, read
   or copied without following what the job may have planted there (a symbolic link to a
   host file, a FIFO that would block): links that stay inside the tree are copied as the
@@ -24,18 +26,19 @@ name that cannot exist yet (``O_EXCL``), then renamed over the name it replaces.
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import stat
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
+from typing import BinaryIO
 
-from .trees import copy_tree
+from .trees import FILE_MODE, copy_tree, drop_shared_write, make_folders
 
 __all__ = [
     "METADATA_FILES", "EXCLUDED_NAMES", "is_noise", "is_excluded", "copy_clean", "write_text", "write_bytes",
-    "new_folder", "read_job_file", "copy_job_output",
+    "replacing", "new_folder", "read_job_file", "copy_job_output",
 ]
 
 #: A program's metadata file (``command``, ...): ``metadata.yaml`` first, as the worker reads it.
@@ -69,18 +72,27 @@ def copy_clean(src: Path, dest: Path) -> None:
 
 def write_text(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` (parents created) as :func:`write_bytes` does."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folders(path.parent)
     write_bytes(path, text.encode("utf-8"))
 
 
 def write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` (its folder must exist) under a fresh temporary name (created
-    with ``O_EXCL``, so never through a link planted there), then rename it over ``path``."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    """Write ``data`` to ``path`` (its folder must exist) as :func:`replacing` does."""
+    with replacing(path) as handle:
+        handle.write(data)
+
+
+@contextmanager
+def replacing(path: Path) -> Iterator[BinaryIO]:
+    """A new file, open for reading and writing, that the ``with`` block fills and that then
+    replaces ``path`` (its folder must exist). It is made under a fresh temporary name with
+    ``O_EXCL`` (never through a link planted there) and :data:`~metascore.bundle.trees.FILE_MODE`
+    (less the umask: never writable by others); when the block raises, it is removed and
+    ``path`` left as it was."""
+    fd, tmp = _new_file(path)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(tmp, 0o644)
+        with os.fdopen(fd, "w+b") as handle:
+            yield handle
         os.replace(tmp, path)
     except BaseException:
         if os.path.lexists(tmp):
@@ -88,13 +100,27 @@ def write_bytes(path: Path, data: bytes) -> None:
         raise
 
 
+def _new_file(path: Path) -> tuple[int, str]:
+    """A descriptor and the name of a new empty file beside ``path``, its name unused before."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    for _ in range(100):
+        tmp = os.path.join(path.parent, f".{path.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            return os.open(tmp, flags, FILE_MODE), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"{path.parent}: no temporary name left for {path.name}")
+
+
 @contextmanager
 def new_folder(dest: Path, tmp: Path) -> Iterator[Path]:
-    """``tmp``, the folder the ``with`` block fills, then put in the place of ``dest``
-    (absent or an empty folder). When the block raises (an interrupt too), ``tmp``
-    is removed and ``dest`` left as it was."""
+    """``tmp``, the folder the ``with`` block fills, then made writable by its user alone
+    (:func:`~metascore.bundle.trees.drop_shared_write`: what was copied or made there under
+    ``umask 000``) and put in the place of ``dest`` (absent or an empty folder). When the
+    block raises (an interrupt too), ``tmp`` is removed and ``dest`` left as it was."""
     try:
         yield tmp
+        drop_shared_write(tmp)
         if dest.exists():
             dest.rmdir()
         os.replace(tmp, dest)

@@ -20,7 +20,12 @@ or through a chain of links, is refused before anything behind it is read or wri
   bundle (every path it writes, and the existing files there, checked before anything is
   written);
 - :func:`outside_link`: a path that leaves the bundle by itself or through a parent folder;
-  :data:`OUTSIDE_LINK_RULE`: what every message says to do.
+  :data:`OUTSIDE_LINK_RULE`: what every message says to do;
+- :func:`hard_links`: the files whose data is shared with a file outside the bundle (a hard
+  link: more names than the bundle has for it), which no symbolic-link rule sees: a hard link
+  to the organizer's 0600 file reads as an ordinary file. ``bundle check`` warns of each
+  (:mod:`~metascore.bundle.schema.load`), ``bundle zip`` refuses them unless the organizer
+  passes ``--allow-hardlinks`` (:data:`HARD_LINK_RULE`).
 
 Links that stay inside the bundle are stored as what they name: a file link as the file's
 bytes, a folder link as the folder's files. That is what the platform makes of a bundle:
@@ -41,19 +46,25 @@ import stat
 import zipfile
 from collections.abc import Callable, Iterable
 from pathlib import Path, PurePosixPath
+from typing import NamedTuple
 
 from ..errors import InputError
-from .trees import MAX_DEPTH
+from .trees import MAX_DEPTH, walk
 
 __all__ = [
-    "OUTSIDE_LINK_RULE", "MAX_LINKED_FILES", "outside_link", "link_problems",
-    "refuse_links", "bundle_files", "zip_links", "refuse_writes",
+    "OUTSIDE_LINK_RULE", "HARD_LINK_RULE", "MAX_LINKED_FILES", "HardLink", "outside_link", "link_problems",
+    "refuse_links", "bundle_files", "zip_links", "refuse_writes", "hard_links",
 ]
 
 #: What every message about a link that leaves a bundle says.
 OUTSIDE_LINK_RULE = ("metascore follows no link out of a bundle (a cloned or downloaded bundle could "
                      "name any file of this machine, to be read as your user, zipped for upload or "
                      "given to the jobs): put the file or folder itself in the bundle")
+#: What every message about a file whose data is shared with one outside the bundle says.
+HARD_LINK_RULE = ("`bundle zip` would pack that file's bytes, whoever's they are (a hard link gives a bundle "
+                  "any file its maker could read, a 0600 file of yours too), and refuses it unless you pass "
+                  "--allow-hardlinks: give the bundle a copy of its own (cp FILE FILE.copy && mv FILE.copy FILE), "
+                  "or pass --allow-hardlinks when the file is meant to be published")
 #: The most files and folders that links to folders may repeat under one bundle path (those
 #: of a folder reached a second time: n folders each holding two links to the next would
 #: repeat the last one 2^n times).
@@ -264,3 +275,46 @@ def refuse_writes(bundle: Path, paths: Iterable[str], what: str) -> None:
                 raise InputError(f"{_leads(shown, os.readlink(here), os.path.realpath(here))}, outside "
                                  f"the bundle, and {what} would write {rel} through it; nothing was "
                                  f"written; {OUTSIDE_LINK_RULE}.")
+
+
+# ---------------------------------------------------------------------- hard links
+class HardLink(NamedTuple):
+    """A file of the bundle whose data is shared with a file outside it: its path in the
+    bundle, its link count and how many of those names are in the bundle."""
+
+    path: str
+    names: int
+    inside: int
+
+    def __str__(self) -> str:
+        return (f"{self.path} shares its data with a file outside the bundle (a hard link: {self.names} "
+                f"names, {self.inside} of them in the bundle); {HARD_LINK_RULE}.")
+
+
+def hard_links(paths: Iterable[Path], bundle: Path) -> list[HardLink]:
+    """The regular files at and below the bundle ``paths`` (links inside the bundle followed,
+    each file once) whose link count is above the number of names the bundle has for them:
+    their data is also a file outside the bundle, which the bundle's maker may have linked
+    in (an organizer's 0600 file). Paths that do not exist, and what
+    :func:`link_problems` names, are left out."""
+    found: dict[tuple[int, int], tuple[str, int]] = {}
+    top = os.path.realpath(bundle)
+    for path in paths:
+        if not os.path.lexists(path):
+            continue
+        for _, real in _Walk(bundle, lambda _: None, lambda _: False).files(Path(path)):
+            try:
+                info = os.stat(real)
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+                found.setdefault((info.st_dev, info.st_ino), (os.path.relpath(real, top), info.st_nlink))
+    if not found:
+        return []
+    inside = dict.fromkeys(found, 0)
+    for entry in walk(top, on_error=lambda _: None):  # every name the bundle has for them
+        ident = (entry.stat.st_dev, entry.stat.st_ino)
+        if ident in inside and stat.S_ISREG(entry.stat.st_mode):
+            inside[ident] += 1
+    return [HardLink(path, names, inside[ident]) for ident, (path, names) in found.items()
+            if inside[ident] < names]

@@ -50,8 +50,10 @@ Where this differs from the v2 worker, knowingly:
   :mod:`metascore.bundle.worker.local`; run as root, it runs ``--submissions`` as a user of
   their own); its programs run with this Python or the environment ``metascore bundle env``
   built for the image, not the image itself.
-- Nothing a job leaves keeps a set-id bit, a device node or a file capability (the worker
-  zips its output as it is): :mod:`~metascore.bundle.worker.leftovers`.
+- Nothing a job leaves keeps a set-id bit, a device node, a file capability or a write bit
+  for the group or others (the worker zips its output as it is):
+  :mod:`~metascore.bundle.worker.leftovers`; nothing the runner writes in ``--out`` is
+  writable by others either, whatever the umask (:mod:`~metascore.bundle.trees`).
 """
 
 from __future__ import annotations
@@ -79,7 +81,7 @@ from .platform.meta_program import meta_python_in, needs_meta_program
 from .schema.load import load_competition
 from .site.server import DEFAULT_FEED, MetaProgramFiller, Site, SiteRun
 from .site.submissions import Submission, collect_submissions
-from .trees import remove_tree
+from .trees import make_folders, remove_tree
 from .worker.job import JobResult
 
 __all__ = ["RunReport", "run_bundle", "meta_image_report", "format_report", "default_jobs", "DEFAULT_OUT",
@@ -198,7 +200,7 @@ def run_bundle(
     # a folder is checked (its links first) before anything is written; a zip's link
     # members and competition.yaml are refused before it is extracted
     comp = None if zipped else load_competition(bundle)
-    out.mkdir(parents=True, exist_ok=True)
+    make_folders(out)  # rwxr-xr-x at most, whatever the umask (and left as it is when it exists)
     for name in ("runs", "outputs", "cache", "bundle", "final"):
         if (out / name).exists():
             if bundle.resolve().is_relative_to((out / name).resolve()):

@@ -10,7 +10,7 @@ and links. The runner reads, sizes, copies, chowns and removes such trees only h
   folder it came from), the pending names are a list, not the call stack: any depth, any
   path length;
 - :func:`tree_usage`: bytes allocated (not the files' sizes: a sparse file costs what it
-  holds) and the number of entries;
+  holds), the number of entries and the largest size a file claims;
 - :func:`copy_tree`: a copy that writes only what the source holds: holes stay holes, and
   a file reached twice (hard links, or links to it) is written once and hard-linked; links
   are kept as links, or (a job's output) replaced by the file they name inside the tree;
@@ -18,7 +18,12 @@ and links. The runner reads, sizes, copies, chowns and removes such trees only h
   :data:`MAX_PATH` characters is refused (the platform's worker, which zips the output
   with ``os.walk``, cannot take one either);
 - :func:`remove_tree`: removal at any depth (``shutil.rmtree`` recurses);
-- :func:`chown_tree`: a tree given to the job's user.
+- :func:`chown_tree`: a tree given to the job's user;
+- :func:`make_folders` and :func:`drop_shared_write`: what metascore makes for its user is
+  writable by that user alone, whatever the umask: a folder at most ``rwxr-xr-x``
+  (:data:`FOLDER_MODE`), a file at most ``rw-r--r--`` (:data:`FILE_MODE`), what ``umask 022``
+  gives (a stricter umask takes more away). Under ``umask 000`` a folder of ``--out`` left
+  ``0777`` would let any local user put files into it, a ``0666`` file let them change it.
 """
 
 from __future__ import annotations
@@ -32,8 +37,8 @@ from typing import NamedTuple
 
 from ..errors import InputError
 
-__all__ = ["Entry", "walk", "tree_usage", "copy_tree", "remove_tree", "chown_tree", "MAX_DEPTH", "MAX_PATH",
-           "COPY_CHUNK"]
+__all__ = ["Entry", "Usage", "walk", "tree_usage", "copy_tree", "remove_tree", "chown_tree", "make_folders",
+           "drop_shared_write", "MAX_DEPTH", "MAX_PATH", "COPY_CHUNK", "FILE_MODE", "FOLDER_MODE", "SHARED_WRITE"]
 
 #: A tree :func:`copy_tree` copies is at most this many folders deep ...
 MAX_DEPTH = 100
@@ -42,6 +47,13 @@ MAX_PATH = 2000
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 #: Bytes a copy reads at a time (a tree's files, a zip's members, a bundle's files).
 COPY_CHUNK = 1 << 20
+#: The write bits of the group and of others: no file or folder metascore writes for its user
+#: has them (what ``umask 022`` takes away) ...
+SHARED_WRITE = stat.S_IWGRP | stat.S_IWOTH
+#: ... so a new file has at most this mode (less the umask) ...
+FILE_MODE = 0o644
+#: ... and a new folder this one.
+FOLDER_MODE = 0o755
 
 
 class Entry(NamedTuple):
@@ -137,19 +149,31 @@ def _identity(info: os.stat_result) -> tuple[int, int]:
     return info.st_dev, info.st_ino
 
 
-def tree_usage(paths: list[Path]) -> tuple[int, int]:
-    """``(bytes allocated, entries)`` under ``paths`` (folders; links not followed; what
+class Usage(NamedTuple):
+    """What a tree holds: ``size``, the bytes allocated on disk (a sparse file counts what it
+    holds); ``entries``, its files, folders and links; ``largest``, the largest size a
+    regular file claims (a sparse file's whole size)."""
+
+    size: int
+    entries: int
+    largest: int
+
+
+def tree_usage(paths: list[Path]) -> Usage:
+    """The :class:`Usage` of the trees under ``paths`` (folders; links not followed; what
     cannot be read is not counted)."""
-    size = entries = 0
+    size = entries = largest = 0
     for path in paths:
         try:
             for entry in walk(path, on_error=lambda _: None):
                 entries += 1
                 if not stat.S_ISDIR(entry.stat.st_mode):
                     size += _allocated(entry.stat)
+                if stat.S_ISREG(entry.stat.st_mode):
+                    largest = max(largest, entry.stat.st_size)
         except OSError:  # gone, or moved while read: what was seen is counted
             continue
-    return size, entries
+    return Usage(size, entries, largest)
 
 
 def _allocated(info: os.stat_result) -> int:
@@ -219,6 +243,39 @@ def _empty(fd: int) -> list[str]:
     return folders
 
 
+def make_folders(path: str | os.PathLike[str]) -> Path:
+    """``path`` and each missing folder above it made with :data:`FOLDER_MODE` (less the
+    umask; ``Path.mkdir(parents=True)`` gives the folders above the umask's mode, ``0777``
+    under ``umask 000``). Folders that exist are left as they are."""
+    path = Path(os.path.abspath(path))
+    missing = []
+    while not path.is_dir():
+        missing.append(path)
+        if path.parent == path:
+            break
+        path = path.parent
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(mode=FOLDER_MODE)
+        except FileExistsError:  # made meanwhile (another thread), or a file: said below
+            if not folder.is_dir():
+                raise
+    return missing[0] if missing else path
+
+
+def drop_shared_write(path: str | os.PathLike[str]) -> None:
+    """Clear the :data:`SHARED_WRITE` bits of ``path`` (a folder) and of everything below it,
+    links not followed: a tree metascore made (a copy, an extraction, a program folder), made
+    writable by its user alone before it is put in place."""
+    def drop(name: str | os.PathLike[str], info: os.stat_result, dir_fd: int | None = None) -> None:
+        if info.st_mode & SHARED_WRITE and not stat.S_ISLNK(info.st_mode):
+            os.chmod(name, stat.S_IMODE(info.st_mode) & ~SHARED_WRITE, dir_fd=dir_fd)
+
+    drop(path, os.lstat(path))
+    for entry in walk(path):
+        drop(entry.name, entry.stat, entry.dir_fd)
+
+
 def chown_tree(path: Path, uid: int, gid: int) -> None:
     """Make ``path`` and everything below it (links not followed) belong to ``uid:gid``."""
     os.chown(path, uid, gid, follow_symlinks=False)
@@ -230,8 +287,9 @@ def copy_tree(src: Path, dest: Path, *, keep_links: bool, skip: Callable[[str], 
               what: str = "the folder") -> list[str]:
     """Copy the folder ``src`` into ``dest`` (merged) without writing more than ``src`` holds.
 
-    Regular files keep their permission bits (without set-id bits) and their holes; a file
-    reached twice is copied once and hard-linked. ``keep_links``: symbolic links are copied
+    Regular files keep their permission bits (without set-id bits, and writable by their
+    owner alone: :data:`SHARED_WRITE` cleared) and their holes; folders are made with
+    :data:`FOLDER_MODE`; a file reached twice is copied once and hard-linked. ``keep_links``: symbolic links are copied
     as links, and ``src`` may itself be a link to a folder (a bundle item); otherwise (a
     job's output) a link to a regular file inside ``src`` is copied as that file and any
     other link is left out. FIFOs, sockets and devices are left out.
@@ -244,7 +302,7 @@ def copy_tree(src: Path, dest: Path, *, keep_links: bool, skip: Callable[[str], 
     root = os.path.realpath(src)
     copies: dict[tuple[int, int], Path] = {}  # source file -> its first copy
     skipped: list[str] = []
-    dest.mkdir(parents=True, exist_ok=True)
+    make_folders(dest)
     left_out: set[tuple[str, ...]] = set()
     try:
         for entry in walk(src, max_depth=MAX_DEPTH, follow_root=keep_links):
@@ -259,7 +317,7 @@ def copy_tree(src: Path, dest: Path, *, keep_links: bool, skip: Callable[[str], 
             target = dest.joinpath(*entry.parts)
             mode = entry.stat.st_mode
             if stat.S_ISDIR(mode):
-                target.mkdir(exist_ok=True)
+                target.mkdir(mode=FOLDER_MODE, exist_ok=True)
             elif stat.S_ISREG(mode):
                 _copy_file(entry, target, copies)
             elif stat.S_ISLNK(mode) and keep_links:
@@ -320,7 +378,7 @@ def _write_copy(fd: int, info: os.stat_result, target: Path, copies: dict[tuple[
             return
         except OSError:  # no hard links here: a second copy
             pass
-    mode = (info.st_mode & 0o777) | 0o600
+    mode = ((info.st_mode & 0o777) | 0o600) & ~SHARED_WRITE
     out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
     try:
         for start, end in _segments(fd, info.st_size):

@@ -273,7 +273,10 @@ def _zip_parser(sub: argparse._SubParsersAction) -> None:
         "checked as `bundle check` would check it, and its warnings printed (e.g. a phase "
         "that auto-migrates and starts before now: Codabench migrates it at once, empty). A "
         "link that leaves the bundle is refused before anything is read; a link inside it is "
-        "stored as the file or folder it names (Codabench's unpacker makes no links).",
+        "stored as the file or folder it names (Codabench's unpacker makes no links); a file "
+        "whose data is shared with a file outside the bundle (a hard link) is refused unless "
+        "--allow-hardlinks. The zip is writable by you alone (rw-r--r-- at most), whatever "
+        "the umask.",
     )
     p.add_argument("bundle", help="bundle folder")
     p.add_argument("--output", "-o", default="bundle.zip", help="zip to write (default: bundle.zip)")
@@ -285,6 +288,11 @@ def _zip_parser(sub: argparse._SubParsersAction) -> None:
                    "gaps are kept, the folder is not changed. The end given to `bundle add-meta "
                    "--end` and the Final ranking phase's start, the day after, stay where they were "
                    "put (a shift that would move a phase past that end is refused)")
+    p.add_argument("--allow-hardlinks", action="store_true",
+                   help="pack the files whose data is shared with a file outside the bundle (hard "
+                   "links: their link count is above the names the bundle has for them), which are "
+                   "refused by default: a hard link gives a bundle any file its maker could read, "
+                   "a 0600 file of yours too; `bundle check` names them")
     _meta_python_option(p, "the meta-scoring program filled into the zip")
     p.set_defaults(func=_interruptible(_cmd_zip))
 
@@ -524,7 +532,7 @@ def _cmd_zip(args: argparse.Namespace) -> int:
             )
     dest = build_bundle_zip(args.bundle, args.output, scoring_program=args.scoring_program,
                             start=start, log=lambda line: print(line, flush=True),
-                            meta_python=args.meta_python)
+                            meta_python=args.meta_python, allow_hardlinks=args.allow_hardlinks)
     try:
         report = _check_path(dest)  # what is uploaded: the dates as moved, the programs as filled
     except BaseException:  # interrupted: no zip that was not checked

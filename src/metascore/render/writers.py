@@ -26,7 +26,8 @@ removes. A failure with an exception (disk full) undoes the steps taken, newest 
 leaves the previous files as they were. Files of others in the folder (a scoring
 program's own files, the platform's ``metadata``) are never touched, and score files not
 in the new set are left alone. Each file gets the mode ``open()`` would give it (``0o666``
-less the umask), not the temporary file's ``0o600``. Nothing here writes ``metadata``,
+less the umask), not the temporary file's ``0o600``, and never the write bits of the group
+and of others (under ``umask 000``, ``0o644``: what ``umask 022`` gives). Nothing here writes ``metadata``,
 which the platform owns, and ``detailed_results.html`` is the only HTML file written.
 
 - ``scores.json``: flat object of finite numbers (``allow_nan=False``);
@@ -264,15 +265,20 @@ def _remove_stale_staging(out: Path) -> None:
         shutil.rmtree(path, ignore_errors=True)
 
 
+#: The write bits of the group and of others: no output file has them.
+_SHARED_WRITE = 0o022
+
+
 def _file_mode() -> int:
-    """The mode ``open()`` gives a new file: ``0o666`` less the process umask."""
+    """The mode ``open()`` gives a new file, ``0o666`` less the process umask, without the
+    write bits of the group and of others."""
     try:  # Linux says it without changing it (other threads may be creating files)
         with open("/proc/self/status", encoding="ascii") as fh:
             umask = next(int(line.split()[1], 8) for line in fh if line.startswith("Umask:"))
     except (OSError, StopIteration, ValueError, IndexError):
         umask = os.umask(0o022)  # elsewhere reading the umask means setting it
         os.umask(umask)
-    return 0o666 & ~umask
+    return 0o666 & ~(umask | _SHARED_WRITE)
 
 
 # ---------------------------------------------------------------------- score files

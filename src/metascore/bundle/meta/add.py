@@ -46,7 +46,7 @@ from ..archive import extract_bundle
 from ..check.full import check_bundle as full_check
 from ..check.image_checks import LOCAL_RUN_NEEDS_ENV
 from ..platform.leaderboard_rules import SUBMISSION_RULES
-from ..files import new_folder, write_text
+from ..files import new_folder, replacing, write_text
 from ..links import refuse_writes
 from .program_folder import assemble_meta_program
 from ..platform.meta_program import META_PROGRAM_NAME, meta_python_in
@@ -389,22 +389,17 @@ def _write_zip(src: Path, dest: Path, files: dict[str, str], program: str | None
     if prefix:
         built = assemble_meta_program(tmp / "program", python=meta_python)
         extra = {prefix + p.relative_to(built).as_posix(): p for p in sorted(built.rglob("*")) if p.is_file()}
-    part = dest.with_name(f".{dest.name}.add-meta-tmp")
-    try:
-        with zipfile.ZipFile(src) as zin, zipfile.ZipFile(part, "w", zipfile.ZIP_DEFLATED) as zout:
-            if prefix:
-                files = {**files, **_tokens([*zin.namelist(), *files])}
-            for info in zin.infolist():
-                name = "/".join(PurePosixPath(info.filename.replace("\\", "/")).parts)
-                if name in files or (prefix and (name + "/").startswith(prefix)):
-                    continue
-                with zin.open(info) as a, zout.open(info, "w") as b:
-                    shutil.copyfileobj(a, b)
-            for rel, text in files.items():
-                zout.writestr(rel, text.encode("utf-8"))
-            for rel, path in extra.items():
-                zout.write(path, rel)
-        os.replace(part, dest)
-    finally:
-        if part.exists():
-            part.unlink()
+    with replacing(dest) as part, zipfile.ZipFile(src) as zin, \
+            zipfile.ZipFile(part, "w", zipfile.ZIP_DEFLATED) as zout:
+        if prefix:
+            files = {**files, **_tokens([*zin.namelist(), *files])}
+        for info in zin.infolist():
+            name = "/".join(PurePosixPath(info.filename.replace("\\", "/")).parts)
+            if name in files or (prefix and (name + "/").startswith(prefix)):
+                continue
+            with zin.open(info) as a, zout.open(info, "w") as b:
+                shutil.copyfileobj(a, b)
+        for rel, text in files.items():
+            zout.writestr(rel, text.encode("utf-8"))
+        for rel, path in extra.items():
+            zout.write(path, rel)

@@ -31,6 +31,7 @@ import yaml
 from ...errors import ConfigError
 from ..files import METADATA_FILES, copy_clean, write_text
 from ..platform.meta_program import RUNTIME_DIR, default_scoring_program, meta_python_in
+from ..trees import drop_shared_write, make_folders
 from ...signature import PUBLIC_KEY_NAME, OrganizerKey, organizer_key, public_key_text
 from .runtime import bundled_command, require_runtime
 
@@ -51,7 +52,7 @@ def assemble_meta_program(
     writes the command that runs the program's own Python and, unless ``with_runtime`` is
     false (a zip adds the cached ``runtime.zip`` instead), copies that Python into
     ``runtime/``, built first if the cache has none; ``"image"`` keeps the command that runs
-    the image's ``python3``.
+    the image's ``python3``. Nothing in ``dest`` is writable by others, whatever the umask.
     """
     import metascore
 
@@ -67,6 +68,7 @@ def assemble_meta_program(
     key = organizer_key() if key is None else key
     if dest.exists():
         shutil.rmtree(dest)
+    make_folders(dest.parent)
     copy_clean(source, dest)
     copy_clean(Path(metascore.__file__).resolve().parent, dest / "metascore")
     _vendor_signature_library(dest)
@@ -77,6 +79,7 @@ def assemble_meta_program(
             shutil.copytree(runtime.tree, dest / RUNTIME_DIR, ignore=shutil.ignore_patterns("__pycache__"))
             log(f"[*] {dest.name}: with its own Python ({runtime.folder}: Python "
                 f"{runtime.manifest.get('python')}, for glibc >= {runtime.manifest.get('glibc')})")
+    drop_shared_write(dest)  # copied and written under the umask, which may be 000
     return dest
 
 

@@ -39,7 +39,10 @@ read: ``competition.yaml``, every bundle path it names (and all that a folder ho
 ``sample_submissions/`` with its manifest, must not lead out of the bundle, nor hold a link
 to nothing, a FIFO or device, or (a zip) link members; each such problem is an error naming
 the link and its target, and the check stops there. The same problem inside one entry of
-``sample_submissions/`` is a warning: ``bundle run`` fails that submission only.
+``sample_submissions/`` is a warning: ``bundle run`` fails that submission only. So is a
+file of ``competition.yaml`` or of a path it names whose data is shared with a file outside
+the bundle (a hard link, :func:`~metascore.bundle.links.hard_links`), which ``bundle zip``
+refuses unless told ``--allow-hardlinks``.
 ``competition.yaml`` is read within the bounds of
 :func:`~metascore.readers.yaml_loader.read_yaml` (its size before it is read, then its
 nodes, aliases expanded, and its depth before it is parsed).
@@ -66,7 +69,7 @@ from typing import Any
 from ...errors import ConfigError, InputError
 from ...readers.yaml_loader import read_yaml
 from .competition import PATH_KEYS, SUBMISSION_MANIFESTS, UUID_PATTERN, BundleReport, Competition, bundle_path
-from ..links import OUTSIDE_LINK_RULE, link_problems, outside_link
+from ..links import OUTSIDE_LINK_RULE, hard_links, link_problems, outside_link
 from .program_checks import ProgramChecks
 from .v1 import SchemaV1
 from .v2 import SchemaV2
@@ -77,6 +80,7 @@ __all__ = [
     "path_references",
     "keyed_references",
     "reference_problems",
+    "referenced_paths",
     "refuse_bundle_links",
 ]
 
@@ -157,6 +161,7 @@ def check_schema(root: str | Path, *, meta_program_available: bool = True,
         programs.check_column_keys(competition)
         if outside_links:
             report.warnings.extend(_outside_samples(root))
+            report.warnings.extend(str(h) for h in hard_links(referenced_paths(root, data), root))
         report.competition = Competition(
             **{**competition.__dict__, "warnings": tuple(report.warnings)}
         )
@@ -182,12 +187,7 @@ def reference_problems(root: Path, data: Any) -> list[str]:
     ``sample_submissions/`` and its manifest (read by every command). Paths that are not
     bundle paths (absolute, ``..``, dataset keys) are left to the schema's checks."""
     problems: list[str] = []
-    seen: set[str] = set()
-    for where, ref in keyed_references(data):
-        clean = PurePosixPath(ref.rstrip("/"))
-        if ref in seen or not clean.parts or clean.is_absolute() or ".." in clean.parts:
-            continue
-        seen.add(ref)
+    for where, ref in _bundle_references(data):
         problems += [f"competition.yaml: {where}: {p}" for p in link_problems(bundle_path(root, ref), root)]
     samples = root / "sample_submissions"
     why = outside_link(samples, root)
@@ -196,6 +196,23 @@ def reference_problems(root: Path, data: Any) -> list[str]:
     for name in SUBMISSION_MANIFESTS:
         problems += link_problems(samples / name, root)
     return problems
+
+
+def _bundle_references(data: Any) -> list[tuple[str, str]]:
+    """``(key path, reference)`` of each bundle path the parsed ``competition.yaml`` names,
+    once each (not absolute, no ``..``, not empty)."""
+    found: dict[str, str] = {}
+    for where, ref in keyed_references(data):
+        clean = PurePosixPath(ref.rstrip("/"))
+        if ref not in found and clean.parts and not clean.is_absolute() and ".." not in clean.parts:
+            found[ref] = where
+    return [(where, ref) for ref, where in found.items()]
+
+
+def referenced_paths(root: Path, data: Any) -> list[Path]:
+    """``competition.yaml`` and every bundle path the parsed ``data`` names (what ``bundle
+    zip`` packs), as paths of the bundle folder ``root``."""
+    return [root / "competition.yaml", *(bundle_path(root, ref.rstrip("/")) for _, ref in _bundle_references(data))]
 
 
 def _outside_samples(root: Path) -> list[str]:

@@ -23,7 +23,10 @@ the container's own writable layer (its ``/tmp``, ``/root``, ...: the engine's `
 folder where this process can read it, else the ``SizeRw`` the engine reports), with the
 deleted files the container's processes hold open (the container is killed above the cap).
 No ``ulimit`` is set: with any, podman fills in its own defaults for the others, which can
-exceed what its service may grant, and the container cannot start.
+exceed what its service may grant, and the container cannot start. So the size of one file,
+which the local backend caps with ``RLIMIT_FSIZE``, is capped by the watch: a file in a
+writable folder that claims more than ``--disk-limit`` (a sparse file of 1 TiB holds a few
+KB) fails the job as the local backend's limit does, and its output is not kept.
 
 The output is read through an attach made before the container starts, demultiplexed here
 in large chunks into capped files (:mod:`metascore.bundle.worker.logs`); the engine keeps no log of

@@ -64,7 +64,7 @@ from ..schema.competition import DEFAULT_TIME_LIMIT
 from ..files import copy_job_output, write_text
 from ..platform.placeholders import substitute, volumes
 from ..schema.metadata import read_metadata
-from ..trees import copy_tree, remove_tree
+from ..trees import copy_tree, make_folders, remove_tree
 
 __all__ = [
     "Job", "JobResult", "run_job",
@@ -356,7 +356,7 @@ def _check_limits(specs: dict[str, StepSpec], runs: dict[str, StepResult], sandb
             if run.killed in ("disk", "files"):
                 for folder in (sandbox / "output", sandbox / ".scratch"):
                     remove_tree(folder)
-                (sandbox / "output").mkdir()
+                make_folders(sandbox / "output")
             raise JobFailed(run.message, f"{step} step: the {label[kind]} was stopped: {run.message}\n"
                                          f"{_tail(run.stderr if run.stderr.strip() else run.stdout)}")
 
@@ -381,11 +381,13 @@ def _write_platform_metadata(sandbox: Path, runs: dict[str, StepResult], step: s
 
 
 def _sandbox(path: Path) -> Path:
-    """A new sandbox only its owner may enter (the backends mount its folders)."""
+    """A new sandbox only its owner may enter (the backends mount its folders); the folders
+    above it and in it writable by that owner alone, whatever the umask."""
     remove_tree(path)
-    path.mkdir(parents=True, mode=0o700)
+    make_folders(path.parent)
+    path.mkdir(mode=0o700)
     for sub in ("program", "output", "input/ref", "input/res", "shared"):
-        (path / sub).mkdir(parents=True)
+        make_folders(path / sub)
     return path
 
 

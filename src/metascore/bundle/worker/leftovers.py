@@ -8,7 +8,12 @@
   A job may set such bits on files it owns (a copy of a shell, mode 4755): where its
   folders are mounted ``nosuid`` and it runs with ``no_new_privs`` they give it nothing,
   but a local user running the file left in ``--out`` would run it as the file's owner
-  (root, when the runner is root).
+  (root, when the runner is root). The write bits of the group and of others are cleared
+  too (:data:`~metascore.bundle.trees.SHARED_WRITE`: a ``0777`` folder, a ``0666``
+  ``scores.json``, a ``2777`` folder once its set-group-ID bit is gone), so that what a job
+  leaves in ``--out`` has the modes a worker's ``umask 022`` gives and no other local user
+  can change it; a file with other names that is not its folder owner's is removed instead
+  (the bits are another's to change).
 - :func:`end_user`, after a job of the local backend's rewrite mode run as root under a
   user of its own (:mod:`metascore.bundle.worker.local`): every process of that user is
   killed, what it left in the folders every user may write (``/tmp``, ``/var/tmp``,
@@ -25,7 +30,7 @@ import os
 import stat
 from pathlib import Path
 
-from ..trees import remove_tree, walk
+from ..trees import SHARED_WRITE, remove_tree, walk
 from .job_init import kill_until_gone
 
 __all__ = ["scrub", "scrub_notes", "end_user", "user_processes", "SHARED_DIRS", "SET_ID"]
@@ -40,17 +45,19 @@ _IPC_RMID = 0
 _NAMED = 10  # paths a note names
 _NOTES = {"set-id": "file(s) with a set-id bit ({names}): the bits were cleared",
           "device": "device node(s) ({names}): removed",
-          "capability": "file(s) with a file capability ({names}): the capabilities were removed"}
+          "capability": "file(s) with a file capability ({names}): the capabilities were removed",
+          "shared": "file(s) others may write, with other names that may be another's ({names}): removed"}
 
 
 def scrub(folders: list[Path]) -> dict[str, list[str]]:
     """Clear set-id bits, remove device nodes and file capabilities under ``folders``.
 
-    Returns what was changed, by kind (``"set-id"``, ``"device"``, ``"capability"``): the
-    paths below the folder that holds them. A folder its job closed to its owner is
-    opened to it (``u+rwx``) so that nothing in it is missed.
+    Returns what was changed, by kind (``"set-id"``, ``"device"``, ``"capability"``,
+    ``"shared"``: the removed files others may write): the paths below the folder that holds
+    them. A folder its job closed to its owner is opened to it (``u+rwx``) so that nothing in
+    it is missed; the write bits of the group and others are cleared without a word.
     """
-    found: dict[str, list[str]] = {"set-id": [], "device": [], "capability": []}
+    found: dict[str, list[str]] = {"set-id": [], "device": [], "capability": [], "shared": []}
     for folder in folders:
         try:
             for entry in walk(folder, on_error=lambda _: None):
@@ -78,21 +85,27 @@ def _scrub_entry(entry, found: dict[str, list[str]]) -> None:
             os.unlink(entry.name, dir_fd=entry.dir_fd)
             found["device"].append(shown)
             return
-        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        if stat.S_ISLNK(mode):
             return
         closed = stat.S_ISDIR(mode) and mode & 0o700 != 0o700 and os.geteuid() != 0
-        if mode & SET_ID or closed:
-            if stat.S_ISREG(mode) and entry.stat.st_nlink > 1:  # another name may be outside
-                os.unlink(entry.name, dir_fd=entry.dir_fd)
-                found["set-id"].append(shown)
+        if mode & (SET_ID | SHARED_WRITE) or closed:
+            kind = "set-id" if mode & SET_ID else "shared"
+            if not stat.S_ISDIR(mode) and entry.stat.st_nlink > 1 and (kind == "set-id" or not _owned(entry)):
+                os.unlink(entry.name, dir_fd=entry.dir_fd)  # another name may be outside
+                found[kind].append(shown)
                 return
-            _chmod(entry, (mode & 0o7777 & ~SET_ID) | (0o700 if closed else 0))
+            _chmod(entry, (mode & 0o7777 & ~SET_ID & ~SHARED_WRITE) | (0o700 if closed else 0))
             if mode & SET_ID:
                 found["set-id"].append(shown)
         if stat.S_ISREG(mode) and mode & 0o111 and _drop_capability(entry):  # applies only on exec
             found["capability"].append(shown)
     except FileNotFoundError:  # removed meanwhile
         return
+
+
+def _owned(entry) -> bool:
+    """Whether the entry belongs to the owner of the folder holding it (the job's user)."""
+    return entry.stat.st_uid == os.fstat(entry.dir_fd).st_uid
 
 
 def _chmod(entry, mode: int) -> None:

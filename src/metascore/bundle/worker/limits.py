@@ -9,8 +9,10 @@ A job (the programs of one prediction or scoring step) gets the phase's wall tim
 - ``disk``: bytes written in every folder it can write (its output, its other mounts, its
   ``/app`` and ``/tmp``; bytes allocated, so a sparse file counts what it holds), with the
   files it deleted but still holds open; default 5 GiB; every single file is capped there
-  too; and with it the files and folders it may make there, one per 4 KiB
-  (:data:`FILE_COST`: 40,000 empty files exhaust a file system's inodes, not its bytes);
+  too, at the size it claims (a sparse file of 1 TiB holds a few KB, but any tool that
+  copies or archives ``--out`` without its holes writes a terabyte); and with it the files
+  and folders it may make there, one per 4 KiB (:data:`FILE_COST`: 40,000 empty files
+  exhaust a file system's inodes, not its bytes);
 - ``log``: bytes kept of each of its stdout/stderr logs (default 10 MiB: the first and the
   last half, with a note of what was cut; see :mod:`metascore.bundle.worker.logs`).
 
@@ -19,10 +21,13 @@ The local backend enforces them with resource limits in the job's first process
 process may allocate, the size of one file, and as root the processes of the job's own
 user) and by watching the job from the outside a few times a second (:class:`JobWatch`:
 every descendant of its first process in ``/proc``, its ``/dev/shm``, the growth of every
-folder it can write and the deleted files its processes hold open); as root, a control
-group of the job's own also holds memory and processes (:mod:`metascore.bundle.worker.cgroups`).
-The Docker backend gives memory and processes to the engine and watches the writable
-folders the same way, with the container's own writable layer (its ``/tmp`` and the rest).
+folder it can write, the largest file there and the deleted files its processes hold
+open); as root, a control group of the job's own also holds memory and processes
+(:mod:`metascore.bundle.worker.cgroups`). The Docker backend gives memory and processes to
+the engine and watches the writable folders the same way, with the container's own
+writable layer (its ``/tmp`` and the rest): there the size of one file is capped by the
+watch alone (no ``ulimit``, see :mod:`metascore.bundle.worker.docker_backend`), after the
+job as while it runs.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from pathlib import Path
 
 from ...errors import ConfigError
 from .job_init import descendants, process_table
-from ..trees import tree_usage
+from ..trees import Usage, tree_usage
 
 __all__ = [
     "Limits", "parse_size", "format_size", "tree_size", "rlimit_values", "JobWatch",
@@ -179,7 +184,7 @@ class JobWatch:
         self.root, self.folders, self.limits, self.shm, self.own = root, folders, limits, shm, own
         self.elsewhere = elsewhere
         self.page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-        self.base = tree_usage(folders) if limits.disk is not None else (0, 0)
+        self.base = tree_usage(folders) if limits.disk is not None else Usage(0, 0, 0)
         self.base_elsewhere = elsewhere() if elsewhere is not None and limits.disk is not None else 0
         self._next_disk, self._disk_cost = 0.0, 0.0
 
@@ -214,29 +219,31 @@ class JobWatch:
             return (fs.f_blocks - fs.f_bfree) * fs.f_frsize
         return 0
 
-    def written(self) -> tuple[int, int]:
+    def written(self) -> Usage:
         """Bytes and entries added to the job's writable folders since the watch began
-        (the bytes with the deleted files its processes still hold open)."""
-        size, entries = tree_usage(self.folders)
+        (the bytes with the deleted files its processes still hold open), and the largest
+        size a file there claims now."""
+        size, entries, largest = tree_usage(self.folders)
         pids = [self.root, *descendants(self.root)] if self.root is not None else []
         if self.elsewhere is not None:
             size += self.elsewhere() - self.base_elsewhere
-        return size - self.base[0] + held_deleted(pids), entries - self.base[1]
+        return Usage(size - self.base.size + held_deleted(pids), entries - self.base.entries, largest)
 
     def disk_exceeded(self, *, now: bool = True) -> str | None:
-        """``"disk"`` when the folders grew by more than the disk cap, ``"files"`` when the
-        job made more files and folders than it may, else ``None`` (``now=False``: only when
-        a look is due; a large tree is looked at less often, so that watching costs at most
-        a tenth of a core)."""
+        """``"disk"`` when the folders grew by more than the disk cap or a file there claims
+        more (a larger one than was there when the watch began: the local backend's limit on
+        the size of one file, for every backend), ``"files"`` when the job made more files and
+        folders than it may, else ``None`` (``now=False``: only when a look is due; a large
+        tree is looked at less often, so that watching costs at most a tenth of a core)."""
         if self.limits.disk is None or not (self.folders or self.elsewhere):
             return None
         if not now and time.monotonic() < self._next_disk:
             return None
         started = time.monotonic()
-        size, entries = self.written()
+        size, entries, largest = self.written()
         self._disk_cost = time.monotonic() - started
         self._next_disk = time.monotonic() + 10 * self._disk_cost
-        if size > self.limits.disk:
+        if size > self.limits.disk or largest > max(self.limits.disk, self.base.largest):
             return "disk"
         return "files" if entries > self.limits.files else None
 
@@ -263,7 +270,8 @@ def add_limit_options(parser) -> None:
     parser.add_argument("--max-processes", type=int, default=default.processes, metavar="N",
                         help="processes of each job at once (default: %(default)s; 0: none)")
     parser.add_argument("--disk-limit", default=format_size(default.disk), metavar="SIZE",
-                        help="bytes each job may write under its output, and one file or folder per "
+                        help="bytes each job may write under its output (no one file may claim more, "
+                        "a sparse one included), and one file or folder per "
                         "4 KiB of it (default: %(default)s; 0: none)")
     parser.add_argument("--log-limit", default=format_size(default.log), metavar="SIZE",
                         help="bytes kept of each job log: its first and last halves (default: %(default)s)")

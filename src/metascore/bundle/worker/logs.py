@@ -32,7 +32,8 @@ class CappedLog:
         self.path = Path(path)
         self.head_cap = max(cap // 2, 0)
         self.tail_cap = max(cap - self.head_cap, 0)
-        self.handle = open(self.path, "wb")
+        # rw-r--r-- at most, whatever the umask
+        self.handle = os.fdopen(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644), "wb")
         self.written = 0       # bytes in the file so far (the head)
         self.total = 0         # bytes received
         self.buffer = bytearray()
