@@ -63,11 +63,13 @@ def is_excluded(path: Path) -> bool:
 
 
 def copy_clean(src: Path, dest: Path) -> None:
-    """Copy the folder ``src`` into ``dest`` (merged), leaving out :func:`is_excluded` files."""
+    """Copy the folder ``src`` into ``dest`` (merged), leaving out :func:`is_excluded` files;
+    what it holds then is writable by its user alone, whatever the umask."""
     shutil.copytree(
         src, dest, dirs_exist_ok=True,
         ignore=lambda d, names: [n for n in names if is_excluded(Path(d) / n)],
     )
+    drop_shared_write(dest)
 
 
 def write_text(path: Path, text: str) -> None:

@@ -82,6 +82,7 @@ from ..archive import as_folder
 from ..worker.backend import Backend
 from ..schema.competition import UUID_PATTERN, Competition, Phase, Task
 from ..files import copy_clean, copy_job_output, write_text
+from ..trees import make_folders
 from ..platform.meta_program import needs_meta_program
 from ...export_binding import COMPETITION_FILE, LOCAL_SITE, Binding, new_token, read_token, token_text
 from ...signature import OrganizerKey, organizer_key, sign_folder
@@ -188,6 +189,7 @@ class Site:
                 return ref
             copy = self.cache / "meta_reference" / slug(task.reference_data)
             if not copy.exists():
+                make_folders(copy.parent)
                 copy_clean(ref, copy)
                 token = self.tokens.setdefault(task.reference_data, new_token())
                 write_text(copy / COMPETITION_FILE, token_text(token, self.comp.title))
