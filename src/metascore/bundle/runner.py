@@ -59,7 +59,7 @@ from __future__ import annotations
 import json
 import os
 import zipfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -352,45 +352,79 @@ def format_report(report: RunReport) -> str:
     return "\n".join(lines)
 
 
-#: How many runs a note repeated over several runs names.
+#: How many runs a note or a failure repeated over several runs names.
 _NOTE_RUNS = 6
 
 
 def _problem_lines(results: list[JobResult]) -> list[str]:
-    """FAILED and FLAGGED jobs one by one (reason, logs), then each distinct note once,
+    """FAILED and FLAGGED jobs, those that failed with the same words in one block (how many
+    runs, which ones, the reason once, the first run's logs), then each distinct note once,
     with how many runs and which ones it is about."""
-    lines: list[str] = []
+    blocks: list[tuple[str, ...] | list[str]] = []  # a failure's words, or a flagged run's lines
+    failed: dict[tuple[str, ...], list[JobResult]] = {}  # the words of a failure -> its runs
     notes: dict[str, list[str]] = {}
     for r in results:
-        head = f"{r.phase} / {r.candidate} / {r.task}"
         extra = list(r.prediction_problems)
         if not r.finished:
-            lines.append(f"FAILED {head}: {r.status_details}")
-            lines.extend("    " + line for line in r.reason.splitlines())
             if extra and extra[0].splitlines()[0] in r.reason:
                 extra = extra[1:]  # already the reason's headline
+            words = (r.status_details, r.reason, *extra)
+            if words not in failed:
+                blocks.append(words)
+            failed.setdefault(words, []).append(r)
         elif r.flagged:
-            first, *rest = extra.pop(0).splitlines()
-            lines.append(f"FLAGGED {head}: finished, but {first}; its scores come from a scoring "
-                         "program that ran without the predictions")
-            lines.extend("    " + line for line in rest)
-        if not r.finished or r.flagged:
-            for problem in extra:
-                lines.extend("    " + line for line in problem.splitlines())
-            if r.run_dir:  # a job refused before it ran has none
-                lines.append(f"    logs: {r.run_dir}")
+            blocks.append(_flagged_block(r, extra))
         for note in r.warnings:
-            notes.setdefault(note, []).append(head)
+            notes.setdefault(note, []).append(_head(r))
+    lines: list[str] = []
+    for block in blocks:
+        lines.extend(block if isinstance(block, list) else _failed_block(block[0], block[1:], failed[block]))
     for note, heads in notes.items():
         first, *rest = note.splitlines()
         if len(heads) == 1:
             lines.append(f"note   {heads[0]}: {first}")
         else:
-            more = f" and {len(heads) - _NOTE_RUNS} more" if len(heads) > _NOTE_RUNS else ""
             lines.append(f"note   ({len(heads)} runs) {first}")
-            lines.append(f"    runs: {'; '.join(heads[:_NOTE_RUNS])}{more}")
+            lines.append(f"    runs: {_runs_text(heads)}")
         lines.extend("    " + line for line in rest)
     return [""] + lines if lines else []
+
+
+def _head(r: JobResult) -> str:
+    return f"{r.phase} / {r.candidate} / {r.task}"
+
+
+def _runs_text(heads: list[str]) -> str:
+    more = f" and {len(heads) - _NOTE_RUNS} more" if len(heads) > _NOTE_RUNS else ""
+    return "; ".join(heads[:_NOTE_RUNS]) + more
+
+
+def _flagged_block(r: JobResult, problems: list[str]) -> list[str]:
+    """A run that finished after its prediction step failed: what failed, its logs."""
+    first, *rest = problems[0].splitlines()
+    lines = [f"FLAGGED {_head(r)}: finished, but {first}; its scores come from a scoring "
+             "program that ran without the predictions", *("    " + line for line in rest)]
+    for problem in problems[1:]:
+        lines.extend("    " + line for line in problem.splitlines())
+    return lines + ([f"    logs: {r.run_dir}"] if r.run_dir else [])
+
+
+def _failed_block(details: str, texts: Sequence[str], runs: list[JobResult]) -> list[str]:
+    """One failure said once: ``FAILED <run>: <details>`` or, for several runs that failed
+    with the same words, ``FAILED (n runs) <details>`` and which runs; then its reason and
+    the logs (of the first run, the others beside it)."""
+    if len(runs) == 1:
+        lines = [f"FAILED {_head(runs[0])}: {details}"]
+    else:
+        lines = [f"FAILED ({len(runs)} runs) {details}", f"    runs: {_runs_text([_head(r) for r in runs])}"]
+    for text in texts:
+        lines.extend("    " + line for line in text.splitlines())
+    logs = [str(r.run_dir) for r in runs if r.run_dir]  # a job refused before it ran has none
+    if len(logs) > 1:
+        lines.append(f"    logs: {logs[0]} (each run's in its folder under {os.path.commonpath(logs)})")
+    elif logs:
+        lines.append(f"    logs: {logs[0]}")
+    return lines
 
 
 def _export_lines(report: RunReport) -> list[str]:

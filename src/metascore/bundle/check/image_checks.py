@@ -43,7 +43,7 @@ from .meta_config import MetaConfig
 from ..schema.command_checks import program_files
 from ..schema.competition import Competition, Task
 from ..files import is_noise
-from ..platform.images import modules_of, python_of
+from ..platform.images import carried_by, modules_of, python_of
 from ..platform.meta_program import (META_PROGRAM_PYTHON, in_runtime, meta_python_in, meta_python_of,
                                      needs_meta_program)
 from ..worker.pyenv import interpreter_for, package_for
@@ -140,9 +140,11 @@ LOCAL_RUN_NEEDS_ENV = "a local `metascore bundle run` needs `metascore bundle en
 def local_run_note(comp: Competition, metas: Sequence[MetaConfig]) -> str | None:
     """The modules the programs import that the image carries and this machine's Python
     lacks, when no environment of the image is built: the local backend runs the programs
-    with this Python, so a `bundle run` would fail every run on them (None: nothing lacks)."""
+    with this Python, so a `bundle run` would fail every run on them (None: nothing lacks).
+    The image's modules are those it is known to carry (:func:`carried_by`: py37 and py39
+    too, whose full content is not listed)."""
     image = comp.docker_image
-    modules = modules_of(image)
+    modules = carried_by(image)
     if modules is None or interpreter_for(image):
         return None
     wanted: set[str] = set()
