@@ -95,3 +95,73 @@ def test_identical_failures_are_one_block_with_a_count(tmp_path):
     assert text.count("FAILED") == 1
     assert "FAILED (6 runs) program_rc=1\n    runs: Development / alice__forest / Development Task; " in text
     assert f"(each run's in its folder under {tmp_path / 'runs' / 'runs'})" in text
+
+
+# ---------------------------------------------------------------------- item 6
+@pytest.fixture(scope="module")
+def kit_run(tmp_path_factory):
+    """The fixture with the kit's script run (its submission is the baseline) and bob's
+    Development submission failing, after add-meta, run locally."""
+    tmp = tmp_path_factory.mktemp("kit_run")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("METASCORE_CACHE", str(tmp / "cache"))
+        mp.setenv("METASCORE_META_PYTHON", "auto")
+        bundle = _copy(tmp)
+        _run_kit_script(bundle)
+        (bundle / "sample_submissions" / "Development" / "bob__knn" / "predictions.txt").write_text("cat\n")
+        add_meta(bundle, end=END)
+        report = run_bundle(bundle, tmp / "runs", sandbox="auto")
+    return bundle, report
+
+
+def _run_kit_script(bundle: Path) -> None:
+    """What the kit's README says: `python make_submission.py` writes submission/."""
+    import subprocess
+    import sys
+
+    subprocess.run([sys.executable, "make_submission.py"], cwd=bundle / "starting_kit", check=True)
+
+
+def test_a_second_add_meta_says_what_it_would_write_differently(tmp_path):
+    from metascore.errors import ConfigError
+
+    bundle = _copy(tmp_path)
+    add_meta(bundle, end=END)
+    with pytest.raises(ConfigError) as err:
+        from metascore.bundle.meta.choices import MetaChoices
+        add_meta(bundle, end=END, choices=MetaChoices(filter="top_k:2"))
+    text = str(err.value)
+    assert "would write it differently (final_ranking/reference_data/metascore.yaml: " in text
+    assert ("final_ranking/reference_data/metascore.yaml line 10: `phases: {development: null, final: "
+            "Final}` -> `phases: {development: Development, final: Final}`") in text
+    assert text.endswith("--force rewrites it with these options.")
+
+
+def test_the_phase_ranked_alone_is_called_final_not_development(tmp_path):
+    """No baseline, so filter none: 'Final' is ranked on its own, and metascore.yaml says so
+    (development: null), each participant's submission picked as in a final phase."""
+    from metascore.config import load_config
+
+    bundle = _copy(tmp_path)
+    result = add_meta(bundle, end=END)
+    assert _config(bundle)["phases"] == {"development": None, "final": "Final"}
+    assert any("phases: {development: null, final: 'Final'}" in n for n in result.notes)
+    config = load_config(bundle / "final_ranking" / "reference_data" / "metascore.yaml")
+    assert (config.phases.development, config.phases.final) == ("Final", None)
+    assert config.selection.development == "last"  # selection.final: last
+
+
+def test_winner_score_shows_the_average_rank(kit_run):
+    _, report = kit_run
+    assert report.meta.finished
+    assert report.meta.scores["winner_score"] == 1.0  # alice, average rank 1 (not -1)
+
+
+def test_a_failed_development_run_is_said_where_the_board_says_absent(kit_run):
+    """The meta phase reads the results export, which leaves bob's failed Development
+    submission out: the final leaderboard says "absent", the run says why."""
+    _, report = kit_run
+    text = format_report(report)
+    assert ("note: bob-6 is \"absent from the 'Development' phase\" on the final leaderboard: its "
+            "submission there failed in this run (bob__knn: program_rc=1)") in text
+    assert "alice-5 is" not in text

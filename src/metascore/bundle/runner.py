@@ -56,8 +56,10 @@ Where this differs from the v2 worker, knowingly:
 
 from __future__ import annotations
 
+import csv
 import json
 import os
+import re
 import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -345,6 +347,7 @@ def format_report(report: RunReport) -> str:
                      + (f" ({report.meta.status_details})" if not report.meta.finished else ""))
     if report.empty_ranking:
         lines.append(report.empty_ranking)
+    lines.extend(_failed_not_absent(report))
     if report.leaderboard:
         lines.append(f"final leaderboard: {report.leaderboard}")
     if report.detailed_results:
@@ -424,6 +427,34 @@ def _failed_block(details: str, texts: Sequence[str], runs: list[JobResult]) -> 
         lines.append(f"    logs: {logs[0]} (each run's in its folder under {os.path.commonpath(logs)})")
     elif logs:
         lines.append(f"    logs: {logs[0]}")
+    return lines
+
+
+#: How the final leaderboard's reason says a candidate had no development submission.
+_ABSENT = re.compile(r"absent from the '(?P<phase>.+)' phase")
+
+
+def _failed_not_absent(report: RunReport) -> list[str]:
+    """The final leaderboard's candidates "absent from" a phase where this run knows their
+    submission failed: what the meta phase cannot know (the results export leaves failed
+    submissions out, on Codabench too), said with the run's reason."""
+    if report.leaderboard is None or not Path(report.leaderboard).is_file():
+        return []
+    owner = {(e["phase"], e["candidate"]): str(e["key"]).rsplit("-", 1)[0]
+             for e in report.export if e.get("key")}
+    lines = []
+    with open(report.leaderboard, encoding="utf-8", newline="") as f:
+        for row in csv.DictReader(f):
+            found = _ABSENT.match(row.get("reason") or "")
+            if not found:
+                continue
+            failed = [r for r in report.results if r.phase == found["phase"] and not r.finished
+                      and owner.get((r.phase, r.candidate)) == row.get("participant")]
+            if failed:
+                lines.append(f"note: {row['candidate']} is \"absent from the {found['phase']!r} phase\" "
+                             f"on the final leaderboard: its submission there failed in this run "
+                             f"({failed[0].candidate}: {failed[0].status_details}), and a failed "
+                             "submission is not in the results export the meta phase reads.")
     return lines
 
 

@@ -29,6 +29,7 @@ or, with any other ``output``, a folder.
 
 from __future__ import annotations
 
+import difflib
 import os
 import shutil
 import tempfile
@@ -256,7 +257,7 @@ def _kind(src: Path, editor: BundleEditor, files: dict[str, str], current: dict[
         if kind == "rewrote" and not force:
             raise ConfigError(
                 f"{src}: already has a meta phase ({editor.existing}), and this run would write "
-                "it differently; --force rewrites it with these options.")
+                f"it differently ({_difference(files, current)}); --force rewrites it with these options.")
         return kind
     clash = [rel for rel in files if rel != "competition.yaml" and current[rel] is not None
              and current[rel] != files[rel]]
@@ -264,6 +265,27 @@ def _kind(src: Path, editor: BundleEditor, files: dict[str, str], current: dict[
         raise ConfigError(f"{src}: {clash[0]} already exists and no meta phase uses it; move "
                           "it away, or --force overwrites it.")
     return "added"
+
+
+def _difference(files: dict[str, str], current: dict[str, str | None], shown: int = 2) -> str:
+    """What this run would change, in a few words: the files and their changed lines, the
+    first ``shown`` of them that are not comments (``FILE line N: `old` -> `new```, cut)."""
+    said, counts = [], {}
+    for rel in sorted(files, key=lambda r: (r == "competition.yaml", r)):  # metascore.yaml first
+        old, new = (current.get(rel) or "").splitlines(), files[rel].splitlines()
+        for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+            for n in range(0 if op == "equal" else max(i2 - i1, j2 - j1)):
+                counts[rel] = counts.get(rel, 0) + 1
+                before, after = (old[i1 + n] if i1 + n < i2 else ""), (new[j1 + n] if j1 + n < j2 else "")
+                if len(said) < shown and not (before.lstrip() + after.lstrip()).startswith("#"):
+                    said.append(f"{rel} line {min(i1 + n, i2) + 1}: {_cut(before)} -> {_cut(after)}")
+    where = ", ".join(f"{rel}: {n} line(s)" for rel, n in counts.items())
+    return f"{where}; " + "; ".join(said) if said else where
+
+
+def _cut(line: str, width: int = 60) -> str:
+    line = line.strip()
+    return "nothing" if not line else f"`{line if len(line) <= width else line[:width - 3] + '...'}`"
 
 
 def _check_result(src: Path, root: Path, files: dict[str, str], zipped: bool, tmp: Path,

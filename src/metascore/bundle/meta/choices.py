@@ -23,7 +23,7 @@ one note per decision an organizer should know about:
 - **filter**: ``beat_baseline`` with a baseline that runs in the development phase, else
   ``none`` (said, with where the baseline runs); ``--filter`` chooses (``beat_baseline``,
   ``top_k:K``, ``top_k:auto``, ``none``). With ``none`` the development phase plays no part:
-  the final phase is ranked on its own (``phases: {development: FINAL, final: null}``), on
+  the final phase is ranked on its own (``phases: {development: null, final: FINAL}``), on
   its judges only. A baseline whose files are the development phase's reference answers
   scores the best possible there, so nobody would qualify: a note says so
   (:func:`~metascore.bundle.check.baselines.unbeatable_notes`).
@@ -134,9 +134,10 @@ def plan_config(
     if len(phases) > 2:
         notes.append(_overview(comp, phases, dev, final, placed, columns))
     rule, k = _filter(choices, baselines, final, notes, dev, _baseline_phases(baselines, placed))
-    if rule == "none" and final is not None:  # the development phase plays no part
+    alone = rule == "none" and final is not None  # the development phase plays no part
+    if alone:
         notes.append(f"filter none: the final ranking ranks {final!r} on its own (phases: "
-                     f"{{development: {final!r}, final: null}}), on its judges only; {dev!r} plays "
+                     f"{{development: null, final: {final!r}}}), on its judges only; {dev!r} plays "
                      "no part.")
         dev, final = final, None
     judges, judged = _judges(comp, phases, dev, final, choices, columns, unsorted, notes)
@@ -153,7 +154,7 @@ def plan_config(
         notes.append(f"method {method}: its rank intervals re-rank 200 resampled matrices; if the "
                      "meta phase nears its time limit, lower analysis.bootstrap in metascore.yaml.")
     text = _render(method, dev, final, judges, judged, baselines, rule, k, out, program_ref,
-                   _left_out(columns, judged), title=comp.title or None)
+                   _left_out(columns, judged), title=comp.title or None, alone=alone)
     return ConfigPlan(text, out, method, dev, final, judges, baselines,
                       rule if rule != "top_k" else f"top_k (k: {k})", notes)
 
@@ -335,13 +336,20 @@ def _free_key(key: str, taken: Sequence[str]) -> str:
 def _render(
     method: str, dev: str, final: str | None, judges: list[dict], judged: Sequence[Column],
     baselines: Sequence[str], rule: str, k: int | str | None, out: Sequence[MetaColumn],
-    program_ref: str, left_out: Sequence[str], title: str | None = None,
+    program_ref: str, left_out: Sequence[str], title: str | None = None, alone: bool = False,
 ) -> str:
+    """The file's text; ``alone``: the final phase ``dev`` is ranked on its own (no
+    development phase), written as such."""
     spec = get_ranking_method(method)
     ranked = f"phase {dev!r}" if final is None else f"phases {dev!r} and {final!r}"
     compare = list(dict.fromkeys(([method] if method in _CHEAP else [])
                                  + ["average_rank", "copeland", "success_rate"]))
-    phases = {"development": dev, "final": final}
+    phases = {"development": None, "final": dev} if alone else {"development": dev, "final": final}
+    roles = (["# development: null, no development phase, so nobody is filtered on an earlier one;",
+              "# final: the phase ranked, on its own (each participant's submission as selection.final says)."]
+             if alone else
+             ["# development: the phase whose ranking decides who enters the final ranking (the filter);",
+              "# final: the phase ranked in the end (null: the development phase is ranked on its own)."])
     lines = [
         "# metascore.yaml: the configuration of the \"Final ranking\" phase, whose scoring program",
         f"# is metascore's meta-scoring program ({program_ref}). Written by `metascore bundle",
@@ -350,8 +358,7 @@ def _render(
         f"# submits the results export of {ranked} to the Final ranking phase (a",
         "# result submission); `metascore bundle run` feeds it the outputs tree. `path: .` reads either.",
         "input: {format: auto, path: .}",
-        "# development: the phase whose ranking decides who enters the final ranking (the filter);",
-        "# final: the phase ranked in the end (null: the development phase is ranked on its own).",
+        *roles,
         f"phases: {flow(phases)}",
         "# The judges: one leaderboard column on one task each; task = the task's name, metric =",
         "# the column key (a local run's outputs tree names scores by key), title = the column",
