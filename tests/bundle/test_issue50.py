@@ -165,3 +165,43 @@ def test_a_failed_development_run_is_said_where_the_board_says_absent(kit_run):
     assert ("note: bob-6 is \"absent from the 'Development' phase\" on the final leaderboard: its "
             "submission there failed in this run (bob__knn: program_rc=1)") in text
     assert "alice-5 is" not in text
+
+
+# ---------------------------------------------------------------------- item 4
+def test_add_meta_says_where_it_looked_for_a_baseline_and_how_to_give_one(tmp_path):
+    bundle = _copy(tmp_path)
+    (said,) = [n for n in add_meta(bundle, end=END).notes if n.startswith("no baseline")]
+    assert ("no starting kit submission (starting kit starting_kit/: no submission found in it "
+            "(looked for a folder or zip whose name contains 'submission', or a metadata file at "
+            "its root; it holds README.md, make_submission.py): run its script (make_submission.py) "
+            "so that it writes one there, or give a submission zip or folder with `bundle add-meta "
+            "--baseline FILE`)") in said
+
+
+def test_a_baseline_given_as_a_file_runs_in_the_development_phase(tmp_path, capsys):
+    """`--baseline FILE`: copied into sample_submissions/Development/, flagged in its
+    manifest, the filter beat_baseline; a second run finds it and changes nothing."""
+    from metascore.cli import main
+
+    bundle = _copy(tmp_path)
+    _run_kit_script(bundle)
+    given = shutil.move(bundle / "starting_kit" / "submission", tmp_path / "majority")
+    assert main(["bundle", "add-meta", str(bundle), "--end", END, "--baseline", str(given)]) == 0
+    assert f"+ sample_submissions/Development/baseline__majority: the baseline (--baseline {given})" \
+        in capsys.readouterr().out
+    config = _config(bundle)
+    assert (config["baselines"], config["filter"]["rule"]) == (["baseline"], "beat_baseline")
+    copied = bundle / "sample_submissions" / "Development" / "baseline__majority" / "predictions.txt"
+    assert copied.read_text() == "cat\n" * 10
+    assert yaml.safe_load((copied.parent.parent / "submissions.yaml").read_text()) == [
+        {"file": "baseline__majority", "participant": "baseline", "is_baseline": True}]
+    assert not add_meta(bundle, end=END).changed  # the copy is the baseline now
+
+
+def test_the_kits_own_result_submission_belongs_to_its_phase(kit_run):
+    """The kit's script wrote starting_kit/submission/: a result submission, made to the
+    kit's phase, with no warning asking to fix a manifest nobody wrote."""
+    _, report = kit_run
+    assert not [w for w in report.warnings if "have no phase" in w or "submissions manifest" in w]
+    assert {(r.phase, r.candidate) for r in report.results if r.candidate == "submission"} == {
+        ("Development", "submission")}

@@ -82,8 +82,10 @@ def _add_meta_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--method", "-m", default=RankingConfig.method,
                    help="ranking method of the final ranking (default: %(default)s; see "
                    "`metascore methods`)")
-    p.add_argument("--baseline", action="append", metavar="NAME",
-                   help="the account (participant) whose submission is the baseline; repeatable; "
+    p.add_argument("--baseline", action="append", metavar="NAME|FILE",
+                   help="the account (participant) whose submission is the baseline, or a "
+                   "submission zip or folder (a path: copied into sample_submissions/<development "
+                   "phase>/ and run there locally as participant 'baseline'); repeatable; "
                    "'none': no baseline (default: the starting kit's submission, run locally as "
                    "'baseline', or the first solution, run as 'organizer')")
     p.add_argument("--judges", metavar="KEY,...", type=_names,
@@ -365,6 +367,11 @@ def _names(text: str) -> tuple[str, ...]:
     return names
 
 
+def _is_path(text: str) -> bool:
+    """A ``--baseline`` that names a file or folder (or looks like a path), not an account."""
+    return Path(text).exists() or "/" in text or text.lower().endswith(".zip")
+
+
 def _data_item(text: str) -> tuple[str, str]:
     key, sep, path = text.partition("=")
     if not sep or not key.strip() or not path.strip():
@@ -461,8 +468,10 @@ def _cmd_add_meta(args: argparse.Namespace) -> int:
     from ..bundle.meta.add import add_meta
     from ..bundle.meta.choices import MetaChoices
 
+    given = [Path(b) for b in args.baseline or () if _is_path(b)]
+    names = [b for b in args.baseline or () if not _is_path(b)]
     choices = MetaChoices(
-        method=args.method, baselines=tuple(args.baseline) if args.baseline else None,
+        method=args.method, baselines=tuple(names) if names else None, baseline_files=tuple(given),
         judges=args.judges, exclude=tuple(args.exclude), filter=args.filter, phases=args.phases,
         submissions=args.submissions, eye_icons=args.eye_icons,
     )

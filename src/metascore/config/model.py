@@ -37,8 +37,7 @@ STATISTICS = {
     "n_excluded": "number of final-phase candidates the filter excluded",
     "n_baselines": "number of baselines in the development phase",
     "n_judges": "number of judges of the final ranking (weight 0: not counted)",
-    "winner_score": "score of the winner under the ranking method, as the method shows it "
-                    "(average_rank: its average rank)",
+    "winner_score": "score of the winner under the ranking method",
     "winner_dev_position": "development-phase position of the winner",
     "winner_is_condorcet": "1 if the winner is the Condorcet winner of the final pool, else 0",
     "threshold_score": "development score a candidate had to beat (beat_baseline rule)",

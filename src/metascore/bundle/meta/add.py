@@ -130,6 +130,7 @@ def add_meta(
         is written then.
     """
     src, out, zipped, zip_out = _paths(bundle, output, submission_rule)
+    _given_files(choices, zipped)
     with tempfile.TemporaryDirectory(prefix="metascore-add-meta-") as tmp_name:
         tmp = Path(tmp_name)
         root = _readable(src, zipped, tmp)
@@ -140,21 +141,22 @@ def add_meta(
         files, fill = editor.plan(fill_program=zip_out)
         if v1 is not None:
             v1.keep(editor, files)
-        refuse_writes(root, files, _WHAT)  # and the files there now, before they are read
+        refuse_writes(root, [*files, *editor.copies], _WHAT)  # and the files there now, before they are read
         current = {rel: _read(root / rel) for rel in files}
-        same = all(current[rel] == text for rel, text in files.items()) and not fill
+        copies = _new_copies(root, editor.copies)
+        same = all(current[rel] == text for rel, text in files.items()) and not fill and not copies
         result = AddMetaResult(src, out or src, not same, editor.changes, editor.notes, zipped=zip_out)
         if same:
             return result
         platform_only = v1 is not None and v1.platform_only
         result.kind = _kind(src, editor, files, current, force, platform_only or (
             bool(editor.existing) and _platform_only(editor, files, current, tmp, end, submission_rule, image)))
-        report = _check_result(src, root, files, zipped, tmp, choices.submissions)
+        report = _check_result(src, root, files, zipped, tmp, choices.submissions, copies)
         result.warnings = len(report.warnings)
         result.needs_env = any(n.startswith(LOCAL_RUN_NEEDS_ENV) for n in report.notes)
         result.no_samples = choices.submissions is None and not (root / "sample_submissions").is_dir()
         _write(result, root, out, files, editor.program_ref if fill else None, tmp,
-               report.competition.docker_image if report.competition else None, meta_python)
+               report.competition.docker_image if report.competition else None, meta_python, copies)
     return result
 
 
@@ -185,6 +187,45 @@ def _paths(bundle: str | os.PathLike[str], output: str | os.PathLike[str] | None
         elif out.exists() and not (out.is_dir() and not any(out.iterdir())) and not (zip_out and out.is_file()):
             raise InputError(f"-o {out}: already exists and is not an empty folder; choose a new path.")
     return src, out, zipped, zip_out
+
+
+def _given_files(choices: MetaChoices, zipped: bool) -> None:
+    """``--baseline FILE``: each a submission zip or folder, copied into a bundle folder's
+    ``sample_submissions/``, which a zip bundle and a run with ``--submissions`` do not read."""
+    for path in choices.baseline_files:
+        if not (path.is_dir() or zipfile.is_zipfile(path)):
+            raise InputError(f"--baseline {path}: not a submission zip or folder (nor an account "
+                             "name: a name with no file of that name).")
+    if choices.baseline_files and (zipped or choices.submissions is not None):
+        where = ("the folder you give `bundle run --submissions`" if choices.submissions is not None
+                 else "the folder of submissions `bundle run --submissions` will read (a zip bundle "
+                 "carries none)")
+        name = choices.baseline_files[0].name
+        raise ConfigError(f"--baseline {choices.baseline_files[0]}: add-meta copies a baseline file into "
+                          "the bundle folder's sample_submissions/, which this run does not use; put "
+                          f"it in {where}, in the development phase's sub-folder, as baseline__{name}, "
+                          "and give --baseline baseline.")
+
+
+def _new_copies(root: Path, copies: dict[str, Path]) -> dict[str, Path]:
+    """The copies to make: those not in the bundle yet (one there already, the same, is
+    kept; another is refused)."""
+    out = {}
+    for rel, source in copies.items():
+        there = root / rel
+        if not os.path.lexists(there):
+            out[rel] = source
+        elif _tree_bytes(there) != _tree_bytes(source):
+            raise ConfigError(f"{rel} already exists and is not {source}: move it away, or give "
+                              "the baseline another file name.")
+    return out
+
+
+def _tree_bytes(path: Path) -> dict[str, bytes]:
+    """Each file of a file or folder (by its path inside) and its content."""
+    if path.is_file():
+        return {"": path.read_bytes()}
+    return {p.relative_to(path).as_posix(): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
 
 
 def _readable(src: Path, zipped: bool, tmp: Path) -> Path:
@@ -289,11 +330,11 @@ def _cut(line: str, width: int = 60) -> str:
 
 
 def _check_result(src: Path, root: Path, files: dict[str, str], zipped: bool, tmp: Path,
-                  submissions: Path | None) -> BundleReport:
+                  submissions: Path | None, copies: dict[str, Path]) -> BundleReport:
     """``metascore bundle check`` on the bundle as it would be written (``files`` over
-    ``root``: written into a zip's extraction, over links to a folder's entries); an error
-    refuses the run, nothing written."""
-    stage = root if zipped else _overlay(root, files, tmp / "stage")
+    ``root``: written into a zip's extraction, over links to a folder's entries, with links
+    to the ``copies``); an error refuses the run, nothing written."""
+    stage = root if zipped else _overlay(root, files, tmp / "stage", copies)
     if zipped:
         for rel, text in files.items():
             write_text(root / rel, text)
@@ -307,25 +348,33 @@ def _check_result(src: Path, root: Path, files: dict[str, str], zipped: bool, tm
 
 
 def _write(result: AddMetaResult, root: Path, out: Path | None, files: dict[str, str], program: str | None,
-           tmp: Path, image: str | None, meta_python: str | None) -> None:
+           tmp: Path, image: str | None, meta_python: str | None, copies: dict[str, Path]) -> None:
     """Write the result: a zip (``program``: where the meta-scoring program is filled in, run
     as ``meta_python`` says for ``image``), the extracted zip (``root``) copied to a folder, a
-    folder copied to ``out`` with ``files``, or ``files`` written into the bundle folder."""
+    folder copied to ``out`` with ``files`` and ``copies``, or those written into the bundle
+    folder."""
     src = result.bundle
     if result.zipped:
         _write_zip(src, result.target, files, program, tmp, meta_python_in(image, meta_python))
     elif root != src:  # a zip extracted, edited there
         _copy_tree(root, result.target)
     elif out is not None:
-        _copy_tree(src, out, files)
+        _copy_tree(src, out, files, copies)
     else:
-        _write_files(src, files)
+        _write_files(src, files, copies)
 
 
-def _write_files(root: Path, files: dict[str, str]) -> None:
-    """Write ``files`` into the bundle folder ``root``, competition.yaml last, after checking
-    again that none of them is written through a link that leaves it."""
-    refuse_writes(root, files, _WHAT)
+def _write_files(root: Path, files: dict[str, str], copies: dict[str, Path] | None = None) -> None:
+    """Write ``files`` and the ``copies`` into the bundle folder ``root``, competition.yaml
+    last, after checking again that none of them is written through a link that leaves it."""
+    copies = copies or {}
+    refuse_writes(root, [*files, *copies], _WHAT)
+    for rel, source in copies.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, root / rel)
+        else:
+            shutil.copyfile(source, root / rel)
     for rel in sorted(files, key=lambda r: r == "competition.yaml"):
         write_text(root / rel, files[rel])
 
@@ -354,13 +403,14 @@ def _read(path: Path) -> str | None:
 
 
 # ====================================================================== writing
-def _overlay(root: Path, files: dict[str, str], stage: Path) -> Path:
-    """A view of ``root`` with ``files`` written over it: links to the bundle's own entries,
-    real folders only on the way to a new file (for the check before writing anything)."""
+def _overlay(root: Path, files: dict[str, str], stage: Path, copies: dict[str, Path] | None = None) -> Path:
+    """A view of ``root`` with ``files`` written over it and links to the ``copies``: links
+    to the bundle's own entries, real folders only on the way to a new file (for the check
+    before writing anything)."""
     stage.mkdir()
     for entry in root.iterdir():
         (stage / entry.name).symlink_to(entry.resolve())
-    for rel, text in files.items():
+    for rel, text in {**files, **(copies or {})}.items():
         parts = PurePosixPath(rel).parts
         here = stage
         for part in parts[:-1]:
@@ -376,11 +426,15 @@ def _overlay(root: Path, files: dict[str, str], stage: Path) -> Path:
         path = here / parts[-1]
         if path.is_symlink():
             path.unlink()
-        path.write_text(text, encoding="utf-8")
+        if isinstance(text, Path):
+            path.symlink_to(text.resolve())
+        else:
+            path.write_text(text, encoding="utf-8")
     return stage
 
 
-def _copy_tree(src: Path, dest: Path, files: dict[str, str] | None = None) -> None:
+def _copy_tree(src: Path, dest: Path, files: dict[str, str] | None = None,
+               copies: dict[str, Path] | None = None) -> None:
     """Copy the folder ``src`` to ``dest`` (absent or empty) under a temporary name with
     ``files`` written into it (:func:`_write_files`: a link copied as it is may lead out of
     the copy, e.g. an absolute link back into ``src``), then rename."""
@@ -389,7 +443,7 @@ def _copy_tree(src: Path, dest: Path, files: dict[str, str] | None = None) -> No
         shutil.rmtree(tmp)
     with new_folder(dest, tmp):
         shutil.copytree(src, tmp, symlinks=True)
-        _write_files(tmp, files or {})
+        _write_files(tmp, files or {}, copies)
 
 
 def _write_zip(src: Path, dest: Path, files: dict[str, str], program: str | None, tmp: Path,

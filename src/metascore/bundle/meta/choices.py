@@ -42,7 +42,8 @@ from ...registry import DEFAULT_SEED, get_ranking_method
 from ..schema.competition import Competition, Phase
 from ...readers.columns import Column
 from ..check.baselines import Placed, unbeatable_notes, unknown_baseline_text
-from ..site.submissions import Submission, phases_reached
+from ..site.submissions import Submission, kit_rule_text, phases_reached
+from .baseline_files import GIVEN_BASELINE, given_baselines
 from .yaml_text import flow
 
 __all__ = ["MetaChoices", "MetaColumn", "ConfigPlan", "plan_config", "is_timing_column", "FILTER_CHOICES"]
@@ -73,6 +74,9 @@ class MetaChoices:
     #: the leaderboards' eye icons (``--eye-icons``): "keep" them (Codabench's default) or
     #: "hide" them all (``show_detailed_results_in_leaderboard: false``)
     eye_icons: str = "keep"
+    #: baseline submissions given as files (``--baseline FILE``: a zip or folder): copied to
+    #: ``sample_submissions/<development phase>/`` and run there as participant ``baseline``
+    baseline_files: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -97,6 +101,9 @@ class ConfigPlan:
     baselines: list[str]
     filter_rule: str
     notes: list[str] = field(default_factory=list)
+    #: where each ``--baseline FILE`` goes in the bundle (its path under
+    #: ``sample_submissions/<development phase>/``) -> the submission a local run makes of it
+    given: dict[str, Submission] = field(default_factory=dict)
 
     @property
     def summary(self) -> str:
@@ -129,11 +136,15 @@ def plan_config(
     method = get_ranking_method(choices.method).name
     notes: list[str] = []
     dev, final = _phases(phases, choices, notes)
+    given = given_baselines(choices.baseline_files, dev)
+    submissions = [*submissions, *(s for s in given.values() if s.candidate not in
+                                   {o.candidate for o in submissions if o.phase == dev})]
     placed = [(s, phases_reached(s, comp, phases)) for s in submissions]
     baselines = _baselines(choices, submissions, notes)
     if len(phases) > 2:
         notes.append(_overview(comp, phases, dev, final, placed, columns))
-    rule, k = _filter(choices, baselines, final, notes, dev, _baseline_phases(baselines, placed))
+    rule, k = _filter(choices, baselines, final, notes, dev, _baseline_phases(baselines, placed),
+                      _kits_text(comp))
     alone = rule == "none" and final is not None  # the development phase plays no part
     if alone:
         notes.append(f"filter none: the final ranking ranks {final!r} on its own (phases: "
@@ -156,7 +167,8 @@ def plan_config(
     text = _render(method, dev, final, judges, judged, baselines, rule, k, out, program_ref,
                    _left_out(columns, judged), title=comp.title or None, alone=alone)
     return ConfigPlan(text, out, method, dev, final, judges, baselines,
-                      rule if rule != "top_k" else f"top_k (k: {k})", notes)
+                      rule if rule != "top_k" else f"top_k (k: {k})", notes,
+                      given)
 
 
 # ---------------------------------------------------------------------- phases
@@ -255,6 +267,8 @@ def _left_out(columns: Sequence[Column], judged: Sequence[Column]) -> list[str]:
 def _baselines(choices: MetaChoices, submissions: Sequence[Submission], notes: list[str]) -> list[str]:
     if choices.baselines is not None:
         names = [n for n in choices.baselines if n.lower() != "none"]
+        if choices.baseline_files and GIVEN_BASELINE not in names:
+            names.append(GIVEN_BASELINE)
         known = {s.participant for s in submissions}  # the meta phase sees <owner>-<id> names
         unknown = [n for n in names if n not in known]
         if unknown:
@@ -264,8 +278,8 @@ def _baselines(choices: MetaChoices, submissions: Sequence[Submission], notes: l
     flagged = [s for s in submissions if s.is_baseline]
     if flagged:
         names = list(dict.fromkeys(s.participant for s in flagged))
-        where = ", ".join(dict.fromkeys(s.origin if s.origin == "starting kit" else f"{Path(s.origin).name}/"
-                                        for s in flagged))
+        where = ", ".join(dict.fromkeys(s.origin if s.origin in ("starting kit", "--baseline FILE")
+                                        else f"{Path(s.origin).name}/" for s in flagged))
         notes.append(f"baseline: {', '.join(names)} (from the {where}: {', '.join(s.candidate for s in flagged)}); "
                      "on Codabench, submit it from one account and put that account's name under "
                      "`baselines:` in metascore.yaml (a results export does not flag baselines).")
@@ -281,8 +295,9 @@ def _baselines(choices: MetaChoices, submissions: Sequence[Submission], notes: l
 
 
 def _filter(choices: MetaChoices, baselines: Sequence[str], final: str | None, notes: list[str],
-            dev: str, where: Mapping[str, list[str]]) -> tuple[str, int | str | None]:
-    """The filter rule (and k); ``where``: the phases each baseline runs in locally."""
+            dev: str, where: Mapping[str, list[str]], kits: str = "") -> tuple[str, int | str | None]:
+    """The filter rule (and k); ``where``: the phases each baseline runs in locally;
+    ``kits``: where a starting kit's submission was looked for (:func:`_kits_text`)."""
     wanted = choices.filter
     away = {b: p for b, p in where.items() if p and dev not in p}
     if away and len(away) == len(where) and wanted in (None, "beat_baseline"):
@@ -302,9 +317,10 @@ def _filter(choices: MetaChoices, baselines: Sequence[str], final: str | None, n
         if choices.baselines is not None:
             notes.append("--baseline none: filter: none (every final candidate is ranked).")
             return "none", None
-        notes.append("no baseline: no starting kit submission, no is_baseline submission and no "
-                     "solution, so filter: none (every final candidate is ranked); --baseline NAME "
-                     "gates the final ranking on beating that account.")
+        notes.append(f"no baseline: no starting kit submission{kits}, no is_baseline submission "
+                     "and no solution, so filter: none (every final candidate is ranked); with a "
+                     "baseline (--baseline FILE, run as participant 'baseline', or --baseline NAME, "
+                     "the account that submits it) the final ranking admits those who beat it.")
         return "none", None
     if wanted == "none":
         return "none", None
@@ -324,6 +340,17 @@ def _filter(choices: MetaChoices, baselines: Sequence[str], final: str | None, n
                           "--filter beat_baseline or none.")
     k = match.group(1)
     return "top_k", (k if k == "auto" else int(k))
+
+
+def _kits_text(comp: Competition) -> str:
+    """`` (starting kit K/: no submission found in it (looked for ...; it holds ...): how to
+    give one)`` for each starting kit folder of the competition, or ``""``."""
+    said = []
+    for ref in dict.fromkeys(p.starting_kit for p in comp.phases if p.starting_kit):
+        path = comp.path(ref)
+        if path is not None and path.is_dir():
+            said.append(f"starting kit {ref}: {kit_rule_text(path)}")
+    return f" ({'; '.join(said)})" if said else ""
 
 
 def _free_key(key: str, taken: Sequence[str]) -> str:

@@ -24,6 +24,7 @@ from dateutil import parser as dateparser
 from ...config import parse_config
 from ...errors import ConfigError
 from ...config import CONFIG_NAME
+from .baseline_files import add_given
 from .choices import ConfigPlan, MetaChoices, plan_config
 from ..check.meta_config import find_meta_configs
 from ..schema.competition import DEFAULT_IMAGE, Competition, Phase
@@ -87,6 +88,8 @@ class BundleEditor:
         #: the last phase's end given on the command line, now or by the run that wrote the
         #: meta phase (its mark in competition.yaml): `bundle zip --start` keeps it
         self.command_line_end: dt.datetime | None = None
+        #: the files or folders to copy into the bundle (path in it -> source): ``--baseline FILE``
+        self.copies: dict[str, Path] = {}
 
     # ------------------------------------------------------------------ reading
     def load(self) -> tuple[Competition, YamlText]:
@@ -130,6 +133,7 @@ class BundleEditor:
         self.changes.append(f"+ {self.ref_dir}{CONFIG_NAME}: {cfg.summary}")
         self.notes.extend(cfg.notes)
         files = {"competition.yaml": yt.text, f"{self.ref_dir}{CONFIG_NAME}": cfg.text, page_ref: page}
+        self.copies = add_given(self.root, cfg.given, files, self.changes)
         program = comp.path(self.program_ref)
         fill = False
         if program is not None and needs_meta_program(program):
