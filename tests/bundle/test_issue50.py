@@ -205,3 +205,64 @@ def test_the_kits_own_result_submission_belongs_to_its_phase(kit_run):
     assert not [w for w in report.warnings if "have no phase" in w or "submissions manifest" in w]
     assert {(r.phase, r.candidate) for r in report.results if r.candidate == "submission"} == {
         ("Development", "submission")}
+
+
+# ---------------------------------------------------------------------- item 5
+def _today(monkeypatch, day: str) -> None:
+    import datetime as dt
+
+    from metascore.bundle.schema import phase_dates
+
+    monkeypatch.setattr(phase_dates, "utc_now", lambda: dt.datetime.fromisoformat(day))
+
+
+def test_a_phase_without_an_end_gets_an_end_proposed(tmp_path, monkeypatch):
+    from metascore.errors import ConfigError
+
+    bundle = _copy(tmp_path)
+    with pytest.raises(ConfigError, match=r"proposed: --end 2026-04-24 \(54 days after its start, as "
+                       r"long as 'Development'; the Final ranking phase then opens 2026-04-25\)\.$"):
+        add_meta(bundle)  # the tests' clock: 2025-12-01, before the competition
+    _today(monkeypatch, "2026-12-07T09:00:00")  # the competition is running: 'Final' open since March
+    with pytest.raises(ConfigError, match=r"proposed: --end 2027-01-30 \(54 days from today, as long as "
+                       r"'Development': 'Final' opened 2026-03-01, before today; the Final ranking "
+                       r"phase then opens 2027-01-31\)\.$"):
+        add_meta(bundle)
+
+
+def test_top_k_says_what_k_counts_and_proposes_one(tmp_path):
+    """The baseline holds the Development answers, so nobody beats it: the note proposes
+    top_k with a k from the local run's participants, saying that k does not count it; and
+    a top_k that admits everyone says so, with a k proposed."""
+    from metascore.bundle.meta.choices import MetaChoices
+
+    bundle = _copy(tmp_path)
+    gold = tmp_path / "gold"
+    gold.mkdir()
+    shutil.copy(bundle / "dev_reference" / "answers.txt", gold / "predictions.txt")
+    notes = add_meta(bundle, end=END, choices=MetaChoices(baseline_files=(gold,))).notes
+    (said,) = [n for n in notes if "holds the reference answers" in n]
+    assert ("another filter (`--filter top_k:2`: k counts the candidates of 'Development' that are not "
+            "baselines, 3 here, and top_k:2 admits the best 2 of the local run's participants") in said
+    notes = add_meta(_copy(tmp_path, "k3"), end=END, choices=MetaChoices(filter="top_k:3")).notes
+    assert ("filter top_k:3: the best 3 of 'Development' enter the final ranking; k counts the "
+            "candidates that are not baselines (a baseline is never admitted nor counted); a local run "
+            "ranks 3 there, so all of them enter; proposed: --filter top_k:2 (the better half).") in notes
+
+
+def test_whether_start_today_suits_the_competition_is_said(tmp_path, monkeypatch):
+    _today(monkeypatch, "2026-12-07T09:00:00")
+    running = add_meta(_copy(tmp_path), end="2027-01-30").lines()
+    assert any(line.strip().startswith("upload: metascore bundle zip") and "--start" not in line
+               for line in running)
+    assert ("        dates: kept as they are, no --start (the competition is running: 'Development' "
+            "opened 2026-01-05, before today); --start today would move a phase past the end given to "
+            "`bundle add-meta --end`, and is refused") in running
+    ended = _copy(tmp_path, "ended")
+    text = (ended / "competition.yaml").read_text()
+    (ended / "competition.yaml").write_text(text.replace("    start: 2026-03-01\n",
+                                                         "    start: 2026-03-01\n    end: 2026-04-30\n"))
+    lines = add_meta(ended).lines()
+    assert f"      upload: metascore bundle zip {ended} -o bundle.zip --start today (it fills" in "\n".join(lines)
+    assert ("        dates: every phase ended ('Final' on 2026-04-30): --start today opens 'Development' "
+            "today, every phase keeping its length") in lines

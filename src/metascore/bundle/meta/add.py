@@ -51,6 +51,7 @@ from .program_folder import assemble_meta_program
 from ..platform.meta_program import META_PROGRAM_NAME, meta_python_in
 from ..schema.competition import BundleReport
 from ..schema.load import refuse_bundle_links
+from ..schema import phase_dates
 from ..schema.v1_to_v2 import V1_COPY_NAME, v1_to_v2
 from ..schema.v1_unread import unread_keys
 
@@ -76,6 +77,9 @@ class AddMetaResult:
     needs_env: bool = False
     #: the bundle has no ``sample_submissions/``: a run needs ``--submissions DIR``
     no_samples: bool = False
+    #: whether ``bundle zip --start today`` suits the dates, and whether it is proposed
+    #: (:func:`~metascore.bundle.schema.phase_dates.start_advice`)
+    dates: tuple[str, bool] | None = None
 
     def lines(self) -> list[str]:
         where = "" if self.target == self.bundle else f" -> {self.target}"
@@ -96,8 +100,11 @@ class AddMetaResult:
                        "packages, which this Python lacks)")
         out.append(f"      metascore bundle run {self.target}{subs} --out runs/")
         if not self.zipped:
-            out.append(f"      upload: metascore bundle zip {self.target} -o bundle.zip (it fills "
+            start = " --start today" if self.dates and self.dates[1] else ""
+            out.append(f"      upload: metascore bundle zip {self.target} -o bundle.zip{start} (it fills "
                        f"{META_PROGRAM_NAME}/ and puts in your organizer key's public half)")
+            if self.dates:
+                out.append(f"        {self.dates[0]}")
         out.append("      when the ranked phases end: metascore codabench pull ... --out pulled/, then "
                    "metascore codabench submit ... --phase 'Final ranking' pulled/ (signed with your "
                    "organizer key: the meta phase ranks nothing else)")
@@ -155,6 +162,10 @@ def add_meta(
         result.warnings = len(report.warnings)
         result.needs_env = any(n.startswith(LOCAL_RUN_NEEDS_ENV) for n in report.notes)
         result.no_samples = choices.submissions is None and not (root / "sample_submissions").is_dir()
+        if report.competition is not None and len(report.competition.phases) > 1:
+            kept = phase_dates.command_line_end(files["competition.yaml"])
+            result.dates = phase_dates.start_advice(report.competition, report.competition.phases[:-1],
+                                                    kept, phase_dates.utc_now())
         _write(result, root, out, files, editor.program_ref if fill else None, tmp,
                report.competition.docker_image if report.competition else None, meta_python, copies)
     return result

@@ -41,6 +41,7 @@ from ...errors import ConfigError, did_you_mean
 from ...registry import DEFAULT_SEED, get_ranking_method
 from ..schema.competition import Competition, Phase
 from ...readers.columns import Column
+from ...leaderboard.filtering import proposed_k
 from ..check.baselines import Placed, unbeatable_notes, unknown_baseline_text
 from ..site.submissions import Submission, kit_rule_text, phases_reached
 from .baseline_files import GIVEN_BASELINE, given_baselines
@@ -145,6 +146,8 @@ def plan_config(
         notes.append(_overview(comp, phases, dev, final, placed, columns))
     rule, k = _filter(choices, baselines, final, notes, dev, _baseline_phases(baselines, placed),
                       _kits_text(comp))
+    if rule == "top_k" and k != "auto":
+        notes.append(_top_k_note(int(k), dev, placed, baselines))
     alone = rule == "none" and final is not None  # the development phase plays no part
     if alone:
         notes.append(f"filter none: the final ranking ranks {final!r} on its own (phases: "
@@ -340,6 +343,18 @@ def _filter(choices: MetaChoices, baselines: Sequence[str], final: str | None, n
                           "--filter beat_baseline or none.")
     k = match.group(1)
     return "top_k", (k if k == "auto" else int(k))
+
+
+def _top_k_note(k: int, dev: str, placed: Placed, baselines: Sequence[str]) -> str:
+    """What ``top_k:k`` admits: the k best of ``dev`` that are not baselines; against the
+    participants a local run ranks there, with a k proposed from them when k admits all."""
+    n = len({s.participant for s, where in placed if dev in where and s.participant not in baselines})
+    text = (f"filter top_k:{k}: the best {k} of {dev!r} enter the final ranking; k counts the "
+            "candidates that are not baselines (a baseline is never admitted nor counted)")
+    if n and k >= n:
+        return (f"{text}; a local run ranks {n} there, so all of them enter; proposed: --filter "
+                f"top_k:{proposed_k(n)} (the better half).")
+    return text + (f"; a local run ranks {n} there." if n else ".")
 
 
 def _kits_text(comp: Competition) -> str:
