@@ -266,3 +266,57 @@ def test_whether_start_today_suits_the_competition_is_said(tmp_path, monkeypatch
     assert f"      upload: metascore bundle zip {ended} -o bundle.zip --start today (it fills" in "\n".join(lines)
     assert ("        dates: every phase ended ('Final' on 2026-04-30): --start today opens 'Development' "
             "today, every phase keeping its length") in lines
+
+
+# ---------------------------------------------------------------------- item 3
+def test_setup_installs_bubblewrap_where_it_is_missing(monkeypatch):
+    """A fresh Debian machine: no bwrap; `bundle run --setup` installs it with apt-get,
+    fetching the package lists when the first try fails (a fresh image has none)."""
+    from metascore.bundle.worker import machine_setup
+    from metascore.errors import ConfigError
+
+    ran = []
+
+    class Done:
+        def __init__(self, code):
+            self.returncode = code
+
+    monkeypatch.setattr(machine_setup.shutil, "which",
+                        lambda name: None if name == "bwrap" else f"/usr/bin/{name}")
+    monkeypatch.setattr(machine_setup.sys, "platform", "linux")
+    monkeypatch.setattr(machine_setup.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(machine_setup.subprocess, "run",
+                        lambda argv, **kw: ran.append(argv) or Done(100 if len(ran) == 1 else 0))
+    lines = []
+    assert machine_setup.install_bubblewrap(lines.append)
+    assert ran == [["/usr/bin/apt-get", "install", "-y", "bubblewrap"], ["/usr/bin/apt-get", "update"],
+                   ["/usr/bin/apt-get", "install", "-y", "bubblewrap"]]
+    assert lines[0] == "[*] --setup: installing bubblewrap, the local sandbox: /usr/bin/apt-get install -y bubblewrap"
+    monkeypatch.setattr(machine_setup.os, "geteuid", lambda: 1000)  # not root: through sudo
+    ran.clear()
+    machine_setup.install_bubblewrap()
+    assert ran[0] == ["/usr/bin/sudo", "/usr/bin/apt-get", "install", "-y", "bubblewrap"]
+    monkeypatch.setattr(machine_setup.shutil, "which", lambda name: None)
+    with pytest.raises(ConfigError, match="no apt-get here to install bubblewrap with"):
+        machine_setup.install_bubblewrap()
+
+
+def test_run_setup_builds_the_images_packages_and_without_it_says_so_first(tmp_path, monkeypatch):
+    """This Python lacks scikit-learn, which py39 carries: `bundle run --setup` builds the
+    image's packages first (as `bundle env` does); without --setup the run says so before
+    any job, where it used to fail every run."""
+    from metascore.bundle import runner
+    from metascore.bundle.worker.pyenv import packages_for
+
+    _without(monkeypatch, "sklearn")
+    built = []
+    monkeypatch.setattr(runner, "build_env", lambda image, packages, **kw: built.append((image, packages)))
+    bundle = _copy(tmp_path)
+    lines: list[str] = []
+    report = run_bundle(bundle, tmp_path / "runs", sandbox="auto", log=lines.append)
+    (said,) = [w for w in report.warnings if "bundle env" in w]
+    assert said.startswith("a local `metascore bundle run` needs `metascore bundle env` first") and \
+        "(minutes; `bundle run --setup` does it too)" in said
+    assert lines[0] == f"[!] {said}" and not built
+    run_bundle(bundle, tmp_path / "runs", sandbox="auto", setup=True)
+    assert built == [("codalab/codalab-legacy:py39", packages_for("codalab/codalab-legacy:py39"))]

@@ -72,7 +72,11 @@ from .archive import extract_bundle
 from .worker.backend import Backend
 from .schema.competition import Competition
 from .files import write_text
+from .check.image_checks import local_run_note
+from .check.meta_config import find_meta_configs
 from .worker.image_probe import LOCAL_NOTICE, probe_image
+from .worker.machine_setup import install_bubblewrap
+from .worker.pyenv import build_env, packages_for
 from .worker.limits import Limits
 from .worker.local import DEFAULT_SANDBOX
 from .worker.backends import DEFAULT_BACKEND, get_backend
@@ -141,6 +145,7 @@ def run_bundle(
     python_env: str | os.PathLike[str] | None = None,
     limits: Limits | None = None,
     meta_python: str | None = None,
+    setup: bool = False,
 ) -> RunReport:
     """Run every phase x submission x task of a bundle (folder or zip), then the meta phase.
 
@@ -178,6 +183,10 @@ def run_bundle(
         :class:`~metascore.bundle.worker.limits.Limits`).
     meta_python : how ``meta_scoring_program/`` is filled: ``"bundled"`` (its own Python;
         default ``$METASCORE_META_PYTHON``, else bundled) or ``"image"`` (the image's python3).
+    setup : local backend: install what a first run lacks, once (bubblewrap,
+        :func:`~metascore.bundle.worker.machine_setup.install_bubblewrap`; the image's
+        packages, as ``bundle env`` builds them, when the programs need them:
+        :func:`_local_packages`); without it, a run that lacks them says so first.
     """
     bundle, out = Path(bundle), Path(out).absolute()
     if bundle.is_file() and not zipfile.is_zipfile(bundle):
@@ -188,6 +197,8 @@ def run_bundle(
     for key, path in given.items():
         if not path.exists():
             raise InputError(f"--data {key}={path}: no such file or folder.")
+    if setup and backend == "local" and sandbox != "rewrite":
+        install_bubblewrap(log)
     engine = get_backend(backend, image=image, network=network, sandbox=sandbox,
                          python_env=python_env, limits=limits, foreign=submissions is not None)
     missing = engine.capabilities.sandbox_missing  # e.g. the local rewrite mode taken for lack of bwrap
@@ -195,7 +206,8 @@ def run_bundle(
         raise ConfigError(
             f"--submissions: the local sandbox cannot run here ({missing}), and without it "
             "these submissions would run unisolated, as your user; install bubblewrap (apt-get "
-            "install bubblewrap) or use --backend docker, or give --sandbox rewrite to run them so.")
+            "install bubblewrap, or --setup does) or use --backend docker, or give --sandbox "
+            "rewrite to run them so.")
     zipped = bundle.is_file()
     # a folder is checked (its links first) before anything is written; a zip's link
     # members and competition.yaml are refused before it is extracted
@@ -219,6 +231,8 @@ def run_bundle(
     site = Site(comp, out, engine, image=image, fill_meta_program=fill, log=log,
                 jobs=jobs if jobs is not None else default_jobs(), feed=feed, data=given)
     report = RunReport(out=out, backend=backend, warnings=list(comp.warnings))
+    if not engine.capabilities.runs_image and python_env is None:
+        report.warnings.extend(_local_packages(comp, setup, log))
     if zipped:
         report.warnings.extend(_zipped_placeholders(comp))
     subs, warnings = collect_submissions(comp, Path(submissions) if submissions else None, cache=out / "cache")
@@ -237,6 +251,26 @@ def run_bundle(
     site.run(subs, report)
     write_text(out / "run_summary.json", json.dumps(report.to_dict(), indent=2, allow_nan=False) + "\n")
     return report
+
+
+def _local_packages(comp: Competition, setup: bool, log: Callable[[str], None]) -> list[str]:
+    """A local run whose programs import modules the image carries and this Python lacks
+    (:func:`~metascore.bundle.check.image_checks.local_run_note`): with ``setup``, the
+    image's packages built as ``bundle env`` builds them; else the note, said before any job
+    runs (each would fail on them)."""
+    note = local_run_note(comp, find_meta_configs(comp))
+    if note is None:
+        return []
+    if not setup:
+        log(f"[!] {note}")
+        return [note]
+    packages = packages_for(comp.docker_image)
+    if packages is None:  # a note is only said for an image with a package list
+        return []
+    log(f"[*] --setup: building the packages of {comp.docker_image} (once; minutes), as "
+        "`metascore bundle env` does")
+    build_env(comp.docker_image, packages, log=log)
+    return []
 
 
 def _meta_filler(scoring_program: Path | None, meta_python: str | None, engine: Backend, image: str,

@@ -206,6 +206,11 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:
                    help="local backend: virtual environment (or interpreter) that runs python "
                    "and python3 (default: the one `metascore bundle env` built for the bundle's "
                    "image, else this Python)")
+    p.add_argument("--setup", action="store_true",
+                   help="local backend: install what a first run lacks, once: bubblewrap (the "
+                   "sandbox; apt-get, as root or through sudo) and, when the programs import "
+                   "modules the image carries and this Python lacks, the image's packages (as "
+                   "`metascore bundle env` builds them)")
     add_limit_options(p)
     p.add_argument("--submissions", metavar="DIR",
                    help="folder of submission zips/folders (optional submissions.yaml or .csv "
@@ -493,7 +498,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         submissions=args.submissions, scoring_program=args.scoring_program,
         network=args.network, jobs=args.jobs, feed=args.feed, data=dict(args.data), log=log,
         sandbox=args.sandbox, python_env=args.python_env, limits=limits_from_args(args),
-        meta_python=args.meta_python,
+        meta_python=args.meta_python, setup=args.setup,
     )
     print()
     print(printable(format_report(report)))

@@ -156,8 +156,8 @@ def local_run_note(comp: Competition, metas: Sequence[MetaConfig]) -> str | None
         return None
     return (f"{LOCAL_RUN_NEEDS_ENV}: its local backend runs the programs with this machine's "
             f"Python ({sys.executable}), which lacks {', '.join(missing)}, which {image} carries; "
-            "`metascore bundle env BUNDLE` builds the image's packages once (minutes), and every "
-            "later run uses them.")
+            "`metascore bundle env BUNDLE` builds the image's packages once (minutes; `bundle run "
+            "--setup` does it too), and every later run uses them.")
 
 
 def meta_tasks(comp: Competition, metas: Sequence[MetaConfig]) -> list[Task]:
