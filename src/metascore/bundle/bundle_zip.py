@@ -27,7 +27,7 @@ from ..readers.yaml_loader import read_yaml
 from .archive import open_regular, zip_directory
 from .links import bundle_files
 from .meta.program_folder import assemble_meta_program
-from .meta.runtime import require_runtime
+from .meta.runtime import require_runtime, runtime_zip
 from .platform.meta_program import meta_python_in, needs_meta_program
 from .schema.competition import bundle_path
 from .schema.load import check_schema, path_references
@@ -45,6 +45,7 @@ def build_bundle_zip(
     start: dt.date | None = None,
     log: Callable[[str], None] = lambda _: None,
     meta_python: str | None = None,
+    compression: str = "lzma",
 ) -> Path:
     """Zip a bundle directory into an uploadable Codabench bundle.
 
@@ -57,6 +58,8 @@ def build_bundle_zip(
     phase date is moved by the same number of days so that the first phase starts that day
     (:func:`~metascore.bundle.schema.phase_dates.shift_dates`; the folder is not changed). The
     bundle must pass :func:`~metascore.bundle.schema.load.check_schema` without errors.
+    ``compression``: how the own Python's members are compressed (``"lzma"`` or ``"deflate"``,
+    :func:`~metascore.bundle.meta.runtime.runtime_zip`).
     """
     bundle, dest_zip = Path(bundle), Path(dest_zip)
     if not bundle.is_dir():
@@ -89,7 +92,7 @@ def build_bundle_zip(
                     + (", with its own Python" if python == "bundled" else ", run by the image's python3"))
                 src = assemble_meta_program(Path(tmp) / "meta" / Path(rel).name, scoring_program,
                                             python=python, with_runtime=False)
-                base = require_runtime(log).zip if python == "bundled" else None
+                base = runtime_zip(require_runtime(log), compression, log) if python == "bundled" else None
                 own = src
             if src.is_dir():
                 name = rel if rel.lower().endswith(".zip") else f"{rel}.zip"

@@ -23,6 +23,7 @@ from ..bundle.worker.local import DEFAULT_SANDBOX, SANDBOX_MODES
 from ..bundle.runner import DEFAULT_OUT, JOBS_CAP
 from ..bundle.worker.backends import BACKENDS, DEFAULT_BACKEND
 from ..bundle.platform.meta_program import META_PYTHONS
+from ..bundle.meta.runtime import COMPRESSIONS, first_build_notice
 from ..bundle.site.server import DEFAULT_FEED, FEEDS
 from ..config import RankingConfig
 from ..errors import ConfigError, InputError
@@ -293,6 +294,10 @@ def _zip_parser(sub: argparse._SubParsersAction) -> None:
                    "--end` and the Final ranking phase's start, the day after, stay where they were "
                    "put (a shift that would move a phase past that end is refused)")
     _meta_python_option(p, "the meta-scoring program filled into the zip")
+    p.add_argument("--compression", choices=COMPRESSIONS, default="lzma",
+                   help="how the members of the meta-scoring program's own Python are compressed: "
+                   "lzma (default; Python's zipfile, which Codabench extracts with, reads them; "
+                   "Info-ZIP unzip 6.0 skips them, exit code 81) or deflate (any unzip; a larger zip)")
     p.set_defaults(func=_interruptible(_cmd_zip))
 
 
@@ -529,6 +534,7 @@ def _cmd_zip(args: argparse.Namespace) -> int:
     from ..bundle.schema.phase_dates import parse_start
 
     start = parse_start(args.start) if args.start is not None else None
+    bundled = False
     if Path(args.bundle).is_dir():  # the full check (metascore.yaml too) before zipping
         report = check_bundle(Path(args.bundle), meta_python=args.meta_python)
         if report.errors:
@@ -536,9 +542,13 @@ def _cmd_zip(args: argparse.Namespace) -> int:
                 f"{args.bundle}: {report.errors[0]} ({len(report.errors)} error(s); "
                 f"run `metascore bundle check {args.bundle}`); no zip written."
             )
+        bundled = report.competition is not None and _carries_runtime(report.competition, args.meta_python)
+        notice = first_build_notice() if bundled else None
+        if notice:  # before the build starts: what it costs, and the ways out
+            print(f"note: {notice}", flush=True)
     dest = build_bundle_zip(args.bundle, args.output, scoring_program=args.scoring_program,
                             start=start, log=lambda line: print(line, flush=True),
-                            meta_python=args.meta_python)
+                            meta_python=args.meta_python, compression=args.compression)
     try:
         report = _check_path(dest)  # what is uploaded: the dates as moved, the programs as filled
     except BaseException:  # interrupted: no zip that was not checked
@@ -553,4 +563,19 @@ def _cmd_zip(args: argparse.Namespace) -> int:
     print(f"wrote {dest}, {dest.stat().st_size / 1e6:.1f} MB (upload it on Codabench: "
           "Benchmarks > Management > Upload)"
           + (f"; {len(report.warnings)} warning(s) above" if report.warnings else ""))
+    if bundled and args.compression == "lzma":
+        print("note: the meta-scoring program's own Python is LZMA-compressed in its program zip: "
+              "Codabench (Python's zipfile) reads it; to unzip it by hand use `python3 -m zipfile -e "
+              "FILE.zip DIR`, 7-Zip or bsdtar (Info-ZIP unzip 6.0 skips those members: exit code 81, "
+              "the program without its Python), or zip with --compression deflate.")
     return 0
+
+
+def _carries_runtime(comp, meta_python: str | None) -> bool:
+    """Whether the zip of ``comp`` will carry the meta-scoring program's own Python: a
+    placeholder to fill, run ``bundled`` in its image."""
+    from ..bundle.platform.meta_program import meta_python_in, needs_meta_program
+
+    return any(needs_meta_program(path) for t in comp.tasks.values()
+               if (path := comp.path(t.scoring_program)) is not None) and \
+        meta_python_in(comp.docker_image, meta_python) == "bundled"

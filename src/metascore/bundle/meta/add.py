@@ -48,6 +48,7 @@ from ..platform.leaderboard_rules import SUBMISSION_RULES
 from ..files import new_folder, write_text
 from ..links import refuse_writes
 from .program_folder import assemble_meta_program
+from .runtime import first_build_notice
 from ..platform.meta_program import META_PROGRAM_NAME, meta_python_in
 from ..schema.competition import BundleReport
 from ..schema.load import refuse_bundle_links
@@ -80,6 +81,8 @@ class AddMetaResult:
     #: whether ``bundle zip --start today`` suits the dates, and whether it is proposed
     #: (:func:`~metascore.bundle.schema.phase_dates.start_advice`)
     dates: tuple[str, bool] | None = None
+    #: ``bundle zip`` will build the meta-scoring program's own Python first (none on this machine)
+    first_build: bool = False
 
     def lines(self) -> list[str]:
         where = "" if self.target == self.bundle else f" -> {self.target}"
@@ -105,6 +108,9 @@ class AddMetaResult:
                        f"{META_PROGRAM_NAME}/ and puts in your organizer key's public half)")
             if self.dates:
                 out.append(f"        {self.dates[0]}")
+            if self.first_build:
+                out.append("        the first zip on this machine builds the meta-scoring program's own "
+                           "Python (11 to 15 minutes, once; a 45 MB zip): `bundle zip` says the ways out")
         out.append("      when the ranked phases end: metascore codabench pull ... --out pulled/, then "
                    "metascore codabench submit ... --phase 'Final ranking' pulled/ (signed with your "
                    "organizer key: the meta phase ranks nothing else)")
@@ -162,6 +168,9 @@ def add_meta(
         result.warnings = len(report.warnings)
         result.needs_env = any(n.startswith(LOCAL_RUN_NEEDS_ENV) for n in report.notes)
         result.no_samples = choices.submissions is None and not (root / "sample_submissions").is_dir()
+        image = report.competition.docker_image if report.competition else None
+        result.first_build = (not zip_out and meta_python_in(image, meta_python) == "bundled"
+                              and first_build_notice() is not None)
         if report.competition is not None and len(report.competition.phases) > 1:
             kept = phase_dates.command_line_end(files["competition.yaml"])
             result.dates = phase_dates.start_advice(report.competition, report.competition.phases[:-1],
