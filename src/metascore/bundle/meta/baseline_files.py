@@ -23,9 +23,10 @@ from ..site.submissions import Submission, read_manifest, safe_name
 
 __all__ = ["SAMPLES", "GIVEN_BASELINE", "given_baselines", "add_given", "manifest_with"]
 
-#: The folder of the bundle's own sample submissions (a local run's), and the participant a
-#: ``--baseline FILE`` runs as there.
-SAMPLES, GIVEN_BASELINE = "sample_submissions", "baseline"
+#: The folder of the bundle's own sample submissions (a local run's).
+SAMPLES = "sample_submissions"
+#: The participant a ``--baseline FILE`` runs as there.
+GIVEN_BASELINE = "baseline"
 
 
 def given_baselines(files: Sequence[Path], dev: str) -> dict[str, Submission]:
