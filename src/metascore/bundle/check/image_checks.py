@@ -150,8 +150,8 @@ def local_run_note(comp: Competition, metas: Sequence[MetaConfig]) -> str | None
     wanted: set[str] = set()
     for _, source in _program_sources(comp, {id(m.task) for m in metas}):
         wanted |= _imports(source)
-    missing = sorted(m for m in (wanted & modules) - _local_modules(comp.root)
-                     if importlib.util.find_spec(m) is None)
+    lacking = {m for m in wanted & modules if importlib.util.find_spec(m) is None}
+    missing = sorted(lacking - _local_modules(comp.root)) if lacking else []
     if not missing:
         return None
     return (f"{LOCAL_RUN_NEEDS_ENV}: its local backend runs the programs with this machine's "
@@ -297,15 +297,27 @@ def _local_modules(root: Path) -> frozenset[str]:
         elif path.suffix in (".py", ".so", ".pyc"):
             names.add(path.name.split(".")[0])
         elif path.suffix == ".zip" and zipfile.is_zipfile(path):
-            with zipfile.ZipFile(path) as zf:
-                for member in zf.namelist():
-                    parts = PurePosixPath(member).parts
-                    if in_runtime(parts):
-                        continue
-                    names.update(parts[:-1])
-                    if parts and parts[-1].endswith((".py", ".so", ".pyc")):
-                        names.add(parts[-1].split(".")[0])
+            names |= _zip_modules(path)
     return frozenset(names)
+
+
+def _zip_modules(path: Path) -> set[str]:
+    """The module names the members of the zip ``path`` provide; none from a zip that
+    cannot be read (a name that is not UTF-8, a damaged zip: its job says why)."""
+    names: set[str] = set()
+    try:
+        with zipfile.ZipFile(path) as zf:
+            members = zf.namelist()
+    except (OSError, ValueError, zipfile.BadZipFile):
+        return names
+    for member in members:
+        parts = PurePosixPath(member).parts
+        if in_runtime(parts):
+            continue
+        names.update(parts[:-1])
+        if parts and parts[-1].endswith((".py", ".so", ".pyc")):
+            names.add(parts[-1].split(".")[0])
+    return names
 
 
 def _tree(root: Path) -> Iterator[Path]:
