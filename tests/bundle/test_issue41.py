@@ -221,7 +221,7 @@ def test_without_a_filter_the_final_phase_is_ranked_on_its_own_judges(tmp_path):
     add_meta(bundle, end="2027-06-30", submission_rule="Force_Last",
              choices=MetaChoices(phases=("Practice", POST), filter="none"))
     config = _config(bundle)
-    assert config["phases"] == {"development": POST, "final": None}
+    assert config["phases"] == {"development": None, "final": POST}  # ranked alone, named final
     assert [(j["task"], j["metric"]) for j in config["judges"]] == [
         ("Post-Evaluation Task", "A_Accuracy"), ("Post-Evaluation Task", "B_Accuracy"),
         ("Post-Evaluation Task", "C_BLEU")]

@@ -71,7 +71,7 @@ def test_the_meta_scoring_program_ranks_the_export_as_the_local_run(tmp_path, la
     assert score_main(tmp_path / "input", out) == 0
     assert final_board(out) == EXPECTED  # same finalists and order as test_bundle_template
     assert json.loads((out / "scores.json").read_text()) == {
-        "n_qualified": 4, "winner_score": pytest.approx(-5 / 3)}
+        "n_qualified": 4, "winner_score": pytest.approx(5 / 3)}  # the average rank
 
 
 def test_one_export_of_both_phases_keeps_one_task_name(tmp_path):

@@ -95,8 +95,9 @@ def test_nobody_and_no_baseline():
         "the final ranking is empty: no final-phase candidate qualified: none beat every "
         "baseline in the 'development' phase (threshold: 'B1' with development score 0.6); ways "
         "out: another baseline (`baselines:` in metascore.yaml; `bundle add-meta --force "
-        "--baseline NAME`) or another filter (`filter.rule: top_k` or `none`; `--filter top_k:3` "
-        "or `--filter none`).")
+        "--baseline NAME`) or another filter (`filter: {rule: top_k, k: 1}` or `rule: none`; "
+        "`--filter top_k:1`: k counts the candidates of 'development' that are not baselines, 1 "
+        "here, and top_k:1 admits the best 1; or `--filter none`).")
 
 
 def test_an_unbeatable_baseline_is_said_with_the_ways_out():

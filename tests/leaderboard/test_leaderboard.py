@@ -83,7 +83,7 @@ def test_beat_any_baseline_final_best():
     assert lb.winner == "dave-105"
     assert lb.statistics["winner_is_condorcet"] == 1.0
     assert lb.statistics["dev_final_kendall_tau"] == pytest.approx(1.0)
-    assert lb.scores == {"n_qualified": 2.0, "winner_score": pytest.approx(-7 / 6)}
+    assert lb.scores == {"n_qualified": 2.0, "winner_score": pytest.approx(7 / 6)}  # its average rank
 
 
 def test_beat_all_with_deadlines():
@@ -158,7 +158,7 @@ def test_one_phase_filters_within_the_phase():
     assert {r.candidate: r.reason for r in lb.final.rows if r.is_baseline} == {
         c: "baseline, shown for reference (not ranked); average rank 3.67 in phase 'Development'"
         for c in ("baseline_rf", "baseline_knn")}
-    assert lb.scores == {"n_qualified": 2.0, "winner_score": -1.0}
+    assert lb.scores == {"n_qualified": 2.0, "winner_score": 1.0}  # its average rank
     assert lb.statistics["dev_final_kendall_tau"] is None
     # without any baseline, no filter applies, and the outputs say so
     table = load_scores(_config().input, FIXTURE)

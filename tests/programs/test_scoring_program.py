@@ -107,7 +107,7 @@ def test_scoring_program_on_the_fixture(tmp_path, umask):
     assert set(scores) == set(config["output"]["scores"])
     assert scores["n_qualified"] == 2
     assert scores["condorcet"] == 1
-    assert scores["winner_score"] == pytest.approx(-7 / 6)
+    assert scores["winner_score"] == pytest.approx(7 / 6)  # the average rank, as shown
     assert scores["threshold"] == pytest.approx(-11 / 3)
     # pool {dave, alice}, ranks 1/2, 1/2, 1.5/1.5: S = 1 + 1, W = 12 S / (9 * 6 - 3 * 6)
     assert scores["agreement"] == pytest.approx(2 / 3)
@@ -146,7 +146,7 @@ def test_ingestion_then_scoring(tmp_path, umask):
     assert proc.returncode == 0, proc.stderr
     scores = json.loads((s["/app/output"] / "scores.json").read_text())
     assert scores["n_qualified"] == 2
-    assert scores["winner_score"] == pytest.approx(-7 / 6)
+    assert scores["winner_score"] == pytest.approx(7 / 6)  # the average rank, as shown
 
 
 def test_ingestion_rejects_a_bad_submission(tmp_path):

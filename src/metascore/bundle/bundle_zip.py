@@ -31,7 +31,7 @@ from ..export_binding import COMPETITION_FILE, new_token, token_text
 from .archive import open_regular, safe_extract, zip_directory
 from .links import bundle_files, hard_links
 from .meta.program_folder import assemble_meta_program
-from .meta.runtime import require_runtime
+from .meta.runtime import require_runtime, runtime_zip
 from .platform.meta_program import is_meta_reference, meta_python_in, needs_meta_program
 from .schema.competition import Competition, bundle_path
 from .schema.load import check_schema, path_references, referenced_paths
@@ -50,6 +50,7 @@ def build_bundle_zip(
     log: Callable[[str], None] = lambda _: None,
     meta_python: str | None = None,
     allow_hardlinks: bool = False,
+    compression: str = "lzma",
 ) -> Path:
     """Zip a bundle directory into an uploadable Codabench bundle.
 
@@ -64,6 +65,8 @@ def build_bundle_zip(
     bundle must pass :func:`~metascore.bundle.schema.load.check_schema` without errors, and
     hold no file whose data is shared with a file outside it
     (:func:`~metascore.bundle.links.hard_links`) unless ``allow_hardlinks``.
+    ``compression``: how the own Python's members are compressed (``"lzma"`` or ``"deflate"``,
+    :func:`~metascore.bundle.meta.runtime.runtime_zip`).
     """
     bundle, dest_zip = Path(bundle), Path(dest_zip)
     if not bundle.is_dir():
@@ -105,7 +108,7 @@ def build_bundle_zip(
                     + (", with its own Python" if python == "bundled" else ", run by the image's python3"))
                 src = assemble_meta_program(Path(tmp) / "meta" / Path(rel).name, scoring_program,
                                             python=python, with_runtime=False)
-                base = require_runtime(log).zip if python == "bundled" else None
+                base = runtime_zip(require_runtime(log), compression, log) if python == "bundled" else None
                 own = src
             extra = None
             if ref in tokens:

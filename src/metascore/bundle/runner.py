@@ -58,10 +58,12 @@ Where this differs from the v2 worker, knowingly:
 
 from __future__ import annotations
 
+import csv
 import json
 import os
+import re
 import zipfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -72,7 +74,11 @@ from .archive import extract_bundle
 from .worker.backend import Backend
 from .schema.competition import Competition
 from .files import write_text
+from .check.image_checks import local_run_note
+from .check.meta_config import find_meta_configs
 from .worker.image_probe import LOCAL_NOTICE, probe_image
+from .worker.machine_setup import install_bubblewrap
+from .worker.pyenv import build_env, packages_for
 from .worker.limits import Limits
 from .worker.local import DEFAULT_SANDBOX
 from .worker.backends import DEFAULT_BACKEND, get_backend
@@ -141,6 +147,7 @@ def run_bundle(
     python_env: str | os.PathLike[str] | None = None,
     limits: Limits | None = None,
     meta_python: str | None = None,
+    setup: bool = False,
 ) -> RunReport:
     """Run every phase x submission x task of a bundle (folder or zip), then the meta phase.
 
@@ -178,6 +185,10 @@ def run_bundle(
         :class:`~metascore.bundle.worker.limits.Limits`).
     meta_python : how ``meta_scoring_program/`` is filled: ``"bundled"`` (its own Python;
         default ``$METASCORE_META_PYTHON``, else bundled) or ``"image"`` (the image's python3).
+    setup : local backend: install what a first run lacks, once (bubblewrap,
+        :func:`~metascore.bundle.worker.machine_setup.install_bubblewrap`; the image's
+        packages, as ``bundle env`` builds them, when the programs need them:
+        :func:`_local_packages`); without it, a run that lacks them says so first.
     """
     bundle, out = Path(bundle), Path(out).absolute()
     if bundle.is_file() and not zipfile.is_zipfile(bundle):
@@ -188,6 +199,8 @@ def run_bundle(
     for key, path in given.items():
         if not path.exists():
             raise InputError(f"--data {key}={path}: no such file or folder.")
+    if setup and backend == "local" and sandbox != "rewrite":
+        install_bubblewrap(log)
     engine = get_backend(backend, image=image, network=network, sandbox=sandbox,
                          python_env=python_env, limits=limits, foreign=submissions is not None)
     missing = engine.capabilities.sandbox_missing  # e.g. the local rewrite mode taken for lack of bwrap
@@ -195,7 +208,8 @@ def run_bundle(
         raise ConfigError(
             f"--submissions: the local sandbox cannot run here ({missing}), and without it "
             "these submissions would run unisolated, as your user; install bubblewrap (apt-get "
-            "install bubblewrap) or use --backend docker, or give --sandbox rewrite to run them so.")
+            "install bubblewrap, or --setup does) or use --backend docker, or give --sandbox "
+            "rewrite to run them so.")
     zipped = bundle.is_file()
     # a folder is checked (its links first) before anything is written; a zip's link
     # members and competition.yaml are refused before it is extracted
@@ -219,6 +233,8 @@ def run_bundle(
     site = Site(comp, out, engine, image=image, fill_meta_program=fill, log=log,
                 jobs=jobs if jobs is not None else default_jobs(), feed=feed, data=given)
     report = RunReport(out=out, backend=backend, warnings=list(comp.warnings))
+    if not engine.capabilities.runs_image and python_env is None:
+        report.warnings.extend(_local_packages(comp, setup, log))
     if zipped:
         report.warnings.extend(_zipped_placeholders(comp))
     subs, warnings = collect_submissions(comp, Path(submissions) if submissions else None, cache=out / "cache")
@@ -237,6 +253,26 @@ def run_bundle(
     site.run(subs, report)
     write_text(out / "run_summary.json", json.dumps(report.to_dict(), indent=2, allow_nan=False) + "\n")
     return report
+
+
+def _local_packages(comp: Competition, setup: bool, log: Callable[[str], None]) -> list[str]:
+    """A local run whose programs import modules the image carries and this Python lacks
+    (:func:`~metascore.bundle.check.image_checks.local_run_note`): with ``setup``, the
+    image's packages built as ``bundle env`` builds them; else the note, said before any job
+    runs (each would fail on them)."""
+    note = local_run_note(comp, find_meta_configs(comp))
+    if note is None:
+        return []
+    if not setup:
+        log(f"[!] {note}")
+        return [note]
+    packages = packages_for(comp.docker_image)
+    if packages is None:  # a note is only said for an image with a package list
+        return []
+    log(f"[*] --setup: building the packages of {comp.docker_image} (once; minutes), as "
+        "`metascore bundle env` does")
+    build_env(comp.docker_image, packages, log=log)
+    return []
 
 
 def _meta_filler(scoring_program: Path | None, meta_python: str | None, engine: Backend, image: str,
@@ -347,6 +383,7 @@ def format_report(report: RunReport) -> str:
                      + (f" ({report.meta.status_details})" if not report.meta.finished else ""))
     if report.empty_ranking:
         lines.append(report.empty_ranking)
+    lines.extend(_failed_not_absent(report))
     if report.leaderboard:
         lines.append(f"final leaderboard: {report.leaderboard}")
     if report.detailed_results:
@@ -354,45 +391,107 @@ def format_report(report: RunReport) -> str:
     return "\n".join(lines)
 
 
-#: How many runs a note repeated over several runs names.
+#: How many runs a note or a failure repeated over several runs names.
 _NOTE_RUNS = 6
 
 
 def _problem_lines(results: list[JobResult]) -> list[str]:
-    """FAILED and FLAGGED jobs one by one (reason, logs), then each distinct note once,
+    """FAILED and FLAGGED jobs, those that failed with the same words in one block (how many
+    runs, which ones, the reason once, the first run's logs), then each distinct note once,
     with how many runs and which ones it is about."""
-    lines: list[str] = []
+    blocks: list[tuple[str, ...] | list[str]] = []  # a failure's words, or a flagged run's lines
+    failed: dict[tuple[str, ...], list[JobResult]] = {}  # the words of a failure -> its runs
     notes: dict[str, list[str]] = {}
     for r in results:
-        head = f"{r.phase} / {r.candidate} / {r.task}"
         extra = list(r.prediction_problems)
         if not r.finished:
-            lines.append(f"FAILED {head}: {r.status_details}")
-            lines.extend("    " + line for line in r.reason.splitlines())
             if extra and extra[0].splitlines()[0] in r.reason:
                 extra = extra[1:]  # already the reason's headline
+            words = (r.status_details, r.reason, *extra)
+            if words not in failed:
+                blocks.append(words)
+            failed.setdefault(words, []).append(r)
         elif r.flagged:
-            first, *rest = extra.pop(0).splitlines()
-            lines.append(f"FLAGGED {head}: finished, but {first}; its scores come from a scoring "
-                         "program that ran without the predictions")
-            lines.extend("    " + line for line in rest)
-        if not r.finished or r.flagged:
-            for problem in extra:
-                lines.extend("    " + line for line in problem.splitlines())
-            if r.run_dir:  # a job refused before it ran has none
-                lines.append(f"    logs: {r.run_dir}")
+            blocks.append(_flagged_block(r, extra))
         for note in r.warnings:
-            notes.setdefault(note, []).append(head)
+            notes.setdefault(note, []).append(_head(r))
+    lines: list[str] = []
+    for block in blocks:
+        lines.extend(block if isinstance(block, list) else _failed_block(block[0], block[1:], failed[block]))
     for note, heads in notes.items():
         first, *rest = note.splitlines()
         if len(heads) == 1:
             lines.append(f"note   {heads[0]}: {first}")
         else:
-            more = f" and {len(heads) - _NOTE_RUNS} more" if len(heads) > _NOTE_RUNS else ""
             lines.append(f"note   ({len(heads)} runs) {first}")
-            lines.append(f"    runs: {'; '.join(heads[:_NOTE_RUNS])}{more}")
+            lines.append(f"    runs: {_runs_text(heads)}")
         lines.extend("    " + line for line in rest)
     return [""] + lines if lines else []
+
+
+def _head(r: JobResult) -> str:
+    return f"{r.phase} / {r.candidate} / {r.task}"
+
+
+def _runs_text(heads: list[str]) -> str:
+    more = f" and {len(heads) - _NOTE_RUNS} more" if len(heads) > _NOTE_RUNS else ""
+    return "; ".join(heads[:_NOTE_RUNS]) + more
+
+
+def _flagged_block(r: JobResult, problems: list[str]) -> list[str]:
+    """A run that finished after its prediction step failed: what failed, its logs."""
+    first, *rest = problems[0].splitlines()
+    lines = [f"FLAGGED {_head(r)}: finished, but {first}; its scores come from a scoring "
+             "program that ran without the predictions", *("    " + line for line in rest)]
+    for problem in problems[1:]:
+        lines.extend("    " + line for line in problem.splitlines())
+    return lines + ([f"    logs: {r.run_dir}"] if r.run_dir else [])
+
+
+def _failed_block(details: str, texts: Sequence[str], runs: list[JobResult]) -> list[str]:
+    """One failure said once: ``FAILED <run>: <details>`` or, for several runs that failed
+    with the same words, ``FAILED (n runs) <details>`` and which runs; then its reason and
+    the logs (of the first run, the others beside it)."""
+    if len(runs) == 1:
+        lines = [f"FAILED {_head(runs[0])}: {details}"]
+    else:
+        lines = [f"FAILED ({len(runs)} runs) {details}", f"    runs: {_runs_text([_head(r) for r in runs])}"]
+    for text in texts:
+        lines.extend("    " + line for line in text.splitlines())
+    logs = [str(r.run_dir) for r in runs if r.run_dir]  # a job refused before it ran has none
+    if len(logs) > 1:
+        lines.append(f"    logs: {logs[0]} (each run's in its folder under {os.path.commonpath(logs)})")
+    elif logs:
+        lines.append(f"    logs: {logs[0]}")
+    return lines
+
+
+#: How the final leaderboard's reason says a candidate had no development submission.
+_ABSENT = re.compile(r"absent from the '(?P<phase>.+)' phase")
+
+
+def _failed_not_absent(report: RunReport) -> list[str]:
+    """The final leaderboard's candidates "absent from" a phase where this run knows their
+    submission failed: what the meta phase cannot know (the results export leaves failed
+    submissions out, on Codabench too), said with the run's reason."""
+    if report.leaderboard is None or not Path(report.leaderboard).is_file():
+        return []
+    owner = {(e["phase"], e["candidate"]): str(e["key"]).rsplit("-", 1)[0]
+             for e in report.export if e.get("key")}
+    lines = []
+    with open(report.leaderboard, encoding="utf-8", newline="") as f:
+        for row in csv.DictReader(f):
+            found = _ABSENT.match(row.get("reason") or "")
+            if not found:
+                continue
+            failed = [r for r in report.results if r.phase == found["phase"] and not r.finished
+                      and owner.get((r.phase, r.candidate)) == row.get("participant")]
+            if failed:
+                lines.append(f"note: {row['candidate']} is \"absent from the {found['phase']!r} phase\" "
+                             f"on the final leaderboard: its submission there failed in this run "
+                             f"({failed[0].candidate}: {failed[0].status_details}), and a failed "
+                             "submission is not in the results export the meta phase reads.")
+    return lines
 
 
 def _export_lines(report: RunReport) -> list[str]:

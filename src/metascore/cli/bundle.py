@@ -23,6 +23,7 @@ from ..bundle.worker.local import DEFAULT_SANDBOX, SANDBOX_MODES
 from ..bundle.runner import DEFAULT_OUT, JOBS_CAP
 from ..bundle.worker.backends import BACKENDS, DEFAULT_BACKEND
 from ..bundle.platform.meta_program import META_PYTHONS
+from ..bundle.meta.runtime import COMPRESSIONS, first_build_notice
 from ..bundle.site.server import DEFAULT_FEED, FEEDS
 from ..config import RankingConfig
 from ..errors import ConfigError, InputError
@@ -82,8 +83,10 @@ def _add_meta_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--method", "-m", default=RankingConfig.method,
                    help="ranking method of the final ranking (default: %(default)s; see "
                    "`metascore methods`)")
-    p.add_argument("--baseline", action="append", metavar="NAME",
-                   help="the account (participant) whose submission is the baseline; repeatable; "
+    p.add_argument("--baseline", action="append", metavar="NAME|FILE",
+                   help="the account (participant) whose submission is the baseline, or a "
+                   "submission zip or folder (a path: copied into sample_submissions/<development "
+                   "phase>/ and run there locally as participant 'baseline'); repeatable; "
                    "'none': no baseline (default: the starting kit's submission, run locally as "
                    "'baseline', or the first solution, run as 'organizer')")
     p.add_argument("--judges", metavar="KEY,...", type=_names,
@@ -204,6 +207,11 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:
                    help="local backend: virtual environment (or interpreter) that runs python "
                    "and python3 (default: the one `metascore bundle env` built for the bundle's "
                    "image, else this Python)")
+    p.add_argument("--setup", action="store_true",
+                   help="local backend: install what a first run lacks, once: bubblewrap (the "
+                   "sandbox; apt-get, as root or through sudo) and, when the programs import "
+                   "modules the image carries and this Python lacks, the image's packages (as "
+                   "`metascore bundle env` builds them)")
     add_limit_options(p)
     p.add_argument("--submissions", metavar="DIR",
                    help="folder of submission zips/folders (optional submissions.yaml or .csv "
@@ -294,6 +302,10 @@ def _zip_parser(sub: argparse._SubParsersAction) -> None:
                    "refused by default: a hard link gives a bundle any file its maker could read, "
                    "a 0600 file of yours too; `bundle check` names them")
     _meta_python_option(p, "the meta-scoring program filled into the zip")
+    p.add_argument("--compression", choices=COMPRESSIONS, default="lzma",
+                   help="how the members of the meta-scoring program's own Python are compressed: "
+                   "lzma (default; Python's zipfile, which Codabench extracts with, reads them; "
+                   "Info-ZIP unzip 6.0 skips them, exit code 81) or deflate (any unzip; a larger zip)")
     p.set_defaults(func=_interruptible(_cmd_zip))
 
 
@@ -371,6 +383,11 @@ def _names(text: str) -> tuple[str, ...]:
     if not names:
         raise argparse.ArgumentTypeError(f"expected one or more comma-separated names, got {text!r}")
     return names
+
+
+def _is_path(text: str) -> bool:
+    """A ``--baseline`` that names a file or folder (or looks like a path), not an account."""
+    return Path(text).exists() or "/" in text or text.lower().endswith(".zip")
 
 
 def _data_item(text: str) -> tuple[str, str]:
@@ -469,8 +486,10 @@ def _cmd_add_meta(args: argparse.Namespace) -> int:
     from ..bundle.meta.add import add_meta
     from ..bundle.meta.choices import MetaChoices
 
+    given = [Path(b) for b in args.baseline or () if _is_path(b)]
+    names = [b for b in args.baseline or () if not _is_path(b)]
     choices = MetaChoices(
-        method=args.method, baselines=tuple(args.baseline) if args.baseline else None,
+        method=args.method, baselines=tuple(names) if names else None, baseline_files=tuple(given),
         judges=args.judges, exclude=tuple(args.exclude), filter=args.filter, phases=args.phases,
         submissions=args.submissions, eye_icons=args.eye_icons,
     )
@@ -492,7 +511,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         submissions=args.submissions, scoring_program=args.scoring_program,
         network=args.network, jobs=args.jobs, feed=args.feed, data=dict(args.data), log=log,
         sandbox=args.sandbox, python_env=args.python_env, limits=limits_from_args(args),
-        meta_python=args.meta_python,
+        meta_python=args.meta_python, setup=args.setup,
     )
     print()
     print(printable(format_report(report)))
@@ -523,6 +542,7 @@ def _cmd_zip(args: argparse.Namespace) -> int:
     from ..bundle.schema.phase_dates import parse_start
 
     start = parse_start(args.start) if args.start is not None else None
+    bundled = False
     if Path(args.bundle).is_dir():  # the full check (metascore.yaml too) before zipping
         report = check_bundle(Path(args.bundle), meta_python=args.meta_python)
         if report.errors:
@@ -530,9 +550,14 @@ def _cmd_zip(args: argparse.Namespace) -> int:
                 f"{args.bundle}: {report.errors[0]} ({len(report.errors)} error(s); "
                 f"run `metascore bundle check {args.bundle}`); no zip written."
             )
+        bundled = report.competition is not None and _carries_runtime(report.competition, args.meta_python)
+        notice = first_build_notice() if bundled else None
+        if notice:  # before the build starts: what it costs, and the ways out
+            print(f"note: {notice}", flush=True)
     dest = build_bundle_zip(args.bundle, args.output, scoring_program=args.scoring_program,
                             start=start, log=lambda line: print(line, flush=True),
-                            meta_python=args.meta_python, allow_hardlinks=args.allow_hardlinks)
+                            meta_python=args.meta_python, allow_hardlinks=args.allow_hardlinks,
+                            compression=args.compression)
     try:
         report = _check_path(dest)  # what is uploaded: the dates as moved, the programs as filled
     except BaseException:  # interrupted: no zip that was not checked
@@ -547,4 +572,19 @@ def _cmd_zip(args: argparse.Namespace) -> int:
     print(f"wrote {dest}, {dest.stat().st_size / 1e6:.1f} MB (upload it on Codabench: "
           "Benchmarks > Management > Upload)"
           + (f"; {len(report.warnings)} warning(s) above" if report.warnings else ""))
+    if bundled and args.compression == "lzma":
+        print("note: the meta-scoring program's own Python is LZMA-compressed in its program zip: "
+              "Codabench (Python's zipfile) reads it; to unzip it by hand use `python3 -m zipfile -e "
+              "FILE.zip DIR`, 7-Zip or bsdtar (Info-ZIP unzip 6.0 skips those members: exit code 81, "
+              "the program without its Python), or zip with --compression deflate.")
     return 0
+
+
+def _carries_runtime(comp, meta_python: str | None) -> bool:
+    """Whether the zip of ``comp`` will carry the meta-scoring program's own Python: a
+    placeholder to fill, run ``bundled`` in its image."""
+    from ..bundle.platform.meta_program import meta_python_in, needs_meta_program
+
+    return any(needs_meta_program(path) for t in comp.tasks.values()
+               if (path := comp.path(t.scoring_program)) is not None) and \
+        meta_python_in(comp.docker_image, meta_python) == "bundled"

@@ -65,9 +65,7 @@ def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
                 for ph, p in path.items()}
     else:
         path = v.relative_path(path, "input.path")
-    dev = v.string(phases.get("development", "Development"), "phases.development")
-    final = phases.get("final", "Final")
-    final = None if final is None else v.string(final, "phases.final")
+    dev, final, named_final = _phases(v, phases)
     if final == dev:
         raise v.error("phases.final", f"must differ from phases.development; both are {dev!r}")
 
@@ -108,7 +106,9 @@ def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
             groups=_groups(v, rank_.get("groups"), judges),
         ),
         selection=SelectionConfig(
-            v.choice(sel.get("development", "best"), "selection.development", SELECTION_POLICIES),
+            # the one phase ranked, when the file names it final, is picked as a final phase is
+            v.choice(sel.get("final", "last"), "selection.final", SELECTION_POLICIES) if named_final
+            else v.choice(sel.get("development", "best"), "selection.development", SELECTION_POLICIES),
             v.choice(sel.get("final", "last"), "selection.final", SELECTION_POLICIES),
         ),
         baselines=_baselines(v, top.get("baselines", [])),
@@ -229,6 +229,20 @@ def _compare(v: _Validator, data: Any) -> tuple[str, ...]:
             raise v.error("analysis.compare", f"lists {name!r} twice; list each method once")
         seen.append(name)
     return tuple(seen)
+
+
+def _phases(v: _Validator, phases: Mapping[str, Any]) -> tuple[str, str | None, bool]:
+    """``(development, final, named final)``: ``final`` None ranks one phase alone, which
+    either key may name: ``{development: X, final: null}``, or ``{development: null, final:
+    X}`` (named final: X is then picked by ``selection.final``)."""
+    final = phases.get("final", "Final")
+    if "development" in phases and phases["development"] is None:  # no development phase
+        if final is None or "final" not in phases:
+            raise v.error("phases.development", "is null (no development phase), so phases.final "
+                          "must name the phase ranked on its own")
+        return v.string(final, "phases.final"), None, True
+    dev = v.string(phases.get("development", "Development"), "phases.development")
+    return dev, None if final is None else v.string(final, "phases.final"), False
 
 
 def _deadlines(v: _Validator, data: Any) -> dict[str, pd.Timestamp]:

@@ -42,7 +42,7 @@ from .selection import participant_key
 from ..analysis.topk import k_star
 
 __all__ = ["BaselineScore", "Decision", "FilterResult", "filter_final", "baseline_counterparts",
-           "phase_score_text"]
+           "phase_score_text", "proposed_k", "top_k_text"]
 
 
 @dataclass(frozen=True)
@@ -345,11 +345,26 @@ def _auto_k(
     return ks.k, ks.value, ks.d
 
 
-#: How to get a final ranking when the filter qualifies nobody (metascore.yaml, and the
-#: options of ``metascore bundle add-meta`` that write it).
-_WAYS_OUT = ("ways out: another baseline (`baselines:` in metascore.yaml; `bundle add-meta --force "
-             "--baseline NAME`) or another filter (`filter.rule: top_k` or `none`; `--filter "
-             "top_k:3` or `--filter none`)")
+def proposed_k(n: int) -> int:
+    """The ``k`` to propose for ``top_k`` when ``n`` candidates, baselines not counted, could
+    enter: the better half of them (at least one)."""
+    return max(1, (n + 1) // 2)
+
+
+def top_k_text(n: int, dev_phase: str) -> str:
+    """``top_k:K`` proposed from the data, with what K counts."""
+    k = proposed_k(n)
+    return (f"`--filter top_k:{k}`: k counts the candidates of {dev_phase!r} that are not baselines, "
+            f"{n} here, and top_k:{k} admits the best {k}")
+
+
+def _ways_out(n: int, dev_phase: str) -> str:
+    """How to get a final ranking when the filter qualifies nobody (metascore.yaml, and the
+    options of ``metascore bundle add-meta`` that write it), ``n`` candidates of the final
+    phase having a development submission."""
+    return ("ways out: another baseline (`baselines:` in metascore.yaml; `bundle add-meta --force "
+            "--baseline NAME`) or another filter (`filter: {rule: top_k, k: "
+            f"{proposed_k(n)}}}` or `rule: none`; {top_k_text(n, dev_phase)}; or `--filter none`)")
 
 
 def _unbeatable(dev: Ranking, is_base: np.ndarray) -> list[str]:
@@ -376,6 +391,7 @@ def _nobody_message(result: FilterResult, words: _Words, unbeatable: Sequence[st
                 "filter compares them; ways out: another development phase (`phases.development` "
                 "in metascore.yaml; `bundle add-meta --force --phases DEVELOPMENT,FINAL`) or no "
                 "filter (`filter.rule: none`; `--filter none`).")
+    ways_out = _ways_out(sum(d.dev_candidate is not None for d in result.decisions), words.dev_phase)
     if result.rule == "beat_baseline":
         ref = result.baselines[0] if result.beat == "all" else result.baselines[-1]
         which = "every baseline" if result.beat == "all" else "any baseline"
@@ -384,5 +400,5 @@ def _nobody_message(result: FilterResult, words: _Words, unbeatable: Sequence[st
             why = (f"; {words.name(ref)} holds the best score of the {words.dev_phase!r} phase "
                    "on every judge, so nobody can beat it")
         return (f"{head}: none beat {which} in the {words.dev_phase!r} phase (threshold: "
-                f"{words.name(ref)}{words.alias(ref)} with {words.score(ref.score)}){why}; {_WAYS_OUT}.")
-    return f"{head} under rule {result.rule!r}; {_WAYS_OUT}."
+                f"{words.name(ref)}{words.alias(ref)} with {words.score(ref.score)}){why}; {ways_out}.")
+    return f"{head} under rule {result.rule!r}; {ways_out}."

@@ -55,7 +55,8 @@ def compute_statistics(
         "n_baselines": float(len(filt.baselines)) if filt is not None and filt.rule != "none"
         else float(sum(r.is_baseline for r in board.rows)),
         "n_judges": float(sum(w > 0 for w in board.weights)),  # weight 0: not counted
-        "winner_score": None if winner is None else winner.score,
+        # as people read the method's score: an average rank, not minus it (Display)
+        "winner_score": None if winner is None else _shown(ranking, winner.score),
         "winner_dev_position": None if winner is None or winner.dev_position is None
         else float(winner.dev_position),
         "winner_is_condorcet": None if margins is None or winner is None
@@ -68,6 +69,11 @@ def compute_statistics(
     }
     assert set(stats) == set(STATISTICS)
     return stats
+
+
+def _shown(ranking: Ranking | None, score: float) -> float:
+    """``score`` as the ranking's method shows it (:class:`~metascore.method_spec.Display`)."""
+    return score if ranking is None else get_ranking_method(ranking.method).display.value(score)
 
 
 def why_undefined(

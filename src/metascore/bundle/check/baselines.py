@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from ...leaderboard.filtering import top_k_text
 from ..schema.competition import Competition, Phase
 from ..site.submissions import Submission, reference_copies
 
@@ -49,6 +50,7 @@ def unbeatable_notes(comp: Competition, phases: Sequence[Phase], dev: str, basel
     if phase is None:
         return []
     out = []
+    others = len({s.participant for s, where in placed if dev in where and s.participant not in baselines})
     for sub, where in placed:
         if sub.participant not in baselines or dev not in where:
             continue
@@ -57,6 +59,7 @@ def unbeatable_notes(comp: Competition, phases: Sequence[Phase], dev: str, basel
             out.append(f"baseline {sub.candidate!r} ({sub.origin}) holds the reference answers of "
                        f"{dev!r} ({'; '.join(same)}): it scores the best possible there on every "
                        "judge, so no participant can beat it and the final ranking will be empty; "
-                       "give another baseline (--baseline NAME; `baselines:` in metascore.yaml) or "
-                       "another filter (--filter top_k:3 or none; `filter.rule`).")
+                       "give another baseline (--baseline NAME or FILE; `baselines:` in "
+                       f"metascore.yaml) or another filter ({top_k_text(others, dev)} of the local "
+                       "run's participants; or --filter none; `filter.rule`).")
     return out

@@ -43,7 +43,7 @@ from .meta_config import MetaConfig
 from ..schema.command_checks import program_files
 from ..schema.competition import Competition, Task
 from ..files import is_noise
-from ..platform.images import modules_of, python_of
+from ..platform.images import carried_by, modules_of, python_of
 from ..platform.meta_program import (META_PROGRAM_PYTHON, in_runtime, meta_python_in, meta_python_of,
                                      needs_meta_program)
 from ..worker.pyenv import interpreter_for, package_for
@@ -140,22 +140,24 @@ LOCAL_RUN_NEEDS_ENV = "a local `metascore bundle run` needs `metascore bundle en
 def local_run_note(comp: Competition, metas: Sequence[MetaConfig]) -> str | None:
     """The modules the programs import that the image carries and this machine's Python
     lacks, when no environment of the image is built: the local backend runs the programs
-    with this Python, so a `bundle run` would fail every run on them (None: nothing lacks)."""
+    with this Python, so a `bundle run` would fail every run on them (None: nothing lacks).
+    The image's modules are those it is known to carry (:func:`carried_by`: py37 and py39
+    too, whose full content is not listed)."""
     image = comp.docker_image
-    modules = modules_of(image)
+    modules = carried_by(image)
     if modules is None or interpreter_for(image):
         return None
     wanted: set[str] = set()
     for _, source in _program_sources(comp, {id(m.task) for m in metas}):
         wanted |= _imports(source)
-    missing = sorted(m for m in (wanted & modules) - _local_modules(comp.root)
-                     if importlib.util.find_spec(m) is None)
+    lacking = {m for m in wanted & modules if importlib.util.find_spec(m) is None}
+    missing = sorted(lacking - _local_modules(comp.root)) if lacking else []
     if not missing:
         return None
     return (f"{LOCAL_RUN_NEEDS_ENV}: its local backend runs the programs with this machine's "
             f"Python ({sys.executable}), which lacks {', '.join(missing)}, which {image} carries; "
-            "`metascore bundle env BUNDLE` builds the image's packages once (minutes), and every "
-            "later run uses them.")
+            "`metascore bundle env BUNDLE` builds the image's packages once (minutes; `bundle run "
+            "--setup` does it too), and every later run uses them.")
 
 
 def meta_tasks(comp: Competition, metas: Sequence[MetaConfig]) -> list[Task]:
@@ -295,15 +297,27 @@ def _local_modules(root: Path) -> frozenset[str]:
         elif path.suffix in (".py", ".so", ".pyc"):
             names.add(path.name.split(".")[0])
         elif path.suffix == ".zip" and zipfile.is_zipfile(path):
-            with zipfile.ZipFile(path) as zf:
-                for member in zf.namelist():
-                    parts = PurePosixPath(member).parts
-                    if in_runtime(parts):
-                        continue
-                    names.update(parts[:-1])
-                    if parts and parts[-1].endswith((".py", ".so", ".pyc")):
-                        names.add(parts[-1].split(".")[0])
+            names |= _zip_modules(path)
     return frozenset(names)
+
+
+def _zip_modules(path: Path) -> set[str]:
+    """The module names the members of the zip ``path`` provide; none from a zip that
+    cannot be read (a name that is not UTF-8, a damaged zip: its job says why)."""
+    names: set[str] = set()
+    try:
+        with zipfile.ZipFile(path) as zf:
+            members = zf.namelist()
+    except (OSError, ValueError, zipfile.BadZipFile):
+        return names
+    for member in members:
+        parts = PurePosixPath(member).parts
+        if in_runtime(parts):
+            continue
+        names.update(parts[:-1])
+        if parts and parts[-1].endswith((".py", ".so", ".pyc")):
+            names.add(parts[-1].split(".")[0])
+    return names
 
 
 def _tree(root: Path) -> Iterator[Path]:

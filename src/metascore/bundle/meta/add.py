@@ -29,6 +29,7 @@ or, with any other ``output``, a folder.
 
 from __future__ import annotations
 
+import difflib
 import os
 import shutil
 import tempfile
@@ -49,9 +50,11 @@ from ..platform.leaderboard_rules import SUBMISSION_RULES
 from ..files import new_folder, replacing, write_text
 from ..links import refuse_writes
 from .program_folder import assemble_meta_program
+from .runtime import first_build_notice
 from ..platform.meta_program import META_PROGRAM_NAME, meta_python_in
 from ..schema.competition import BundleReport
 from ..schema.load import refuse_bundle_links
+from ..schema import phase_dates
 from ..schema.v1_to_v2 import V1_COPY_NAME, v1_to_v2
 from ..schema.v1_unread import unread_keys
 
@@ -77,6 +80,11 @@ class AddMetaResult:
     needs_env: bool = False
     #: the bundle has no ``sample_submissions/``: a run needs ``--submissions DIR``
     no_samples: bool = False
+    #: whether ``bundle zip --start today`` suits the dates, and whether it is proposed
+    #: (:func:`~metascore.bundle.schema.phase_dates.start_advice`)
+    dates: tuple[str, bool] | None = None
+    #: ``bundle zip`` will build the meta-scoring program's own Python first (none on this machine)
+    first_build: bool = False
 
     def lines(self) -> list[str]:
         where = "" if self.target == self.bundle else f" -> {self.target}"
@@ -97,8 +105,14 @@ class AddMetaResult:
                        "packages, which this Python lacks)")
         out.append(f"      metascore bundle run {self.target}{subs} --out runs/")
         if not self.zipped:
-            out.append(f"      upload: metascore bundle zip {self.target} -o bundle.zip (it fills "
+            start = " --start today" if self.dates and self.dates[1] else ""
+            out.append(f"      upload: metascore bundle zip {self.target} -o bundle.zip{start} (it fills "
                        f"{META_PROGRAM_NAME}/ and puts in your organizer key's public half)")
+            if self.dates:
+                out.append(f"        {self.dates[0]}")
+            if self.first_build:
+                out.append("        the first zip on this machine builds the meta-scoring program's own "
+                           "Python (11 to 15 minutes, once; a 45 MB zip): `bundle zip` says the ways out")
         out.append("      when the ranked phases end: metascore codabench pull ... --out pulled/, then "
                    "metascore codabench submit ... --phase 'Final ranking' pulled/ (signed with your "
                    "organizer key: the meta phase ranks nothing else)")
@@ -131,6 +145,7 @@ def add_meta(
         is written then.
     """
     src, out, zipped, zip_out = _paths(bundle, output, submission_rule)
+    _given_files(choices, zipped)
     with tempfile.TemporaryDirectory(prefix="metascore-add-meta-") as tmp_name:
         tmp = Path(tmp_name)
         root = _readable(src, zipped, tmp)
@@ -141,21 +156,29 @@ def add_meta(
         files, fill = editor.plan(fill_program=zip_out)
         if v1 is not None:
             v1.keep(editor, files)
-        refuse_writes(root, files, _WHAT)  # and the files there now, before they are read
+        refuse_writes(root, [*files, *editor.copies], _WHAT)  # and the files there now, before they are read
         current = {rel: _read(root / rel) for rel in files}
-        same = all(current[rel] == text for rel, text in files.items()) and not fill
+        copies = _new_copies(root, editor.copies)
+        same = all(current[rel] == text for rel, text in files.items()) and not fill and not copies
         result = AddMetaResult(src, out or src, not same, editor.changes, editor.notes, zipped=zip_out)
         if same:
             return result
         platform_only = v1 is not None and v1.platform_only
         result.kind = _kind(src, editor, files, current, force, platform_only or (
             bool(editor.existing) and _platform_only(editor, files, current, tmp, end, submission_rule, image)))
-        report = _check_result(src, root, files, zipped, tmp, choices.submissions)
+        report = _check_result(src, root, files, zipped, tmp, choices.submissions, copies)
         result.warnings = len(report.warnings)
         result.needs_env = any(n.startswith(LOCAL_RUN_NEEDS_ENV) for n in report.notes)
         result.no_samples = choices.submissions is None and not (root / "sample_submissions").is_dir()
+        image = report.competition.docker_image if report.competition else None
+        result.first_build = (not zip_out and meta_python_in(image, meta_python) == "bundled"
+                              and first_build_notice() is not None)
+        if report.competition is not None and len(report.competition.phases) > 1:
+            kept = phase_dates.command_line_end(files["competition.yaml"])
+            result.dates = phase_dates.start_advice(report.competition, report.competition.phases[:-1],
+                                                    kept, phase_dates.utc_now())
         _write(result, root, out, files, editor.program_ref if fill else None, tmp,
-               report.competition.docker_image if report.competition else None, meta_python)
+               report.competition.docker_image if report.competition else None, meta_python, copies)
     return result
 
 
@@ -186,6 +209,45 @@ def _paths(bundle: str | os.PathLike[str], output: str | os.PathLike[str] | None
         elif out.exists() and not (out.is_dir() and not any(out.iterdir())) and not (zip_out and out.is_file()):
             raise InputError(f"-o {out}: already exists and is not an empty folder; choose a new path.")
     return src, out, zipped, zip_out
+
+
+def _given_files(choices: MetaChoices, zipped: bool) -> None:
+    """``--baseline FILE``: each a submission zip or folder, copied into a bundle folder's
+    ``sample_submissions/``, which a zip bundle and a run with ``--submissions`` do not read."""
+    for path in choices.baseline_files:
+        if not (path.is_dir() or zipfile.is_zipfile(path)):
+            raise InputError(f"--baseline {path}: not a submission zip or folder (nor an account "
+                             "name: a name with no file of that name).")
+    if choices.baseline_files and (zipped or choices.submissions is not None):
+        where = ("the folder you give `bundle run --submissions`" if choices.submissions is not None
+                 else "the folder of submissions `bundle run --submissions` will read (a zip bundle "
+                 "carries none)")
+        name = choices.baseline_files[0].name
+        raise ConfigError(f"--baseline {choices.baseline_files[0]}: add-meta copies a baseline file into "
+                          "the bundle folder's sample_submissions/, which this run does not use; put "
+                          f"it in {where}, in the development phase's sub-folder, as baseline__{name}, "
+                          "and give --baseline baseline.")
+
+
+def _new_copies(root: Path, copies: dict[str, Path]) -> dict[str, Path]:
+    """The copies to make: those not in the bundle yet (one there already, the same, is
+    kept; another is refused)."""
+    out = {}
+    for rel, source in copies.items():
+        there = root / rel
+        if not os.path.lexists(there):
+            out[rel] = source
+        elif _tree_bytes(there) != _tree_bytes(source):
+            raise ConfigError(f"{rel} already exists and is not {source}: move it away, or give "
+                              "the baseline another file name.")
+    return out
+
+
+def _tree_bytes(path: Path) -> dict[str, bytes]:
+    """Each file of a file or folder (by its path inside) and its content."""
+    if path.is_file():
+        return {"": path.read_bytes()}
+    return {p.relative_to(path).as_posix(): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
 
 
 def _readable(src: Path, zipped: bool, tmp: Path) -> Path:
@@ -258,7 +320,7 @@ def _kind(src: Path, editor: BundleEditor, files: dict[str, str], current: dict[
         if kind == "rewrote" and not force:
             raise ConfigError(
                 f"{src}: already has a meta phase ({editor.existing}), and this run would write "
-                "it differently; --force rewrites it with these options.")
+                f"it differently ({_difference(files, current)}); --force rewrites it with these options.")
         return kind
     clash = [rel for rel in files if rel != "competition.yaml" and current[rel] is not None
              and current[rel] != files[rel]]
@@ -268,12 +330,33 @@ def _kind(src: Path, editor: BundleEditor, files: dict[str, str], current: dict[
     return "added"
 
 
+def _difference(files: dict[str, str], current: dict[str, str | None], shown: int = 2) -> str:
+    """What this run would change, in a few words: the files and their changed lines, the
+    first ``shown`` of them that are not comments (``FILE line N: `old` -> `new```, cut)."""
+    said, counts = [], {}
+    for rel in sorted(files, key=lambda r: (r == "competition.yaml", r)):  # metascore.yaml first
+        old, new = (current.get(rel) or "").splitlines(), files[rel].splitlines()
+        for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+            for n in range(0 if op == "equal" else max(i2 - i1, j2 - j1)):
+                counts[rel] = counts.get(rel, 0) + 1
+                before, after = (old[i1 + n] if i1 + n < i2 else ""), (new[j1 + n] if j1 + n < j2 else "")
+                if len(said) < shown and not (before.lstrip() + after.lstrip()).startswith("#"):
+                    said.append(f"{rel} line {min(i1 + n, i2) + 1}: {_cut(before)} -> {_cut(after)}")
+    where = ", ".join(f"{rel}: {n} line(s)" for rel, n in counts.items())
+    return f"{where}; " + "; ".join(said) if said else where
+
+
+def _cut(line: str, width: int = 60) -> str:
+    line = line.strip()
+    return "nothing" if not line else f"`{line if len(line) <= width else line[:width - 3] + '...'}`"
+
+
 def _check_result(src: Path, root: Path, files: dict[str, str], zipped: bool, tmp: Path,
-                  submissions: Path | None) -> BundleReport:
+                  submissions: Path | None, copies: dict[str, Path]) -> BundleReport:
     """``metascore bundle check`` on the bundle as it would be written (``files`` over
-    ``root``: written into a zip's extraction, over links to a folder's entries); an error
-    refuses the run, nothing written."""
-    stage = root if zipped else _overlay(root, files, tmp / "stage")
+    ``root``: written into a zip's extraction, over links to a folder's entries, with links
+    to the ``copies``); an error refuses the run, nothing written."""
+    stage = root if zipped else _overlay(root, files, tmp / "stage", copies)
     if zipped:
         for rel, text in files.items():
             write_text(root / rel, text)
@@ -287,25 +370,33 @@ def _check_result(src: Path, root: Path, files: dict[str, str], zipped: bool, tm
 
 
 def _write(result: AddMetaResult, root: Path, out: Path | None, files: dict[str, str], program: str | None,
-           tmp: Path, image: str | None, meta_python: str | None) -> None:
+           tmp: Path, image: str | None, meta_python: str | None, copies: dict[str, Path]) -> None:
     """Write the result: a zip (``program``: where the meta-scoring program is filled in, run
     as ``meta_python`` says for ``image``), the extracted zip (``root``) copied to a folder, a
-    folder copied to ``out`` with ``files``, or ``files`` written into the bundle folder."""
+    folder copied to ``out`` with ``files`` and ``copies``, or those written into the bundle
+    folder."""
     src = result.bundle
     if result.zipped:
         _write_zip(src, result.target, files, program, tmp, meta_python_in(image, meta_python))
     elif root != src:  # a zip extracted, edited there
         _copy_tree(root, result.target)
     elif out is not None:
-        _copy_tree(src, out, files)
+        _copy_tree(src, out, files, copies)
     else:
-        _write_files(src, files)
+        _write_files(src, files, copies)
 
 
-def _write_files(root: Path, files: dict[str, str]) -> None:
-    """Write ``files`` into the bundle folder ``root``, competition.yaml last, after checking
-    again that none of them is written through a link that leaves it."""
-    refuse_writes(root, files, _WHAT)
+def _write_files(root: Path, files: dict[str, str], copies: dict[str, Path] | None = None) -> None:
+    """Write ``files`` and the ``copies`` into the bundle folder ``root``, competition.yaml
+    last, after checking again that none of them is written through a link that leaves it."""
+    copies = copies or {}
+    refuse_writes(root, [*files, *copies], _WHAT)
+    for rel, source in copies.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, root / rel)
+        else:
+            shutil.copyfile(source, root / rel)
     for rel in sorted(files, key=lambda r: r == "competition.yaml"):
         write_text(root / rel, files[rel])
 
@@ -334,13 +425,14 @@ def _read(path: Path) -> str | None:
 
 
 # ====================================================================== writing
-def _overlay(root: Path, files: dict[str, str], stage: Path) -> Path:
-    """A view of ``root`` with ``files`` written over it: links to the bundle's own entries,
-    real folders only on the way to a new file (for the check before writing anything)."""
+def _overlay(root: Path, files: dict[str, str], stage: Path, copies: dict[str, Path] | None = None) -> Path:
+    """A view of ``root`` with ``files`` written over it and links to the ``copies``: links
+    to the bundle's own entries, real folders only on the way to a new file (for the check
+    before writing anything)."""
     stage.mkdir()
     for entry in root.iterdir():
         (stage / entry.name).symlink_to(entry.resolve())
-    for rel, text in files.items():
+    for rel, text in {**files, **(copies or {})}.items():
         parts = PurePosixPath(rel).parts
         here = stage
         for part in parts[:-1]:
@@ -356,11 +448,15 @@ def _overlay(root: Path, files: dict[str, str], stage: Path) -> Path:
         path = here / parts[-1]
         if path.is_symlink():
             path.unlink()
-        path.write_text(text, encoding="utf-8")
+        if isinstance(text, Path):
+            path.symlink_to(text.resolve())
+        else:
+            path.write_text(text, encoding="utf-8")
     return stage
 
 
-def _copy_tree(src: Path, dest: Path, files: dict[str, str] | None = None) -> None:
+def _copy_tree(src: Path, dest: Path, files: dict[str, str] | None = None,
+               copies: dict[str, Path] | None = None) -> None:
     """Copy the folder ``src`` to ``dest`` (absent or empty) under a temporary name with
     ``files`` written into it (:func:`_write_files`: a link copied as it is may lead out of
     the copy, e.g. an absolute link back into ``src``), then rename."""
@@ -369,7 +465,7 @@ def _copy_tree(src: Path, dest: Path, files: dict[str, str] | None = None) -> No
         shutil.rmtree(tmp)
     with new_folder(dest, tmp):
         shutil.copytree(src, tmp, symlinks=True)
-        _write_files(tmp, files or {})
+        _write_files(tmp, files or {}, copies)
 
 
 def _tokens(names: list[str]) -> dict[str, str]:

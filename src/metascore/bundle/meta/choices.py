@@ -23,7 +23,7 @@ one note per decision an organizer should know about:
 - **filter**: ``beat_baseline`` with a baseline that runs in the development phase, else
   ``none`` (said, with where the baseline runs); ``--filter`` chooses (``beat_baseline``,
   ``top_k:K``, ``top_k:auto``, ``none``). With ``none`` the development phase plays no part:
-  the final phase is ranked on its own (``phases: {development: FINAL, final: null}``), on
+  the final phase is ranked on its own (``phases: {development: null, final: FINAL}``), on
   its judges only. A baseline whose files are the development phase's reference answers
   scores the best possible there, so nobody would qualify: a note says so
   (:func:`~metascore.bundle.check.baselines.unbeatable_notes`).
@@ -41,8 +41,10 @@ from ...errors import ConfigError, did_you_mean
 from ...registry import DEFAULT_SEED, get_ranking_method
 from ..schema.competition import Competition, Phase
 from ...readers.columns import Column
+from ...leaderboard.filtering import proposed_k
 from ..check.baselines import Placed, unbeatable_notes, unknown_baseline_text
-from ..site.submissions import Submission, phases_reached
+from ..site.submissions import Submission, kit_rule_text, phases_reached
+from .baseline_files import GIVEN_BASELINE, given_baselines
 from .yaml_text import flow
 
 __all__ = ["MetaChoices", "MetaColumn", "ConfigPlan", "plan_config", "is_timing_column", "FILTER_CHOICES"]
@@ -73,6 +75,9 @@ class MetaChoices:
     #: the leaderboards' eye icons (``--eye-icons``): "keep" them (Codabench's default) or
     #: "hide" them all (``show_detailed_results_in_leaderboard: false``)
     eye_icons: str = "keep"
+    #: baseline submissions given as files (``--baseline FILE``: a zip or folder): copied to
+    #: ``sample_submissions/<development phase>/`` and run there as participant ``baseline``
+    baseline_files: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -97,6 +102,9 @@ class ConfigPlan:
     baselines: list[str]
     filter_rule: str
     notes: list[str] = field(default_factory=list)
+    #: where each ``--baseline FILE`` goes in the bundle (its path under
+    #: ``sample_submissions/<development phase>/``) -> the submission a local run makes of it
+    given: dict[str, Submission] = field(default_factory=dict)
 
     @property
     def summary(self) -> str:
@@ -129,14 +137,21 @@ def plan_config(
     method = get_ranking_method(choices.method).name
     notes: list[str] = []
     dev, final = _phases(phases, choices, notes)
+    given = given_baselines(choices.baseline_files, dev)
+    submissions = [*submissions, *(s for s in given.values() if s.candidate not in
+                                   {o.candidate for o in submissions if o.phase == dev})]
     placed = [(s, phases_reached(s, comp, phases)) for s in submissions]
     baselines = _baselines(choices, submissions, notes)
     if len(phases) > 2:
         notes.append(_overview(comp, phases, dev, final, placed, columns))
-    rule, k = _filter(choices, baselines, final, notes, dev, _baseline_phases(baselines, placed))
-    if rule == "none" and final is not None:  # the development phase plays no part
+    rule, k = _filter(choices, baselines, final, notes, dev, _baseline_phases(baselines, placed),
+                      _kits_text(comp))
+    if rule == "top_k" and k != "auto":
+        notes.append(_top_k_note(int(k), dev, placed, baselines))
+    alone = rule == "none" and final is not None  # the development phase plays no part
+    if alone:
         notes.append(f"filter none: the final ranking ranks {final!r} on its own (phases: "
-                     f"{{development: {final!r}, final: null}}), on its judges only; {dev!r} plays "
+                     f"{{development: null, final: {final!r}}}), on its judges only; {dev!r} plays "
                      "no part.")
         dev, final = final, None
     judges, judged = _judges(comp, phases, dev, final, choices, columns, unsorted, notes)
@@ -153,9 +168,10 @@ def plan_config(
         notes.append(f"method {method}: its rank intervals re-rank 200 resampled matrices; if the "
                      "meta phase nears its time limit, lower analysis.bootstrap in metascore.yaml.")
     text = _render(method, dev, final, judges, judged, baselines, rule, k, out, program_ref,
-                   _left_out(columns, judged), title=comp.title or None)
+                   _left_out(columns, judged), title=comp.title or None, alone=alone)
     return ConfigPlan(text, out, method, dev, final, judges, baselines,
-                      rule if rule != "top_k" else f"top_k (k: {k})", notes)
+                      rule if rule != "top_k" else f"top_k (k: {k})", notes,
+                      given)
 
 
 # ---------------------------------------------------------------------- phases
@@ -254,6 +270,8 @@ def _left_out(columns: Sequence[Column], judged: Sequence[Column]) -> list[str]:
 def _baselines(choices: MetaChoices, submissions: Sequence[Submission], notes: list[str]) -> list[str]:
     if choices.baselines is not None:
         names = [n for n in choices.baselines if n.lower() != "none"]
+        if choices.baseline_files and GIVEN_BASELINE not in names:
+            names.append(GIVEN_BASELINE)
         known = {s.participant for s in submissions}  # the meta phase sees <owner>-<id> names
         unknown = [n for n in names if n not in known]
         if unknown:
@@ -263,8 +281,8 @@ def _baselines(choices: MetaChoices, submissions: Sequence[Submission], notes: l
     flagged = [s for s in submissions if s.is_baseline]
     if flagged:
         names = list(dict.fromkeys(s.participant for s in flagged))
-        where = ", ".join(dict.fromkeys(s.origin if s.origin == "starting kit" else f"{Path(s.origin).name}/"
-                                        for s in flagged))
+        where = ", ".join(dict.fromkeys(s.origin if s.origin in ("starting kit", "--baseline FILE")
+                                        else f"{Path(s.origin).name}/" for s in flagged))
         notes.append(f"baseline: {', '.join(names)} (from the {where}: {', '.join(s.candidate for s in flagged)}); "
                      "on Codabench, submit it from one account and put that account's name under "
                      "`baselines:` in metascore.yaml (a results export does not flag baselines).")
@@ -280,8 +298,9 @@ def _baselines(choices: MetaChoices, submissions: Sequence[Submission], notes: l
 
 
 def _filter(choices: MetaChoices, baselines: Sequence[str], final: str | None, notes: list[str],
-            dev: str, where: Mapping[str, list[str]]) -> tuple[str, int | str | None]:
-    """The filter rule (and k); ``where``: the phases each baseline runs in locally."""
+            dev: str, where: Mapping[str, list[str]], kits: str = "") -> tuple[str, int | str | None]:
+    """The filter rule (and k); ``where``: the phases each baseline runs in locally;
+    ``kits``: where a starting kit's submission was looked for (:func:`_kits_text`)."""
     wanted = choices.filter
     away = {b: p for b, p in where.items() if p and dev not in p}
     if away and len(away) == len(where) and wanted in (None, "beat_baseline"):
@@ -301,9 +320,10 @@ def _filter(choices: MetaChoices, baselines: Sequence[str], final: str | None, n
         if choices.baselines is not None:
             notes.append("--baseline none: filter: none (every final candidate is ranked).")
             return "none", None
-        notes.append("no baseline: no starting kit submission, no is_baseline submission and no "
-                     "solution, so filter: none (every final candidate is ranked); --baseline NAME "
-                     "gates the final ranking on beating that account.")
+        notes.append(f"no baseline: no starting kit submission{kits}, no is_baseline submission "
+                     "and no solution, so filter: none (every final candidate is ranked); with a "
+                     "baseline (--baseline FILE, run as participant 'baseline', or --baseline NAME, "
+                     "the account that submits it) the final ranking admits those who beat it.")
         return "none", None
     if wanted == "none":
         return "none", None
@@ -325,6 +345,29 @@ def _filter(choices: MetaChoices, baselines: Sequence[str], final: str | None, n
     return "top_k", (k if k == "auto" else int(k))
 
 
+def _top_k_note(k: int, dev: str, placed: Placed, baselines: Sequence[str]) -> str:
+    """What ``top_k:k`` admits: the k best of ``dev`` that are not baselines; against the
+    participants a local run ranks there, with a k proposed from them when k admits all."""
+    n = len({s.participant for s, where in placed if dev in where and s.participant not in baselines})
+    text = (f"filter top_k:{k}: the best {k} of {dev!r} enter the final ranking; k counts the "
+            "candidates that are not baselines (a baseline is never admitted nor counted)")
+    if n and k >= n:
+        return (f"{text}; a local run ranks {n} there, so all of them enter; proposed: --filter "
+                f"top_k:{proposed_k(n)} (the better half).")
+    return text + (f"; a local run ranks {n} there." if n else ".")
+
+
+def _kits_text(comp: Competition) -> str:
+    """`` (starting kit K/: no submission found in it (looked for ...; it holds ...): how to
+    give one)`` for each starting kit folder of the competition, or ``""``."""
+    said = []
+    for ref in dict.fromkeys(p.starting_kit for p in comp.phases if p.starting_kit):
+        path = comp.path(ref)
+        if path is not None and path.is_dir():
+            said.append(f"starting kit {ref}: {kit_rule_text(path)}")
+    return f" ({'; '.join(said)})" if said else ""
+
+
 def _free_key(key: str, taken: Sequence[str]) -> str:
     while key in taken:
         key = "meta_" + key
@@ -335,13 +378,20 @@ def _free_key(key: str, taken: Sequence[str]) -> str:
 def _render(
     method: str, dev: str, final: str | None, judges: list[dict], judged: Sequence[Column],
     baselines: Sequence[str], rule: str, k: int | str | None, out: Sequence[MetaColumn],
-    program_ref: str, left_out: Sequence[str], title: str | None = None,
+    program_ref: str, left_out: Sequence[str], title: str | None = None, alone: bool = False,
 ) -> str:
+    """The file's text; ``alone``: the final phase ``dev`` is ranked on its own (no
+    development phase), written as such."""
     spec = get_ranking_method(method)
     ranked = f"phase {dev!r}" if final is None else f"phases {dev!r} and {final!r}"
     compare = list(dict.fromkeys(([method] if method in _CHEAP else [])
                                  + ["average_rank", "copeland", "success_rate"]))
-    phases = {"development": dev, "final": final}
+    phases = {"development": None, "final": dev} if alone else {"development": dev, "final": final}
+    roles = (["# development: null, no development phase, so nobody is filtered on an earlier one;",
+              "# final: the phase ranked, on its own (each participant's submission as selection.final says)."]
+             if alone else
+             ["# development: the phase whose ranking decides who enters the final ranking (the filter);",
+              "# final: the phase ranked in the end (null: the development phase is ranked on its own)."])
     lines = [
         "# metascore.yaml: the configuration of the \"Final ranking\" phase, whose scoring program",
         f"# is metascore's meta-scoring program ({program_ref}). Written by `metascore bundle",
@@ -350,8 +400,7 @@ def _render(
         f"# submits the results export of {ranked} to the Final ranking phase (a",
         "# result submission); `metascore bundle run` feeds it the outputs tree. `path: .` reads either.",
         "input: {format: auto, path: .}",
-        "# development: the phase whose ranking decides who enters the final ranking (the filter);",
-        "# final: the phase ranked in the end (null: the development phase is ranked on its own).",
+        *roles,
         f"phases: {flow(phases)}",
         "# The judges: one leaderboard column on one task each; task = the task's name, metric =",
         "# the column key (a local run's outputs tree names scores by key), title = the column",

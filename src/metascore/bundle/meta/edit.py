@@ -24,12 +24,14 @@ from dateutil import parser as dateparser
 from ...config import parse_config
 from ...errors import ConfigError
 from ...config import CONFIG_NAME
+from .baseline_files import add_given
 from .choices import ConfigPlan, MetaChoices, plan_config
 from ..check.meta_config import find_meta_configs
 from ..schema.competition import DEFAULT_IMAGE, Competition, Phase
 from ..platform.meta_program import META_PROGRAM_NAME, needs_meta_program
 from .ranking_page import PAGE_TITLE, ranking_page
 from ..schema.load import check_schema
+from ..schema import phase_dates
 from ..schema.phase_dates import command_line_end, end_mark
 from ..platform.leaderboard_rules import MANUAL_RULES
 from ..site.submissions import collect_submissions
@@ -87,6 +89,8 @@ class BundleEditor:
         #: the last phase's end given on the command line, now or by the run that wrote the
         #: meta phase (its mark in competition.yaml): `bundle zip --start` keeps it
         self.command_line_end: dt.datetime | None = None
+        #: the files or folders to copy into the bundle (path in it -> source): ``--baseline FILE``
+        self.copies: dict[str, Path] = {}
 
     # ------------------------------------------------------------------ reading
     def load(self) -> tuple[Competition, YamlText]:
@@ -130,6 +134,7 @@ class BundleEditor:
         self.changes.append(f"+ {self.ref_dir}{CONFIG_NAME}: {cfg.summary}")
         self.notes.extend(cfg.notes)
         files = {"competition.yaml": yt.text, f"{self.ref_dir}{CONFIG_NAME}": cfg.text, page_ref: page}
+        self.copies = add_given(self.root, cfg.given, files, self.changes)
         program = comp.path(self.program_ref)
         fill = False
         if program is not None and needs_meta_program(program):
@@ -400,7 +405,7 @@ class BundleEditor:
                                       f"{last.end}; drop --end (or edit its end in competition.yaml).")
                 end = last.end
             elif given is None:
-                raise ConfigError(_NO_END.format(name=last.name))
+                raise ConfigError(_no_end(comp.phases))
             else:
                 node = next(n for n in yt.get(yt.root, "phases").value if yt.scalar(n, "name") == last.name)
                 yt.insert_pair_after(node, "start", "end", Raw(_date_text(given)), comment=[
@@ -412,7 +417,7 @@ class BundleEditor:
             set_end = None if node is None or yt.blank(node) else _parse_date(str(node.value), "competition.yaml: end_date:")
             end = given or set_end or (old_start - dt.timedelta(days=1) if old_start else None)
             if end is None:
-                raise ConfigError(_NO_END.format(name=last.name))
+                raise ConfigError(_no_end(comp.phases))
             kept = self.command_line_end
             self.command_line_end = given or (kept if given is None and set_end is None and kept is not None
                                               and end.date() == kept.date() else None)
@@ -530,9 +535,14 @@ class BundleEditor:
         ]
 
 
-_NO_END = ("phase {name!r} (the last phase) has no end date, so the Final ranking phase cannot start "
-           "after it: give --end DATE (e.g. --end 2027-06-30), the day {name!r} closes; the Final "
-           "ranking phase starts the day after.")
+def _no_end(phases: list[Phase]) -> str:
+    """The last phase has no end: say so, and propose one (:func:`proposed_end`)."""
+    name = phases[-1].name
+    end, why = phase_dates.proposed_end(phases, phase_dates.utc_now())
+    return (f"phase {name!r} (the last phase) has no end date, so the Final ranking phase cannot start "
+            f"after it: give --end DATE, the day {name!r} closes (the Final ranking phase opens the "
+            f"day after); proposed: --end {end:%Y-%m-%d} ({why}; the Final ranking phase then opens "
+            f"{end + dt.timedelta(days=1):%Y-%m-%d}).")
 
 
 # ====================================================================== helpers

@@ -60,8 +60,13 @@ from ..worker.pyenv import cache_root
 __all__ = [
     "Runtime", "runtime_cache", "recipe_key", "bundled_command", "image_command", "find_runtime",
     "installed_runtime", "cached_runtime", "ensure_runtime", "require_runtime", "list_runtimes",
-    "remove_runtimes", "zip_runtime",
+    "remove_runtimes", "zip_runtime", "COMPRESSIONS", "runtime_zip", "first_build_notice",
 ]
+
+#: How the runtime's members are compressed in a program zip (``bundle zip --compression``):
+#: LZMA (the build's zip: a third smaller; Python's ``zipfile``, which Codabench's site and
+#: worker extract with, reads it, Info-ZIP ``unzip`` 6.0 skips it) or deflate (any unzip).
+COMPRESSIONS = ("lzma", "deflate")
 
 _COMPLETE = ".complete"
 
@@ -279,6 +284,44 @@ def zip_runtime(tree: Path, dest: Path) -> int:
     return dest.stat().st_size
 
 
+def runtime_zip(runtime: Runtime, compression: str = "lzma", log: _Log = lambda _: None) -> Path:
+    """The zip of ``runtime`` that goes into a program zip: its own (LZMA), or for
+    ``"deflate"`` a copy with every member deflated, made once in the cache."""
+    if compression == "lzma":
+        return runtime.zip
+    target = runtime_cache() / f"{runtime.key}-deflate.zip"
+    if target.is_file():
+        return target
+    log("[*] recompressing the meta-scoring program's Python with deflate (once; --compression deflate)")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    part = target.with_name(f"{target.name}.{os.getpid()}.part")
+    try:
+        with zipfile.ZipFile(runtime.zip) as zin, zipfile.ZipFile(part, "w", zipfile.ZIP_DEFLATED) as zout:
+            for info in zin.infolist():
+                member = zipfile.ZipInfo(info.filename, info.date_time)
+                member.external_attr, member.compress_type = info.external_attr, zipfile.ZIP_DEFLATED
+                with zin.open(info) as src, zout.open(member, "w") as dest:
+                    shutil.copyfileobj(src, dest, 1 << 20)
+        os.replace(part, target)
+    finally:
+        part.unlink(missing_ok=True)
+    return target
+
+
+def first_build_notice() -> str | None:
+    """What the first zip that carries the meta-scoring program's Python costs on this
+    machine, and the ways out, when neither the installed wheel nor the cache has it (None
+    when one has)."""
+    if find_runtime() is not None:
+        return None
+    return ("this machine has not built the meta-scoring program's own Python yet: this `bundle zip` "
+            "builds it once, 11 to 15 minutes here (CPython compiled from source, then its packages), "
+            "and the zip weighs about 45 MB (0.5 MB without it); ways out: `pip install "
+            "'metascore[runtime]'` (once metascore is released on PyPI), or --meta-python image "
+            "where the image's python3 has Python >= 3.10 with numpy, scipy, pandas and pyyaml "
+            "(codalab/codalab-legacy:py312: `bundle add-meta --image` sets it)")
+
+
 def list_runtimes() -> list[Runtime]:
     """The installed wheel's runtime, then every complete build in the cache; the current
     recipe's first (the one :func:`find_runtime` takes is first of all)."""
@@ -297,7 +340,8 @@ def remove_runtimes(*, everything: bool = False) -> list[str]:
     removed = []
     with _locked():
         for path in sorted(root.iterdir()):
-            current = (recipe_key(), f"wheel-{recipe_key()}", f"cpython-{cpython_recipe.cpython_key()}", "downloads")
+            current = (recipe_key(), f"wheel-{recipe_key()}", f"cpython-{cpython_recipe.cpython_key()}", "downloads",
+                       f"{recipe_key()}-deflate.zip")
             keep = path.name == ".lock" or (not everything and path.name in current)
             if not keep:
                 shutil.rmtree(path) if path.is_dir() else path.unlink()

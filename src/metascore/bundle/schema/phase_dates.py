@@ -31,10 +31,11 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from ...errors import ConfigError
-from .competition import Competition
+from .competition import Competition, Phase
 
 __all__ = [
     "utc_now",
@@ -45,6 +46,8 @@ __all__ = [
     "shift_dates",
     "end_mark",
     "command_line_end",
+    "proposed_end",
+    "start_advice",
 ]
 
 _MARK = "(a date given on the command line: `bundle zip --start` keeps it)"
@@ -113,6 +116,50 @@ def parse_start(text: str) -> dt.date:
     except ValueError:
         raise ConfigError(f"--start {text!r}: expected 'today' or a date such as 2027-01-04.") from None
     return value
+
+
+def proposed_end(phases: Sequence[Phase], now: dt.datetime) -> tuple[dt.date, str]:
+    """An end date to propose for the last of ``phases``, which has none, and why: as long
+    as the phase before it (30 days without one), from its start, or from today when that
+    is past (a competition already running)."""
+    last, before = phases[-1], (phases[-2] if len(phases) > 1 else None)
+    days, like = 30, ""
+    if before is not None and before.start is not None and before.end is not None and before.end > before.start:
+        days = max(1, (before.end.date() - before.start.date()).days)
+        like = f", as long as {before.name!r}"
+    if last.start is not None and (last.start.date() + dt.timedelta(days=days)) > now.date():
+        return last.start.date() + dt.timedelta(days=days), f"{days} days after its start{like}"
+    since = f": {last.name!r} opened {last.start:%Y-%m-%d}, before today" if last.start is not None else ""
+    return now.date() + dt.timedelta(days=days), f"{days} days from today{like}{since}"
+
+
+def start_advice(comp: Competition, ranked: Sequence[Phase], keep_end: dt.datetime | None,
+                 now: dt.datetime) -> tuple[str, bool] | None:
+    """Whether ``bundle zip --start today`` suits ``comp`` (``ranked``: its phases before the
+    meta phase), said in one line, and whether to propose it: None when the first phase
+    opens today or later; a running competition keeps its dates; one whose phases all ended
+    opens again today, where no phase would pass the end given to ``--end`` (``keep_end``)."""
+    first, last = ranked[0], ranked[-1]
+    if first.start is None or first.start.date() >= now.date():
+        return None
+    delta = dt.timedelta(days=(now.date() - first.start.date()).days)
+    try:
+        _check_kept(comp, delta, keep_end, now.date())
+        fits = True
+    except ConfigError:
+        fits = False
+    refused = ("; --start today would move a phase past the end given to `bundle add-meta --end`, "
+               "and is refused")
+    if last.end is not None and last.end.date() < now.date():
+        return ((f"dates: every phase ended ({last.name!r} on {last.end:%Y-%m-%d}): --start today "
+                 f"opens {first.name!r} today, every phase keeping its length", True) if fits else
+                (f"dates: every phase ended ({last.name!r} on {last.end:%Y-%m-%d}){refused}: keep "
+                 f"the dates, or move that end to {(keep_end or last.end) + delta:%Y-%m-%d} in "
+                 "competition.yaml first", False))
+    return (f"dates: kept as they are, no --start (the competition is running: {first.name!r} opened "
+            f"{first.start:%Y-%m-%d}, before today)" + (
+                f"; --start today suits a trial copy only, {first.name!r} opening today" if fits else refused),
+            False)
 
 
 def end_mark(when: dt.datetime) -> str:

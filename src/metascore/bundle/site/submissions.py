@@ -30,7 +30,7 @@ from ..schema.competition import SUBMISSION_MANIFESTS, Competition, Phase
 from ..schema.metadata import read_metadata
 
 __all__ = ["Submission", "collect_submissions", "phase_named_by", "safe_name", "slug", "made_to",
-           "phases_reached", "is_result_submission", "reference_copies"]
+           "phases_reached", "is_result_submission", "reference_copies", "kit_rule_text"]
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,7 @@ def collect_submissions(
     first_start = next((p.start for p in comp.phases if p.start), None)
     when = first_start.replace(tzinfo=dt.timezone.utc).isoformat() if first_start else None
     seen: set[str] = set()
+    no_kit: list[str] = []  # said when no other submission is a baseline either
     for phase in comp.phases:
         kit = comp.path(phase.starting_kit)
         if kit is None or phase.starting_kit in seen or not kit.exists():
@@ -88,10 +89,13 @@ def collect_submissions(
                                 "folder is not a submission (a zip made without -r keeps only the "
                                 "folder's entry).")
         if not found:
-            warnings.append(f"starting kit {phase.starting_kit}: no submission found in it (a folder "
-                            "or zip whose name contains 'submission'); no baseline will be run.")
+            no_kit.append(f"starting kit {phase.starting_kit}: {kit_rule_text(kit_dir)}; no baseline "
+                          "will be run from it.")
         for path in found:
-            subs.append(Submission(_stem(path), path, "baseline", when, True, None, "starting kit"))
+            sub = Submission(_stem(path), path, "baseline", when, True, None, "starting kit")
+            # a result submission is made for one phase's data: the kit's own phase (the first
+            # that names the kit), not a manifest's the organizer never wrote
+            subs.append(replace(sub, phase=phase.name) if is_result_submission(sub, comp, phase) else sub)
     for sol in comp.solutions:
         path = comp.path(sol.path)
         if path is not None and path.exists():
@@ -110,7 +114,22 @@ def collect_submissions(
         if bundles:
             warnings.append(f"{folder}: {', '.join(bundles)} left out: it holds a competition.yaml, "
                             "so it is a competition bundle, not a submission.")
+    if not any(s.is_baseline for s in subs):
+        warnings[:0] = no_kit
     return _unique_ids(subs, _reach(comp)), warnings
+
+
+def kit_rule_text(kit: Path) -> str:
+    """Where a starting kit's submission was looked for, what the kit holds, and how to give
+    one: ``no submission found in it (...)``."""
+    held = sorted(p.name + ("/" if p.is_dir() else "") for p in kit.iterdir() if not is_noise(p.name))
+    scripts = [name for name in held if name.endswith(".py")]
+    shown = ", ".join(held[:6]) + (f" and {len(held) - 6} more" if len(held) > 6 else "")
+    how = (f"run its script ({', '.join(scripts[:2])}) so that it writes one there, or give a "
+           "submission zip or folder with `bundle add-meta --baseline FILE`" if scripts else
+           "put one there, or give a submission zip or folder with `bundle add-meta --baseline FILE`")
+    return (f"no submission found in it (looked for a folder or zip whose name contains "
+            f"'submission', or a metadata file at its root; it holds {shown or 'nothing'}): {how}")
 
 
 def _empty_folder(path: Path) -> bool:

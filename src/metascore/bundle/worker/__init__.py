@@ -7,7 +7,8 @@ mounts and the command's placeholders as the platform defines them
 backend (:mod:`~metascore.bundle.worker.local`, its bwrap sandbox
 :mod:`~metascore.bundle.worker.sandbox` with :mod:`~metascore.bundle.worker.job_init`,
 :mod:`~metascore.bundle.worker.cgroups` and :mod:`~metascore.bundle.worker.syscall_filter`,
-the image's packages :mod:`~metascore.bundle.worker.pyenv`) or containers
+installed by ``bundle run --setup`` (:mod:`~metascore.bundle.worker.machine_setup`), the
+image's packages :mod:`~metascore.bundle.worker.pyenv`) or containers
 (:mod:`~metascore.bundle.worker.docker_backend`, and
 :mod:`~metascore.bundle.worker.image_probe` asking one); every backend's limits
 (:mod:`~metascore.bundle.worker.limits`) and logs (:mod:`~metascore.bundle.worker.logs`).

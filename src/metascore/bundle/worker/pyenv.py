@@ -262,7 +262,8 @@ def missing_module_hint(output: str, interpreter: str, image: str | None, *,
         fix = (f"the environment built for {image} lacks it: list {package} in a requirements "
                f"file and run `metascore bundle env BUNDLE --requirements FILE`")
     elif packages_for(image):
-        fix = "run `metascore bundle env BUNDLE` once to build the packages of " + where
+        fix = ("run `metascore bundle env BUNDLE` once (or `bundle run --setup`) to build the packages of "
+               + where)
     else:
         fix = (f"there is no package list for {where}: run `metascore bundle env BUNDLE "
                f"--requirements FILE` with a file listing {package}")
