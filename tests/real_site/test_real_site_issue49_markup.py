@@ -47,6 +47,7 @@ import pytest
 import requests
 
 import real_site as rs
+import real_site_browser
 import real_site_bundles as rb
 from repo_paths import TESTS
 from requirements import require_chromium
@@ -153,8 +154,6 @@ def run_competition(folder: Path, site: str) -> Run:
 
 
 def _evidence() -> Path:
-    import real_site_browser
-
     return real_site_browser.evidence("issue49_markup")
 
 
@@ -166,13 +165,11 @@ def site() -> str:
 
 @pytest.fixture(scope="module")
 def browser(site):
-    import real_site_browser as rbr
-
     require_chromium()
-    with rbr.Browser(site, _evidence()) as b:
+    with real_site_browser.Browser(site, _evidence()) as b:
         yield b
         # nothing fetched from outside (EasyMDE's own extras only) and no script error
-        assert all(url.startswith(rbr.EASYMDE_EXTRAS) for url in b.blocked), b.blocked
+        assert all(url.startswith(real_site_browser.EASYMDE_EXTRAS) for url in b.blocked), b.blocked
         assert b.errors == [], b.errors
 
 
@@ -214,21 +211,25 @@ def test_the_page_and_the_task_name_hold_the_names_only_as_text(site_run):
 WHO = {"participant": PLAIN, "logged out": None}
 
 
-def _open(browser, run: Run, who: str, dialogs: list[str]):
+def _open(browser, run: Run, who: str, dialogs: list[str], tab: str | None = None, item: str | None = None):
+    """The competition's page as ``who`` (every dialog recorded), on its ``tab`` and the
+    ``item`` there (a page's title in pages-tab, a phase's button in results-tab)."""
     user = WHO[who]
     page = browser.page(user, PASSWORD if user else None)
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     page.goto(f"{run.site}/competitions/{run.cid}/")
     page.wait_for_load_state("networkidle")
+    if tab is not None:
+        page.click(f".details-menu .item[data-tab={tab}]")
+        page.click({"pages-tab": ".pages-menu .item", "results-tab": ".results-tab .button-container .button"}[tab]
+                   + f":has-text('{item}')")
     return page
 
 
 @pytest.mark.parametrize("who", list(WHO))
 def test_the_final_ranking_page_shows_each_name_as_its_text(browser, site_run, who):
     dialogs: list[str] = []
-    page = _open(browser, site_run, who, dialogs)
-    page.click(".details-menu .item[data-tab=pages-tab]")
-    page.click(f".pages-menu .item:has-text('{META}')")
+    page = _open(browser, site_run, who, dialogs, "pages-tab", META)
     page.wait_for_timeout(500)
     browser.shot(page, f"final_ranking_page_{who.replace(' ', '_')}", full=True)
     tab = page.locator(".pages-tab")
@@ -242,13 +243,7 @@ def test_the_final_ranking_page_shows_each_name_as_its_text(browser, site_run, w
     heading = tab.locator("h2").filter(has_text="Result:").first.inner_text()
     assert heading.strip() == f"Result: {ranked[0]} wins", heading
     # the whole ranking, in its iframe: the names as text there too
-    link = tab.locator("a:has-text('The full final ranking')")
-    assert link.count() == 1
-    href = link.get_attribute("href")
-    page.goto(href if href.startswith("http") else site_run.site + href)
-    page.wait_for_load_state("networkidle")
-    frame = page.frame_locator("competition-detailed-results iframe")
-    frame.locator("h1").wait_for()
+    frame = real_site_browser.open_full_ranking(page, site_run.site)
     browser.shot(page, f"detailed_results_{who.replace(' ', '_')}", full=True)
     assert frame.locator("a, img, script, iframe").count() == 0
     body = frame.locator("body").inner_text()
@@ -264,9 +259,7 @@ def test_the_results_tab_shows_the_winner_as_text(browser, site_run, who):
     from metascore.bundle.platform.page_text import plain_name
 
     dialogs: list[str] = []
-    page = _open(browser, site_run, who, dialogs)
-    page.click(".details-menu .item[data-tab=results-tab]")
-    page.click(f".results-tab .button-container .button:has-text('{META}')")
+    page = _open(browser, site_run, who, dialogs, "results-tab", META)
     page.wait_for_selector("#leaderboardTable tbody tr td")
     page.wait_for_load_state("networkidle")
     browser.shot(page, f"results_tab_{who.replace(' ', '_')}")
