@@ -5,7 +5,8 @@ sets) and fills its ``sample_submissions/`` with two good submissions and :data:
 the folders of ``tests/data/bundles/hostile/run_breakers`` and those made here because they
 are large, binary or need a name a file in git should not have (zips, a 20,000-level
 ``metadata``, a link leaving the bundle, names that are spreadsheet formulas or terminal
-escape sequences, links to the organizer's 0600 file). :data:`EXPECTED` says what each must
+escape sequences, links to the organizer's 0600 file, participants named in Markdown and
+HTML). :data:`EXPECTED` says what each must
 end as: ``Failed`` with a status holding a given text, or ``Finished`` with its score. The
 scoring program of the bundle passes a submission's own ``scores.json`` / ``scores.txt``
 through (as result competitions do), so the score files reach the runner as the participant
@@ -24,6 +25,8 @@ import stat
 import zipfile
 from pathlib import Path
 
+import yaml
+
 HOSTILE_BUNDLE = Path(__file__).parent / "data" / "bundles" / "hostile"
 BREAKERS = HOSTILE_BUNDLE / "run_breakers"
 GOOD = HOSTILE_BUNDLE / "sample_submissions" / "good"
@@ -33,6 +36,18 @@ FORMULAS = {'=HYPERLINK("evil","x")': "0.4", "@SUM(1+1)": "0.3", "+1+cmd|' -C ca
             "-2+3": "0.1"}
 #: A name that sets the terminal's title (item 15); its job prints more escapes and fails.
 TERMINAL_NAME = "terminal\x1b]0;pwned\x07name"
+#: Participant names that are Markdown, HTML or what Codabench's page renderer reads before
+#: Markdown (issue 49, item 3): a live link, a remote image, a backslash that would merge
+#: table cells, a code span, an HTML tag, emphasis, a list, a heading, a line break, a
+#: formula, a placeholder of its code and formula passes, a bare URL, entities. Each is a
+#: good submission's participant (``markup_<i>`` in a manifest); the first scores best.
+MARKUP = ("[click me](javascript:alert(document.cookie))", "![x](http://host/track.png)", "a\\",
+          "`code`", "<img src=x onerror=alert(1)>", "*b*", "__u__", "1. x", "# h", "two\nlines",
+          "$\\href{javascript:alert(1)}{x}$", "%%LATEX_BLOCK_0%%", "http://evil.example/x",
+          "&lt;b&gt; & <!-- c")
+#: ``markup_<i>`` -> (participant, score)
+MARKUP_SUBMISSIONS = {f"markup_{i}": (name, "0.95" if i == 0 else f"{0.65 - i / 100:.2f}")
+                      for i, name in enumerate(MARKUP)}
 
 #: Each hostile submission's outcome: ("Failed", text its status details hold) or
 #: ("Finished", its score).
@@ -74,6 +89,8 @@ EXPECTED: dict[str, tuple[str, str | float]] = {
     # 14-15. names and output for spreadsheets and terminals
     **{name: ("Finished", float(value)) for name, value in FORMULAS.items()},
     TERMINAL_NAME: ("Failed", "program_rc=1"),
+    # issue 49, 3: participants named in Markdown and HTML
+    **{name: ("Finished", float(value)) for name, (_, value) in MARKUP_SUBMISSIONS.items()},
     # issue 42, 1: a set-user-ID shell, a set-group-ID folder, a device node, a file capability
     "setuid": ("Finished", 0.5),
     # issue 42, 4: reading /etc/shadow, writing beside --out, leaving its session and control
@@ -122,6 +139,12 @@ def make(name: str, subs: Path, work: Path) -> None:
         _good(subs / name, FORMULAS[name])
     elif name == TERMINAL_NAME:
         shutil.copytree(BREAKERS / "terminal", subs / name)
+    elif name in MARKUP_SUBMISSIONS:  # a folder name cannot hold all of them: the manifest does
+        participant, value = MARKUP_SUBMISSIONS[name]
+        _good(subs / name, value)
+        manifest = subs / "submissions.yaml"
+        rows = yaml.safe_load(manifest.read_text()) if manifest.is_file() else []
+        manifest.write_text(yaml.safe_dump([*rows, {"file": name, "participant": participant}]))
     elif name == "deep_yaml":  # 20,000 levels of nesting: a recursive parser's end
         _good(subs / name, "0.5")
         (subs / name / "metadata.yaml").write_text("command: " + "[" * 20_000 + "]" * 20_000 + "\n")

@@ -104,3 +104,16 @@ class Browser:
         path = self.shots / f"{name}.png"
         page.screenshot(path=str(path), full_page=full)
         return path
+
+
+def open_full_ranking(page, site: str):
+    """Follow the "Final ranking" page's link to the whole ranking; the frame of its
+    ``detailed_results.html`` (``competition-detailed-results``' iframe), once shown."""
+    link = page.locator(".pages-tab a:has-text('The full final ranking')")
+    assert link.count() == 1
+    href = link.get_attribute("href")
+    page.goto(href if href.startswith("http") else site.rstrip("/") + href)
+    page.wait_for_load_state("networkidle")
+    frame = page.frame_locator("competition-detailed-results iframe")
+    frame.locator("h1").wait_for()
+    return frame

@@ -317,13 +317,9 @@ def test_the_final_ranking_page_names_the_winner_and_links_the_ranking(browser, 
     browser.shot(page, f"final_ranking_page_{who.replace(' ', '_')}")
     shown = page.inner_text(".pages-tab")
     assert f"Result: {text}" in shown, shown[:1000]
-    link = page.locator(".pages-tab a:has-text('The full final ranking')")
-    assert link.count() == 1
-    href = link.get_attribute("href")
-    page.goto(href if href.startswith("http") else site_run.site + href)
-    page.wait_for_load_state("networkidle")
-    frame = page.frame_locator("competition-detailed-results iframe")
-    frame.locator("h1").wait_for()
+    import real_site_browser as rbr
+
+    frame = rbr.open_full_ranking(page, site_run.site)
     browser.shot(page, f"ranking_page_{who.replace(' ', '_')}")
     head = frame.locator("header").inner_text().upper()  # the where-line is shown in capitals
     assert f"{TITLE} · Final ranking of phase Final".upper() in head, head

@@ -20,6 +20,10 @@ as an organizer's shell may have them. Then:
   no seccomp filter, the run says so in one line that names ``--backend docker``;
 - no traceback and no raw escape sequence reach the terminal; the leaderboard CSV opens
   in a spreadsheet without running a formula, its JSON keeps the names exact;
+- participants named in Markdown and HTML (:data:`~hostile_fixtures.MARKUP`) keep their
+  names in the JSON and are text on the ranking page (``detailed_results.html``: no tag,
+  no attribute of theirs) and on the "Final ranking" page section and task name that
+  ``metascore codabench publish`` would write from that JSON (every name escaped);
 - nothing outside ``--out`` changes (the bundle, the folder a link leads to, ``/tmp``, the
   control groups), no process of a job outlives the run, and nothing of the organizer's
   key, 0600 secret file (which links of sample submissions name) or ``/etc/shadow``
@@ -37,6 +41,7 @@ as an organizer's shell may have them. Then:
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import os
@@ -44,17 +49,20 @@ import stat
 import subprocess
 import sys
 import tempfile
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
 from bundle_backends import options, require
-from hostile_fixtures import (EXPECTED, FORMULAS, GOOD_SCORES, NOTED, REWRITE, SECRET_TEXT, SURVIVOR,
-                              TERMINAL_NAME, hostile_bundle)
+from hostile_fixtures import (EXPECTED, FORMULAS, GOOD_SCORES, MARKUP_SUBMISSIONS, NOTED, REWRITE, SECRET_TEXT,
+                              SURVIVOR, TERMINAL_NAME, hostile_bundle)
 from requirements import NOBODY, require_public_python, source_for_others
 from metascore.bundle.worker.cgroups import CGROUP_ROOT
 from metascore.bundle.worker.logs import printable
 from metascore.bundle.trees import tree_usage, walk
+from metascore.bundle.platform.page_text import page_text
+from metascore.codabench.publish import outcome_of, page_section, task_title
 
 LIMITS = ["--memory", "256m", "--max-processes", "50", "--disk-limit", "20m", "--log-limit", "1m"]
 DISK, LOG = 20 << 20, 1 << 20
@@ -288,6 +296,8 @@ def test_no_hostile_submission_costs_the_others_their_scores(variant, work):
     assert not [c for c in cells if c[:1] in ("=", "+", "@", "\t", "\r")
                 or (c[:1] == "-" and not _number(c))]
     assert TERMINAL_NAME not in proc.stdout
+    if names is None:
+        markup_is_text(json.loads(board), (work / "out" / "final" / "detailed_results.html").read_text())
 
     # nothing outside --out changed; nothing of the organizer's key or secret file is in it
     assert snapshot(work) == before
@@ -329,6 +339,47 @@ def test_no_hostile_submission_costs_the_others_their_scores(variant, work):
     assert extra_memory <= MEMORY_BOUND, f"the runner held {extra_memory >> 20} MiB more"
     assert extra_bytes <= hostile * BYTES_BOUND, f"the runner wrote {extra_bytes >> 20} MiB more"
     assert out_size <= (hostile + len(GOOD_SCORES)) * BYTES_BOUND
+
+
+class _Page(HTMLParser):
+    """The tags, the attributes with a value and the text of a page."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags, self.attrs, self.text = set(), set(), []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+        self.attrs |= {(key, value or "") for key, value in attrs}
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def markup_is_text(board: dict, report: str) -> None:
+    """Issue 49, item 3: the participants named in Markdown and HTML are text on the ranking
+    page and on the page section and task name publish writes from ``board``."""
+    names = [name for name, _ in MARKUP_SUBMISSIONS.values()]
+    rows = [r for r in board["final"]["rows"] if r["participant"] in names]
+    assert sorted(r["participant"] for r in rows) == sorted(names)  # exact in the JSON
+    page = _Page()
+    page.feed(report)
+    text = "".join(page.text)
+    assert not {"a", "img", "script", "iframe", "object", "embed"} & page.tags
+    assert not [k for k, v in page.attrs if k.startswith("on") or k in ("src", "href")]
+    assert {k for k, v in page.attrs if any(n in v for n in names)} <= {"title"}
+    assert all(name in text for name in names)
+    outcome = outcome_of(board)
+    everyone = tuple((int(r["position"]), r["participant"], r["score"]) for r in board["final"]["rows"]
+                     if r["position"] is not None)
+    section = page_section(dataclasses.replace(outcome, top=everyone), "https://site/x/", 1, "now")
+    for position, name, _ in everyone:
+        assert f"| {position} | {page_text(name)} | " in section, name
+    assert f"## Result: {page_text(outcome.winners[0])} wins" in section
+    for raw in ("](javascript:", "![", "<img", "`code`", "$", "%%", "\\\n", "*b*", "__u__", "two\nlines"):
+        assert raw not in section, raw
+    title = task_title(outcome)
+    assert "<" not in title and "\n" not in title
 
 
 def _host_shadow() -> bytes:

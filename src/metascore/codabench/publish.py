@@ -17,6 +17,11 @@ puts the outcome where participants look, through the competition API as the org
    so the row reads under "Final ranking: alice wins" (:func:`task_title`). Only the task's
    creator may rename it; a refusal is reported and the page still written.
 
+Every name, phase name and rule text goes to the page through
+:func:`~metascore.bundle.platform.page_text.page_text` and to the task's name through
+:func:`~metascore.bundle.platform.page_text.plain_name`: a participant's display name is
+theirs to choose, and the page is rendered as Markdown with no sanitizer.
+
 Codabench offers no other place on the row: the owner is the submitter's account, the
 columns are numbers shared by every phase, and a column's ``precision`` cannot make a count
 read as an integer (the site sends ``str(round(float(score), precision))``, ``3.0`` for
@@ -28,15 +33,18 @@ from __future__ import annotations
 import datetime as dt
 import io
 import json
+import re
 import zipfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..bundle.meta.ranking_page import PAGE_TITLE
+from ..bundle.platform.page_text import page_text, plain_name
 from ..errors import InputError
 from ..method_spec import Display
 from ..registry import get_ranking_method
+from ..render.report_labels import JUDGES_NAMED, judge_labels, judges_in_words
 from .api import CompetitionInfo, PhaseInfo, parse_submissions
 from .client import Client, PlatformError
 
@@ -60,7 +68,8 @@ class Outcome:
     n_excluded: int
     method: str
     phase: str
-    rule: str
+    rule: str  # who is ranked: the filter, and the phase and judges that decide it
+    judges: str = ""  # the judges that rank ("1 judge (Accuracy on Final Task) of phase Final only")
 
 
 def _name(row: Mapping[str, Any]) -> str:
@@ -81,13 +90,32 @@ def outcome_of(board: Mapping[str, Any]) -> Outcome:
     excluded = [r for r in rows if r.get("position") is None and not r.get("is_baseline")]
     winners = tuple(_name(r) for r in ranked if r["position"] == 1)
     top = tuple((int(r["position"]), _name(r), r.get("score")) for r in ranked[:TOP])
-    return Outcome(winners, top, len(ranked), len(excluded), method, phase, _rule(board))
+    only = " only" if board.get("development") else ""  # the development phase only qualifies
+    return Outcome(winners, top, len(ranked), len(excluded), method, phase, _rule(board),
+                   f"{_judges(board, final)} of phase {phase}{only}")
+
+
+def _judges(board: Mapping[str, Any], part: Mapping[str, Any]) -> str:
+    """The judges of a board of ``leaderboard.json`` in words; beyond ``output.judge_columns``
+    the file names none, only their number."""
+    judges = part.get("judges")
+    if not isinstance(judges, list):
+        n = (part.get("per_judge") or {}).get("n_judges")
+        return f"{n} judges" if n else "its judges"
+    keys, weights = [str(j["key"]) for j in judges], [float(j.get("weight", 1)) for j in judges]
+    named = [k for k, w in zip(keys, weights) if w != 0][:JUDGES_NAMED]
+    titles = (board.get("input") or {}).get("column_titles")
+    return judges_in_words(keys, weights, judge_labels(named, (board.get("config") or {}).get("judges"), titles))
 
 
 def _rule(board: Mapping[str, Any]) -> str:
     filt = board.get("filter") or {}
-    dev = (board.get("development") or {}).get("phase")
-    where = f" in {dev}" if dev else ""
+    dev = board.get("development") or {}
+    if not dev:  # one phase: the filter ranks it on the ranking's judges
+        where = f" in phase {(board.get('final') or {}).get('phase')}"
+    else:
+        same = dev.get("judges") == (board.get("final") or {}).get("judges")
+        where = f" in phase {dev.get('phase')}, on {'the same judges' if same else 'its ' + _judges(board, dev)},"
     names = ", ".join(str(b.get("participant") or b.get("candidate")) for b in filt.get("baselines") or [])
     if filt.get("rule") == "beat_baseline":
         which = "every baseline" if filt.get("beat", "all") == "all" else "a baseline"
@@ -101,35 +129,42 @@ def _and(names: tuple[str, ...]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def winner_headline(outcome: Outcome) -> str:
-    """``alice wins`` / ``alice and carol share first place`` / ``nobody is ranked``."""
+def winner_headline(outcome: Outcome, name: Callable[[str], str] = plain_name) -> str:
+    """``alice wins`` / ``alice and carol share first place`` / ``nobody is ranked``, each
+    participant's name written by ``name`` (by default on one line, without control
+    characters: for a terminal and a task's name)."""
     if not outcome.winners:
         return "nobody is ranked"
     if len(outcome.winners) == 1:
-        return f"{outcome.winners[0]} wins"
-    return f"{_and(outcome.winners)} share first place"
+        return f"{name(outcome.winners[0])} wins"
+    return f"{_and(tuple(map(name, outcome.winners)))} share first place"
 
 
 def task_title(outcome: Outcome) -> str:
-    """The meta task's name on the Results tab (at most 256 characters, the site's limit)."""
+    """The meta task's name on the Results tab (at most 256 characters, the site's limit),
+    names as :func:`~metascore.bundle.platform.page_text.plain_name` writes them."""
     text = (f"{PAGE_TITLE}: {winner_headline(outcome)} ({outcome.n_ranked} ranked by "
-            f"{outcome.method.replace('_', ' ')}; see the {PAGE_TITLE!r} page)")
+            f"{plain_name(outcome.method.replace('_', ' '))}; see the {PAGE_TITLE!r} page)")
     return text if len(text) <= 256 else text[:253] + "..."
 
 
 def page_section(outcome: Outcome, link: str, sub_id: int, when: str, *, eye_icon: bool = True) -> str:
     """The Markdown at the top of the "Final ranking" page, between the markers (``eye_icon``:
-    whether the leaderboards show the eye icon that opens the same ranking)."""
-    lines = [MARK_START, "", f"## Result: {_md(winner_headline(outcome))}", ""]
+    whether the leaderboards show the eye icon that opens the same ranking): every text of
+    the board written by :func:`_md`."""
+    headline = winner_headline(outcome, _md)
+    method = f"{_md(outcome.method.replace('_', ' '))} ({_code(outcome.method)})"
+    lines = [MARK_START, "", f"## Result: {headline}", ""]
     if outcome.winners:
-        lines.append(f"The final ranking of phase **{_md(outcome.phase)}**, by {outcome.method.replace('_', ' ')} "
-                     f"(`{outcome.method}`): **{_md(winner_headline(outcome))}**.")
-    lines += ["", f"- **Ranked**: {outcome.n_ranked} participant(s); {_md(outcome.rule)}.",
+        lines.append(f"The final ranking of phase **{_md(outcome.phase)}**, by {method}: **{headline}**.")
+    judges = f" on {_md(outcome.judges)}" if outcome.judges else ""
+    lines += ["", f"- **Ranked**: {outcome.n_ranked} participant(s), by {_md(outcome.method.replace('_', ' '))}"
+              f"{judges}.", f"- **Who is ranked**: {_md(outcome.rule)}.",
               f"- **Not ranked**: {outcome.n_excluded} participant(s) (baselines aside); the full "
               "ranking says why each one is left out.", ""]
     if outcome.top:
         shown = _display(outcome.method)
-        lines += [f"| position | participant | {_md(shown.label)} ({shown.direction}) |", "|---|---|---|"]
+        lines += [f"| position | participant | {_md(shown.label)} ({_md(shown.direction)}) |", "|---|---|---|"]
         lines += [f"| {p} | {_md(n)} | {'' if s is None else shown.short(s)} |" for p, n, s in outcome.top]
         if outcome.n_ranked > len(outcome.top):
             lines.append(f"| ... | {outcome.n_ranked - len(outcome.top)} more | |")
@@ -159,9 +194,14 @@ def _display(method: str) -> Display:
         return Display()
 
 
-def _md(text: str) -> str:
-    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace("|", "\\|").replace("*", "\\*").replace("_", "\\_").replace("\n", " "))
+def _md(text: object) -> str:
+    """Text of the board as the page shows it, never as Markdown or HTML."""
+    return page_text(text)
+
+
+def _code(name: str) -> str:
+    """A method's name as code when it is one word, else as :func:`_md` text."""
+    return f"`{name}`" if re.fullmatch(r"[A-Za-z0-9_]+", name) else _md(name)
 
 
 # ---------------------------------------------------------------------- the site

@@ -62,7 +62,7 @@ def render_report(lb: Leaderboard) -> str:
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{html_text(page_title(lb))}</title><style>{_CSS}</style></head><body><main>",
-        render_head(lb, shown, _judges_counted(final)),
+        render_head(lb, shown),
         _summary_cards(lb, shown),
         *(f'<div class="msg">&#9888; {html_text(m)}</div>' for m in lb.messages),
         _final_section(lb, shown, failed),

@@ -10,7 +10,9 @@ tells two judges of one task apart, so the report never clips it from the end. I
 - :func:`task_groups` groups consecutive judges of one task, so a table or a heat map
   prints the task once over its columns;
 - :func:`wrap` breaks a label into lines at spaces, ``_``, ``-``, ``/`` and ``.``;
-  :func:`breakable` lets a browser do the same in an HTML table header.
+  :func:`breakable` lets a browser do the same in an HTML table header;
+- :func:`judges_in_words` names a board's judges in a sentence (the report's rule, and the
+  "Final ranking" page ``metascore codabench publish`` writes).
 
 :func:`judge_header` and :func:`heatmap_header` draw the judges' headers of the
 leaderboard table and of the rank heat map with these; the rest of the page is
@@ -25,8 +27,10 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 __all__ = ["judge_labels", "task_groups", "judge_header", "heatmap_header", "wrap", "breakable",
-           "clip_middle", "svg_lines"]
+           "clip_middle", "svg_lines", "judges_in_words", "JUDGES_NAMED"]
 
+#: A sentence names at most this many judges, then says how many more there are.
+JUDGES_NAMED = 4
 #: A piece of a label that ends where a line may break (after a separator).
 _PIECE = re.compile(r"[^\s_/.\-]*[\s_/.\-]*")
 
@@ -59,6 +63,24 @@ def judge_labels(
             title = None
         out[key] = (task, title or titles.get(metric) or metric)
     return out
+
+
+def judges_in_words(judges: Sequence[str], weights: Sequence[float],
+                    labels: Mapping[str, tuple[str, str]]) -> str:
+    """``1 judge (Accuracy on Final Task)``, ``3 judges (a on x, b on x and c on y)``;
+    beyond :data:`JUDGES_NAMED`, ``40 judges (a on x, ..., d on y and 36 more)``. Judges of
+    weight 0 are not counted: ``2 judges (...; 1 more shown, not counted)``. ``labels``:
+    :func:`judge_labels`' (a judge without one is named by its key)."""
+    counted = [j for j, w in zip(judges, weights) if w != 0]
+    named = [f"{title} on {task}" if task else title
+             for task, title in (labels.get(j, ("", j)) for j in counted[:JUDGES_NAMED])]
+    if len(counted) > JUDGES_NAMED:
+        named.append(f"{len(counted) - JUDGES_NAMED} more")
+    text = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1] if named else ""
+    zero = len(judges) - len(counted)
+    if zero:
+        text += f"{'; ' if text else ''}{zero} more shown, not counted"
+    return f"{len(counted)} judge{'' if len(counted) == 1 else 's'}" + (f" ({text})" if text else "")
 
 
 def task_groups(judges: Sequence[str], labels: Mapping[str, tuple[str, str]]) -> list[tuple[str, list[str]]]:

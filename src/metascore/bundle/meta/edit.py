@@ -34,6 +34,7 @@ from ..schema.load import check_schema
 from ..schema import phase_dates
 from ..schema.phase_dates import command_line_end, end_mark
 from ..platform.leaderboard_rules import MANUAL_RULES
+from ..platform.page_text import page_text
 from ..site.submissions import collect_submissions
 from ..check.visibility import registration_note, silent_scoring_programs
 from .yaml_text import Raw, YamlText, flow
@@ -589,12 +590,14 @@ def _unique(name: str, taken: list[str]) -> str:
 
 
 def _phase_description(cfg: ConfigPlan) -> str:
-    phases = cfg.development if cfg.final is None else f"{cfg.development} and {cfg.final}"
+    """The meta phase's description (Markdown on the site: names as text, :func:`page_text`)."""
+    dev, final = page_text(cfg.development), page_text(cfg.final or "")
+    phases = dev if cfg.final is None else f"{dev} and {final}"
     first = cfg.columns[0]
     counts = ("the participants who qualified" if first.statistic == "n_qualified"
               else "the participants ranked")
     # written before any run: what the columns mean, never a result
     return (f"The final ranking. The organizers submit the results of {phases} here and metascore "
             f"ranks them ({cfg.method}); open the Detailed Results of their row for the whole "
-            f"ranking, and the {PAGE_TITLE!r} page for how it is computed. The {first.title} "
+            f"ranking, and the {PAGE_TITLE!r} page for how it is computed. The {page_text(first.title)} "
             f"column counts {counts}.")

@@ -3,18 +3,23 @@
 :func:`ranking_page` writes it, in Markdown (Codabench renders a page's text as Markdown, in
 v2 ``pages:`` and v1 ``html:`` alike), from the meta phase's ``metascore.yaml`` as parsed
 (:class:`~metascore.config.Config`): who is ranked (the phases, which submission stands for
-a participant, the baseline rule), how they are compared (the method, the judges with their
-direction and weight, missing scores, ties), and how to read the meta phase's one
-leaderboard row. ``metascore bundle add-meta`` adds it to the bundle's pages.
+a participant, the baseline rule), how they are compared (the method, missing scores, ties,
+and apart the judges that rank, the ranked phase's, and those that decide who is ranked,
+the development phase's, each with its direction and weight), and how to read the meta
+phase's one leaderboard row. ``metascore bundle add-meta`` adds it to the bundle's pages.
+
+Every name, phase name, column title and parameter of the configuration goes through
+:func:`~metascore.bundle.platform.page_text.page_text`: the page shows it as text.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ...config import STATISTICS, Config
+from ...config import STATISTICS, Config, JudgeConfig
 from ...registry import get_ranking_method
 from ...submission_order import BY_NUMBER, BY_TIME, EARLIER
+from ..platform.page_text import page_text
 
 __all__ = ["ranking_page", "PAGE_TITLE"]
 
@@ -69,13 +74,13 @@ def ranking_page(config: Config, *, meta_phase: str, columns: Mapping[str, str],
         f"- **Missing scores**: {_MISSING_TEXTS.get(config.ranking.missing, config.ranking.missing)}.",
         f"- **Ties**: participants with equal scores share a position; {_tie_break(config)}.",
         "",
-        *_judges(config),
+        *_judges(config, dev, final),
         "",
         f"## The {_cell(meta_phase)} row",
         "",
         "| column | what it says |",
         "|---|---|",
-        *(f"| {_cell(title)} | {_cell(_column(stat))} |"
+        *(f"| {_cell(title)} | {_column(stat)} |"
           for key, title in columns.items() for stat in [config.scores.get(key, key)]),
         "",
         "Computed by metascore's meta-scoring program from the phases' results; the same "
@@ -91,38 +96,69 @@ def _who(config: Config, dev: str, final: str | None) -> list[str]:
            "submission stands for them."]
     rule, filt = config.filter.rule, config.filter
     where = f"in phase **{_cell(dev)}**" if final else "in the same phase"
+    decides = (f" Phase **{_cell(dev)}** decides who is ranked, not the order: its scores do not "
+               "enter the final ranking." if final else "")
     base = ", ".join(f"'{_cell(b)}'" for b in config.baselines) or "the baseline"
     if rule == "beat_baseline":
         which = "every baseline" if filt.beat == "all" else "at least one baseline"
         out.append(f"- Only those who beat {which} ({base}) {where} are ranked, comparing the "
                    f"{pick[config.selection.development]} submission of each participant with "
-                   "the same method: strictly better, a tie does not qualify. The baselines are "
-                   "shown for reference, without a position.")
+                   f"the same method, on the judges that decide who is ranked (below): strictly "
+                   f"better, a tie does not qualify.{decides} The baselines are shown for "
+                   "reference, without a position.")
     elif rule == "top_k":
         k = "k (estimated from the phases' rankings)" if filt.k == "auto" else str(filt.k)
-        out.append(f"- Only the {k} best {where} are ranked.")
+        out.append(f"- Only the {k} best {where} are ranked, by the same method on the judges "
+                   f"that decide who is ranked (below).{decides}")
     else:
         out.append("- Every participant is ranked (no baseline to beat).")
     return out
 
 
-def _judges(config: Config) -> list[str]:
-    judges = config.judges
-    if judges is None:
-        return ["Every task and score column found counts, each as a judge of equal weight, "
-                "higher is better."]
-    lines = ["Each participant is compared on these tasks and leaderboard columns (the judges):",
-             "", "| task | column | better | weight |", "|---|---|---|---|"]
-    for j in judges:
-        task = _cell(j.task) + (f" ({_cell(j.phase)})" if j.phase else "")
-        lines.append(f"| {task} | {_cell(j.title or j.metric or '(all)')} | "
-                     f"{'higher' if j.higher_is_better else 'lower'} | {j.weight:g} |")
-    return lines
+def _judges(config: Config, dev: str, final: str | None) -> list[str]:
+    """The judges that rank (the ranked phase's) and, apart, those that decide who is
+    ranked (the development phase's), when a filter does."""
+    ranked = final or dev
+    qualifies = dev if config.filter.rule != "none" else None
+    if config.judges is None:
+        text = (f"The ranking compares the participants on every task and score column found in "
+                f"phase **{_cell(ranked)}**, each as a judge of equal weight, higher is better.")
+        if qualifies is not None and final:
+            text += (f" Who is ranked is decided the same way on the columns of phase "
+                     f"**{_cell(dev)}**.")
+        return [text]
+    mine = _phase_judges(config.judges, ranked)
+    lines = [f"The ranking compares the participants on these judges (tasks and leaderboard "
+             f"columns) of phase **{_cell(ranked)}**" + (" only:" if final else ":"), "",
+             *_judge_table(mine)]
+    if qualifies is None or not final:
+        return lines
+    theirs = _phase_judges(config.judges, dev)
+    if theirs == mine:
+        return lines + ["", f"Who is ranked is decided on the same judges, with the scores of "
+                        f"phase **{_cell(dev)}**."]
+    return lines + ["", f"Who is ranked is decided on these judges of phase **{_cell(dev)}**:", "",
+                    *_judge_table(theirs)]
+
+
+def _phase_judges(judges: tuple[JudgeConfig, ...], phase: str) -> list[JudgeConfig]:
+    """The judges that count in ``phase`` (those without a phase count in every one)."""
+    return [j for j in judges if j.phase in (None, phase)]
+
+
+def _judge_table(judges: list[JudgeConfig]) -> list[str]:
+    if not judges:
+        return ["(none: metascore.yaml names no judge of this phase)"]
+    return ["| task | column | better | weight |", "|---|---|---|---|",
+            *(f"| {_cell(j.task)} | {_cell(j.title or j.metric or '(all)')} | "
+              f"{'higher' if j.higher_is_better else 'lower'} | {j.weight:g} |" for j in judges)]
 
 
 def _column(stat: str) -> str:
-    text = STATISTICS.get(stat, stat)
-    empty = _WHEN_EMPTY.get(stat)
+    """What a statistic of the row says (a name this version does not know: the name, as text)."""
+    if stat not in STATISTICS:
+        return _cell(stat)
+    text, empty = STATISTICS[stat], _WHEN_EMPTY.get(stat)
     return f"{text[0].upper()}{text[1:]}" + (f"; {empty}" if empty else "")
 
 
@@ -144,7 +180,7 @@ def _phase_list(dev: str, final: str | None) -> str:
 
 
 def _params(params: Mapping[str, object]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in params.items())
+    return ", ".join(f"{_cell(k)}={_cell(v)}" for k, v in params.items())
 
 
 def _sentence(text: str) -> str:
@@ -153,7 +189,6 @@ def _sentence(text: str) -> str:
     return first if first.endswith(".") else first + "."
 
 
-def _cell(text: str) -> str:
-    """``text`` as literal Markdown table text: no cell break, no HTML tag."""
-    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace("|", "\\|").replace("\n", " "))
+def _cell(text: object) -> str:
+    """``text`` as the page shows it, never as Markdown or HTML (in a table cell too)."""
+    return page_text(text)
