@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from metascore.export_binding import COMPETITION_FILE, Binding, new_token, read_token, token_text
+from metascore.export_binding import COMPETITION_FILE, Binding, new_token, competition_token, token_text
 from metascore.signature import PUBLIC_KEY_NAME, organizer_key, public_key_text, sign_folder
 
 
@@ -23,4 +23,4 @@ def sign_as_organizer(input_dir: Path, program: Path | None = None) -> None:
         (ref / COMPETITION_FILE).write_text(token_text(new_token(), "test"))
     now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     sign_folder(input_dir / "res", key, Binding("https://codabench.example", 1, "Final ranking", 3,
-                                                (read_token(ref),), now), now)
+                                                (competition_token(ref),), now), now)

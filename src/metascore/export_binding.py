@@ -36,8 +36,8 @@ from typing import Any
 
 from .errors import ConfigError, InputError
 
-__all__ = ["COMPETITION_FILE", "LOCAL_SITE", "Binding", "new_token", "token_text", "read_token",
-           "read_token_bytes", "stale_reason"]
+__all__ = ["COMPETITION_FILE", "LOCAL_SITE", "Binding", "new_token", "token_text", "competition_token",
+           "token_of", "stale_reason"]
 
 #: The token's file in the meta task's reference data (next to ``metascore.yaml``).
 COMPETITION_FILE = "metascore_competition.json"
@@ -133,7 +133,7 @@ def token_text(token: str, title: str | None = None) -> str:
                                "a results export signed for this token"}, indent=1) + "\n"
 
 
-def read_token_bytes(data: bytes, where: str) -> str:
+def token_of(data: bytes, where: str) -> str:
     """The token of a :data:`COMPETITION_FILE`'s content (``where``: its name, for errors)."""
     try:
         parsed = json.loads(data[:_MAX_TOKEN_FILE].decode("utf-8")) if len(data) <= _MAX_TOKEN_FILE else None
@@ -146,7 +146,7 @@ def read_token_bytes(data: bytes, where: str) -> str:
     return token
 
 
-def read_token(ref: Path) -> str:
+def competition_token(ref: Path) -> str:
     """The token in the reference data folder ``ref`` of a meta task."""
     path = ref / COMPETITION_FILE
     if not path.is_file():
@@ -158,7 +158,7 @@ def read_token(ref: Path) -> str:
         data = path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}.") from None
-    return read_token_bytes(data, str(path))
+    return token_of(data, str(path))
 
 
 # ---------------------------------------------------------------------- the moment

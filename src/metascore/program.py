@@ -31,7 +31,7 @@ from .readers.rows import CANONICAL_COLUMNS
 from .render.writers import long_csv, render_outputs, write_files
 from .render.per_judge import PER_JUDGE_FILE
 from .leaderboard import Leaderboard, build_leaderboard
-from .export_binding import read_token
+from .export_binding import competition_token
 from .signature import PUBLIC_KEY_NAME, SignedExport, read_public_key, verify_folder
 
 __all__ = ["run", "score_main", "ingest_main"]
@@ -158,7 +158,7 @@ def _check_signature(program_dir: Path, ref: Path, res: Path) -> SignedExport:
             f"the meta-scoring program has no organizer key ({PUBLIC_KEY_NAME} next to score.py), so "
             "it cannot tell the organizer's results export from anyone's: zip the bundle with "
             "`metascore bundle zip`, which puts your key there.")
-    return verify_folder(res, read_public_key(key_file), read_token(ref))
+    return verify_folder(res, read_public_key(key_file), competition_token(ref))
 
 
 def ingest_main(

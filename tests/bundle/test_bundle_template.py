@@ -143,7 +143,7 @@ def test_the_runner_signs_the_export_as_the_organizer_does(run):
     """Issue 46: the meta program ranks only an export signed with the key it carries; the
     runner signs the outputs tree with the organizer's key on this machine, as `codabench
     submit` signs the export it uploads."""
-    from metascore.export_binding import COMPETITION_FILE, read_token
+    from metascore.export_binding import COMPETITION_FILE, competition_token
     from metascore.signature import organizer_key
 
     _, out = run
@@ -155,7 +155,7 @@ def test_the_runner_signs_the_export_as_the_organizer_does(run):
     # issue 49: for the token the run put into the meta task's reference data
     ref = Path(meta["run_dir"]) / "scoring" / "input" / "ref"
     board = json.loads((out / "final" / "leaderboard.json").read_text())
-    assert board["input"]["export"]["tokens"] == [read_token(ref)]
+    assert board["input"]["export"]["tokens"] == [competition_token(ref)]
     assert not (ROOT / "bundle_template" / "final_ranking" / "reference_data" / COMPETITION_FILE).exists()
 
 

@@ -424,6 +424,27 @@ def test_a_submission_whose_name_is_not_unicode_is_left_out_saying_so(replay, ca
         ["alice-511", "bob-531", "jean-luc-521", "organizers-501"]
 
 
+def test_a_participant_whose_name_cannot_be_a_folder_name_does_not_stop_the_pull(replay, capsys, tmp_path):
+    """Issue 49 (found on the real site): an account an identity provider made may hold any
+    character in its username; a name with a slash, a backslash, a percent sign or a leading
+    dot is pulled under a percent-encoded folder name, and the participant keeps their name."""
+    data = body(replay, "/api/competitions/41/results.json", "phase=101")
+    rows = data["Results - Development(101)"]
+    names = ["ev/il-901", "back\\slash-902", "100%-903", ".hidden-904"]
+    for name in names:
+        rows[name] = dict(rows["alice-511"])
+    replay.replace("GET", "/api/competitions/41/results.json", [Answer(200, data)], query="phase=101")
+    out = tmp_path / "pulled"
+    rc, _, err = cli(replay, capsys, "pull", "--out", str(out))
+    assert rc == 0, err
+    frame = read_scores(out)
+    dev = frame[frame["phase"] == "Development"]
+    folders = ["ev%2Fil-901", "back%5Cslash-902", "100%25-903", "%2Ehidden-904"]
+    assert set(folders) <= set(dev["candidate"])
+    people = dict(zip(dev["candidate"], dev["participant"]))
+    assert [people[f] for f in folders] == ["ev/il", "back\\slash", "100%", ".hidden"]
+
+
 def test_new_directory_all_or_nothing(tmp_path):
     """`pull --out` fills a staging folder: renamed onto an empty OUT when the block ends,
     removed (OUT left as it was) when it raises."""

@@ -442,7 +442,7 @@ def test_sign_reads_the_token_from_the_uploaded_bundle_zip(site, capsys, tmp_pat
     `sign --bundle ZIP` names the one of the zip that was uploaded, without the site's
     reference data."""
     from metascore.bundle.bundle_zip import build_bundle_zip
-    from metascore.export_binding import read_token_bytes
+    from metascore.export_binding import token_of
     from metascore.signature import verify_folder
     from repo_paths import ROOT
 
@@ -451,7 +451,7 @@ def test_sign_reads_the_token_from_the_uploaded_bundle_zip(site, capsys, tmp_pat
     tokens = []
     for z in zips:
         with zipfile.ZipFile(z) as bundle, zipfile.ZipFile(io.BytesIO(bundle.read("final_ranking/reference_data.zip"))) as ref:
-            tokens.append(read_token_bytes(ref.read(COMPETITION_FILE), "ref"))
+            tokens.append(token_of(ref.read(COMPETITION_FILE), "ref"))
             assert "metascore.yaml" in ref.namelist()
     assert tokens[0] != tokens[1]  # one per zip: one per competition made from it
     r.log.clear()

@@ -17,7 +17,9 @@ submission) read it unchanged::
     DIR/<board> - <phase>(<id>).json   each phase's results export, as the site sent it
 
 A candidate is the export's row key ``<owner>-<submission id>`` (the parent's id for a
-multi-task submission); its time is the submission's ``created_when``. Hidden columns are
+multi-task submission; as a folder name, ``%``, ``/``, a backslash and a leading ``.`` are
+percent-encoded, :func:`submission_folder`: an account an identity provider made may have any
+character in its name, and one participant's name must not stop the pull); its time is the submission's ``created_when``. Hidden columns are
 pulled but become judges only when the configuration lists them; computed columns are
 never judges (they are per-row aggregates of the others).
 """
@@ -53,7 +55,7 @@ from .api import (
 )
 from .client import Client, PlatformError
 
-__all__ = ["Pulled", "pull", "fetch_competition", "find_phase", "new_directory", "write",
+__all__ = ["Pulled", "pull", "fetch_competition", "find_phase", "new_directory", "write", "submission_folder",
            "PROVENANCE_NAME"]
 
 PROVENANCE_NAME = COLUMNS_FILE  # the competition's columns, read back by metascore.readers.columns
@@ -133,7 +135,7 @@ def pull(
             scored, key=lambda tk: (order[tk[0]], boards[phase.name][tk[1]].index))]
         for row in rows:
             sub = subs.get(row.submission_id)
-            manifest.append((phase.name, row.key, row.owner, sub.created_when if sub else None))
+            manifest.append((phase.name, submission_folder(row.key), row.owner, sub.created_when if sub else None))
             files.update(_scores_files(phase, row, board, folders))
         log(f"[*] phase {phase.name!r}: {len(rows)} submissions on leaderboard {board.title!r}"
             f"{' (hidden: a blind phase, read with organizer rights)' if board.hidden else ''}, "
@@ -193,7 +195,7 @@ def _scores_files(phase: PhaseInfo, row: ExportRow, board: LeaderboardInfo,
         scores = {c.key: row.scores[(task.id, c.key)] for c in board.columns
                   if (task.id, c.key) in row.scores}
         if scores:
-            path = f"{_check_name(phase.name, 'phase')}/{_check_name(row.key, 'submission')}/" \
+            path = f"{_check_name(phase.name, 'phase')}/{submission_folder(row.key)}/" \
                    f"{folders[task.id]}/scores.json"
             files[path] = json.dumps(scores, indent=2) + "\n"
     return files
@@ -231,6 +233,14 @@ def _task_folders(phase: PhaseInfo) -> dict[int, str]:
     names = [t.name for t in phase.tasks]
     return {t.id: _check_name(t.name if names.count(t.name) == 1 else f"{t.name}({t.id})", "task")
             for t in phase.tasks}
+
+
+def submission_folder(key: str) -> str:
+    """The folder (and candidate) name of a submission's row key ``<owner>-<id>``: the key, with
+    ``%``, ``/`` and ``\\`` percent-encoded, and a leading ``.`` (a participant's username may
+    hold any of them; the participant's own name stays in ``submissions.csv``)."""
+    text = key.replace("%", "%25").replace("/", "%2F").replace("\\", "%5C").replace("\0", "%00")
+    return "%2E" + text[1:] if text.startswith(".") else text
 
 
 def _check_name(name: str, what: str) -> str:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..export_binding import COMPETITION_FILE, Binding, read_token_bytes, stale_reason
+from ..export_binding import COMPETITION_FILE, Binding, token_of, stale_reason
 from ..readers.columns import COLUMNS_FILE
 from ..readers.formats import read_scores
 from ..signature import SIGNATURE_NAME, OrganizerKey, SignatureError, folder_files, signature_file
@@ -89,7 +89,7 @@ def _token_in_zip(data: bytes, what: str) -> str:
                 raise InputError(f"{what} holds no {COMPETITION_FILE}: the bundle was not zipped by "
                                  "`metascore bundle zip` (which writes it), so no export can be signed "
                                  "for it; zip it with that and upload it again.")
-            return read_token_bytes(archive.read(name), f"{what}: {name}")
+            return token_of(archive.read(name), f"{what}: {name}")
     except zipfile.BadZipFile:
         raise InputError(f"{what} is not a zip.") from None
 

@@ -19,7 +19,6 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 import yaml
-from dateutil import parser as dateparser
 
 from ...config import parse_config
 from ...errors import ConfigError
@@ -397,7 +396,7 @@ class BundleEditor:
     # ------------------------------------------------------------------ dates
     def meta_start(self, comp: Competition, yt: YamlText, last: Phase, old_start: dt.datetime | None) -> dt.datetime:
         """The meta phase's start: the day after the last phase ends (setting its end if asked)."""
-        given = _parse_date(self.end) if self.end is not None else None
+        given = phase_dates.parse_date(self.end) if self.end is not None else None
         set_end = None  # v1: the end_date of competition.yaml
         if comp.version == 2:
             if last.end is not None:
@@ -409,13 +408,13 @@ class BundleEditor:
                 raise ConfigError(_no_end(comp.phases))
             else:
                 node = next(n for n in yt.get(yt.root, "phases").value if yt.scalar(n, "name") == last.name)
-                yt.insert_pair_after(node, "start", "end", Raw(_date_text(given)), comment=[
+                yt.insert_pair_after(node, "start", "end", Raw(phase_dates.date_text(given)), comment=[
                     f"{MARKER} {end_mark(given)};", "  the Final ranking phase starts the day after this phase ends"])
-                self.changes.append(f"~ phase {last.name!r}: end {_date_text(given)} (--end; it had none)")
+                self.changes.append(f"~ phase {last.name!r}: end {phase_dates.date_text(given)} (--end; it had none)")
                 end = given
         else:
             node = yt.get(yt.root, "end_date")
-            set_end = None if node is None or yt.blank(node) else _parse_date(str(node.value), "competition.yaml: end_date:")
+            set_end = None if node is None or yt.blank(node) else phase_dates.parse_date(str(node.value), "competition.yaml: end_date:")
             end = given or set_end or (old_start - dt.timedelta(days=1) if old_start else None)
             if end is None:
                 raise ConfigError(_no_end(comp.phases))
@@ -423,7 +422,7 @@ class BundleEditor:
             self.command_line_end = given or (kept if given is None and set_end is None and kept is not None
                                               and end.date() == kept.date() else None)
             if given is not None:
-                self.changes.append(f"~ phase {last.name!r}: ends {_date_text(given)} (--end; a v1 phase "
+                self.changes.append(f"~ phase {last.name!r}: ends {phase_dates.date_text(given)} (--end; a v1 phase "
                                     "ends the day before the next one starts)")
             if set_end is not None:
                 yt.replace_value(node, "null")
@@ -461,7 +460,7 @@ class BundleEditor:
                     f"  fill {self.program_ref} while it holds only a README)."])
         yt.append_item(yt.get(yt.root, "phases"), {
             "index": phase_index, "name": phase_name,
-            "description": _phase_description(cfg), "start": Raw(_date_text(start)),
+            "description": _phase_description(cfg), "start": Raw(phase_dates.date_text(start)),
             "execution_time_limit": 300, "max_submissions": 10, "hide_output": True,
             "tasks": [task_index],
         }, comment=[f"{MARKER} the Final ranking phase, after {last.name!r}: the organizer submits the",
@@ -487,7 +486,7 @@ class BundleEditor:
         label = _unique("Final ranking", [str(p.get("label")) for p in phases.values() if isinstance(p, dict)])
         yt.append_pair(yt.get(yt.root, "phases"), key, {
             "phasenumber": number, "label": label, "description": _phase_description(cfg),
-            "start_date": Raw(_date_text(start)), "execution_time_limit": 300, "max_submissions": 10,
+            "start_date": Raw(phase_dates.date_text(start)), "execution_time_limit": 300, "max_submissions": 10,
             "hide_output": True, "scoring_program": self.program_ref, "reference_data": self.ref_dir,
         }, comment=[f"{MARKER} the Final ranking phase, after {last.name!r}: the organizer submits",
                     "  the results export here; metascore's meta-scoring program, configured by",
@@ -531,7 +530,7 @@ class BundleEditor:
         at = f" {index}" if index is not None else ""
         self.changes[:0] = [
             f"+ task{at} {task!r}: {self.program_ref} with {self.ref_dir}",
-            f"+ phase {phase!r}: starts {_date_text(start)}, the day after {last.name!r} ends",
+            f"+ phase {phase!r}: starts {phase_dates.date_text(start)}, the day after {last.name!r} ends",
             "+ leaderboard columns " + ", ".join(f"{c.key} ({c.title})" for c in cfg.columns),
         ]
 
@@ -565,21 +564,6 @@ def _is_meta_program(ref: str | None) -> bool:
 def _image_key(image: str) -> str:
     image = image.strip().removeprefix("docker.io/").removeprefix("index.docker.io/")
     return image if ":" in image.rsplit("/", 1)[-1] else image + ":latest"
-
-
-def _parse_date(text: str, what: str = "--end") -> dt.datetime:
-    """A date as Codabench's unpacker reads one (dateutil; the time zone dropped)."""
-    try:
-        return dateparser.parse(str(text)).replace(tzinfo=None)
-    except (ValueError, OverflowError):
-        raise ConfigError(f"{what} {text!r} is not a date (e.g. 2027-06-30 or 2027-06-30 "
-                          "23:59:00).") from None
-
-
-def _date_text(when: dt.datetime) -> str:
-    """``2027-06-30`` at midnight, else ``"2027-06-30 23:59:00"``: quoted, since Codabench's
-    unpacker keeps only the day of an unquoted date-time (:mod:`~metascore.bundle.schema.phase_dates`)."""
-    return when.strftime("%Y-%m-%d") if when.time() == dt.time() else when.strftime('"%Y-%m-%d %H:%M:%S"')
 
 
 def _unique(name: str, taken: list[str]) -> str:

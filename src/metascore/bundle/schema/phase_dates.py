@@ -48,6 +48,8 @@ __all__ = [
     "command_line_end",
     "proposed_end",
     "start_advice",
+    "parse_date",
+    "date_text",
 ]
 
 _MARK = "(a date given on the command line: `bundle zip --start` keeps it)"
@@ -73,6 +75,23 @@ def site_datetime(value: Any) -> tuple[dt.datetime, bool]:
     from dateutil import parser as dateparser
 
     return dateparser.parse(value).replace(tzinfo=None), False
+
+
+def parse_date(text: str, what: str = "--end") -> dt.datetime:
+    """A date as Codabench's unpacker reads one (dateutil; the time zone dropped)."""
+    from dateutil import parser as dateparser
+
+    try:
+        return dateparser.parse(str(text)).replace(tzinfo=None)
+    except (ValueError, OverflowError):
+        raise ConfigError(f"{what} {text!r} is not a date (e.g. 2027-06-30 or 2027-06-30 "
+                          "23:59:00).") from None
+
+
+def date_text(when: dt.datetime) -> str:
+    """``2027-06-30`` at midnight, else ``"2027-06-30 23:59:00"``: quoted, since Codabench's
+    unpacker keeps only the day of an unquoted date-time (a YAML value for competition.yaml)."""
+    return when.strftime("%Y-%m-%d") if when.time() == dt.time() else when.strftime('"%Y-%m-%d %H:%M:%S"')
 
 
 def time_dropped_message(value: dt.datetime, stored: dt.datetime, key: str) -> str:

@@ -1,6 +1,7 @@
 """What the Codabench server decides for a bundle run: which submission runs in which phase,
 the columns kept, the results export and the meta phase's input
-(:mod:`~metascore.bundle.site.server`), the submissions a run has (starting kits, solutions,
+(:mod:`~metascore.bundle.site.server`; the outputs tree it feeds the meta phase, in the shape
+``codabench pull`` writes: :mod:`~metascore.bundle.site.export_tree`), the submissions a run has (starting kits, solutions,
 folders and manifests: :mod:`~metascore.bundle.site.submissions`), the names the export gives
 them (:mod:`~metascore.bundle.site.submission_ids`) and what reaches the leaderboard under
 its ``submission_rule`` (:mod:`~metascore.bundle.site.submission_rules`). It runs each job on

@@ -62,9 +62,7 @@ does on Codabench (:mod:`metascore.submission_order`). The run report and
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
-import io
 import json
 import shutil
 import threading
@@ -75,7 +73,6 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import ConfigError, InputError
-from ...readers.spreadsheet import spreadsheet_text
 from ...readers.columns import COLUMNS_FILE
 from ...readers.tree import FAILURE_FILE, FLAG_FILE
 from ..archive import as_folder
@@ -84,16 +81,15 @@ from ..schema.competition import UUID_PATTERN, Competition, Phase, Task
 from ..files import copy_clean, copy_job_output, write_text
 from ..trees import make_folders
 from ..platform.meta_program import needs_meta_program
-from ...export_binding import COMPETITION_FILE, LOCAL_SITE, Binding, new_token, read_token, token_text
+from ...export_binding import COMPETITION_FILE, LOCAL_SITE, Binding, new_token, competition_token, token_text
 from ...signature import OrganizerKey, organizer_key, sign_folder
-from ..platform.leaderboard_rules import MANUAL_RULES, force_last_fix
+from .export_tree import failure_text, manifest_csv, phase_names, provenance, task_dirs, why_nothing
 from .submission_rules import PhaseSubmission, export_decisions
 from .submission_ids import SubmissionIds
 from .submissions import Submission, is_result_submission, made_to, phase_named_by, safe_name, slug
 from ..worker.job import Job, JobResult, run_job
 
-__all__ = ["Site", "SiteRun", "MetaProgramFiller", "DEFAULT_QUEUE_LIMIT", "DEFAULT_FEED", "FEED_ALL", "FEEDS",
-           "MANIFEST_COLUMNS"]
+__all__ = ["Site", "SiteRun", "MetaProgramFiller", "DEFAULT_QUEUE_LIMIT", "DEFAULT_FEED", "FEED_ALL", "FEEDS"]
 
 DEFAULT_QUEUE_LIMIT = 600
 #: What reaches the meta phase: the site's results export (the default), or every
@@ -101,7 +97,6 @@ DEFAULT_QUEUE_LIMIT = 600
 DEFAULT_FEED = "export"
 FEED_ALL = "all"
 FEEDS = (DEFAULT_FEED, FEED_ALL)
-MANIFEST_COLUMNS = ("phase", "candidate", "participant", "submitted_at", "is_baseline")
 #: What fills a meta program placeholder: ``fill(folder, key)`` writes the meta-scoring
 #: program into ``folder``, carrying the public half of the organizer's ``key`` (the runner
 #: gives one: :mod:`metascore.bundle.meta` fills it, the site only says where and when).
@@ -185,7 +180,7 @@ class Site:
             return ref
         with _ASSEMBLE_LOCK:
             if (ref / COMPETITION_FILE).is_file():
-                self.tokens[task.reference_data] = read_token(ref)
+                self.tokens[task.reference_data] = competition_token(ref)
                 return ref
             copy = self.cache / "meta_reference" / slug(task.reference_data)
             if not copy.exists():
@@ -295,8 +290,8 @@ class Site:
                 "the first phase, and no other (a results zip is made for one phase's data; "
                 "migration may take it further). Give each its phase in the submissions manifest "
                 "('phase' column) or put it in a <phase name>/ sub-folder.")
-        write_text(outputs / "submissions.csv", _csv(manifest))
-        write_text(outputs / COLUMNS_FILE, json.dumps(self.columns_file(meta_phases), indent=2) + "\n")
+        write_text(outputs / "submissions.csv", manifest_csv(manifest))
+        write_text(outputs / COLUMNS_FILE, json.dumps(provenance(self.comp, meta_phases), indent=2) + "\n")
         empty = self.empty_export(regular, manifest, report)
         for phase in meta_phases:
             if empty is not None:
@@ -382,7 +377,7 @@ class Site:
             report.warnings.append(
                 f"phase {phase.name!r}: execution_time_limit {phase.execution_time_limit} s; on "
                 f"Codabench's default queue the limit is capped at {DEFAULT_QUEUE_LIMIT} s.")
-        dirs = _task_dirs(tasks)
+        dirs = task_dirs(tasks)
         todo = [(sub, task) for sub in entries for task in tasks
                 if sub.tasks is None or task.index in sub.tasks]
         results = self.map_jobs(phase, todo, _unique_slugs([t.name for t in tasks], [t.index for t in tasks]))
@@ -401,7 +396,7 @@ class Site:
                 first = next(r for (s, _), r in zip(todo, results) if s.candidate == sub.candidate)
                 report.warnings.append(
                     f"phase {phase.name!r}: baseline {sub.candidate!r} (participant "
-                    f"{sub.participant!r}) failed ({_failure_text(first).strip()}); a failed "
+                    f"{sub.participant!r}) failed ({failure_text(first).strip()}); a failed "
                     "submission is on no leaderboard, so on Codabench the export would not hold "
                     "it; its error.txt is left in the outputs tree so the meta phase can say why.")
         for (sub, task), res in zip(todo, results):
@@ -414,7 +409,7 @@ class Site:
                 if res.flagged:  # the meta phase marks its row (the site's export cannot)
                     write_text(folder / FLAG_FILE, res.prediction_problems[0].splitlines()[0] + "\n")
             else:  # shown as a failed run, not as a missing score
-                write_text(folder / FAILURE_FILE, _failure_text(res))
+                write_text(folder / FAILURE_FILE, failure_text(res))
         for sub in entries:
             if sub.candidate in exported or sub.candidate in failed_baselines:
                 # what `codabench pull` writes: the export's name <owner>-<id> and the time
@@ -437,12 +432,12 @@ class Site:
         silent = [p.name for p in regular if p.name not in sent]
         if not silent:
             return None
-        why = _why_nothing(silent, report.export, rule, self.feed, self.comp.version)
+        why = why_nothing(silent, report.export, rule, self.feed, self.comp.version)
         if manifest:
-            report.warnings.append(f"no submission of {_names(silent)} reaches the meta phase: {why}")
+            report.warnings.append(f"no submission of {phase_names(silent)} reaches the meta phase: {why}")
             return None
         return (f"the results export is empty: no submission of any phase reaches it"
-                + (f" ({_names(silent)})" if len(silent) > 1 else f" (phase {silent[0]!r})") + f": {why}")
+                + (f" ({phase_names(silent)})" if len(silent) > 1 else f" (phase {silent[0]!r})") + f": {why}")
 
     def refuse_meta_phase(self, phase: Phase, why: str, report: SiteRun) -> None:
         """The meta phase has nothing to rank: a failed job per task, saying why, instead of
@@ -460,7 +455,7 @@ class Site:
         competition tokens, as ``metascore codabench submit`` signs the export on the site
         (:mod:`metascore.signature`)."""
         tasks = self.comp.phase_tasks(phase)
-        tokens = tuple(dict.fromkeys(read_token(ref) for t in tasks if (ref := self.meta_reference(t)) is not None))
+        tokens = tuple(dict.fromkeys(competition_token(ref) for t in tasks if (ref := self.meta_reference(t)) is not None))
         now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         sign_folder(outputs, self.key or organizer_key(),
                     Binding(LOCAL_SITE, None, phase.name, None, tokens, pulled_at=now), now)
@@ -488,31 +483,6 @@ class Site:
                 if (output / name).is_file():
                     setattr(report, attr, output / name)
 
-    def columns_file(self, meta_phases: list[Phase]) -> dict[str, Any]:
-        """``codabench.json`` for the outputs tree: the scored phases, their task folders
-        and the leaderboard's columns (the meta phases are left out: nothing of theirs is
-        in the tree)."""
-        board = self.comp.leaderboard
-        columns = [{"key": c.key, "title": c.title, "index": c.index, "sorting": c.sorting,
-                    "hidden": c.hidden, "computation": c.computation}
-                   for c in (board.columns if board else ())]
-        phases = []
-        for phase in self.comp.phases:
-            if phase in meta_phases:
-                continue
-            tasks = self.comp.phase_tasks(phase)
-            dirs = _task_dirs(tasks)
-            phases.append({
-                "id": phase.index, "name": phase.name, "start": _iso(phase.start), "end": _iso(phase.end),
-                "tasks": [{"id": t.index, "name": t.name, "folder": dirs[t.index]} for t in tasks],
-                "leaderboard": {"title": board.title if board else "", "columns": columns,
-                                "submission_rule": board.submission_rule if board else None},
-            })
-        return {"source": "metascore bundle run", "site": LOCAL_SITE,
-                "competition": {"id": None, "title": self.comp.title},
-                "pulled_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-                "phases": phases}
-
     def map_jobs(self, phase: Phase, todo: list[tuple[Submission, Task]], dirs: dict[int, str]) -> list[JobResult]:
         """Run independent jobs, ``self.jobs`` at a time; results in the order of ``todo``."""
 
@@ -525,11 +495,6 @@ class Site:
             return [one(item) for item in todo]
         with ThreadPoolExecutor(max_workers=self.jobs) as pool:
             return list(pool.map(one, todo))
-
-
-def _iso(when: dt.datetime | None) -> str | None:
-    """A bundle date (UTC, naive) as the site sends it."""
-    return None if when is None else when.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _read_json(path: Path) -> Any:
@@ -570,63 +535,8 @@ def _unique_slugs(names: list[str], keys: list[Any] | None = None) -> dict[Any, 
     return out
 
 
-def _task_dirs(tasks: list[Task]) -> dict[int, str]:
-    names = [t.name for t in tasks]
-    return {t.index: safe_name(t.name if names.count(t.name) == 1 else f"{t.name} ({t.index})") for t in tasks}
-
-
-def _csv(rows: list[dict[str, Any]]) -> str:
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=MANIFEST_COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    # names as text a spreadsheet does not run (the tree reader takes the quote back off)
-    writer.writerows({k: spreadsheet_text(v) if isinstance(v, str) else v for k, v in row.items()} for row in rows)
-    return buf.getvalue()
-
-
 def _progress(res: JobResult) -> str:
     mark, detail = ("+", "") if res.finished else ("-", f": {res.status_details}")
     return f"[{mark}] {res.phase} / {res.candidate} / {res.task}: {res.status}{detail} ({res.elapsed:.1f} s)"
 
 
-def _names(phases: list[str]) -> str:
-    return ("phase " if len(phases) == 1 else "phases ") + ", ".join(map(repr, phases))
-
-
-def _why_nothing(phases: list[str], export: list[dict[str, Any]], rule: str | None, feed: str,
-                 version: int = 2) -> str:
-    """Why no submission of ``phases`` reaches the meta phase: one short paragraph, each
-    cause once with its phases, then the fix once."""
-    causes: dict[str, list[str]] = {}
-    moved = []  # phases whose finished submissions were migrated there
-    for phase in phases:
-        mine = [e for e in export if e["phase"] == phase]
-        finished = [e for e in mine if not e["reason"].startswith("failed")]
-        if not mine:
-            cause = "nobody submitted there and nothing migrated there"
-        elif finished and rule in MANUAL_RULES and feed == "export":
-            cause = (f"the finished submissions are on no leaderboard under the rule {rule!r}, "
-                     "which puts one there only by a click")
-            if any(e.get("migrated") for e in finished):
-                moved.append(phase)
-        else:
-            cause = "every submission failed"
-        causes.setdefault(cause, []).append(phase)
-    text = next(iter(causes)) if len(causes) == 1 else "; ".join(
-        f"{_names(names)}: {cause}" for cause, names in causes.items())
-    if moved:
-        text += (f" (a submission migrated into {_names(moved)} is a new one there, which nobody "
-                 "added)")
-    if any(rule in MANUAL_RULES and feed == "export" and cause.startswith("the finished")
-           for cause in causes):
-        text += (f". A submission reaches the results export when a leaderboard holds it: "
-                 f"{force_last_fix(version)}, mark submissions on_leaderboard in the submissions "
-                 "manifest, or run with --feed all")
-    return text + "."
-
-
-def _failure_text(res: JobResult) -> str:
-    """What ``error.txt`` says of a failed run, in one line: its status and the reason's
-    headline (the root cause first: a failed prediction step leads the reason)."""
-    lines = str(res.reason or res.status_details).strip().splitlines() or [res.status_details]
-    return f"{res.status} ({res.status_details}): {' '.join(lines[0].split())}\n"
