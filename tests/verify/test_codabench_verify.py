@@ -13,7 +13,8 @@ import pytest
 
 from codabench_replay import TOKEN, serve
 from metascore.codabench import TOKEN_ENV
-from verify_fixtures import META_SUBMISSION, publish_competition, public_site, record_of, run, serve_page, with_record
+from verify_fixtures import (META_SUBMISSION, SINGLE_TASK, publish_competition, public_site, record_of, run,
+                             serve_page, with_record)
 
 
 @pytest.fixture(scope="module")
@@ -31,8 +32,8 @@ def site(published, monkeypatch):
     stop()
 
 
-def _verify(site, *extra: str) -> tuple[int, list[str], str]:
-    rc, out, err = run("codabench", "verify", "--site", site.url, "--competition", "41",
+def _verify(site, *extra: str, competition: int = 41) -> tuple[int, list[str], str]:
+    rc, out, err = run("codabench", "verify", "--site", site.url, "--competition", str(competition),
                        "--retries", "0", "--timeout", "5", *extra)
     return rc, out.splitlines(), err
 
@@ -144,3 +145,48 @@ def test_detailed_results_not_shown_to_a_visitor_is_one_line(site):
              {"error_msg": "You do not have permission to see the detailed result."}, status=403)
     rc, _, err = _verify(site)
     assert rc == 1 and err.count("\n") == 1 and "give a participant's token" in err
+
+
+# ---------------------------------------------------------------------- one task per phase
+@pytest.fixture(scope="module")
+def template(tmp_path_factory):
+    return publish_competition(tmp_path_factory.mktemp("template"), comp=SINGLE_TASK)
+
+
+@pytest.fixture
+def template_site(template, monkeypatch):
+    monkeypatch.delenv(TOKEN_ENV, raising=False)
+    replay = public_site(template)
+    stop = serve(replay)
+    serve_page(replay, template.page)
+    yield replay
+    stop()
+
+
+def test_one_task_per_phase_rows_are_matched_by_submission_id(template_site):
+    """The template: each leaderboard row is the ranked submission itself (the migrated final
+    copies with their own ids), matched by id, its time checked; the shared first place is
+    alice's, the earlier development submission."""
+    rc, lines, _ = _verify(template_site, competition=7)
+    assert rc == 0, lines
+    assert lines[-1].startswith("match: the published ranking of phase 'Final' (4 ranked, winner zoe (zoe-10) "
+                                "and carol (carol-7), method average_rank)")
+    assert not any("matched by their owner" in line for line in lines)
+
+
+def test_a_removed_final_copy_is_named(template_site):
+    board = _board(template_site, 42)
+    board["submissions"] = [r for r in board["submissions"] if r["id"] != 11]
+    rc, lines, _ = _verify(template_site, competition=7)
+    assert rc == 1
+    assert ("  - bob-11 (bob, submission 11): on the page's board of phase 'Final', but no longer in the "
+            "public leaderboard of that phase") in lines
+
+
+def test_a_changed_submission_time_is_named(template_site):
+    (row,) = [r for r in _board(template_site, 41)["submissions"] if r["id"] == 1]
+    row["created_when"] = "2026-03-30T10:00:00.000000Z"
+    rc, lines, _ = _verify(template_site, competition=7)
+    assert rc == 1
+    assert any(line.startswith("  - zoe-1 (zoe, submission 1): submitted at 2026-02-01T10:00:00 on the page, at "
+                               "2026-03-30T10:00:00") for line in lines), lines
