@@ -18,8 +18,8 @@ from metascore.leaderboard import build_leaderboard
 from metascore.readers.score_table import ScoreTable
 from metascore.render import ranking_record
 from metascore.render.report import render_report
-from metascore.verify import read_record
-from verify_fixtures import copy_folder, publish_competition, record_of, run, with_record
+from metascore.verify.record import read_record
+from verify_fixtures import copy_folder, publish_competition, record_of, rows_of, run, with_record
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +97,9 @@ def test_the_record_holds_each_row_the_leaderboard_row_it_stands_for(published):
     assert record["config"] == published.board["config"]
     final = record["boards"]["final"]
     assert final["phase"] == "Final" and final["judges"] == ["iris/accuracy", "wine/rmse"]
-    rows = {r["candidate"]: r for r in final["rows"]}
+    assert final["row_fields"] == ["candidate", "participant", "owner", "submission", "baseline", "position",
+                                   "score", "qualified", "submitted_at", "values"]
+    rows = {r["candidate"]: r for r in rows_of(final)}
     assert rows["jean-luc-621"] | {"values": None} == {
         "candidate": "jean-luc-621", "participant": "jean-luc", "owner": "jean-luc", "submission": 621,
         "baseline": False, "position": 2, "score": -2.0, "qualified": True, "values": None,
@@ -106,7 +108,8 @@ def test_the_record_holds_each_row_the_leaderboard_row_it_stands_for(published):
     for cand, row in rows.items():
         assert row["values"] == [published_rows[cand]["judges"][j] for j in final["judges"]]
     dev = record["boards"]["development"]
-    assert [r["candidate"] for r in dev["rows"]] == [r["candidate"] for r in published.board["development"]["rows"]]
+    assert "qualified" not in dev["row_fields"]
+    assert [r["candidate"] for r in rows_of(dev)] == [r["candidate"] for r in published.board["development"]["rows"]]
 
 
 def test_hidden_columns_stay_hidden(tmp_path):
@@ -120,7 +123,7 @@ def test_hidden_columns_stay_hidden(tmp_path):
     assert published.board["input"]["hidden_columns"] == ["duration"]
     for board in record["boards"].values():
         assert board["judges"] == ["iris/accuracy"]
-        assert all(len(r["values"]) == 1 for r in board["rows"])
+        assert all(len(r["values"]) == 1 for r in rows_of(board))
     # the organizer's own folder has the hidden values: the offline check still recomputes it
     rc, lines, _ = _verify(tmp_path, published.page, published.pulled)
     assert rc == 0, lines
@@ -138,7 +141,7 @@ def test_names_cannot_break_out_of_the_record():
     start = page.index('id="metascore-ranking">') + len('id="metascore-ranking">')
     text = page[start:page.index("</script>", start)]
     assert not set(text) & set("<>&")
-    assert json.loads(text)["boards"]["final"]["rows"][0]["candidate"] == name
+    assert rows_of(json.loads(text)["boards"]["final"])[0]["candidate"] == name
     assert read_record(page, "page").final.row(name).position == 1
 
 
@@ -150,6 +153,6 @@ def test_too_many_values_are_left_out_and_the_check_still_runs(published, tmp_pa
     page = (tmp_path / "out" / "detailed_results.html").read_text()
     record = record_of(page)
     assert not record["boards"]["final"]["values_published"]
-    assert all("values" not in r for r in record["boards"]["final"]["rows"])
+    assert "values" not in record["boards"]["final"]["row_fields"]
     rc, lines, _ = _verify(tmp_path, page, published.pulled)
     assert rc == 0, lines

@@ -129,6 +129,12 @@ def record_of(page: str) -> dict:
     return json.loads(BLOCK.search(page).group(2))
 
 
+def rows_of(board: dict) -> list[dict]:
+    """A published board's rows as objects (the record writes each as an array of its
+    ``row_fields``)."""
+    return [dict(zip(board["row_fields"], row)) for row in board["rows"]]
+
+
 def with_record(page: str, record: dict) -> str:
     """``page`` with its record replaced (as someone editing the page would)."""
     text = json.dumps(record).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

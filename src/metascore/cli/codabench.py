@@ -330,11 +330,11 @@ def _cmd_publish(args: argparse.Namespace) -> int:
 
 def _cmd_verify(args: argparse.Namespace) -> int:
     from ..codabench.verify import SOURCE, verify_site
-    from ..verify import verdict
+    from ..verify.compare import verdict_lines
 
     checked = verify_site(_client(args, token=False), args.competition, args.submission)
     for note in checked.notes:
         print(f"[*] {note}")
-    for line in verdict(checked.record, checked.differences, SOURCE, cannot=checked.cannot):
+    for line in verdict_lines(checked.record, checked.differences, SOURCE, cannot=checked.cannot):
         print(line)
     return 1 if checked.differences or checked.cannot else 0

@@ -37,7 +37,8 @@ def add_verify_command(subparsers: argparse._SubParsersAction) -> None:
 
 def _cmd_verify(args: argparse.Namespace) -> int:
     from ..program import recompute
-    from ..verify import compare, read_record, recompute_config, verdict
+    from ..verify.compare import compare, verdict_lines
+    from ..verify.record import read_record, recompute_config
 
     path = Path(args.page)
     try:
@@ -48,6 +49,6 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     record = read_record(text, str(path))
     source = f"the folder {args.input}"
     differences = compare(record, recompute(recompute_config(record), args.input), source)
-    for line in verdict(record, differences, source):
+    for line in verdict_lines(record, differences, source):
         print(line)
     return 1 if differences else 0

@@ -14,7 +14,7 @@ everyone, never a results export, reference data or a program:
 It builds from those leaderboards the scoring-output tree ``codabench pull`` would write
 (:func:`public_tree`, with pull's own pieces), recomputes the ranking with the configuration
 the page publishes (in a temporary folder, removed after), and compares
-(:func:`metascore.verify.compare`), as well as the "Final ranking" page's table with the
+(:func:`metascore.verify.compare.compare`), as well as the "Final ranking" page's table with the
 ranking page. A row of the leaderboard is matched to the ranking's by its submission id, or,
 where a multi-task phase shows a task's submission instead of the one ranked, by its owner.
 A value of the page that rounds to what the leaderboard shows is taken as the page gives it
@@ -39,7 +39,8 @@ from ..program import recompute
 from ..readers.configured import InputConfig
 from ..readers.tree import MANIFEST
 from ..submission_order import split_submission_key
-from ..verify import PublishedBoard, PublishedRow, Record, compare, counted_hidden, read_record, recompute_config
+from ..verify.compare import compare
+from ..verify.record import PublishedBoard, PublishedRow, Record, counted_hidden, read_record, recompute_config
 from .api import CompetitionInfo, ExportRow, LeaderboardInfo, PhaseInfo, PublicBoard, PublicRow, parse_competition, parse_leaderboard
 from .client import Client, PlatformError
 from .publish import MARK_END, MARK_START

@@ -15,17 +15,18 @@ alone:
   values the record leaves out (a participant never sees them; ``verify`` says it cannot
   check a ranking that counts them);
 - ``boards``: the ``final`` board and the ``development`` board the filter used (null with
-  one phase), each with its ``phase``, its published ``judges`` (hidden ones left out) and,
-  per row (ranked, baselines, excluded): ``candidate``, ``participant``, the leaderboard row
-  it stands for (``owner`` and ``submission`` id of a Codabench row key ``<owner>-<id>``,
-  else null), ``baseline``, ``position``, ``score``, ``qualified``, ``submitted_at`` and its
-  ``values`` (one per published judge, null where missing); and ``not_selected`` (a
+  one phase), each with its ``phase``, its published ``judges`` (hidden ones left out), its
+  ``rows`` (ranked, baselines, excluded), each an array of the fields ``row_fields`` names
+  (:data:`ROW_FIELDS`): ``candidate``, ``participant``, the leaderboard row it stands for
+  (``owner`` and ``submission`` id of a Codabench row key ``<owner>-<id>``, else null),
+  ``baseline``, ``position``, ``score``, ``qualified`` (final board), ``submitted_at`` and
+  its ``values`` (one per published judge, null where missing); and ``not_selected`` (a
   participant's other submissions and why).
 
 The values are left out of every row (``values_published: false``) when the boards would
-hold more than :data:`RECORD_VALUES` of them, so the page stays a few MB. Inside the block
-``<``, ``>`` and ``&`` are written ``\\u003c``, ``\\u003e``, ``\\u0026`` (the same JSON), so
-that no participant's name can close the block or open a comment.
+hold more than :data:`RECORD_VALUES` of them (a row takes about 150 bytes with three judges).
+Inside the block ``<``, ``>`` and ``&`` are written ``\\u003c``, ``\\u003e``, ``\\u0026`` (the
+same JSON), so that no participant's name can close the block or open a comment.
 """
 
 from __future__ import annotations
@@ -41,8 +42,8 @@ from ..jsonable import jsonable
 from ..leaderboard import Board, Leaderboard, Row
 from ..submission_order import split_submission_key
 
-__all__ = ["RECORD_ID", "RECORD_FORMAT", "RECORD_VERSION", "RECORD_VALUES", "ranking_record",
-           "record_html"]
+__all__ = ["RECORD_ID", "RECORD_FORMAT", "RECORD_VERSION", "RECORD_VALUES", "ROW_FIELDS",
+           "ranking_record", "record_html"]
 
 #: The ``id`` of the data block in the page.
 RECORD_ID = "metascore-ranking"
@@ -100,28 +101,35 @@ def _judge_metrics(config: Mapping[str, Any]) -> dict[str, str]:
             for j in config.get("judges") or ()}
 
 
+#: A row's fields, in the order of its array (``qualified`` on the final board only,
+#: ``values`` when published).
+ROW_FIELDS = ("candidate", "participant", "owner", "submission", "baseline", "position", "score",
+              "qualified", "submitted_at", "values")
+
+
 def _board(board: Board, hidden: frozenset[str], values: bool, *, final: bool) -> dict[str, Any]:
     shown = [k for k, j in enumerate(board.judges) if j not in hidden]
+    fields = [f for f in ROW_FIELDS if (final or f != "qualified") and (values or f != "values")]
     return {
         "phase": board.phase,
         "judges": [board.judges[k] for k in shown],
         "values_published": values,
+        "row_fields": fields,
         "rows": [_row(r, shown if values else None, board.judges, final) for r in board.rows],
         "not_selected": dict(board.not_selected),
     }
 
 
-def _row(r: Row, shown: list[int] | None, judges: tuple[str, ...], final: bool) -> dict[str, Any]:
+def _row(r: Row, shown: list[int] | None, judges: tuple[str, ...], final: bool) -> list[Any]:
+    """The row's fields in the order of :data:`ROW_FIELDS` (those its board has)."""
     owner, submission = split_submission_key(r.candidate) or (None, None)
-    row: dict[str, Any] = {
-        "candidate": r.candidate, "participant": r.participant, "owner": owner,
-        "submission": submission, "baseline": r.is_baseline, "position": r.position,
-        "score": _number(r.score), "submitted_at": r.submitted_at,
-    }
+    row: list[Any] = [r.candidate, r.participant, owner, submission, r.is_baseline, r.position,
+                      _number(r.score)]
     if final:
-        row["qualified"] = r.qualified
+        row.append(r.qualified)
+    row.append(r.submitted_at)
     if shown is not None:
-        row["values"] = [_number(r.values.get(judges[k])) for k in shown]
+        row.append([_number(r.values.get(judges[k])) for k in shown])
     return row
 
 
