@@ -143,6 +143,7 @@ def run_competition(folder: Path) -> Run:
     t.lap("verify again, no token")
     run.times = t.times
     print(f"\n[issue53] competition {comp.id}; timings (s): {json.dumps(run.times)}")
+    print(f"[issue53] verify, no token:\n{run.anonymous[1]}[issue53] verify after the changes:\n{run.after[1]}")
     return run
 
 

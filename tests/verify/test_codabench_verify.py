@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import pytest
 
-from codabench_replay import TOKEN, serve
+from codabench_replay import TOKEN
 from metascore.codabench import TOKEN_ENV
-from verify_fixtures import (META_SUBMISSION, SINGLE_TASK, publish_competition, public_site, record_of, run,
-                             serve_page, with_record)
+from verify_fixtures import (META_SUBMISSION, SINGLE_TASK, publish_competition, record_of, run, serve_page, served,
+                             with_record)
 
 
 @pytest.fixture(scope="module")
@@ -25,11 +25,8 @@ def published(tmp_path_factory):
 @pytest.fixture
 def site(published, monkeypatch):
     monkeypatch.delenv(TOKEN_ENV, raising=False)
-    replay = public_site(published)
-    stop = serve(replay)
-    serve_page(replay, published.page)
-    yield replay
-    stop()
+    with served(published) as replay:
+        yield replay
 
 
 def _verify(site, *extra: str, competition: int = 41) -> tuple[int, list[str], str]:
@@ -119,13 +116,8 @@ def test_a_ranking_that_counts_a_hidden_column_cannot_be_checked(tmp_path, monke
                       "judges:\n  - {task: iris, metric: accuracy}\n  - {task: iris, metric: duration, direction: lower}\n")
     published = publish_competition(tmp_path, str(config))
     monkeypatch.delenv(TOKEN_ENV, raising=False)
-    replay = public_site(published)
-    stop = serve(replay)
-    try:
-        serve_page(replay, published.page)
+    with served(published) as replay:
         rc, lines, _ = _verify(replay)
-    finally:
-        stop()
     assert rc == 1
     assert lines[-2].startswith("cannot check: the published ranking of phase 'Final'")
     assert "judges ['iris/duration'], on columns the competition hides" in lines[-1]
@@ -156,11 +148,8 @@ def template(tmp_path_factory):
 @pytest.fixture
 def template_site(template, monkeypatch):
     monkeypatch.delenv(TOKEN_ENV, raising=False)
-    replay = public_site(template)
-    stop = serve(replay)
-    serve_page(replay, template.page)
-    yield replay
-    stop()
+    with served(template) as replay:
+        yield replay
 
 
 def test_one_task_per_phase_rows_are_matched_by_submission_id(template_site):

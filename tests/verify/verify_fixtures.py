@@ -125,6 +125,18 @@ def serve_page(replay: Replay, page: str) -> None:
                content_type="text/html")
 
 
+@contextlib.contextmanager
+def served(published: Published):
+    """The public site of ``published``, serving, with its ranking page."""
+    replay = public_site(published)
+    stop = serve(replay)
+    try:
+        serve_page(replay, published.page)
+        yield replay
+    finally:
+        stop()
+
+
 def record_of(page: str) -> dict:
     return json.loads(BLOCK.search(page).group(2))
 
