@@ -36,14 +36,16 @@ FILES = ("scores.json", "scores.txt", "leaderboard.csv", "leaderboard.json", "de
 
 def without_new_settings(name: str, text: str) -> str:
     """The file as metascore wrote it before ``output.judge_columns`` and ``output.per_judge``,
-    and before issue 34 added ``winners``, ``ranking.groups`` and the declared ``unanimity``
-    of the method comparison."""
+    before issue 34 added ``winners``, ``ranking.groups`` and the declared ``unanimity``
+    of the method comparison, and before issue 53 added the ranking page's record."""
     if name == "leaderboard.json":
         text = text.replace(', "judge_columns": 200, "per_judge": "ranks"', "", 1)
         text = re.sub(r', "winners": \[[^\]]*\]', "", text, count=1)
         text = re.sub(r', "unanimity": (true|false)', "", text)
         return text.replace(', "groups": null', "", 1)
     if name == "detailed_results.html":
+        text = re.sub(r'<script type="application/json" id="metascore-ranking">.*?</script>\n', "", text,
+                      count=1, flags=re.S)
         text = re.sub(r",\n +&quot;judge_columns&quot;: 200,\n +&quot;per_judge&quot;: &quot;ranks&quot;",
                       "", text, count=1)
         text = re.sub(r"<th title=\"a strict order every judge gives[^<]*</th>", "", text)
