@@ -32,8 +32,8 @@ PULLED = "pulled"
 def add_codabench_commands(subparsers: argparse._SubParsersAction) -> None:
     """Add ``codabench`` and its subcommands to the ``metascore`` command line."""
     top = subparsers.add_parser(
-        "codabench", help="pull a live Codabench competition's results, rank them, sign, submit and "
-        "publish the final ranking",
+        "codabench", help="pull a live Codabench competition's results, rank them, sign, submit, publish and "
+        "verify the final ranking",
         description="Connect metascore to a running Codabench competition. The API token (an "
         f"organizer's or collaborator's) comes from ${TOKEN_ENV} or --token-file.",
     )

@@ -41,12 +41,13 @@ from ..readers.tree import MANIFEST
 from ..submission_order import split_submission_key
 from ..verify.compare import compare
 from ..verify.record import PublishedBoard, PublishedRow, Record, counted_hidden, read_record, recompute_config
-from .api import CompetitionInfo, ExportRow, LeaderboardInfo, PhaseInfo, PublicBoard, PublicRow, parse_competition, parse_leaderboard
+from .api import (CompetitionInfo, ExportRow, LeaderboardInfo, PhaseInfo, PublicBoard, PublicRow, parse_competition,
+                  parse_leaderboard)
 from .client import Client, PlatformError
 from .publish import MARK_END, MARK_START
 from .pull import PROVENANCE_NAME, find_phase, manifest_csv, phase_provenance, scores_files, task_folders, write
 
-__all__ = ["Checked", "verify_site", "published_section", "public_tree", "page_table_differences"]
+__all__ = ["Checked", "verify_site", "published_section", "public_tree", "match_rows", "page_table_differences"]
 
 SOURCE = "the public leaderboard"
 Log = Callable[[str], None]
@@ -166,7 +167,10 @@ def page_table_differences(section: str, record: Record) -> list[str]:
 
 
 # ---------------------------------------------------------------------- the public leaderboards
-def _public_board(client: Client, comp: CompetitionInfo, phase_name: str) -> tuple[PhaseInfo, LeaderboardInfo, PublicBoard]:
+_Shown = tuple[PhaseInfo, LeaderboardInfo, PublicBoard]  # a phase, its leaderboard, what anyone sees of it
+
+
+def _public_board(client: Client, comp: CompetitionInfo, phase_name: str) -> _Shown:
     phase = find_phase(comp, phase_name)
     what = f"the public leaderboard of phase {phase.name!r} (id {phase.id})"
     public = parse_leaderboard(client.get_json(f"/api/phases/{phase.id}/get_leaderboard/", what=what), what)
@@ -178,7 +182,7 @@ def _public_board(client: Client, comp: CompetitionInfo, phase_name: str) -> tup
 
 
 def public_tree(comp: CompetitionInfo, record: Record,
-                boards: Mapping[str, tuple[PhaseInfo, LeaderboardInfo, PublicBoard]]) -> tuple[dict[str, str], list[str]]:
+                boards: Mapping[str, _Shown]) -> tuple[dict[str, str], list[str]]:
     """The files ``codabench pull`` would write from the public leaderboards (scores,
     ``submissions.csv``, ``codabench.json``), and what could not be checked."""
     files: dict[str, str] = {}
