@@ -187,3 +187,45 @@ def add_phase_results(replay: Replay, competition_id: int, phase_id: int, export
                          "scores": []} for n, tid in enumerate(task_ids, start=1))
     replay.add("GET", f"/api/competitions/{competition_id}/results.json", export, query=f"phase={phase_id}")
     replay.add("GET", "/api/submissions/", subs, query=f"phase={phase_id}")
+
+
+# ---------------------------------------------------------------------- what anyone can read
+def add_public_leaderboards(replay: Replay, competition_id: int, phase_ids: list[int]) -> None:
+    """``GET /api/phases/<pid>/get_leaderboard/`` of each phase, as Codabench answers anyone
+    (``PhaseViewSet.get_leaderboard`` @ c7dbc756), made of the replay's competition detail,
+    results export and submissions: one row per ``<owner><parent or id>`` in the export's
+    order, ``id`` its first submission (a task's child in a multi-task phase), its scores
+    ``str(round(float(score), precision))`` with their ``task_id``, hidden columns left out,
+    and ``detailed_results`` listing each task's submission."""
+    detail = replay.routes[("GET", f"/api/competitions/{competition_id}/", "")][0].body
+    (board,) = detail["leaderboards"]
+    by_title = {c["title"]: c for c in board["columns"]}
+    shown = [c for c in board["columns"] if not c["hidden"]]
+    for pid in phase_ids:
+        export = replay.routes[("GET", f"/api/competitions/{competition_id}/results.json", f"phase={pid}")][0].body
+        (rows,) = export.values()
+        subs = replay.routes[("GET", "/api/submissions/", f"phase={pid}")][0].body
+        phase = next(p for p in detail["phases"] if p["id"] == pid)
+        out = []
+        for key, row in rows.items():
+            owner, _, sid = key.rpartition("-")
+            runs = [s for s in subs if s["parent"] == int(sid)] or [s for s in subs if s["id"] == int(sid)]
+            scores = []
+            for name, cell in row.items():
+                if name == "fact_sheet_answers" or cell == "":
+                    continue
+                task, _, title = name.partition(")-")
+                column = by_title[title]
+                if not column["hidden"]:
+                    scores.append({"id": len(scores), "index": column["index"], "column_key": column["key"],
+                                   "score": str(round(float(cell), column["precision"])),
+                                   "task_id": int(task.rsplit("(", 1)[1])})
+            out.append({"id": runs[0]["id"], "owner": owner, "scores": scores,
+                        "detailed_results": [{"task": (s.get("task") or {}).get("id"), "id": s["id"]} for s in runs],
+                        "fact_sheet_answers": None, "slug_url": f"/profiles/user/{owner}/",
+                        "organization": None, "created_when": runs[0]["created_when"]})
+        tasks = [{"name": t["name"], "id": t["id"], "colWidth": len(shown), "columns": shown}
+                 for t in phase["tasks"]]
+        replay.add("GET", f"/api/phases/{pid}/get_leaderboard/", {
+            "title": board["title"], "id": pid, "submissions": out, "tasks": tasks,
+            "fact_sheet_keys": None, "primary_index": board["primary_index"]})

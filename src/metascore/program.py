@@ -34,7 +34,7 @@ from .leaderboard import Leaderboard, build_leaderboard
 from .export_binding import competition_token
 from .signature import PUBLIC_KEY_NAME, SignedExport, read_public_key, verify_folder
 
-__all__ = ["run", "score_main", "ingest_main"]
+__all__ = ["run", "recompute", "score_main", "ingest_main"]
 
 Log = Callable[[str], None]
 
@@ -88,6 +88,13 @@ def run(config: Config, root: str | Path, output_dir: str | Path, *, log: Log = 
     log(f"[*] winner: {lb.winner or 'none'}")
     log(f"[*] wrote {', '.join(files)} to {output_dir}")
     return lb
+
+
+def recompute(config: Config, root: str | Path) -> Leaderboard:
+    """The leaderboard :func:`run` would make of ``root`` with ``config``, in memory (nothing
+    is written): what ``metascore verify`` compares with a published ranking."""
+    table = load_scores(config.input, root, development=config.phases.development)
+    return build_leaderboard(table, config)
 
 
 #: How many candidates left out of the ranking the log names one by one.

@@ -4,8 +4,9 @@
   ``validate-config``.
 - :mod:`metascore.cli.bundle`: ``bundle add-meta | check | run | env | zip | runtime`` (the
   commands of ``env`` and ``runtime``, the caches, in :mod:`metascore.cli.bundle_cache`).
-- :mod:`metascore.cli.codabench`: ``codabench phases | pull | rank | submit | sign | publish``.
+- :mod:`metascore.cli.codabench`: ``codabench phases | pull | rank | submit | sign | publish | verify``.
 - :mod:`metascore.cli.analyze`: ``analyze``.
+- :mod:`metascore.cli.verify`: ``verify`` (a ranking page against a pulled folder).
 - :mod:`metascore.cli.common`: what several groups share (one phase of a score file as a
   score matrix).
 
@@ -29,6 +30,7 @@ from .analyze import add_analyze_command
 from .bundle import add_bundle_commands
 from .codabench import add_codabench_commands
 from .rank import add_rank_commands
+from .verify import add_verify_command
 
 __all__ = ["main", "build_parser"]
 
@@ -46,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_bundle_commands(sub)
     add_codabench_commands(sub)
     add_analyze_command(sub)
+    add_verify_command(sub)
     return parser
 
 

@@ -1,7 +1,8 @@
-"""``metascore codabench phases | pull | rank | submit | sign | publish``: from a live
+"""``metascore codabench phases | pull | rank | submit | sign | publish | verify``: from a live
 competition to the final ranking (``phases`` lists the phases, their ids and the leaderboard,
 to choose ``--phase``; ``sign`` makes the signed zip to upload through the site's own form;
-``publish`` writes the outcome on the competition's pages again).
+``publish`` writes the outcome on the competition's pages again; ``verify``, for anyone, checks
+the published ranking against the public leaderboards).
 
 The API token comes from ``$CODABENCH_TOKEN`` or ``--token-file``, never from the command
 line, and is never printed or written.
@@ -31,8 +32,8 @@ PULLED = "pulled"
 def add_codabench_commands(subparsers: argparse._SubParsersAction) -> None:
     """Add ``codabench`` and its subcommands to the ``metascore`` command line."""
     top = subparsers.add_parser(
-        "codabench", help="pull a live Codabench competition's results, rank them, sign, submit and "
-        "publish the final ranking",
+        "codabench", help="pull a live Codabench competition's results, rank them, sign, submit, publish and "
+        "verify the final ranking",
         description="Connect metascore to a running Codabench competition. The API token (an "
         f"organizer's or collaborator's) comes from ${TOKEN_ENV} or --token-file.",
     )
@@ -135,6 +136,21 @@ def add_codabench_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--submission", type=int, help="the meta submission's id (default: the newest "
                    "Finished one an organizer made)")
     p.set_defaults(func=_cmd_publish)
+
+    p = sub.add_parser(
+        "verify", help="check the published final ranking from the public leaderboards (no token needed)",
+        description="For participants and anyone: read what the site shows everyone (the 'Final "
+        "ranking' page, the ranking page it links and each ranked phase's public leaderboard), "
+        "recompute the final ranking with the configuration the ranking page publishes, and say in "
+        "one line whether it is the published one; otherwise list each row that differs and why "
+        "(a submission no longer on a leaderboard, a score changed since, a column not public). "
+        f"Exit 0 only on a match. No token is needed (${TOKEN_ENV} or --token-file: a participant's, "
+        "for a competition that is not published).",
+    )
+    _common(p)
+    p.add_argument("--submission", type=int, help="check this meta submission's ranking page (default: "
+                   "the one the 'Final ranking' page links)")
+    p.set_defaults(func=_cmd_verify)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -310,3 +326,15 @@ def _cmd_publish(args: argparse.Namespace) -> int:
     comp = fetch_competition(client, args.competition)
     publish(client, comp, find_phase(comp, args.phase), args.submission)
     return 0
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from ..codabench.verify import SOURCE, verify_site
+    from ..verify.compare import verdict_lines
+
+    checked = verify_site(_client(args, token=False), args.competition, args.submission)
+    for note in checked.notes:
+        print(f"[*] {note}")
+    for line in verdict_lines(checked.record, checked.differences, SOURCE, cannot=checked.cannot):
+        print(line)
+    return 1 if checked.differences or checked.cannot else 0

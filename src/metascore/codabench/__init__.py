@@ -6,7 +6,10 @@
 - :mod:`~metascore.codabench.submit`: zip, sign, upload and submit to the meta phase; wait.
 - :mod:`~metascore.codabench.publish`: the outcome on the "Final ranking" page and the
   Results tab.
-- their command line, ``metascore codabench phases | pull | rank | submit | sign | publish``, is
+- :mod:`~metascore.codabench.verify`: the published ranking recomputed from the public
+  leaderboards, for anyone.
+- their command line, ``metascore codabench phases | pull | rank | submit | sign | publish |
+  verify``, is
   :mod:`metascore.cli.codabench`.
 
 Nothing is imported here, so that ``metascore`` starts without loading the HTTP client.

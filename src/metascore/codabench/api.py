@@ -13,6 +13,12 @@ Shapes follow Codabench's serializers and views (``codalab/codabench`` @ ``c7dbc
   ``{"<leaderboard title> - <phase name>(<phase id>)": {"<owner>-<parent id or id>":
   {"fact_sheet_answers": ..., "<task name>(<task id>)-<column title>": "0.9100000000" or
   ""}}}``; leaderboard children only, hidden columns included.
+- ``GET /api/phases/<pid>/get_leaderboard/`` (``PhaseViewSet.get_leaderboard``, anyone may
+  read it): ``{title, id, submissions[] {id, owner, scores[] {index, score, column_key,
+  task_id}, detailed_results[] {task, id}, created_when}, tasks[] {id, name, columns[]
+  {key, index, precision, hidden}}}``: one row per ``<owner><parent or id>``, ``id`` its
+  first submission (a task's, in a multi-task phase), ``owner`` the display name else the
+  username; hidden columns left out; each score ``str(round(float(score), precision))``.
 - ``GET /api/submissions/?phase=<pid>`` (``SubmissionSerializer``, not paginated):
   ``[{id, owner, parent, has_children, created_when, status, task {id}, scores[]}]``.
 
@@ -43,6 +49,9 @@ __all__ = [
     "parse_submissions",
     "parse_submission",
     "parse_dataset",
+    "PublicRow",
+    "PublicBoard",
+    "parse_leaderboard",
 ]
 
 FACT_SHEET = "fact_sheet_answers"
@@ -113,6 +122,27 @@ class SubmissionInfo:
     status: str
     scores: tuple[tuple[str, float], ...] = ()
     status_details: str | None = None
+
+
+@dataclass(frozen=True)
+class PublicRow:
+    """One row of a phase's public leaderboard: what anyone sees of a submission."""
+
+    id: int  # its first submission (a task's child in a multi-task phase)
+    owner: str  # the display name, else the username
+    ids: tuple[int, ...]  # every submission of the row (one per task)
+    created_when: str | None
+    #: (task id, column key) -> the value shown, rounded to the column's precision
+    scores: dict[tuple[int, str], float]
+
+
+@dataclass(frozen=True)
+class PublicBoard:
+    """``get_leaderboard`` of a phase: its visible columns' precision and its rows."""
+
+    title: str
+    precision: dict[str, int]  # column key -> decimals shown
+    rows: tuple[PublicRow, ...]
 
 
 # ---------------------------------------------------------------------- field access
@@ -269,6 +299,28 @@ def _score(f: _Fields, where: str, cell: Any) -> float | None:
     if not math.isfinite(value):
         raise f.error(where, f"is {_show(cell)}, not a finite number")
     return value
+
+
+def parse_leaderboard(data: Any, what: str) -> PublicBoard:
+    """``GET /api/phases/<pid>/get_leaderboard/``: the columns anyone sees and the rows."""
+    f = _Fields(what)
+    precision: dict[str, int] = {}
+    for tp, task in f.items(data, "", "tasks"):
+        for cp, col in f.items(task, tp, "columns"):
+            precision[f.get(col, cp, "key", str)] = f.get(col, cp, "precision", int)
+    rows = []
+    for sp, sub in f.items(data, "", "submissions"):
+        scores = {}
+        for kp, score in f.items(sub, sp, "scores"):
+            value = _score(f, f"{kp}.score", f.get(score, kp, "score", (str, int, float)))
+            if value is not None:
+                scores[(f.get(score, kp, "task_id", int), f.get(score, kp, "column_key", str))] = value
+        first = f.get(sub, sp, "id", int)
+        ids = [f.get(d, dp, "id", int) for dp, d in (
+            f.items(sub, sp, "detailed_results") if sub.get("detailed_results") is not None else ())]
+        rows.append(PublicRow(first, f.get(sub, sp, "owner", str), tuple(dict.fromkeys([first, *ids])),
+                              f.get(sub, sp, "created_when", str, optional=True), scores))
+    return PublicBoard(f.get(data, "", "title", str), precision, tuple(rows))
 
 
 def parse_submissions(data: Any, what: str) -> dict[int, SubmissionInfo]:

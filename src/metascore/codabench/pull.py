@@ -56,7 +56,7 @@ from .api import (
 from .client import Client, PlatformError
 
 __all__ = ["Pulled", "pull", "fetch_competition", "find_phase", "new_directory", "write", "submission_folder",
-           "PROVENANCE_NAME"]
+           "PROVENANCE_NAME", "task_folders", "scores_files", "manifest_csv", "phase_provenance"]
 
 PROVENANCE_NAME = COLUMNS_FILE  # the competition's columns, read back by metascore.readers.columns
 Log = Callable[[str], None]
@@ -127,7 +127,7 @@ def pull(
             rows = [r for r in rows if unicode_text(r.key) is r.key]
         export_name = _check_name(f"{board.title} - {phase.name}({phase.id}).json", "leaderboard/phase")
         files[export_name] = json.dumps(export, indent=4) + "\n"
-        folders = _task_folders(phase)
+        folders = task_folders(phase)
         boards[phase.name] = {c.key: c for c in board.columns}
         order = {tid: n for n, tid in enumerate(folders)}  # the phase's task order
         scored = {(tid, key) for row in rows for tid, key in row.scores}
@@ -136,7 +136,7 @@ def pull(
         for row in rows:
             sub = subs.get(row.submission_id)
             manifest.append((phase.name, submission_folder(row.key), row.owner, sub.created_when if sub else None))
-            files.update(_scores_files(phase, row, board, folders))
+            files.update(scores_files(phase, row, board, folders))
         log(f"[*] phase {phase.name!r}: {len(rows)} submissions on leaderboard {board.title!r}"
             f"{' (hidden: a blind phase, read with organizer rights)' if board.hidden else ''}, "
             f"tasks {[t.name for t in phase.tasks]}")
@@ -144,7 +144,7 @@ def pull(
         if missing:
             log(f"[!] phase {phase.name!r}: no submission time for {missing} (not in the "
                 "submissions list)")
-        provenance_phases.append(_phase_provenance(phase, board, folders, export_name, len(rows)))
+        provenance_phases.append(phase_provenance(phase, board, folders, export_name, len(rows)))
     judges = _judges(found, boards)
     flagged = _baseline_flags(manifest, baselines)
     baseline_ids = sorted({c for (_, c, _, _), b in zip(manifest, flagged) if b})
@@ -154,7 +154,7 @@ def pull(
     log(f"[*] judges (from {source}): " + ", ".join(
         f"{j.key} {'higher' if j.higher_is_better else 'lower'}" + (f" [{j.phase}]" if j.phase else "")
         for j in config.judges or ()) + f"; baselines: {', '.join(baseline_ids) or 'none'}")
-    files[MANIFEST] = _manifest_csv(manifest, flagged)
+    files[MANIFEST] = manifest_csv(manifest, flagged)
     files[CONFIG_NAME] = (f"# written by metascore codabench pull ({client.site}, competition "
                           f"{comp.id})\n" + yaml.safe_dump(config.to_dict(), sort_keys=False))
     files[PROVENANCE_NAME] = json.dumps({
@@ -187,15 +187,17 @@ def _download(
     return board, rows, subs, export
 
 
-def _scores_files(phase: PhaseInfo, row: ExportRow, board: LeaderboardInfo,
-                  folders: dict[int, str]) -> dict[str, str]:
-    """``<phase>/<candidate>/<task>/scores.json`` for each task the row has scores for."""
+def scores_files(phase: PhaseInfo, row: ExportRow, board: LeaderboardInfo,
+                  folders: dict[int, str], folder: str | None = None) -> dict[str, str]:
+    """``<phase>/<candidate>/<task>/scores.json`` for each task the row has scores for;
+    ``folder``: the candidate's folder (default: :func:`submission_folder` of the row's key)."""
+    folder = submission_folder(row.key) if folder is None else folder
     files = {}
     for task in phase.tasks:
         scores = {c.key: row.scores[(task.id, c.key)] for c in board.columns
                   if (task.id, c.key) in row.scores}
         if scores:
-            path = f"{_check_name(phase.name, 'phase')}/{submission_folder(row.key)}/" \
+            path = f"{_check_name(phase.name, 'phase')}/{folder}/" \
                    f"{folders[task.id]}/scores.json"
             files[path] = json.dumps(scores, indent=2) + "\n"
     return files
@@ -228,7 +230,7 @@ def find_phase(comp: CompetitionInfo, name: str) -> PhaseInfo:
     return phase
 
 
-def _task_folders(phase: PhaseInfo) -> dict[int, str]:
+def task_folders(phase: PhaseInfo) -> dict[int, str]:
     """Task id -> folder: the task's name, or ``name(id)`` when two tasks share it."""
     names = [t.name for t in phase.tasks]
     return {t.id: _check_name(t.name if names.count(t.name) == 1 else f"{t.name}({t.id})", "task")
@@ -313,7 +315,7 @@ def _baseline_flags(manifest: list[tuple[str, str, str, str | None]], baselines:
     return [c in wanted or o in wanted for _, c, o, _ in manifest]
 
 
-def _manifest_csv(manifest: list[tuple[str, str, str, str | None]], flags: list[bool]) -> str:
+def manifest_csv(manifest: list[tuple[str, str, str, str | None]], flags: list[bool]) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["phase", "candidate", "participant", "submitted_at", "is_baseline"])
@@ -324,7 +326,7 @@ def _manifest_csv(manifest: list[tuple[str, str, str, str | None]], flags: list[
     return buf.getvalue()
 
 
-def _phase_provenance(phase: PhaseInfo, board: LeaderboardInfo, folders: dict[int, str],
+def phase_provenance(phase: PhaseInfo, board: LeaderboardInfo, folders: dict[int, str],
                       export: str, n: int) -> dict[str, Any]:
     return {
         "id": phase.id, "name": phase.name, "start": phase.start, "end": phase.end,

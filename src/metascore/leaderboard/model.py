@@ -251,7 +251,7 @@ class PhaseSummary:
 class InputSummary:
     """What was read (``leaderboard.json``'s ``input``): where and in which format, the
     runs that produced no score and those whose prediction step failed, the competition's
-    column titles, and what each phase's board holds.
+    column titles and hidden columns, and what each phase's board holds.
 
     ``path`` is the configuration's ``input.path`` as given (relative to the input
     folder); None when the table was not read through a configuration (the read part is
@@ -267,6 +267,8 @@ class InputSummary:
     phases_found: tuple[str, ...]
     phases: Mapping[str, PhaseSummary]
     export: Mapping[str, object] | None = None
+    #: The competition's hidden columns (keys): a judge on one is not public.
+    hidden: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, table: ScoreTable, boards: Sequence[Board], judge_columns: int) -> InputSummary:
@@ -276,7 +278,7 @@ class InputSummary:
             flagged=table.flagged, titles=dict(table.titles), rows=int(len(table.frame)),
             phases_found=tuple(sorted(str(p) for p in pd.unique(table.frame["phase"]))),
             phases={b.phase: PhaseSummary.of(b, judge_columns) for b in boards},
-            export=table.export,
+            export=table.export, hidden=table.hidden,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -289,6 +291,8 @@ class InputSummary:
                 read["prediction_failed"] = [f._asdict() for f in self.flagged]
             if self.titles:  # the competition's column titles, for the report's labels
                 read["column_titles"] = dict(self.titles)
+            if self.hidden:  # the competition's hidden columns, left out of the page's record
+                read["hidden_columns"] = sorted(self.hidden)
         if self.export is not None:  # the signed results export: who, when, for what
             read["export"] = dict(self.export)
         return {**read, "rows": self.rows, "phases_found": list(self.phases_found),

@@ -18,6 +18,8 @@ desc`` is higher-is-better, ``asc`` lower-is-better. Codabench attaches one lead
 to every task of a phase, so a direction belongs to a column key, not to a task.
 :func:`read_titles` gives the same columns' titles, which the report shows instead of the
 keys.
+:func:`read_hidden` gives the keys of the hidden columns (judges only when a configuration
+lists them), whose values the ranking page's record leaves out (a participant never sees them).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from typing import Any
 from ..errors import InputError
 from .rows import check_inside, load_json
 
-__all__ = ["COLUMNS_FILE", "Column", "read_directions", "read_titles"]
+__all__ = ["COLUMNS_FILE", "Column", "read_directions", "read_titles", "read_hidden"]
 
 COLUMNS_FILE = "codabench.json"
 _SORTINGS = {"desc": True, "asc": False}
@@ -89,9 +91,22 @@ def read_titles(root: Path) -> dict[str, str]:
     return out
 
 
+def read_hidden(root: Path) -> frozenset[str]:
+    """The keys of the hidden columns of ``<root>/codabench.json`` (empty when absent)."""
+    return frozenset(col["key"] for _, _, col in _columns(root) if col.get("hidden"))
+
+
 def _judge_columns(root: Path) -> Iterator[tuple[Path, str, dict[str, Any]]]:
     """``(path, where, column)`` of every visible, non-computed leaderboard column of
-    ``<root>/codabench.json`` (nothing when absent); a column without a string key is an error."""
+    ``<root>/codabench.json`` (nothing when absent)."""
+    for path, at, col in _columns(root):
+        if not (col.get("hidden") or col.get("computation")):  # hidden, or an aggregate of the others
+            yield path, at, col
+
+
+def _columns(root: Path) -> Iterator[tuple[Path, str, dict[str, Any]]]:
+    """``(path, where, column)`` of every leaderboard column of ``<root>/codabench.json``
+    (nothing when absent); a column without a string key is an error."""
     path = root / COLUMNS_FILE
     if not (path.exists() or path.is_symlink()):
         return
@@ -106,8 +121,6 @@ def _judge_columns(root: Path) -> Iterator[tuple[Path, str, dict[str, Any]]]:
             at = f"{where}.columns[{c}]"
             if not isinstance(col, dict) or not isinstance(col.get("key"), str):
                 raise InputError(f"{path}: {at} must be an object with a string `key`.")
-            if col.get("hidden") or col.get("computation"):
-                continue  # not a judge: hidden, or an aggregate of the others
             yield path, at, col
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
-from .columns import read_directions, read_titles
+from .columns import read_directions, read_hidden, read_titles
 from .formats import read_score_table, resolve_inside
 from .score_table import ScoreTable, concat_scores
 from .table import with_phase
@@ -73,12 +73,13 @@ def load_scores(input: InputConfig, root: str | Path, *, development: str = "Dev
 
 def _with_directions(table: ScoreTable, root: Path, tree: Path | None = None) -> ScoreTable:
     """Add the directions of ``<root>/codabench.json`` (a pulled folder) to the table's,
-    and the columns' titles (shown by the report) of that file and of the one at the root
-    of the scores folder ``tree``."""
-    inner = read_titles(tree) if tree is not None and tree != root and tree.is_dir() else {}
+    and the columns' titles (shown by the report) and hidden columns of that file and of the
+    one at the root of the scores folder ``tree``."""
+    inner = tree if tree is not None and tree != root and tree.is_dir() else None
     return dataclasses.replace(
         table, directions={**read_directions(root), **table.directions},
-        titles={**inner, **read_titles(root)})
+        titles={**(read_titles(inner) if inner else {}), **read_titles(root)},
+        hidden=read_hidden(root) | (read_hidden(inner) if inner else frozenset()))
 
 
 def _phased(table: ScoreTable, development: str) -> ScoreTable:

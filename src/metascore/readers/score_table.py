@@ -82,6 +82,9 @@ class ScoreTable:
     #: The competition's column titles, ``{key: title}`` (``codabench.json``), which the
     #: report shows as labels.
     titles: Mapping[str, str] = field(default_factory=dict)
+    #: The keys of the competition's hidden leaderboard columns (``codabench.json``), whose
+    #: values the ranking page's record does not publish.
+    hidden: frozenset[str] = frozenset()
     #: Where the configuration's ``input.path`` pointed, as the outputs publish it (relative
     #: to the input folder: a path, or one per phase); None when the table was not read
     #: through a configuration (:func:`~metascore.readers.configured.load_scores`).
