@@ -26,10 +26,8 @@ never judges (they are per-row aggregates of the others).
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import datetime as dt
-import io
 import json
 import os
 import tempfile
@@ -45,8 +43,7 @@ from ..bundle.files import new_folder
 from ..readers.columns import COLUMNS_FILE
 from ..config import CONFIG_NAME, Config, FilterConfig, InputConfig, JudgeConfig, PhasesConfig, parse_config
 from ..errors import InputError, did_you_mean
-from ..readers.tree import MANIFEST
-from ..readers.spreadsheet import spreadsheet_text
+from ..readers.tree import MANIFEST, manifest_text
 from ..readers.table import unicode_text
 from ..readers.columns import Column
 from .api import (
@@ -316,14 +313,8 @@ def _baseline_flags(manifest: list[tuple[str, str, str, str | None]], baselines:
 
 
 def manifest_csv(manifest: list[tuple[str, str, str, str | None]], flags: list[bool]) -> str:
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["phase", "candidate", "participant", "submitted_at", "is_baseline"])
-    for (phase, cand, owner, when), flag in zip(manifest, flags):
-        # participants' names as text a spreadsheet does not run (the readers take the quote back off)
-        writer.writerow([spreadsheet_text(phase), spreadsheet_text(cand), spreadsheet_text(owner), when or "",
-                         "true" if flag else "false"])
-    return buf.getvalue()
+    """``submissions.csv`` of the pulled rows, each flagged as a baseline or not."""
+    return manifest_text((*row, flag) for row, flag in zip(manifest, flags))
 
 
 def phase_provenance(phase: PhaseInfo, board: LeaderboardInfo, folders: dict[int, str],

@@ -14,6 +14,9 @@ gives the leaderboard columns' directions. Links leaving the root are refused.
 
 from __future__ import annotations
 
+import csv
+import io
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +27,14 @@ from .columns import COLUMNS_FILE, read_directions
 from .input_format import InputFormat
 from .score_table import Failure, Flag, Unscored
 from .scores_file import SCORE_FILES, read_scores_file
+from .spreadsheet import spreadsheet_text
 
-__all__ = ["FAILURE_FILE", "FLAG_FILE", "TREE_FORMAT", "MANIFEST", "read_tree", "tree_score_files"]
+__all__ = ["FAILURE_FILE", "FLAG_FILE", "TREE_FORMAT", "MANIFEST", "MANIFEST_COLUMNS", "read_tree",
+           "tree_score_files", "manifest_text"]
 
 MANIFEST = "submissions.csv"
+#: The columns ``submissions.csv`` is written with (``codabench pull``, the mock runner).
+MANIFEST_COLUMNS = ("phase", "candidate", "participant", "submitted_at", "is_baseline")
 #: In a task folder without scores: why the run failed (its first line), written by the
 #: mock runner, so reports show a failed run rather than a missing score.
 FAILURE_FILE = "error.txt"
@@ -231,3 +238,16 @@ def _read_manifest(root: Path) -> dict[tuple[str, str], tuple[int, dict[str, Any
 #: The record of format ``tree`` (:mod:`.input_format`): any directory.
 TREE_FORMAT = InputFormat("tree", lambda s, rows: read_tree(s.path, s.phase, rows),
                           by_path=Path.is_dir, directory=True)
+
+
+def manifest_text(rows: Iterable[tuple[str, str, str, str | None, bool]]) -> str:
+    """The text of ``submissions.csv`` for ``(phase, candidate, participant, submitted_at,
+    is_baseline)`` rows: names as text a spreadsheet does not run (this module's reader takes
+    the quote back off)."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(MANIFEST_COLUMNS)
+    for phase, candidate, participant, when, baseline in rows:
+        writer.writerow([spreadsheet_text(phase), spreadsheet_text(candidate), spreadsheet_text(participant),
+                         when or "", "true" if baseline else "false"])
+    return buf.getvalue()

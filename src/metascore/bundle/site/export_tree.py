@@ -1,29 +1,23 @@
 """The outputs tree the mock site feeds its meta phase, in the shape ``metascore codabench
-pull`` writes: ``submissions.csv`` (:func:`manifest_csv`, with each submission's time as the
-site would have created it), ``codabench.json`` (:func:`provenance`), a failed run's
+pull`` writes: ``submissions.csv`` (:func:`~metascore.readers.tree.manifest_text`, with each
+submission's time as the site would have created it), ``codabench.json`` (:func:`provenance`), a failed run's
 ``error.txt`` (:func:`failure_text`), and why nothing of a phase reaches it
 (:func:`why_nothing`).
 """
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
-import io
 from typing import Any
 
 from ...export_binding import LOCAL_SITE
-from ...readers.spreadsheet import spreadsheet_text
 from ..platform.leaderboard_rules import MANUAL_RULES, force_last_fix
 from ..schema.competition import Competition, Phase, Task
 from ..worker.job import JobResult
 from .submissions import safe_name
 
-__all__ = ["MANIFEST_COLUMNS", "manifest_csv", "provenance", "task_dirs", "failure_text", "why_nothing",
+__all__ = ["provenance", "task_dirs", "failure_text", "why_nothing",
            "phase_names"]
-
-MANIFEST_COLUMNS = ("phase", "candidate", "participant", "submitted_at", "is_baseline")
-
 
 def provenance(comp: Competition, meta_phases: list[Phase]) -> dict[str, Any]:
     """``codabench.json`` for the outputs tree: the scored phases, their task folders
@@ -60,15 +54,6 @@ def _iso(when: dt.datetime | None) -> str | None:
 def task_dirs(tasks: list[Task]) -> dict[int, str]:
     names = [t.name for t in tasks]
     return {t.index: safe_name(t.name if names.count(t.name) == 1 else f"{t.name} ({t.index})") for t in tasks}
-
-
-def manifest_csv(rows: list[dict[str, Any]]) -> str:
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=MANIFEST_COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    # names as text a spreadsheet does not run (the tree reader takes the quote back off)
-    writer.writerows({k: spreadsheet_text(v) if isinstance(v, str) else v for k, v in row.items()} for row in rows)
-    return buf.getvalue()
 
 
 def phase_names(phases: list[str]) -> str:

@@ -74,7 +74,7 @@ from typing import Any
 
 from ...errors import ConfigError, InputError
 from ...readers.columns import COLUMNS_FILE
-from ...readers.tree import FAILURE_FILE, FLAG_FILE
+from ...readers.tree import FAILURE_FILE, FLAG_FILE, MANIFEST, manifest_text
 from ..archive import as_folder
 from ..worker.backend import Backend
 from ..schema.competition import UUID_PATTERN, Competition, Phase, Task
@@ -83,7 +83,7 @@ from ..trees import make_folders
 from ..platform.meta_program import needs_meta_program
 from ...export_binding import COMPETITION_FILE, LOCAL_SITE, Binding, new_token, competition_token, token_text
 from ...signature import OrganizerKey, organizer_key, sign_folder
-from .export_tree import failure_text, manifest_csv, phase_names, provenance, task_dirs, why_nothing
+from .export_tree import failure_text, phase_names, provenance, task_dirs, why_nothing
 from .submission_rules import PhaseSubmission, export_decisions
 from .submission_ids import SubmissionIds
 from .submissions import Submission, is_result_submission, made_to, phase_named_by, safe_name, slug
@@ -290,7 +290,8 @@ class Site:
                 "the first phase, and no other (a results zip is made for one phase's data; "
                 "migration may take it further). Give each its phase in the submissions manifest "
                 "('phase' column) or put it in a <phase name>/ sub-folder.")
-        write_text(outputs / "submissions.csv", manifest_csv(manifest))
+        write_text(outputs / MANIFEST, manifest_text(
+            (r["phase"], r["candidate"], r["participant"], r["submitted_at"], r["is_baseline"]) for r in manifest))
         write_text(outputs / COLUMNS_FILE, json.dumps(provenance(self.comp, meta_phases), indent=2) + "\n")
         empty = self.empty_export(regular, manifest, report)
         for phase in meta_phases:
@@ -418,7 +419,7 @@ class Site:
                                  "candidate": self.ids.key(phase.name, sub.candidate),
                                  "participant": sub.participant,
                                  "submitted_at": self.ids.created(phase.name, sub.candidate),
-                                 "is_baseline": "true" if sub.is_baseline else "false"})
+                                 "is_baseline": sub.is_baseline})
         # what migrates: the submissions the leaderboard holds (the export's, or every
         # finished one with feed="all")
         return [sub for sub in entries if finished.get(sub.candidate) and sub.candidate in exported]
