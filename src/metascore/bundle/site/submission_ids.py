@@ -27,9 +27,10 @@ of submissions started together may interleave).
 Each submission also gets the time the site would have created it (what ``codabench pull``
 writes as ``submitted_at`` from the submissions' ``created_when``): the manifest's
 ``submitted_at`` when it gives one (not for a migrated copy, which the site makes when the
-phase starts), else one second after the submission numbered before it and no earlier than
-its phase's start (the run's start for a phase without one), so that the times follow the
-ids, as the site's do.
+phase starts; a microsecond after the one numbered before it when they would be equal, as
+two files copied together give), else one second after the submission numbered before it
+and no earlier than its phase's start (the run's start when no phase has one), so that the
+times follow the ids, as the site's do.
 """
 
 from __future__ import annotations
@@ -51,8 +52,8 @@ class SubmissionIds:
         self.next = first
         self.keys: dict[tuple[str, str], str] = {}  # (phase, candidate) -> "<owner>-<id>"
         self.times: dict[tuple[str, str], str] = {}  # (phase, candidate) -> created_when
-        now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None, microsecond=0)
-        self.clock = (start or now) - dt.timedelta(seconds=1)  # the last time given
+        self.start = start or dt.datetime.now(dt.timezone.utc).replace(tzinfo=None, microsecond=0)
+        self.clock: dt.datetime | None = None  # the last time given
 
     def number(self, phase: str, previous: str | None, migrated: Sequence[Submission],
                direct: Sequence[Submission], tasks: dict[str, int], opens: dt.datetime | None = None) -> None:
@@ -81,11 +82,13 @@ class SubmissionIds:
         """The manifest's time of ``sub``, else the next second (``None``: a copy the site
         makes when it migrates a submission, at the phase's start)."""
         given = utc_time(sub.submitted_at) if sub is not None else None
-        if given is not None:
+        if given is not None:  # no two at the same instant (two files copied together), as on the site
             when = given.to_pydatetime()
+            when = when if self.clock is None else max(when, self.clock + dt.timedelta(microseconds=1))
         else:
-            when = max(self.clock + dt.timedelta(seconds=1), opens or self.clock)
-            self.clock = when
+            when = opens or (self.start if self.clock is None else self.clock)
+            when = when if self.clock is None else max(when, self.clock + dt.timedelta(seconds=1))
+        self.clock = when
         return when.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
     def created(self, phase: str, candidate: str) -> str:
