@@ -175,3 +175,20 @@ def test_no_private_constant_is_defined_twice_in_bundle():
                 if isinstance(target, ast.Name) and re.fullmatch(r"_[A-Z][A-Z0-9_]*", target.id):
                     homes.setdefault(target.id, []).append(path.relative_to(BUNDLE).as_posix())
     assert {k: sorted(v) for k, v in homes.items() if len(v) > 1} == {}
+
+
+def test_importing_a_lower_part_does_not_load_the_top_layer():
+    """Issue 52 item 3: ``bundle/__init__`` resolves its public names when asked, so the
+    client side (``codabench pull`` needs ``bundle.files``) loads only what it uses (it
+    loaded 57 bundle modules before)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, metascore.codabench.pull; "
+            "print(sorted(m for m in sys.modules if m.startswith('metascore.bundle')))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    loaded = eval(proc.stdout)  # a list of module names
+    assert not [m for m in loaded if m.split(".")[2:3] in (["runner"], ["bundle_zip"], ["meta"], ["check"], ["site"],
+                                                            ["worker"])], loaded
+    assert len(loaded) <= 5, loaded

@@ -26,20 +26,30 @@ trees a job writes, walked, copied and removed without recursion). The command l
 :mod:`metascore.cli.bundle`.
 """
 
-from .archive import safe_extract
-from .bundle_zip import build_bundle_zip
-from .runner import RunReport, run_bundle
-from .check.full import check_bundle
-from .schema.competition import BundleReport, Competition
-from .schema.load import load_competition
+from __future__ import annotations
 
-__all__ = [
-    "BundleReport",
-    "Competition",
-    "RunReport",
-    "build_bundle_zip",
-    "check_bundle",
-    "load_competition",
-    "run_bundle",
-    "safe_extract",
-]
+import importlib
+from typing import Any
+
+#: The public names, each from the module that defines it: imported when first asked for, so
+#: that importing one part (``metascore.bundle.files`` for ``codabench pull``) does not load
+#: the top layer and everything below it.
+_HOMES = {
+    "BundleReport": ".schema.competition",
+    "Competition": ".schema.competition",
+    "RunReport": ".runner",
+    "build_bundle_zip": ".bundle_zip",
+    "check_bundle": ".check.full",
+    "load_competition": ".schema.load",
+    "run_bundle": ".runner",
+    "safe_extract": ".archive",
+}
+
+__all__ = ["BundleReport", "Competition", "RunReport", "build_bundle_zip", "check_bundle", "load_competition",
+           "run_bundle", "safe_extract"]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_HOMES[name], __name__), name)
