@@ -20,14 +20,16 @@ from ..missing import MISSING_POLICIES
 from ..ranking import TIE_BREAK_KEYS
 from ..readers.configured import InputConfig
 from ..readers.yaml_loader import read_yaml
-from ..registry import DEFAULT_METHOD, DEFAULT_SEED, get_ranking_method, ranking_method_names
-from .model import (FILTER_RULES, JUDGE_COLUMNS, MAX_KEY_LENGTH, PER_JUDGE_CONTENTS,
+from ..registry import get_ranking_method, ranking_method_names
+from .model import (FILTER_RULES, MAX_KEY_LENGTH, PER_JUDGE_CONTENTS,
                     SELECTION_POLICIES, STATISTICS, AnalysisConfig, Config, FilterConfig,
                     GroupsConfig, JudgeConfig, PhasesConfig, RankingConfig, SelectionConfig)
 
 __all__ = ["load_config", "parse_config"]
 
 _DIRECTIONS = {"higher": True, "lower": False, "desc": True, "asc": False}
+#: The defaults, written once: the model's (a key the file leaves out takes its value here).
+_D = Config()
 
 
 def load_config(path: str | Path, *, source: str | None = None) -> Config:
@@ -59,7 +61,7 @@ def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
     out = v.mapping(top.get("output", {}), "output", ("scores", "judge_columns", "per_judge", "title"))
 
     fmt = v.string(inp.get("format", "auto"), "input.format")
-    path = inp.get("path", ".")
+    path = inp.get("path", _D.input.path)
     if isinstance(path, Mapping):
         path = {v.string(ph, "input.path"): v.relative_path(p, f"input.path.{ph}")
                 for ph, p in path.items()}
@@ -69,18 +71,18 @@ def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
     if final == dev:
         raise v.error("phases.final", f"must differ from phases.development; both are {dev!r}")
 
-    method = v.string(rank_.get("method", DEFAULT_METHOD), "ranking.method")
+    method = v.string(rank_.get("method", _D.ranking.method), "ranking.method")
     v.choice(method, "ranking.method", ranking_method_names())
     spec = get_ranking_method(method)
     params = v.params(spec, rank_.get("params", {}), "ranking.params")
-    tie_break = rank_.get("tie_break", ["submitted_at", "candidate"])
+    tie_break = rank_.get("tie_break", list(_D.ranking.tie_break))
     tie_break = [tie_break] if isinstance(tie_break, str) else tie_break
     if not isinstance(tie_break, list):
         raise v.error("ranking.tie_break", f"must be a list of keys; got {tie_break!r}")
     for key in tie_break:
         v.choice(key, "ranking.tie_break", TIE_BREAK_KEYS)
 
-    rule = v.choice(filt.get("rule", "beat_baseline"), "filter.rule", FILTER_RULES)
+    rule = v.choice(filt.get("rule", _D.filter.rule), "filter.rule", FILTER_RULES)
     k = filt.get("k")
     if k is not None and k != "auto" and not (
         isinstance(k, int) and not isinstance(k, bool) and k >= 1
@@ -100,29 +102,28 @@ def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
         ranking=RankingConfig(
             method=method,
             params=dict(params),
-            missing=v.choice(rank_.get("missing", "worst"), "ranking.missing", MISSING_POLICIES),
+            missing=v.choice(rank_.get("missing", _D.ranking.missing), "ranking.missing", MISSING_POLICIES),
             tie_break=tuple(tie_break),
-            seed=v.seed(rank_.get("seed", DEFAULT_SEED), "ranking.seed"),
+            seed=v.seed(rank_.get("seed", _D.ranking.seed), "ranking.seed"),
             groups=_groups(v, rank_.get("groups"), judges),
         ),
         selection=SelectionConfig(
             # the one phase ranked, when the file names it final, is picked as a final phase is
-            v.choice(sel.get("final", "last"), "selection.final", SELECTION_POLICIES) if named_final
-            else v.choice(sel.get("development", "best"), "selection.development", SELECTION_POLICIES),
-            v.choice(sel.get("final", "last"), "selection.final", SELECTION_POLICIES),
+            v.choice(sel.get("final", _D.selection.final), "selection.final", SELECTION_POLICIES) if named_final
+            else v.choice(sel.get("development", _D.selection.development), "selection.development", SELECTION_POLICIES),
+            v.choice(sel.get("final", _D.selection.final), "selection.final", SELECTION_POLICIES),
         ),
         baselines=_baselines(v, top.get("baselines", [])),
         filter=FilterConfig(
             rule=rule,
-            beat=v.choice(filt.get("beat", "all"), "filter.beat", ("all", "any")),
+            beat=v.choice(filt.get("beat", _D.filter.beat), "filter.beat", ("all", "any")),
             k=k,
-            on_empty=v.choice(filt.get("on_empty", "warn"), "filter.on_empty", ("warn", "error")),
+            on_empty=v.choice(filt.get("on_empty", _D.filter.on_empty), "filter.on_empty", ("warn", "error")),
         ),
         analysis=_analysis(v, analysis),
-        scores=_scores(v, out.get("scores", {"n_qualified": "n_qualified",
-                                              "winner_score": "winner_score"})),
-        judge_columns=v.count(out.get("judge_columns", JUDGE_COLUMNS), "output.judge_columns"),
-        per_judge=v.choice(out.get("per_judge", "ranks"), "output.per_judge", PER_JUDGE_CONTENTS),
+        scores=_scores(v, out.get("scores", dict(_D.scores))),
+        judge_columns=v.count(out.get("judge_columns", _D.judge_columns), "output.judge_columns"),
+        per_judge=v.choice(out.get("per_judge", _D.per_judge), "output.per_judge", PER_JUDGE_CONTENTS),
         title=None if out.get("title") is None else v.string(out["title"], "output.title"),
     )
 
@@ -172,7 +173,7 @@ def _groups(v: _Validator, data: Any, judges: tuple[JudgeConfig, ...] | None) ->
     if data is None:
         return GroupsConfig() if keyed else None
     g = v.mapping(data, "ranking.groups", tuple(GroupsConfig.__dataclass_fields__))
-    by = v.choice(g.get("by", "judges"), "ranking.groups.by", ("judges", "task", "metric"))
+    by = v.choice(g.get("by", GroupsConfig().by), "ranking.groups.by", ("judges", "task", "metric"))
     bare = [j.key for j in judges or () if j.group is None] or ["(no judge is listed)"]
     if by == "judges" and (not keyed or len(keyed) < len(judges or ())):
         raise v.error("ranking.groups", f"groups the judges by their `group` key, and judge "
@@ -195,16 +196,16 @@ def _groups(v: _Validator, data: Any, judges: tuple[JudgeConfig, ...] | None) ->
 
 
 def _analysis(v: _Validator, data: dict) -> AnalysisConfig:
-    bootstrap = data.get("bootstrap", 200)
+    bootstrap = data.get("bootstrap", _D.analysis.bootstrap)
     if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or bootstrap < 0 \
             or bootstrap == 1:
         raise v.error("analysis.bootstrap",
                       f"must be 0 (disabled) or an integer >= 2; got {bootstrap!r}")
-    level = data.get("level", 0.95)
+    level = data.get("level", _D.analysis.level)
     if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
         raise v.error("analysis.level",
                       f"must be a number strictly between 0 and 1 (e.g. 0.95); got {level!r}")
-    stability = data.get("stability", True)
+    stability = data.get("stability", _D.analysis.stability)
     if not isinstance(stability, bool):
         raise v.error("analysis.stability", f"must be true or false; got {stability!r}")
     compare = _compare(v, data.get("compare"))
@@ -235,13 +236,13 @@ def _phases(v: _Validator, phases: Mapping[str, Any]) -> tuple[str, str | None, 
     """``(development, final, named final)``: ``final`` None ranks one phase alone, which
     either key may name: ``{development: X, final: null}``, or ``{development: null, final:
     X}`` (named final: X is then picked by ``selection.final``)."""
-    final = phases.get("final", "Final")
+    final = phases.get("final", _D.phases.final)
     if "development" in phases and phases["development"] is None:  # no development phase
         if final is None or "final" not in phases:
             raise v.error("phases.development", "is null (no development phase), so phases.final "
                           "must name the phase ranked on its own")
         return v.string(final, "phases.final"), None, True
-    dev = v.string(phases.get("development", "Development"), "phases.development")
+    dev = v.string(phases.get("development", _D.phases.development), "phases.development")
     return dev, None if final is None else v.string(final, "phases.final"), False
 
 
