@@ -74,7 +74,8 @@ def test_every_output_shows_a_weight_0_judge_and_counts_it_nowhere():
     page = files["detailed_results.html"]
     assert "weight 0: shown, not counted" in page and '<span class="sub">not counted</span>' in page
     assert doc["config"]["judges"][2]["weight"] == 0.0
-    assert doc["statistics"]["n_judges"] == 2.0 and "over 2 judges (+ 1 not counted)" in page
+    assert doc["statistics"]["n_judges"] == 2.0 and "over 2 judges (acc and f1; 1 more shown, not counted)" in page
+    assert '<div class="label">Judges</div><div class="value long">2 (+ 1 not counted)</div>' in page
 
 
 def test_metascore_yaml_accepts_weight_0_and_refuses_all_0():
