@@ -37,6 +37,7 @@ from .stats import (
 from . import methods as _methods  # noqa: F401,E402  (registers the methods)
 from . import analysis  # noqa: E402
 from .analysis import (  # noqa: E402
+    Execution,
     compare_methods,
     condorcet_rate,
     crowdsourcing_utility,
@@ -80,6 +81,7 @@ __all__ = [
     "mean_spearman_from_w",
     "spearman",
     "analysis",
+    "Execution",
     "compare_methods",
     "condorcet_rate",
     "crowdsourcing_utility",

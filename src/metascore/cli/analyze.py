@@ -24,14 +24,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..analysis import PAPER_AXES, analyze
+from ..analysis import PAPER_AXES, Execution, analyze, setup
+from ..analysis.analyze import shared_candidates
 from ..analysis.draws import AXES
 from ..analysis.topk import SPLITS
 from ..analysis.compare import CRITERIA, unusable_methods
 from ..errors import ConfigError, InputError, did_you_mean
 from ..readers.formats import FORMATS
+from ..inputs import Inputs
 from ..matrix import ScoreMatrix
-from ..registry import DEFAULT_SEED, get_ranking_method, ranking_method_names
+from ..registry import DEFAULT_SEED, get_ranking_method, prepare_inputs, ranking_method_names
 from ..missing import MISSING_POLICIES
 from .common import add_group_options, group_judges, read_matrix_file
 
@@ -265,32 +267,28 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     params = _params(args.param, methods)
     matrix = _read(args.scores, args)
     final = _read(args.final, args) if args.final else None
+    if final is not None:
+        shared_candidates(matrix, final)  # refused before anything is ranked
+    inputs = prepare_inputs(matrix, args.missing)  # once: the check and the analysis read it
     left_out: dict[str, str] = {}
     if args.methods is None:  # the defaults: leave out those the data rules out
-        left_out = unusable_methods(matrix, methods, params=params, missing=args.missing)
-        if final is not None:
-            left_out.update({m: why for m, why in unusable_methods(
-                final, methods, params=params, missing=args.missing).items() if m not in left_out})
-        methods = [m for m in methods if m not in left_out]
-        params = {m: v for m, v in params.items() if m in methods}
-        if not methods:
-            raise InputError("no default method can rank these scores: "
-                             + "; ".join(f"{m}: {why}" for m, why in left_out.items()) + ".")
+        methods, params, left_out = _usable(inputs, final, methods, params, args.missing)
     for m, why in left_out.items():  # said now, before the trials run
         print(f"metascore: note: default method {m} left out: {why}.", file=sys.stderr)
     bars = _Bars(args.quiet)
     client = _backend(args)
     try:
+        run = Execution(
+            seed=args.seed, missing=args.missing, params=params, progress=bars, jobs=args.jobs,
+            backend=args.backend, leave_out_costly=args.methods is None,
+            notify=lambda text: print(f"metascore: note: {text}", file=sys.stderr, flush=True))
         result = analyze(
-            matrix, methods, final=final, n_trials=args.trials, q=args.q, r=args.r,
-            curve_r=args.curve_r, level=args.level, seed=args.seed, missing=args.missing,
-            params=params,
+            setup(matrix, methods, run, inputs=inputs), final=final, topk=args.topk,
+            n_trials=args.trials, q=args.q, r=args.r, curve_r=args.curve_r, level=args.level,
             axes={k: getattr(args, f"axis_{k}") for k in PAPER_AXES},
             concordance={"judges": args.concordance_judges,
                          "candidates": args.concordance_candidates},
-            progress=bars, jobs=args.jobs, backend=args.backend, topk=args.topk,
-            leave_out_costly=args.methods is None,
-            notify=lambda text: print(f"metascore: note: {text}", file=sys.stderr, flush=True),
+            run=run,
         )
     finally:
         bars.close()
@@ -305,3 +303,20 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     paths = write_analysis(args.out, result)
     print("wrote " + " and ".join(str(p) for p in paths))
     return 0
+
+
+def _usable(inputs: Inputs, final: ScoreMatrix | None, methods: list[str],
+            params: dict[str, dict[str, Any]], missing: str
+            ) -> tuple[list[str], dict[str, dict[str, Any]], dict[str, str]]:
+    """The default methods that can rank both phases, their parameters, and why each of
+    the others was left out (an InputError when none is left)."""
+    run = Execution(missing=missing, params=params)
+    left_out = unusable_methods(inputs, methods, run=run)
+    if final is not None:
+        left_out.update({m: why for m, why in unusable_methods(final, methods, run=run).items()
+                         if m not in left_out})
+    methods = [m for m in methods if m not in left_out]
+    if not methods:
+        raise InputError("no default method can rank these scores: "
+                         + "; ".join(f"{m}: {why}" for m, why in left_out.items()) + ".")
+    return methods, {m: v for m, v in params.items() if m in methods}, left_out
