@@ -304,16 +304,19 @@ def top_k_curves(
              for key, value in phases.items() if value is not None and key != split_key}
     trials = 1 if mode == "given" else int(n_trials)
     usable, split_codes = np.ones(trials, dtype=bool), {}
+    params = None
     if source is not None:
-        usable, split_codes = _split_codes(
-            _source_setup(source, common, method, run), mode, common, trials, rng, seed_used,
-            split, judge_split, method, run)
+        s = _source_setup(source, common, method, run)
+        params = s.params[method]
+        usable, split_codes = _split_codes(s, mode, common, trials, rng, seed_used, split,
+                                           judge_split, method, run)
     rows = [[fixed[k] if k in fixed else split_codes[k][t] for k in ("dev", "final", "post")]
             for t in np.flatnonzero(usable)]
     return TopKCurves(
         **_curves(rows, common, trials, rng), method=method, mode=mode, n_trials=trials,
         seed=seed_used, missing=source.missing if isinstance(source, Setup) else run.policy,
-        params=_params_of(method, run), split=None if mode == "given" else judge_split)
+        params=_params_of(method, run) if params is None else params,
+        split=None if mode == "given" else judge_split)
 
 
 def _check(n_trials: Any, split: float, final: Phase | None, post: Phase | None,
