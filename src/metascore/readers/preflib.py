@@ -166,5 +166,7 @@ def _preflib_order(order: str, n_alt: int, labels: list[str], at: str) -> list[l
 #: The record of format ``preflib`` (:mod:`.input_format`): votes, not scores, by suffix.
 PREFLIB_FORMAT = InputFormat(
     "preflib", None, by_path=lambda p: p.suffix.lower() in PREFLIB_SUFFIXES,
-    refusal=("holds votes (PrefLib), not scores; read it with read_votes() "
-             "(in the configuration: give it as the `votes` input)"))
+    refusal=("holds votes (PrefLib), not scores, which neither a configuration's input nor "
+             "`metascore analyze` reads: rank it with `metascore rank FILE --method copeland` "
+             "(or another pairwise method), or in Python with read_votes() and "
+             "PairwiseCounts.from_votes()"))
