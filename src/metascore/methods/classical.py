@@ -50,12 +50,15 @@ def mean(X: np.ndarray, w: np.ndarray, *, sums: np.ndarray | None = None) -> np.
 
     Lower-is-better judges enter negated (orientation), so a smaller error raises the mean.
     ``sums`` are the row sums ``X.sum(axis=1)`` when already known (validation computes
-    them): with equal weights the mean is then one division, no pass over ``X``.
+    them, and no cell is missing): with equal weights the mean is then one division, no
+    pass over ``X``.
     """
     # Equal weights: numpy's pairwise row sums (no BLAS call, whose threads stall on a busy
     # machine). A NaN cell makes its row NaN, so one pass both reduces and detects gaps.
     if _equal(w):
-        out = (X.sum(axis=1) if sums is None else sums) / X.shape[1]
+        if sums is not None:  # no cell missing
+            return sums / X.shape[1]
+        out = X.sum(axis=1) / X.shape[1]
     else:
         out = X @ (w / w.sum())
     if not np.isnan(out).any():
@@ -71,11 +74,11 @@ def median(X: np.ndarray, w: np.ndarray, *, sums: np.ndarray | None = None) -> n
 
     With unequal weights this is the weighted median: the value where the cumulative
     weight reaches half the total (the average of the two neighbours when it is exactly
-    half), which is the plain median when all weights are equal. ``sums`` are the row
-    sums when validation computed them (finite: no cell is missing).
+    half), which is the plain median when all weights are equal. ``sums`` (the row sums
+    validation computed) come only when no cell is missing.
     """
     if _equal(w):
-        if sums is not None and np.isfinite(sums).all() or not np.isnan(X).any():
+        if sums is not None or not np.isnan(X).any():
             return _middle(X)
         out = np.median(X, axis=1)  # NaN in a row whenever a cell of it is NaN
         return np.nanmedian(X, axis=1) if np.isnan(out).any() else out
