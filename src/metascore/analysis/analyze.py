@@ -152,37 +152,25 @@ def analyze(
     run: Execution | None = None,
 ) -> AnalysisResult:
     """Compare ``methods`` on ``data`` (a matrix, or a prepared :class:`~.shared.Setup`)
-    the way the thesis advises an organizer to.
+    the way the thesis advises an organizer to, as ``run`` says (its seed, policy,
+    parameters, progress, workers: :class:`~.execution.Execution`).
 
     ``n_trials`` resamples for the winner rank, the Condorcet rate, the generalization, the
     rank intervals and the top-k curves; ``q`` x ``r`` for the two stabilities and ``q`` x
     ``curve_r`` per size for the stability against the number of judges (at
-    :func:`.stability.default_sizes`). Every part runs as ``run`` says
-    (:class:`~.execution.Execution`: its seed, missing-data policy, parameters, progress,
-    workers). The parts share one validated input and the scores of the resamples they
-    draw alike (the judge stability's are the rank intervals' at the defaults).
+    :func:`.stability.default_sizes`). The parts share one validated input and the scores
+    of the resamples they draw alike (the judge stability's are the rank intervals').
 
     The top-k curves (:func:`.topk.top_k_curves`, ``n_trials`` splits) come with a
-    ``final`` phase (its judges cut in halves, meta-train and meta-test) or, with ``topk``
-    alone, from ``data`` cut into three phases; ``topk`` names how the judges are cut
-    (:data:`.topk.SPLITS`: ``"disjoint"``, the default with ``final``, or ``"paper"``,
-    METAGEN 2022's draws with replacement).
+    ``final`` phase (its judges cut in halves) or, with ``topk`` alone, from ``data`` cut in
+    three; ``topk`` names the cut (:data:`.topk.SPLITS`; ``"disjoint"`` with ``final``).
 
     A method without a batched shortcut on some axis ranks those resamples one at a
-    time: ``settings["costs"]`` and a note say how many (:func:`.costs.method_costs`;
-    from :data:`.costs.NOTED_WORK`), and ``run.notify`` (when given) receives, before any
-    trial runs, what each will cost here (:meth:`.costs.MethodCost.estimate`) and which
-    methods are left out. With ``run.leave_out_costly``, a method ranking resamples one at
-    a time whose work exceeds that of the other methods together
-    (:func:`.costs.costlier_than_the_rest`) is left out (``settings["methods_left_out"]``,
-    with the note).
+    time: it is priced, said and perhaps left out before any trial runs (:func:`_priced`:
+    ``settings["costs"]``, ``run.notify``, ``run.leave_out_costly``).
     """
-    n_trials = positive_int(n_trials, "n_trials", 2)
-    curve_r = positive_int(curve_r, "curve_r")
-    if not isinstance(level, (int, float)) or not 0 < level < 1:
-        raise ConfigError(f"`level` must be a number strictly between 0 and 1; got {level!r}.")
-    whole = data if not isinstance(data, Setup) else (
-        data.matrix if data.source is None else data.source)
+    n_trials, curve_r = _checked_sizes(n_trials, curve_r, level)
+    whole = data.source or data.matrix if isinstance(data, Setup) else data  # before the policy
     common = None if final is None else shared_candidates(whole, final)
     if topk is not None and topk not in SPLITS:
         raise ConfigError(f"`topk` must be one of {list(SPLITS)}; got {topk!r}.")
@@ -205,25 +193,55 @@ def analyze(
         **({"methods_left_out": left_out} if left_out else {}),
         "n_trials": n_trials, "q": q, "r": r, "curve_r": curve_r, "level": level,
         "seed": run.seed, "missing": s.missing, "params": s.params,
+        **_parts(skip, comparison, topk, final, common)}
+    return _noted(AnalysisResult(comparison, curve, intervals, topks, settings, costs),
+                  left_out)
+
+
+def _checked_sizes(n_trials: Any, curve_r: Any, level: Any) -> tuple[int, int]:
+    """``n_trials`` (at least 2) and ``curve_r`` as ints; a ConfigError for a bad one or a
+    ``level`` not strictly between 0 and 1."""
+    n_trials = positive_int(n_trials, "n_trials", 2)
+    curve_r = positive_int(curve_r, "curve_r")
+    if not isinstance(level, (int, float)) or not 0 < level < 1:
+        raise ConfigError(f"`level` must be a number strictly between 0 and 1; got {level!r}.")
+    return n_trials, curve_r
+
+
+def _noted(result: AnalysisResult, left_out: Mapping[str, str]) -> AnalysisResult:
+    """``result`` whose settings repeat every note: the methods left out, the costs, and
+    each part's own notes (the settings of an analysis without a note stay as they were)."""
+    notes = [*left_out.values(), *(c.note() for c in result.costs.values()), *_notes(result)]
+    return replace(result, settings={**result.settings, "notes": notes}) if notes else result
+
+
+def _parts(skip: str | None, comparison: MethodComparison | None, split: str | None,
+           final: ScoreMatrix | None, common: list[str] | None) -> dict[str, Any]:
+    """The settings of the analysis' optional parts: the comparison's axes (or why there
+    is none), the top-k split, the final phase."""
+    return {
         **({"comparison_note": skip} if skip else {"axes": comparison.axes,
                                                   "concordance": comparison.concordance}),
-        **({"topk_split": topk} if topk is not None else {}),
+        **({"topk_split": split} if split is not None else {}),
         "final": None if final is None else {"n_candidates": final.n_candidates,
                                               "n_judges": final.n_judges,
                                               "shared_candidates": len(common)},
     }
-    result = AnalysisResult(comparison, curve, intervals, topks, settings, costs)
-    notes = [*left_out.values(), *(c.note() for c in costs.values()), *_notes(result)]
-    if notes:  # only then: the settings of an analysis without a note stay as they were
-        result = replace(result, settings={**settings, "notes": notes})
-    return result
 
 
 def _priced(s: Setup, run: Execution, draws: list[tuple[str, int, int, bool]]
             ) -> tuple[Setup, dict[str, str], dict[str, MethodCost]]:
-    """The setup without the methods left out for their cost (``run.leave_out_costly``),
-    why each was left out, and the costs worth a note of the methods kept, in their
-    order; said to ``run.notify`` before any trial runs."""
+    """The setup without the methods left out for their cost, why each was left out, and
+    the costs worth a note of the methods kept, in their order.
+
+    A method without a batched shortcut on some axis ranks those resamples one at a time:
+    ``settings["costs"]`` and a note say how many (:func:`.costs.method_costs`; from
+    :data:`.costs.NOTED_WORK`), and ``run.notify`` (when given) receives, before any trial
+    runs, what each will cost here (:meth:`.costs.MethodCost.estimate`) and which methods
+    are left out. With ``run.leave_out_costly``, a method ranking resamples one at a time
+    whose work exceeds that of the other methods together
+    (:func:`.costs.costlier_than_the_rest`) is left out (``settings["methods_left_out"]``,
+    with the note)."""
     costs = method_costs(s, draws)
     rest = costlier_than_the_rest(costs) if run.leave_out_costly else {}
     left_out = {m: f"{m} left out: {costs[m].note()[:-1]}, {costs[m].work:.2g} pair-judge "

@@ -65,9 +65,9 @@ class Setup:
     method parameters; ``seed`` is the integer seed of those rankings and ``run`` the
     :class:`~.execution.Execution` the setup was made with (an analysis of the setup runs
     so unless given another); ``source`` the matrix before the missing-data policy (None
-    when the setup starts from a ranking). ``cache`` keeps what the resampling shortcuts compute once
-    from the full data, and the scores of draws already scored (shared by the criteria that
-    draw the same resamples).
+    when the setup starts from a ranking). ``cache`` keeps what the resampling shortcuts
+    compute once from the full data, and the scores of draws already scored (shared by the
+    criteria that draw the same resamples).
     """
 
     inputs: Inputs

@@ -185,43 +185,38 @@ def rank_uncertainty(
                      else method, run)
     plan = plan_draws(run.seed, n_trials, "judges", s.n, s.m)
     trials = run_trials(s, plan, run, progress=run.stage(f"rank intervals {method}"))
-    scores, usable = trials.scores[method], trials.usable
+    usable = trials.usable
     skipped = int((~usable).sum())
     notes: tuple[str, ...] = () if not skipped else (skip_note(skipped, n_trials),)
-    full = s.full[method]
     if skipped == n_trials:
         notes += ("every resample was skipped; the rank intervals are undefined.",)
-        undefined = np.full(s.n, np.nan)
-        lower = upper = mean_rank = std_rank = p_first = undefined
-        group = np.ones(s.n, dtype=int)
-    else:
-        codes = rank_codes(scores if not skipped else scores[usable])
-        ranks = code_ranks(codes)
-        alpha = (1.0 - level) / 2.0
-        lower = np.quantile(ranks, alpha, axis=0, method="lower")
-        upper = np.quantile(ranks, 1.0 - alpha, axis=0, method="higher")
-        top = codes == codes.max(axis=1, keepdims=True)
-        p_first = (top / top.sum(axis=1, keepdims=True)).mean(axis=0)
-        mean_rank = ranks.mean(axis=0)
-        std_rank = ranks.std(axis=0, ddof=1) if len(ranks) > 1 else np.zeros(s.n)
-        group = _groups(full.order, lower, upper)
+    full = s.full[method]
     return RankUncertainty(
-        method=method,
-        candidates=s.matrix.candidates,
-        rank=full.ranks,
+        method=method, candidates=s.matrix.candidates, rank=full.ranks,
         position=full.positions,
-        lower=lower,
-        upper=upper,
-        mean_rank=mean_rank,
-        std_rank=std_rank,
-        p_first=p_first,
-        group=group,
-        level=float(level),
-        n_trials=int(n_trials),
-        seed=plan.seed,
-        missing=s.missing,
-        params=s.params[method],
-        excluded_candidates=s.excluded_candidates,
-        skipped=skipped,
-        notes=notes,
-    )
+        **_intervals(trials.scores[method][usable] if skipped else trials.scores[method],
+                     level, full.order, s.n),
+        level=float(level), n_trials=int(n_trials), seed=plan.seed, missing=s.missing,
+        params=s.params[method], excluded_candidates=s.excluded_candidates, skipped=skipped,
+        notes=notes)
+
+
+def _intervals(scores: np.ndarray, level: float, order: np.ndarray, n: int
+               ) -> dict[str, np.ndarray]:
+    """From the scores of the usable trials (trials x n): each candidate's rank interval at
+    ``level``, mean and spread of its ranks, P(first) and group (along ``order``, the
+    full-data ranking's); NaN, and one group, without a trial."""
+    if not len(scores):
+        undefined = np.full(n, np.nan)
+        return dict(lower=undefined, upper=undefined, mean_rank=undefined, std_rank=undefined,
+                    p_first=undefined, group=np.ones(n, dtype=int))
+    codes = rank_codes(scores)
+    ranks = code_ranks(codes)
+    alpha = (1.0 - level) / 2.0
+    lower = np.quantile(ranks, alpha, axis=0, method="lower")
+    upper = np.quantile(ranks, 1.0 - alpha, axis=0, method="higher")
+    top = codes == codes.max(axis=1, keepdims=True)
+    return dict(lower=lower, upper=upper, mean_rank=ranks.mean(axis=0),
+                std_rank=ranks.std(axis=0, ddof=1) if len(ranks) > 1 else np.zeros(n),
+                p_first=(top / top.sum(axis=1, keepdims=True)).mean(axis=0),
+                group=_groups(order, lower, upper))

@@ -323,18 +323,17 @@ def scores_txt(scores: Mapping[str, float]) -> str:
 
 
 # ---------------------------------------------------------------------- leaderboards
-#: A row's own columns in the files (``prediction_failed`` between, when a row has flags).
-_ROW_HEAD = ("position", "rank", "score", "candidate", "participant", "is_baseline",
-             "qualified", "reason")
-_ROW_TAIL = ("submitted_at", "dev_position", "dev_score", "rank_low", "rank_high", "p_first", "group")
-_DECISION = [f.name for f in fields(Decision)]  # the fields of the filter's decisions
+#: A row's own columns in the files (``prediction_failed`` after ``reason``, when a row has flags).
+_ROW = ("position", "rank", "score", "candidate", "participant", "is_baseline", "qualified",
+        "reason", "submitted_at", "dev_position", "dev_score", "rank_low", "rank_high", "p_first",
+        "group")
 
 
 def _board_columns(board: Board, per_judge: bool = True, details: bool = True) -> list[str]:
     # the runs that finished after a failed prediction step: a column only when there are
     # some (only a local run knows them; the site's files keep their columns)
     flags = ["prediction_failed"] if _flagged(board) else []
-    cols = [*_ROW_HEAD, *flags, *_ROW_TAIL,
+    cols = [*_ROW[:8], *flags, *_ROW[8:],
             *(sorted({k for r in board.rows for k in r.details}) if details else ())]
     if per_judge:
         for j in board.judges:
@@ -352,7 +351,7 @@ def _row_columns(board: Board, names: Iterable[str]) -> list[list[Any]]:
     for name in names:
         if name == "prediction_failed":
             out.append(["; ".join(r.prediction_failed) or None for r in rows])
-        elif name in _ROW_HEAD or name in _ROW_TAIL:
+        elif name in _ROW:
             out.append(list(map(attrgetter(name), rows)))
         else:
             out.append([r.details.get(name) for r in rows])
@@ -468,8 +467,9 @@ def leaderboard_json(lb: Leaderboard) -> str:
                if k != "decisions"},
             "qualified": list(lb.filter.qualified),
             "excluded": dict(lb.filter.excluded),
-            "decisions": ready_records([list(map(attrgetter(f), lb.filter.decisions))
-                                        for f in _DECISION], _DECISION),
+            "decisions": ready_records([list(map(attrgetter(f.name), lb.filter.decisions))
+                                        for f in fields(Decision)],
+                                       [f.name for f in fields(Decision)]),
         },
         "margins": None if lb.margins is None else {
             "candidates": list(lb.margins.candidates[:MARGINS_LIMIT]),
