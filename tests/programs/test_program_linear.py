@@ -48,15 +48,25 @@ class Scanned(tuple):
         return tuple.count(self, item)
 
 
-def _scanned_candidates(monkeypatch, cls: type) -> None:
+def _scanned_candidates(monkeypatch, cls: type, *makers: str) -> None:
+    """Every ``cls`` made, by its ``__init__`` or its classmethods ``makers``, holds its
+    candidates in a :class:`Scanned`."""
+    def scanned(obj):
+        if type(obj.candidates) is tuple:
+            object.__setattr__(obj, "candidates", Scanned(obj.candidates))
+        return obj
+
     init = cls.__init__
 
-    def counted(self, *args, **kwargs):
+    def counted(self, *args, **kwargs) -> None:
         init(self, *args, **kwargs)
-        if type(self.candidates) is tuple:
-            object.__setattr__(self, "candidates", Scanned(self.candidates))
+        scanned(self)
 
     monkeypatch.setattr(cls, "__init__", counted)
+    for name in (n for n in makers if n in cls.__dict__):
+        make = getattr(cls, name)
+        monkeypatch.setattr(cls, name, classmethod(lambda c, *a, make=make, **k: scanned(
+            make(*a, **k))))
 
 
 def _competition(n: int, m: int, folder: Path) -> None:
@@ -75,8 +85,8 @@ def _competition(n: int, m: int, folder: Path) -> None:
     pd.concat(frames).to_csv(folder / "long.csv", index=False)
 
 
-def _work(n: int, tmp_path: Path) -> int:
-    folder = tmp_path / str(n)
+def _work(n: int, tmp_path: Path, rule: dict | None = None) -> int:
+    folder = tmp_path / f"{n}-{len(list(tmp_path.iterdir()))}"
     folder.mkdir()
     _competition(n, 5, folder)
     calls = [0]
@@ -88,7 +98,8 @@ def _work(n: int, tmp_path: Path) -> int:
     Scanned.seen[0] = 0
     sys.setprofile(profile)
     try:
-        lb = run(parse_config(CONFIG), folder, folder / "out", log=lambda _: None)
+        lb = run(parse_config({**CONFIG, "filter": rule or CONFIG["filter"]}), folder,
+                 folder / "out", log=lambda _: None)
     finally:
         sys.setprofile(None)
     assert len(lb.final.rows) == n + 1 and lb.filter.qualified  # every step ran
@@ -96,10 +107,12 @@ def _work(n: int, tmp_path: Path) -> int:
     return calls[0] + Scanned.seen[0]
 
 
-def test_the_program_steps_are_linear_in_the_submissions(monkeypatch, tmp_path):
-    _scanned_candidates(monkeypatch, ScoreMatrix)
-    _scanned_candidates(monkeypatch, Ranking)
-    small, large = _work(1000, tmp_path), _work(2000, tmp_path)
+@pytest.mark.parametrize("rule", [None, {"rule": "top_k", "k": "auto"}])
+def test_the_program_steps_are_linear_in_the_submissions(monkeypatch, tmp_path, rule):
+    """add-meta's baseline filter, and its other filter that ranks the final phase twice."""
+    _scanned_candidates(monkeypatch, ScoreMatrix, "from_array")
+    _scanned_candidates(monkeypatch, Ranking, "of")
+    small, large = _work(1000, tmp_path, rule), _work(2000, tmp_path, rule)
     assert large <= 2.2 * small, f"{small:,} operations at 1,000 submissions, {large:,} at 2,000"
 
 
@@ -109,8 +122,8 @@ def test_the_count_sees_a_quadratic_step(monkeypatch, tmp_path, lookups):
     tuple of candidates (the development board's old line) makes the work grow faster."""
     from metascore.leaderboard import boards
 
-    _scanned_candidates(monkeypatch, ScoreMatrix)
-    _scanned_candidates(monkeypatch, Ranking)
+    _scanned_candidates(monkeypatch, ScoreMatrix, "from_array")
+    _scanned_candidates(monkeypatch, Ranking, "of")
     real = boards.dev_board
 
     def quadratic(phase, matrix, ranking, dropped):

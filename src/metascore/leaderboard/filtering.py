@@ -128,25 +128,15 @@ def filter_final(
 ) -> FilterResult:
     """Decide which final-phase candidates enter the final ranking (module docstring).
 
-    Parameters
-    ----------
-    dev : Ranking
-        Ranking of the development phase (selected candidates and baselines).
-    final : ScoreMatrix
-        Final-phase candidates after selection; its baselines are ignored here (they are
-        shown on the leaderboard, never ranked).
-    rule, beat, k
-        As in :class:`~metascore.config.FilterConfig`.
-    rank_fn : callable
-        Ranks a score matrix with the configured method; needed for ``k="auto"``.
-    dev_phase : str
-        Name of the development phase, for messages.
-    dropped_baselines : mapping, optional
-        Baselines the missing-data policy removed from the development ranking, with the
-        reason (``Ranking.excluded_candidates``), named when no baseline is left.
-    same_phase : bool
-        ``final`` is the development phase itself (a one-phase competition): each candidate
-        is its own counterpart, matched by id rather than by participant.
+    ``dev`` ranks the development phase (selected candidates and baselines); ``final``
+    holds the final-phase candidates after selection (its baselines are shown on the
+    leaderboard, never ranked: ignored here); ``rule``, ``beat`` and ``k`` are as in
+    :class:`~metascore.config.FilterConfig`; ``rank_fn`` ranks a score matrix with the
+    configured method (``k="auto"`` needs it); ``dev_phase`` names the development phase in
+    messages; ``dropped_baselines`` are the baselines the missing-data policy removed from
+    the development ranking, with the reason (``Ranking.excluded_candidates``), named when
+    no baseline is left; with ``same_phase``, ``final`` is the development phase itself (a
+    one-phase competition): each candidate is its own counterpart, matched by id.
     """
     dm = dev.matrix
     is_base = np.array(dm.is_baseline if dm is not None and dm.is_baseline else [False] * dev.n)
@@ -160,16 +150,34 @@ def filter_final(
     words = _Words(get_ranking_method(dev.method).display, dev_phase, same_phase, names)
     match = _counterparts(dev, final, order, is_base, same_phase)
     threshold = k_used = k_est = dist = None
-    top: set[int] = set()
-    counted: dict[int, int] = {}
+    counted: dict[int, int] = {}  # the position top_k counts: among the non-baselines
     if rule == "beat_baseline":
         threshold = (baselines[0] if beat == "all" else baselines[-1]).score
     elif rule == "top_k":
         k_used, k_est, dist = (_auto_k(dev, final, match, rank_fn) if k == "auto"
                                else (int(k), None, None))  # type: ignore[arg-type]
-        ranked = [i for i in order if not is_base[i]]
-        top = set(ranked[:k_used])
-        counted = {j: n for n, j in enumerate(ranked, 1)}  # the position top_k counts
+        counted = {j: n for n, j in enumerate((i for i in order if not is_base[i]), 1)}
+
+    def decide(j: int) -> tuple[bool, str]:
+        pos = int(dev.positions[j])
+        return _decide(rule, beat, float(dev.ranks[j]), float(dev.scores[j]), pos, baselines,
+                       k_used, j in counted and counted[j] <= k_used, words,
+                       counted.get(j, pos))
+
+    decisions = _decisions(dev, final, match, decide, dev_phase)
+    result = FilterResult(rule, beat, baselines, threshold, k_used, k_est, dist, decisions)
+    if not result.qualified:
+        message = _nobody_message(result, words, _unbeatable(dev, is_base))
+        result = replace(result, message=message)
+    return result
+
+
+def _decisions(dev: Ranking, final: ScoreMatrix, match: Mapping[int, int | None],
+               decide: Callable[[int], tuple[bool, str]], dev_phase: str
+               ) -> tuple[Decision, ...]:
+    """One decision per final candidate matched (``match``: its development counterpart),
+    by ``decide`` on the counterpart; best development position first, so that outputs do
+    not depend on the input order."""
     decisions = []
     for i, j in match.items():
         cand, part = final.candidates[i], final.participants[i] if final.participants else None
@@ -180,17 +188,11 @@ def filter_final(
                 f"absent from the {dev_phase!r} phase (no development submission for {who})",
             ))
             continue
-        score, r, pos = float(dev.scores[j]), float(dev.ranks[j]), int(dev.positions[j])
-        ok, reason = _decide(rule, beat, r, score, pos, baselines, k_used, j in top, words,
-                             counted.get(j, pos))
-        decisions.append(Decision(cand, part, ok, reason, dev.candidates[j], score, pos))
-    # best development position first, so outputs do not depend on the input order
+        ok, reason = decide(j)
+        decisions.append(Decision(cand, part, ok, reason, dev.candidates[j],
+                                  float(dev.scores[j]), int(dev.positions[j])))
     decisions.sort(key=lambda d: (d.dev_position is None, d.dev_position or 0, d.candidate))
-    result = FilterResult(rule, beat, baselines, threshold, k_used, k_est, dist, tuple(decisions))
-    if not result.qualified:
-        message = _nobody_message(result, words, _unbeatable(dev, is_base))
-        result = replace(result, message=message)
-    return result
+    return tuple(decisions)
 
 
 def _baseline_scores(dev: Ranking, is_base: np.ndarray, order: list[int]
@@ -349,13 +351,14 @@ def _auto_k(
     if rank_fn is None:
         raise ValueError("k='auto' needs rank_fn to rank the final phase")
     final_rank = rank_fn(final.subset(candidates=[i for i, _ in common]))
+    scores = {c: float(s) for c, s in zip(final_rank.candidates, final_rank.scores)}
     # candidates a missing-data policy dropped from the final ranking are left out of d
-    common = [(i, j) for i, j in common if final.candidates[i] in final_rank.candidates]
+    common = [(i, j) for i, j in common if final.candidates[i] in scores]
     if len(common) < 2:
         return 1, 1.0, 0.0
     # keyed by the final candidate: its development counterpart may have another id
     ks = k_star({final.candidates[i]: dev.scores[j] for i, j in common},
-                {final.candidates[i]: final_rank.score_of(final.candidates[i]) for i, _ in common})
+                {final.candidates[i]: scores[final.candidates[i]] for i, _ in common})
     return ks.k, ks.value, ks.d
 
 
