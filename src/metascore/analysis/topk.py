@@ -263,32 +263,18 @@ def top_k_curves(
 ) -> TopKCurves:
     """Meta-training / meta-test curves of the top-k rule as a function of k (thesis 6.5).
 
-    Parameters
-    ----------
-    dev, final, post : Ranking, ScoreMatrix, Setup or mapping candidate -> score
-        The development phase D, the final phase F (meta-training) and the post-challenge
-        phase P (meta-test). A ScoreMatrix is ranked with ``method`` on the candidates
-        present in every phase; a prepared :class:`~.shared.Setup` is ranked as it is
-        (nothing is prepared again). Only candidates present in every phase are used.
-
-        - all three given: one deterministic trial;
-        - ``post`` omitted: ``final`` must be a ScoreMatrix or a Setup; each trial splits
-          its judges at random into F (a share ``split``) and P (the rest);
-        - ``final`` and ``post`` omitted: ``dev`` must be a ScoreMatrix or a Setup; each
-          trial splits its judges at random into three near-equal parts D, F and P
-          (thesis 6.5.1).
-    judge_split : {"disjoint", "paper"}
-        How a trial cuts the judges (:data:`SPLITS`): ``"disjoint"`` (default) deals each
-        judge to one part; ``"paper"`` draws as many judges as the matrix has, with
-        replacement, and cuts the draws (D and F ``int(m/3)`` draws each, P the rest; or F
-        ``split`` of them and P the rest): the parts share judges, as METAGEN 2022's code.
-    method : str
-        Ranking method applied to score matrices (its parameters: ``run.params``).
-    n_trials : int
-        Random splits averaged (ignored when all three phases are given).
-    run : Execution
-        The seed of the splits, the missing-data policy and parameters of the rankings,
-        the progress (stage ``"top-k <method>"``).
+    ``dev``, ``final``, ``post`` (a Ranking, a ScoreMatrix, a prepared
+    :class:`~.shared.Setup` or a mapping candidate -> score) are the development phase D,
+    the final phase F (meta-training) and the post-challenge phase P (meta-test); only the
+    candidates in every phase are used. A ScoreMatrix is ranked with ``method`` on them
+    (its parameters: ``run.params``), a setup as it was prepared. All three given: one
+    deterministic trial; ``post`` omitted: each of ``n_trials`` trials splits ``final``'s
+    judges at random into F (a share ``split``) and P; ``final`` and ``post`` omitted: into
+    three near-equal parts D, F and P (thesis 6.5.1). ``judge_split`` (:data:`SPLITS`) says
+    how: ``"disjoint"`` deals each judge to one part, ``"paper"`` draws as many judges as the
+    matrix has, with replacement, and cuts the draws (D and F ``int(m/3)`` each, P the rest;
+    or F ``split`` of them), as METAGEN 2022's code. ``run``: the seed of the splits, the
+    missing-data policy, the progress (stage ``"top-k <method>"``).
 
     Ties: the top k of D are its first k candidates in score order, equal scores by
     candidate label; the winner among them is the first in F's order likewise.
