@@ -75,6 +75,14 @@ def add_analyze_command(subparsers: argparse._SubParsersAction) -> None:
                    "a default method that would cost more than the others together, ranking "
                    "resamples one at a time, is left out with a note too)")
     p.add_argument("--out", required=True, help="output directory for the report")
+    _add_trial_options(p)
+    _add_run_options(p)
+    add_group_options(p)
+    p.set_defaults(func=_cmd_analyze)
+
+
+def _add_trial_options(p: argparse.ArgumentParser) -> None:
+    """How many trials each part draws, on which axes, and what it reports."""
     p.add_argument("--trials", type=int, default=1000,
                    help="resamples for the bootstrap criteria, intervals and top-k (default 1000)")
     p.add_argument("--q", type=int, default=100, help="rankings per stability estimate (default 100)")
@@ -90,6 +98,11 @@ def add_analyze_command(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--concordance-candidates", choices=("kendall_w", "spearman"),
                    default="spearman", help="concordance of the candidate stability (default spearman)")
     p.add_argument("--level", type=float, default=0.95, help="rank interval level (default 0.95)")
+
+
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    """How the analysis runs (seed, missing-data policy, parameters, workers) and reads its
+    input."""
     p.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})")
     p.add_argument("--missing", default="worst", choices=MISSING_POLICIES,
                    help="missing-data policy (default: worst)")
@@ -106,8 +119,6 @@ def add_analyze_command(subparsers: argparse._SubParsersAction) -> None:
                    "to the cluster given by --scheduler)")
     p.add_argument("--scheduler", help="address of a Dask scheduler (with --backend dask)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
-    add_group_options(p)
-    p.set_defaults(func=_cmd_analyze)
 
 
 def _methods(text: str) -> list[str]:
