@@ -136,3 +136,19 @@ def test_the_command_line_prepares_the_scores_once(monkeypatch, tmp_path):
     assert main(["analyze", str(path), "--out", str(tmp_path / "out"), "--trials", "20", "--q",
                  "4", "--r", "2", "--quiet"]) == 0
     assert len(prepared) == 1
+
+
+def test_a_setup_travels_to_the_workers_without_the_callables_of_its_run():
+    """The trials' workers receive the setup (pickled): its run keeps the seed, the policy
+    and the parameters, not the caller's progress bar or notes."""
+    import pickle
+
+    run = Execution(seed=2, progress=lambda stage, done, total: None, notify=print, jobs=2)
+    s = setup(matrix(6), ["mean", "copeland"], run)
+    assert s.run.progress is None and s.run.notify is None and s.run.seed == 2
+    assert pickle.loads(pickle.dumps(s)).full["copeland"].to_dict() == s.full["copeland"].to_dict()
+    seen = []
+    got = ms.stability(s, q=4, r=2, run=dataclasses.replace(
+        run, progress=lambda stage, done, total: seen.append(stage)))
+    assert seen and set(seen) == {"judge stability"}
+    assert got.to_dict() == ms.stability(s, q=4, r=2, run=Execution(seed=2)).to_dict()

@@ -63,8 +63,8 @@ class Setup:
     ``specs`` holds each method's registration (its shortcuts: :meth:`hooks`); ``full``
     each method's ranking of the whole (prepared) matrix, computing which also validates the
     method parameters; ``seed`` is the integer seed of those rankings and ``run`` the
-    :class:`~.execution.Execution` the setup was made with (an analysis of the setup runs
-    so unless given another); ``source`` the matrix before the missing-data policy (None
+    :class:`~.execution.Execution` the setup was made with, without its ``progress`` and
+    ``notify`` (an analysis of the setup runs so unless given another); ``source`` the matrix before the missing-data policy (None
     when the setup starts from a ranking). ``cache`` keeps what the resampling shortcuts
     compute once from the full data, and the scores of draws already scored (shared by the
     criteria that draw the same resamples).
@@ -359,7 +359,8 @@ def _ranked(inputs: Inputs, specs: dict[str, RankingMethod], per_method: dict[st
                       else filled_ranks),
         seconds=seconds,
         seed=int(full_seed),
-        run=dataclasses.replace(run, params=per_method),  # the parameters as checked
+        # the parameters as checked; no callable: a setup travels to the trials' workers
+        run=dataclasses.replace(run, params=per_method, progress=None, notify=None),
         source=source,
     )
 
