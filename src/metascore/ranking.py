@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .matrix import ScoreMatrix
     from .inputs import Inputs
 
-__all__ = ["Ranking", "tie_groups", "fractional_rank_of_scores", "places", "TIE_BREAK_KEYS",
+__all__ = ["Ranking", "tie_groups", "fractional_rank_of_scores", "tie_places", "TIE_BREAK_KEYS",
            "DEFAULT_TIE_BREAK"]
 
 #: Keys accepted in ``tie_break`` (applied in order inside a group of equal scores).
@@ -149,10 +149,10 @@ class Ranking:
 
     def __getattr__(self, name: str) -> Any:
         """``positions``, ``order`` and ``ranks`` of a ranking made by :meth:`of` without
-        them, computed once when first read (:func:`places`)."""
+        them, computed once when first read (:func:`tie_places`)."""
         if name not in _PLACES or "scores" not in self.__dict__:
             raise AttributeError(name)
-        found = dict(zip(_PLACES, places(self.scores, self.tie_break, self.candidates,
+        found = dict(zip(_PLACES, tie_places(self.scores, self.tie_break, self.candidates,
                                           self.matrix)))
         self.__dict__.update(found)
         return found[name]
@@ -248,7 +248,7 @@ class Ranking:
 _PLACES = ("positions", "order", "ranks")
 
 
-def places(scores: np.ndarray, tie_break: Sequence[str], candidates: Sequence[str],
+def tie_places(scores: np.ndarray, tie_break: Sequence[str], candidates: Sequence[str],
            matrix: ScoreMatrix | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Positions (shared by equal scores), the order best first (inside a tie, by
     ``tie_break``, from ``matrix``'s submission times, places and participants) and the

@@ -39,7 +39,7 @@ from .method_spec import (
 from .inputs import Inputs
 from .missing import Prepared, prepare
 from .pairwise import DENSE_BYTES_LIMIT, PairwiseCounts, dense_bytes
-from .ranking import DEFAULT_TIE_BREAK, TIE_BREAK_KEYS, Ranking, places
+from .ranking import DEFAULT_TIE_BREAK, TIE_BREAK_KEYS, Ranking, tie_places
 
 __all__ = [
     "DEFAULT_METHOD",
@@ -311,7 +311,7 @@ def finish(
     # the tie-break's keys known: the places are computed when first read, else refused now
     known = all(k in TIE_BREAK_KEYS for k in tie_break)
     found = {} if known else dict(zip(("positions", "order", "ranks"),
-                                      places(scores, tie_break, candidates, meta)))
+                                      tie_places(scores, tie_break, candidates, meta)))
     return Ranking.of(
         method=spec.name,
         params=params,

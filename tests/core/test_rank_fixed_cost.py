@@ -40,7 +40,7 @@ def test_reading_the_scores_sorts_nothing(monkeypatch):
 def test_the_places_read_later_are_the_eager_ones(ties, tie_break):
     m = matrix(ties)
     r = ms.rank(m, "average_rank", tie_break=tie_break)
-    positions, order, ranks = ranking_module.places(r.scores, tie_break, r.candidates, r.matrix)
+    positions, order, ranks = ranking_module.tie_places(r.scores, tie_break, r.candidates, r.matrix)
     np.testing.assert_array_equal(r.positions, positions)
     np.testing.assert_array_equal(r.order, order)
     np.testing.assert_array_equal(r.ranks, ranks)
