@@ -77,7 +77,7 @@ def bench_table(args: argparse.Namespace) -> None:
                 methods.remove(name)
         res = timed(f"table {matrix.n_candidates} x {matrix.n_judges}, {len(methods)} methods, "
                     f"jobs={args.jobs}", compare_methods, matrix, methods, n_trials=args.trials,
-                    q=args.q, r=args.r, params=PARAMS, jobs=args.jobs)
+                    q=args.q, r=args.r, run=ms.Execution(params=PARAMS, jobs=args.jobs))
         cols = ["method", "winner_rank", "condorcet_rate", "generalization", "stability_judges",
                 "stability_candidates"]
         print(res.table[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
@@ -89,14 +89,14 @@ def bench_intervals(args: argparse.Namespace) -> None:
     matrix = ms.ScoreMatrix.from_array(x, [f"c{i}" for i in range(20)])
     for name in ("kemeny_young", "sco"):
         timed(f"rank intervals {name}, 20 candidates x 30 judges, 200 resamples",
-              rank_uncertainty, matrix, name, n_trials=200, jobs=args.jobs)
+              rank_uncertainty, matrix, name, n_trials=200, run=ms.Execution(jobs=args.jobs))
 
 
 def bench_stability(args: argparse.Namespace) -> None:
     matrix = make_matrix(200, 10_000)
     for name in ("average_rank", "copeland"):
         res = timed(f"stability {name} (judges, 200 x 10,000, q={args.q}, r=1)", stability,
-                    matrix, name, q=args.q, r=1, jobs=args.jobs)
+                    matrix, name, q=args.q, r=1, run=ms.Execution(jobs=args.jobs))
         print(f"{'':8s}W = {res.mean[name]:.5f}")
 
 

@@ -10,17 +10,20 @@ matrix, ranking, output files; average_rank, analysis off) at the given sizes, d
 2,000 submissions x 20 tasks and 200 x 10,000: reading and the long-table-to-matrix step
 must stay linear (seconds, not minutes, against Codabench's 600 s).
 
-``--export`` (issue 42) runs what an organizer runs on the largest competitions: ``metascore
+``--export`` (issues 42, 52) runs what an organizer runs on the largest competitions: ``metascore
 rank --config metascore.yaml --input DIR --output OUT`` on a Codabench ``results.json``
-export of one phase (N submissions of N participants x M tasks, one column each, 10-decimal
-strings as the site writes them), with the configuration's defaults (analysis and report
-on) except ``input.path`` and ``phases: {final: null}`` (the export holds one phase), and
-``ranking.method`` where the row names one. Each command runs in a fresh interpreter
+export of two phases, Development and Final (N submissions of N participants x M tasks in
+each, one column each, 10-decimal strings as the site writes them, and the baseline
+``organizer``), with the configuration ``metascore bundle add-meta`` writes for such a
+competition (two phases, the baseline filter, the analysis on: rank intervals, stability,
+``compare``): add-meta runs on a copy of ``tests/data/bundles/add_meta_v2`` whose
+leaderboard has M columns on one task per phase (``--method`` where the row names one),
+and its ``metascore.yaml`` is used as written. Each command runs in a fresh interpreter
 (``PYTHONPATH=SRC``), measured from outside (``os.wait4``: wall time, user + system CPU
-time, peak RSS); ``--before SRC`` runs it again on older sources (f8911a4: ``git archive
-f8911a4 src | tar -x -C /tmp/before``), whose address space is capped (``--cap-memory``,
-12 GiB) so that a run asking for tens of GB fails at once instead of taking the machine.
-The table goes into ``benchmarks/README.md`` (``--no-write``: print only).
+time, peak RSS); ``--before SRC`` runs it again on older sources (``git archive f8d5791 src
+| tar -x -C /tmp/before``), whose address space is capped (``--cap-memory``, 12 GiB) so
+that a run asking for tens of GB fails at once instead of taking the machine. The table
+goes into ``benchmarks/README.md`` (``--no-write``: print only).
 
 Builds a two-phase competition (``--size`` candidates x tasks, every candidate qualified
 with ``filter: {rule: none}``) and times :func:`metascore.leaderboard.build_leaderboard`
@@ -37,6 +40,8 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -124,22 +129,60 @@ EXPORTS = [
 
 
 def write_export(n: int, m: int, folder: Path) -> Path:
-    """A Codabench ``results.json`` of one phase: ``n`` submissions x ``m`` tasks (seeded)."""
-    path = folder / f"results-{n}x{m}.json"
+    """A Codabench ``results.json`` of two phases, Development and Final: ``n`` submissions
+    x ``m`` tasks each (seeded; the final scores follow the development ones), and the
+    baseline ``organizer``, which about half of the participants beat in Development. The
+    judge j is column ``Score j`` of task ``Task`` (ids 100 and 101: one task per phase), as
+    :func:`meta_config`'s bundle names it. Alone in its folder (the configuration reads
+    ``path: .``)."""
+    path = folder / f"export-{n}x{m}" / "results.json"
     if path.exists():
         return path
+    path.parent.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(n * 1_000_003 + m)
-    x = np.round(rng.normal(size=(n, 1)) * 0.3 + rng.normal(size=(n, m)), 6)
-    cols = [f"task{j}({100 + j})-score" for j in range(m)]
+    skill = rng.normal(size=(n, 1)) * 0.3
     tmp = path.with_suffix(".tmp")
     with open(tmp, "w") as fh:
-        fh.write('{\n    "Results - Development(41)": {\n')
-        for i in range(n):
-            cells = ",\n".join(f'            "{c}": "{v:.10f}"' for c, v in zip(cols, x[i].tolist()))
-            fh.write(f'        "p{i:06d}-{1000 + i}": {{\n{cells}\n        }}' + (",\n" if i < n - 1 else "\n"))
-        fh.write("    }\n}\n")
+        fh.write("{\n")
+        for p, (phase, task) in enumerate((("Development(41)", 100), ("Final(42)", 101))):
+            x = np.round(skill + rng.normal(size=(n, m)), 6)
+            base = np.round(np.median(x, axis=0), 6)  # beaten by about half on average rank
+            cols = [f"Task({task})-Score {j}" for j in range(m)]
+            keys = [f"p{i:06d}-{1000 + i + p * n}" for i in range(n)] + [f"organizer-{10 + p}"]
+            fh.write(f'    "Results - {phase}": {{\n')
+            for i, key in enumerate(keys):
+                row = (x[i] if i < n else base).tolist()
+                cells = ",\n".join(f'            "{c}": "{v:.10f}"' for c, v in zip(cols, row))
+                fh.write(f'        "{key}": {{\n{cells}\n        }}' + (",\n" if i < n else "\n"))
+            fh.write("    },\n" if p == 0 else "    }\n")
+        fh.write("}\n")
     tmp.rename(path)
     return path
+
+
+def meta_config(m: int, method: str | None, folder: Path) -> Path:
+    """The ``metascore.yaml`` that ``metascore bundle add-meta`` writes for a two-phase
+    competition of ``m`` leaderboard columns on one task per phase (the fixture bundle
+    ``add_meta_v2`` with its columns replaced), ``--method`` when given; the baseline is the
+    bundle's solution, participant ``organizer``."""
+    name = f"add-meta-{m}-{method or 'default'}"
+    config = folder / f"{name}.yaml"
+    if config.exists():
+        return config
+    bundle = folder / name
+    shutil.rmtree(bundle, ignore_errors=True)
+    shutil.copytree(ROOT / "tests" / "data" / "bundles" / "add_meta_v2", bundle)
+    yaml = bundle / "competition.yaml"
+    text = yaml.read_text().replace("name: Development Task", "name: Task")
+    text = text.replace("name: Final Task", "name: Task").split("leaderboards:")[0]
+    yaml.write_text(text + "leaderboards:\n  - title: Results\n    key: main\n    columns:\n" + "".join(
+        f"      - {{title: Score {j}, key: score{j}, index: {j}, sorting: desc}}\n" for j in range(m)))
+    argv = [sys.executable, "-m", "metascore", "bundle", "add-meta", str(bundle), "--end", "2026-12-31",
+            *(["--method", method] if method else [])]
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL,
+                   env=dict(os.environ, PYTHONPATH=str(ROOT / "src")))
+    shutil.copyfile(next(bundle.glob("*/reference_data/metascore.yaml")), config)
+    return config
 
 
 def exports(args: argparse.Namespace) -> None:
@@ -151,16 +194,14 @@ def exports(args: argparse.Namespace) -> None:
     results: dict[str, dict[str, Any]] = {}
     for spec in chosen:
         path = write_export(spec.n, spec.m, args.data)
-        method = f"ranking: {{method: {spec.method}}}\n" if spec.method else ""
-        config = args.data / f"{spec.name}.yaml"
-        config.write_text(f"input: {{path: {path.name}}}\nphases: {{final: null}}\n{method}")
+        config = meta_config(spec.m, spec.method, args.data)
         print(f"{spec.name}: {path.stat().st_size / 1e6:.0f} MB export", flush=True)
         for tag, src, cap in (("after", ROOT / "src", None), ("before", args.before, args.cap_memory)):
             if src is None:
                 continue
             out = args.data / f"out-{spec.name}-{tag}"
             argv = [sys.executable, "-m", "metascore", "rank", "--config", str(config),
-                    "--input", str(args.data), "--output", str(out)]
+                    "--input", str(path.parent), "--output", str(out)]
             run = measure(_capped(argv, cap), Path(src), args.cap)
             results.setdefault(spec.name, {})[tag] = run
             print(f"  {tag:6s} {_cell(run, args.cap, cap)}", flush=True)
@@ -174,12 +215,12 @@ def exports(args: argparse.Namespace) -> None:
         "each cell: wall time, user + system CPU time, peak RSS (the before runs' address space "
         f"capped at {args.cap_memory / 2**30:g} GiB).",
         "",
-        "| export (one phase, `metascore rank --config`, defaults) | method | target | before | after |",
+        "| export (two phases, `metascore rank --config`, add-meta's configuration) | method | target | before | after |",
         "|---|---|---|---|---|",
     ]
     for spec in chosen:
         runs = results.get(spec.name, {})
-        lines.append(f"| {spec.n:,} submissions x {spec.m} tasks | {spec.method or 'average_rank (default)'} | "
+        lines.append(f"| 2 x {spec.n:,} submissions x {spec.m} tasks | {spec.method or 'average_rank (default)'} | "
                      f"{spec.target} | {_cell(runs.get('before'), args.cap, args.cap_memory)} | "
                      f"{_cell(runs.get('after'), args.cap, None)} |")
     print("\n".join(lines))

@@ -34,7 +34,8 @@ Each row runs in a fresh interpreter, measured from outside (wall time and peak 
   runs of 10,000 trials (sqrt(2) x the standard error of the mean of d/n over our trials)
   plus 0.005 (the published value is rounded to two decimals);
 - ``reference``: the printed table of ``metascore analyze`` against the reference path
-  (``_fast=False``: the registry on every resample) on 20 x 2,000 judges, 200 trials (the
+  (``Execution(fast=False)``: the registry on every resample) on 20 x 2,000 judges, 200
+  trials (the
   code before has no reference path: not run there);
 - ``kemeny``: exact Kemeny-Young on near-transitive profiles (30 judges, qualities spread
   over 3, Gaussian noise 0.5 or 1.0): 100 candidates under 10 s each, 200 within a minute,
@@ -111,7 +112,7 @@ tables = []
 for fast in (True, False):
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        _print_table(analyze(m, methods, n_trials=200, q=20, r=5, _fast=fast))
+        _print_table(analyze(m, methods, n_trials=200, q=20, r=5, run=ms.Execution(fast=fast)))
     tables.append(out.getvalue())
 sys.exit(0 if tables[0] == tables[1] else 3)
 """

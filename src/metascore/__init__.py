@@ -7,7 +7,7 @@ cells allowed) goes in; a :class:`Ranking` comes out, from one registry of ranki
 >>> m = ms.ScoreMatrix.from_array([[0.9, 0.2], [0.8, 0.1], [0.7, 0.3]], ["A", "B", "C"],
 ...                               ["acc", "mae"], higher_is_better={"mae": False})
 >>> ms.rank(m, "average_rank").ranked_candidates()
-['B', 'A', 'C']
+['A', 'B', 'C']
 """
 
 from ._version import __version__
@@ -37,6 +37,7 @@ from .stats import (
 from . import methods as _methods  # noqa: F401,E402  (registers the methods)
 from . import analysis  # noqa: E402
 from .analysis import (  # noqa: E402
+    Execution,
     compare_methods,
     condorcet_rate,
     crowdsourcing_utility,
@@ -80,6 +81,7 @@ __all__ = [
     "mean_spearman_from_w",
     "spearman",
     "analysis",
+    "Execution",
     "compare_methods",
     "condorcet_rate",
     "crowdsourcing_utility",

@@ -206,75 +206,26 @@ class ScoreMatrix:
             raise InputError(
                 f"the score matrix is empty ({n} candidates x {m} judges); nothing to rank."
             )
-        if isinstance(allow_inf, bool):
-            inf_ok: bool | np.ndarray = allow_inf
-        else:
+        if not isinstance(allow_inf, bool):
             spec = {j: True for j in allow_inf}
-            inf_ok = np.array([bool(x) for x in _per_judge(spec, jdgs, "allow_inf", False)])
-        array, complete, row_sums = _to_float_array(raw, cands, jdgs, inf_ok)
-        if isinstance(higher_is_better, (bool, np.bool_)):
-            directions: Sequence[bool] = Repeated(bool(higher_is_better), m)
-            signs = _constant(1.0 if higher_is_better else -1.0, m)
-        else:
-            directions = tuple(
-                bool(d) for d in _per_judge(higher_is_better, jdgs, "higher_is_better", True)
-            )
-            signs = np.where(np.array(directions, dtype=bool), 1.0, -1.0)
-        if weights is None or isinstance(weights, (int, float, np.number)):
-            value = 1.0 if weights is None else float(weights)
-            w = _constant(value, m)
-            bad: tuple[int, ...] | np.ndarray = () if math.isfinite(value) and value >= 0 else (0,)
-        else:
-            w = np.array(
-                [float(x) for x in _per_judge(weights, jdgs, "weights", 1.0)], dtype=float
-            )
-            bad = np.flatnonzero(~(np.isfinite(w) & (w >= 0)))
-        if len(bad):
-            j = bad[0]
-            raise InputError(f"judge {jdgs[j]!r} has weight {float(w[j])!r}; weights must be "
-                             ">= 0 (0: shown, not counted).")
-        if not (w[0] if w.strides == (0,) else w.max()) > 0:
-            raise InputError(f"every judge has weight 0 ({len(jdgs)} judges), so nothing would be "
-                             "counted; give at least one judge a positive weight.")
-        parts = (None,) * n if participants is None else tuple(
-            None if p is None else str(p)
-            for p in _per_candidate(participants, cands, "participants", None)
-        )
-        times = (None,) * n if submitted_at is None else tuple(
-            _timestamp(t, f"candidate {c!r}")
-            for c, t in zip(cands, _per_candidate(submitted_at, cands, "submitted_at", None))
-        )
-        order = () if submission_order is None else tuple(
-            float(x) for x in _per_candidate(submission_order, cands, "submission_order", math.inf))
-        base = set(map(str, baselines))
-        unknown = sorted(base - set(cands)) if base else []
-        if unknown:
-            raise InputError(
-                f"baseline {unknown[0]!r} is not a candidate{did_you_mean(unknown[0], cands)}."
-            )
+            allow_inf = np.array([bool(x) for x in _per_judge(spec, jdgs, "allow_inf", False)])
+        array, complete, row_sums = _to_float_array(raw, cands, jdgs, allow_inf)
+        directions, signs = _directions(higher_is_better, jdgs)
+        w = _weights(weights, jdgs)
         array.setflags(write=False)
-        if w.flags.writeable:
-            w.setflags(write=False)
-        matrix = cls(
-            values=array,
-            candidates=cands,
-            judges=jdgs,
-            higher_is_better=directions,
-            weights=w,
-            participants=parts,
-            submitted_at=times,
-            is_baseline=tuple(c in base for c in cands) if base else (False,) * n,
-            submission_order=order,
-        )
+        fields = dict(values=array, candidates=cands, judges=jdgs, higher_is_better=directions,
+                      weights=w, **_candidate_fields(
+                          cands, participants, submitted_at, baselines, submission_order),
+                      groups=None)
         # Seed the cached properties with what validation already computed.
-        if signs.flags.writeable:
-            signs.setflags(write=False)
-        matrix.__dict__["signs"] = signs
+        fields["signs"] = signs
         if complete:
-            matrix.__dict__["has_missing"] = False
+            fields["has_missing"] = False
         if row_sums is not None:
             row_sums.setflags(write=False)
-            matrix.__dict__["row_sums"] = row_sums
+            fields["row_sums"] = row_sums
+        matrix = object.__new__(cls)  # every field validated above: the frozen __init__'s
+        matrix.__dict__.update(fields)  # object.__setattr__ per field is not needed
         return matrix
 
     @classmethod
@@ -492,6 +443,69 @@ def _text_codes(column: pd.Series) -> tuple[np.ndarray, list[str]]:
     codes, uniques = pd.factorize(column, use_na_sentinel=False)
     merged, texts = pd.factorize(np.asarray([str(u) for u in uniques], dtype=object))
     return merged[codes], list(texts)
+
+
+def _directions(higher_is_better: bool | Sequence[bool] | Mapping[str, bool],
+                judges: Sequence[str]) -> tuple[Sequence[bool], np.ndarray]:
+    """Each judge's direction and sign (+1 higher is better, -1 lower; read-only)."""
+    m = len(judges)
+    if isinstance(higher_is_better, (bool, np.bool_)):
+        return Repeated(bool(higher_is_better), m), _constant(1.0 if higher_is_better else -1.0, m)
+    directions = tuple(
+        bool(d) for d in _per_judge(higher_is_better, judges, "higher_is_better", True))
+    signs = np.where(np.array(directions, dtype=bool), 1.0, -1.0)
+    signs.setflags(write=False)
+    return directions, signs
+
+
+def _weights(weights: float | Sequence[float] | Mapping[str, float] | None,
+             judges: Sequence[str]) -> np.ndarray:
+    """Each judge's weight (read-only): one number for all of them, or one each; refused
+    below 0, not finite, or 0 for every judge."""
+    if weights is None or isinstance(weights, (int, float, np.number)):
+        value = 1.0 if weights is None else float(weights)
+        w = _constant(value, len(judges))
+        bad: tuple[int, ...] | np.ndarray = () if math.isfinite(value) and value >= 0 else (0,)
+    else:
+        w = np.array([float(x) for x in _per_judge(weights, judges, "weights", 1.0)], dtype=float)
+        bad = np.flatnonzero(~(np.isfinite(w) & (w >= 0)))
+    if len(bad):
+        j = bad[0]
+        raise InputError(f"judge {judges[j]!r} has weight {float(w[j])!r}; weights must be "
+                         ">= 0 (0: shown, not counted).")
+    if not (w[0] if w.strides == (0,) else w.max()) > 0:
+        raise InputError(f"every judge has weight 0 ({len(judges)} judges), so nothing would be "
+                         "counted; give at least one judge a positive weight.")
+    if w.flags.writeable:
+        w.setflags(write=False)
+    return w
+
+
+def _candidate_fields(
+    cands: Sequence[str], participants: Mapping[str, str] | Sequence[str | None] | None,
+    submitted_at: Mapping[str, Any] | Sequence[Any] | None, baselines: Collection[str],
+    submission_order: Mapping[str, float] | Sequence[float] | None,
+) -> dict[str, tuple]:
+    """The matrix's fields about each candidate: its participant, submission time, whether
+    it is a baseline, and its place in the submission order."""
+    n = len(cands)
+    parts = (None,) * n if participants is None else tuple(
+        None if p is None else str(p)
+        for p in _per_candidate(participants, cands, "participants", None))
+    times = (None,) * n if submitted_at is None else tuple(
+        _timestamp(t, f"candidate {c!r}")
+        for c, t in zip(cands, _per_candidate(submitted_at, cands, "submitted_at", None)))
+    order = () if submission_order is None else tuple(
+        float(x) for x in _per_candidate(submission_order, cands, "submission_order", math.inf))
+    base = set(map(str, baselines))
+    unknown = sorted(base - set(cands)) if base else []
+    if unknown:
+        raise InputError(
+            f"baseline {unknown[0]!r} is not a candidate{did_you_mean(unknown[0], cands)}."
+        )
+    return dict(participants=parts, submitted_at=times,
+                is_baseline=tuple(c in base for c in cands) if base else (False,) * n,
+                submission_order=order)
 
 
 def _has_strings(values: Any) -> bool:

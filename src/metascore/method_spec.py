@@ -45,7 +45,8 @@ __all__ = [
 #:
 #: - ``signs`` (values): the judges' directions (+1 higher-is-better, -1 lower-is-better);
 #: - ``sums`` (values): the row sums ``X.sum(axis=1)`` when validating the matrix already
-#:   computed them (``X`` is then the validated array itself), else None;
+#:   computed them and no cell is missing (``X`` is then the validated array itself), else
+#:   None;
 #: - ``judges`` (values): the judges' labels, in the order of ``X``'s columns (a parameter
 #:   given per judge is looked up by label);
 #: - ``values`` (pairwise): ``(X, w)``, the oriented values behind the counts (missing

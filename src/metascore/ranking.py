@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .matrix import ScoreMatrix
     from .inputs import Inputs
 
-__all__ = ["Ranking", "tie_groups", "fractional_rank_of_scores", "TIE_BREAK_KEYS",
+__all__ = ["Ranking", "tie_groups", "fractional_rank_of_scores", "tie_places", "TIE_BREAK_KEYS",
            "DEFAULT_TIE_BREAK"]
 
 #: Keys accepted in ``tie_break`` (applied in order inside a group of equal scores).
@@ -39,15 +39,15 @@ def tie_groups(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     scores = np.asarray(scores, dtype=float)
     order = np.argsort(-scores, kind="stable")
     s = scores[order]
-    hi, lo = s[:-1], s[1:]  # hi >= lo, so max(|hi|, |lo|) = max(hi, -lo)
-    step = hi - lo
     group = np.empty(len(s), dtype=np.intp)
     # Every step above the largest tolerance of any pair: no two scores equal (the
-    # common case, one comparison instead of the per-pair tolerances).
-    if len(s) < 2 or step.min() > SCORE_RTOL * max(1.0, s[0], -s[-1]):
+    # common case, one comparison instead of the per-pair tolerances); np.diff is each
+    # step negated, exactly.
+    if len(s) < 2 or -np.diff(s).max() > SCORE_RTOL * max(1.0, float(s[0]), -float(s[-1])):
         group[order] = np.arange(len(s))
         return order, group
-    gap = step > SCORE_RTOL * np.maximum(1.0, np.maximum(hi, -lo))
+    hi, lo = s[:-1], s[1:]  # hi >= lo, so max(|hi|, |lo|) = max(hi, -lo)
+    gap = hi - lo > SCORE_RTOL * np.maximum(1.0, np.maximum(hi, -lo))
     group[order] = np.concatenate(([0], np.cumsum(gap)))
     return order, group
 
@@ -135,6 +135,28 @@ class Ranking:
     matrix: ScoreMatrix | None = None
     inputs: Inputs | None = field(default=None, repr=False)
 
+    @classmethod
+    def of(cls, **fields: Any) -> Ranking:
+        """A ranking of ``fields`` (every field, by name, but ``positions``, ``order`` and
+        ``ranks`` when the tie-break keys are known: those are computed from the scores,
+        the tie-break and the matrix when first read), made without the generated
+        ``__init__``, which sets each of a frozen dataclass's twenty fields through
+        ``object.__setattr__``: the registry's one construction of a ranking, on every
+        call of :func:`metascore.rank` (a caller reading the scores alone sorts nothing)."""
+        ranking = object.__new__(cls)
+        ranking.__dict__.update(fields)
+        return ranking
+
+    def __getattr__(self, name: str) -> Any:
+        """``positions``, ``order`` and ``ranks`` of a ranking made by :meth:`of` without
+        them, computed once when first read (:func:`tie_places`)."""
+        if name not in _PLACES or "scores" not in self.__dict__:
+            raise AttributeError(name)
+        found = dict(zip(_PLACES, tie_places(self.scores, self.tie_break, self.candidates,
+                                          self.matrix)))
+        self.__dict__.update(found)
+        return found[name]
+
     @property
     def winner(self) -> str:
         """The candidate listed first: one of :attr:`winners`, chosen by the tie-break when
@@ -220,6 +242,30 @@ class Ranking:
         )
         more = ", ..." if self.n > 5 else ""
         return f"Ranking(method={self.method!r}: {head}{more})"
+
+
+#: The fields :meth:`Ranking.of` may leave to be computed when first read.
+_PLACES = ("positions", "order", "ranks")
+
+
+def tie_places(scores: np.ndarray, tie_break: Sequence[str], candidates: Sequence[str],
+           matrix: ScoreMatrix | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Positions (shared by equal scores), the order best first (inside a tie, by
+    ``tie_break``, from ``matrix``'s submission times, places and participants) and the
+    fractional ranks of ``scores``."""
+    best_first, group = tie_groups(scores)
+    if group[best_first[-1]] == len(group) - 1 and all(k in TIE_BREAK_KEYS for k in tie_break):
+        return group + 1, best_first, group + 1.0  # no two scores equal: nothing to break
+    positions, order = positions_and_order(
+        scores,
+        tie_break,
+        candidates,
+        matrix.submitted_at if matrix is not None else (),
+        matrix.participants if matrix is not None else (),
+        group,
+        matrix.submission_order if matrix is not None else (),
+    )
+    return positions, order, fractional_rank_of_scores(scores, group)
 
 
 def positions_and_order(

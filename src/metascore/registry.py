@@ -39,8 +39,7 @@ from .method_spec import (
 from .inputs import Inputs
 from .missing import Prepared, prepare
 from .pairwise import DENSE_BYTES_LIMIT, PairwiseCounts, dense_bytes
-from .ranking import (DEFAULT_TIE_BREAK, TIE_BREAK_KEYS, Ranking, fractional_rank_of_scores,
-                      positions_and_order, tie_groups)
+from .ranking import DEFAULT_TIE_BREAK, TIE_BREAK_KEYS, Ranking, tie_places
 
 __all__ = [
     "DEFAULT_METHOD",
@@ -161,12 +160,13 @@ def prepare_inputs(
 ) -> Inputs:
     """Validate ``data`` once, for any method: its kind and the missing-data policy
     ``missing`` (a score matrix; pairwise counts are taken as they are)."""
-    if isinstance(data, pd.DataFrame):
-        data = ScoreMatrix.from_frame(data)
-    elif isinstance(data, np.ndarray):  # candidates x judges, higher is better, labels 0, 1, ...
-        data = ScoreMatrix.from_array(data)
-    if isinstance(data, PairwiseCounts):
-        return Inputs(data.candidates, (), None, data)
+    if not isinstance(data, ScoreMatrix):  # the common case first
+        if isinstance(data, PairwiseCounts):
+            return Inputs(data.candidates, (), None, data)
+        if isinstance(data, pd.DataFrame):
+            data = ScoreMatrix.from_frame(data)
+        elif isinstance(data, np.ndarray):  # candidates x judges, higher is better, 0, 1, ...
+            data = ScoreMatrix.from_array(data)
     if isinstance(data, ScoreMatrix):
         prepared = prepare(data, missing)
         return Inputs(prepared.matrix.candidates, prepared.matrix.judges, prepared, None)
@@ -203,6 +203,8 @@ def _checked(spec: RankingMethod, inputs: Inputs, params: dict[str, Any]) -> tup
 
 
 def _missing_notes(spec: RankingMethod, prepared: Prepared) -> tuple[str, ...]:
+    if not prepared.uncounted and prepared.missing != "pairwise":
+        return ()
     notes = [f"judge {j!r} has weight 0: shown, not counted." for j in prepared.uncounted]
     candidates, missing = prepared.matrix.candidates, prepared.missing
     if missing == "pairwise" and spec.input == "values" and prepared.matrix.has_missing:
@@ -267,8 +269,9 @@ def compute(
             j_order = _label_order(inputs.judges)
             x, weights, signs = x[np.ix_(c_order, j_order)], weights[j_order], signs[j_order]
             judges = [inputs.judges[j] for j in j_order]
-        sums = None  # the row sums validation computed, when x is what it validated
-        if "sums" in spec.takes and x is matrix.values and matrix.row_sums_known:
+        sums = None  # the row sums validation computed, when x is what it validated, whole
+        if ("sums" in spec.takes and x is matrix.values and matrix.row_sums_known
+                and not matrix.has_missing):
             sums = matrix.row_sums
         out = spec.call(x, weights, params=kwargs, signs=signs, sums=sums, judges=judges)
     return _restore_order(out, c_order, j_order)
@@ -301,51 +304,21 @@ def finish(
     """Check the method's scores and details, then build the :class:`~metascore.Ranking`
     of ``inputs`` (which it keeps): ties, fractional ranks, positions with ``tie_break``
     and provenance; ``notes`` are the preparation's."""
-    candidates, judges = inputs.candidates, inputs.judges
-    scores = np.asarray(out.scores, dtype=float)
-    if scores.shape != (len(candidates),):
-        raise RuntimeError(
-            f"method {spec.name!r} returned {scores.shape} scores for {len(candidates)} candidates."
-        )
-    if not np.isfinite(scores).all():
-        bad = candidates[int(np.flatnonzero(~np.isfinite(scores))[0])]
-        raise RuntimeError(f"method {spec.name!r} produced a non-finite score for {bad!r}.")
-    details = dict(out.details)
-    for key in out.per_candidate:
-        if np.shape(details[key]) != (len(candidates),):
-            raise RuntimeError(
-                f"method {spec.name!r}: per-candidate detail {key!r} has shape "
-                f"{np.shape(details[key])}, not one value per candidate."
-            )
-    for key in [k for k in details if k.endswith("_judge_index")]:
-        details[key[: -len("_index")]] = judges[int(details[key])] if judges else None
-
-    prepared = inputs.prepared
+    candidates, prepared = inputs.candidates, inputs.prepared
+    scores = _checked_scores(spec, candidates, out.scores)
+    details = _checked_details(spec, inputs, out)
     meta = prepared.matrix if prepared is not None else None
-    best_first, group = tie_groups(scores)
-    if group[best_first[-1]] == len(group) - 1 and all(k in TIE_BREAK_KEYS for k in tie_break):
-        # no two scores equal: nothing to break
-        positions, order, ranks = group + 1, best_first, group + 1.0
-    else:
-        positions, order = positions_and_order(
-            scores,
-            tie_break,
-            candidates,
-            meta.submitted_at if meta is not None else (),
-            meta.participants if meta is not None else (),
-            group,
-            meta.submission_order if meta is not None else (),
-        )
-        ranks = fractional_rank_of_scores(scores, group)
-    return Ranking(
+    # the tie-break's keys known: the places are computed when first read, else refused now
+    known = all(k in TIE_BREAK_KEYS for k in tie_break)
+    found = {} if known else dict(zip(("positions", "order", "ranks"),
+                                      tie_places(scores, tie_break, candidates, meta)))
+    return Ranking.of(
         method=spec.name,
         params=params,
         candidates=candidates if isinstance(candidates, IndexLabels) else tuple(candidates),
         scores=scores,
-        ranks=ranks,
-        positions=positions,
-        order=order,
-        judges=judges,
+        **found,
+        judges=inputs.judges,
         uncounted_judges=prepared.uncounted if prepared else (),
         seed=seed,
         missing=inputs.missing,
@@ -359,6 +332,38 @@ def finish(
         matrix=meta,
         inputs=inputs,
     )
+
+
+def _checked_scores(spec: RankingMethod, candidates: Sequence[str], scores: Any) -> np.ndarray:
+    """The method's scores as floats: one finite score per candidate."""
+    scores = np.asarray(scores, dtype=float)
+    if scores.shape != (len(candidates),):
+        raise RuntimeError(
+            f"method {spec.name!r} returned {scores.shape} scores for {len(candidates)} candidates."
+        )
+    if not np.isfinite(scores).all():
+        bad = candidates[int(np.flatnonzero(~np.isfinite(scores))[0])]
+        raise RuntimeError(f"method {spec.name!r} produced a non-finite score for {bad!r}.")
+    return scores
+
+
+def _checked_details(spec: RankingMethod, inputs: Inputs, out: MethodOutput) -> dict[str, Any]:
+    """The method's details: its per-candidate ones checked, one value per candidate, and
+    each judge it names by index (``<what>_judge_index``) named by label too."""
+    details = dict(out.details)
+    if not details:
+        return details
+    n = len(inputs.candidates)
+    for key in out.per_candidate:
+        if np.shape(details[key]) != (n,):
+            raise RuntimeError(
+                f"method {spec.name!r}: per-candidate detail {key!r} has shape "
+                f"{np.shape(details[key])}, not one value per candidate."
+            )
+    judges = inputs.judges
+    for key in [k for k in details if k.endswith("_judge_index")]:
+        details[key[: -len("_index")]] = judges[int(details[key])] if judges else None
+    return details
 
 
 def _rank(spec: RankingMethod, inputs: Inputs, params: dict[str, Any],

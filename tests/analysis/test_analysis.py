@@ -100,7 +100,7 @@ class TestCondorcetRate:
         # c3 <= 1 and B iff c3 >= 2. The mean picks A iff c3 == 0 and B iff c3 >= 1, so it
         # misses exactly when c3 == 1: probability 3 (1/3)(2/3)^2 = 4/9.
         m = matrix([[0.6, 0.6, 0.0], [0.5, 0.5, 1.0], [0.4, 0.4, 0.4]])
-        res = condorcet_rate(m, ["mean", "copeland"], axis="judges", n_trials=3000, seed=7)
+        res = condorcet_rate(m, ["mean", "copeland"], axis="judges", n_trials=3000, run=ms.Execution(seed=7))
         assert res.n_valid == 3000
         assert res.mean["copeland"] == 1.0
         assert res.mean["mean"] == pytest.approx(5 / 9, abs=0.03)
@@ -119,7 +119,7 @@ class TestCondorcetRate:
     @given(seed=st.integers(0, 10_000))
     def test_copeland_always_picks_it(self, axis, seed):
         m = random_matrix(seed, missing=False)
-        res = condorcet_rate(m, "copeland", axis=axis, n_trials=5, seed=seed)
+        res = condorcet_rate(m, "copeland", axis=axis, n_trials=5, run=ms.Execution(seed=seed))
         vals = res.values["copeland"]
         assert np.all(vals[np.isfinite(vals)] == 1.0)
 
@@ -163,10 +163,10 @@ class TestStability:
 
     def test_deterministic_with_seed(self):
         m = random_matrix()
-        a = stability(m, ["copeland", "median"], q=4, r=2, seed=3)
-        b = stability(m, ["copeland", "median"], q=4, r=2, seed=3)
+        a = stability(m, ["copeland", "median"], q=4, r=2, run=ms.Execution(seed=3))
+        b = stability(m, ["copeland", "median"], q=4, r=2, run=ms.Execution(seed=3))
         assert a.to_dict() == b.to_dict() and a.seed == 3
-        c = stability(m, ["copeland", "median"], q=4, r=2, seed=np.random.default_rng(3))
+        c = stability(m, ["copeland", "median"], q=4, r=2, run=ms.Execution(seed=np.random.default_rng(3)))
         assert c.seed is None
 
     def test_common_random_numbers(self):
@@ -175,53 +175,53 @@ class TestStability:
         # median the registry)
         m = matrix(np.random.default_rng(1).normal(size=(6, 2)))
         for axis in ("judges", "candidates"):
-            res = stability(m, ["mean", "median"], axis=axis, q=6, r=3, seed=5)
+            res = stability(m, ["mean", "median"], axis=axis, q=6, r=3, run=ms.Execution(seed=5))
             np.testing.assert_array_equal(res.values["mean"], res.values["median"])
 
     def test_draws_do_not_depend_on_the_other_methods(self):
         m = random_matrix(missing=False)
-        alone = stability(m, "median", q=5, r=2, seed=9)
-        together = stability(m, ["random_dictator", "median", "copeland"], q=5, r=2, seed=9)
+        alone = stability(m, "median", q=5, r=2, run=ms.Execution(seed=9))
+        together = stability(m, ["random_dictator", "median", "copeland"], q=5, r=2, run=ms.Execution(seed=9))
         np.testing.assert_array_equal(alone.values["median"], together.values["median"])
 
     @pytest.mark.parametrize("seed", [0, 1, 2])
     @pytest.mark.parametrize("concordance", ["kendall_w", "spearman"])
     def test_fast_paths_equal_the_registry(self, seed, concordance):
         m = random_matrix(seed)  # ties, a missing cell, weights, lower-is-better judges
-        fast = stability(m, FAST, q=6, r=2, concordance=concordance, seed=seed)
-        slow = stability(m, FAST, q=6, r=2, concordance=concordance, seed=seed, _fast=False)
+        fast = stability(m, FAST, q=6, r=2, concordance=concordance, run=ms.Execution(seed=seed))
+        slow = stability(m, FAST, q=6, r=2, concordance=concordance, run=ms.Execution(seed=seed, fast=False))
         for name in FAST:
             np.testing.assert_array_equal(fast.values[name], slow.values[name])
 
     def test_median_fast_path_with_a_missing_cell(self):
         m = random_matrix(4)
         m = ms.ScoreMatrix.from_array(m.values, m.candidates, higher_is_better=m.higher_is_better)
-        s = E.setup(m, ["median"], None, "worst", 1)
+        s = E.setup(m, ["median"], ms.Execution(seed=1))
         assert B.fast_path_reason(s, "median") is None
         draws = D.draw(3, 20, "judges", s.n, s.m)
         np.testing.assert_array_equal(B.bootstrap_scores(s, draws)["median"],
-                                      B.bootstrap_scores(s, draws, fast=False)["median"])
+                                      B.bootstrap_scores(s, draws, ms.Execution(fast=False))["median"])
 
     def test_fast_scores_equal_registry_scores(self):
         m = random_matrix(4)
         for params in ({}, {"success_rate": {"ties": "half"}}):
-            s = E.setup(m, FAST, params, "worst", 1)
+            s = E.setup(m, FAST, ms.Execution(params=params, seed=1))
             draws = D.draw(2, 20, "judges", s.n, s.m)
             fast = B.bootstrap_scores(s, draws)
-            slow = B.bootstrap_scores(s, draws, fast=False)
+            slow = B.bootstrap_scores(s, draws, ms.Execution(fast=False))
             for name in FAST:
                 np.testing.assert_allclose(fast[name], slow[name], rtol=0, atol=1e-12)
                 np.testing.assert_array_equal(E.rank_codes(fast[name]), E.rank_codes(slow[name]))
 
     def test_no_fast_path_for_fractional_weights_in_copeland(self):
-        s = E.setup(matrix([[1, 2], [2, 1]], weights=[0.5, 1]), "copeland", None, "worst", 1)
+        s = E.setup(matrix([[1, 2], [2, 1]], weights=[0.5, 1]), "copeland", ms.Execution(seed=1))
         assert B.fast_path_reason(s, "copeland") == "non-integer judge weights"
 
     def test_kendall_w_and_mean_spearman_agree_without_ties(self):
         # Kendall & Gibbons: mean pairwise rho = (q W - 1)/(q - 1) for untied rankings
         m = matrix(np.random.default_rng(3).normal(size=(6, 8)))
-        w = stability(m, "mean", q=7, r=3, concordance="kendall_w", seed=1).values["mean"]
-        rho = stability(m, "mean", q=7, r=3, concordance="spearman", seed=1).values["mean"]
+        w = stability(m, "mean", q=7, r=3, concordance="kendall_w", run=ms.Execution(seed=1)).values["mean"]
+        rho = stability(m, "mean", q=7, r=3, concordance="spearman", run=ms.Execution(seed=1)).values["mean"]
         np.testing.assert_allclose(rho, (7 * w - 1) / 6)
 
     @pytest.mark.parametrize("seed, q, n, levels, absent", [
@@ -247,7 +247,7 @@ class TestStability:
 
     def test_progress_is_reported(self):
         calls = []
-        stability(random_matrix(), ["median"], q=3, r=2, progress=lambda d, t: calls.append((d, t)))
+        stability(random_matrix(), ["median"], q=3, r=2, run=ms.Execution(progress=lambda _stage, d, t: calls.append((d, t))))
         assert calls[-1] == (6, 6) and len(calls) == 6
 
     def test_errors(self):
@@ -261,9 +261,9 @@ class TestStability:
         with pytest.raises(ConfigError, match="listed twice"):
             stability(m, ["mean", "mean"])
         with pytest.raises(ConfigError, match="`params` names method 'median'"):
-            stability(m, ["mean"], params={"median": {}, "mean": {}})
+            stability(m, ["mean"], run=ms.Execution(params={"median": {}, "mean": {}}))
         with pytest.raises(ConfigError, match="has no parameter 'tie'"):
-            stability(m, "success_rate", params={"tie": "half"})
+            stability(m, "success_rate", run=ms.Execution(params={"tie": "half"}))
         with pytest.raises(ConfigError, match="unknown concordance|`concordance` must be one of"):
             stability(m, "mean", concordance="kendall")
 
@@ -323,7 +323,7 @@ class TestJudgeAgreement:
 
     def test_pairwise_refused(self):
         with pytest.raises(ConfigError, match="needs complete rankings"):
-            judge_agreement(unanimous(), missing="pairwise")
+            judge_agreement(unanimous(), run=ms.Execution(missing="pairwise"))
 
 
 # --------------------------------------------------------------------------- top-k
@@ -380,7 +380,7 @@ class TestTopK:
         seen = []
         real = topk.bootstrap_scores
         monkeypatch.setattr(topk, "bootstrap_scores",
-                            lambda s, draws, **kw: seen.append(draws.counts) or real(s, draws, **kw))
+                            lambda s, draws, *a, **kw: seen.append(draws.counts) or real(s, draws, *a, **kw))
         rng = np.random.default_rng(1)
         m = matrix(np.linspace(1, 0, 8)[:, None] + rng.normal(size=(8, m_judges)))
         third = m_judges // 3
@@ -487,10 +487,10 @@ def test_compare_methods_equals_each_criterion_alone(axes):
     from metascore.analysis import compare_methods, condorcet_rate, winner_rank_bootstrap
 
     m, names = random_matrix(5, missing=False), ["mean", "copeland", "schulze"]
-    res = compare_methods(m, names, n_trials=15, q=3, r=1, seed=4, axes=axes)
+    res = compare_methods(m, names, n_trials=15, q=3, r=1, axes=axes, run=ms.Execution(seed=4))
     axis = (axes or {}).get("condorcet_rate", "candidates")
-    wr = winner_rank_bootstrap(m, names, n_trials=15, seed=4)
-    cr = condorcet_rate(m, names, n_trials=15, seed=4, axis=axis)
+    wr = winner_rank_bootstrap(m, names, n_trials=15, run=ms.Execution(seed=4))
+    cr = condorcet_rate(m, names, n_trials=15, axis=axis, run=ms.Execution(seed=4))
     for name in names:
         np.testing.assert_array_equal(res.criteria["winner_rank"].values[name], wr.values[name])
         np.testing.assert_array_equal(res.criteria["condorcet_rate"].values[name], cr.values[name])
@@ -499,8 +499,7 @@ def test_compare_methods_equals_each_criterion_alone(axes):
 def test_analysis_refuses_an_invalid_parameter_value_before_any_work():
     m = ms.ScoreMatrix.from_array(np.eye(3), ["a", "b", "c"])
     with pytest.raises(ConfigError, match=r"method 'success_rate': `ties` must be one of"):
-        E.setup(m, ["average_rank", "success_rate"], {"success_rate": {"ties": "third"}},
-                "worst", 1)
+        E.setup(m, ["average_rank", "success_rate"], ms.Execution(params={"success_rate": {"ties": "third"}}, seed=1))
 
 
 @pytest.mark.parametrize("call", ["stability", "stability_vs_judges"])

@@ -1,11 +1,14 @@
 """The analyses at scale (issue 33): blocks of trials, batched shortcuts, shared draws.
 
-Every batched computation is checked against the trial-by-trial reference (``_fast=False``:
-the registry on every resampled matrix, the plain per-trial statistics): the printed
-table of ``metascore analyze`` is the same, and so is every per-trial value.
+Every batched computation is checked against the trial-by-trial reference
+(``Execution(fast=False)``: the registry on every resampled matrix, the plain per-trial
+statistics): the printed table of ``metascore analyze`` is the same, and so is every
+per-trial value.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import importlib
 import io
@@ -56,9 +59,10 @@ def printed(result) -> str:
 @pytest.mark.parametrize("axes", [None, {"winner_rank": "judges", "condorcet_rate": "both",
                                          "generalization": "judges"}])
 def test_the_printed_table_is_the_reference_one(label, matrix, axes):
-    kw = dict(n_trials=40, q=6, r=3, curve_r=2, seed=5, axes=axes,
-              params={"relative_difference": {"on": "ranks"}})
-    fast, slow = analyze(matrix, METHODS, **kw), analyze(matrix, METHODS, _fast=False, **kw)
+    kw = dict(n_trials=40, q=6, r=3, curve_r=2, axes=axes)
+    run = ms.Execution(seed=5, params={"relative_difference": {"on": "ranks"}})
+    fast = analyze(matrix, METHODS, **kw, run=run)
+    slow = analyze(matrix, METHODS, **kw, run=dataclasses.replace(run, fast=False))
     assert printed(fast) == printed(slow)
     for (name, a), (_, b) in zip(fast.parts(), slow.parts()):
         for key in ("values", "mean", "std", "lower", "upper", "p_first", "mean_rank"):
@@ -73,7 +77,7 @@ def test_the_printed_table_is_the_reference_one(label, matrix, axes):
 
 def test_blocks_do_not_change_the_results_and_bound_the_memory(monkeypatch):
     m = ms.ScoreMatrix.from_array(np.random.default_rng(1).normal(size=(6, 50)))
-    s = E.setup(m, ["median", "copeland", "epp"], None, "worst", 3)
+    s = E.setup(m, ["median", "copeland", "epp"], ms.Execution(seed=3))
     plan = D.plan_draws(3, 60, "both", s.n, s.m)
     whole = B.run_trials(s, plan, then=T.generalization_stats)
     sizes = []
@@ -85,7 +89,7 @@ def test_blocks_do_not_change_the_results_and_bound_the_memory(monkeypatch):
 
     monkeypatch.setattr(D.DrawPlan, "chunk", chunk)
     monkeypatch.setattr(B, "BLOCK_CELLS", 7 * s.m)  # at most 7 trials of judge weights
-    s2 = E.setup(m, ["median", "copeland", "epp"], None, "worst", 3)
+    s2 = E.setup(m, ["median", "copeland", "epp"], ms.Execution(seed=3))
     blocks = B.run_trials(s2, plan, then=T.generalization_stats)
     assert max(sizes) <= 7 and sum(sizes) == 60
     for name in s.methods:
@@ -100,7 +104,7 @@ def test_blocks_do_not_change_the_results_and_bound_the_memory(monkeypatch):
 
 def test_parts_drawing_alike_share_their_scores():
     m = ms.ScoreMatrix.from_array(np.random.default_rng(2).normal(size=(5, 12)))
-    s = E.setup(m, ["mean", "schulze"], None, "worst", 4)
+    s = E.setup(m, ["mean", "schulze"], ms.Execution(seed=4))
     first = B.run_trials(s, D.plan_draws(4, 30, "judges", s.n, s.m))
     again = B.run_trials(s, D.plan_draws(4, 20, "judges", s.n, s.m))  # the first 20: no new draw
     assert again.scores["schulze"] is not first.scores["schulze"]
@@ -173,7 +177,7 @@ def test_vectorized_rank_codes_group_like_tie_groups():
 @pytest.mark.parametrize("name, params", [("average_rank", {}), ("success_rate", {"ties": "half"})])
 def test_shortcuts_reading_the_margins_copeland_computed_are_the_same(name, params):
     values = np.random.default_rng(6).integers(0, 4, size=(6, 11)).astype(float)
-    s = E.setup(ms.ScoreMatrix.from_array(values), name, params, "worst", 1)
+    s = E.setup(ms.ScoreMatrix.from_array(values), name, ms.Execution(params=params, seed=1))
     draws = D.draw(2, 9, "judges", s.n, s.m)
     cw = draws.judge_weights(s.matrix.weights)
     own = JudgeDraws(s.filled_ranks, cw)
@@ -187,7 +191,7 @@ def test_shortcuts_reading_the_margins_copeland_computed_are_the_same(name, para
 
 def test_generalization_of_judges_with_ties_is_the_plain_one():
     values = np.random.default_rng(7).integers(0, 3, size=(7, 25)).astype(float)
-    s = E.setup(ms.ScoreMatrix.from_array(values), ["median", "copeland"], None, "worst", 1)
+    s = E.setup(ms.ScoreMatrix.from_array(values), ["median", "copeland"], ms.Execution(seed=1))
     draws = D.draw(8, 80, "both", s.n, s.m)
     block = F.Block(s, draws, B.usable_trials(s, draws))
     scores = B.bootstrap_scores(s, draws)
@@ -200,8 +204,7 @@ def test_generalization_of_judges_with_ties_is_the_plain_one():
 def test_the_cost_of_a_method_ranked_one_resample_at_a_time_is_reported():
     m = ms.ScoreMatrix.from_array(np.random.default_rng(8).random((60, 400)) + 0.1)
     said: list[str] = []
-    res = analyze(m, ["mean", "epp"], n_trials=20, q=4, r=2, curve_r=1,
-                  notify=said.append, progress=lambda *a: said.append("a trial ran"))
+    res = analyze(m, ["mean", "epp"], n_trials=20, q=4, r=2, curve_r=1, run=ms.Execution(notify=said.append, progress=lambda *a: said.append("a trial ran")))
     cost = res.settings["costs"]["epp"]
     # 20 (winner rank, Condorcet rate) + 20 (generalization) + 8 (judge stability; the
     # candidate stability reuses the winner rank's draws) + 4 for each size of the curve
@@ -215,11 +218,11 @@ def test_the_cost_of_a_method_ranked_one_resample_at_a_time_is_reported():
     # what it will cost is said before the first trial runs
     assert said[0].startswith("epp has no batched shortcut") and " it will rank " in said[0]
     assert said[0].endswith(" s.") and "a trial ran" not in said[:1] and said[1] == "a trial ran"
-    small = analyze(m, ["mean", "epp"], n_trials=20, q=4, r=2, curve_r=1, leave_out_costly=True)
+    small = analyze(m, ["mean", "epp"], n_trials=20, q=4, r=2, curve_r=1, run=ms.Execution(leave_out_costly=True))
     assert small.settings["methods"] == ["mean"]
     assert small.settings["methods_left_out"]["epp"].startswith("epp left out: epp has no")
     assert "more than the " in small.settings["methods_left_out"]["epp"]
-    alone = analyze(m, ["epp"], n_trials=20, q=4, r=2, curve_r=1, leave_out_costly=True)
+    alone = analyze(m, ["epp"], n_trials=20, q=4, r=2, curve_r=1, run=ms.Execution(leave_out_costly=True))
     assert alone.settings["methods"] == ["epp"]  # nothing to compare it with: kept
 
 

@@ -91,7 +91,7 @@ def test_condorcet_rate_matches_a_plain_loop(axis):
                   [1, 3, 2, 6, 4],
                   [2, 1, 3, 4, 6]], dtype=float)
     m = matrix(v)
-    res = condorcet_rate(m, ["copeland", "mean"], axis=axis, n_trials=300, seed=3)
+    res = condorcet_rate(m, ["copeland", "mean"], axis=axis, n_trials=300, run=ms.Execution(seed=3))
     draws = D.draw(3, 300, axis, 4, 5)
     found = []
     for t in range(300):
@@ -115,7 +115,7 @@ def test_duplicated_candidate_cannot_be_condorcet_winner():
     # c0 is first on every judge: a resample has a Condorcet winner iff its best drawn
     # candidate was drawn exactly once (a copy ties with its original)
     m = unanimous(4, 3)
-    res = condorcet_rate(m, "copeland", n_trials=400, seed=1)
+    res = condorcet_rate(m, "copeland", n_trials=400, run=ms.Execution(seed=1))
     draws = D.draw(1, 400, "candidates", 4, 3)
     best = draws.candidates.min(axis=1)
     once = (draws.candidates == best[:, None]).sum(axis=1) == 1
@@ -127,7 +127,7 @@ def test_winner_rank_by_hand_under_candidate_resampling():
     # unanimous: the best drawn candidate wins; with c copies it has rank 1 + (c - 1)/2
     # on every judge, so the value is 1 - (c - 1) / (2 (n - 1))
     n = 5
-    res = winner_rank_bootstrap(unanimous(n, 3), ["mean", "kemeny_young"], n_trials=200, seed=4)
+    res = winner_rank_bootstrap(unanimous(n, 3), ["mean", "kemeny_young"], n_trials=200, run=ms.Execution(seed=4))
     draws = D.draw(4, 200, "candidates", n, 3)
     best = draws.candidates.min(axis=1)
     copies = (draws.candidates == best[:, None]).sum(axis=1)
@@ -141,7 +141,7 @@ def test_winner_rank_under_judge_resampling_by_hand():
     # A ranks (1, 3), B (2, 1), C (3, 2): average_rank elects B unless the resample
     # favours j1; value per trial from the drawn multiplicities
     m = matrix([[3, 1], [2, 3], [1, 2]])
-    res = winner_rank_bootstrap(m, "average_rank", axis="judges", n_trials=100, seed=2)
+    res = winner_rank_bootstrap(m, "average_rank", axis="judges", n_trials=100, run=ms.Execution(seed=2))
     counts = D.draw(2, 100, "judges", 3, 2).counts
     ranks = np.array([[1, 3], [2, 1], [3, 2]], dtype=float)
     for t in range(100):
@@ -168,7 +168,7 @@ def test_generalization_needs_resampled_judges():
 
 def test_generalization_with_candidates_matches_a_plain_loop():
     m = noisy(1, n=6, m=8)
-    res = generalization(m, "mean", n_trials=40, seed=6)
+    res = generalization(m, "mean", n_trials=40, run=ms.Execution(seed=6))
     draws = D.draw(6, 40, "both", 6, 8)
     v = m.values
     for t in range(40):
@@ -181,8 +181,7 @@ def test_generalization_with_candidates_matches_a_plain_loop():
 
 # --------------------------------------------------------------------------- statistics
 def test_stability_grows_with_the_number_of_judges():
-    curve = stability_vs_judges(noisy(2), ["average_rank", "copeland"], [2, 8, 30], q=30, r=3,
-                                seed=11)
+    curve = stability_vs_judges(noisy(2), ["average_rank", "copeland"], [2, 8, 30], q=30, r=3, run=ms.Execution(seed=11))
     for name in curve.methods:
         assert curve.mean[name][0] < curve.mean[name][1] < curve.mean[name][2]
     assert curve.judges_needed(0.0) == {"average_rank": 2, "copeland": 2}
@@ -191,8 +190,7 @@ def test_stability_grows_with_the_number_of_judges():
 def test_copies_lower_candidate_stability_of_clone_sensitive_methods():
     # mean ignores the other candidates: perfectly stable under candidate resampling;
     # success rate depends on who is drawn
-    res = stability(noisy(3, n=10, m=5, signal=0.1), ["mean", "success_rate"],
-                    axis="candidates", q=30, r=3, seed=2)
+    res = stability(noisy(3, n=10, m=5, signal=0.1), ["mean", "success_rate"], axis="candidates", q=30, r=3, run=ms.Execution(seed=2))
     assert res.mean["mean"] == 1.0 and res.mean["success_rate"] < 1.0
 
 
@@ -204,10 +202,10 @@ def test_pairwise_count_path_equals_the_registry(axis):
     v[2, 3] = np.nan
     v[1:, 5] = np.nan  # a judge scoring one candidate: often empty in a candidate resample
     m = matrix(v, weights=[1, 2, 1, 1, 3, 1, 2], higher_is_better=[True] * 5 + [False] * 2)
-    s = E.setup(m, COUNTED, None, "worst", 1)
+    s = E.setup(m, COUNTED, ms.Execution(seed=1))
     draws = D.draw(9, 12, axis, s.n, s.m)
     assert all(B.counts_path_reason(s, name, draws) is None for name in COUNTED)
-    fast, slow = B.bootstrap_scores(s, draws), B.bootstrap_scores(s, draws, fast=False)
+    fast, slow = B.bootstrap_scores(s, draws), B.bootstrap_scores(s, draws, ms.Execution(fast=False))
     for name in COUNTED:  # epp, elo: Newton from the full fit, the same optimum to its 1e-9 tolerance
         tol = {"rtol": 1e-8, "atol": 1e-7} if name in ("epp", "elo") else {"rtol": 0, "atol": 1e-12}
         np.testing.assert_allclose(fast[name], slow[name], **tol)
@@ -228,7 +226,7 @@ def test_candidate_fast_paths_equal_the_registry(axis, weights, variant):
     m = matrix(v, weights=weights, higher_is_better=[True] * 5 + [False] * 2)
     params = None if variant == "default" else {"success_rate": {"ties": "half"},
                                                  "relative_difference": {"on": "ranks"}}
-    s = E.setup(m, CANDIDATE_FAST, params, "worst", 1)
+    s = E.setup(m, CANDIDATE_FAST, ms.Execution(params=params, seed=1))
     draws = D.draw(4, 25, axis, s.n, s.m)
     if axis == "judges":
         assert B.fast_path_reason(s, "relative_difference") is None
@@ -237,7 +235,7 @@ def test_candidate_fast_paths_equal_the_registry(axis, weights, variant):
         fast_names = [n for n in CANDIDATE_FAST
                       if B.candidate_fast_reason(s, n, draws.counts is not None) is None]
         assert fast_names == [n for n in CANDIDATE_FAST if weights is None or n != "median"]
-    fast, slow = B.bootstrap_scores(s, draws), B.bootstrap_scores(s, draws, fast=False)
+    fast, slow = B.bootstrap_scores(s, draws), B.bootstrap_scores(s, draws, ms.Execution(fast=False))
     for name in CANDIDATE_FAST:
         np.testing.assert_allclose(fast[name], slow[name], rtol=0, atol=1e-12)
         np.testing.assert_array_equal(E.rank_codes(fast[name]), E.rank_codes(slow[name]))
@@ -245,14 +243,13 @@ def test_candidate_fast_paths_equal_the_registry(axis, weights, variant):
 
 def test_candidate_fast_paths_fall_back():
     v = np.array([[1.0, 2.0], [2.0, np.nan], [3.0, 3.0]])
-    s = E.setup(matrix(v), ["mean"], None, "worst", 1)
+    s = E.setup(matrix(v), ["mean"], ms.Execution(seed=1))
     assert "missing" in B.candidate_fast_reason(s, "mean", False)
-    s = E.setup(matrix(v[[0, 2]], weights=[0.5, 1.5]), ["copeland", "median", "schulze"],
-                None, "worst", 1)
+    s = E.setup(matrix(v[[0, 2]], weights=[0.5, 1.5]), ["copeland", "median", "schulze"], ms.Execution(seed=1))
     assert B.candidate_fast_reason(s, "copeland", False) == "non-integer judge weights"
     assert "equal judge weights" in B.candidate_fast_reason(s, "median", True)
     assert B.candidate_fast_reason(s, "schulze", True) == "no fast path for this method"
-    dense = E.setup(matrix(v[[0, 2]]), ["average_rank"], {"ties": "dense"}, "worst", 1)
+    dense = E.setup(matrix(v[[0, 2]]), ["average_rank"], ms.Execution(params={"ties": "dense"}, seed=1))
     assert "ties='average'" in B.candidate_fast_reason(dense, "average_rank", False)
 
 
@@ -262,10 +259,10 @@ def test_counts_scores_equal_the_public_rank(name):
     v = rng.integers(0, 5, size=(9, 6)).astype(float)
     pc = ms.PairwiseCounts.from_matrix(v, np.array([1, 2, 1, 1, 3, 1.0]))
     for seed in (1, 2):
-        np.testing.assert_array_equal(per_trial.counts_scores(pc, name, {}, seed),
+        np.testing.assert_array_equal(per_trial.counts_scores(pc, ms.get_ranking_method(name), {}, seed),
                                       ms.rank(pc, name, seed=seed).scores)
     if name == "epp":
-        np.testing.assert_array_equal(per_trial.counts_scores(pc, name, {"ridge": 0.5}, 1),
+        np.testing.assert_array_equal(per_trial.counts_scores(pc, ms.get_ranking_method(name), {"ridge": 0.5}, 1),
                                       ms.rank(pc, name, ridge=0.5).scores)
 
 
@@ -276,10 +273,10 @@ def test_direct_value_path_equals_the_registry(axis):
     m = matrix(v, weights=[1, 2, 1, 1, 3, 1], higher_is_better=[True] * 4 + [False] * 2)
     names = ["mean", "median", "relative_difference"]
     for params in ({}, {"relative_difference": {"on": "ranks"}}):
-        s = E.setup(m, names, params, "worst", 1)
+        s = E.setup(m, names, ms.Execution(params=params, seed=1))
         assert all(B.direct_values_reason(s, name) is None for name in names)
         draws = D.draw(4, 15, axis, s.n, s.m)
-        fast, slow = B.bootstrap_scores(s, draws), B.bootstrap_scores(s, draws, fast=False)
+        fast, slow = B.bootstrap_scores(s, draws), B.bootstrap_scores(s, draws, ms.Execution(fast=False))
         for name in names:  # the fast paths are products: equal up to rounding
             if (B.fast_path_reason(s, name) is None if axis == "judges" else
                     B.candidate_fast_reason(s, name, axis == "both") is None):
@@ -287,17 +284,17 @@ def test_direct_value_path_equals_the_registry(axis):
             else:
                 np.testing.assert_array_equal(fast[name], slow[name])
     holes = matrix(np.where(v > 4.5, np.nan, v))
-    assert "missing" in B.direct_values_reason(E.setup(holes, "mean", None, "worst", 1), "mean")
+    assert "missing" in B.direct_values_reason(E.setup(holes, "mean", ms.Execution(seed=1)), "mean")
 
 
 def test_counts_path_falls_back_when_it_cannot_be_exact():
     m = matrix([[1, 2], [2, 1], [3, 3]], weights=[0.5, 1.5])
-    s = E.setup(m, ["schulze", "median"], None, "worst", 1)
+    s = E.setup(m, ["schulze", "median"], ms.Execution(seed=1))
     judges = D.draw(1, 2, "judges", 3, 2)
     assert B.counts_path_reason(s, "schulze", judges) == "non-integer judge weights"
     assert B.counts_path_reason(s, "schulze", D.draw(1, 2, "candidates", 3, 2)) is None
     assert "scores" in B.counts_path_reason(s, "median", judges)
-    s2 = E.setup(matrix([[1, np.nan], [2, 1], [3, 3]]), "schulze", None, "pairwise", 1)
+    s2 = E.setup(matrix([[1, np.nan], [2, 1], [3, 3]]), "schulze", ms.Execution(missing="pairwise", seed=1))
     assert "missing" in B.counts_path_reason(s2, "schulze", judges)
 
 
@@ -306,23 +303,23 @@ def test_two_jobs_equal_one_job():
     m = noisy(4, n=7, m=9)
     names = ["median", "copeland", "schulze", "epp"]
     for axis in ("judges", "candidates", "both"):
-        one = stability(m, names, axis=axis, q=8, r=2, seed=3)
-        two = stability(m, names, axis=axis, q=8, r=2, seed=3, jobs=2)
+        one = stability(m, names, axis=axis, q=8, r=2, run=ms.Execution(seed=3))
+        two = stability(m, names, axis=axis, q=8, r=2, run=ms.Execution(seed=3, jobs=2))
         assert one.to_dict() == two.to_dict()
-    a = compare_methods(m, names, n_trials=30, q=5, r=2, seed=8)
-    b = compare_methods(m, names, n_trials=30, q=5, r=2, seed=8, jobs=2, backend="threading")
+    a = compare_methods(m, names, n_trials=30, q=5, r=2, run=ms.Execution(seed=8))
+    b = compare_methods(m, names, n_trials=30, q=5, r=2, run=ms.Execution(seed=8, jobs=2, backend="threading"))
     assert a.to_dict() == b.to_dict()
-    u1 = rank_uncertainty(m, "ranked_pairs", n_trials=40, seed=2)
-    u2 = rank_uncertainty(m, "ranked_pairs", n_trials=40, seed=2, jobs=2)
+    u1 = rank_uncertainty(m, "ranked_pairs", n_trials=40, run=ms.Execution(seed=2))
+    u2 = rank_uncertainty(m, "ranked_pairs", n_trials=40, run=ms.Execution(seed=2, jobs=2))
     assert u1.to_dict() == u2.to_dict()
 
 
 def test_progress_reaches_the_total():
     calls = []
-    stability(noisy(n=5, m=6), ["median"], q=4, r=3, progress=lambda d, t: calls.append((d, t)))
+    stability(noisy(n=5, m=6), ["median"], q=4, r=3, run=ms.Execution(progress=lambda _stage, d, t: calls.append((d, t))))
     assert calls[-1] == (12, 12) and [d for d, _ in calls] == sorted(d for d, _ in calls)
     with pytest.raises(ConfigError, match="`jobs` must be a positive integer or -1"):
-        stability(noisy(n=5, m=6), "median", q=4, r=1, jobs=0)
+        stability(noisy(n=5, m=6), "median", q=4, r=1, run=ms.Execution(jobs=0))
 
 
 def test_dask_backend_on_a_local_cluster():
@@ -334,10 +331,10 @@ def test_dask_backend_on_a_local_cluster():
         pytest.skip("dask[distributed] is not installed (pip install 'metascore[dask]')")
     m = noisy(5, n=6, m=8)
     names = ["median", "kemeny_young", "epp"]
-    local = stability(m, names, axis="both", q=6, r=2, seed=4)
+    local = stability(m, names, axis="both", q=6, r=2, run=ms.Execution(seed=4))
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                       dashboard_address=None) as cluster, Client(cluster):
-        remote = stability(m, names, axis="both", q=6, r=2, seed=4, jobs=2, backend="dask")
+        remote = stability(m, names, axis="both", q=6, r=2, run=ms.Execution(seed=4, jobs=2, backend="dask"))
     assert local.to_dict() == remote.to_dict()
 
 
@@ -349,11 +346,11 @@ def test_epp_resamples_split_ties_as_the_registry(seed):
     rng = np.random.default_rng(seed)
     v = rng.integers(0, 3, size=(15, 30)).astype(float)
     v[3] = v[7]
-    s = E.setup(matrix(v), ["epp"], None, "worst", 1)
+    s = E.setup(matrix(v), ["epp"], ms.Execution(seed=1))
     for axis in ("judges", "both"):
         draws = D.draw(seed, 100, axis, s.n, s.m)
         fast = B.bootstrap_scores(s, draws)["epp"]
-        slow = B.bootstrap_scores(s, draws, fast=False)["epp"]
+        slow = B.bootstrap_scores(s, draws, ms.Execution(fast=False))["epp"]
         np.testing.assert_allclose(fast, slow, rtol=0, atol=1e-12)
         np.testing.assert_array_equal(E.rank_codes(fast), E.rank_codes(slow))
 
@@ -368,11 +365,11 @@ def test_schulze_resamples_equal_the_registry(weights):
     v = rng.integers(0, 3, size=(15, 30)).astype(float)
     v[3] = v[7]
     w = None if weights is None else rng.integers(1, 30, size=30) / 10.0
-    s = E.setup(matrix(v, weights=w), ["schulze"], None, "worst", 1)
+    s = E.setup(matrix(v, weights=w), ["schulze"], ms.Execution(seed=1))
     for axis in ("judges", "candidates", "both"):
         draws = D.draw(2, 100, axis, s.n, s.m)
         fast = B.bootstrap_scores(s, draws)["schulze"]
-        slow = B.bootstrap_scores(s, draws, fast=False)["schulze"]
+        slow = B.bootstrap_scores(s, draws, ms.Execution(fast=False))["schulze"]
         np.testing.assert_array_equal(fast, slow)
 
 
@@ -402,7 +399,7 @@ def seed_skipping_all(trials: int) -> int:
 
 @pytest.mark.parametrize("axis", ["judges", "candidates", "both"])
 def test_usable_trials_matches_a_plain_loop(axis):
-    s = E.setup(matrix(NOJUDGE), "mean", None, "worst", 1)
+    s = E.setup(matrix(NOJUDGE), "mean", ms.Execution(seed=1))
     draws = D.draw(2, 300, axis, s.n, s.m)
     usable = B.usable_trials(s, draws)
     np.testing.assert_array_equal(usable, plain_usable(NOJUDGE, draws))
@@ -414,13 +411,13 @@ def test_bootstrap_scores_leave_a_trial_without_a_judge_nan_on_every_path():
     # counts, direct values, registry) leaves it NaN and scores the others as the registry
     m = matrix([[3, 1, 2], [2, 3, 1], [1, 2, 3], [0, 0, 4]], weights=[1, 2, 1])
     names = ["mean", "copeland", "kemeny_young", "median", "random_dictator"]
-    s = E.setup(m, names, None, "worst", 1)
+    s = E.setup(m, names, ms.Execution(seed=1))
     counts = np.array([[1, 1, 1], [0, 0, 0], [3, 0, 1]])
     draws = D.Draws("judges", counts, None, np.array([5, 6, 7]), 1)
     np.testing.assert_array_equal(B.usable_trials(s, draws), [True, False, True])
     assert B.direct_values_reason(s, "median") is None and B.fast_path_reason(s, "median")
     for fast in (True, False):
-        out = B.bootstrap_scores(s, draws, fast=fast)
+        out = B.bootstrap_scores(s, draws, ms.Execution(fast=fast))
         for name in names:
             assert np.isnan(out[name][1]).all(), name
             for t in (0, 2):
@@ -434,8 +431,8 @@ def test_winner_rank_and_condorcet_rate_skip_resamples_without_a_usable_judge():
     usable = plain_usable(NOJUDGE, D.draw(4, 200, "both", 3, 2))
     skipped = int((~usable).sum())
     assert 0 < skipped < 200
-    wr = winner_rank_bootstrap(m, SKIP_METHODS, axis="both", n_trials=200, seed=4)
-    cr = condorcet_rate(m, SKIP_METHODS, axis="both", n_trials=200, seed=4)
+    wr = winner_rank_bootstrap(m, SKIP_METHODS, axis="both", n_trials=200, run=ms.Execution(seed=4))
+    cr = condorcet_rate(m, SKIP_METHODS, axis="both", n_trials=200, run=ms.Execution(seed=4))
     note = f"{skipped} of 200 resamples kept no usable judge"
     for res in (wr, cr):
         assert res.skipped == skipped and res.notes[0].startswith(note)
@@ -454,7 +451,7 @@ def test_generalization_skips_resamples_without_in_bag_or_out_of_bag_judges():
     draws = D.draw(6, 200, "both", 3, 2)
     usable = plain_usable(NOJUDGE, draws)
     no_oob = int((usable & (draws.counts > 0).all(axis=1)).sum())
-    res = generalization(m, SKIP_METHODS, axis="both", n_trials=200, seed=6)
+    res = generalization(m, SKIP_METHODS, axis="both", n_trials=200, run=ms.Execution(seed=6))
     assert res.skipped == int((~usable).sum()) + no_oob and (~usable).any() and no_oob
     assert res.notes == (
         f"{int((~usable).sum())} of 200 resamples kept no usable judge (every drawn judge "
@@ -472,13 +469,13 @@ def test_stability_leaves_skipped_resamples_out_of_their_repetition(axis):
     values = NOJUDGE if axis == "both" else [[np.nan, np.nan], [2, 1], [3, 3]]
     m = matrix(values)
     q, r = 6, 12
-    res = stability(m, SKIP_METHODS, axis=axis, q=q, r=r, seed=5)
-    s = E.setup(m, SKIP_METHODS, None, "worst", 5)
+    res = stability(m, SKIP_METHODS, axis=axis, q=q, r=r, run=ms.Execution(seed=5))
+    s = E.setup(m, SKIP_METHODS, ms.Execution(seed=5))
     draws = D.draw(5, q * r, axis, 3, 2)
     usable = plain_usable(values, draws).reshape(r, q)
     assert res.skipped == int((~usable).sum()) > 0
     assert res.notes[0].startswith(f"{res.skipped} of {q * r} resamples kept no usable judge")
-    scores = B.bootstrap_scores(s, draws, fast=False)
+    scores = B.bootstrap_scores(s, draws, ms.Execution(fast=False))
     for name in SKIP_METHODS:
         codes = E.rank_codes(scores[name]).reshape(r, q, 3)
         expected = [E.concordance_of(c[ok], res.concordance) for c, ok in zip(codes, usable)]
@@ -491,11 +488,9 @@ def test_every_resample_skipped_leaves_each_criterion_undefined():
     m = matrix(NOJUDGE)
     one = seed_skipping_all(1)
     results = {
-        "the winner rank": winner_rank_bootstrap(m, ["mean", "copeland"], axis="both",
-                                                 n_trials=1, seed=one),
-        "the rate": condorcet_rate(m, ["mean", "copeland"], axis="both", n_trials=1, seed=one),
-        "the generalization": generalization(m, ["mean", "copeland"], axis="both",
-                                             n_trials=1, seed=one),
+        "the winner rank": winner_rank_bootstrap(m, ["mean", "copeland"], axis="both", n_trials=1, run=ms.Execution(seed=one)),
+        "the rate": condorcet_rate(m, ["mean", "copeland"], axis="both", n_trials=1, run=ms.Execution(seed=one)),
+        "the generalization": generalization(m, ["mean", "copeland"], axis="both", n_trials=1, run=ms.Execution(seed=one)),
     }
     for what, res in results.items():
         assert res.skipped == 1 and res.n_valid == 0
@@ -503,7 +498,7 @@ def test_every_resample_skipped_leaves_each_criterion_undefined():
         d = res.to_dict()
         assert d["mean"] == {"mean": None, "copeland": None} == d["std"]
         assert json.dumps(d, allow_nan=False)
-    st = stability(m, ["mean", "copeland"], axis="both", q=2, r=1, seed=seed_skipping_all(2))
+    st = stability(m, ["mean", "copeland"], axis="both", q=2, r=1, run=ms.Execution(seed=seed_skipping_all(2)))
     assert st.skipped == 2 and np.isnan(st.values["mean"]).all()
     assert st.notes[-1] == ("1 of 1 repetitions kept fewer than 2 rankings; their concordance "
                             "is undefined, and so is the stability.")
@@ -535,19 +530,19 @@ def test_judge_axis_procedures_skip_a_resample_without_judges(monkeypatch):
     plan = _without_judges_in(1)
     for module in ("uncertainty", "stability"):  # where these criteria plan their draws
         monkeypatch.setattr(importlib.import_module(f"metascore.analysis.{module}"), "plan_draws", plan)
-    u = rank_uncertainty(m, "copeland", n_trials=40, seed=3)
-    s = E.setup(m, "copeland", None, "worst", 3)
+    u = rank_uncertainty(m, "copeland", n_trials=40, run=ms.Execution(seed=3))
+    s = E.setup(m, "copeland", ms.Execution(seed=3))
     draws = plan(3, 40, "judges", s.n, s.m).chunk(0, 40)
-    scores = np.delete(B.bootstrap_scores(s, draws, fast=False)["copeland"], 1, axis=0)
+    scores = np.delete(B.bootstrap_scores(s, draws, ms.Execution(fast=False))["copeland"], 1, axis=0)
     ranks = E.fractional_ranks_rows(E.rank_codes(scores))
     assert u.skipped == 1 and u.to_dict()["notes"] == list(u.notes)
     assert u.notes[0].startswith("1 of 40 resamples kept no usable judge")
     np.testing.assert_allclose(u.mean_rank, ranks.mean(axis=0), rtol=0, atol=1e-12)
-    curve = stability_vs_judges(m, ["copeland", "mean"], [2, 4], q=4, r=2, seed=3)
+    curve = stability_vs_judges(m, ["copeland", "mean"], [2, 4], q=4, r=2, run=ms.Execution(seed=3))
     assert curve.skipped == 2 and curve.notes[0].startswith("2 of 16 resamples kept")
     for k, size in enumerate((2, 4)):
         draws = plan(3, 8, "judges", s.n, s.m, judges=size).chunk(0, 8)
-        codes = E.rank_codes(B.bootstrap_scores(s, draws, fast=False)["copeland"])
+        codes = E.rank_codes(B.bootstrap_scores(s, draws, ms.Execution(fast=False))["copeland"])
         expected = [E.concordance_of(codes[[0, 2, 3]], "kendall_w"),
                     E.concordance_of(codes[4:], "kendall_w")]
         assert curve.mean["copeland"][k] == pytest.approx(np.mean(expected), abs=1e-12)
@@ -558,8 +553,7 @@ def test_pairwise_winner_rank_counts_only_winners_with_a_score():
     # first (A filled with the worst value): A has no rank there, so the trial is undefined
     # for the mean; a resample with j0 has a winner rank whatever A's row holds
     m = matrix([[1, np.nan], [1, 2]])
-    res = winner_rank_bootstrap(m, ["mean"], axis="judges", n_trials=60, seed=2,
-                                missing="pairwise")
+    res = winner_rank_bootstrap(m, ["mean"], axis="judges", n_trials=60, run=ms.Execution(seed=2, missing="pairwise"))
     draws = D.draw(2, 60, "judges", 2, 2)
     only_j1 = draws.counts[:, 0] == 0
     assert 0 < only_j1.sum() < 60
@@ -572,7 +566,6 @@ def test_pairwise_winner_rank_counts_only_winners_with_a_score():
     # A has no score on j1 but C wins every resample: the winner rank is always defined
     # (A's undefined average rank is not the winner's)
     m = matrix([[1, np.nan], [2, 2], [3, 3]])
-    res = winner_rank_bootstrap(m, ["mean"], axis="judges", n_trials=60, seed=2,
-                                missing="pairwise")
+    res = winner_rank_bootstrap(m, ["mean"], axis="judges", n_trials=60, run=ms.Execution(seed=2, missing="pairwise"))
     assert res.n_valid == 60 and res.notes == ()
     np.testing.assert_array_equal(res.values["mean"], np.ones(60))

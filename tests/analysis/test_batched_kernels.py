@@ -178,8 +178,8 @@ def test_relative_difference_on_values_of_candidate_resamples_by_slabs_of_judges
     values = rng.integers(0, 5, size=(9, 10)).astype(float)  # ties and zeros
     m = ms.ScoreMatrix.from_array(values, weights=rng.integers(1, 3, 10),
                                   higher_is_better=[True] * 7 + [False] * 3)
-    s = E.setup(m, "relative_difference", {}, "worst", 1)
-    assert not F.shortcuts("relative_difference").one_at_a_time(s.params["relative_difference"])
+    s = E.setup(m, "relative_difference", ms.Execution(seed=1))
+    assert not s.hooks("relative_difference").one_at_a_time(s.params["relative_difference"])
     for axis in ("candidates", "both"):
         draws = D.draw(4, 8, axis, s.n, s.m)
         block = F.Block(s, draws, B.usable_trials(s, draws))

@@ -120,7 +120,7 @@ def test_resamples_keep_the_groups_and_are_ranked_in_two_steps():
     sub = grouped.subset(judges=[0, 0, 2])
     assert sub.groups.of == ("t1", "t1", "t2") and sub.judges == ("t1/acc", "t1/acc#1", "t2/acc")
     assert grouped.subset(candidates=[2, 0]).groups == grouped.groups
-    s = E.setup(grouped, ["copeland", "mean"], None, "worst", 3)
+    s = E.setup(grouped, ["copeland", "mean"], ms.Execution(seed=3))
     for axis in ("judges", "candidates", "both"):
         draws = D.draw(5, 8, axis, s.n, s.m)
         got = B.bootstrap_scores(s, draws)
@@ -143,10 +143,9 @@ def test_the_analyses_rank_a_grouped_matrix_in_two_steps():
     m = ms.ScoreMatrix.from_array(rng.random((6, 6)), [f"c{i}" for i in range(6)],
                                   [f"t{k // 2}/m{k % 2}" for k in range(6)])
     grouped = m.grouped({f"t{g}": [f"t{g}/m0", f"t{g}/m1"] for g in range(3)}, within="mean")
-    u = ms.rank_uncertainty(grouped, "copeland", n_trials=30, seed=1)
+    u = ms.rank_uncertainty(grouped, "copeland", n_trials=30, run=ms.Execution(seed=1))
     assert u.method == "copeland" and len(u.candidates) == 6
-    result = ms.analysis.analyze(grouped, ["copeland", "plurality"], n_trials=20, q=5, r=2,
-                                 curve_r=1, seed=1)
+    result = ms.analysis.analyze(grouped, ["copeland", "plurality"], n_trials=20, q=5, r=2, curve_r=1, run=ms.Execution(seed=1))
     assert set(result.comparison.methods) == {"copeland", "plurality"}
 
 

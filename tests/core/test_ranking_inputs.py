@@ -9,8 +9,6 @@ import pytest
 
 import metascore as ms
 from metascore.analysis import shared as E
-from metascore.analysis.stability import stability_of
-from metascore.analysis.uncertainty import intervals_of
 from metascore.registry import prepare_inputs, rank_inputs
 
 #: quick settings of the slow methods (their scores do not matter here, only that the two
@@ -72,7 +70,7 @@ def test_another_method_ranks_the_kept_inputs_as_it_ranks_the_matrix(name):
     first = ms.rank(m, "mean", missing="worst")
     params = QUICK.get(name, {})
     again = rank_inputs(first.inputs, name, seed=7, **params)
-    direct = ms.rank(m, name, missing="worst", seed=7, **params)
+    direct = ms.rank(m, name, seed=7, **params)
     assert again.to_dict() == direct.to_dict()
     np.testing.assert_array_equal(again.scores, direct.scores)
     assert again.inputs is first.inputs  # nothing prepared again
@@ -95,13 +93,13 @@ def test_the_analysis_of_a_ranking_starts_from_its_inputs_and_ranking():
     assert s.matrix is r.matrix and s.missing == "drop_judges"
     assert s.excluded_judges == r.excluded_judges == {"t2": "no score for candidate 'B'"}
     # the same analysis as the one of the matrix the ranking used
-    fresh = E.setup(r.matrix, "copeland", None, "drop_judges", 3)
+    fresh = E.setup(r.matrix, "copeland", ms.Execution(missing="drop_judges", seed=3))
     np.testing.assert_array_equal(s.filled_ranks, fresh.filled_ranks)
-    kw = dict(n_trials=50, level=0.9, seed=3)
-    assert intervals_of(s, "copeland", **kw).to_frame().equals(
-        intervals_of(fresh, "copeland", **kw).to_frame())
-    kw = dict(axis="judges", q=5, r=2, concordance="kendall_w", seed=3)
-    assert stability_of(s, **kw).to_dict() == stability_of(fresh, **kw).to_dict()
+    kw = dict(n_trials=50, level=0.9, run=ms.Execution(seed=3))
+    assert ms.rank_uncertainty(s, "copeland", **kw).to_frame().equals(
+        ms.rank_uncertainty(fresh, "copeland", **kw).to_frame())
+    kw = dict(axis="judges", q=5, r=2, concordance="kendall_w", run=ms.Execution(seed=3))
+    assert ms.stability(s, **kw).to_dict() == ms.stability(fresh, **kw).to_dict()
 
 
 def test_the_analysis_ranks_again_what_its_own_full_ranking_would_differ_in():

@@ -200,7 +200,7 @@ def test_a_target_per_judge_reaches_the_analyses():
     """A parameter whose value is a mapping is a parameter, not a method's parameters."""
     m = board()
     gamma = {"j1": 4, "j2": 3, "j3": 5}
-    u = ms.rank_uncertainty(m, "optimality_gap", n_trials=10, seed=1, gamma=gamma)
+    u = ms.rank_uncertainty(m, "optimality_gap", n_trials=10, run=ms.Execution(seed=1, params={"gamma": gamma}))
     assert u.params == {"gamma": gamma}
     with pytest.raises(ms.ConfigError, match="method 'optimality_gap' has no parameter 'gama'"):
-        ms.rank_uncertainty(m, "optimality_gap", n_trials=10, gama=4)
+        ms.rank_uncertainty(m, "optimality_gap", n_trials=10, run=ms.Execution(params={"gama": 4}))

@@ -117,8 +117,8 @@ def test_bootstrap_fast_path_is_only_for_fractional_ties():
     from metascore.analysis import bootstrap as B
 
     m = read_matrix_file(EXPORT, exclude=["Duration"])
-    assert B.fast_path_reason(E.setup(m, ("average_rank",), None, "worst", 1), "average_rank") is None
-    dense = E.setup(m, ("average_rank",), {"ties": "dense"}, "worst", 1)
+    assert B.fast_path_reason(E.setup(m, ("average_rank",), ms.Execution(seed=1)), "average_rank") is None
+    dense = E.setup(m, ("average_rank",), ms.Execution(params={"ties": "dense"}, seed=1))
     assert "ties='average'" in B.fast_path_reason(dense, "average_rank")
-    u = ms.rank_uncertainty(m, n_trials=50, ties="dense")
+    u = ms.rank_uncertainty(m, n_trials=50, run=ms.Execution(params={"ties": "dense"}))
     assert len(u.to_frame()) == 6

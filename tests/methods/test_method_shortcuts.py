@@ -65,7 +65,7 @@ def cases(name: str):
             for holes in (False, True):
                 for weights in ([1, 2, 1, 1, 3, 1], None):
                     m = random_matrix(seed, holes, weights, 1.0 if name in POSITIVE else 0.0)
-                    yield E.setup(m, name, {name: params}, "worst", 1), seed
+                    yield E.setup(m, name, ms.Execution(params={name: params}, seed=1)), seed
 
 
 def judge_rows(draws: D.Draws, t: int, m: int) -> np.ndarray | None:
@@ -188,16 +188,16 @@ def test_a_new_method_brings_its_shortcut_in_its_registration(example_methods):
                                   [f"c{i}" for i in range(6)])
     for axis in ("judges", "candidates", "both"):
         CALLS.clear()
-        a = stability(m, [fast, plain], axis=axis, q=10, r=2, seed=3)
+        a = stability(m, [fast, plain], axis=axis, q=10, r=2, run=ms.Execution(seed=3))
         assert set(CALLS) == ({"judges"} if axis == "judges" else {"candidates"})
         assert a.mean[fast] == a.mean[plain]
-        assert a.mean == stability(m, [fast, plain], axis=axis, q=10, r=2, seed=3, _fast=False).mean
-        s = E.setup(m, [fast, plain], None, "worst", 1)
+        assert a.mean == stability(m, [fast, plain], axis=axis, q=10, r=2, run=ms.Execution(seed=3, fast=False)).mean
+        s = E.setup(m, [fast, plain], ms.Execution(seed=1))
         draws = D.draw(7, 30, axis, s.n, s.m)
         scores = B.bootstrap_scores(s, draws)
-        slow = B.bootstrap_scores(s, draws, fast=False)
+        slow = B.bootstrap_scores(s, draws, ms.Execution(fast=False))
         np.testing.assert_allclose(scores[fast], slow[fast], rtol=0, atol=1e-12)
         np.testing.assert_allclose(scores[fast], scores[plain], rtol=0, atol=1e-12)
     CALLS.clear()
-    w = winner_rank_bootstrap(m, [fast, plain], n_trials=20, seed=2)
+    w = winner_rank_bootstrap(m, [fast, plain], n_trials=20, run=ms.Execution(seed=2))
     assert CALLS and w.mean[fast] == w.mean[plain]

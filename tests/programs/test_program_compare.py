@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metascore.analysis import compare_methods
+from metascore.analysis import Execution, compare_methods
 from metascore.config import COMPARE_R, STABILITY_Q, parse_config
 from metascore.render import writers
 from metascore.leaderboard import build_leaderboard
@@ -95,7 +95,7 @@ def test_the_comparison_describes_the_ranked_pool():
     pool = ScoreMatrix.from_array(values, qualified, board.judges,
                                   higher_is_better=list(board.higher_is_better))
     direct = compare_methods(pool, METHODS, n_trials=30, q=STABILITY_Q, r=COMPARE_R,
-                             seed=12345, missing="worst")
+                             run=Execution(seed=12345, missing="worst"))
     pd.testing.assert_frame_equal(lb.analysis.comparison.table, direct.table)
     other_seed = _board({"compare": METHODS}, ranking={"seed": 7}).analysis.comparison
     assert other_seed.seed == 7 and not other_seed.table.equals(direct.table)
@@ -153,7 +153,7 @@ def test_a_comparison_that_fails_on_the_data_does_not_fail_the_run(tmp_path, mon
     def fail(*args, **kwargs):
         raise InputError("every trial drew the same candidate.")
 
-    monkeypatch.setattr(statistics, "compare_of", fail)
+    monkeypatch.setattr(statistics, "compare_methods", fail)
     lines: list[str] = []
     lb = run(_config({"compare": METHODS}), FIXTURE, tmp_path, log=lines.append)
     why = ("the method comparison (analysis.compare) was not computed: every trial drew the "

@@ -362,8 +362,12 @@ def test_read_votes():
     counts = PairwiseCounts.from_votes(votes, weights, names)
     wins, _ = counts.dense()
     assert wins.tolist() == [[0.0, 4.0, 3.0], [2.0, 0.0, 5.0], [1.0, 1.0, 0.0]]
-    with pytest.raises(InputError, match=r"holds votes \(PrefLib\), not scores; read it with read_votes"):
+    with pytest.raises(InputError, match=r"holds votes \(PrefLib\), not scores") as refused:
         read_scores(READERS / "votes.toc")
+    # what it says to do exists: quick mode ranks votes, read_votes and from_votes in Python
+    assert "`votes` input" not in str(refused.value)
+    assert "metascore rank FILE --method copeland" in str(refused.value)
+    assert "read_votes() and PairwiseCounts.from_votes()" in str(refused.value)
 
 
 @pytest.mark.parametrize(

@@ -11,16 +11,22 @@
 - Two-phase competitions: :func:`top_k_curves`, :func:`k_star`.
 - Competition design: :func:`crowdsourcing_utility`, :func:`difficulty`.
 
-Every function is pure and seeded (the seed is recorded in its result); bootstrap
-procedures draw their indices once per trial (trial t from the t-th child of one
-``SeedSequence(seed)``) and apply them to every method compared, and rank resampled
-matrices through the method registry (:func:`metascore.rank`), or through a fast path
-proven equal to it (:mod:`.bootstrap`). ``jobs``/``backend`` spread the trials over
-joblib workers (a Dask or Ray cluster too) with results identical to one job.
+Every analysis takes a score matrix or a prepared input (:class:`Setup`, made once by
+:func:`setup`: the matrix after the missing-data policy, the methods and their rankings of
+it), and runs as one record says (:class:`Execution`, ``run=``: the seed, the missing-data
+policy, the method parameters, progress, workers). Every function is pure and seeded (the
+seed is recorded in its result); bootstrap procedures draw their indices once per trial
+(trial t from the t-th child of one ``SeedSequence(seed)``) and apply them to every method
+compared, and rank resampled matrices through the method registry (:func:`metascore.rank`),
+or through a fast path proven equal to it (:mod:`.bootstrap`). ``run.jobs``/``run.backend``
+spread the trials over joblib workers (a Dask or Ray cluster too) with results identical to
+one job.
 """
 
 from .analyze import AnalysisResult, analyze
 from .draws import AXES
+from .execution import Execution
+from .shared import Setup, setup, setup_of
 from .compare import MethodComparison, compare_methods
 from .criteria import (
     PAPER_AXES,
@@ -39,6 +45,10 @@ from .utility import Difficulty, crowdsourcing_utility, difficulty
 from ..stats import kendall_w
 
 __all__ = [
+    "Execution",
+    "Setup",
+    "setup",
+    "setup_of",
     "analyze",
     "AnalysisResult",
     "AXES",

@@ -7,22 +7,22 @@ intervals, and with a second phase the meta-train/meta-test curves of the top-k 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..jsonable import jsonable
 from ..errors import ConfigError, InputError
 from ..matrix import ScoreMatrix
-from ..registry import DEFAULT_SEED
 from .bootstrap import single_threaded_blas
-from .compare import MethodComparison, StageProgress, check_axes, compare_of, too_few_to_compare
+from .compare import MethodComparison, check_axes, compare_methods, too_few_to_compare
 from .costs import NOTED_WORK, MethodCost, costlier_than_the_rest, method_costs
 from .criteria import positive_int
-from .stability import StabilityCurve, curve_of, default_sizes
+from .execution import Execution
+from .stability import StabilityCurve, default_sizes, stability_vs_judges
 from .topk import SPLITS, TopKCurves, top_k_curves
-from .uncertainty import RankUncertainty, intervals_of
-from .shared import Progress, setup, Setup
+from .uncertainty import RankUncertainty, rank_uncertainty
+from .shared import resolve, setup, Setup
 
 __all__ = ["analyze", "AnalysisResult"]
 
@@ -106,7 +106,7 @@ def _notes(result: AnalysisResult) -> list[str]:
 
 
 def _draws(s: Setup, n_trials: int, q: int, r: int, curve_r: int,
-           sizes: Sequence[int] | None, axes: Mapping[str, str] | None, skip: str | None
+           axes: Mapping[str, str] | None, skip: str | None
            ) -> list[tuple[str, int, int, bool]]:
     """The draws of each part of :func:`analyze`, in order: ``(axis, judges drawn,
     trials, reuses earlier scores)`` (:func:`.costs.method_costs`)."""
@@ -118,14 +118,15 @@ def _draws(s: Setup, n_trials: int, q: int, r: int, curve_r: int,
             out.append((ax["condorcet_rate"], s.m, n_trials, False))
         out += [(ax["generalization"], s.m, n_trials, False), ("judges", s.m, q * r, True),
                 ("candidates", s.m, q * r, True)]
-    for k in default_sizes(s.m) if sizes is None else sizes:
+    for k in default_sizes(s.m):
         out.append(("judges", int(k), q * curve_r, True))
     return out + [("judges", s.m, n_trials, True)]
 
 
 def shared_candidates(dev: ScoreMatrix, final: ScoreMatrix) -> list[str]:
     """Candidates of ``dev`` also in ``final``; an InputError when fewer than 2."""
-    common = [c for c in dev.candidates if c in set(final.candidates)]
+    finals = set(final.candidates)
+    common = [c for c in dev.candidates if c in finals]
     if len(common) < 2:
         raise InputError(
             f"the two phases share {len(common)} candidate(s) ({dev.n_candidates} in the "
@@ -136,107 +137,89 @@ def shared_candidates(dev: ScoreMatrix, final: ScoreMatrix) -> list[str]:
 
 
 def analyze(
-    matrix: ScoreMatrix,
-    methods: str | Sequence[str],
+    data: ScoreMatrix | Setup,
+    methods: str | Sequence[str] | None = None,
     *,
     final: ScoreMatrix | None = None,
+    topk: str | None = None,
     n_trials: int = 1000,
     q: int = 100,
     r: int = 10,
     curve_r: int = 2,
-    sizes: Sequence[int] | None = None,
     level: float = 0.95,
-    seed: int = DEFAULT_SEED,
-    missing: str = "worst",
-    params: Mapping[str, Any] | None = None,
     axes: Mapping[str, str] | None = None,
     concordance: Mapping[str, str] | None = None,
-    progress: StageProgress = None,
-    jobs: int = 1,
-    backend: str | None = None,
-    topk: str | None = None,
-    leave_out_costly: bool = False,
-    notify: Callable[[str], None] | None = None,
-    _fast: bool = True,
+    run: Execution | None = None,
 ) -> AnalysisResult:
-    """Compare ``methods`` on ``matrix`` the way the thesis advises an organizer to.
+    """Compare ``methods`` on ``data`` (a matrix, or a prepared :class:`~.shared.Setup`)
+    the way the thesis advises an organizer to, as ``run`` says (its seed, policy,
+    parameters, progress, workers: :class:`~.execution.Execution`).
 
     ``n_trials`` resamples for the winner rank, the Condorcet rate, the generalization, the
     rank intervals and the top-k curves; ``q`` x ``r`` for the two stabilities and ``q`` x
-    ``curve_r`` per size for the stability against the number of judges. Every part uses
-    ``seed``; ``jobs``/``backend`` spread the trials over joblib workers. The parts share
-    one validated input and the scores of the resamples they draw alike (the judge
-    stability's are the rank intervals' at the defaults).
+    ``curve_r`` per size for the stability against the number of judges (at
+    :func:`.stability.default_sizes`). The parts share one validated input and the scores
+    of the resamples they draw alike (the judge stability's are the rank intervals').
 
     The top-k curves (:func:`.topk.top_k_curves`, ``n_trials`` splits) come with a
-    ``final`` phase (its judges cut in halves, meta-train and meta-test) or, with ``topk``
-    alone, from ``matrix`` cut into three phases; ``topk`` names how the judges are cut
-    (:data:`.topk.SPLITS`: ``"disjoint"``, the default with ``final``, or ``"paper"``,
-    METAGEN 2022's draws with replacement).
+    ``final`` phase (its judges cut in halves) or, with ``topk`` alone, from ``data`` cut in
+    three; ``topk`` names the cut (:data:`.topk.SPLITS`; ``"disjoint"`` with ``final``).
 
     A method without a batched shortcut on some axis ranks those resamples one at a
-    time: ``settings["costs"]`` and a note say how many (:func:`.costs.method_costs`;
-    from :data:`.costs.NOTED_WORK`), and ``notify`` (when given) receives, before any
-    trial runs, what each will cost here (:meth:`.costs.MethodCost.estimate`) and which
-    methods are left out. With ``leave_out_costly``, a method ranking resamples one at a
-    time whose work exceeds that of the other methods together
-    (:func:`.costs.costlier_than_the_rest`) is left out (``settings["methods_left_out"]``,
-    with the note).
+    time: it is priced, said and perhaps left out before any trial runs (:func:`_priced`:
+    ``settings["costs"]``, ``run.notify``, ``run.leave_out_costly``).
     """
+    n_trials, curve_r = _checked_sizes(n_trials, curve_r, level)
+    whole = data.source or data.matrix if isinstance(data, Setup) else data  # before the policy
+    common = None if final is None else shared_candidates(whole, final)
+    if topk is not None and topk not in SPLITS:
+        raise ConfigError(f"`topk` must be one of {list(SPLITS)}; got {topk!r}.")
+    s, run = resolve(data, methods, run)
+    skip = too_few_to_compare(s.n)
+    s, left_out, costs = _priced(s, run, _draws(s, n_trials, q, r, curve_r, axes, skip))
+    run = replace(run, params=None)  # the parameters are the setup's from here on
+    comparison = None if skip else compare_methods(  # else the other parts still run
+        s, n_trials=n_trials, q=q, r=r, axes=axes, concordance=concordance, run=run)
+    with single_threaded_blas():
+        curve = stability_vs_judges(s, q=q, r=curve_r, concordance="kendall_w", run=run)
+        intervals = {name: rank_uncertainty(s, name, n_trials=n_trials, level=level, run=run)
+                     for name in s.methods}
+    topks = None
+    if final is not None or topk is not None:
+        topks = _top_k(s, whole, final, common, topk or "disjoint", n_trials, run)
+    settings = {
+        "methods": list(s.methods), "n_candidates": whole.n_candidates, "n_judges": whole.n_judges,
+        **({"costs": {m: c.to_dict() for m, c in costs.items()}} if costs else {}),
+        **({"methods_left_out": left_out} if left_out else {}),
+        "n_trials": n_trials, "q": q, "r": r, "curve_r": curve_r, "level": level,
+        "seed": run.seed, "missing": s.missing, "params": s.params,
+        **_parts(skip, comparison, topk, final, common)}
+    return _noted(AnalysisResult(comparison, curve, intervals, topks, settings, costs),
+                  left_out)
+
+
+def _checked_sizes(n_trials: Any, curve_r: Any, level: Any) -> tuple[int, int]:
+    """``n_trials`` (at least 2) and ``curve_r`` as ints; a ConfigError for a bad one or a
+    ``level`` not strictly between 0 and 1."""
     n_trials = positive_int(n_trials, "n_trials", 2)
     curve_r = positive_int(curve_r, "curve_r")
     if not isinstance(level, (int, float)) or not 0 < level < 1:
         raise ConfigError(f"`level` must be a number strictly between 0 and 1; got {level!r}.")
-    common = None if final is None else shared_candidates(matrix, final)
-    if topk is not None and topk not in SPLITS:
-        raise ConfigError(f"`topk` must be one of {list(SPLITS)}; got {topk!r}.")
+    return n_trials, curve_r
 
-    def stage(name: str) -> Progress:
-        return None if progress is None else (lambda done, total: progress(name, done, total))
 
-    kw = dict(seed=seed, fast=_fast, jobs=jobs, backend=backend)
-    s = setup(matrix, methods, params, missing, seed)
-    skip = too_few_to_compare(s.n)
-    costs = method_costs(s, _draws(s, n_trials, q, r, curve_r, sizes, axes, skip))
-    rest = costlier_than_the_rest(costs) if leave_out_costly else {}
-    left_out = {m: f"{m} left out: {costs[m].note()[:-1]}, {costs[m].work:.2g} pair-judge "
-                   f"visits in all, more than the {work:.2g} of the other methods together; "
-                   "name it among the methods to compare it anyway." for m, work in rest.items()}
-    if left_out:
-        s = s.restricted([m for m in s.methods if m not in left_out])
-    names, per_method = s.methods, s.params
-    costs = {m: c for m, c in costs.items()
-             if m in names and c.rankings and c.slow_work >= NOTED_WORK}
-    if notify is not None:
-        for text in [*left_out.values(), *(costs[m].estimate() for m in names if m in costs)]:
-            notify(text)
-    comparison: MethodComparison | None = None
-    if not skip:  # else the other parts still run
-        comparison = compare_of(s, n_trials=n_trials, q=q, r=r, axes=axes,
-                                concordance=concordance, progress=progress, **kw)
-    with single_threaded_blas():
-        curve = curve_of(s, sizes, q=q, r=curve_r, concordance="kendall_w",
-                         progress=stage("stability vs judges"), **kw)
-        intervals = {name: intervals_of(s, name, n_trials=n_trials, level=level,
-                                        progress=stage(f"rank intervals {name}"), **kw)
-                     for name in names}
-    split, topk = topk, None
-    if final is not None or split is not None:
-        phases = ((matrix,) if final is None
-                  else (matrix.subset(candidates=common), final.subset(candidates=common)))
-        topk = {
-            name: top_k_curves(*phases, method=name, n_trials=n_trials, seed=seed,
-                               missing=missing, progress=stage(f"top-k {name}"),
-                               judge_split=split or "disjoint", **per_method[name])
-            for name in names
-        }
-    settings = {
-        "methods": list(names), "n_candidates": matrix.n_candidates, "n_judges": matrix.n_judges,
-        **({"costs": {m: costs[m].to_dict() for m in names if m in costs}}
-           if any(m in costs for m in names) else {}),
-        **({"methods_left_out": left_out} if left_out else {}),
-        "n_trials": n_trials, "q": q, "r": r, "curve_r": curve_r, "level": level, "seed": seed,
-        "missing": missing, "params": per_method,
+def _noted(result: AnalysisResult, left_out: Mapping[str, str]) -> AnalysisResult:
+    """``result`` whose settings repeat every note: the methods left out, the costs, and
+    each part's own notes (the settings of an analysis without a note stay as they were)."""
+    notes = [*left_out.values(), *(c.note() for c in result.costs.values()), *_notes(result)]
+    return replace(result, settings={**result.settings, "notes": notes}) if notes else result
+
+
+def _parts(skip: str | None, comparison: MethodComparison | None, split: str | None,
+           final: ScoreMatrix | None, common: list[str] | None) -> dict[str, Any]:
+    """The settings of the analysis' optional parts: the comparison's axes (or why there
+    is none), the top-k split, the final phase."""
+    return {
         **({"comparison_note": skip} if skip else {"axes": comparison.axes,
                                                   "concordance": comparison.concordance}),
         **({"topk_split": split} if split is not None else {}),
@@ -244,10 +227,47 @@ def analyze(
                                               "n_judges": final.n_judges,
                                               "shared_candidates": len(common)},
     }
-    result = AnalysisResult(comparison, curve, intervals, topk, settings,
-                            {m: costs[m] for m in names if m in costs})
-    notes = [*left_out.values(), *(costs[m].note() for m in names if m in costs),
-             *_notes(result)]
-    if notes:  # only then: the settings of an analysis without a note stay as they were
-        result = replace(result, settings={**settings, "notes": notes})
-    return result
+
+
+def _priced(s: Setup, run: Execution, draws: list[tuple[str, int, int, bool]]
+            ) -> tuple[Setup, dict[str, str], dict[str, MethodCost]]:
+    """The setup without the methods left out for their cost, why each was left out, and
+    the costs worth a note of the methods kept, in their order.
+
+    A method without a batched shortcut on some axis ranks those resamples one at a time:
+    ``settings["costs"]`` and a note say how many (:func:`.costs.method_costs`; from
+    :data:`.costs.NOTED_WORK`), and ``run.notify`` (when given) receives, before any trial
+    runs, what each will cost here (:meth:`.costs.MethodCost.estimate`) and which methods
+    are left out. With ``run.leave_out_costly``, a method ranking resamples one at a time
+    whose work exceeds that of the other methods together
+    (:func:`.costs.costlier_than_the_rest`) is left out (``settings["methods_left_out"]``,
+    with the note)."""
+    costs = method_costs(s, draws)
+    rest = costlier_than_the_rest(costs) if run.leave_out_costly else {}
+    left_out = {m: f"{m} left out: {costs[m].note()[:-1]}, {costs[m].work:.2g} pair-judge "
+                   f"visits in all, more than the {work:.2g} of the other methods together; "
+                   "name it among the methods to compare it anyway." for m, work in rest.items()}
+    if left_out:
+        s = s.restricted([m for m in s.methods if m not in left_out])
+    noted = {m: costs[m] for m in s.methods
+             if costs[m].rankings and costs[m].slow_work >= NOTED_WORK}
+    if run.notify is not None:
+        for text in [*left_out.values(), *(c.estimate() for c in noted.values())]:
+            run.notify(text)
+    return s, left_out, noted
+
+
+def _top_k(s: Setup, whole: ScoreMatrix, final: ScoreMatrix | None, common: list[str] | None,
+           split: str, n_trials: int, run: Execution) -> dict[str, TopKCurves]:
+    """Each method's top-k curves: the development phase ``s`` (or its shared candidates,
+    prepared once) then ``final`` (its shared candidates, prepared once), or ``s`` cut in
+    three."""
+    phases: tuple[Setup, ...] = (s,)
+    if final is not None:
+        run_all = replace(run, params=s.params)
+        dev = s if len(common) == whole.n_candidates else setup(
+            whole.subset(candidates=common), s.methods, run_all)
+        phases = (dev, setup(final.subset(candidates=common), s.methods, run_all))
+    return {name: top_k_curves(*phases, method=name, n_trials=n_trials, judge_split=split,
+                               run=replace(run, params={name: s.params[name]}))
+            for name in s.methods}

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError
+from .execution import Execution, Progress
 from .shared import Setup
 from .draws import Draws, DrawPlan, usable
 from .fastpaths import (
@@ -37,7 +38,6 @@ from .fastpaths import (
     candidate_fast_scores,
     fast_path_reason,
     judge_fast_scores,
-    shortcuts,
 )
 from .per_trial import (
     counts_path_reason,
@@ -45,7 +45,6 @@ from .per_trial import (
     per_trial_scores,
 )
 
-Progress = Callable[[int, int], None] | None
 #: ``then(block, scores, fast) -> {name: per-trial array}``: a criterion's statistics of a
 #: block of trials, computed in the block's task (module-level: it goes to workers).
 Then = Callable[[Block, dict[str, np.ndarray], bool], dict[str, np.ndarray]] | None
@@ -178,23 +177,23 @@ def _edges(s: Setup, trials: int, axis: str, jobs: int, one_at_a_time: bool
 def run_trials(
     s: Setup,
     source: Draws | DrawPlan,
+    run: Execution | None = None,
     *,
-    fast: bool = True,
     then: Then = None,
     progress: Progress = None,
     done: int = 0,
     total: int | None = None,
-    jobs: int = 1,
-    backend: str | None = None,
 ) -> Trials:
     """Score every method of ``s`` on every trial of ``source`` (drawn block by block)
-    and compute the criterion's per-trial statistics ``then`` on each block.
+    and compute the criterion's per-trial statistics ``then`` on each block, as ``run``
+    says (its ``fast``, ``jobs`` and ``backend``; None: the setup's run).
 
     ``progress(done, total)`` is called after each block (``done`` offsets the count,
     ``total`` defaults to the number of trials). Scores of a plan are kept in ``s.cache``
     and reused by a later call on the same draws (the same or fewer trials).
     """
-    jobs = check_jobs(jobs)
+    run = s.run if run is None else run
+    fast, jobs, backend = run.fast, check_jobs(run.jobs), run.backend
     trials = source.trials
     total = trials if total is None else total
     key = ("scores", source.key(), fast) if isinstance(source, DrawPlan) else None
@@ -205,7 +204,7 @@ def run_trials(
         return Trials({m: v[:trials] for m, v in kept.scores.items()}, kept.usable[:trials], {})
     way = routes(s, source.axis, fast)
     slow = any(r not in ("judges", "candidates")
-               or (r == "candidates" and shortcuts(m).one_at_a_time(s.params[m]))
+               or (r == "candidates" and s.hooks(m).one_at_a_time(s.params[m]))
                for m, r in way.items())
     edges = _edges(s, trials, source.axis, jobs if backend is None else max(jobs, 2), slow)
     if jobs == 1 and backend is None:
@@ -239,13 +238,11 @@ def run_trials(
 def bootstrap_scores(
     s: Setup,
     draws: Draws | DrawPlan,
+    run: Execution | None = None,
     *,
     progress: Progress = None,
     done: int = 0,
     total: int | None = None,
-    fast: bool = True,
-    jobs: int = 1,
-    backend: str | None = None,
 ) -> dict[str, np.ndarray]:
     """Scores of every method on every trial's resampled matrix.
 
@@ -254,15 +251,13 @@ def bootstrap_scores(
     s : Setup
     draws : Draws or DrawPlan
         Copies of a drawn candidate are ranked as clones; the score kept is its first copy's.
+    run : Execution, optional
+        ``fast`` (False: the registry for every method, the reference the fast paths, the
+        pairwise-count path and the direct value path are tested against), ``jobs`` and
+        ``backend`` (joblib workers and backend); None: the setup's run.
     progress : callable(done, total), optional
         Called after each block of trials (``done`` offsets the count, ``total`` defaults
         to the number of trials).
-    fast : bool
-        Use the fast paths, the pairwise-count path and the direct value path where they
-        apply (False: the registry for every method, the reference they are tested
-        against).
-    jobs, backend
-        Number of joblib workers and joblib backend (None: joblib's default, ``loky``).
 
     Returns
     -------
@@ -271,5 +266,4 @@ def bootstrap_scores(
         row of NaN for a trial without a usable judge (:func:`usable_trials`), whatever
         the path.
     """
-    return run_trials(s, draws, fast=fast, progress=progress, done=done, total=total,
-                      jobs=jobs, backend=backend).scores
+    return run_trials(s, draws, run, progress=progress, done=done, total=total).scores

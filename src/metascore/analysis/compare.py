@@ -7,8 +7,8 @@ and every criterion's full result, which the command line, the JSON/HTML report 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -16,26 +16,28 @@ import pandas as pd
 
 from ..jsonable import jsonable
 from ..errors import ConfigError, InputError, did_you_mean
+from ..inputs import Inputs
 from ..matrix import ScoreMatrix
-from ..registry import DEFAULT_SEED, check_params, get_ranking_method, prepare_inputs
+from ..registry import check_params, prepare_inputs
 from .criteria import (
     PAPER_AXES,
     CriterionResult,
     JudgeAgreement,
     condorcet_rate_from,
-    generalization_of,
-    judge_agreement_of,
+    generalization,
+    judge_agreement,
     resample,
     winner_rank,
     winner_rank_from,
 )
-from .stability import PAPER_CONCORDANCE, StabilityResult, stability_of
+from .execution import Execution
+from .stability import PAPER_CONCORDANCE, StabilityResult, stability
 from .trial_stats import winner_stats
-from .shared import Progress, setup, Setup
+from .shared import resolve, resolve_methods, Setup
 from .bootstrap import check_jobs, single_threaded_blas
 from .draws import check_axis
 
-__all__ = ["compare_methods", "MethodComparison", "CRITERIA", "StageProgress", "MIN_COMPARED",
+__all__ = ["compare_methods", "MethodComparison", "CRITERIA", "MIN_COMPARED",
            "too_few_to_compare", "unusable_methods", "check_axes"]
 
 #: The table's criteria, in order.
@@ -45,10 +47,6 @@ CRITERIA = ("winner_rank", "condorcet_rate", "generalization", "stability_judges
 #: The fewest candidates a comparison of methods is made on: with two, the criteria measure
 #: the order of one pair, so they tie or differ by chance and no method can be told best.
 MIN_COMPARED = 3
-
-#: ``progress(stage, done, total)``: one stage per criterion.
-StageProgress = Callable[[str, int, int], None] | None
-
 
 @dataclass(frozen=True)
 class MethodComparison:
@@ -122,20 +120,22 @@ def too_few_to_compare(n_candidates: int) -> str | None:
 
 
 def unusable_methods(
-    matrix: ScoreMatrix, methods: Sequence[str], *, params: Mapping[str, Any] | None = None,
-    missing: str = "worst",
+    data: ScoreMatrix | Inputs, methods: Sequence[str], *, run: Execution | None = None,
 ) -> dict[str, str]:
-    """``{method: why}`` for the methods of ``methods`` that cannot rank ``matrix`` (after the
-    missing-data policy), e.g. ``relative_difference`` on negative scores: the method's own
-    check of the data, without ranking anything."""
-    prepared = prepare_inputs(matrix, missing).prepared.matrix
+    """``{method: why}`` for the methods of ``methods`` that cannot rank ``data`` (a matrix
+    after the missing-data policy ``run.missing``, or the inputs the registry prepared),
+    e.g. ``relative_difference`` on negative scores: the method's own check of the data,
+    without ranking anything."""
+    run = Execution() if run is None else run
+    inputs = data if isinstance(data, Inputs) else prepare_inputs(data, run.policy)
+    specs = resolve_methods(methods)
+    params = run.params or {}
     out: dict[str, str] = {}
-    for name in methods:
-        spec = get_ranking_method(name)
+    for name, spec in specs.items():
         if spec.check is None:
             continue
         try:
-            spec.check(prepared, check_params(spec, dict((params or {}).get(name, {}))))
+            spec.check(inputs.prepared.matrix, check_params(spec, dict(params.get(name, {}))))
         except InputError as exc:
             out[name] = str(exc).rstrip(".")
     return out
@@ -156,21 +156,15 @@ def check_axes(axes: Mapping[str, str] | None) -> dict[str, str]:
 
 
 def compare_methods(
-    matrix: ScoreMatrix,
-    methods: str | Sequence[str],
+    data: ScoreMatrix | Setup,
+    methods: str | Sequence[str] | None = None,
     *,
     n_trials: int = 1000,
     q: int = 100,
     r: int = 10,
-    seed: int | np.random.Generator | None = DEFAULT_SEED,
-    missing: str = "worst",
-    params: Mapping[str, Any] | None = None,
     axes: Mapping[str, str] | None = None,
     concordance: Mapping[str, str] | None = None,
-    progress: StageProgress = None,
-    jobs: int = 1,
-    backend: str | None = None,
-    _fast: bool = True,
+    run: Execution | None = None,
 ) -> MethodComparison:
     """One row per method: the empirical criteria and the registry's declared properties.
 
@@ -180,68 +174,74 @@ def compare_methods(
     ``q`` x ``r`` resamples with the ``concordance`` of each axis (default
     :data:`PAPER_CONCORDANCE`: Kendall's W on judges, mean Spearman on candidates). Every
     criterion gets the same seed, so criteria on the same axis see the same resamples, and
-    every method sees the same resamples.
+    every method sees the same resamples. A prepared setup (:func:`~.shared.setup`) is
+    compared as it is, or with ``methods`` (:func:`~.shared.resolve`).
     """
-    if isinstance(seed, np.random.Generator):
-        seed = int(seed.integers(0, 2**31 - 1))
-    check_jobs(jobs)
-    check_axes(axes)
-    s = setup(matrix, methods, params, missing, seed)
-    return compare_of(s, n_trials=n_trials, q=q, r=r, seed=seed, axes=axes,
-                      concordance=concordance, progress=progress, jobs=jobs, backend=backend,
-                      fast=_fast)
-
-
-def compare_of(s: Setup, *, n_trials: int, q: int, r: int, seed: Any,
-               axes: Mapping[str, str] | None, concordance: Mapping[str, str] | None,
-               progress: StageProgress, jobs: int, backend: str | None,
-               fast: bool = True) -> MethodComparison:
-    """:func:`compare_methods` on a validated input (``seed``: an int or None)."""
-    check_jobs(jobs)
+    if not isinstance(data, Setup):
+        run = _integer_seed(Execution() if run is None else run)
+    check_jobs((data.run if run is None else run).jobs)
     ax = check_axes(axes)
+    s, run = resolve(data, methods, run)
+    conc = _concordances(concordance)
+    run = _integer_seed(run)  # a setup's run may hold a Generator
+    with single_threaded_blas():  # many small BLAS calls: see bootstrap
+        results = _criteria(s, run, n_trials, q, r, ax, conc)
+    return MethodComparison(
+        _table(s, results), results, None if s.missing == "pairwise" else judge_agreement(s),
+        ax, conc, results["winner_rank"].seed, int(n_trials), int(q), int(r), s.missing,
+        s.params, s.n, s.m,
+    )
+
+
+def _integer_seed(run: Execution) -> Execution:
+    """``run`` whose Generator seed is replaced by one integer drawn from it, so that every
+    criterion draws from the same seed."""
+    if isinstance(run.seed, np.random.Generator):
+        return replace(run, seed=int(run.seed.integers(0, 2**31 - 1)))
+    return run
+
+
+def _concordances(concordance: Mapping[str, str] | None) -> dict[str, str]:
+    """The concordance of each stability: :data:`PAPER_CONCORDANCE` updated by ``concordance``."""
     conc = {"judges": PAPER_CONCORDANCE["judges"], "candidates": PAPER_CONCORDANCE["candidates"]}
     for key, value in (concordance or {}).items():
         if key not in conc:
             raise ConfigError(f"`concordance` names unknown axis {key!r}; axes are {list(conc)}.")
         conc[key] = value
-    with single_threaded_blas():  # many small BLAS calls: see bootstrap
-        return _compare(s, n_trials, q, r, seed, ax, conc, progress, jobs, backend, fast)
+    return conc
 
 
-def _compare(s: Setup, n_trials: int, q: int, r: int, seed: Any, ax: dict[str, str],
-             conc: dict[str, str], progress: StageProgress, jobs: int, backend: str | None,
-             fast: bool) -> MethodComparison:
-    def stage(name: str) -> Progress:
-        return None if progress is None else (lambda done, total: progress(name, done, total))
-
-    kw = dict(seed=seed, fast=fast, jobs=jobs, backend=backend)
+def _criteria(s: Setup, run: Execution, n_trials: int, q: int, r: int, ax: dict[str, str],
+              conc: dict[str, str]) -> dict[str, CriterionResult | StabilityResult]:
+    """Every criterion of the table, in order (criteria drawing alike share the draws)."""
     if ax["winner_rank"] == ax["condorcet_rate"]:  # the same draws: score them once
-        b = resample(s, axis=ax["winner_rank"], n_trials=n_trials, then=winner_stats,
-                     progress=stage("winner rank and Condorcet rate"), **kw)
+        b = resample(s, run, axis=ax["winner_rank"], n_trials=n_trials, then=winner_stats,
+                     progress=run.stage("winner rank and Condorcet rate"))
         first = {"winner_rank": winner_rank_from(b), "condorcet_rate": condorcet_rate_from(b)}
     else:
         first = {
             "winner_rank": winner_rank_from(resample(
-                s, axis=ax["winner_rank"], n_trials=n_trials, then=winner_stats,
-                progress=stage("winner rank"), **kw)),
+                s, run, axis=ax["winner_rank"], n_trials=n_trials, then=winner_stats,
+                progress=run.stage("winner rank"))),
             "condorcet_rate": condorcet_rate_from(resample(
-                s, axis=ax["condorcet_rate"], n_trials=n_trials, then=winner_stats,
-                progress=stage("Condorcet rate"), **kw)),
+                s, run, axis=ax["condorcet_rate"], n_trials=n_trials, then=winner_stats,
+                progress=run.stage("Condorcet rate"))),
         }
-    results: dict[str, CriterionResult | StabilityResult] = {
+    return {
         **first,
-        "generalization": generalization_of(s, axis=ax["generalization"], n_trials=n_trials,
-                                            progress=stage("generalization"), **kw),
-        "stability_judges": stability_of(s, axis="judges", q=q, r=r,
-                                         concordance=conc["judges"],
-                                         progress=stage("judge stability"), **kw),
-        "stability_candidates": stability_of(s, axis="candidates", q=q, r=r,
-                                             concordance=conc["candidates"],
-                                             progress=stage("candidate stability"), **kw),
+        "generalization": generalization(s, axis=ax["generalization"], n_trials=n_trials, run=run),
+        "stability_judges": stability(s, axis="judges", q=q, r=r, concordance=conc["judges"],
+                                      run=run),
+        "stability_candidates": stability(s, axis="candidates", q=q, r=r,
+                                          concordance=conc["candidates"], run=run),
     }
+
+
+def _table(s: Setup, results: Mapping[str, CriterionResult | StabilityResult]) -> pd.DataFrame:
+    """One row per method: each criterion's mean and spread, then the declared properties."""
     rows = []
     for name in s.methods:
-        spec = get_ranking_method(name)
+        spec = s.specs[name]
         row: dict[str, Any] = {"method": name}
         for key in CRITERIA:
             row[key] = results[key].mean[name]
@@ -250,9 +250,4 @@ def _compare(s: Setup, n_trials: int, q: int, r: int, seed: Any, ax: dict[str, s
         row.update(condorcet=spec.condorcet, pareto=spec.pareto, order_only=spec.order_only,
                    unanimity=spec.unanimity)
         rows.append(row)
-    missing = s.missing
-    agreement = None if missing == "pairwise" else judge_agreement_of(s)
-    return MethodComparison(
-        pd.DataFrame(rows), results, agreement, ax, conc, results["winner_rank"].seed,
-        int(n_trials), int(q), int(r), missing, s.params, s.n, s.m,
-    )
+    return pd.DataFrame(rows)

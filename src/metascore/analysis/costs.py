@@ -21,7 +21,6 @@ from dataclasses import dataclass
 
 from .shared import Setup
 from .bootstrap import routes
-from .fastpaths import shortcuts
 
 __all__ = ["MethodCost", "method_costs", "costlier_than_the_rest", "NOTED_WORK"]
 
@@ -96,7 +95,7 @@ def costlier_than_the_rest(costs: dict[str, MethodCost]) -> dict[str, float]:
 def _one_at_a_time(s: Setup, axis: str) -> set[str]:
     way = routes(s, axis)
     return {m for m in s.methods if way[m] in ("counted", "direct", "registry")
-            or (way[m] == "candidates" and shortcuts(m).one_at_a_time(s.params[m]))}
+            or (way[m] == "candidates" and s.hooks(m).one_at_a_time(s.params[m]))}
 
 
 def method_costs(s: Setup, draws: list[tuple[str, int, int, bool]]) -> dict[str, MethodCost]:

@@ -16,7 +16,7 @@ numbers), so differences between methods are not noise from different draws.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,10 +27,11 @@ from ..jsonable import jsonable
 from ..errors import ConfigError, InputError
 from ..matrix import ScoreMatrix
 from ..ranking import Ranking
-from ..registry import DEFAULT_SEED, prepare_inputs, rank
+from ..registry import prepare_inputs, rank
 from ..stats import kendall_w, mean_spearman_from_w
+from .execution import Execution, Progress
 from .trial_stats import generalization_stats, top_share, winner_stats
-from .shared import judge_ranks, Progress, setup, Setup
+from .shared import judge_ranks, method_params, resolve, resolve_methods, Setup
 from .bootstrap import run_trials, Then
 from .draws import check_axis, DrawPlan, plan_draws, skip_note
 
@@ -45,7 +46,6 @@ __all__ = [
     "Resampled",
     "generalization",
     "judge_agreement",
-    "judge_agreement_of",
     "CriterionResult",
     "JudgeAgreement",
 ]
@@ -202,16 +202,14 @@ class Resampled:
     extra: dict[str, np.ndarray]
 
 
-def resample(s: Setup, *, axis: str, n_trials: int, seed: Any, then: Then,
-             fast: bool = True, progress: Progress = None, jobs: int = 1,
-             backend: str | None = None) -> Resampled:
-    """Draw ``n_trials`` resamples of ``s`` along ``axis``, score every method on them
-    and compute ``then`` (:func:`.bootstrap.run_trials`)."""
+def resample(s: Setup, run: Execution, *, axis: str, n_trials: int, then: Then,
+             progress: Progress = None) -> Resampled:
+    """Draw ``n_trials`` resamples of ``s`` along ``axis`` (``run.seed``), score every
+    method on them and compute ``then`` (:func:`.bootstrap.run_trials`)."""
     check_axis(axis)
     n_trials = positive_int(n_trials, "n_trials")
-    plan = plan_draws(seed, n_trials, axis, s.n, s.m)
-    trials = run_trials(s, plan, fast=fast, then=then, progress=progress, jobs=jobs,
-                          backend=backend)
+    plan = plan_draws(run.seed, n_trials, axis, s.n, s.m)
+    trials = run_trials(s, plan, run, then=then, progress=progress)
     return Resampled(s, plan, trials.scores, trials.usable, trials.extra)
 
 
@@ -228,12 +226,10 @@ def all_skipped(what: str) -> str:
 
 # ---------------------------------------------------------------------- winner rank
 def winner_rank(
-    matrix: ScoreMatrix,
+    data: ScoreMatrix | Setup,
     ranking: Ranking | str,
     *,
-    missing: str = "worst",
-    seed: int | np.random.Generator | None = None,
-    **params: Any,
+    run: Execution | None = None,
 ) -> float:
     """Normalized average rank of the winner over the judges (thesis 5.3.1).
 
@@ -245,10 +241,12 @@ def winner_rank(
 
     Parameters
     ----------
-    matrix : ScoreMatrix
+    data : ScoreMatrix or Setup
+        The matrix (a setup's: its matrix after the missing-data policy).
     ranking : Ranking or str
         A ranking of (a subset of) the matrix' candidates, or a method name to rank with
-        (then ``missing``, ``seed`` and ``params`` are passed to :func:`metascore.rank`).
+        (a setup's own ranking by it; on a matrix, :func:`metascore.rank` with the
+        ``missing``, ``seed`` and ``params`` of ``run``).
 
     Examples
     --------
@@ -257,8 +255,9 @@ def winner_rank(
     >>> winner_rank(m, "average_rank")  # B: ranks 2 and 1, average 1.5
     0.75
     """
+    matrix = data.matrix if isinstance(data, Setup) else data
     if isinstance(ranking, str):
-        ranking = rank(matrix, ranking, missing=missing, seed=seed, **params)
+        ranking = _ranking(data, ranking, run)
     if not isinstance(ranking, Ranking):
         raise InputError(f"`ranking` must be a Ranking or a method name; got {type(ranking).__name__}.")
     judges = None
@@ -275,19 +274,25 @@ def winner_rank(
     return float(np.mean(1.0 - (avg[winners] - 1.0) / (n - 1)))
 
 
+def _ranking(data: ScoreMatrix | Setup, method: str, run: Execution | None) -> Ranking:
+    """The ranking of ``data`` by ``method``: a setup's own (ranked on its input when it
+    holds another method), or :func:`metascore.rank` of a matrix under ``run``."""
+    if isinstance(data, Setup):
+        s, _ = resolve(data, None if method in data.methods else method, run)
+        return s.full[method]
+    run = Execution(seed=None) if run is None else run
+    specs = resolve_methods(method)
+    return rank(data, specs[method], missing=run.policy, seed=run.seed,
+                **method_params(specs, run.params)[method])
+
+
 def winner_rank_bootstrap(
-    matrix: ScoreMatrix,
-    methods: str | Sequence[str],
+    data: ScoreMatrix | Setup,
+    methods: str | Sequence[str] | None = None,
     *,
     axis: str = PAPER_AXES["winner_rank"],
     n_trials: int = 1000,
-    seed: int | np.random.Generator | None = DEFAULT_SEED,
-    missing: str = "worst",
-    params: Mapping[str, Any] | None = None,
-    progress: Progress = None,
-    jobs: int = 1,
-    backend: str | None = None,
-    _fast: bool = True,
+    run: Execution | None = None,
 ) -> CriterionResult:
     """The winner rank of each method over bootstrap resamples (ESANN 2021).
 
@@ -306,12 +311,11 @@ def winner_rank_bootstrap(
     >>> import metascore as ms
     >>> m = ms.ScoreMatrix.from_array([[3, 3, 3], [2, 2, 2], [1, 1, 1]], ["A", "B", "C"])
     >>> winner_rank_bootstrap(m, ["mean", "copeland"], n_trials=20).mean
-    {'mean': 1.0, 'copeland': 1.0}
+    {'mean': 0.825, 'copeland': 0.825}
     """
-    s = setup(matrix, methods, params, missing, seed)
-    return winner_rank_from(resample(s, axis=axis, n_trials=n_trials, seed=seed,
-                                     then=winner_stats, fast=_fast, progress=progress,
-                                     jobs=jobs, backend=backend))
+    s, run = resolve(data, methods, run)
+    return winner_rank_from(resample(s, run, axis=axis, n_trials=n_trials, then=winner_stats,
+                                     progress=run.stage("winner rank")))
 
 
 def winner_rank_from(b: Resampled) -> CriterionResult:
@@ -342,18 +346,12 @@ def winner_rank_from(b: Resampled) -> CriterionResult:
 
 # ---------------------------------------------------------------------- Condorcet rate
 def condorcet_rate(
-    matrix: ScoreMatrix,
-    methods: str | Sequence[str],
+    data: ScoreMatrix | Setup,
+    methods: str | Sequence[str] | None = None,
     *,
     axis: str = PAPER_AXES["condorcet_rate"],
     n_trials: int = 1000,
-    seed: int | np.random.Generator | None = DEFAULT_SEED,
-    missing: str = "worst",
-    params: Mapping[str, Any] | None = None,
-    progress: Progress = None,
-    jobs: int = 1,
-    backend: str | None = None,
-    _fast: bool = True,
+    run: Execution | None = None,
 ) -> CriterionResult:
     """Rate of ranking the Condorcet winner first, over bootstrap resamples.
 
@@ -374,10 +372,9 @@ def condorcet_rate(
     >>> condorcet_rate(m, ["copeland", "mean"], axis="judges", n_trials=50).mean["copeland"]
     1.0
     """
-    s = setup(matrix, methods, params, missing, seed)
-    return condorcet_rate_from(resample(s, axis=axis, n_trials=n_trials, seed=seed,
-                                        then=winner_stats, fast=_fast, progress=progress,
-                                        jobs=jobs, backend=backend))
+    s, run = resolve(data, methods, run)
+    return condorcet_rate_from(resample(s, run, axis=axis, n_trials=n_trials, then=winner_stats,
+                                        progress=run.stage("Condorcet rate")))
 
 
 def condorcet_rate_from(b: Resampled) -> CriterionResult:
@@ -400,18 +397,12 @@ def condorcet_rate_from(b: Resampled) -> CriterionResult:
 
 # ---------------------------------------------------------------------- generalization
 def generalization(
-    matrix: ScoreMatrix,
-    methods: str | Sequence[str],
+    data: ScoreMatrix | Setup,
+    methods: str | Sequence[str] | None = None,
     *,
     axis: str = PAPER_AXES["generalization"],
     n_trials: int = 1000,
-    seed: int | np.random.Generator | None = DEFAULT_SEED,
-    missing: str = "worst",
-    params: Mapping[str, Any] | None = None,
-    progress: Progress = None,
-    jobs: int = 1,
-    backend: str | None = None,
-    _fast: bool = True,
+    run: Execution | None = None,
 ) -> CriterionResult:
     """Meta-generalization to unseen judges (thesis 5.3.1).
 
@@ -429,19 +420,11 @@ def generalization(
     if axis == "candidates":
         raise ConfigError("generalization tests on out-of-bag judges, so it must resample "
                           "the judges: use axis='judges' or 'both', not 'candidates'.")
-    s = setup(matrix, methods, params, missing, seed)
-    return generalization_of(s, axis=axis, n_trials=n_trials, seed=seed, fast=_fast,
-                             progress=progress, jobs=jobs, backend=backend)
-
-
-def generalization_of(s: Setup, *, axis: str, n_trials: int, seed: Any, fast: bool = True,
-                      progress: Progress = None, jobs: int = 1,
-                      backend: str | None = None) -> CriterionResult:
-    """:func:`generalization` on a validated input."""
+    s, run = resolve(data, methods, run)
     if s.m < 2:
         raise InputError(f"generalization needs at least 2 judges; got {s.m}.")
-    b = resample(s, axis=axis, n_trials=n_trials, seed=seed, then=generalization_stats,
-                 fast=fast, progress=progress, jobs=jobs, backend=backend)
+    b = resample(s, run, axis=axis, n_trials=n_trials, then=generalization_stats,
+                 progress=run.stage("generalization"))
     n_trials = b.plan.trials
     values = {name: b.extra[name] for name in s.methods}
     no_oob = int(b.extra["no_oob"].sum())
@@ -460,11 +443,12 @@ def generalization_of(s: Setup, *, axis: str, n_trials: int, seed: Any, fast: bo
 
 
 # ---------------------------------------------------------------------- agreement
-def judge_agreement(matrix: ScoreMatrix, *, missing: str = "worst") -> JudgeAgreement:
+def judge_agreement(data: ScoreMatrix | Setup, *, run: Execution | None = None) -> JudgeAgreement:
     """Kendall's W between the judges (tie-corrected) and the mean pairwise Spearman rho.
 
-    Missing cells follow ``missing`` (``worst``: tied last on that judge; ``pairwise`` is
-    not supported since W needs complete rankings). Judge weights are not used.
+    Missing cells follow ``run.missing`` (a setup's policy: its judges' ranks are read,
+    nothing is prepared again; ``worst``: tied last on that judge; ``pairwise`` is not
+    supported since W needs complete rankings). Judge weights are not used.
 
     Examples
     --------
@@ -474,16 +458,14 @@ def judge_agreement(matrix: ScoreMatrix, *, missing: str = "worst") -> JudgeAgre
     >>> round(a.w, 4), round(a.mean_spearman, 4)
     (0.75, 0.5)
     """
+    if isinstance(data, Setup):
+        s, _ = resolve(data, None, run)
+        _complete_rankings(s.missing)
+        return _agreement(s.filled_ranks, s.missing)
+    missing = (Execution() if run is None else run).policy
     _complete_rankings(missing)
-    prepared = prepare_inputs(matrix, missing).prepared
+    prepared = prepare_inputs(data, missing).prepared
     return _agreement(judge_ranks(prepared.oriented, missing), missing)
-
-
-def judge_agreement_of(s: Setup) -> JudgeAgreement:
-    """:func:`judge_agreement` of a validated input, from the judges' ranks it holds (the
-    matrix is not prepared again)."""
-    _complete_rankings(s.missing)
-    return _agreement(s.filled_ranks, s.missing)
 
 
 def _complete_rankings(missing: str) -> None:

@@ -25,27 +25,17 @@ from functools import cached_property
 
 import numpy as np
 
-from ..registry import get_ranking_method
-from ..resampling import CandidateDraws, JudgeDraws, Pulls, Shortcuts, pair_stats
+from ..resampling import CandidateDraws, JudgeDraws, Pulls, pair_stats
 from .shared import Setup
 from .draws import Draws
 
 __all__ = [
     "Block",
-    "shortcuts",
     "fast_path_reason",
     "candidate_fast_reason",
     "judge_fast_scores",
     "candidate_fast_scores",
 ]
-
-_NONE = Shortcuts()
-
-
-def shortcuts(name: str) -> Shortcuts:
-    """The resampling shortcuts the method ``name`` declares (none: an empty declaration)."""
-    return get_ranking_method(name).resampling or _NONE
-
 
 def fast_path_reason(s: Setup, name: str) -> str | None:
     """None when ``name`` can use its fast path on ``s`` under judge resampling, else why not.
@@ -54,7 +44,7 @@ def fast_path_reason(s: Setup, name: str) -> str | None:
     judge (no missing cell, or ``missing="worst"``), and the method's own conditions
     (``judges_reason``) must hold.
     """
-    hooks = shortcuts(name)
+    hooks = s.hooks(name)
     if hooks.judges is None:
         return "no fast path for this method"
     if s.matrix.has_missing and s.missing != "worst":
@@ -69,7 +59,7 @@ def candidate_fast_reason(s: Setup, name: str, judges_resampled: bool = False) -
     must have no missing cell (the worst value a missing cell receives depends on the
     drawn candidates), and the method's own conditions (``candidates_reason``) must hold.
     """
-    hooks = shortcuts(name)
+    hooks = s.hooks(name)
     if hooks.candidates is None and hooks.candidate_pairs is None:
         return "no fast path for this method"
     if s.matrix.has_missing:
@@ -169,9 +159,9 @@ def judge_fast_scores(block: Block, names: list[str]) -> dict[str, np.ndarray]:
     """Scores (T x n) of each of ``names`` on the block's judge resamples (the margins,
     computed when a method first needs them, are shared)."""
     s, draws = block.s, block.judge_draws
-    if any(shortcuts(name).margins for name in names):
+    if any(s.hooks(name).margins for name in names):
         draws.pair_margins  # noqa: B018  (computed first: the others may read it)
-    return {name: shortcuts(name).judges(s, s.params[name], draws) for name in names}
+    return {name: s.hooks(name).judges(s, s.params[name], draws) for name in names}
 
 
 def candidate_fast_scores(block: Block, names: list[str]) -> dict[str, np.ndarray]:
@@ -184,7 +174,7 @@ def candidate_fast_scores(block: Block, names: list[str]) -> dict[str, np.ndarra
     out: dict[str, np.ndarray] = {}
     stats = None
     for name in names:
-        hooks = shortcuts(name)
+        hooks = s.hooks(name)
         if hooks.candidate_pairs is not None:
             if stats is None:
                 stats = (pair_stats(draws, pulls=block.pulls, integral=block.integral)

@@ -28,11 +28,12 @@ import numpy as np
 
 from ..pairwise import PairwiseCounts
 from ..inputs import Inputs
-from ..registry import compute, get_ranking_method, rank
-from ..resampling import integer_valued, reduced_counts
+from ..method_spec import RankingMethod
+from ..registry import compute, rank
+from ..resampling import Shortcuts, integer_valued, reduced_counts
 from .shared import Setup
 from .draws import Draws
-from .fastpaths import Block, shortcuts
+from .fastpaths import Block
 
 __all__ = ["counts_path_reason", "direct_values_reason", "counts_scores", "values_scores",
            "per_trial_scores"]
@@ -46,10 +47,9 @@ def counts_path_reason(s: Setup, name: str, draws: Draws) -> str | None:
     resampling the judge weights must be integers so that the products give the
     registry's counts exactly.
     """
-    spec = get_ranking_method(name)
-    if spec.input != "pairwise":
+    if s.specs[name].input != "pairwise":
         return "the method reads scores, not pairwise counts"
-    counts_reason = shortcuts(name).counts_reason
+    counts_reason = s.hooks(name).counts_reason
     if counts_reason is not None and (reason := counts_reason(s.params[name])) is not None:
         return reason
     if np.isnan(s.filled_ranks).any():
@@ -67,7 +67,7 @@ def direct_values_reason(s: Setup, name: str) -> str | None:
     it is, so the method's function on those values gives the registry's scores; a
     stochastic method goes through the registry, which feeds it in label order.
     """
-    spec = get_ranking_method(name)
+    spec = s.specs[name]
     if spec.input != "values":
         return "the method reads pairwise counts"
     if spec.stochastic:
@@ -77,10 +77,10 @@ def direct_values_reason(s: Setup, name: str) -> str | None:
     return None
 
 
-def counts_scores(pc: PairwiseCounts, name: str, params: dict[str, Any], seed: int,
+def counts_scores(pc: PairwiseCounts, spec: RankingMethod, params: dict[str, Any], seed: int,
                   start: np.ndarray | None = None) -> np.ndarray:
-    """Scores of the pairwise method ``name`` on ``pc``, equal to
-    ``rank(pc, name, seed=seed, **params).scores`` (for a method declaring a warm start,
+    """Scores of the pairwise method ``spec`` on ``pc``, equal to
+    ``rank(pc, spec, seed=seed, **params).scores`` (for a method declaring a warm start,
     a ``start`` for its fit gives the same optimum to the fit's tolerance).
 
     A deterministic method is computed on the counts (its scores alone when it declares a
@@ -88,9 +88,8 @@ def counts_scores(pc: PairwiseCounts, name: str, params: dict[str, Any], seed: i
     ties, details); a stochastic method, which the registry feeds in label order, and any
     non-finite result go through :func:`rank`.
     """
-    spec = get_ranking_method(name)
     if not spec.stochastic:
-        hooks = shortcuts(name)
+        hooks = spec.resampling or Shortcuts()
         if hooks.scores is not None:
             warm = hooks.warm_start is not None and start is not None
             out = hooks.scores(pc, **params, **({"start": start} if warm else {}))
@@ -99,14 +98,14 @@ def counts_scores(pc: PairwiseCounts, name: str, params: dict[str, Any], seed: i
         scores = np.asarray(getattr(out, "scores", out), dtype=float)
         if scores.shape == (pc.n,) and np.isfinite(scores).all():
             return scores
-    return rank(pc, name, seed=seed, **params).scores
+    return rank(pc, spec, seed=seed, **params).scores
 
 
-def values_scores(inputs: Inputs, name: str, params: dict[str, Any]) -> np.ndarray | None:
-    """Scores of the value method ``name`` on ``inputs`` (the drawn rows and columns of a
+def values_scores(inputs: Inputs, spec: RankingMethod, params: dict[str, Any]) -> np.ndarray | None:
+    """Scores of the value method ``spec`` on ``inputs`` (the drawn rows and columns of a
     prepared matrix, :meth:`~metascore.inputs.Inputs.take`), as the registry computes
     them; None when they are not all finite (the registry then says why)."""
-    out = compute(get_ranking_method(name), inputs, params, None)
+    out = compute(spec, inputs, params, None)
     scores = np.asarray(out.scores, dtype=float)
     return scores if scores.shape == (len(inputs.candidates),) and np.isfinite(scores).all() else None
 
@@ -137,10 +136,10 @@ def per_trial_scores(block: Block, routes: dict[str, str]) -> dict[str, np.ndarr
             drawn = s.inputs.take(np.arange(s.n) if cand is None else cand,
                                   np.arange(s.m) if judges is None else judges)
             for name in names["direct"]:
-                scores = values_scores(drawn, name, s.params[name])
+                scores = values_scores(drawn, s.specs[name], s.params[name])
                 if scores is None:  # the registry raises the error
                     sub = s.matrix.subset(candidates=cand, judges=judges)
-                    scores = rank(sub, name, missing=s.missing, **s.params[name]).scores
+                    scores = rank(sub, s.specs[name], missing=s.missing, **s.params[name]).scores
                 keep(name, scores)
         if names["registry"]:
             sub = s.matrix.subset(candidates=cand, judges=judges)
@@ -149,7 +148,7 @@ def per_trial_scores(block: Block, routes: dict[str, str]) -> dict[str, np.ndarr
                 if empty.any():  # a judge that scores none of the drawn candidates
                     sub = sub.subset(judges=np.flatnonzero(~empty))
             for name in names["registry"]:
-                keep(name, rank(sub, name, missing=s.missing, seed=int(draws.seeds[t]),
+                keep(name, rank(sub, s.specs[name], missing=s.missing, seed=int(draws.seeds[t]),
                                 **s.params[name]).scores)
         if names["counted"]:
             n_ab = block.wins[t if block.cw is not None else 0]
@@ -183,7 +182,7 @@ def _score_counted(s: Setup, methods: list[str], keep: Callable[[str, np.ndarray
         once = counts(distinct)
     whole: PairwiseCounts | None = None
     for name in methods:
-        hooks = shortcuts(name)
+        hooks = s.hooks(name)
         if cand is not None and hooks.clone_beats is not None:  # rank each candidate once
             beats = np.zeros((1, 1)) if distinct.size == 1 else hooks.clone_beats(
                 once, s.params[name])
@@ -202,4 +201,4 @@ def _score_counted(s: Setup, methods: list[str], keep: Callable[[str, np.ndarray
                 continue
         if whole is None:
             whole = counts(cand)
-        keep(name, counts_scores(whole, name, s.params[name], seed, start))
+        keep(name, counts_scores(whole, s.specs[name], s.params[name], seed, start))

@@ -1,19 +1,22 @@
 """What every analysis shares: the validated input, tie codes, ranks and concordance.
 
 The validated input (:class:`Setup`) holds the registry's :class:`~metascore.inputs.Inputs`
-(the matrix after the missing-data policy, prepared once) and each method's ranking of
-it: :func:`setup` prepares a matrix through the registry, :func:`setup_of` starts from a
+(the matrix after the missing-data policy, prepared once), the methods resolved once from
+their names (:class:`~metascore.method_spec.RankingMethod`, with their resampling
+shortcuts) and each method's ranking of it: :func:`setup` prepares a matrix through the
+registry (or takes the inputs it prepared), :func:`setup_of` starts from a
 :class:`~metascore.Ranking` (the data it was computed from, and the ranking itself), and
 :meth:`Setup.including` compares more methods on the same input (what was computed from
-the data is shared). The resamples and the scores of resampled matrices are in
-:mod:`.bootstrap`.
+the data is shared). Every public analysis takes a matrix or a setup, and
+:func:`resolve` makes the setup it reads from either. The resamples and the scores of
+resampled matrices are in :mod:`.bootstrap`.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -22,21 +25,24 @@ import numpy as np
 
 from ..errors import ConfigError, InputError, did_you_mean
 from ..matrix import ScoreMatrix
+from ..method_spec import RankingMethod
 from ..missing import Prepared
 from ..pairwise import PairwiseCounts
 from ..ranking import DEFAULT_TIE_BREAK, SCORE_RTOL, Ranking
-from ..resampling import PairSums, integer_valued
+from ..resampling import PairSums, Shortcuts, integer_valued
 from ..inputs import Inputs
 from ..registry import (DEFAULT_SEED, check_params, get_ranking_method, prepare_inputs,
                         rank_inputs, ranking_method_names)
 from ..stats import fractional_ranks, kendall_w_of_ranks, ranks_along
-
-Progress = Callable[[int, int], None] | None
+from .execution import Execution
 
 __all__ = [
     "Setup",
     "setup",
     "setup_of",
+    "resolve",
+    "resolve_methods",
+    "method_params",
     "rank_codes",
     "fractional_ranks_rows",
     "code_ranks",
@@ -45,26 +51,36 @@ __all__ = [
     "judge_ranks",
 ]
 
+_NO_SHORTCUTS = Shortcuts()
+
+
 # ---------------------------------------------------------------------- inputs
 @dataclass(frozen=True, eq=False)
 class Setup:
     """A validated analysis input: the registry's inputs (a matrix after the missing-data
-    policy) and the methods.
+    policy) and the methods, resolved once from their names.
 
-    ``full`` holds each method's ranking of the whole (prepared) matrix; computing it also
-    validates the method parameters; ``seed`` is the integer seed of those rankings.
-    ``cache`` keeps what the resampling shortcuts compute once from the full data, and the
-    scores of draws already scored (shared by the criteria that draw the same resamples).
+    ``specs`` holds each method's registration (its shortcuts: :meth:`hooks`); ``full``
+    each method's ranking of the whole (prepared) matrix, computing which also validates the
+    method parameters; ``seed`` is the integer seed of those rankings and ``run`` the
+    :class:`~.execution.Execution` the setup was made with, without its ``progress`` and
+    ``notify`` (an analysis of the setup runs so unless given another); ``source`` the matrix before the missing-data policy (None
+    when the setup starts from a ranking). ``cache`` keeps what the resampling shortcuts
+    compute once from the full data, and the scores of draws already scored (shared by the
+    criteria that draw the same resamples).
     """
 
     inputs: Inputs
     methods: tuple[str, ...]
+    specs: dict[str, RankingMethod]
     params: dict[str, dict[str, Any]]
     full: dict[str, Ranking]
     filled_ranks: np.ndarray  # per-judge fractional ranks, n x m (NaN: not ranked)
     seconds: dict[str, float] = field(default_factory=dict)  # each full ranking's time
     cache: dict[Any, Any] = field(default_factory=dict, repr=False)
     seed: int = DEFAULT_SEED
+    run: Execution = field(default_factory=Execution, repr=False)
+    source: ScoreMatrix | None = field(default=None, repr=False)  # before the policy
 
     @property
     def prepared(self) -> Prepared:
@@ -87,14 +103,22 @@ class Setup:
     def excluded_judges(self) -> dict[str, str]:
         return dict(self.inputs.prepared.excluded_judges)
 
+    def hooks(self, name: str) -> Shortcuts:
+        """The resampling shortcuts method ``name`` declares (none: an empty declaration)."""
+        return self.specs[name].resampling or _NO_SHORTCUTS
+
     def restricted(self, methods: Sequence[str]) -> Setup:
-        """The same input with only ``methods`` compared (what was computed is kept)."""
+        """The same input with only ``methods`` compared (what was computed from the data
+        is kept)."""
         keep = tuple(m for m in self.methods if m in methods)
-        return dataclasses.replace(  # the scores of a draw hold every method: left behind
-            self, methods=keep, params={m: self.params[m] for m in keep},
-            full={m: self.full[m] for m in keep},
+        out = dataclasses.replace(  # the scores of a draw hold every method: left behind
+            self, methods=keep, specs={m: self.specs[m] for m in keep},
+            params={m: self.params[m] for m in keep}, full={m: self.full[m] for m in keep},
             seconds={m: self.seconds[m] for m in keep if m in self.seconds},
-            cache=self._data_cache())
+            cache=self._data_cache(), run=dataclasses.replace(
+                self.run, params={m: self.params[m] for m in keep}))
+        out.__dict__.update({k: v for k, v in self.__dict__.items() if k in _FROM_THE_DATA})
+        return out
 
     def including(self, methods: str | Sequence[str], params: Mapping[str, Any] | None) -> Setup:
         """The same input with ``methods`` compared, in that order (``params`` as in
@@ -102,11 +126,12 @@ class Setup:
         its full-data ranking, the others rank the input (:func:`~metascore.registry.rank_inputs`);
         nothing is prepared again, and the judges' ranks and what the shortcuts computed
         from the data are shared."""
-        names = _methods(methods)
-        per_method = _params(names, params)
-        known = {m: self.full[m] for m in names
+        specs = resolve_methods(methods)
+        per_method = method_params(specs, params)
+        known = {m: self.full[m] for m in specs
                  if m in self.full and self.params[m] == per_method[m]}
-        out = _ranked(self.inputs, names, per_method, self.seed, known, self.filled_ranks)
+        out = _ranked(self.inputs, specs, per_method, self.run, known, self.filled_ranks,
+                      self.source)
         shared = {k: v for k, v in self.__dict__.items() if k in _FROM_THE_DATA}
         out.__dict__.update(shared)  # cached properties of the data, computed once
         out.cache.update(self._data_cache())
@@ -153,30 +178,46 @@ class Setup:
 _FROM_THE_DATA = ("pairs", "integral_weights", "present", "full_counts")
 
 
-def _methods(methods: str | Sequence[str]) -> tuple[str, ...]:
-    names = (methods,) if isinstance(methods, str) else tuple(methods)
+def resolve_methods(methods: str | Sequence[str] | None) -> dict[str, RankingMethod]:
+    """``{name: registration}`` of ``methods`` (one name or several, each once), in order:
+    the one place the analyses look methods up by name."""
+    names = () if methods is None else (methods,) if isinstance(methods, str) else tuple(methods)
     if not names:
         raise ConfigError("give at least one ranking method; valid methods are "
                           f"{ranking_method_names()}.")
-    seen: set[str] = set()
+    specs: dict[str, RankingMethod] = {}
     for name in names:
-        get_ranking_method(name)  # unknown names raise with the valid ones
-        if name in seen:
+        spec = get_ranking_method(name)  # unknown names raise with the valid ones
+        if name in specs:
             raise ConfigError(f"ranking method {name!r} is listed twice; list each method once.")
-        seen.add(name)
-    return names
+        specs[name] = spec
+    return specs
 
 
-def _params(methods: tuple[str, ...], params: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
+def method_params(specs: Mapping[str, RankingMethod], params: Mapping[str, Any] | None
+                  ) -> dict[str, dict[str, Any]]:
     """Per-method parameters: ``{method: {param: value}}``, checked against each method's
-    declared constraints before any ranking runs.
+    declared constraints before any ranking runs (the methods ``params`` does not name:
+    ``{}``).
 
     With a single method, a flat ``{param: value}`` mapping is accepted too (a key naming
     one of its parameters makes it flat: a parameter's value may be a mapping itself).
     """
+    named = _named_params(specs, params)
+    out = {name: dict(named.get(name, {})) for name in specs}
+    for name, values in out.items():
+        check_params(specs[name], values)
+    return out
+
+
+def _named_params(specs: Mapping[str, RankingMethod], params: Mapping[str, Any] | None
+                  ) -> dict[str, Mapping[str, Any]]:
+    """``params`` as ``{method: {param: value}}`` for the methods it names (see
+    :func:`method_params`)."""
+    methods = tuple(specs)
     params = dict(params or {})
     flat = len(methods) == 1 and params and (
-        any(k in get_ranking_method(methods[0]).defaults for k in params)
+        any(k in specs[methods[0]].defaults for k in params)
         or not all(isinstance(v, Mapping) for v in params.values()))
     if flat:
         params = {methods[0]: params}
@@ -191,10 +232,7 @@ def _params(methods: tuple[str, ...], params: Mapping[str, Any] | None) -> dict[
             raise ConfigError(
                 f"`params[{key!r}]` must be a mapping of parameter names to values; got {value!r}."
             )
-    out = {name: dict(params.get(name, {})) for name in methods}
-    for name, values in out.items():
-        check_params(name, values)
-    return out
+    return params
 
 
 def judge_ranks(oriented: np.ndarray, missing: str) -> np.ndarray:
@@ -206,20 +244,23 @@ def judge_ranks(oriented: np.ndarray, missing: str) -> np.ndarray:
     return fractional_ranks(x, axis=0)
 
 
-def setup(
-    matrix: ScoreMatrix,
-    methods: str | Sequence[str],
-    params: Mapping[str, Any] | None,
-    missing: str,
-    seed: int | np.random.Generator | None,
-) -> Setup:
-    """Validate the input once: method names and parameters, the missing-data policy (the
-    registry's :func:`~metascore.registry.prepare_inputs`); then each method ranks it."""
+def setup(matrix: ScoreMatrix, methods: str | Sequence[str] | None,
+          run: Execution | None = None, *, inputs: Inputs | None = None) -> Setup:
+    """Validate the input once: method names and parameters (``run.params``), the
+    missing-data policy (``run.missing``: the registry's
+    :func:`~metascore.registry.prepare_inputs`, or the ``inputs`` it made of ``matrix``
+    already); then each method ranks it (with ``run.seed`` when an integer)."""
+    run = Execution() if run is None else run
     if not isinstance(matrix, ScoreMatrix):
         raise InputError(f"expected a ScoreMatrix; got {type(matrix).__name__}.")
-    names = _methods(methods)
-    per_method = _params(names, params)
-    return _ranked(prepare_inputs(matrix, missing), names, per_method, seed, {})
+    specs = resolve_methods(methods)
+    per_method = method_params(specs, run.params)
+    if inputs is None:
+        inputs = prepare_inputs(matrix, run.policy)
+    elif inputs.missing != run.policy:
+        raise ConfigError(f"the inputs were prepared with missing={inputs.missing!r}, not "
+                          f"{run.policy!r}.")
+    return _ranked(inputs, specs, per_method, run, {}, source=matrix)
 
 
 def setup_of(
@@ -234,19 +275,57 @@ def setup_of(
     one (the same parameters, an integer seed, the default tie-break); any other method
     ranks its inputs (:func:`~metascore.registry.rank_inputs`).
     """
-    names = _methods(methods)
-    per_method = _params(names, params)
+    specs = resolve_methods(methods)
+    per_method = method_params(specs, params)
     known = {}
-    if (ranking.method in names and ranking.seed is not None
+    if (ranking.method in specs and ranking.seed is not None
             and tuple(ranking.tie_break) == DEFAULT_TIE_BREAK
-            and check_params(ranking.method, per_method[ranking.method]) == ranking.params):
+            and check_params(specs[ranking.method], per_method[ranking.method]) == ranking.params):
         known[ranking.method] = ranking
-    return _ranked(ranking.inputs, names, per_method, ranking.seed, known)
+    run = Execution(seed=ranking.seed, missing=ranking.inputs.missing, params=per_method)
+    return _ranked(ranking.inputs, specs, per_method, run, known)
 
 
-def _ranked(inputs: Inputs, names: tuple[str, ...], per_method: dict[str, dict[str, Any]],
-            seed: int | np.random.Generator | None, known: dict[str, Ranking],
-            filled_ranks: np.ndarray | None = None) -> Setup:
+def resolve(data: ScoreMatrix | Setup, methods: str | Sequence[str] | None,
+            run: Execution | None) -> tuple[Setup, Execution]:
+    """The setup an analysis reads and how it runs: a matrix prepared for ``methods`` under
+    ``run`` (:func:`setup`), or a prepared setup under ``run`` (default: the run it was made
+    with) comparing ``methods`` (default: its own; others, or other ``run.params``, are
+    ranked on its input by :meth:`Setup.including`). A setup keeps its missing-data policy,
+    and its own methods their parameters unless ``methods`` names them."""
+    if not isinstance(data, Setup):
+        run = Execution() if run is None else run
+        return setup(data, methods, run), run
+    if run is None and methods is None:
+        return data, data.run
+    s, run = data, data.run if run is None else run
+    if run.missing is not None and run.missing != s.missing:
+        raise ConfigError(
+            f"the setup was prepared with missing={s.missing!r}, not {run.missing!r}: prepare "
+            "the matrix again (setup) to analyze it under another missing-data policy.")
+    if methods is None:
+        named = {} if run.params is None else _named_params(s.specs, run.params)
+        if _filled(s, named) != _filled(s, {m: s.params[m] for m in named}):
+            raise ConfigError(
+                "`params` differ from the setup's: name the methods to rank with them (they "
+                "are ranked again on the setup's input).")
+        return s, run
+    names = (methods,) if isinstance(methods, str) else tuple(methods)
+    params = run.params if run.params is not None else {
+        m: s.params[m] for m in names if m in s.params}
+    if names == s.methods and _filled(s, method_params(s.specs, params)) == _filled(s, s.params):
+        return s, run
+    return s.including(names, params), run
+
+
+def _filled(s: Setup, per_method: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """``per_method`` with each method's defaults filled in (parameters compared as used)."""
+    return {m: check_params(s.specs[m], dict(p)) for m, p in per_method.items()}
+
+
+def _ranked(inputs: Inputs, specs: dict[str, RankingMethod], per_method: dict[str, dict[str, Any]],
+            run: Execution, known: dict[str, Ranking], filled_ranks: np.ndarray | None = None,
+            source: ScoreMatrix | None = None) -> Setup:
     """The :class:`Setup` of ``inputs``: each method's full-data ranking (those ``known``
     already made are kept) and the judges' ranks (``filled_ranks`` when computed already)."""
     prepared = inputs.prepared
@@ -260,23 +339,29 @@ def _ranked(inputs: Inputs, names: tuple[str, ...], per_method: dict[str, dict[s
         )
     # The full-data rankings use a fixed integer seed, never the caller's Generator: the
     # bootstrap draws must not depend on which (stochastic) methods are compared.
+    seed = run.seed
     full_seed = seed if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) else DEFAULT_SEED
     full, seconds = dict(known), {}
-    for name in names:
+    for name, spec in specs.items():
         if name in known:
             continue
         start = time.perf_counter()
-        full[name] = rank_inputs(inputs, name, seed=full_seed, **per_method[name])
+        full[name] = rank_inputs(inputs, spec, seed=full_seed, **per_method[name])
         seconds[name] = time.perf_counter() - start
+    names = tuple(specs)
     return Setup(
         inputs=inputs,
         methods=names,
+        specs=dict(specs),
         params=per_method,
         full={name: full[name] for name in names},
         filled_ranks=(judge_ranks(prepared.oriented, inputs.missing) if filled_ranks is None
                       else filled_ranks),
         seconds=seconds,
         seed=int(full_seed),
+        # the parameters as checked; no callable: a setup travels to the trials' workers
+        run=dataclasses.replace(run, params=per_method, progress=None, notify=None),
+        source=source,
     )
 
 

@@ -12,7 +12,7 @@ are the defaults (:data:`PAPER_CONCORDANCE`); both are available on every axis.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -22,9 +22,9 @@ import pandas as pd
 from ..jsonable import jsonable
 from ..errors import ConfigError, did_you_mean
 from ..matrix import ScoreMatrix
-from ..registry import DEFAULT_SEED
 from .criteria import PerMethodSummary, finite_mean, positive_int, spread
-from .shared import concordance_of, Progress, rank_codes, Setup, setup
+from .execution import Execution, Progress
+from .shared import concordance_of, rank_codes, resolve, Setup
 from .bootstrap import run_trials
 from .draws import check_axis, plan_draws, skip_note
 
@@ -35,6 +35,9 @@ CONCORDANCES = ("kendall_w", "spearman")
 
 #: The concordance ESANN 2021 used on each axis (the default when none is given).
 PAPER_CONCORDANCE = {"judges": "kendall_w", "candidates": "spearman", "both": "spearman"}
+#: The progress stage of a stability on each axis.
+_STAGES = {"judges": "judge stability", "candidates": "candidate stability",
+           "both": "judge and candidate stability"}
 
 
 def _concordance(value: str | None, axis: str) -> str:
@@ -185,8 +188,8 @@ def _stability_notes(skipped: int, total: int, undefined: int, r: int) -> tuple[
 
 
 def _stability_values(
-    s: Setup, seed: Any, *, axis: str, size: int, q: int, r: int, concordance: str,
-    progress: Progress, done: int, total: int, fast: bool, jobs: int, backend: str | None,
+    s: Setup, run: Execution, *, axis: str, size: int, q: int, r: int, concordance: str,
+    progress: Progress, done: int, total: int,
 ) -> tuple[dict[str, np.ndarray], int | None, int, int]:
     """Concordance of each of r repetitions of q resampled rankings, per method; the seed,
     the number of skipped resamples and of undefined repetitions.
@@ -195,9 +198,8 @@ def _stability_values(
     resample without a usable judge is skipped: its repetition's concordance is over the
     other rankings, and undefined (NaN) when fewer than 2 are left.
     """
-    plan = plan_draws(seed, q * r, axis, s.n, s.m, judges=size)
-    trials = run_trials(s, plan, fast=fast, progress=progress, done=done, total=total,
-                          jobs=jobs, backend=backend)
+    plan = plan_draws(run.seed, q * r, axis, s.n, s.m, judges=size)
+    trials = run_trials(s, plan, run, progress=progress, done=done, total=total)
     usable = trials.usable.reshape(r, q)
     kept = usable.sum(axis=1)
     out = {}
@@ -210,20 +212,14 @@ def _stability_values(
 
 
 def stability(
-    matrix: ScoreMatrix,
-    methods: str | Sequence[str],
+    data: ScoreMatrix | Setup,
+    methods: str | Sequence[str] | None = None,
     *,
     axis: str = "judges",
     q: int = 100,
     r: int = 10,
     concordance: str | None = None,
-    seed: int | np.random.Generator | None = DEFAULT_SEED,
-    missing: str = "worst",
-    params: Mapping[str, Any] | None = None,
-    progress: Progress = None,
-    jobs: int = 1,
-    backend: str | None = None,
-    _fast: bool = True,
+    run: Execution | None = None,
 ) -> StabilityResult:
     """Stability of ranking methods under judge, candidate or joint resampling (thesis 5.3.1).
 
@@ -245,16 +241,13 @@ def stability(
     {'average_rank': 1.0, 'copeland': 1.0}
     """
     draws = _Draws.checked(axis, q, r, concordance)  # before the setup's rankings
-    s = setup(matrix, methods, params, missing, seed)
-    return _stability(s, draws, seed, fast=_fast, progress=progress, jobs=jobs, backend=backend)
-
-
-def stability_of(s: Setup, *, axis: str, q: int, r: int, concordance: str | None, seed: Any,
-                 fast: bool = True, progress: Progress = None, jobs: int = 1,
-                 backend: str | None = None) -> StabilityResult:
-    """:func:`stability` on a validated input."""
-    return _stability(s, _Draws.checked(axis, q, r, concordance), seed, fast=fast,
-                      progress=progress, jobs=jobs, backend=backend)
+    s, run = resolve(data, methods, run)
+    axis, q, r, concordance = draws
+    values, seed_used, skipped, undefined = _stability_values(
+        s, run, axis=axis, size=s.m, q=q, r=r, concordance=concordance,
+        progress=run.stage(_STAGES[axis]), done=0, total=q * r)
+    return StabilityResult(s.methods, axis, concordance, q, r, values, seed_used, s.missing,
+                           s.params, skipped, _stability_notes(skipped, q * r, undefined, r))
 
 
 class _Draws(NamedTuple):
@@ -273,37 +266,20 @@ class _Draws(NamedTuple):
         return cls(axis, positive_int(q, "q", 2), positive_int(r, "r"), concordance)
 
 
-def _stability(s: Setup, draws: _Draws, seed: Any, *, fast: bool, progress: Progress,
-               jobs: int, backend: str | None) -> StabilityResult:
-    axis, q, r, concordance = draws
-    values, seed_used, skipped, undefined = _stability_values(
-        s, seed, axis=axis, size=s.m, q=q, r=r, concordance=concordance, progress=progress,
-        done=0, total=q * r, fast=fast, jobs=jobs, backend=backend,
-    )
-    return StabilityResult(s.methods, axis, concordance, q, r, values, seed_used, s.missing,
-                           s.params, skipped, _stability_notes(skipped, q * r, undefined, r))
-
-
 def default_sizes(m: int) -> np.ndarray:
     """Up to 10 judge counts evenly spread over 2..m."""
     return np.unique(np.linspace(min(2, m), m, num=min(10, m)).round().astype(int))
 
 
 def stability_vs_judges(
-    matrix: ScoreMatrix,
-    methods: str | Sequence[str],
+    data: ScoreMatrix | Setup,
+    methods: str | Sequence[str] | None = None,
     sizes: Sequence[int] | None = None,
     *,
     q: int = 100,
     r: int = 10,
     concordance: str = "kendall_w",
-    seed: int | np.random.Generator | None = DEFAULT_SEED,
-    missing: str = "worst",
-    params: Mapping[str, Any] | None = None,
-    progress: Progress = None,
-    jobs: int = 1,
-    backend: str | None = None,
-    _fast: bool = True,
+    run: Execution | None = None,
 ) -> StabilityCurve:
     """Judge-axis stability as a function of the number of judges (thesis fig. 5.5).
 
@@ -313,22 +289,9 @@ def stability_vs_judges(
     (see :meth:`StabilityCurve.judges_needed`). Sizes above m extrapolate by resampling.
     ``sizes`` defaults to up to 10 sizes evenly spread over 2..m.
     """
-    draws = _Draws.checked("judges", q, r, concordance)  # before the setup's rankings
-    s = setup(matrix, methods, params, missing, seed)
-    return _curve(s, sizes, draws, seed, fast=_fast, progress=progress, jobs=jobs, backend=backend)
-
-
-def curve_of(s: Setup, sizes: Sequence[int] | None, *, q: int, r: int, concordance: str,
-             seed: Any, fast: bool = True, progress: Progress = None, jobs: int = 1,
-             backend: str | None = None) -> StabilityCurve:
-    """:func:`stability_vs_judges` on a validated input."""
-    return _curve(s, sizes, _Draws.checked("judges", q, r, concordance), seed, fast=fast,
-                  progress=progress, jobs=jobs, backend=backend)
-
-
-def _curve(s: Setup, sizes: Sequence[int] | None, draws: _Draws, seed: Any, *, fast: bool,
-           progress: Progress, jobs: int, backend: str | None) -> StabilityCurve:
-    _, q, r, concordance = draws
+    _, q, r, concordance = _Draws.checked("judges", q, r, concordance)  # before the rankings
+    s, run = resolve(data, methods, run)
+    progress = run.stage("stability vs judges")
     sizes = default_sizes(s.m) if sizes is None else sizes
     sizes = np.asarray([positive_int(k, "sizes") for k in sizes], dtype=int)
     mean = {m: np.zeros(len(sizes)) for m in s.methods}
@@ -338,10 +301,8 @@ def _curve(s: Setup, sizes: Sequence[int] | None, draws: _Draws, seed: Any, *, f
     skipped = undefined = 0
     for i, k in enumerate(sizes):
         vals, seed_used, skip, undef = _stability_values(
-            s, seed, axis="judges", size=int(k), q=q, r=r, concordance=concordance,
-            progress=progress, done=i * q * r, total=total, fast=fast, jobs=jobs,
-            backend=backend,
-        )
+            s, run, axis="judges", size=int(k), q=q, r=r, concordance=concordance,
+            progress=progress, done=i * q * r, total=total)
         skipped, undefined = skipped + skip, undefined + undef
         for m in s.methods:
             mean[m][i], std[m][i] = finite_mean(vals[m]), spread(vals[m])

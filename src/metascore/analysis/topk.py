@@ -25,7 +25,7 @@ and in one phase several times. The published k* and d/n are that split's.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,8 +37,10 @@ from ..matrix import ScoreMatrix
 from ..ranking import Ranking
 from ..stats import kendall_tau_distance
 from ..jsonable import jsonable
-from ..registry import DEFAULT_METHOD, DEFAULT_SEED, generator
-from .shared import fractional_ranks_rows, Progress, rank_codes, setup
+from ..registry import DEFAULT_METHOD, generator
+from .execution import Execution
+from .shared import (fractional_ranks_rows, method_params, rank_codes, resolve, resolve_methods,
+                     setup, Setup)
 from .bootstrap import bootstrap_scores, usable_trials
 from .draws import Draws, skip_note
 
@@ -46,7 +48,7 @@ __all__ = ["top_k_curves", "k_star", "TopKCurves", "KStar", "SPLITS"]
 
 #: How :func:`top_k_curves` cuts one matrix's judges into phases.
 SPLITS = ("disjoint", "paper")
-Phase = Ranking | ScoreMatrix | Mapping[str, float] | pd.Series
+Phase = Ranking | ScoreMatrix | Setup | Mapping[str, float] | pd.Series
 
 
 # ---------------------------------------------------------------------- k*
@@ -256,39 +258,55 @@ def top_k_curves(
     method: str = DEFAULT_METHOD,
     n_trials: int = 1000,
     split: float = 0.5,
-    seed: int | np.random.Generator | None = DEFAULT_SEED,
-    missing: str = "worst",
-    progress: Progress = None,
     judge_split: str = "disjoint",
-    **params: Any,
+    run: Execution | None = None,
 ) -> TopKCurves:
     """Meta-training / meta-test curves of the top-k rule as a function of k (thesis 6.5).
 
-    Parameters
-    ----------
-    dev, final, post : Ranking, ScoreMatrix or mapping candidate -> score
-        The development phase D, the final phase F (meta-training) and the post-challenge
-        phase P (meta-test). A ScoreMatrix is ranked with ``method``. Only candidates
-        present in every phase are used.
-
-        - all three given: one deterministic trial;
-        - ``post`` omitted: ``final`` must be a ScoreMatrix; each trial splits its judges
-          at random into F (a share ``split``) and P (the rest);
-        - ``final`` and ``post`` omitted: ``dev`` must be a ScoreMatrix; each trial splits
-          its judges at random into three near-equal parts D, F and P (thesis 6.5.1).
-    judge_split : {"disjoint", "paper"}
-        How a trial cuts the judges (:data:`SPLITS`): ``"disjoint"`` (default) deals each
-        judge to one part; ``"paper"`` draws as many judges as the matrix has, with
-        replacement, and cuts the draws (D and F ``int(m/3)`` draws each, P the rest; or F
-        ``split`` of them and P the rest): the parts share judges, as METAGEN 2022's code.
-    method, params
-        Ranking method (and its parameters) applied to score matrices.
-    n_trials : int
-        Random splits averaged (ignored when all three phases are given).
+    ``dev``, ``final``, ``post`` (a Ranking, a ScoreMatrix, a prepared
+    :class:`~.shared.Setup` or a mapping candidate -> score) are the development phase D,
+    the final phase F (meta-training) and the post-challenge phase P (meta-test); only the
+    candidates in every phase are used. A ScoreMatrix is ranked with ``method`` on them
+    (its parameters: ``run.params``), a setup as it was prepared. All three given: one
+    deterministic trial; ``post`` omitted: each of ``n_trials`` trials splits ``final``'s
+    judges at random into F (a share ``split``) and P; ``final`` and ``post`` omitted: into
+    three near-equal parts D, F and P (thesis 6.5.1). ``judge_split`` (:data:`SPLITS`) says
+    how: ``"disjoint"`` deals each judge to one part, ``"paper"`` draws as many judges as the
+    matrix has, with replacement, and cuts the draws (D and F ``int(m/3)`` each, P the rest;
+    or F ``split`` of them), as METAGEN 2022's code. ``run``: the seed of the splits, the
+    missing-data policy, the progress (stage ``"top-k <method>"``).
 
     Ties: the top k of D are its first k candidates in score order, equal scores by
     candidate label; the winner among them is the first in F's order likewise.
     """
+    _check(n_trials, split, final, post, judge_split)
+    run = Execution() if run is None else run
+    rng, seed_used = generator(run.seed)
+    phases = {"dev": dev, "final": final, "post": post}
+    mode, split_key = _mode(phases)
+    source = phases.get(split_key)
+    common = _common(phases)
+    fixed = {key: _fixed_codes(value, key, common, method, run)
+             for key, value in phases.items() if value is not None and key != split_key}
+    trials = 1 if mode == "given" else int(n_trials)
+    usable, split_codes = np.ones(trials, dtype=bool), {}
+    params = None
+    if source is not None:
+        s = _source_setup(source, common, method, run)
+        params = s.params[method]
+        usable, split_codes = _split_codes(s, mode, common, trials, rng, seed_used, split,
+                                           judge_split, method, run)
+    rows = [[fixed[k] if k in fixed else split_codes[k][t] for k in ("dev", "final", "post")]
+            for t in np.flatnonzero(usable)]
+    return TopKCurves(
+        **_curves(rows, common, trials, rng), method=method, mode=mode, n_trials=trials,
+        seed=seed_used, missing=source.missing if isinstance(source, Setup) else run.policy,
+        params=_params_of(method, run) if params is None else params,
+        split=None if mode == "given" else judge_split)
+
+
+def _check(n_trials: Any, split: float, final: Phase | None, post: Phase | None,
+           judge_split: str) -> None:
     if isinstance(n_trials, bool) or not isinstance(n_trials, (int, np.integer)) or n_trials < 1:
         raise ConfigError(f"`n_trials` must be a positive integer; got {n_trials!r}.")
     if not 0 < split < 1:
@@ -297,85 +315,117 @@ def top_k_curves(
         raise ConfigError("give `final` when `post` is given.")
     if judge_split not in SPLITS:
         raise ConfigError(f"`judge_split` must be one of {list(SPLITS)}; got {judge_split!r}.")
-    rng, seed_used = generator(seed)
-    if final is None:
-        mode, source = "split_all", dev
-    elif post is None:
-        mode, source = "split_final", final
+
+
+def _mode(phases: Mapping[str, Phase | None]) -> tuple[str, str | None]:
+    """Where the phases come from (:attr:`TopKCurves.mode`) and the phase whose judges are
+    split (None: all three given)."""
+    if phases["final"] is None:
+        mode, key = "split_all", "dev"
+    elif phases["post"] is None:
+        mode, key = "split_final", "final"
     else:
-        mode, source = "given", None
-    if source is not None and not isinstance(source, ScoreMatrix):
+        return "given", None
+    if not isinstance(phases[key], (ScoreMatrix, Setup)):
         what = "`dev`" if mode == "split_all" else "`final`"
         raise InputError(
             f"{what} must be a ScoreMatrix to split its judges into phases; got "
-            f"{type(source).__name__} (or give all three phases)."
+            f"{type(phases[key]).__name__} (or give all three phases)."
         )
-    phases = {"dev": dev, "final": final, "post": post}
-    fixed = {k: v for k, v in phases.items() if v is not None and v is not source}
-    names = [set(v.candidates) if isinstance(v, (ScoreMatrix, Ranking)) else set(map(str, _score_map(v, k)))
-             for k, v in phases.items() if v is not None]
-    first = dev.candidates if isinstance(dev, (ScoreMatrix, Ranking)) else list(_score_map(dev, "dev"))
-    common = [c for c in first if all(c in s for s in names)]
+    return mode, key
 
-    fixed_codes: dict[str, np.ndarray] = {}
-    for key, value in fixed.items():
-        if isinstance(value, ScoreMatrix):
-            s = setup(value.subset(candidates=[c for c in common if c in value.candidates]),
-                        method, params, missing, seed)
-            value = s.full[method]
-        scores = _score_map(value, key)
-        fixed_codes[key] = np.array([scores.get(c, np.nan) for c in common])
 
-    trials = 1 if mode == "given" else int(n_trials)
-    usable = np.ones(trials, dtype=bool)
-    split_codes: list[np.ndarray] = []
-    if source is not None:
-        s = setup(source.subset(candidates=common), method, params, missing, seed)
-        parts = 3 if mode == "split_all" else 2
-        if s.m < parts:
-            raise InputError(
-                f"splitting into {parts} phases needs at least {parts} judges; the matrix has {s.m}."
-            )
-        counts = []
-        third = s.m // 3
-        for _ in range(trials):
-            if judge_split == "paper":  # m draws with replacement, cut in order
-                perm = rng.choice(s.m, s.m, replace=True)
-                cuts = [third, 2 * third] if parts == 3 else None
-            else:
-                perm = rng.permutation(s.m)
-                cuts = None
-            if parts == 3:
-                pieces = np.split(perm, cuts) if cuts else np.array_split(perm, 3)
-            else:
-                h = min(s.m - 1, max(1, round(split * s.m)))
-                pieces = [perm[:h], perm[h:]]
-            for piece in pieces:
-                counts.append(np.bincount(piece, minlength=s.m))
-        counts = np.array(counts)
-        seeds = rng.integers(0, 2**31 - 1, size=len(counts))
-        draws = Draws("judges", counts, None, seeds, seed_used)
-        scores = bootstrap_scores(s, draws, progress=progress)[method]
-        usable = usable_trials(s, draws).reshape(trials, parts).all(axis=1)
-        if not usable.any():
-            raise InputError(skip_note(trials, trials, "random splits of the judges")
-                             + " The top-k curves are undefined.")
-        index = [s.matrix.candidates.index(c) if c in s.matrix.candidates else -1 for c in common]
-        kept = np.where(np.array(index) >= 0, scores[:, np.maximum(index, 0)], np.nan)
-        split_codes = list(kept.reshape(trials, parts, len(common)).transpose(1, 0, 2))
+def _candidates(value: Phase, key: str) -> Sequence[str]:
+    if isinstance(value, Setup):
+        return value.matrix.candidates
+    if isinstance(value, (ScoreMatrix, Ranking)):
+        return value.candidates
+    return list(_score_map(value, key))
 
-    def codes_of(key: str, t: int, slot: int) -> np.ndarray:
-        if key in fixed_codes:
-            return fixed_codes[key]
-        return split_codes[slot][t]
 
-    slots = {"split_all": {"dev": 0, "final": 1, "post": 2},
-             "split_final": {"final": 0, "post": 1}, "given": {}}[mode]
+def _common(phases: Mapping[str, Phase | None]) -> list[str]:
+    """The candidates of every given phase, in the development phase's order."""
+    sets = [set(map(str, _candidates(v, k))) for k, v in phases.items() if v is not None]
+    return [c for c in _candidates(phases["dev"], "dev") if all(c in s for s in sets)]
+
+
+def _fixed_codes(value: Phase, key: str, common: list[str], method: str, run: Execution
+                 ) -> np.ndarray:
+    """The scores of a phase that is not split, aligned with ``common`` (NaN: not ranked):
+    a matrix ranked by ``method`` on the common candidates it holds, a setup's ranking."""
+    if isinstance(value, ScoreMatrix):
+        value = setup(value.subset(candidates=[c for c in common if c in value.candidates]),
+                      method, run).full[method]
+    elif isinstance(value, Setup):
+        value = resolve(value, None if method in value.methods else method, run)[0].full[method]
+    scores = _score_map(value, key)
+    return np.array([scores.get(c, np.nan) for c in common])
+
+
+def _source_setup(source: ScoreMatrix | Setup, common: list[str], method: str, run: Execution
+                  ) -> Setup:
+    """The setup whose judges are split: a matrix's common candidates prepared for
+    ``method``, or a setup with ``method`` alone (what it computed from the data kept)."""
+    if isinstance(source, ScoreMatrix):
+        return setup(source.subset(candidates=common), method, run)
+    s, _ = resolve(source, None if method in source.methods else method, run)
+    return s if s.methods == (method,) else s.restricted([method])
+
+
+def _split_codes(s: Setup, mode: str, common: list[str], trials: int, rng: np.random.Generator,
+                 seed_used: int | None, split: float, judge_split: str, method: str,
+                 run: Execution) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Which trials keep a usable judge in every part, and each split phase's scores in
+    every trial (trials x common, NaN: not ranked), the judges cut by ``judge_split``."""
+    parts = 3 if mode == "split_all" else 2
+    if s.m < parts:
+        raise InputError(
+            f"splitting into {parts} phases needs at least {parts} judges; the matrix has {s.m}."
+        )
+    counts = np.array([np.bincount(piece, minlength=s.m) for _ in range(trials)
+                       for piece in _cut(rng, s.m, parts, split, judge_split)])
+    seeds = rng.integers(0, 2**31 - 1, size=len(counts))
+    draws = Draws("judges", counts, None, seeds, seed_used)
+    scores = bootstrap_scores(s, draws, run, progress=run.stage(f"top-k {method}"))[method]
+    usable = usable_trials(s, draws).reshape(trials, parts).all(axis=1)
+    if not usable.any():
+        raise InputError(skip_note(trials, trials, "random splits of the judges")
+                         + " The top-k curves are undefined.")
+    at = {c: i for i, c in enumerate(s.matrix.candidates)}
+    index = np.array([at.get(c, -1) for c in common], dtype=np.intp)
+    kept = np.where(index >= 0, scores[:, np.maximum(index, 0)], np.nan)
+    per_part = kept.reshape(trials, parts, len(common)).transpose(1, 0, 2)
+    names = ("dev", "final", "post") if parts == 3 else ("final", "post")
+    return usable, dict(zip(names, per_part))
+
+
+def _cut(rng: np.random.Generator, m: int, parts: int, split: float, judge_split: str
+         ) -> list[np.ndarray]:
+    """One trial's judges cut into ``parts`` (positions; repeated under ``"paper"``)."""
+    third = m // 3
+    if judge_split == "paper":  # m draws with replacement, cut in order
+        perm = rng.choice(m, m, replace=True)
+        cuts = [third, 2 * third] if parts == 3 else None
+    else:
+        perm = rng.permutation(m)
+        cuts = None
+    if parts == 3:
+        return np.split(perm, cuts) if cuts else np.array_split(perm, 3)
+    h = min(m - 1, max(1, round(split * m)))
+    return [perm[:h], perm[h:]]
+
+
+def _params_of(method: str, run: Execution) -> dict[str, Any]:
+    """The parameters given for ``method`` (as the result records them)."""
+    return method_params(resolve_methods(method), run.params)[method]
+
+
+def _curves(rows: list[list[np.ndarray]], common: list[str], trials: int,
+            rng: np.random.Generator) -> dict[str, Any]:
+    """The curves (:class:`TopKCurves`' fields) of the trials' codes ``rows`` (D, F, P of
+    each usable trial) on the candidates ranked in every phase of every trial."""
     present = np.ones(len(common), bool)
-    raw = []
-    for t in np.flatnonzero(usable):
-        row = [codes_of(k, t, slots.get(k, -1)) for k in ("dev", "final", "post")]
-        raw.append(row)
+    for row in rows:
         for r in row:
             present &= ~np.isnan(r)
     keep = np.flatnonzero(present)
@@ -384,37 +434,19 @@ def top_k_curves(
     if n < 2:
         raise InputError(f"the top-k analysis needs at least 2 candidates in every phase; got {n}.")
     label_key = np.argsort(np.argsort(np.array(cands, dtype=object)))
-    skipped = trials - len(raw)
-    train = np.zeros((len(raw), n))
-    test = np.zeros((len(raw), n))
-    dist = np.zeros(len(raw))
-    for t, row in enumerate(raw):
+    skipped = trials - len(rows)
+    train, test, dist = np.zeros((len(rows), n)), np.zeros((len(rows), n)), np.zeros(len(rows))
+    for t, row in enumerate(rows):
         d, f, p = rank_codes(np.vstack([r[keep] for r in row]))
         train[t], test[t] = topk_errors(d, f, p, label_key)
         dist[t] = kendall_tau_distance(d, f, normalize=False)
     mean_test = test.mean(axis=0)
-    ddof = 1 if len(raw) > 1 else 0
-    best = int(np.argmin(mean_test))  # the smallest k at the minimum
-    band = _best_k_band(test, rng)
-    return TopKCurves(
-        k=np.arange(1, n + 1),
-        meta_train=train.mean(axis=0),
-        meta_test=mean_test,
-        meta_train_std=train.std(axis=0, ddof=ddof),
-        meta_test_std=test.std(axis=0, ddof=ddof),
-        k_best=best + 1,
-        k_star=float(np.mean(1.0 + dist / n)),
-        d_mean=float(dist.mean()),
-        candidates=cands,
-        method=method,
-        mode=mode,
-        n_trials=trials,
-        seed=seed_used,
-        missing=missing,
-        params=dict(params),
+    ddof = 1 if len(rows) > 1 else 0
+    return dict(
+        k=np.arange(1, n + 1), meta_train=train.mean(axis=0), meta_test=mean_test,
+        meta_train_std=train.std(axis=0, ddof=ddof), meta_test_std=test.std(axis=0, ddof=ddof),
+        k_best=int(np.argmin(mean_test)) + 1,  # the smallest k at the minimum
+        k_star=float(np.mean(1.0 + dist / n)), d_mean=float(dist.mean()), candidates=cands,
         skipped=skipped,
         notes=(skip_note(skipped, trials, "random splits of the judges"),) if skipped else (),
-        k_band=band,
-        d_std=float(dist.std(ddof=ddof)),
-        split=None if mode == "given" else judge_split,
-    )
+        k_band=_best_k_band(test, rng), d_std=float(dist.std(ddof=ddof)))

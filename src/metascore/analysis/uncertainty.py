@@ -16,8 +16,9 @@ import pandas as pd
 from ..errors import ConfigError, InputError, did_you_mean
 from ..matrix import ScoreMatrix
 from ..jsonable import jsonable
-from ..registry import DEFAULT_METHOD, DEFAULT_SEED
-from .shared import code_ranks, Progress, rank_codes, Setup, setup
+from ..registry import DEFAULT_METHOD
+from .execution import Execution
+from .shared import code_ranks, rank_codes, resolve, Setup
 from .bootstrap import run_trials
 from .draws import plan_draws, skip_note
 
@@ -118,6 +119,21 @@ class RankUncertainty:
         )
 
 
+def _method(data: ScoreMatrix | Setup, method: str | None) -> str:
+    """The method whose intervals are asked: ``method``, or by default a setup's only
+    method (else :data:`~metascore.registry.DEFAULT_METHOD`)."""
+    if method is None:
+        if not isinstance(data, Setup):
+            return DEFAULT_METHOD
+        if len(data.methods) > 1:
+            raise ConfigError(f"name the method whose rank intervals to compute: the setup "
+                              f"compares {list(data.methods)}.")
+        return data.methods[0]
+    if not isinstance(method, str):
+        raise ConfigError(f"`method` must be one method name; got {method!r}.")
+    return method
+
+
 def _groups(order: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
     """Groups along the full-data order: a group opens at its best remaining candidate
     (the leader) and takes every following candidate whose interval overlaps the leader's
@@ -133,23 +149,20 @@ def _groups(order: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarr
 
 
 def rank_uncertainty(
-    matrix: ScoreMatrix,
-    method: str = DEFAULT_METHOD,
+    data: ScoreMatrix | Setup,
+    method: str | None = None,
     *,
     n_trials: int = 1000,
     level: float = 0.95,
-    seed: int | np.random.Generator | None = DEFAULT_SEED,
-    missing: str = "worst",
-    progress: Progress = None,
-    jobs: int = 1,
-    backend: str | None = None,
-    **params: Any,
+    run: Execution | None = None,
 ) -> RankUncertainty:
     """Bootstrap over the judges: per candidate a rank interval, P(first) and a group.
 
     Each trial draws m judges with replacement and ranks the candidates with ``method``
-    (through the registry, or an exactly equal fast path; ``jobs`` and ``backend`` spread
-    the trials over joblib workers with identical results). Candidates are then grouped
+    (default: :data:`~metascore.registry.DEFAULT_METHOD`, or a setup's only method;
+    through the registry, or an exactly equal fast path; ``run.jobs`` and ``run.backend``
+    spread the trials over joblib workers with identical results). A setup's method
+    reads the resamples the setup's other methods share. Candidates are then grouped
     along the full-data ranking: a candidate joins the group of the best candidate above
     it still opening a group when its rank interval overlaps that leader's interval, so a
     group is a set of candidates that cannot be separated from its best member at this
@@ -167,56 +180,43 @@ def rank_uncertainty(
         raise ConfigError(f"`n_trials` must be an integer >= 2; got {n_trials!r}.")
     if not isinstance(level, (int, float)) or not 0 < level < 1:
         raise ConfigError(f"`level` must be a number strictly between 0 and 1; got {level!r}.")
-    if not isinstance(method, str):
-        raise ConfigError(f"`method` must be one method name; got {method!r}.")
-    s = setup(matrix, method, params, missing, seed)
-    return intervals_of(s, method, n_trials=n_trials, level=level, seed=seed,
-                        progress=progress, jobs=jobs, backend=backend)
-
-
-def intervals_of(s: Setup, method: str, *, n_trials: int, level: float, seed: Any,
-                 fast: bool = True, progress: Progress = None, jobs: int = 1,
-                 backend: str | None = None) -> RankUncertainty:
-    """:func:`rank_uncertainty` of ``method`` (one of ``s``'s) on a validated input."""
-    plan = plan_draws(seed, n_trials, "judges", s.n, s.m)
-    trials = run_trials(s, plan, fast=fast, progress=progress, jobs=jobs, backend=backend)
-    scores, usable = trials.scores[method], trials.usable
+    method = _method(data, method)
+    s, run = resolve(data, None if isinstance(data, Setup) and method in data.methods
+                     else method, run)
+    plan = plan_draws(run.seed, n_trials, "judges", s.n, s.m)
+    trials = run_trials(s, plan, run, progress=run.stage(f"rank intervals {method}"))
+    usable = trials.usable
     skipped = int((~usable).sum())
     notes: tuple[str, ...] = () if not skipped else (skip_note(skipped, n_trials),)
-    full = s.full[method]
     if skipped == n_trials:
         notes += ("every resample was skipped; the rank intervals are undefined.",)
-        undefined = np.full(s.n, np.nan)
-        lower = upper = mean_rank = std_rank = p_first = undefined
-        group = np.ones(s.n, dtype=int)
-    else:
-        codes = rank_codes(scores if not skipped else scores[usable])
-        ranks = code_ranks(codes)
-        alpha = (1.0 - level) / 2.0
-        lower = np.quantile(ranks, alpha, axis=0, method="lower")
-        upper = np.quantile(ranks, 1.0 - alpha, axis=0, method="higher")
-        top = codes == codes.max(axis=1, keepdims=True)
-        p_first = (top / top.sum(axis=1, keepdims=True)).mean(axis=0)
-        mean_rank = ranks.mean(axis=0)
-        std_rank = ranks.std(axis=0, ddof=1) if len(ranks) > 1 else np.zeros(s.n)
-        group = _groups(full.order, lower, upper)
+    full = s.full[method]
     return RankUncertainty(
-        method=method,
-        candidates=s.matrix.candidates,
-        rank=full.ranks,
+        method=method, candidates=s.matrix.candidates, rank=full.ranks,
         position=full.positions,
-        lower=lower,
-        upper=upper,
-        mean_rank=mean_rank,
-        std_rank=std_rank,
-        p_first=p_first,
-        group=group,
-        level=float(level),
-        n_trials=int(n_trials),
-        seed=plan.seed,
-        missing=s.missing,
-        params=s.params[method],
-        excluded_candidates=s.excluded_candidates,
-        skipped=skipped,
-        notes=notes,
-    )
+        **_intervals(trials.scores[method][usable] if skipped else trials.scores[method],
+                     level, full.order, s.n),
+        level=float(level), n_trials=int(n_trials), seed=plan.seed, missing=s.missing,
+        params=s.params[method], excluded_candidates=s.excluded_candidates, skipped=skipped,
+        notes=notes)
+
+
+def _intervals(scores: np.ndarray, level: float, order: np.ndarray, n: int
+               ) -> dict[str, np.ndarray]:
+    """From the scores of the usable trials (trials x n): each candidate's rank interval at
+    ``level``, mean and spread of its ranks, P(first) and group (along ``order``, the
+    full-data ranking's); NaN, and one group, without a trial."""
+    if not len(scores):
+        undefined = np.full(n, np.nan)
+        return dict(lower=undefined, upper=undefined, mean_rank=undefined, std_rank=undefined,
+                    p_first=undefined, group=np.ones(n, dtype=int))
+    codes = rank_codes(scores)
+    ranks = code_ranks(codes)
+    alpha = (1.0 - level) / 2.0
+    lower = np.quantile(ranks, alpha, axis=0, method="lower")
+    upper = np.quantile(ranks, 1.0 - alpha, axis=0, method="higher")
+    top = codes == codes.max(axis=1, keepdims=True)
+    return dict(lower=lower, upper=upper, mean_rank=ranks.mean(axis=0),
+                std_rank=ranks.std(axis=0, ddof=1) if len(ranks) > 1 else np.zeros(n),
+                p_first=(top / top.sum(axis=1, keepdims=True)).mean(axis=0),
+                group=_groups(order, lower, upper))

@@ -86,23 +86,8 @@ def crowdsourcing_utility(
     if formula not in FORMULAS:
         raise ConfigError(f"`formula` must be one of {list(FORMULAS)}; got {formula!r}.")
     x = _scores(scores)
-    lo_bound, hi_bound = float(s_min), float(s_max)
-    if higher_is_better:
-        worst = _finite(s_random if s_random is not None else s_min, "s_random" if s_random is not None else "s_min")
-        best_bound = _finite(s_max, "s_max")
-        lo, hi = worst, best_bound
-        s = x
-    else:
-        worst = _finite(s_random if s_random is not None else s_max, "s_random" if s_random is not None else "s_max")
-        best_bound = _finite(s_min, "s_min")
-        lo, hi = best_bound, worst
-        s = hi + lo - x  # higher is better, still within [lo, hi]
-    if not lo < hi:
-        raise ConfigError(
-            f"the worst bound must be below the best one for a higher-is-better metric "
-            f"(after orientation); got worst={worst!r}, best={best_bound!r} "
-            f"(s_min={lo_bound!r}, s_max={hi_bound!r}, s_random={s_random!r})."
-        )
+    lo, hi = _bounds(s_min, s_max, higher_is_better, s_random)
+    s = x if higher_is_better else hi + lo - x  # higher is better, still within [lo, hi]
     s_best, s_mean = float(s.max()), float(s.mean())
     if formula == "normalized":
         if s_mean == lo:
@@ -111,6 +96,30 @@ def crowdsourcing_utility(
     if s_mean == 0:
         raise InputError("the mean score is 0; the thesis formula is undefined.")
     return (s_best - s_mean * lo) / (s_mean * (hi - lo))
+
+
+def _bounds(s_min: float, s_max: float, higher_is_better: bool, s_random: float | None
+            ) -> tuple[float, float]:
+    """The worst and the best bound of a metric once higher is better (the random model's
+    score, when given, as the worst); a ConfigError when they are not finite or not in that
+    order."""
+    lo_bound, hi_bound = float(s_min), float(s_max)
+    given = "s_random" if s_random is not None else "s_min" if higher_is_better else "s_max"
+    if higher_is_better:
+        worst = _finite(s_random if s_random is not None else s_min, given)
+        best_bound = _finite(s_max, "s_max")
+        lo, hi = worst, best_bound
+    else:
+        worst = _finite(s_random if s_random is not None else s_max, given)
+        best_bound = _finite(s_min, "s_min")
+        lo, hi = best_bound, worst
+    if not lo < hi:
+        raise ConfigError(
+            f"the worst bound must be below the best one for a higher-is-better metric "
+            f"(after orientation); got worst={worst!r}, best={best_bound!r} "
+            f"(s_min={lo_bound!r}, s_max={hi_bound!r}, s_random={s_random!r})."
+        )
+    return lo, hi
 
 
 @dataclass(frozen=True)

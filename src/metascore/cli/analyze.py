@@ -24,14 +24,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..analysis import PAPER_AXES, analyze
+from ..analysis import PAPER_AXES, Execution, analyze, setup
+from ..analysis.analyze import shared_candidates
 from ..analysis.draws import AXES
 from ..analysis.topk import SPLITS
 from ..analysis.compare import CRITERIA, unusable_methods
 from ..errors import ConfigError, InputError, did_you_mean
 from ..readers.formats import FORMATS
+from ..inputs import Inputs
 from ..matrix import ScoreMatrix
-from ..registry import DEFAULT_SEED, get_ranking_method, ranking_method_names
+from ..registry import DEFAULT_SEED, get_ranking_method, prepare_inputs, ranking_method_names
 from ..missing import MISSING_POLICIES
 from .common import add_group_options, group_judges, read_matrix_file
 
@@ -73,6 +75,14 @@ def add_analyze_command(subparsers: argparse._SubParsersAction) -> None:
                    "a default method that would cost more than the others together, ranking "
                    "resamples one at a time, is left out with a note too)")
     p.add_argument("--out", required=True, help="output directory for the report")
+    _add_trial_options(p)
+    _add_run_options(p)
+    add_group_options(p)
+    p.set_defaults(func=_cmd_analyze)
+
+
+def _add_trial_options(p: argparse.ArgumentParser) -> None:
+    """How many trials each part draws, on which axes, and what it reports."""
     p.add_argument("--trials", type=int, default=1000,
                    help="resamples for the bootstrap criteria, intervals and top-k (default 1000)")
     p.add_argument("--q", type=int, default=100, help="rankings per stability estimate (default 100)")
@@ -88,6 +98,11 @@ def add_analyze_command(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--concordance-candidates", choices=("kendall_w", "spearman"),
                    default="spearman", help="concordance of the candidate stability (default spearman)")
     p.add_argument("--level", type=float, default=0.95, help="rank interval level (default 0.95)")
+
+
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    """How the analysis runs (seed, missing-data policy, parameters, workers) and reads its
+    input."""
     p.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})")
     p.add_argument("--missing", default="worst", choices=MISSING_POLICIES,
                    help="missing-data policy (default: worst)")
@@ -104,8 +119,6 @@ def add_analyze_command(subparsers: argparse._SubParsersAction) -> None:
                    "to the cluster given by --scheduler)")
     p.add_argument("--scheduler", help="address of a Dask scheduler (with --backend dask)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
-    add_group_options(p)
-    p.set_defaults(func=_cmd_analyze)
 
 
 def _methods(text: str) -> list[str]:
@@ -265,32 +278,28 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     params = _params(args.param, methods)
     matrix = _read(args.scores, args)
     final = _read(args.final, args) if args.final else None
+    if final is not None:
+        shared_candidates(matrix, final)  # refused before anything is ranked
+    inputs = prepare_inputs(matrix, args.missing)  # once: the check and the analysis read it
     left_out: dict[str, str] = {}
     if args.methods is None:  # the defaults: leave out those the data rules out
-        left_out = unusable_methods(matrix, methods, params=params, missing=args.missing)
-        if final is not None:
-            left_out.update({m: why for m, why in unusable_methods(
-                final, methods, params=params, missing=args.missing).items() if m not in left_out})
-        methods = [m for m in methods if m not in left_out]
-        params = {m: v for m, v in params.items() if m in methods}
-        if not methods:
-            raise InputError("no default method can rank these scores: "
-                             + "; ".join(f"{m}: {why}" for m, why in left_out.items()) + ".")
+        methods, params, left_out = _usable(inputs, final, methods, params, args.missing)
     for m, why in left_out.items():  # said now, before the trials run
         print(f"metascore: note: default method {m} left out: {why}.", file=sys.stderr)
     bars = _Bars(args.quiet)
     client = _backend(args)
     try:
+        run = Execution(
+            seed=args.seed, missing=args.missing, params=params, progress=bars, jobs=args.jobs,
+            backend=args.backend, leave_out_costly=args.methods is None,
+            notify=lambda text: print(f"metascore: note: {text}", file=sys.stderr, flush=True))
         result = analyze(
-            matrix, methods, final=final, n_trials=args.trials, q=args.q, r=args.r,
-            curve_r=args.curve_r, level=args.level, seed=args.seed, missing=args.missing,
-            params=params,
+            setup(matrix, methods, run, inputs=inputs), final=final, topk=args.topk,
+            n_trials=args.trials, q=args.q, r=args.r, curve_r=args.curve_r, level=args.level,
             axes={k: getattr(args, f"axis_{k}") for k in PAPER_AXES},
             concordance={"judges": args.concordance_judges,
                          "candidates": args.concordance_candidates},
-            progress=bars, jobs=args.jobs, backend=args.backend, topk=args.topk,
-            leave_out_costly=args.methods is None,
-            notify=lambda text: print(f"metascore: note: {text}", file=sys.stderr, flush=True),
+            run=run,
         )
     finally:
         bars.close()
@@ -305,3 +314,20 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     paths = write_analysis(args.out, result)
     print("wrote " + " and ".join(str(p) for p in paths))
     return 0
+
+
+def _usable(inputs: Inputs, final: ScoreMatrix | None, methods: list[str],
+            params: dict[str, dict[str, Any]], missing: str
+            ) -> tuple[list[str], dict[str, dict[str, Any]], dict[str, str]]:
+    """The default methods that can rank both phases, their parameters, and why each of
+    the others was left out (an InputError when none is left)."""
+    run = Execution(missing=missing, params=params)
+    left_out = unusable_methods(inputs, methods, run=run)
+    if final is not None:
+        left_out.update({m: why for m, why in unusable_methods(final, methods, run=run).items()
+                         if m not in left_out})
+    methods = [m for m in methods if m not in left_out]
+    if not methods:
+        raise InputError("no default method can rank these scores: "
+                         + "; ".join(f"{m}: {why}" for m, why in left_out.items()) + ".")
+    return methods, {m: v for m, v in params.items() if m in methods}, left_out

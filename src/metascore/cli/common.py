@@ -47,46 +47,23 @@ def read_matrix_file(
     place of their submission there (:mod:`metascore.submission_order`). ``parts``
     receives each chosen judge's (task, metric).
     """
-    from ..errors import did_you_mean
     from ..leaderboard.phases import keyed_matrix
-    from ..leaderboard.pivot import phase_pairs
     from ..readers.formats import read_score_table
     from ..submission_order import phase_origins
 
     table = read_score_table(path, format, format_option="--format")
-    frame = table.frame
     if notes is not None:
         notes.extend(table.notes)
-    phases = list(pd.unique(frame["phase"]))
-    if phase is None:
-        if len(phases) > 1:
-            raise InputError(f"{path} holds phases {phases}; choose one with --phase.")
-        phase = phases[0]
-    elif phase not in phases:
-        raise InputError(f"{path}: no phase {phase!r}{did_you_mean(phase, phases)}; phases are {phases}.")
-    # judges come from the chosen phase only; keys computed once per (task, metric)
-    pairs = sorted(phase_pairs(frame, phase), key=lambda tm: judge_key(*tm))
-    keys = [judge_key(t, m) for t, m in pairs]
+    phases, phase = _phase(path, table.frame, phase)
     weight_map = dict(weights)
-    known_keys = set(keys)
-    for name in list(lower_is_better) + list(weight_map) + list(judges) + list(exclude):
-        if name not in known_keys:
-            raise InputError(f"{path}: no judge {name!r}{did_you_mean(name, keys)}; judges are {keys}.")
-    wanted, left_out = set(judges), set(exclude)
-    chosen = [k for k in keys if (not wanted or k in wanted) and k not in left_out]
-    if not chosen:
-        raise InputError(f"{path}: --judges/--exclude leave no judge (judges are {keys}).")
-    if len(chosen) < len(keys):
-        chosen_set = set(chosen)
-        pairs = [p for p, k in zip(pairs, keys) if k in chosen_set]
-    keys = chosen
+    pairs, keys = _judges(path, table.frame, phase,
+                          [*lower_is_better, *weight_map, *judges, *exclude], judges, exclude)
     if parts is not None:
         parts.update(zip(keys, pairs))
-    known = table.directions
     given = {key: False for key in lower_is_better}
     for (t, m), key in zip(pairs, keys):
-        if key not in given and column_direction(t, m, known) is not None:
-            given[key] = bool(column_direction(t, m, known))
+        if key not in given and column_direction(t, m, table.directions) is not None:
+            given[key] = bool(column_direction(t, m, table.directions))
     if alerts is not None:
         alerts.extend(direction_warnings(
             [(k, t, m) for (t, m), k in zip(pairs, keys) if k not in given], "give -l {key} (or --exclude {key} if it is not a score)"))
@@ -101,6 +78,44 @@ def read_matrix_file(
         alerts.extend(f"candidate {c!r} has no score on any judge ({why}); it is ranked with "
                       "every score missing (--missing decides its place)." for c, why in unscored.items())
     return matrix
+
+
+def _phase(path: Path, frame: pd.DataFrame, phase: str | None) -> tuple[list[Any], Any]:
+    """The file's phases, and the one to read: ``phase``, or the only one."""
+    from ..errors import did_you_mean
+
+    phases = list(pd.unique(frame["phase"]))
+    if phase is None:
+        if len(phases) > 1:
+            raise InputError(f"{path} holds phases {phases}; choose one with --phase.")
+        phase = phases[0]
+    elif phase not in phases:
+        raise InputError(f"{path}: no phase {phase!r}{did_you_mean(phase, phases)}; phases are {phases}.")
+    return phases, phase
+
+
+def _judges(path: Path, frame: pd.DataFrame, phase: Any, named: Sequence[str],
+            judges: Sequence[str], exclude: Sequence[str]) -> tuple[list[tuple[Any, Any]], list[str]]:
+    """The (task, metric) pairs of the phase and their keys, sorted, restricted to
+    ``judges`` (all when empty) minus ``exclude``; every judge ``named`` must exist."""
+    from ..errors import did_you_mean
+    from ..leaderboard.pivot import phase_pairs
+
+    # judges come from the chosen phase only; keys computed once per (task, metric)
+    pairs = sorted(phase_pairs(frame, phase), key=lambda tm: judge_key(*tm))
+    keys = [judge_key(t, m) for t, m in pairs]
+    known_keys = set(keys)
+    for name in named:
+        if name not in known_keys:
+            raise InputError(f"{path}: no judge {name!r}{did_you_mean(name, keys)}; judges are {keys}.")
+    wanted, left_out = set(judges), set(exclude)
+    chosen = [k for k in keys if (not wanted or k in wanted) and k not in left_out]
+    if not chosen:
+        raise InputError(f"{path}: --judges/--exclude leave no judge (judges are {keys}).")
+    if len(chosen) < len(keys):
+        chosen_set = set(chosen)
+        pairs = [p for p, k in zip(pairs, keys) if k in chosen_set]
+    return pairs, chosen
 
 
 def _assignment(text: str) -> tuple[str, str]:

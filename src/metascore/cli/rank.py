@@ -172,6 +172,30 @@ def add_rank_commands(sub: argparse._SubParsersAction) -> None:
         "--json) are refused (exit 2) with the configuration key to set instead.",
     )
     p.add_argument("scores", nargs="?", help="score file, export, outputs tree or PrefLib votes")
+    _add_quick_options(p)
+    p.add_argument("--config", help="competition config (metascore.yaml): config mode")
+    p.add_argument("--input", help="config mode: export file or scoring-output tree")
+    p.add_argument("--output", help="config mode: output directory for the leaderboard files")
+    add_group_options(p)
+    p.set_defaults(func=_cmd_rank, parser=p)
+
+    p = sub.add_parser("methods", help="list the ranking methods and their parameters")
+    p.set_defaults(func=_cmd_methods)
+
+    p = sub.add_parser(
+        "validate-config",
+        help="check a metascore.yaml configuration",
+        description="Validate a metascore.yaml file: every key, value, method and parameter. "
+        "Prints a one-line summary, or the first problem with the key, the allowed values "
+        "and what was found.",
+    )
+    p.add_argument("config", metavar="CONFIG", help="path to metascore.yaml")
+    p.set_defaults(func=_cmd_validate_config)
+
+
+def _add_quick_options(p: argparse.ArgumentParser) -> None:
+    """The options of ``metascore rank`` in quick mode (and ``--seed``, which config mode
+    takes too)."""
     p.add_argument(
         "--method", "-m", default=None, choices=ranking_method_names(),
         help=f"ranking method (default: {DEFAULT_METHOD})",
@@ -208,24 +232,6 @@ def add_rank_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=FORMATS, help="input format (default: detected)")
     p.add_argument("--phase", help="phase to rank when the file holds several")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    p.add_argument("--config", help="competition config (metascore.yaml): config mode")
-    p.add_argument("--input", help="config mode: export file or scoring-output tree")
-    p.add_argument("--output", help="config mode: output directory for the leaderboard files")
-    add_group_options(p)
-    p.set_defaults(func=_cmd_rank, parser=p)
-
-    p = sub.add_parser("methods", help="list the ranking methods and their parameters")
-    p.set_defaults(func=_cmd_methods)
-
-    p = sub.add_parser(
-        "validate-config",
-        help="check a metascore.yaml configuration",
-        description="Validate a metascore.yaml file: every key, value, method and parameter. "
-        "Prints a one-line summary, or the first problem with the key, the allowed values "
-        "and what was found.",
-    )
-    p.add_argument("config", metavar="CONFIG", help="path to metascore.yaml")
-    p.set_defaults(func=_cmd_validate_config)
 
 
 def _cmd_validate_config(args: argparse.Namespace) -> int:

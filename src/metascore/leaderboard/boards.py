@@ -32,7 +32,8 @@ def dev_board(
 ) -> Board:
     """The development board of ``matrix``, ranked by ``ranking``."""
     rows = _ranked_rows(matrix, ranking, qualified=None)
-    rows += _unranked_rows(matrix, [c for c in matrix.candidates if c not in ranking.candidates],
+    ranked = set(ranking.candidates)
+    rows += _unranked_rows(matrix, [c for c in matrix.candidates if c not in ranked],
                            {c: f"excluded by the missing-data policy: {why}"
                             for c, why in ranking.excluded_candidates.items()}, {}, {})
     return _board(phase, matrix, rows, dropped, _notes(ranking), ranking.winners)

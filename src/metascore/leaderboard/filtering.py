@@ -29,7 +29,7 @@ on both boards (:func:`baseline_counterparts`).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -128,90 +128,59 @@ def filter_final(
 ) -> FilterResult:
     """Decide which final-phase candidates enter the final ranking (module docstring).
 
-    Parameters
-    ----------
-    dev : Ranking
-        Ranking of the development phase (selected candidates and baselines).
-    final : ScoreMatrix
-        Final-phase candidates after selection; its baselines are ignored here (they are
-        shown on the leaderboard, never ranked).
-    rule, beat, k
-        As in :class:`~metascore.config.FilterConfig`.
-    rank_fn : callable
-        Ranks a score matrix with the configured method; needed for ``k="auto"``.
-    dev_phase : str
-        Name of the development phase, for messages.
-    dropped_baselines : mapping, optional
-        Baselines the missing-data policy removed from the development ranking, with the
-        reason (``Ranking.excluded_candidates``), named when no baseline is left.
-    same_phase : bool
-        ``final`` is the development phase itself (a one-phase competition): each candidate
-        is its own counterpart, matched by id rather than by participant.
+    ``dev`` ranks the development phase (selected candidates and baselines); ``final``
+    holds the final-phase candidates after selection (its baselines are shown on the
+    leaderboard, never ranked: ignored here); ``rule``, ``beat`` and ``k`` are as in
+    :class:`~metascore.config.FilterConfig`; ``rank_fn`` ranks a score matrix with the
+    configured method (``k="auto"`` needs it); ``dev_phase`` names the development phase in
+    messages; ``dropped_baselines`` are the baselines the missing-data policy removed from
+    the development ranking, with the reason (``Ranking.excluded_candidates``), named when
+    no baseline is left; with ``same_phase``, ``final`` is the development phase itself (a
+    one-phase competition): each candidate is its own counterpart, matched by id.
     """
     dm = dev.matrix
-    n_dev = dev.n
-    is_base = np.array(dm.is_baseline if dm is not None and dm.is_baseline else [False] * n_dev)
-    parts = [dm.participants[i] if dm is not None and dm.participants else None
-             for i in range(n_dev)]
+    is_base = np.array(dm.is_baseline if dm is not None and dm.is_baseline else [False] * dev.n)
     order = [int(i) for i in dev.order]
-    baselines = tuple(
-        BaselineScore(dev.candidates[i], parts[i], float(dev.scores[i]), float(dev.ranks[i]),
-                      int(dev.positions[i]))
-        for i in order if is_base[i]
-    )
-    if rule == "beat_baseline" and not baselines and dropped_baselines:
-        name, why = next(iter(dropped_baselines.items()))
-        others = f" (and {len(dropped_baselines) - 1} more)" if len(dropped_baselines) > 1 else ""
-        raise InputError(
-            f"filter rule 'beat_baseline' needs at least one baseline in the {dev_phase!r} "
-            f"phase, but baseline {name!r}{others} was dropped by "
-            f"missing={dev.missing!r} ({why}); give the baselines every score, or use "
-            "another missing-data policy (e.g. 'worst')."
-        )
-    if rule == "beat_baseline" and not baselines:
-        raise InputError(
-            f"filter rule 'beat_baseline' needs at least one baseline in the {dev_phase!r} "
-            "phase; list them under `baselines` in the configuration, flag them is_baseline "
-            "in the data, or use filter rule 'none'."
-        )
+    baselines = _baseline_scores(dev, is_base, order)
+    _check_baselines(rule, baselines, dropped_baselines, dev_phase, dev.missing)
     # the name each baseline has on the final board, when it is another id
     names = {} if same_phase else {
         dev_id: found[0] for dev_id, found in baseline_counterparts(final, baselines).items()
         if len(found) == 1 and found[0] != dev_id}
     words = _Words(get_ranking_method(dev.method).display, dev_phase, same_phase, names)
-
-    # development counterpart of each final candidate: by participant, else candidate id
-    by_key: dict[str, int] = {}
-    for i in order:  # best first, so a participant with several entries maps to its best
-        if not is_base[i]:
-            by_key.setdefault(participant_key(dm, i) if dm is not None else dev.candidates[i], i)
-    by_id = {c: i for i, c in enumerate(dev.candidates) if not is_base[i]}
-    final_idx = [i for i in range(final.n_candidates)
-                 if not (final.is_baseline and final.is_baseline[i])]
-    match: dict[int, int | None] = {}
-    for i in final_idx:
-        if same_phase:
-            match[i] = by_id.get(final.candidates[i])
-            continue
-        key = participant_key(final, i)
-        match[i] = by_key.get(key, by_id.get(final.candidates[i]))
-
+    match = _counterparts(dev, final, order, is_base, same_phase)
     threshold = k_used = k_est = dist = None
+    counted: dict[int, int] = {}  # the position top_k counts: among the non-baselines
     if rule == "beat_baseline":
-        ref = baselines[0] if beat == "all" else baselines[-1]
-        threshold = ref.score
+        threshold = (baselines[0] if beat == "all" else baselines[-1]).score
     elif rule == "top_k":
-        if k == "auto":
-            k_used, k_est, dist = _auto_k(dev, final, match, rank_fn)
-        else:
-            k_used = int(k)  # type: ignore[arg-type]
-        ranked = [i for i in order if not is_base[i]]
-        top = set(ranked[:k_used])
-        counted = {j: n for n, j in enumerate(ranked, 1)}  # the position top_k counts
+        k_used, k_est, dist = (_auto_k(dev, final, match, rank_fn) if k == "auto"
+                               else (int(k), None, None))  # type: ignore[arg-type]
+        counted = {j: n for n, j in enumerate((i for i in order if not is_base[i]), 1)}
 
+    def decide(j: int) -> tuple[bool, str]:
+        pos = int(dev.positions[j])
+        return _decide(rule, beat, float(dev.ranks[j]), float(dev.scores[j]), pos, baselines,
+                       k_used, j in counted and counted[j] <= k_used, words,
+                       counted.get(j, pos))
+
+    decisions = _decisions(dev, final, match, decide, dev_phase)
+    result = FilterResult(rule, beat, baselines, threshold, k_used, k_est, dist, decisions)
+    if not result.qualified:
+        message = _nobody_message(result, words, _unbeatable(dev, is_base))
+        result = replace(result, message=message)
+    return result
+
+
+def _decisions(dev: Ranking, final: ScoreMatrix, match: Mapping[int, int | None],
+               decide: Callable[[int], tuple[bool, str]], dev_phase: str
+               ) -> tuple[Decision, ...]:
+    """One decision per final candidate matched (``match``: its development counterpart),
+    by ``decide`` on the counterpart; best development position first, so that outputs do
+    not depend on the input order."""
     decisions = []
-    for i in final_idx:
-        cand, part, j = final.candidates[i], final.participants[i] if final.participants else None, match[i]
+    for i, j in match.items():
+        cand, part = final.candidates[i], final.participants[i] if final.participants else None
         if j is None:
             who = f"participant {part!r}" if part is not None else f"candidate {cand!r}"
             decisions.append(Decision(
@@ -219,20 +188,67 @@ def filter_final(
                 f"absent from the {dev_phase!r} phase (no development submission for {who})",
             ))
             continue
-        score, r, pos = float(dev.scores[j]), float(dev.ranks[j]), int(dev.positions[j])
-        ok, reason = _decide(rule, beat, r, score, pos, baselines, k_used,
-                             j in top if rule == "top_k" else False, words,
-                             counted.get(j, pos) if rule == "top_k" else pos)
-        decisions.append(Decision(cand, part, ok, reason, dev.candidates[j], score, pos))
-
-    # best development position first, so outputs do not depend on the input order
+        ok, reason = decide(j)
+        decisions.append(Decision(cand, part, ok, reason, dev.candidates[j],
+                                  float(dev.scores[j]), int(dev.positions[j])))
     decisions.sort(key=lambda d: (d.dev_position is None, d.dev_position or 0, d.candidate))
-    result = FilterResult(rule, beat, baselines, threshold, k_used, k_est, dist, tuple(decisions))
-    if not result.qualified:
-        message = _nobody_message(result, words, _unbeatable(dev, is_base))
-        result = FilterResult(rule, beat, baselines, threshold, k_used, k_est, dist,
-                              tuple(decisions), message)
-    return result
+    return tuple(decisions)
+
+
+def _baseline_scores(dev: Ranking, is_base: np.ndarray, order: list[int]
+                     ) -> tuple[BaselineScore, ...]:
+    """The development baselines with their scores, best first."""
+    dm = dev.matrix
+    return tuple(
+        BaselineScore(dev.candidates[i], dm.participants[i] if dm is not None and dm.participants
+                      else None, float(dev.scores[i]), float(dev.ranks[i]),
+                      int(dev.positions[i]))
+        for i in order if is_base[i]
+    )
+
+
+def _check_baselines(rule: str, baselines: tuple[BaselineScore, ...],
+                     dropped: Mapping[str, str] | None, dev_phase: str, missing: str) -> None:
+    """Refuse the baseline filter without a baseline, naming those the missing-data policy
+    dropped."""
+    if rule != "beat_baseline" or baselines:
+        return
+    if dropped:
+        name, why = next(iter(dropped.items()))
+        others = f" (and {len(dropped) - 1} more)" if len(dropped) > 1 else ""
+        raise InputError(
+            f"filter rule 'beat_baseline' needs at least one baseline in the {dev_phase!r} "
+            f"phase, but baseline {name!r}{others} was dropped by "
+            f"missing={missing!r} ({why}); give the baselines every score, or use "
+            "another missing-data policy (e.g. 'worst')."
+        )
+    raise InputError(
+        f"filter rule 'beat_baseline' needs at least one baseline in the {dev_phase!r} "
+        "phase; list them under `baselines` in the configuration, flag them is_baseline "
+        "in the data, or use filter rule 'none'."
+    )
+
+
+def _counterparts(dev: Ranking, final: ScoreMatrix, order: list[int], is_base: np.ndarray,
+                  same_phase: bool) -> dict[int, int | None]:
+    """The development counterpart of each final candidate but the baselines (its position
+    in ``dev``, None: none): by participant, else by candidate id (by id alone in one
+    phase)."""
+    dm = dev.matrix
+    by_key: dict[str, int] = {}
+    for i in order:  # best first, so a participant with several entries maps to its best
+        if not is_base[i]:
+            by_key.setdefault(participant_key(dm, i) if dm is not None else dev.candidates[i], i)
+    by_id = {c: i for i, c in enumerate(dev.candidates) if not is_base[i]}
+    match: dict[int, int | None] = {}
+    for i in range(final.n_candidates):
+        if final.is_baseline and final.is_baseline[i]:
+            continue
+        if same_phase:
+            match[i] = by_id.get(final.candidates[i])
+        else:
+            match[i] = by_key.get(participant_key(final, i), by_id.get(final.candidates[i]))
+    return match
 
 
 def phase_score_text(shown: Display, score: float, dev_phase: str, same_phase: bool) -> str:
@@ -335,13 +351,14 @@ def _auto_k(
     if rank_fn is None:
         raise ValueError("k='auto' needs rank_fn to rank the final phase")
     final_rank = rank_fn(final.subset(candidates=[i for i, _ in common]))
+    scores = {c: float(s) for c, s in zip(final_rank.candidates, final_rank.scores)}
     # candidates a missing-data policy dropped from the final ranking are left out of d
-    common = [(i, j) for i, j in common if final.candidates[i] in final_rank.candidates]
+    common = [(i, j) for i, j in common if final.candidates[i] in scores]
     if len(common) < 2:
         return 1, 1.0, 0.0
     # keyed by the final candidate: its development counterpart may have another id
     ks = k_star({final.candidates[i]: dev.scores[j] for i, j in common},
-                {final.candidates[i]: final_rank.score_of(final.candidates[i]) for i, _ in common})
+                {final.candidates[i]: scores[final.candidates[i]] for i, _ in common})
     return ks.k, ks.value, ks.d
 
 

@@ -12,17 +12,14 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from ..analysis import MethodComparison, RankUncertainty
-from ..analysis.compare import MIN_COMPARED, compare_of
-from ..analysis.criteria import judge_agreement_of
-from ..analysis.shared import Setup, setup_of
-from ..analysis.stability import stability_of
-from ..analysis.uncertainty import intervals_of
+from ..analysis import (Execution, MethodComparison, RankUncertainty, Setup, compare_methods,
+                        judge_agreement, rank_uncertainty, setup_of, stability)
+from ..analysis.compare import MIN_COMPARED
 from ..config import (COMPARE_R, FINAL_PHASE_STATISTICS, STABILITY_Q, STABILITY_R, STATISTICS,
                       AnalysisConfig)
 from ..errors import MetascoreError
@@ -140,12 +137,11 @@ class _Pool:
         method = self.ranking.method
         return setup_of(self.ranking, method, {method: self.params})
 
-    def compared(self, methods: tuple[str, ...]) -> Setup:
-        """The setup with ``methods`` compared: the configured parameters for the ranking's
+    def params_of(self, methods: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+        """The parameters of ``methods`` compared: the configured ones for the ranking's
         method, the defaults for the others."""
         method = self.ranking.method if self.ranking is not None else None
-        params = {method: self.params} if method in methods and self.params else None
-        return self.setup.including(methods, params)
+        return {method: self.params} if method in methods and self.params else {}
 
 
 def method_comparison(
@@ -180,11 +176,10 @@ def method_comparison(
             progress(f"method comparison, {stage}", done, total)
 
     try:
-        comparison = compare_of(
-            pool.compared(settings.compare), n_trials=settings.bootstrap, q=STABILITY_Q,
-            r=COMPARE_R, seed=seed, axes=None, concordance=None, progress=report, jobs=1,
-            backend=None,
-        )
+        comparison = compare_methods(
+            pool.setup, settings.compare, n_trials=settings.bootstrap, q=STABILITY_Q,
+            r=COMPARE_R, run=Execution(seed=seed, params=pool.params_of(settings.compare),
+                                       progress=report))
     except MetascoreError as exc:
         return None, f"{what}: {str(exc).rstrip('.')}."
     return comparison, None
@@ -209,35 +204,36 @@ def _trust(
         return Analysis(settings_out, notes=(
             f"{what}: they resample the judges and the final ranking uses only 1 judge.",))
 
-    def report(name: str) -> Callable[[int, int], None] | None:
-        return None if progress is None else functools.partial(progress, name)
+    def report(name: str) -> Execution:
+        """The run of a part, its progress reported as ``name``."""
+        return Execution(seed=seed, progress=None if progress is None else (
+            lambda _stage, done, total: progress(name, done, total)))
 
     notes: list[str] = []
-    bootstrap, stability = ac.bootstrap, ac.stability
-    if (bootstrap or stability) and _pairs(n) > RESAMPLED_PAIRS_LIMIT and _resamples_pairs(method):
-        resamples = bootstrap + (STABILITY_Q * STABILITY_R if stability else 0)
+    bootstrap, stable = ac.bootstrap, ac.stability
+    if (bootstrap or stable) and _pairs(n) > RESAMPLED_PAIRS_LIMIT and _resamples_pairs(method):
+        resamples = bootstrap + (STABILITY_Q * STABILITY_R if stable else 0)
         notes.append(
             f"rank uncertainty and stability were not computed: {method} compares every pair "
             f"of candidates in each of their {resamples} resamples, and {_too_many(n)}; rank with "
             f"a method whose resamples need no pairs ({', '.join(_pairless())}), or set "
             "analysis.bootstrap: 0 and analysis.stability: false to say they are not wanted.")
-        bootstrap, stability = 0, False
+        bootstrap, stable = 0, False
     uncertainty = agreement = stab = None
     try:
         if bootstrap:
-            uncertainty = intervals_of(pool.setup, method, n_trials=bootstrap, level=ac.level,
-                                       seed=seed, progress=report("rank uncertainty"))
+            uncertainty = rank_uncertainty(pool.setup, method, n_trials=bootstrap,
+                                           level=ac.level, run=report("rank uncertainty"))
         elif not notes:
             notes.append("rank uncertainty is disabled (analysis.bootstrap: 0).")
         if ranker.missing == "pairwise":
             notes.append("judge agreement is not computed under missing: pairwise (Kendall's W "
                          "needs every judge to rank every candidate).")
         else:
-            agreement = judge_agreement_of(pool.setup)
-        if stability:
-            stab = stability_of(pool.setup, axis="judges", q=STABILITY_Q, r=STABILITY_R,
-                                concordance="kendall_w", seed=seed,
-                                progress=report("stability"))
+            agreement = judge_agreement(pool.setup)
+        if stable:
+            stab = stability(pool.setup, axis="judges", q=STABILITY_Q, r=STABILITY_R,
+                             concordance="kendall_w", run=report("stability"))
         elif ac.stability is False:
             notes.append("stability is disabled (analysis.stability: false).")
     except MetascoreError as exc:

@@ -50,12 +50,15 @@ def mean(X: np.ndarray, w: np.ndarray, *, sums: np.ndarray | None = None) -> np.
 
     Lower-is-better judges enter negated (orientation), so a smaller error raises the mean.
     ``sums`` are the row sums ``X.sum(axis=1)`` when already known (validation computes
-    them): with equal weights the mean is then one division, no pass over ``X``.
+    them, and no cell is missing): with equal weights the mean is then one division, no
+    pass over ``X``.
     """
     # Equal weights: numpy's pairwise row sums (no BLAS call, whose threads stall on a busy
     # machine). A NaN cell makes its row NaN, so one pass both reduces and detects gaps.
     if _equal(w):
-        out = (X.sum(axis=1) if sums is None else sums) / X.shape[1]
+        if sums is not None:  # no cell missing
+            return sums / X.shape[1]
+        out = X.sum(axis=1) / X.shape[1]
     else:
         out = X @ (w / w.sum())
     if not np.isnan(out).any():
@@ -64,16 +67,19 @@ def mean(X: np.ndarray, w: np.ndarray, *, sums: np.ndarray | None = None) -> np.
     return np.nansum(X * pw, axis=1) / pw.sum(axis=1)
 
 
-@ranking_method("median", resampling=shortcuts.MEDIAN,
+@ranking_method("median", takes=("sums",), resampling=shortcuts.MEDIAN,
                 description="Median of the oriented scores (weighted when weights differ).")
-def median(X: np.ndarray, w: np.ndarray) -> np.ndarray:
+def median(X: np.ndarray, w: np.ndarray, *, sums: np.ndarray | None = None) -> np.ndarray:
     """Median of oriented scores; the average of the two middle values when even.
 
     With unequal weights this is the weighted median: the value where the cumulative
     weight reaches half the total (the average of the two neighbours when it is exactly
-    half), which is the plain median when all weights are equal.
+    half), which is the plain median when all weights are equal. ``sums`` (the row sums
+    validation computed) come only when no cell is missing.
     """
     if _equal(w):
+        if sums is not None or not np.isnan(X).any():
+            return _middle(X)
         out = np.median(X, axis=1)  # NaN in a row whenever a cell of it is NaN
         return np.nanmedian(X, axis=1) if np.isnan(out).any() else out
     order = np.argsort(X, axis=1, kind="stable")  # NaN sorts last
@@ -88,6 +94,19 @@ def median(X: np.ndarray, w: np.ndarray) -> np.ndarray:
     exact = np.abs(cum[rows, k] - half[:, 0]) <= tol[:, 0]
     upper = xs[rows, np.minimum(k + 1, X.shape[1] - 1)]
     return np.where(exact & ~np.isnan(upper), (lower + upper) / 2.0, lower)
+
+
+def _middle(X: np.ndarray) -> np.ndarray:
+    """``np.median(X, axis=1)`` of rows without NaN, equal to it to the bit: the middle
+    value of each row after one selection (``np.median`` also selects the largest value, to
+    find a NaN, which costs as much again), and with an even count the mean of it and the
+    largest value below it."""
+    k = X.shape[1] // 2
+    part = np.partition(X, k, axis=1)
+    # as np.median's mean of the middle values: a sum from 0.0 (so -0.0 is 0.0), then / count
+    if X.shape[1] % 2:
+        return 0.0 + part[:, k]
+    return ((0.0 + part[:, :k].max(axis=1)) + part[:, k]) / 2.0
 
 
 def _ties(counts: PairwiseCounts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

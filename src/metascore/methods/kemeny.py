@@ -312,28 +312,34 @@ def kemeny_young(counts: PairwiseCounts, *, solver: str = "auto",
     n = counts.n
     position = np.empty(n, dtype=np.intp)
     position[order] = np.arange(1, n + 1)
+    details = _order_details(wins, position, result)
+    details.update(order=[labels[i] for i in order], solver=result.solver,
+                   components=[int(c.size) for c in components])
+    firsts = _first_places(W, components[0]) if result.unique is False else None
+    if firsts is not None and firsts.size > 1:  # Ranking.winners lists them all
+        details["winners"] = [labels[i] for i in by_label[firsts]]
+    who = None if firsts is None else [labels[i] for i in by_label[firsts]]
+    notes = _notes(result, details["kendall_distance"], details["lower_bound"], time_limit,
+                   who, components[0].size)
+    return MethodOutput((n - position).astype(float), details=details, notes=notes)
+
+
+def _order_details(wins: np.ndarray, position: np.ndarray, result: KemenyOrder) -> dict:
+    """The order's Kendall distance to the judges, the proven lower bound of any order's
+    (the distance itself when optimal), its agreement, and what the solver says of its
+    optimality and uniqueness."""
     above = position[:, None] < position[None, :]
     agreement = float(wins[above].sum())
     distance = float(wins.T[above].sum())
     compared = float(wins.sum())  # agreement + distance of every order
-    bound = distance if result.optimal else max(0.0, compared - result.bound)
-    firsts = _first_places(W, components[0]) if result.unique is False else None
-    details = {
+    return {
         "kendall_distance": distance,
-        "lower_bound": bound,
+        "lower_bound": distance if result.optimal else max(0.0, compared - result.bound),
         "optimal": result.optimal,
         "agreement": agreement,
         "unique": result.unique,
         "optimal_orders": result.optimal_orders,
-        "order": [labels[i] for i in order],
-        "solver": result.solver,
-        "components": [int(c.size) for c in components],
     }
-    if firsts is not None and firsts.size > 1:  # Ranking.winners lists them all
-        details["winners"] = [labels[i] for i in by_label[firsts]]
-    who = None if firsts is None else [labels[i] for i in by_label[firsts]]
-    notes = _notes(result, distance, bound, time_limit, who, components[0].size)
-    return MethodOutput((n - position).astype(float), details=details, notes=notes)
 
 
 def _first_places(W: np.ndarray, top: np.ndarray) -> np.ndarray | None:

@@ -10,6 +10,32 @@ Each term is a soft count of the judges whose preference ``a > b`` the ratings c
 A vote ranking k candidates contributes its ``k (k - 1) / 2`` pairs to ``N``, so working
 on ``N`` is exactly the paper's loss. Theorem 5: the loss decreases with the rating of a
 Condorcet winner, so at a global minimum the Condorcet winner has ``theta_max``.
+
+The loss is not convex, so neither solver of :func:`sco` is guaranteed to reach the global
+minimum; Theorem 5 holds for the exact minimizer. The method is declared
+Condorcet-consistent because the default solver, started from the symmetric middle point
+where the Condorcet winner's gradient pushes it up against every opponent, ranked the
+Condorcet winner alone on top in every random profile tested (``tests/methods/test_sco.py``;
+``"auto"`` never stops early when there is a Condorcet winner); ``sgd`` or a small explicit
+``max_iter`` may not.
+
+The iteration budget of ``lbfgs`` (``max_iter``). The sigmoid loss overfits noisy sparse
+data (the paper's Section 4.4 saw the same on Diplomacy): on 50,000 agents in 30,000
+seven-player Plackett-Luce contests the loss keeps falling for hundreds of iterations while
+the Kendall tau to the true skills falls too, from 0.567 after 3 iterations to 0.551 after
+10 and 0.543 after 100, as agents that won their few contests are pushed against the box.
+On the paper's nearly noiseless tournaments (``benchmarks/sco_tournament.py``) the
+converged ratings are the best: 3 iterations double the Kendall tau distance of
+skill-matched ones (18.3 against 7.1 at 50 contests). Sparsity alone does not tell the two
+apart; noise does. ``"auto"`` (default): up to 100 iterations (to convergence) when every
+pair of candidates is compared (every score matrix without missing cells) or a Condorcet
+winner exists, so Theorem 5 and the Kemeny approximation are kept; otherwise, after 3
+iterations, it measures the share of the pairwise majorities (weighted by margin) that the
+ratings order the wrong way, and stops there (early stopping) when it is above 15%, else
+goes on to 100. Noisy Plackett-Luce contests measure 19-22% with 200 to 50,000 agents
+(12-18% with 20 to 50); the paper's tournaments at most 13.5% (600 runs, none stopped, so
+their results are unchanged). Measured figures and commands: ``docs/methods.md``. An
+integer ``max_iter`` is exactly that budget.
 """
 
 from __future__ import annotations
@@ -276,53 +302,21 @@ def sco(
     Parameters
     ----------
     solver : {"lbfgs", "sgd"}
-        ``lbfgs`` (default, deterministic): projected L-BFGS (:func:`box_lbfgs`, pure
-        numpy) in the box, started at the middle of the box, on the exact loss and
-        gradient vectorized over the compared pairs (sparse counts are never densified);
-        it reaches scipy's L-BFGS-B minimum without its BLAS calls, which stall on a busy
-        machine (600 ms instead of 5 ms for 20 candidates). ``sgd``: the paper's
-        Algorithm 1, projected stochastic gradient descent from the middle of the box:
-        each step draws ``batch_size`` pair units with probability proportional to
-        ``N(a, b)`` (a vote of k candidates is its ``k (k - 1) / 2`` pairs), moves
-        ``theta`` by ``-learning_rate`` times the batch-averaged gradient and clips it to
-        the box; ``iterations`` steps, seeded by ``rng``.
-    theta_min, theta_max : float
-        The rating box (paper default [0, 100]).
-    tau : float
-        Temperature of the sigmoid.
-    learning_rate, iterations, batch_size
+        ``lbfgs`` (default, deterministic): projected L-BFGS (:func:`box_lbfgs`, pure numpy:
+        no BLAS call to stall on a busy machine) from the middle of the box, on the exact
+        loss and gradient over the compared pairs (sparse counts never densified). ``sgd``:
+        the paper's Algorithm 1, projected SGD from the middle of the box, ``iterations``
+        steps of ``batch_size`` pair units drawn in proportion to ``N(a, b)``.
+    theta_min, theta_max, tau : float
+        The rating box (paper default [0, 100]) and the temperature of the sigmoid.
+    learning_rate, iterations, batch_size, rng
         Algorithm 1 settings (``sgd`` only; the paper uses batch 32, 10^4 to 10^5 steps,
-        learning rate 0.01 to 0.1).
+        learning rate 0.01 to 0.1) and its random generator.
     max_iter : "auto" or int
-        Iteration budget of ``lbfgs``; an integer is exactly that budget. The sigmoid
-        loss overfits noisy sparse data (the paper's Section 4.4 saw the same on
-        Diplomacy): on 50,000 agents in 30,000 seven-player Plackett-Luce contests the
-        loss keeps falling for hundreds of iterations while the Kendall tau to the true
-        skills falls too, from 0.567 after 3 iterations to 0.551 after 10 and 0.543 after
-        100, as agents that won their few contests are pushed against the box. On the
-        paper's nearly noiseless tournaments (``benchmarks/sco_tournament.py``) the
-        converged ratings are the best: 3 iterations double the Kendall tau distance of
-        skill-matched ones (18.3 against 7.1 at 50 contests). Sparsity alone does not tell
-        the two apart; noise does. ``"auto"`` (default): up to 100 iterations (to
-        convergence) when every pair of candidates is compared (every score matrix
-        without missing cells) or a Condorcet winner exists, so Theorem 5 and the Kemeny
-        approximation are kept;
-        otherwise, after 3 iterations, it measures the share of the pairwise majorities
-        (weighted by margin) that the ratings order the wrong way, and stops there (early
-        stopping) when it is above 15%, else goes on to 100. Noisy Plackett-Luce
-        contests measure 19-22% with 200 to 50,000 agents (12-18% with 20 to 50); the
-        paper's tournaments at most 13.5% (600 runs, none stopped, so their results are
-        unchanged). Measured figures and commands: ``docs/methods.md``.
-    rng : numpy.random.Generator
-        Used by ``sgd`` only.
-
-    The loss is not convex, so neither solver is guaranteed to reach the global minimum;
-    Theorem 5 (a Condorcet winner gets ``theta_max`` at the global minimum) holds for the
-    exact minimizer. The method is declared Condorcet-consistent because the default
-    solver, started from the symmetric middle point where the Condorcet winner's gradient
-    pushes it up against every opponent, ranked the Condorcet winner alone on top in every
-    random profile tested (``tests/methods/test_sco.py``; ``"auto"`` never stops early when there
-    is a Condorcet winner); ``sgd`` or a small explicit ``max_iter`` may not.
+        Iteration budget of ``lbfgs`` (``"auto"``: to convergence when every pair is
+        compared or a Condorcet winner exists, else early stopping on noisy data; the
+        module's docstring says why, what was measured, and why the method is declared
+        Condorcet-consistent though neither solver is sure to reach the global minimum).
 
     ``details``: ``loss`` (final sigmoid loss), ``solver``, ``iterations``; for ``lbfgs``
     also ``converged`` (stopped by its tolerance rather than by the budget),
@@ -333,48 +327,67 @@ def sco(
     if solver not in SCO_SOLVERS:
         raise ConfigError(f"`solver` must be one of {list(SCO_SOLVERS)}; got {solver!r}.")
     _check_box(theta_min, theta_max, tau)
-    a, b, n_ab, n_ba = counts.pairs()
-    n = counts.n
     details: dict = {"solver": solver}
+    a, b, n_ab, n_ba = counts.pairs()
     if solver == "lbfgs":
-        if max_iter != "auto":
-            _check_count("max_iter", max_iter)
-        margin = snap_margins(n_ab - n_ba, counts.total_weight)
-        regime = "explicit" if max_iter != "auto" else _auto_regime(n, a, b, margin)
-        active = margin != 0  # pairs with a zero margin only add a constant
-        aa, bb, xa, xb, ma = a[active], b[active], n_ab[active], n_ba[active], margin[active]
-        scale = float(np.abs(ma).sum()) or 1.0  # relative weights only
-        check: dict = {}
-
-        def stop_if_noisy(theta: np.ndarray, done: int) -> bool:
-            if regime != "sparse" or done != CHECK_AT:
-                return False
-            check["contradicted"] = contradicted_share(theta, aa, bb, ma)
-            return check["contradicted"] > NOISY
-
-        theta, nit, converged = box_lbfgs(
-            sigmoid_objective(aa, bb, xa, xb, tau, n, scale),
-            np.full(n, (theta_min + theta_max) / 2.0), theta_min, theta_max,
-            max_iter=FULL_BUDGET if max_iter == "auto" else max_iter, callback=stop_if_noisy,
-        )
-        early = check.get("contradicted", 0.0) > NOISY
-        if regime == "sparse":
-            regime = "sparse_noisy" if early else "sparse_consistent"
-        details.update(iterations=nit, converged=converged, early_stopping=early,
-                       regime=regime, **check)
+        theta, found = _lbfgs_ratings((a, b, n_ab, n_ba), counts.n, counts.total_weight,
+                                      theta_min, theta_max, tau, max_iter)
     else:
         _check_sgd(learning_rate, iterations, batch_size)
-        win, lose, weight = _directed_units(counts)
-
-        def gradient(theta, w, l, t):  # d sigmoid((theta_l - theta_w) / tau) / d theta_w
-            s = expit((theta[l] - theta[w]) / tau)
-            return -s * (1.0 - s) / tau
-
-        theta = _projected_sgd(n, win, lose, weight, gradient, theta_min, theta_max,
-                               learning_rate, iterations, batch_size, rng)
-        details.update(iterations=iterations)
+        theta = _sgd_ratings(counts, theta_min, theta_max, tau, learning_rate, iterations,
+                             batch_size, rng)
+        found = {"iterations": iterations}
+    details.update(found)
     details["loss"], _ = sigmoid_loss(theta, a, b, n_ab, n_ba, tau)
     return MethodOutput(theta, details=details)
+
+
+def _lbfgs_ratings(pairs: tuple[np.ndarray, ...], n: int, total_weight: float,
+                   theta_min: float, theta_max: float, tau: float, max_iter: int | str
+                   ) -> tuple[np.ndarray, dict]:
+    """The ratings of ``n`` candidates compared in ``pairs`` (``a, b, N(a, b), N(b, a)``) by
+    projected L-BFGS from the middle of the box, and the details of the fit (iterations,
+    convergence, the regime of ``max_iter="auto"`` and its noise check)."""
+    if max_iter != "auto":
+        _check_count("max_iter", max_iter)
+    a, b, n_ab, n_ba = pairs
+    margin = snap_margins(n_ab - n_ba, total_weight)
+    regime = "explicit" if max_iter != "auto" else _auto_regime(n, a, b, margin)
+    active = margin != 0  # pairs with a zero margin only add a constant
+    aa, bb, xa, xb, ma = a[active], b[active], n_ab[active], n_ba[active], margin[active]
+    scale = float(np.abs(ma).sum()) or 1.0  # relative weights only
+    check: dict = {}
+
+    def stop_if_noisy(theta: np.ndarray, done: int) -> bool:
+        if regime != "sparse" or done != CHECK_AT:
+            return False
+        check["contradicted"] = contradicted_share(theta, aa, bb, ma)
+        return check["contradicted"] > NOISY
+
+    theta, nit, converged = box_lbfgs(
+        sigmoid_objective(aa, bb, xa, xb, tau, n, scale),
+        np.full(n, (theta_min + theta_max) / 2.0), theta_min, theta_max,
+        max_iter=FULL_BUDGET if max_iter == "auto" else max_iter, callback=stop_if_noisy,
+    )
+    early = check.get("contradicted", 0.0) > NOISY
+    if regime == "sparse":
+        regime = "sparse_noisy" if early else "sparse_consistent"
+    return theta, dict(iterations=nit, converged=converged, early_stopping=early,
+                       regime=regime, **check)
+
+
+def _sgd_ratings(counts: PairwiseCounts, theta_min: float, theta_max: float, tau: float,
+                 learning_rate: float, iterations: int, batch_size: int,
+                 rng: np.random.Generator) -> np.ndarray:
+    """The ratings by the paper's Algorithm 1 (projected SGD from the middle of the box)."""
+    win, lose, weight = _directed_units(counts)
+
+    def gradient(theta, w, l, t):  # d sigmoid((theta_l - theta_w) / tau) / d theta_w
+        s = expit((theta[l] - theta[w]) / tau)
+        return -s * (1.0 - s) / tau
+
+    return _projected_sgd(counts.n, win, lose, weight, gradient, theta_min, theta_max,
+                          learning_rate, iterations, batch_size, rng)
 
 
 @ranking_method(

@@ -42,10 +42,39 @@ def read_votes(path: str | PathLike[str]) -> tuple[list[list[list[str]]], list[f
         Every alternative's name, in alternative-number order (``str(i)`` when unnamed).
     """
     p = Path(path)
-    text = read_text(p)
+    header, names, orders, zero_lines = _read_lines(p, read_text(p))
+    labels = _alternatives(p, header, names)
+    votes: list[list[list[str]]] = []
+    weights: list[float] = []
+    for n, weight, order in orders:
+        vote = _preflib_order(order, len(labels), labels, f"{p}, line {n}")
+        if vote and weight > 0:
+            votes.append(vote)
+            weights.append(weight)
+    if not votes:
+        raise InputError(f"no votes found in {p}.")
+    _check_totals(p, header, orders, zero_lines)
+    if zero_lines:
+        lines = f"line {zero_lines[0]}" + (f" and {len(zero_lines) - 1} more" if len(zero_lines) > 1 else "")
+        warnings.warn(
+            f"{p}: ignored {len(zero_lines)} order(s) with vote count 0 ({lines}); they carry no vote.",
+            InputWarning,
+            stacklevel=2,
+        )
+    return votes, weights, labels
+
+
+#: One order line: its line number, its count and its order text.
+_Order = tuple[int, float, str]
+
+
+def _read_lines(p: Path, text: str) -> tuple[dict[str, tuple[int, str]], dict[int, str],
+                                              list[_Order], list[int]]:
+    """The file's header (``{KEY: (line, value)}``), the alternatives' names by number,
+    its order lines, and the lines whose count is 0."""
     header: dict[str, tuple[int, str]] = {}
     names: dict[int, str] = {}
-    orders: list[tuple[int, float, str]] = []
+    orders: list[_Order] = []
     zero_lines: list[int] = []
     for n, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
@@ -72,7 +101,13 @@ def read_votes(path: str | PathLike[str]) -> tuple[list[list[list[str]]], list[f
         if weight == 0:
             zero_lines.append(n)
         orders.append((n, weight, order))
+    return header, names, orders, zero_lines
 
+
+def _alternatives(p: Path, header: dict[str, tuple[int, str]], names: dict[int, str]
+                  ) -> list[str]:
+    """Every alternative's name in number order (``str(i)`` when unnamed), as many as
+    NUMBER ALTERNATIVES says (else the highest named)."""
     n_alt = _header_int(header, "NUMBER ALTERNATIVES", p)
     if n_alt is None:
         n_alt = max(names, default=0)
@@ -85,16 +120,12 @@ def read_votes(path: str | PathLike[str]) -> tuple[list[list[list[str]]], list[f
     if len(set(labels)) != len(labels):
         dup = next(x for x in labels if labels.count(x) > 1)
         raise InputError(f"{p}: alternative name {dup!r} is given to two alternatives.")
+    return labels
 
-    votes: list[list[list[str]]] = []
-    weights: list[float] = []
-    for n, weight, order in orders:
-        vote = _preflib_order(order, n_alt, labels, f"{p}, line {n}")
-        if vote and weight > 0:
-            votes.append(vote)
-            weights.append(weight)
-    if not votes:
-        raise InputError(f"no votes found in {p}.")
+
+def _check_totals(p: Path, header: dict[str, tuple[int, str]], orders: list[_Order],
+                  zero_lines: list[int]) -> None:
+    """Refuse a file whose counts or order lines disagree with its header (truncated)."""
     declared = _header_int(header, "NUMBER VOTERS", p)
     if declared is not None and not math.isclose(sum(w for _, w, _ in orders), declared):
         raise InputError(
@@ -108,14 +139,6 @@ def read_votes(path: str | PathLike[str]) -> tuple[list[list[list[str]]], list[f
             f"{p}: the file has {len(orders)} order lines but the header says "
             f"NUMBER UNIQUE ORDERS: {declared} (is the file truncated?)."
         )
-    if zero_lines:
-        lines = f"line {zero_lines[0]}" + (f" and {len(zero_lines) - 1} more" if len(zero_lines) > 1 else "")
-        warnings.warn(
-            f"{p}: ignored {len(zero_lines)} order(s) with vote count 0 ({lines}); they carry no vote.",
-            InputWarning,
-            stacklevel=2,
-        )
-    return votes, weights, labels
 
 
 def _count(text: str, at: str) -> float:
@@ -166,5 +189,7 @@ def _preflib_order(order: str, n_alt: int, labels: list[str], at: str) -> list[l
 #: The record of format ``preflib`` (:mod:`.input_format`): votes, not scores, by suffix.
 PREFLIB_FORMAT = InputFormat(
     "preflib", None, by_path=lambda p: p.suffix.lower() in PREFLIB_SUFFIXES,
-    refusal=("holds votes (PrefLib), not scores; read it with read_votes() "
-             "(in the configuration: give it as the `votes` input)"))
+    refusal=("holds votes (PrefLib), not scores, which neither a configuration's input nor "
+             "`metascore analyze` reads: rank it with `metascore rank FILE --method copeland` "
+             "(or another pairwise method), or in Python with read_votes() and "
+             "PairwiseCounts.from_votes()"))

@@ -57,8 +57,9 @@ import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import asdict
+from dataclasses import asdict, fields, replace
 from decimal import Decimal
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -72,8 +73,9 @@ import pandas as pd
 
 from ..config import JUDGE_COLUMNS
 from ..errors import MetascoreError
-from ..jsonable import ReadyDict, jsonable
+from ..jsonable import ReadyDict, jsonable, ready_records
 from ..leaderboard import Analysis, Board, Leaderboard
+from ..leaderboard.filtering import Decision
 from ..leaderboard.model import MARGINS_KEPT, JudgeValues
 from ..readers.scores_file import SCORE_FILES
 from ..readers.spreadsheet import spreadsheet_text
@@ -327,14 +329,18 @@ def scores_txt(scores: Mapping[str, float]) -> str:
 
 
 # ---------------------------------------------------------------------- leaderboards
-def _board_columns(board: Board, per_judge: bool = True) -> list[str]:
-    details = sorted({k for r in board.rows for k in r.details})
+#: A row's own columns in the files (``prediction_failed`` after ``reason``, when a row has flags).
+_ROW = ("position", "rank", "score", "candidate", "participant", "is_baseline", "qualified",
+        "reason", "submitted_at", "dev_position", "dev_score", "rank_low", "rank_high", "p_first",
+        "group")
+
+
+def _board_columns(board: Board, per_judge: bool = True, details: bool = True) -> list[str]:
     # the runs that finished after a failed prediction step: a column only when there are
     # some (only a local run knows them; the site's files keep their columns)
     flags = ["prediction_failed"] if _flagged(board) else []
-    cols = ["position", "rank", "score", "candidate", "participant", "is_baseline", "qualified",
-            "reason", *flags, "submitted_at", "dev_position", "dev_score", "rank_low", "rank_high",
-            "p_first", "group", *details]
+    cols = [*_ROW[:8], *flags, *_ROW[8:],
+            *(sorted({k for r in board.rows for k in r.details}) if details else ())]
     if per_judge:
         for j in board.judges:
             cols += [f"{JUDGE_PREFIX}{j}", f"{JUDGE_RANK_PREFIX}{j}"]
@@ -345,21 +351,25 @@ def _flagged(board: Board) -> bool:
     return any(r.prediction_failed for r in board.rows)
 
 
+def _row_columns(board: Board, names: Iterable[str]) -> list[list[Any]]:
+    """Each named column of the board's rows: a row's field, its flags, or a detail."""
+    rows, out = board.rows, []
+    for name in names:
+        if name == "prediction_failed":
+            out.append(["; ".join(r.prediction_failed) or None for r in rows])
+        elif name in _ROW:
+            out.append(list(map(attrgetter(name), rows)))
+        else:
+            out.append([r.details.get(name) for r in rows])
+    return out
+
+
 def _board_records(board: Board, per_judge: bool = True) -> list[dict[str, Any]]:
-    records = []
-    flagged = _flagged(board)
-    for r in board.rows:
-        rec: dict[str, Any] = {
-            "position": r.position, "rank": r.rank, "score": r.score, "candidate": r.candidate,
-            "participant": r.participant, "is_baseline": r.is_baseline,
-            "qualified": r.qualified, "reason": r.reason,
-            **({"prediction_failed": "; ".join(r.prediction_failed) or None} if flagged else {}),
-            "submitted_at": r.submitted_at,
-            "dev_position": r.dev_position, "dev_score": r.dev_score, "rank_low": r.rank_low,
-            "rank_high": r.rank_high, "p_first": r.p_first, "group": r.group,
-            **dict(r.details),
-        }
-        records.append(rec)
+    """The rows as JSON-ready records, built a column at a time: own columns, details, judges."""
+    keys = _board_columns(board, per_judge=False, details=False)
+    records = ready_records(_row_columns(board, keys), keys)
+    for rec, details in ((rec, r.details) for rec, r in zip(records, board.rows) if r.details):
+        rec.update(jsonable(dict(details)))
     if per_judge:
         values, ranks = _judge_arrays(board, "values"), _judge_arrays(board, "judge_ranks")
         for rec, vs, rs in zip(records, _ready(values), _ready(ranks)):
@@ -410,8 +420,7 @@ def leaderboard_csv(lb: Leaderboard) -> str:
     per_judge = len(board.judges) <= judge_columns(lb)[0]
     cols = _board_columns(board, per_judge)
     own = cols[:len(cols) - 2 * len(board.judges)] if per_judge else cols
-    records = _board_records(board, False)
-    lines = list(map(",".join, zip(*(_cells([rec.get(c) for rec in records]) for c in own))))
+    lines = list(map(",".join, zip(*map(_cells, _row_columns(board, own)))))
     if per_judge and board.judges:
         numbers = np.empty((len(board.rows), 2 * len(board.judges)))
         numbers[:, 0::2] = _judge_arrays(board, "values")
@@ -460,10 +469,13 @@ def leaderboard_json(lb: Leaderboard) -> str:
         "development": None if lb.development is None else _board_dict(
             lb.development, *judge_columns(lb), final=False),
         "filter": None if lb.filter is None else {
-            **{k: v for k, v in asdict(lb.filter).items() if k != "decisions"},
+            **{k: v for k, v in asdict(replace(lb.filter, decisions=())).items()
+               if k != "decisions"},
             "qualified": list(lb.filter.qualified),
             "excluded": dict(lb.filter.excluded),
-            "decisions": [asdict(d) for d in lb.filter.decisions],
+            "decisions": ready_records([list(map(attrgetter(f.name), lb.filter.decisions))
+                                        for f in fields(Decision)],
+                                       [f.name for f in fields(Decision)]),
         },
         "margins": None if lb.margins is None else {
             "candidates": list(lb.margins.candidates[:MARGINS_LIMIT]),
