@@ -30,7 +30,8 @@ PULLED = "pulled"
 
 
 def add_codabench_commands(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``codabench`` and its subcommands to the ``metascore`` command line."""
+    """Add ``codabench`` and its subcommands to the ``metascore`` command line: each takes
+    the site options (:func:`_common`), then its own (:data:`_COMMANDS`)."""
     top = subparsers.add_parser(
         "codabench", help="pull a live Codabench competition's results, rank them, sign, submit, publish and "
         "verify the final ranking",
@@ -39,55 +40,32 @@ def add_codabench_commands(subparsers: argparse._SubParsersAction) -> None:
     )
     sub = top.add_subparsers(dest="codabench_command", metavar="COMMAND")
     sub.required = True
+    for name, (short, description, options, run) in _COMMANDS.items():
+        p = sub.add_parser(name, help=short, description=description)
+        _common(p)
+        options(p)
+        p.set_defaults(func=run)
 
-    p = sub.add_parser(
-        "phases", help="list the competition's phases (ids, dates, tasks) and leaderboard columns",
-        description="Read the competition and print each phase (id, index, name, dates, status, "
-        "tasks), the leaderboards' columns and submission rule, and which phases `pull` and "
-        f"`rank` read without --phase. The token (${TOKEN_ENV} or --token-file) is optional: "
-        "a public competition answers without one; hidden leaderboards need an organizer's.",
-    )
-    _common(p)
-    p.set_defaults(func=_cmd_phases)
 
-    p = sub.add_parser(
-        "pull", help="download the phases' results into a folder metascore reads",
-        description="Read the competition's phases, tasks and leaderboard columns, download each "
-        "phase's results export, and write a scoring-output tree (<phase>/<owner>-<id>/<task>/"
-        "scores.json), submissions.csv, metascore.yaml (judges and directions from the columns' "
-        "sorting when --config lists none) and codabench.json (provenance).",
-    )
-    _common(p)
+def _no_options(p: argparse.ArgumentParser) -> None:
+    """``phases`` takes the site options only."""
+
+
+def _pull_args(p: argparse.ArgumentParser) -> None:
     _pull_options(p)
     p.add_argument("--config", help="metascore.yaml to complete (default: phases and judges "
                    "from the competition)")
     p.add_argument("--out", required=True, help="new folder to write")
-    p.set_defaults(func=_cmd_pull)
 
-    p = sub.add_parser(
-        "rank", help="pull, then rank with a configuration: leaderboard.csv and detailed results",
-        description="Pull the configuration's phases into OUT/pulled, then run the configured "
-        "ranking, baseline filter and writers: OUT/leaderboard.csv, leaderboard.json, "
-        "detailed_results.html, scores.json, scores.txt.",
-    )
-    _common(p)
+
+def _rank_args(p: argparse.ArgumentParser) -> None:
     _pull_options(p)
     p.add_argument("--config", required=True, help="competition config (metascore.yaml)")
     p.add_argument("--seed", type=int, help="override ranking.seed")
     p.add_argument("--out", required=True, help="new folder to write")
-    p.set_defaults(func=_cmd_rank)
 
-    p = sub.add_parser(
-        "submit", help="sign pulled results, submit them to the meta phase, wait, publish the outcome",
-        description="Zip a pulled folder, sign it with the organizer's key (the meta-scoring "
-        "program ranks only an export signed with the key `bundle zip` put into it, so a "
-        "participant's upload to the meta phase fails), submit it to a phase (the meta phase, "
-        "e.g. 'Final ranking') through the API, poll until Finished or Failed, print the scores "
-        "and where the detailed results are, then publish the outcome as `publish` does: the "
-        "'Final ranking' page opens with the winner, the top of the board and the link to the "
-        "whole ranking, and the meta task's name on the Results tab names the winner.",
-    )
-    _common(p)
+
+def _submit_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--phase", required=True, help="the phase to submit to, e.g. 'Final ranking'")
     p.add_argument("folder", metavar="DIR", help="a folder written by `metascore codabench pull`")
     _key_option(p)
@@ -100,57 +78,26 @@ def add_codabench_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--scores-wait", type=float, default=SCORES_WAIT, help="once Finished, wait "
                    "at most this many seconds for the scores, which the platform posts after "
                    f"it sets Finished (default {SCORES_WAIT:g})")
-    p.set_defaults(func=_cmd_submit)
 
-    p = sub.add_parser(
-        "sign", help="sign pulled results into a zip to upload through the site's own form",
-        description="Zip a pulled folder and sign it with the organizer's key for the competition's "
-        "meta phase, as `submit` does, but upload nothing: upload the zip to the meta phase through "
-        "Codabench's own submission form, then run `publish` once it has finished. The signature "
-        "names the meta phase's competition token (read from its reference data on the site, or "
-        "from --bundle) and when the folder was pulled; the meta-scoring program refuses an export "
-        "signed for another competition or phase, or pulled before the phases closed.",
-    )
-    _common(p)
+
+def _sign_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--phase", default="Final ranking", help="the meta phase the zip is for (default "
                    "'Final ranking')")
     p.add_argument("folder", metavar="DIR", help="a folder written by `metascore codabench pull`")
     _key_option(p)
     _bundle_option(p)
     p.add_argument("-o", "--output", required=True, metavar="ZIP", help="the zip to write (a new file)")
-    p.set_defaults(func=_cmd_sign)
 
-    p = sub.add_parser(
-        "publish", help="write the meta phase's outcome on the 'Final ranking' page and the Results tab",
-        description="Read the final board the meta-scoring program wrote on the site (the "
-        "submission's scoring output), then, as the organizer: put the winner, the top of the "
-        "board, the numbers ranked and not ranked, the rule and the link to the whole ranking "
-        "at the top of the competition's 'Final ranking' page (added if missing), and name the "
-        "winner in the meta task's name, which the Results tab shows above the meta phase's "
-        "row. Only an organizer's submission (the competition's creator or a collaborator) "
-        "signed for this competition's meta phase is published. `submit` does this once the "
-        "submission finishes; run it again after a page edit or another submission.",
-    )
-    _common(p)
+
+def _publish_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--phase", default="Final ranking", help="the meta phase (default 'Final ranking')")
     p.add_argument("--submission", type=int, help="the meta submission's id (default: the newest "
                    "Finished one an organizer made)")
-    p.set_defaults(func=_cmd_publish)
 
-    p = sub.add_parser(
-        "verify", help="check the published final ranking from the public leaderboards (no token needed)",
-        description="For participants and anyone: read what the site shows everyone (the 'Final "
-        "ranking' page, the ranking page it links and each ranked phase's public leaderboard), "
-        "recompute the final ranking with the configuration the ranking page publishes, and say in "
-        "one line whether it is the published one; otherwise list each row that differs and why "
-        "(a submission no longer on a leaderboard, a score changed since, a column not public). "
-        f"Exit 0 only on a match. No token is needed (${TOKEN_ENV} or --token-file: a participant's, "
-        "for a competition that is not published).",
-    )
-    _common(p)
+
+def _verify_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--submission", type=int, help="check this meta submission's ranking page (default: "
                    "the one the 'Final ranking' page links)")
-    p.set_defaults(func=_cmd_verify)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -338,3 +285,68 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     for line in verdict_lines(checked.record, checked.differences, SOURCE, cannot=checked.cannot):
         print(line)
     return 1 if checked.differences or checked.cannot else 0
+
+
+#: Each subcommand: its help line, its description, its own options, and what runs it.
+_COMMANDS = {
+    "phases": (
+        "list the competition's phases (ids, dates, tasks) and leaderboard columns",
+        "Read the competition and print each phase (id, index, name, dates, status, "
+        "tasks), the leaderboards' columns and submission rule, and which phases `pull` and "
+        f"`rank` read without --phase. The token (${TOKEN_ENV} or --token-file) is optional: "
+        "a public competition answers without one; hidden leaderboards need an organizer's.",
+        _no_options, _cmd_phases),
+    "pull": (
+        "download the phases' results into a folder metascore reads",
+        "Read the competition's phases, tasks and leaderboard columns, download each "
+        "phase's results export, and write a scoring-output tree (<phase>/<owner>-<id>/<task>/"
+        "scores.json), submissions.csv, metascore.yaml (judges and directions from the columns' "
+        "sorting when --config lists none) and codabench.json (provenance).",
+        _pull_args, _cmd_pull),
+    "rank": (
+        "pull, then rank with a configuration: leaderboard.csv and detailed results",
+        "Pull the configuration's phases into OUT/pulled, then run the configured "
+        "ranking, baseline filter and writers: OUT/leaderboard.csv, leaderboard.json, "
+        "detailed_results.html, scores.json, scores.txt.",
+        _rank_args, _cmd_rank),
+    "submit": (
+        "sign pulled results, submit them to the meta phase, wait, publish the outcome",
+        "Zip a pulled folder, sign it with the organizer's key (the meta-scoring "
+        "program ranks only an export signed with the key `bundle zip` put into it, so a "
+        "participant's upload to the meta phase fails), submit it to a phase (the meta phase, "
+        "e.g. 'Final ranking') through the API, poll until Finished or Failed, print the scores "
+        "and where the detailed results are, then publish the outcome as `publish` does: the "
+        "'Final ranking' page opens with the winner, the top of the board and the link to the "
+        "whole ranking, and the meta task's name on the Results tab names the winner.",
+        _submit_args, _cmd_submit),
+    "sign": (
+        "sign pulled results into a zip to upload through the site's own form",
+        "Zip a pulled folder and sign it with the organizer's key for the competition's "
+        "meta phase, as `submit` does, but upload nothing: upload the zip to the meta phase through "
+        "Codabench's own submission form, then run `publish` once it has finished. The signature "
+        "names the meta phase's competition token (read from its reference data on the site, or "
+        "from --bundle) and when the folder was pulled; the meta-scoring program refuses an export "
+        "signed for another competition or phase, or pulled before the phases closed.",
+        _sign_args, _cmd_sign),
+    "publish": (
+        "write the meta phase's outcome on the 'Final ranking' page and the Results tab",
+        "Read the final board the meta-scoring program wrote on the site (the "
+        "submission's scoring output), then, as the organizer: put the winner, the top of the "
+        "board, the numbers ranked and not ranked, the rule and the link to the whole ranking "
+        "at the top of the competition's 'Final ranking' page (added if missing), and name the "
+        "winner in the meta task's name, which the Results tab shows above the meta phase's "
+        "row. Only an organizer's submission (the competition's creator or a collaborator) "
+        "signed for this competition's meta phase is published. `submit` does this once the "
+        "submission finishes; run it again after a page edit or another submission.",
+        _publish_args, _cmd_publish),
+    "verify": (
+        "check the published final ranking from the public leaderboards (no token needed)",
+        "For participants and anyone: read what the site shows everyone (the 'Final "
+        "ranking' page, the ranking page it links and each ranked phase's public leaderboard), "
+        "recompute the final ranking with the configuration the ranking page publishes, and say in "
+        "one line whether it is the published one; otherwise list each row that differs and why "
+        "(a submission no longer on a leaderboard, a score changed since, a column not public). "
+        f"Exit 0 only on a match. No token is needed (${TOKEN_ENV} or --token-file: a participant's, "
+        "for a competition that is not published).",
+        _verify_args, _cmd_verify),
+}
