@@ -46,7 +46,7 @@ from ..config import load_config
 from ..errors import InputError
 from ..bundle.platform.leaderboard_rules import MANUAL_RULES
 from . import SCORES_WAIT
-from .api import TERMINAL_STATUSES, CompetitionInfo, SubmissionInfo, parse_dataset, parse_submission
+from .api import TERMINAL_STATUSES, CompetitionInfo, PhaseInfo, SubmissionInfo, parse_dataset, parse_submission
 from .client import Client, PlatformError
 from ..config import CONFIG_NAME
 from ..bundle.meta.ranking_page import PAGE_TITLE
@@ -106,36 +106,60 @@ def submit(
     """
     key = organizer_key(create=False) if key is None else key
     if dry_run:
-        data = signed_zip(folder, key, Binding(client.site, competition_id, phase_name, None, ("0" * 32,)))
-        log(f"[dry-run] {ZIP_NAME}: {folder} signed with the organizer key {key.fingerprint} ({key.path})")
-        log(f"[dry-run] GET  {client.url(f'/api/competitions/{competition_id}/')}  (id of phase "
-            f"{phase_name!r}, its tasks, the queue)")
-        log(f"[dry-run] GET  {client.url('/api/tasks/<id>/')} and its reference data: the competition "
-            "token the signature names" + (f" (from {bundle} instead)" if bundle else ""))
-        body = {"type": "submission", "competition": competition_id,
-                "request_sassy_file_name": ZIP_NAME, "file_name": ZIP_NAME, "file_size": len(data)}
-        log(f"[dry-run] POST {client.url('/api/datasets/')}  {json.dumps(body)}")
-        log(f"[dry-run] PUT  <sassy_url from the answer>  {ZIP_NAME}, {len(data)} bytes, "
-            "application/zip")
-        log(f"[dry-run] PUT  {client.url('/api/datasets/completed/<key>/')}")
-        body2 = {"data": "<key>", "phase": f"<id of {phase_name!r}>", "fact_sheet_answers": None,
-                 "tasks": "<its task ids>", "organization": None, "queue": "<the competition's queue>"}
-        log(f"[dry-run] POST {client.url('/api/submissions/')}  {json.dumps(body2)}")
-        log(f"[dry-run] GET  {client.url('/api/submissions/<id>/')}  every {poll_interval:g} s "
-            f"until {', '.join(TERMINAL_STATUSES)}, then until the scores are complete (at most "
-            f"{scores_wait:g} s)")
-        log("[dry-run] then `metascore codabench publish`: the final board from the submission's "
-            f"output, the {PAGE_TITLE!r} page and the meta task's name (PATCH "
-            f"{client.url(f'/api/competitions/{competition_id}/')}, {client.url('/api/tasks/<id>/')})")
-        log("[dry-run] nothing was sent")
+        _dry_run(client, competition_id, phase_name, folder, key, bundle, poll_interval, scores_wait, log)
         return None
-
     comp = fetch_competition(client, competition_id)
     phase = find_phase(comp, phase_name)
     tokens = bundle_tokens(bundle) if bundle is not None else site_tokens(client, phase)
     binding = binding_for(client.site, comp, phase, folder, tokens)
     data = signed_zip(folder, key, binding)
     log(f"[*] signed for {binding.describe()}, pulled at {binding.pulled_at}")
+    sub = _upload(client, comp, phase, data, key, log)
+    page = f"{client.site}/competitions/{comp.id}/"
+    log(f"[*] submission {sub.id} created in phase {phase.name!r}; waiting for the platform")
+    sub = _until_done(client, sub, phase, page, poll_interval, max_wait, log=log, sleep=sleep, clock=clock)
+    sub = _complete_scores(client, sub, expected_scores(folder, comp), page,
+                           poll=min(poll_interval, SCORES_POLL), wait=scores_wait, log=log,
+                           sleep=sleep, clock=clock)
+    scores = ", ".join(f"{k}={v:g}" for k, v in sub.scores) or "none"
+    log(f"[*] submission {sub.id} Finished: scores {scores}")
+    _to_leaderboard(client, comp, phase, sub, log)
+    log(f"[*] detailed results: {client.site}/competitions/{comp.id}/detailed_results/{sub.id}/")
+    publish(client, comp, phase, sub.id, log=log)
+    return sub
+
+
+def _dry_run(client: Client, competition_id: int, phase_name: str, folder: Path, key: OrganizerKey,
+             bundle: Path | None, poll_interval: float, scores_wait: float, log: Log) -> None:
+    """Print the requests :func:`submit` would make; send nothing."""
+    data = signed_zip(folder, key, Binding(client.site, competition_id, phase_name, None, ("0" * 32,)))
+    log(f"[dry-run] {ZIP_NAME}: {folder} signed with the organizer key {key.fingerprint} ({key.path})")
+    log(f"[dry-run] GET  {client.url(f'/api/competitions/{competition_id}/')}  (id of phase "
+        f"{phase_name!r}, its tasks, the queue)")
+    log(f"[dry-run] GET  {client.url('/api/tasks/<id>/')} and its reference data: the competition "
+        "token the signature names" + (f" (from {bundle} instead)" if bundle else ""))
+    body = {"type": "submission", "competition": competition_id,
+            "request_sassy_file_name": ZIP_NAME, "file_name": ZIP_NAME, "file_size": len(data)}
+    log(f"[dry-run] POST {client.url('/api/datasets/')}  {json.dumps(body)}")
+    log(f"[dry-run] PUT  <sassy_url from the answer>  {ZIP_NAME}, {len(data)} bytes, "
+        "application/zip")
+    log(f"[dry-run] PUT  {client.url('/api/datasets/completed/<key>/')}")
+    body2 = {"data": "<key>", "phase": f"<id of {phase_name!r}>", "fact_sheet_answers": None,
+             "tasks": "<its task ids>", "organization": None, "queue": "<the competition's queue>"}
+    log(f"[dry-run] POST {client.url('/api/submissions/')}  {json.dumps(body2)}")
+    log(f"[dry-run] GET  {client.url('/api/submissions/<id>/')}  every {poll_interval:g} s "
+        f"until {', '.join(TERMINAL_STATUSES)}, then until the scores are complete (at most "
+        f"{scores_wait:g} s)")
+    log("[dry-run] then `metascore codabench publish`: the final board from the submission's "
+        f"output, the {PAGE_TITLE!r} page and the meta task's name (PATCH "
+        f"{client.url(f'/api/competitions/{competition_id}/')}, {client.url('/api/tasks/<id>/')})")
+    log("[dry-run] nothing was sent")
+
+
+def _upload(client: Client, comp: CompetitionInfo, phase: PhaseInfo, data: bytes, key: OrganizerKey,
+            log: Log) -> SubmissionInfo:
+    """Steps 2 to 5: the dataset, the zip to its signed URL, the upload marked complete, the
+    submission made."""
     body = {"type": "submission", "competition": comp.id, "request_sassy_file_name": ZIP_NAME,
             "file_name": ZIP_NAME, "file_size": len(data)}
     data_key, upload_url = parse_dataset(
@@ -146,9 +170,14 @@ def submit(
     body = {"data": data_key, "phase": phase.id, "fact_sheet_answers": None,
             "tasks": [t.id for t in phase.tasks], "organization": None, "queue": comp.queue}
     what = f"submission to phase {phase.name!r}"
-    sub = parse_submission(client.send_json("POST", "/api/submissions/", body, what=what), what)
-    page = f"{client.site}/competitions/{comp.id}/"
-    log(f"[*] submission {sub.id} created in phase {phase.name!r}; waiting for the platform")
+    return parse_submission(client.send_json("POST", "/api/submissions/", body, what=what), what)
+
+
+def _until_done(client: Client, sub: SubmissionInfo, phase: PhaseInfo, page: str, poll_interval: float,
+                max_wait: float, *, log: Log, sleep: Callable[[float], None],
+                clock: Callable[[], float]) -> SubmissionInfo:
+    """Step 6: ``sub`` read again until Finished (a Failed or Cancelled one, or one still
+    running after ``max_wait`` seconds, raises :class:`PlatformError`)."""
     start, status = clock(), sub.status
     while True:
         what = f"submission {sub.id}"
@@ -166,20 +195,17 @@ def submit(
         detail = f" ({sub.status_details})" if sub.status_details else ""
         raise PlatformError(f"submission {sub.id} to phase {phase.name!r} ended {sub.status}"
                             f"{detail}; its logs are on {page} (My Submissions).")
-    sub = _complete_scores(client, sub, expected_scores(folder, comp), page,
-                           poll=min(poll_interval, SCORES_POLL), wait=scores_wait, log=log,
-                           sleep=sleep, clock=clock)
-    scores = ", ".join(f"{k}={v:g}" for k, v in sub.scores) or "none"
-    log(f"[*] submission {sub.id} Finished: scores {scores}")
+    return sub
+
+
+def _to_leaderboard(client: Client, comp: CompetitionInfo, phase: PhaseInfo, sub: SubmissionInfo, log: Log) -> None:
+    """Step 8: under the ``Add`` rules, the "add to leaderboard" click."""
     manual = sorted({b.submission_rule for b in comp.leaderboards if b.submission_rule in MANUAL_RULES})
     if manual:
         client.request("POST", f"/api/submissions/{sub.id}/submission_leaderboard_connection/",
                        what=f"putting submission {sub.id} on the leaderboard")
         log(f"[*] submission {sub.id} put on the leaderboard of phase {phase.name!r} (its rule is "
             f"{manual[0]}: without this click participants see no row, hence no ranking page)")
-    log(f"[*] detailed results: {client.site}/competitions/{comp.id}/detailed_results/{sub.id}/")
-    publish(client, comp, phase, sub.id, log=log)
-    return sub
 
 
 def _complete_scores(
