@@ -97,6 +97,7 @@ def pull(
     Phases: ``phases`` when given, else the configuration's development and final phases,
     else the competition's first two phases.
     """
+    pulled_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")  # before any row is read
     comp = fetch_competition(client, competition_id)
     log(f"[*] competition {comp.id}: {comp.title!r}, phases {[p.name for p in comp.phases]}")
     chosen, why = _choose_phases(comp, phases, config)
@@ -107,13 +108,47 @@ def pull(
             "hidden (a blind phase), which only organizers and collaborators can read; use the "
             "API token of one of them."
         )
-    files: dict[str, str] = {}
-    manifest: list[tuple[str, str, str, str | None]] = []  # phase, candidate, owner, time
-    found: dict[str, list[tuple[str, str]]] = {}  # phase -> (task folder, column key) scored
-    boards: dict[str, dict[str, Column]] = {}  # phase -> column key -> column
-    provenance_phases = []
+    got = _Gathered()
     for phase in chosen:
-        board, rows, subs, export = _download(client, comp, phase)
+        got.add(phase, *_download(client, comp, phase), log=log)
+    judges = _judges(got.found, got.boards)
+    flagged = _baseline_flags(got.manifest, baselines)
+    baseline_ids = sorted({c for (_, c, _, _), b in zip(got.manifest, flagged) if b})
+    source = "the configuration" if config is not None and config.judges is not None \
+        else "the columns' sorting"
+    config = _complete_config(config, chosen, judges, any(flagged))
+    log(f"[*] judges (from {source}): " + ", ".join(
+        f"{j.key} {'higher' if j.higher_is_better else 'lower'}" + (f" [{j.phase}]" if j.phase else "")
+        for j in config.judges or ()) + f"; baselines: {', '.join(baseline_ids) or 'none'}")
+    files = got.files
+    files[MANIFEST] = manifest_csv(got.manifest, flagged)
+    files[CONFIG_NAME] = (f"# written by metascore codabench pull ({client.site}, competition "
+                          f"{comp.id})\n" + yaml.safe_dump(config.to_dict(), sort_keys=False))
+    files[PROVENANCE_NAME] = json.dumps({
+        "site": client.site,
+        "competition": {"id": comp.id, "title": comp.title},
+        "pulled_at": pulled_at,
+        "phases": got.provenance,
+        "baselines": baseline_ids,
+        "judges": config.to_dict()["judges"],
+    }, indent=2) + "\n"
+    return Pulled(comp, chosen, config, files)
+
+
+@dataclass
+class _Gathered:
+    """What the pulled phases give, phase by phase: the files, the manifest's rows (phase,
+    candidate, owner, time), the (task folder, column key) pairs scored and the columns of
+    each phase, and each phase's provenance."""
+
+    files: dict[str, str] = field(default_factory=dict)
+    manifest: list[tuple[str, str, str, str | None]] = field(default_factory=list)
+    found: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    boards: dict[str, dict[str, Column]] = field(default_factory=dict)
+    provenance: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, phase: PhaseInfo, board: LeaderboardInfo, rows: list[ExportRow],
+            subs: dict[int, SubmissionInfo], export: Any, *, log: Log) -> None:
         # a name that is not valid Unicode (a lone surrogate: no site stores one) cannot be
         # a file name: that submission is left out, the others are pulled
         bad = [r.key for r in rows if unicode_text(r.key) is not r.key]
@@ -123,17 +158,18 @@ def pull(
                 f"valid Unicode text (a lone surrogate) and cannot be a file name: {shown}")
             rows = [r for r in rows if unicode_text(r.key) is r.key]
         export_name = _check_name(f"{board.title} - {phase.name}({phase.id}).json", "leaderboard/phase")
-        files[export_name] = json.dumps(export, indent=4) + "\n"
+        self.files[export_name] = json.dumps(export, indent=4) + "\n"
         folders = task_folders(phase)
-        boards[phase.name] = {c.key: c for c in board.columns}
+        self.boards[phase.name] = {c.key: c for c in board.columns}
         order = {tid: n for n, tid in enumerate(folders)}  # the phase's task order
         scored = {(tid, key) for row in rows for tid, key in row.scores}
-        found[phase.name] = [(folders[tid], key) for tid, key in sorted(
-            scored, key=lambda tk: (order[tk[0]], boards[phase.name][tk[1]].index))]
+        self.found[phase.name] = [(folders[tid], key) for tid, key in sorted(
+            scored, key=lambda tk: (order[tk[0]], self.boards[phase.name][tk[1]].index))]
         for row in rows:
             sub = subs.get(row.submission_id)
-            manifest.append((phase.name, submission_folder(row.key), row.owner, sub.created_when if sub else None))
-            files.update(scores_files(phase, row, board, folders))
+            self.manifest.append((phase.name, submission_folder(row.key), row.owner,
+                                  sub.created_when if sub else None))
+            self.files.update(scores_files(phase, row, board, folders))
         log(f"[*] phase {phase.name!r}: {len(rows)} submissions on leaderboard {board.title!r}"
             f"{' (hidden: a blind phase, read with organizer rights)' if board.hidden else ''}, "
             f"tasks {[t.name for t in phase.tasks]}")
@@ -141,28 +177,7 @@ def pull(
         if missing:
             log(f"[!] phase {phase.name!r}: no submission time for {missing} (not in the "
                 "submissions list)")
-        provenance_phases.append(phase_provenance(phase, board, folders, export_name, len(rows)))
-    judges = _judges(found, boards)
-    flagged = _baseline_flags(manifest, baselines)
-    baseline_ids = sorted({c for (_, c, _, _), b in zip(manifest, flagged) if b})
-    source = "the configuration" if config is not None and config.judges is not None \
-        else "the columns' sorting"
-    config = _complete_config(config, chosen, judges, any(flagged))
-    log(f"[*] judges (from {source}): " + ", ".join(
-        f"{j.key} {'higher' if j.higher_is_better else 'lower'}" + (f" [{j.phase}]" if j.phase else "")
-        for j in config.judges or ()) + f"; baselines: {', '.join(baseline_ids) or 'none'}")
-    files[MANIFEST] = manifest_csv(manifest, flagged)
-    files[CONFIG_NAME] = (f"# written by metascore codabench pull ({client.site}, competition "
-                          f"{comp.id})\n" + yaml.safe_dump(config.to_dict(), sort_keys=False))
-    files[PROVENANCE_NAME] = json.dumps({
-        "site": client.site,
-        "competition": {"id": comp.id, "title": comp.title},
-        "pulled_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "phases": provenance_phases,
-        "baselines": baseline_ids,
-        "judges": config.to_dict()["judges"],
-    }, indent=2) + "\n"
-    return Pulled(comp, chosen, config, files)
+        self.provenance.append(phase_provenance(phase, board, folders, export_name, len(rows)))
 
 
 def _download(
