@@ -19,7 +19,7 @@ from .submissions import safe_name
 __all__ = ["provenance", "task_dirs", "failure_text", "why_nothing",
            "phase_names"]
 
-def provenance(comp: Competition, meta_phases: list[Phase]) -> dict[str, Any]:
+def provenance(comp: Competition, meta_phases: list[Phase], pulled_at: str | None) -> dict[str, Any]:
     """``codabench.json`` for the outputs tree: the scored phases, their task folders
     and the leaderboard's columns (the meta phases are left out: nothing of theirs is
     in the tree)."""
@@ -41,7 +41,7 @@ def provenance(comp: Competition, meta_phases: list[Phase]) -> dict[str, Any]:
         })
     return {"source": "metascore bundle run", "site": LOCAL_SITE,
             "competition": {"id": None, "title": comp.title},
-            "pulled_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "pulled_at": pulled_at,
             "phases": phases}
 
 

@@ -62,7 +62,6 @@ does on Codabench (:mod:`metascore.submission_order`). The run report and
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import shutil
 import threading
@@ -170,6 +169,12 @@ class Site:
         where = self.cache / "submissions" / (safe_name(sub.phase) if sub.phase else "_any_phase")
         return as_folder(sub.source, where / sub.candidate,
                          max_size=self.backend.limits.disk, bundle=self.comp.root)
+
+    def pulled_at(self, meta_phases: list[Phase]) -> str | None:
+        """When the organizer pulls the export, in the run's calendar: when the (first) meta
+        phase opens (:meth:`SubmissionIds.pulled`)."""
+        opens = [p.start for p in meta_phases if p.start is not None]
+        return self.ids.pulled(min(opens) if opens else None)
 
     def meta_reference(self, task: Task) -> Path | None:
         """A meta task's reference data with its competition token: the bundle's own when it
@@ -292,7 +297,7 @@ class Site:
                 "('phase' column) or put it in a <phase name>/ sub-folder.")
         write_text(outputs / MANIFEST, manifest_text(
             (r["phase"], r["candidate"], r["participant"], r["submitted_at"], r["is_baseline"]) for r in manifest))
-        write_text(outputs / COLUMNS_FILE, json.dumps(provenance(self.comp, meta_phases), indent=2) + "\n")
+        write_text(outputs / COLUMNS_FILE, json.dumps(provenance(self.comp, meta_phases, self.pulled_at(meta_phases)), indent=2) + "\n")
         empty = self.empty_export(regular, manifest, report)
         for phase in meta_phases:
             if empty is not None:
@@ -457,9 +462,9 @@ class Site:
         (:mod:`metascore.signature`)."""
         tasks = self.comp.phase_tasks(phase)
         tokens = tuple(dict.fromkeys(competition_token(ref) for t in tasks if (ref := self.meta_reference(t)) is not None))
-        now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+        pulled = self.pulled_at([phase])
         sign_folder(outputs, self.key or organizer_key(),
-                    Binding(LOCAL_SITE, None, phase.name, None, tokens, pulled_at=now), now)
+                    Binding(LOCAL_SITE, None, phase.name, None, tokens, pulled_at=pulled), pulled or "")
         organizer = Submission("organizer_results", outputs, "organizer", None, False, None, "outputs tree")
         dirs = _unique_slugs([t.name for t in tasks], [t.index for t in tasks])
         for task, res in zip(tasks, self.map_jobs(phase, [(organizer, t) for t in tasks], dirs)):

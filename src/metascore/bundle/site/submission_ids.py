@@ -29,8 +29,10 @@ writes as ``submitted_at`` from the submissions' ``created_when``): the manifest
 ``submitted_at`` when it gives one (not for a migrated copy, which the site makes when the
 phase starts; a microsecond after the one numbered before it when they would be equal, as
 two files copied together give), else one second after the submission numbered before it
-and no earlier than its phase's start (the run's start when no phase has one), so that the
-times follow the ids, as the site's do.
+and no earlier than its phase's start, so that the times follow the ids, as the site's do;
+none while no date is known (a bundle without phase dates). The organizer's pull comes when
+the meta phase opens (:meth:`SubmissionIds.pulled`). Every time comes from the bundle's and
+the manifest's dates, never from the clock: two runs of one bundle write the same files.
 """
 
 from __future__ import annotations
@@ -48,11 +50,10 @@ __all__ = ["SubmissionIds"]
 class SubmissionIds:
     """The ids the site gives the submissions of each phase, and their export names."""
 
-    def __init__(self, first: int = 1, start: dt.datetime | None = None) -> None:
+    def __init__(self, first: int = 1) -> None:
         self.next = first
         self.keys: dict[tuple[str, str], str] = {}  # (phase, candidate) -> "<owner>-<id>"
-        self.times: dict[tuple[str, str], str] = {}  # (phase, candidate) -> created_when
-        self.start = start or dt.datetime.now(dt.timezone.utc).replace(tzinfo=None, microsecond=0)
+        self.times: dict[tuple[str, str], str] = {}  # (phase, candidate) -> created_when ("": unknown)
         self.clock: dt.datetime | None = None  # the last time given
 
     def number(self, phase: str, previous: str | None, migrated: Sequence[Submission],
@@ -80,16 +81,25 @@ class SubmissionIds:
 
     def _created(self, sub: Submission | None, opens: dt.datetime | None) -> str:
         """The manifest's time of ``sub``, else the next second (``None``: a copy the site
-        makes when it migrates a submission, at the phase's start)."""
+        makes when it migrates a submission, at the phase's start); ``""`` while no date is
+        known (a bundle without phase dates: the run has no calendar)."""
         given = utc_time(sub.submitted_at) if sub is not None else None
         if given is not None:  # no two at the same instant (two files copied together), as on the site
             when = given.to_pydatetime()
             when = when if self.clock is None else max(when, self.clock + dt.timedelta(microseconds=1))
+        elif opens is None and self.clock is None:
+            return ""
         else:
-            when = opens or (self.start if self.clock is None else self.clock)
+            when = opens or self.clock
             when = when if self.clock is None else max(when, self.clock + dt.timedelta(seconds=1))
         self.clock = when
         return when.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+    def pulled(self, opens: dt.datetime | None) -> str | None:
+        """When the organizer pulls the leaderboards, in the run's calendar: when the meta
+        phase opens (``opens``), else a second after the last submission; None without a date."""
+        when = opens or (self.clock + dt.timedelta(seconds=1) if self.clock is not None else None)
+        return None if when is None else when.strftime("%Y-%m-%dT%H:%M:%S+00:00")
 
     def created(self, phase: str, candidate: str) -> str:
         """When the site would have created ``candidate``'s submission of ``phase`` (ISO 8601,
