@@ -62,6 +62,7 @@ does on Codabench (:mod:`metascore.submission_order`). The run report and
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import threading
@@ -80,7 +81,7 @@ from ..schema.competition import UUID_PATTERN, Competition, Phase, Task
 from ..files import copy_clean, copy_job_output, write_text
 from ..trees import make_folders
 from ..platform.meta_program import needs_meta_program
-from ...export_binding import COMPETITION_FILE, LOCAL_SITE, Binding, new_token, competition_token, token_text
+from ...export_binding import COMPETITION_FILE, LOCAL_SITE, Binding, competition_token, token_text
 from ...signature import OrganizerKey, organizer_key, sign_folder
 from .export_tree import failure_text, phase_names, provenance, task_dirs, why_nothing
 from .submission_rules import PhaseSubmission, export_decisions
@@ -178,8 +179,8 @@ class Site:
 
     def meta_reference(self, task: Task) -> Path | None:
         """A meta task's reference data with its competition token: the bundle's own when it
-        has one (a zip ``bundle zip`` wrote), else a copy with a new token, as ``bundle zip``
-        writes one (:mod:`metascore.export_binding`)."""
+        has one (a zip ``bundle zip`` wrote), else a copy with the run's token
+        (:func:`_local_token`), as ``bundle zip`` writes one (:mod:`metascore.export_binding`)."""
         ref = self.source(task.reference_data, f"reference data of task {task.name!r}")
         if ref is None or task.reference_data is None:
             return ref
@@ -191,7 +192,7 @@ class Site:
             if not copy.exists():
                 make_folders(copy.parent)
                 copy_clean(ref, copy)
-                token = self.tokens.setdefault(task.reference_data, new_token())
+                token = self.tokens.setdefault(task.reference_data, _local_token(self.comp.title, task.reference_data))
                 write_text(copy / COMPETITION_FILE, token_text(token, self.comp.title))
             return copy
 
@@ -525,6 +526,13 @@ def _omitted_scores(board: Any) -> dict[str, str]:
 
 
 _OMITS = "scores.json omits '"
+
+
+def _local_token(title: str, ref: str) -> str:
+    """The competition token of a local run's meta task: derived from the bundle, so that two
+    runs write the same files (``bundle zip`` draws a random one for each upload, which no
+    local run's export can name)."""
+    return hashlib.sha256(f"metascore local run\0{title}\0{ref}".encode("utf-8")).hexdigest()[:32]
 
 
 def _unique_slugs(names: list[str], keys: list[Any] | None = None) -> dict[Any, str]:
