@@ -45,21 +45,65 @@ def load_config(path: str | Path, *, source: str | None = None) -> Config:
     return parse_config({} if data is None else data, source=name)
 
 
+#: The sections of metascore.yaml read as mappings, in the order they are checked, and
+#: the keys each allows.
+_SECTIONS = {
+    "input": ("format", "path"),
+    "phases": ("development", "final", "deadlines"),
+    "ranking": ("method", "params", "missing", "tie_break", "seed", "groups"),
+    "selection": ("development", "final"),
+    "filter": ("rule", "beat", "k", "on_empty"),
+    "analysis": ("bootstrap", "level", "stability", "compare"),
+    "output": ("scores", "judge_columns", "per_judge", "title"),
+}
+
+
 def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
     """Validate a mapping (the parsed YAML) into a :class:`Config`."""
     v = _Validator(source)
     top = v.mapping(data, "", ("input", "phases", "judges", "ranking", "selection",
                                 "baselines", "filter", "analysis", "output"))
-    inp = v.mapping(top.get("input", {}), "input", ("format", "path"))
-    phases = v.mapping(top.get("phases", {}), "phases", ("development", "final", "deadlines"))
-    rank_ = v.mapping(top.get("ranking", {}), "ranking",
-                      ("method", "params", "missing", "tie_break", "seed", "groups"))
-    sel = v.mapping(top.get("selection", {}), "selection", ("development", "final"))
-    filt = v.mapping(top.get("filter", {}), "filter", ("rule", "beat", "k", "on_empty"))
-    analysis = v.mapping(top.get("analysis", {}), "analysis", ("bootstrap", "level", "stability",
-                                                                    "compare"))
-    out = v.mapping(top.get("output", {}), "output", ("scores", "judge_columns", "per_judge", "title"))
+    sections = {name: v.mapping(top.get(name, {}), name, keys) for name, keys in _SECTIONS.items()}
+    phases, rank_, sel, filt, out = (sections[name] for name in
+                                     ("phases", "ranking", "selection", "filter", "output"))
+    input_ = _input(v, sections["input"])
+    dev, final, named_final = _phases(v, phases)
+    if final == dev:
+        raise v.error("phases.final", f"must differ from phases.development; both are {dev!r}")
+    method, params = _method(v, rank_)
+    tie_break = _tie_break(v, rank_)
+    rule, k = _filter_rule(v, filt, final)
+    judges = _judges(v, top.get("judges"))
+    return Config(
+        input=input_,
+        phases=PhasesConfig(dev, final, _deadlines(v, phases.get("deadlines", {}))),
+        judges=judges,
+        ranking=RankingConfig(
+            method=method,
+            params=dict(params),
+            missing=v.choice(rank_.get("missing", _D.ranking.missing), "ranking.missing", MISSING_POLICIES),
+            tie_break=tuple(tie_break),
+            seed=v.seed(rank_.get("seed", _D.ranking.seed), "ranking.seed"),
+            groups=_groups(v, rank_.get("groups"), judges),
+        ),
+        selection=_selection(v, sel, named_final),
+        baselines=_baselines(v, top.get("baselines", [])),
+        filter=FilterConfig(
+            rule=rule,
+            beat=v.choice(filt.get("beat", _D.filter.beat), "filter.beat", ("all", "any")),
+            k=k,
+            on_empty=v.choice(filt.get("on_empty", _D.filter.on_empty), "filter.on_empty", ("warn", "error")),
+        ),
+        analysis=_analysis(v, sections["analysis"]),
+        scores=_scores(v, out.get("scores", dict(_D.scores))),
+        judge_columns=v.count(out.get("judge_columns", _D.judge_columns), "output.judge_columns"),
+        per_judge=v.choice(out.get("per_judge", _D.per_judge), "output.per_judge", PER_JUDGE_CONTENTS),
+        title=None if out.get("title") is None else v.string(out["title"], "output.title"),
+    )
 
+
+def _input(v: _Validator, inp: Mapping[str, Any]) -> InputConfig:
+    """``input``: the format (``auto``: detect) and the path, one or one per phase."""
     fmt = v.string(inp.get("format", "auto"), "input.format")
     path = inp.get("path", _D.input.path)
     if isinstance(path, Mapping):
@@ -67,21 +111,29 @@ def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
                 for ph, p in path.items()}
     else:
         path = v.relative_path(path, "input.path")
-    dev, final, named_final = _phases(v, phases)
-    if final == dev:
-        raise v.error("phases.final", f"must differ from phases.development; both are {dev!r}")
+    return InputConfig(None if fmt == "auto" else fmt, path)
 
+
+def _method(v: _Validator, rank_: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """``ranking.method`` (a registered name) and its ``ranking.params``."""
     method = v.string(rank_.get("method", _D.ranking.method), "ranking.method")
     v.choice(method, "ranking.method", ranking_method_names())
-    spec = get_ranking_method(method)
-    params = v.params(spec, rank_.get("params", {}), "ranking.params")
+    return method, v.params(get_ranking_method(method), rank_.get("params", {}), "ranking.params")
+
+
+def _tie_break(v: _Validator, rank_: Mapping[str, Any]) -> list[str]:
+    """``ranking.tie_break``: a list of keys (one key alone is a list)."""
     tie_break = rank_.get("tie_break", list(_D.ranking.tie_break))
     tie_break = [tie_break] if isinstance(tie_break, str) else tie_break
     if not isinstance(tie_break, list):
         raise v.error("ranking.tie_break", f"must be a list of keys; got {tie_break!r}")
     for key in tie_break:
         v.choice(key, "ranking.tie_break", TIE_BREAK_KEYS)
+    return tie_break
 
+
+def _filter_rule(v: _Validator, filt: Mapping[str, Any], final: str | None) -> tuple[str, Any]:
+    """``filter.rule`` and ``filter.k`` (required by top_k; ``auto`` needs a final phase)."""
     rule = v.choice(filt.get("rule", _D.filter.rule), "filter.rule", FILTER_RULES)
     k = filt.get("k")
     if k is not None and k != "auto" and not (
@@ -93,39 +145,18 @@ def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
     if rule == "top_k" and k == "auto" and final is None:
         raise v.error("filter.k", "'auto' compares the development and final rankings, and "
                       "phases.final is null (one phase); give k as a positive integer")
+    return rule, k
 
-    judges = _judges(v, top.get("judges"))
-    return Config(
-        input=InputConfig(None if fmt == "auto" else fmt, path),
-        phases=PhasesConfig(dev, final, _deadlines(v, phases.get("deadlines", {}))),
-        judges=judges,
-        ranking=RankingConfig(
-            method=method,
-            params=dict(params),
-            missing=v.choice(rank_.get("missing", _D.ranking.missing), "ranking.missing", MISSING_POLICIES),
-            tie_break=tuple(tie_break),
-            seed=v.seed(rank_.get("seed", _D.ranking.seed), "ranking.seed"),
-            groups=_groups(v, rank_.get("groups"), judges),
-        ),
-        selection=SelectionConfig(
-            # the one phase ranked, when the file names it final, is picked as a final phase is
-            v.choice(sel.get("final", _D.selection.final), "selection.final", SELECTION_POLICIES) if named_final
-            else v.choice(sel.get("development", _D.selection.development), "selection.development", SELECTION_POLICIES),
-            v.choice(sel.get("final", _D.selection.final), "selection.final", SELECTION_POLICIES),
-        ),
-        baselines=_baselines(v, top.get("baselines", [])),
-        filter=FilterConfig(
-            rule=rule,
-            beat=v.choice(filt.get("beat", _D.filter.beat), "filter.beat", ("all", "any")),
-            k=k,
-            on_empty=v.choice(filt.get("on_empty", _D.filter.on_empty), "filter.on_empty", ("warn", "error")),
-        ),
-        analysis=_analysis(v, analysis),
-        scores=_scores(v, out.get("scores", dict(_D.scores))),
-        judge_columns=v.count(out.get("judge_columns", _D.judge_columns), "output.judge_columns"),
-        per_judge=v.choice(out.get("per_judge", _D.per_judge), "output.per_judge", PER_JUDGE_CONTENTS),
-        title=None if out.get("title") is None else v.string(out["title"], "output.title"),
-    )
+
+def _selection(v: _Validator, sel: Mapping[str, Any], named_final: bool) -> SelectionConfig:
+    """``selection``: the development phase's policy and the final phase's."""
+    def final() -> str:
+        return v.choice(sel.get("final", _D.selection.final), "selection.final", SELECTION_POLICIES)
+
+    # the one phase ranked, when the file names it final, is picked as a final phase is
+    development = final() if named_final else v.choice(
+        sel.get("development", _D.selection.development), "selection.development", SELECTION_POLICIES)
+    return SelectionConfig(development, final())
 
 
 def _judges(v: _Validator, data: Any) -> tuple[JudgeConfig, ...] | None:
