@@ -146,6 +146,20 @@ class Properties:
     unanimity: bool = True
 
 
+class _FromProperties:
+    """A :class:`RankingMethod` attribute read from its :class:`Properties` of the same name
+    (``spec.condorcet`` is ``spec.properties.condorcet``); read-only."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, spec: RankingMethod | None, owner: type | None = None) -> Any:
+        return self if spec is None else getattr(spec.properties, self.name)
+
+    def __set__(self, spec: RankingMethod, value: Any) -> None:
+        raise AttributeError(f"{self.name} is read from the method's properties")
+
+
 @dataclass(frozen=True)
 class RankingMethod:
     """A registered ranking method and what it declares about itself.
@@ -206,25 +220,11 @@ class RankingMethod:
         ``values`` route, or a method declared ``dense``)."""
         return self.dense or (self.input == "pairwise" and self.values is None)
 
-    @property
-    def stochastic(self) -> bool:
-        return self.properties.stochastic
-
-    @property
-    def order_only(self) -> bool:
-        return self.properties.order_only
-
-    @property
-    def pareto(self) -> bool:
-        return self.properties.pareto
-
-    @property
-    def condorcet(self) -> bool:
-        return self.properties.condorcet
-
-    @property
-    def unanimity(self) -> bool:
-        return self.properties.unanimity
+    stochastic = _FromProperties()
+    order_only = _FromProperties()
+    pareto = _FromProperties()
+    condorcet = _FromProperties()
+    unanimity = _FromProperties()
 
     @property
     def defaults(self) -> dict[str, Any]:
