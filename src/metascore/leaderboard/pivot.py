@@ -144,49 +144,67 @@ def phase_rows(frame: pd.DataFrame, phase: str, judges: tuple[JudgeConfig, ...] 
         raise InputError(f"phase {phase!r} has no scores.")
     pair, pairs = _pairs(frame, pos)
     aliases = [j for j in judges or () if j.title and j.title != j.metric and j.phase in (None, phase)]
-    texts = [str(t) for t, m in pairs] if not aliases and all(m == "" for _, m in pairs) else None
-    if texts is not None and len(set(texts)) == len(texts):  # a wide file: the tasks are the keys
-        keys, raw_pairs = texts, pairs
-        judge_of_pair = np.arange(len(pairs), dtype=np.int32)
-    else:
-        index: dict[str, int] = {}
-        judge_of_pair = np.empty(len(pairs), dtype=np.int32)
-        raw_pairs = []
-        for k, (t, raw) in enumerate(pairs):
-            m = raw
-            for j in aliases:  # each matches the column as read; the last one wins
-                if t == j.task and raw == j.title:
-                    m = j.metric
-            raw_pairs.append((t, m))
-            judge_of_pair[k] = index.setdefault(judge_key(str(t), str(m)), len(index))
-        keys = list(index)
-    if len(keys) == len(pairs):  # one pair per key: the pairs are the judges
-        judge = pair if (judge_of_pair == np.arange(len(pairs))).all() else judge_of_pair[pair]
-        last_pair = raw_pairs
-        first_task = [t for t, _ in raw_pairs]
-    else:  # keys shared by pairs: the last row decides the pair, the first the task
-        judge = judge_of_pair[pair]
-        last, first = last_index(pair, len(pairs)), first_index(pair, len(pairs))
-        last_pair = [("", "")] * len(keys)
-        first_task = [None] * len(keys)
-        last_row, first_row = [-1] * len(keys), [n] * len(keys)
-        for k, (p, j) in enumerate(zip(raw_pairs, judge_of_pair.tolist())):
-            if last[k] > last_row[j]:
-                last_row[j], last_pair[j] = int(last[k]), p
-            if first[k] < first_row[j]:
-                first_row[j], first_task[j] = int(first[k]), p[0]
+    keys, raw_pairs, judge_of_pair = _judge_keys(pairs, aliases)
+    judge, last_pair, first_task = _row_judges(pair, judge_of_pair, raw_pairs, len(keys), n)
     cand, candidates = _text_codes(frame["candidate"])
     rows = PhaseRows(
         pos=pos, cand=cand if pos is None else cand[pos], candidates=candidates, judge=judge,
         keys=keys, last_pair=last_pair, first_task=first_task,
         tasks=sorted({t for t, _ in raw_pairs}),
     )
-    if judges is None:
-        return rows
+    if judges is not None:
+        _check_judges(rows, judges, phase, raw_pairs)
+    return rows
+
+
+def _judge_keys(pairs: list[tuple[Any, Any]], aliases: list[JudgeConfig],
+                ) -> tuple[list[str], list[tuple[Any, Any]], np.ndarray]:
+    """The judge keys of the (task, metric) ``pairs``, the pairs as the judges read them (a
+    metric named by a judge's column title, in ``aliases``, read as its metric) and each
+    pair's code into the keys."""
+    texts = [str(t) for t, m in pairs] if not aliases and all(m == "" for _, m in pairs) else None
+    if texts is not None and len(set(texts)) == len(texts):  # a wide file: the tasks are the keys
+        return texts, pairs, np.arange(len(pairs), dtype=np.int32)
+    index: dict[str, int] = {}
+    judge_of_pair = np.empty(len(pairs), dtype=np.int32)
+    raw_pairs = []
+    for k, (t, raw) in enumerate(pairs):
+        m = raw
+        for j in aliases:  # each matches the column as read; the last one wins
+            if t == j.task and raw == j.title:
+                m = j.metric
+        raw_pairs.append((t, m))
+        judge_of_pair[k] = index.setdefault(judge_key(str(t), str(m)), len(index))
+    return list(index), raw_pairs, judge_of_pair
+
+
+def _row_judges(pair: np.ndarray, judge_of_pair: np.ndarray, raw_pairs: list[tuple[Any, Any]],
+                n_keys: int, n: int) -> tuple[np.ndarray, list[tuple[Any, Any]], list[Any]]:
+    """Each of the ``n`` rows' judge code (from its ``pair`` code), and each judge's
+    (task, metric) of its last row and task of its first."""
+    if n_keys == len(raw_pairs):  # one pair per key: the pairs are the judges
+        judge = pair if (judge_of_pair == np.arange(len(raw_pairs))).all() else judge_of_pair[pair]
+        return judge, raw_pairs, [t for t, _ in raw_pairs]
+    # keys shared by pairs: the last row decides the pair, the first the task
+    last, first = last_index(pair, len(raw_pairs)), first_index(pair, len(raw_pairs))
+    last_pair: list[tuple[Any, Any]] = [("", "")] * n_keys
+    first_task: list[Any] = [None] * n_keys
+    last_row, first_row = [-1] * n_keys, [n] * n_keys
+    for k, (p, j) in enumerate(zip(raw_pairs, judge_of_pair.tolist())):
+        if last[k] > last_row[j]:
+            last_row[j], last_pair[j] = int(last[k]), p
+        if first[k] < first_row[j]:
+            first_row[j], first_task[j] = int(first[k]), p[0]
+    return judge_of_pair[pair], last_pair, first_task
+
+
+def _check_judges(rows: PhaseRows, judges: tuple[JudgeConfig, ...], phase: str,
+                  raw_pairs: list[tuple[Any, Any]]) -> None:
+    """Some configured judge applies to ``phase``, and each that does has scores there."""
     mine = [j for j in judges if j.phase in (None, phase)]
     if not mine:
         raise InputError(f"no configured judge applies to phase {phase!r}.")
-    known = set(keys)
+    known = set(rows.keys)
     for j in mine:
         if j.key not in known:
             found = rows.found()
@@ -197,7 +215,6 @@ def phase_rows(frame: pd.DataFrame, phase: str, judges: tuple[JudgeConfig, ...] 
                 f"{closest_judge(j, [(judge_key(str(t), str(m)), str(t), str(m)) for t, m in raw_pairs])}; "
                 f"judges found are {found} (tasks {rows.tasks})."
             )
-    return rows
 
 
 def closest_judge(judge: JudgeConfig, found: Sequence[tuple[str, str, str]]) -> str:
