@@ -243,12 +243,8 @@ def pivot(
     and why each candidate without a score on them has none (see ``phase_matrix``);
     ``order``: each candidate's place in submission order, when known (unlisted: last)."""
     frame = table.frame
-    col_of = np.full(len(rows.keys), -1, dtype=np.int32)
     where = {k: i for i, k in enumerate(rows.keys)}
-    for c, key in enumerate(keys):
-        col_of[where[key]] = c
-    col = _mapped(rows.judge, col_of)
-    sel = None if (col_of >= 0).all() else np.flatnonzero(col >= 0)
+    col, sel = _columns(rows, where, keys)
 
     def pick(values: np.ndarray) -> np.ndarray:
         return values if sel is None else values[sel]
@@ -259,27 +255,13 @@ def pivot(
     numeric = values.dtype.kind in "fiu"
     if numeric:
         values = values.astype(float, copy=False)
-        scored_rows = ~np.isnan(values)
-    else:
-        scored_rows = pd.to_numeric(pd.Series(values), errors="coerce").notna().to_numpy()
-    scored = np.zeros(len(keys), dtype=bool)
-    scored[col[scored_rows]] = True
-    del scored_rows
-    if not scored.all():
-        key = keys[int(np.flatnonzero(~scored)[0])]
-        task = rows.first_task[where[key]]
-        raise InputError(
-            f"task {task!r} (judge {key!r}) has no score for any candidate in phase {phase!r}."
-        )
+    _check_scored(values, col, keys, lambda key: rows.first_task[where[key]], phase)
 
     # candidates: those with a score row, in order of first appearance, then the phase's
     # other submissions (rows on other columns only, then runs that all failed)
-    n_codes = len(rows.candidates)
-    first = first_index(cand, n_codes)
-    present = np.flatnonzero(first < len(cand))
-    present = present[np.argsort(first[present], kind="stable")]
+    present = _by_first_row(cand, len(rows.candidates))
     why, extra_codes, extra_rows, members = _every_submission(table, rows, present, phase)
-    row_of = np.full(n_codes, -1, dtype=np.int32)
+    row_of = np.full(len(rows.candidates), -1, dtype=np.int32)
     row_of[present] = np.arange(len(present))
     row_of[extra_codes] = np.arange(len(present), len(present) + len(extra_codes))
     names = [rows.candidates[c] for c in present.tolist() + extra_codes] + [str(m.candidate) for m in members]
@@ -294,13 +276,9 @@ def pivot(
             if flag or c in listed or p in listed]
     try:
         _check_once(ci, col, n, m, names, keys)
-        grid = np.full((n, m), np.nan) if numeric else np.full((n, m), None, dtype=object)
-        if not numeric:
-            grid[len(present):, 0] = np.nan
-        for a in range(0, len(ci), CHUNK):
-            grid[ci[a:a + CHUNK], col[a:a + CHUNK]] = values[a:a + CHUNK]
         matrix = ScoreMatrix.from_array(
-            grid, names, list(keys), higher_is_better=list(higher), weights=list(weights),
+            _grid(ci, col, values, (n, m), len(present)), names, list(keys),
+            higher_is_better=list(higher), weights=list(weights),
             participants=[None if p is None else str(p) for p in participants],
             submitted_at=times, baselines=base,
             submission_order=None if order is None else [order.get(c, math.inf) for c in names],
@@ -308,6 +286,54 @@ def pivot(
     except InputError as exc:
         raise InputError(f"phase {phase!r}: {exc}") from None
     return matrix, why
+
+
+def _columns(rows: PhaseRows, where: Mapping[str, int], keys: Sequence[str],
+             ) -> tuple[np.ndarray, np.ndarray | None]:
+    """Each phase row's column among ``keys`` (-1: not a judge), and the positions of the
+    rows on a judge (None: every row)."""
+    col_of = np.full(len(rows.keys), -1, dtype=np.int32)
+    for c, key in enumerate(keys):
+        col_of[where[key]] = c
+    col = _mapped(rows.judge, col_of)
+    return col, None if (col_of >= 0).all() else np.flatnonzero(col >= 0)
+
+
+def _check_scored(values: np.ndarray, col: np.ndarray, keys: Sequence[str],
+                  first_task: Callable[[str], Any], phase: str) -> None:
+    """Every judge has a score for some candidate (the error names the first without, and
+    the task of its first row)."""
+    if values.dtype.kind == "f":
+        scored_rows = ~np.isnan(values)
+    else:
+        scored_rows = pd.to_numeric(pd.Series(values), errors="coerce").notna().to_numpy()
+    scored = np.zeros(len(keys), dtype=bool)
+    scored[col[scored_rows]] = True
+    if not scored.all():
+        key = keys[int(np.flatnonzero(~scored)[0])]
+        raise InputError(
+            f"task {first_task(key)!r} (judge {key!r}) has no score for any candidate in phase {phase!r}."
+        )
+
+
+def _by_first_row(cand: np.ndarray, n_codes: int) -> np.ndarray:
+    """The candidate codes that have a row, in order of their first row."""
+    first = first_index(cand, n_codes)
+    present = np.flatnonzero(first < len(cand))
+    return present[np.argsort(first[present], kind="stable")]
+
+
+def _grid(ci: np.ndarray, col: np.ndarray, values: np.ndarray, shape: tuple[int, int],
+          n_present: int) -> np.ndarray:
+    """The candidates x judges array of ``values`` at (``ci``, ``col``), empty cells NaN (the
+    candidates after the first ``n_present`` have no score)."""
+    numeric = values.dtype.kind == "f"
+    grid = np.full(shape, np.nan) if numeric else np.full(shape, None, dtype=object)
+    if not numeric:
+        grid[n_present:, 0] = np.nan
+    for a in range(0, len(ci), CHUNK):
+        grid[ci[a:a + CHUNK], col[a:a + CHUNK]] = values[a:a + CHUNK]
+    return grid
 
 
 def _check_once(ci: np.ndarray, col: np.ndarray, n: int, m: int, names: list[str],
