@@ -45,28 +45,21 @@ def load_config(path: str | Path, *, source: str | None = None) -> Config:
     return parse_config({} if data is None else data, source=name)
 
 
-#: The sections of metascore.yaml read as mappings, in the order they are checked, and
-#: the keys each allows.
-_SECTIONS = {
-    "input": ("format", "path"),
-    "phases": ("development", "final", "deadlines"),
-    "ranking": ("method", "params", "missing", "tie_break", "seed", "groups"),
-    "selection": ("development", "final"),
-    "filter": ("rule", "beat", "k", "on_empty"),
-    "analysis": ("bootstrap", "level", "stability", "compare"),
-    "output": ("scores", "judge_columns", "per_judge", "title"),
-}
-
-
 def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
     """Validate a mapping (the parsed YAML) into a :class:`Config`."""
     v = _Validator(source)
     top = v.mapping(data, "", ("input", "phases", "judges", "ranking", "selection",
                                 "baselines", "filter", "analysis", "output"))
-    sections = {name: v.mapping(top.get(name, {}), name, keys) for name, keys in _SECTIONS.items()}
-    phases, rank_, sel, filt, out = (sections[name] for name in
-                                     ("phases", "ranking", "selection", "filter", "output"))
-    input_ = _input(v, sections["input"])
+    inp = v.mapping(top.get("input", {}), "input", ("format", "path"))
+    phases = v.mapping(top.get("phases", {}), "phases", ("development", "final", "deadlines"))
+    rank_ = v.mapping(top.get("ranking", {}), "ranking",
+                      ("method", "params", "missing", "tie_break", "seed", "groups"))
+    sel = v.mapping(top.get("selection", {}), "selection", ("development", "final"))
+    filt = v.mapping(top.get("filter", {}), "filter", ("rule", "beat", "k", "on_empty"))
+    analysis = v.mapping(top.get("analysis", {}), "analysis", ("bootstrap", "level", "stability",
+                                                                    "compare"))
+    out = v.mapping(top.get("output", {}), "output", ("scores", "judge_columns", "per_judge", "title"))
+    input_ = _input(v, inp)
     dev, final, named_final = _phases(v, phases)
     if final == dev:
         raise v.error("phases.final", f"must differ from phases.development; both are {dev!r}")
@@ -94,7 +87,7 @@ def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
             k=k,
             on_empty=v.choice(filt.get("on_empty", _D.filter.on_empty), "filter.on_empty", ("warn", "error")),
         ),
-        analysis=_analysis(v, sections["analysis"]),
+        analysis=_analysis(v, analysis),
         scores=_scores(v, out.get("scores", dict(_D.scores))),
         judge_columns=v.count(out.get("judge_columns", _D.judge_columns), "output.judge_columns"),
         per_judge=v.choice(out.get("per_judge", _D.per_judge), "output.per_judge", PER_JUDGE_CONTENTS),
