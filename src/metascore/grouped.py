@@ -56,29 +56,14 @@ def rank_in_groups(
     present = groups.names
     if not present:
         raise InputError("no group has a counted judge left to rank.")
-    columns: dict[str, np.ndarray] = {}
-    notes: list[str] = []
-    members: dict[str, list[str]] = {}
-    for g in present:
-        idx = groups.members(g)
-        sub = dataclasses.replace(kept.subset(judges=idx), groups=None)
-        r = rank_one(sub, inner, missing=missing, seed=seed, tie_break=tie_break, **inner_params)
-        scores = np.asarray(r.scores, dtype=float).copy()
-        scores[np.isnan(sub.values).all(axis=1)] = np.nan  # nothing to say for this group
-        columns[g] = scores
-        members[g] = list(sub.judges)
-        notes += [f"group {g!r}: {note}" for note in r.notes]
+    columns, members, notes = _rank_each_group(prepared, inner, inner_params, rank_one, seed=seed,
+                                               tie_break=tie_break)
     counted = [g for g in present if groups.weight(g) > 0]
     if not counted:
         raise InputError("every group with a counted judge has weight 0, so nothing would be "
                          "counted; give one of them a positive weight.")
     notes += [f"group {g!r} has weight 0: shown, not counted." for g in present if g not in counted]
-    across = ScoreMatrix.from_array(
-        np.column_stack([columns[g] for g in counted]), list(kept.candidates), counted,
-        weights=[groups.weight(g) for g in counted])
-    across = dataclasses.replace(
-        across, participants=kept.participants, submitted_at=kept.submitted_at,
-        is_baseline=kept.is_baseline, submission_order=kept.submission_order)
+    across = _across(kept, columns, counted)
     # every candidate is in ``across``: a policy that drops was applied before
     out = rank_one(across, method, missing=missing, seed=seed, tie_break=tie_break, **params)
     keys = tuple(GROUP_PREFIX + g for g in present)
@@ -97,3 +82,39 @@ def rank_in_groups(
         per_candidate=tuple(out.per_candidate) + keys,
         matrix=kept,
     )
+
+
+def _rank_each_group(prepared: Prepared, inner: str, inner_params: dict[str, Any],
+                     rank_one: Callable[..., Ranking], *, seed: Any, tie_break: Sequence[str],
+                     ) -> tuple[dict[str, np.ndarray], dict[str, list[str]], list[str]]:
+    """Each group's judges ranked by the rule inside the groups: each group's scores (NaN
+    for a candidate no judge of the group scores), its judges, and the notes, each prefixed
+    with its group's name."""
+    kept, groups = prepared.matrix, prepared.matrix.groups
+    assert groups is not None
+    columns: dict[str, np.ndarray] = {}
+    members: dict[str, list[str]] = {}
+    notes: list[str] = []
+    for g in groups.names:
+        idx = groups.members(g)
+        sub = dataclasses.replace(kept.subset(judges=idx), groups=None)
+        r = rank_one(sub, inner, missing=prepared.missing, seed=seed, tie_break=tie_break, **inner_params)
+        scores = np.asarray(r.scores, dtype=float).copy()
+        scores[np.isnan(sub.values).all(axis=1)] = np.nan  # nothing to say for this group
+        columns[g] = scores
+        members[g] = list(sub.judges)
+        notes += [f"group {g!r}: {note}" for note in r.notes]
+    return columns, members, notes
+
+
+def _across(kept: ScoreMatrix, columns: dict[str, np.ndarray], counted: list[str]) -> ScoreMatrix:
+    """The matrix of the ``counted`` groups' scores, one judge per group weighing the
+    group's weight, with the candidates' metadata of ``kept``."""
+    groups = kept.groups
+    assert groups is not None
+    across = ScoreMatrix.from_array(
+        np.column_stack([columns[g] for g in counted]), list(kept.candidates), counted,
+        weights=[groups.weight(g) for g in counted])
+    return dataclasses.replace(
+        across, participants=kept.participants, submitted_at=kept.submitted_at,
+        is_baseline=kept.is_baseline, submission_order=kept.submission_order)

@@ -146,6 +146,20 @@ class Properties:
     unanimity: bool = True
 
 
+class _FromProperties:
+    """A :class:`RankingMethod` attribute read from its :class:`Properties` of the same name
+    (``spec.condorcet`` is ``spec.properties.condorcet``); read-only."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, spec: RankingMethod | None, owner: type | None = None) -> Any:
+        return self if spec is None else getattr(spec.properties, self.name)
+
+    def __set__(self, spec: RankingMethod, value: Any) -> None:
+        raise AttributeError(f"{self.name} is read from the method's properties")
+
+
 @dataclass(frozen=True)
 class RankingMethod:
     """A registered ranking method and what it declares about itself.
@@ -206,25 +220,11 @@ class RankingMethod:
         ``values`` route, or a method declared ``dense``)."""
         return self.dense or (self.input == "pairwise" and self.values is None)
 
-    @property
-    def stochastic(self) -> bool:
-        return self.properties.stochastic
-
-    @property
-    def order_only(self) -> bool:
-        return self.properties.order_only
-
-    @property
-    def pareto(self) -> bool:
-        return self.properties.pareto
-
-    @property
-    def condorcet(self) -> bool:
-        return self.properties.condorcet
-
-    @property
-    def unanimity(self) -> bool:
-        return self.properties.unanimity
+    stochastic = _FromProperties()
+    order_only = _FromProperties()
+    pareto = _FromProperties()
+    condorcet = _FromProperties()
+    unanimity = _FromProperties()
 
     @property
     def defaults(self) -> dict[str, Any]:
@@ -275,17 +275,11 @@ def ranking_method(
     exact shortcuts on resampled data. The decorated function is returned unchanged, so it
     stays directly testable.
     """
-    if input not in EXTRA_INPUTS:
-        raise ValueError(f"`input` must be 'values' or 'pairwise'; got {input!r}.")
-    unknown = [t for t in takes if t not in EXTRA_INPUTS[input]]
-    if unknown:
-        raise ValueError(f"method {name!r}: an {input!r} method takes only "
-                         f"{list(EXTRA_INPUTS[input])}; got {unknown[0]!r}.")
+    _check_call(name, input, takes)
 
     def register(func: Callable[..., Any]) -> Callable[..., Any]:
         if name in _TABLE:
             raise ValueError(f"a ranking method named {name!r} is already registered.")
-        doc = description or (inspect.getdoc(func) or "").split("\n\n")[0].replace("\n", " ")
         spec = RankingMethod(
             name=name,
             func=func,
@@ -303,20 +297,40 @@ def ranking_method(
             check=check,
             values=values,
             constraints=dict(params or {}),
-            description=doc,
+            description=description or _summary(func),
             display=display or Display(),
             resampling=resampling,
         )
-        undeclared = set(spec.defaults) ^ set(spec.constraints)
-        if undeclared:
-            raise ValueError(
-                f"method {name!r}: declare the allowed values of every parameter in `params` "
-                f"(and only those); mismatch: {sorted(undeclared)}."
-            )
-        for param, default in spec.defaults.items():
-            if spec.constraints[param].problem(default) is not None:
-                raise ValueError(f"method {name!r}: the default of {param!r} is not allowed.")
+        _check_params(spec)
         _TABLE[name] = spec
         return func
 
     return register
+
+
+def _check_call(name: str, input: str, takes: tuple[str, ...]) -> None:
+    """The input kind is known and the method takes only the extra inputs of its kind."""
+    if input not in EXTRA_INPUTS:
+        raise ValueError(f"`input` must be 'values' or 'pairwise'; got {input!r}.")
+    unknown = [t for t in takes if t not in EXTRA_INPUTS[input]]
+    if unknown:
+        raise ValueError(f"method {name!r}: an {input!r} method takes only "
+                         f"{list(EXTRA_INPUTS[input])}; got {unknown[0]!r}.")
+
+
+def _summary(func: Callable[..., Any]) -> str:
+    """The first paragraph of ``func``'s docstring, on one line."""
+    return (inspect.getdoc(func) or "").split("\n\n")[0].replace("\n", " ")
+
+
+def _check_params(spec: RankingMethod) -> None:
+    """Every parameter of the method, and only those, is declared, and its default allowed."""
+    undeclared = set(spec.defaults) ^ set(spec.constraints)
+    if undeclared:
+        raise ValueError(
+            f"method {spec.name!r}: declare the allowed values of every parameter in `params` "
+            f"(and only those); mismatch: {sorted(undeclared)}."
+        )
+    for param, default in spec.defaults.items():
+        if spec.constraints[param].problem(default) is not None:
+            raise ValueError(f"method {spec.name!r}: the default of {param!r} is not allowed.")

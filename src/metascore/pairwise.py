@@ -193,47 +193,57 @@ class PairwiseCounts:
         n = len(index)
         if n == 0:
             raise InputError("the votes name no candidate; nothing to rank.")
-        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-        rows_w, cols_w, vals_w = [], [], []
-        rows_c, cols_c, vals_c = [], [], []
-        # Group votes by length so each group is a rectangular array: a loop over the few
-        # distinct lengths, vectorized over votes and pairs.
-        for length in np.unique(lengths):
-            sel = np.flatnonzero(lengths == length)
-            if length == 0:
-                continue
-            pos = starts[sel][:, None] + np.arange(length)[None, :]
-            c_arr, t_arr, w_arr = cand[pos], tier[pos], w[sel]
-            rows_c.append(c_arr.ravel())
-            cols_c.append(c_arr.ravel())
-            vals_c.append(np.repeat(w_arr, length))
-            if length < 2:
-                continue
-            i, j = np.triu_indices(length, k=1)
-            a, b = c_arr[:, i], c_arr[:, j]
-            ta, tb = t_arr[:, i], t_arr[:, j]
-            ww = np.broadcast_to(w_arr[:, None], a.shape)
-            rows_c += [a.ravel(), b.ravel()]
-            cols_c += [b.ravel(), a.ravel()]
-            vals_c += [ww.ravel(), ww.ravel()]
-            better, worse = ta < tb, tb < ta
-            rows_w += [a[better], b[worse]]
-            cols_w += [b[better], a[worse]]
-            vals_w += [ww[better], ww[worse]]
-        cat = lambda xs, dt: np.concatenate(xs).astype(dt) if xs else np.zeros(0, dt)  # noqa: E731
-        wins = sp.coo_array(
-            (cat(vals_w, float), (cat(rows_w, np.intp), cat(cols_w, np.intp))), shape=(n, n)
-        ).tocsr()
-        comp = sp.coo_array(
-            (cat(vals_c, float), (cat(rows_c, np.intp), cat(cols_c, np.intp))), shape=(n, n)
-        ).tocsr()
-        wins.sum_duplicates()
-        comp.sum_duplicates()
+        wins, comp = _vote_counts(cand, tier, lengths, w, n)
         use_sparse = n > 2000 if sparse is None else sparse
         labels = tuple(index)
         if use_sparse:
             return cls(labels, wins, comp, float(w.sum()))
         return cls(labels, wins.toarray(), comp.toarray(), float(w.sum()))
+
+
+def _vote_counts(cand: np.ndarray, tier: np.ndarray, lengths: np.ndarray, w: np.ndarray,
+                 n: int) -> tuple[sp.csr_array, sp.csr_array]:
+    """The weighted wins and comparisons of the votes, ``n`` x ``n`` sparse: the votes
+    flattened (each entry's candidate code and tier), each vote's length and weight."""
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    rows_w, cols_w, vals_w = [], [], []
+    rows_c, cols_c, vals_c = [], [], []
+    # Group votes by length so each group is a rectangular array: a loop over the few
+    # distinct lengths, vectorized over votes and pairs.
+    for length in np.unique(lengths):
+        sel = np.flatnonzero(lengths == length)
+        if length == 0:
+            continue
+        pos = starts[sel][:, None] + np.arange(length)[None, :]
+        c_arr, t_arr, w_arr = cand[pos], tier[pos], w[sel]
+        rows_c.append(c_arr.ravel())
+        cols_c.append(c_arr.ravel())
+        vals_c.append(np.repeat(w_arr, length))
+        if length < 2:
+            continue
+        i, j = np.triu_indices(length, k=1)
+        a, b = c_arr[:, i], c_arr[:, j]
+        ta, tb = t_arr[:, i], t_arr[:, j]
+        ww = np.broadcast_to(w_arr[:, None], a.shape)
+        rows_c += [a.ravel(), b.ravel()]
+        cols_c += [b.ravel(), a.ravel()]
+        vals_c += [ww.ravel(), ww.ravel()]
+        better, worse = ta < tb, tb < ta
+        rows_w += [a[better], b[worse]]
+        cols_w += [b[better], a[worse]]
+        vals_w += [ww[better], ww[worse]]
+    return _summed(vals_w, rows_w, cols_w, n), _summed(vals_c, rows_c, cols_c, n)
+
+
+def _summed(vals: list[np.ndarray], rows: list[np.ndarray], cols: list[np.ndarray],
+            n: int) -> sp.csr_array:
+    """The ``n`` x ``n`` sparse array of the (row, column, value) parts, repeats summed."""
+    def cat(xs: list[np.ndarray], dt: type) -> np.ndarray:
+        return np.concatenate(xs).astype(dt) if xs else np.zeros(0, dt)
+
+    out = sp.coo_array((cat(vals, float), (cat(rows, np.intp), cat(cols, np.intp))), shape=(n, n)).tocsr()
+    out.sum_duplicates()
+    return out
 
 
 def _vote_weights(weights: Sequence[float] | None, count: int) -> np.ndarray:

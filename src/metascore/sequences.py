@@ -18,7 +18,42 @@ import numpy as np
 __all__ = ["IndexLabels", "Repeated"]
 
 
-class IndexLabels(Sequence[str]):
+class _TupleStandIn(Sequence[Any]):
+    """What a tuple stand-in of ``n`` entries shares: its length, ``==`` with its own kind
+    (:meth:`_same_as`) and with a tuple (:meth:`_holds`), ``hash`` and ``+`` like the tuple's."""
+
+    __slots__ = ("_n",)
+    _n: int
+
+    def __len__(self) -> int:
+        return self._n
+
+    def _same_as(self, other: Any) -> bool:
+        """Whether ``other``, of this kind and length, holds the same entries."""
+        raise NotImplementedError
+
+    def _holds(self, other: tuple) -> bool:
+        """Whether the tuple ``other``, of this length, holds the same entries."""
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, type(self)):
+            return self._n == other._n and self._same_as(other)
+        if isinstance(other, tuple):
+            return len(other) == self._n and self._holds(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __add__(self, other: Any) -> tuple[Any, ...]:
+        return tuple(self) + tuple(other)
+
+    def __radd__(self, other: Any) -> tuple[Any, ...]:
+        return tuple(other) + tuple(self)
+
+
+class IndexLabels(_TupleStandIn):
     """The default labels ``("0", "1", ..., "n-1")``, made on demand.
 
     Behaves like the tuple of those strings (indexing, ``len``, ``in``, ``index``,
@@ -26,13 +61,10 @@ class IndexLabels(Sequence[str]):
     unnamed judges would otherwise spend longer labelling them than ranking.
     """
 
-    __slots__ = ("_n",)
+    __slots__ = ()
 
     def __init__(self, n: int) -> None:
         self._n = int(n)
-
-    def __len__(self) -> int:
-        return self._n
 
     def __getitem__(self, i: Any) -> Any:
         if isinstance(i, slice):
@@ -60,27 +92,17 @@ class IndexLabels(Sequence[str]):
     def count(self, label: Any) -> int:
         return int(label in self)
 
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, IndexLabels):
-            return self._n == other._n
-        if isinstance(other, tuple):
-            return len(other) == self._n and tuple(self) == other
-        return NotImplemented
+    def _same_as(self, other: Any) -> bool:
+        return True
 
-    def __hash__(self) -> int:
-        return hash(tuple(self))
-
-    def __add__(self, other: Any) -> tuple[str, ...]:
-        return tuple(self) + tuple(other)
-
-    def __radd__(self, other: Any) -> tuple[str, ...]:
-        return tuple(other) + tuple(self)
+    def _holds(self, other: tuple) -> bool:
+        return tuple(self) == other
 
     def __repr__(self) -> str:
         return f"IndexLabels({self._n})"
 
 
-class Repeated(Sequence[Any]):
+class Repeated(_TupleStandIn):
     """``(value,) * n`` made on demand: one direction for every judge of a matrix.
 
     Behaves like that tuple (indexing, slicing to a tuple, ``len``, iteration, ``==`` and
@@ -88,13 +110,10 @@ class Repeated(Sequence[Any]):
     would otherwise cost a tuple of 471,033 entries per matrix.
     """
 
-    __slots__ = ("_value", "_n")
+    __slots__ = ("_value",)
 
     def __init__(self, value: Any, n: int) -> None:
         self._value, self._n = value, int(n)
-
-    def __len__(self) -> int:
-        return self._n
 
     def __getitem__(self, i: Any) -> Any:
         if isinstance(i, slice):
@@ -111,21 +130,11 @@ class Repeated(Sequence[Any]):
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         return np.full(self._n, self._value, dtype=dtype)
 
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Repeated):
-            return self._n == other._n and (self._n == 0 or self._value == other._value)
-        if isinstance(other, tuple):
-            return len(other) == self._n and all(x == self._value for x in other)
-        return NotImplemented
+    def _same_as(self, other: Any) -> bool:
+        return self._n == 0 or self._value == other._value
 
-    def __hash__(self) -> int:
-        return hash(tuple(self))
-
-    def __add__(self, other: Any) -> tuple[Any, ...]:
-        return tuple(self) + tuple(other)
-
-    def __radd__(self, other: Any) -> tuple[Any, ...]:
-        return tuple(other) + tuple(self)
+    def _holds(self, other: tuple) -> bool:
+        return all(x == self._value for x in other)
 
     def __repr__(self) -> str:
         return f"Repeated({self._value!r}, {self._n})"

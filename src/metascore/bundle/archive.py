@@ -101,41 +101,52 @@ def safe_extract(
     archive, dest = Path(archive), Path(dest)
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
         raise InputError(f"{dest}: not an empty folder; cannot extract {archive} into it.")
-    try:
-        zf = zipfile.ZipFile(archive)
-    except UnicodeDecodeError:
-        raise InputError(f"{archive}: a member name is not valid UTF-8, though the zip says its names "
-                         "are; refusing to extract it.") from None
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
-        raise InputError(f"{archive}: not a readable zip file ({str(exc)[:120]}).") from None
-    with zf:
+    with _open_zip(archive) as zf:
         infos = [i for i in zf.infolist() if not is_noise(i.filename)]
-        if len(infos) > max_members:
-            raise InputError(
-                f"{archive}: {len(infos)} members, more than the limit of {max_members}; refusing "
-                "to extract it."
-            )
-        for info in infos:
-            limit = (member_sizes or {}).get(_clean(info.filename))
-            if limit is not None and info.file_size > limit:
-                raise InputError(_member_too_large(archive, info.filename, limit, info.file_size))
-            if not links and _is_link(info):
-                raise InputError(f"{archive}: member {info.filename!r} is a symbolic link; Codabench's "
-                                 "unpacker (ZipFile.extractall) would make it a file holding the link's "
-                                 "path, not the file it names: zip the file itself (`metascore bundle "
-                                 "zip` stores links as what they name).")
-        declared = sum(i.file_size for i in infos)
-        if declared > max_total_size:
-            raise InputError(
-                f"{archive}: {declared} bytes uncompressed, more than the limit of "
-                f"{max_total_size}{size_name}; refusing to extract it."
-            )
+        _check_declared(archive, infos, max_members, max_total_size, size_name, links, member_sizes or {})
         members = _members(archive, infos)
         make_folders(dest.parent)
         with new_folder(dest, Path(tempfile.mkdtemp(prefix=".extract-", dir=dest.parent))) as tmp:
             os.chmod(tmp, 0o755)  # as a folder made with mkdir, not mkdtemp's 0700
             _Extraction(zf, archive, tmp, max_total_size, size_name, member_sizes or {}).run(members)
     return [i.filename for i in infos]
+
+
+def _open_zip(archive: Path) -> zipfile.ZipFile:
+    """The zip ``archive``, opened; an :class:`InputError` when it is not a readable zip."""
+    try:
+        return zipfile.ZipFile(archive)
+    except UnicodeDecodeError:
+        raise InputError(f"{archive}: a member name is not valid UTF-8, though the zip says its names "
+                         "are; refusing to extract it.") from None
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+        raise InputError(f"{archive}: not a readable zip file ({str(exc)[:120]}).") from None
+
+
+def _check_declared(archive: Path, infos: list[zipfile.ZipInfo], max_members: int, max_total_size: int,
+                    size_name: str, links: bool, member_sizes: Mapping[str, int]) -> None:
+    """What the zip's directory declares is within the limits, before anything is extracted:
+    the number of members, each member's size and kind, their total size."""
+    if len(infos) > max_members:
+        raise InputError(
+            f"{archive}: {len(infos)} members, more than the limit of {max_members}; refusing "
+            "to extract it."
+        )
+    for info in infos:
+        limit = member_sizes.get(_clean(info.filename))
+        if limit is not None and info.file_size > limit:
+            raise InputError(_member_too_large(archive, info.filename, limit, info.file_size))
+        if not links and _is_link(info):
+            raise InputError(f"{archive}: member {info.filename!r} is a symbolic link; Codabench's "
+                             "unpacker (ZipFile.extractall) would make it a file holding the link's "
+                             "path, not the file it names: zip the file itself (`metascore bundle "
+                             "zip` stores links as what they name).")
+    declared = sum(i.file_size for i in infos)
+    if declared > max_total_size:
+        raise InputError(
+            f"{archive}: {declared} bytes uncompressed, more than the limit of "
+            f"{max_total_size}{size_name}; refusing to extract it."
+        )
 
 
 def _members(archive: Path, infos: list[zipfile.ZipInfo]) -> list[tuple[tuple[str, ...], zipfile.ZipInfo]]:

@@ -59,44 +59,16 @@ def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
     analysis = v.mapping(top.get("analysis", {}), "analysis", ("bootstrap", "level", "stability",
                                                                     "compare"))
     out = v.mapping(top.get("output", {}), "output", ("scores", "judge_columns", "per_judge", "title"))
-
-    fmt = v.string(inp.get("format", "auto"), "input.format")
-    path = inp.get("path", _D.input.path)
-    if isinstance(path, Mapping):
-        path = {v.string(ph, "input.path"): v.relative_path(p, f"input.path.{ph}")
-                for ph, p in path.items()}
-    else:
-        path = v.relative_path(path, "input.path")
+    input_ = _input(v, inp)
     dev, final, named_final = _phases(v, phases)
     if final == dev:
         raise v.error("phases.final", f"must differ from phases.development; both are {dev!r}")
-
-    method = v.string(rank_.get("method", _D.ranking.method), "ranking.method")
-    v.choice(method, "ranking.method", ranking_method_names())
-    spec = get_ranking_method(method)
-    params = v.params(spec, rank_.get("params", {}), "ranking.params")
-    tie_break = rank_.get("tie_break", list(_D.ranking.tie_break))
-    tie_break = [tie_break] if isinstance(tie_break, str) else tie_break
-    if not isinstance(tie_break, list):
-        raise v.error("ranking.tie_break", f"must be a list of keys; got {tie_break!r}")
-    for key in tie_break:
-        v.choice(key, "ranking.tie_break", TIE_BREAK_KEYS)
-
-    rule = v.choice(filt.get("rule", _D.filter.rule), "filter.rule", FILTER_RULES)
-    k = filt.get("k")
-    if k is not None and k != "auto" and not (
-        isinstance(k, int) and not isinstance(k, bool) and k >= 1
-    ):
-        raise v.error("filter.k", f"must be a positive integer or 'auto'; got {k!r}")
-    if rule == "top_k" and k is None:
-        raise v.error("filter.k", "is required with rule top_k (a positive integer or 'auto')")
-    if rule == "top_k" and k == "auto" and final is None:
-        raise v.error("filter.k", "'auto' compares the development and final rankings, and "
-                      "phases.final is null (one phase); give k as a positive integer")
-
+    method, params = _method(v, rank_)
+    tie_break = _tie_break(v, rank_)
+    rule, k = _filter_rule(v, filt, final)
     judges = _judges(v, top.get("judges"))
     return Config(
-        input=InputConfig(None if fmt == "auto" else fmt, path),
+        input=input_,
         phases=PhasesConfig(dev, final, _deadlines(v, phases.get("deadlines", {}))),
         judges=judges,
         ranking=RankingConfig(
@@ -107,12 +79,7 @@ def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
             seed=v.seed(rank_.get("seed", _D.ranking.seed), "ranking.seed"),
             groups=_groups(v, rank_.get("groups"), judges),
         ),
-        selection=SelectionConfig(
-            # the one phase ranked, when the file names it final, is picked as a final phase is
-            v.choice(sel.get("final", _D.selection.final), "selection.final", SELECTION_POLICIES) if named_final
-            else v.choice(sel.get("development", _D.selection.development), "selection.development", SELECTION_POLICIES),
-            v.choice(sel.get("final", _D.selection.final), "selection.final", SELECTION_POLICIES),
-        ),
+        selection=_selection(v, sel, named_final),
         baselines=_baselines(v, top.get("baselines", [])),
         filter=FilterConfig(
             rule=rule,
@@ -126,6 +93,63 @@ def parse_config(data: Any, *, source: str = "metascore.yaml") -> Config:
         per_judge=v.choice(out.get("per_judge", _D.per_judge), "output.per_judge", PER_JUDGE_CONTENTS),
         title=None if out.get("title") is None else v.string(out["title"], "output.title"),
     )
+
+
+def _input(v: _Validator, inp: Mapping[str, Any]) -> InputConfig:
+    """``input``: the format (``auto``: detect) and the path, one or one per phase."""
+    fmt = v.string(inp.get("format", "auto"), "input.format")
+    path = inp.get("path", _D.input.path)
+    if isinstance(path, Mapping):
+        path = {v.string(ph, "input.path"): v.relative_path(p, f"input.path.{ph}")
+                for ph, p in path.items()}
+    else:
+        path = v.relative_path(path, "input.path")
+    return InputConfig(None if fmt == "auto" else fmt, path)
+
+
+def _method(v: _Validator, rank_: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """``ranking.method`` (a registered name) and its ``ranking.params``."""
+    method = v.string(rank_.get("method", _D.ranking.method), "ranking.method")
+    v.choice(method, "ranking.method", ranking_method_names())
+    return method, v.params(get_ranking_method(method), rank_.get("params", {}), "ranking.params")
+
+
+def _tie_break(v: _Validator, rank_: Mapping[str, Any]) -> list[str]:
+    """``ranking.tie_break``: a list of keys (one key alone is a list)."""
+    tie_break = rank_.get("tie_break", list(_D.ranking.tie_break))
+    tie_break = [tie_break] if isinstance(tie_break, str) else tie_break
+    if not isinstance(tie_break, list):
+        raise v.error("ranking.tie_break", f"must be a list of keys; got {tie_break!r}")
+    for key in tie_break:
+        v.choice(key, "ranking.tie_break", TIE_BREAK_KEYS)
+    return tie_break
+
+
+def _filter_rule(v: _Validator, filt: Mapping[str, Any], final: str | None) -> tuple[str, Any]:
+    """``filter.rule`` and ``filter.k`` (required by top_k; ``auto`` needs a final phase)."""
+    rule = v.choice(filt.get("rule", _D.filter.rule), "filter.rule", FILTER_RULES)
+    k = filt.get("k")
+    if k is not None and k != "auto" and not (
+        isinstance(k, int) and not isinstance(k, bool) and k >= 1
+    ):
+        raise v.error("filter.k", f"must be a positive integer or 'auto'; got {k!r}")
+    if rule == "top_k" and k is None:
+        raise v.error("filter.k", "is required with rule top_k (a positive integer or 'auto')")
+    if rule == "top_k" and k == "auto" and final is None:
+        raise v.error("filter.k", "'auto' compares the development and final rankings, and "
+                      "phases.final is null (one phase); give k as a positive integer")
+    return rule, k
+
+
+def _selection(v: _Validator, sel: Mapping[str, Any], named_final: bool) -> SelectionConfig:
+    """``selection``: the development phase's policy and the final phase's."""
+    def final() -> str:
+        return v.choice(sel.get("final", _D.selection.final), "selection.final", SELECTION_POLICIES)
+
+    # the one phase ranked, when the file names it final, is picked as a final phase is
+    development = final() if named_final else v.choice(
+        sel.get("development", _D.selection.development), "selection.development", SELECTION_POLICIES)
+    return SelectionConfig(development, final())
 
 
 def _judges(v: _Validator, data: Any) -> tuple[JudgeConfig, ...] | None:

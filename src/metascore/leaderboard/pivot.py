@@ -144,49 +144,67 @@ def phase_rows(frame: pd.DataFrame, phase: str, judges: tuple[JudgeConfig, ...] 
         raise InputError(f"phase {phase!r} has no scores.")
     pair, pairs = _pairs(frame, pos)
     aliases = [j for j in judges or () if j.title and j.title != j.metric and j.phase in (None, phase)]
-    texts = [str(t) for t, m in pairs] if not aliases and all(m == "" for _, m in pairs) else None
-    if texts is not None and len(set(texts)) == len(texts):  # a wide file: the tasks are the keys
-        keys, raw_pairs = texts, pairs
-        judge_of_pair = np.arange(len(pairs), dtype=np.int32)
-    else:
-        index: dict[str, int] = {}
-        judge_of_pair = np.empty(len(pairs), dtype=np.int32)
-        raw_pairs = []
-        for k, (t, raw) in enumerate(pairs):
-            m = raw
-            for j in aliases:  # each matches the column as read; the last one wins
-                if t == j.task and raw == j.title:
-                    m = j.metric
-            raw_pairs.append((t, m))
-            judge_of_pair[k] = index.setdefault(judge_key(str(t), str(m)), len(index))
-        keys = list(index)
-    if len(keys) == len(pairs):  # one pair per key: the pairs are the judges
-        judge = pair if (judge_of_pair == np.arange(len(pairs))).all() else judge_of_pair[pair]
-        last_pair = raw_pairs
-        first_task = [t for t, _ in raw_pairs]
-    else:  # keys shared by pairs: the last row decides the pair, the first the task
-        judge = judge_of_pair[pair]
-        last, first = last_index(pair, len(pairs)), first_index(pair, len(pairs))
-        last_pair = [("", "")] * len(keys)
-        first_task = [None] * len(keys)
-        last_row, first_row = [-1] * len(keys), [n] * len(keys)
-        for k, (p, j) in enumerate(zip(raw_pairs, judge_of_pair.tolist())):
-            if last[k] > last_row[j]:
-                last_row[j], last_pair[j] = int(last[k]), p
-            if first[k] < first_row[j]:
-                first_row[j], first_task[j] = int(first[k]), p[0]
+    keys, raw_pairs, judge_of_pair = _judge_keys(pairs, aliases)
+    judge, last_pair, first_task = _row_judges(pair, judge_of_pair, raw_pairs, len(keys), n)
     cand, candidates = _text_codes(frame["candidate"])
     rows = PhaseRows(
         pos=pos, cand=cand if pos is None else cand[pos], candidates=candidates, judge=judge,
         keys=keys, last_pair=last_pair, first_task=first_task,
         tasks=sorted({t for t, _ in raw_pairs}),
     )
-    if judges is None:
-        return rows
+    if judges is not None:
+        _check_judges(rows, judges, phase, raw_pairs)
+    return rows
+
+
+def _judge_keys(pairs: list[tuple[Any, Any]], aliases: list[JudgeConfig],
+                ) -> tuple[list[str], list[tuple[Any, Any]], np.ndarray]:
+    """The judge keys of the (task, metric) ``pairs``, the pairs as the judges read them (a
+    metric named by a judge's column title, in ``aliases``, read as its metric) and each
+    pair's code into the keys."""
+    texts = [str(t) for t, m in pairs] if not aliases and all(m == "" for _, m in pairs) else None
+    if texts is not None and len(set(texts)) == len(texts):  # a wide file: the tasks are the keys
+        return texts, pairs, np.arange(len(pairs), dtype=np.int32)
+    index: dict[str, int] = {}
+    judge_of_pair = np.empty(len(pairs), dtype=np.int32)
+    raw_pairs = []
+    for k, (t, raw) in enumerate(pairs):
+        m = raw
+        for j in aliases:  # each matches the column as read; the last one wins
+            if t == j.task and raw == j.title:
+                m = j.metric
+        raw_pairs.append((t, m))
+        judge_of_pair[k] = index.setdefault(judge_key(str(t), str(m)), len(index))
+    return list(index), raw_pairs, judge_of_pair
+
+
+def _row_judges(pair: np.ndarray, judge_of_pair: np.ndarray, raw_pairs: list[tuple[Any, Any]],
+                n_keys: int, n: int) -> tuple[np.ndarray, list[tuple[Any, Any]], list[Any]]:
+    """Each of the ``n`` rows' judge code (from its ``pair`` code), and each judge's
+    (task, metric) of its last row and task of its first."""
+    if n_keys == len(raw_pairs):  # one pair per key: the pairs are the judges
+        judge = pair if (judge_of_pair == np.arange(len(raw_pairs))).all() else judge_of_pair[pair]
+        return judge, raw_pairs, [t for t, _ in raw_pairs]
+    # keys shared by pairs: the last row decides the pair, the first the task
+    last, first = last_index(pair, len(raw_pairs)), first_index(pair, len(raw_pairs))
+    last_pair: list[tuple[Any, Any]] = [("", "")] * n_keys
+    first_task: list[Any] = [None] * n_keys
+    last_row, first_row = [-1] * n_keys, [n] * n_keys
+    for k, (p, j) in enumerate(zip(raw_pairs, judge_of_pair.tolist())):
+        if last[k] > last_row[j]:
+            last_row[j], last_pair[j] = int(last[k]), p
+        if first[k] < first_row[j]:
+            first_row[j], first_task[j] = int(first[k]), p[0]
+    return judge_of_pair[pair], last_pair, first_task
+
+
+def _check_judges(rows: PhaseRows, judges: tuple[JudgeConfig, ...], phase: str,
+                  raw_pairs: list[tuple[Any, Any]]) -> None:
+    """Some configured judge applies to ``phase``, and each that does has scores there."""
     mine = [j for j in judges if j.phase in (None, phase)]
     if not mine:
         raise InputError(f"no configured judge applies to phase {phase!r}.")
-    known = set(keys)
+    known = set(rows.keys)
     for j in mine:
         if j.key not in known:
             found = rows.found()
@@ -197,7 +215,6 @@ def phase_rows(frame: pd.DataFrame, phase: str, judges: tuple[JudgeConfig, ...] 
                 f"{closest_judge(j, [(judge_key(str(t), str(m)), str(t), str(m)) for t, m in raw_pairs])}; "
                 f"judges found are {found} (tasks {rows.tasks})."
             )
-    return rows
 
 
 def closest_judge(judge: JudgeConfig, found: Sequence[tuple[str, str, str]]) -> str:
@@ -226,12 +243,8 @@ def pivot(
     and why each candidate without a score on them has none (see ``phase_matrix``);
     ``order``: each candidate's place in submission order, when known (unlisted: last)."""
     frame = table.frame
-    col_of = np.full(len(rows.keys), -1, dtype=np.int32)
     where = {k: i for i, k in enumerate(rows.keys)}
-    for c, key in enumerate(keys):
-        col_of[where[key]] = c
-    col = _mapped(rows.judge, col_of)
-    sel = None if (col_of >= 0).all() else np.flatnonzero(col >= 0)
+    col, sel = _columns(rows, where, keys)
 
     def pick(values: np.ndarray) -> np.ndarray:
         return values if sel is None else values[sel]
@@ -242,27 +255,13 @@ def pivot(
     numeric = values.dtype.kind in "fiu"
     if numeric:
         values = values.astype(float, copy=False)
-        scored_rows = ~np.isnan(values)
-    else:
-        scored_rows = pd.to_numeric(pd.Series(values), errors="coerce").notna().to_numpy()
-    scored = np.zeros(len(keys), dtype=bool)
-    scored[col[scored_rows]] = True
-    del scored_rows
-    if not scored.all():
-        key = keys[int(np.flatnonzero(~scored)[0])]
-        task = rows.first_task[where[key]]
-        raise InputError(
-            f"task {task!r} (judge {key!r}) has no score for any candidate in phase {phase!r}."
-        )
+    _check_scored(values, col, keys, lambda key: rows.first_task[where[key]], phase)
 
     # candidates: those with a score row, in order of first appearance, then the phase's
     # other submissions (rows on other columns only, then runs that all failed)
-    n_codes = len(rows.candidates)
-    first = first_index(cand, n_codes)
-    present = np.flatnonzero(first < len(cand))
-    present = present[np.argsort(first[present], kind="stable")]
+    present = _by_first_row(cand, len(rows.candidates))
     why, extra_codes, extra_rows, members = _every_submission(table, rows, present, phase)
-    row_of = np.full(n_codes, -1, dtype=np.int32)
+    row_of = np.full(len(rows.candidates), -1, dtype=np.int32)
     row_of[present] = np.arange(len(present))
     row_of[extra_codes] = np.arange(len(present), len(present) + len(extra_codes))
     names = [rows.candidates[c] for c in present.tolist() + extra_codes] + [str(m.candidate) for m in members]
@@ -277,13 +276,9 @@ def pivot(
             if flag or c in listed or p in listed]
     try:
         _check_once(ci, col, n, m, names, keys)
-        grid = np.full((n, m), np.nan) if numeric else np.full((n, m), None, dtype=object)
-        if not numeric:
-            grid[len(present):, 0] = np.nan
-        for a in range(0, len(ci), CHUNK):
-            grid[ci[a:a + CHUNK], col[a:a + CHUNK]] = values[a:a + CHUNK]
         matrix = ScoreMatrix.from_array(
-            grid, names, list(keys), higher_is_better=list(higher), weights=list(weights),
+            _grid(ci, col, values, (n, m), len(present)), names, list(keys),
+            higher_is_better=list(higher), weights=list(weights),
             participants=[None if p is None else str(p) for p in participants],
             submitted_at=times, baselines=base,
             submission_order=None if order is None else [order.get(c, math.inf) for c in names],
@@ -291,6 +286,54 @@ def pivot(
     except InputError as exc:
         raise InputError(f"phase {phase!r}: {exc}") from None
     return matrix, why
+
+
+def _columns(rows: PhaseRows, where: Mapping[str, int], keys: Sequence[str],
+             ) -> tuple[np.ndarray, np.ndarray | None]:
+    """Each phase row's column among ``keys`` (-1: not a judge), and the positions of the
+    rows on a judge (None: every row)."""
+    col_of = np.full(len(rows.keys), -1, dtype=np.int32)
+    for c, key in enumerate(keys):
+        col_of[where[key]] = c
+    col = _mapped(rows.judge, col_of)
+    return col, None if (col_of >= 0).all() else np.flatnonzero(col >= 0)
+
+
+def _check_scored(values: np.ndarray, col: np.ndarray, keys: Sequence[str],
+                  first_task: Callable[[str], Any], phase: str) -> None:
+    """Every judge has a score for some candidate (the error names the first without, and
+    the task of its first row)."""
+    if values.dtype.kind == "f":
+        scored_rows = ~np.isnan(values)
+    else:
+        scored_rows = pd.to_numeric(pd.Series(values), errors="coerce").notna().to_numpy()
+    scored = np.zeros(len(keys), dtype=bool)
+    scored[col[scored_rows]] = True
+    if not scored.all():
+        key = keys[int(np.flatnonzero(~scored)[0])]
+        raise InputError(
+            f"task {first_task(key)!r} (judge {key!r}) has no score for any candidate in phase {phase!r}."
+        )
+
+
+def _by_first_row(cand: np.ndarray, n_codes: int) -> np.ndarray:
+    """The candidate codes that have a row, in order of their first row."""
+    first = first_index(cand, n_codes)
+    present = np.flatnonzero(first < len(cand))
+    return present[np.argsort(first[present], kind="stable")]
+
+
+def _grid(ci: np.ndarray, col: np.ndarray, values: np.ndarray, shape: tuple[int, int],
+          n_present: int) -> np.ndarray:
+    """The candidates x judges array of ``values`` at (``ci``, ``col``), empty cells NaN (the
+    candidates after the first ``n_present`` have no score)."""
+    numeric = values.dtype.kind == "f"
+    grid = np.full(shape, np.nan) if numeric else np.full(shape, None, dtype=object)
+    if not numeric:
+        grid[n_present:, 0] = np.nan
+    for a in range(0, len(ci), CHUNK):
+        grid[ci[a:a + CHUNK], col[a:a + CHUNK]] = values[a:a + CHUNK]
+    return grid
 
 
 def _check_once(ci: np.ndarray, col: np.ndarray, n: int, m: int, names: list[str],

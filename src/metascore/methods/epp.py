@@ -11,7 +11,9 @@ outcomes of all head-to-head comparisons ("matches") over the judges ("rounds"),
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.linalg
@@ -341,14 +343,16 @@ SHORTCUTS = {name: Shortcuts(scores=func, warm_start=_full_strengths)
              for name, func in SCORES_ONLY.items()}
 
 
-@ranking_method(
-    "epp",
-    input="pairwise",
-    sparse=True,
-    params=PARAMS,
-    resampling=SHORTCUTS["epp"],
-    description="Elo-based Predictive Power: Bradley-Terry logit strengths fitted to pairwise wins.",
-)
+def _strengths_method(name: str, description: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The registration of a method scoring the penalized Bradley-Terry strengths (``epp``
+    and ``elo``, one fit on two scales): pairwise counts, sparse ones too, the fit's
+    parameters and the method's resampling shortcuts."""
+    return ranking_method(name, input="pairwise", sparse=True, params=PARAMS,
+                          resampling=SHORTCUTS[name], description=description)
+
+
+@_strengths_method(
+    "epp", "Elo-based Predictive Power: Bradley-Terry logit strengths fitted to pairwise wins.")
 def epp(counts: PairwiseCounts, *, level: float = 0.95, ridge: float = DEFAULT_RIDGE) -> MethodOutput:
     """Elo-based Predictive Power (EPP): ``logit p(i beats j) = beta_i - beta_j``.
 
@@ -377,14 +381,8 @@ def epp(counts: PairwiseCounts, *, level: float = 0.95, ridge: float = DEFAULT_R
     return _output(counts, ridge, level, 1.0, 0.0, "epp")
 
 
-@ranking_method(
-    "elo",
-    input="pairwise",
-    sparse=True,
-    params=PARAMS,
-    resampling=SHORTCUTS["elo"],
-    description="EPP Bradley-Terry strengths on the Elo scale: 1500 + beta * 400 / ln 10.",
-)
+@_strengths_method(
+    "elo", "EPP Bradley-Terry strengths on the Elo scale: 1500 + beta * 400 / ln 10.")
 def elo(counts: PairwiseCounts, *, level: float = 0.95, ridge: float = DEFAULT_RIDGE) -> MethodOutput:
     """EPP ratings on the Elo scale: ``1500 + beta * 400 / ln 10``.
 

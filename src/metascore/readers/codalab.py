@@ -51,12 +51,7 @@ def read_codalab_csv(path: Path, rows: Rows, phase: str = "") -> None:
     (the v1 writer pads every row) are ignored. Caveat: v1 writes every sub-column of one
     column group into the same cell, so only groups with one sub-column survive the export.
     """
-    text = read_text(path)
-    if text.strip().startswith(BLIND_PHASE.rstrip(".")):
-        raise InputError(
-            f"{path} says {BLIND_PHASE!r}: CodaLab does not export the scores of a blind "
-            "phase; export them once the phase is no longer blind."
-        )
+    _refuse_blind(path)
     rows.drop_empty_judges = True
     header: list[str] | None = None
     judges: list[tuple[int, str, str]] = []
@@ -79,13 +74,7 @@ def read_codalab_csv(path: Path, rows: Rows, phase: str = "") -> None:
             expect_subheader = False
             continue
         expect_subheader = False
-        computed = [metric for _, _, metric in judges if COMPUTED_LABEL.fullmatch(metric)]
-        if computed:
-            judges = [j for j in judges if not COMPUTED_LABEL.fullmatch(j[2])]
-            note = (f"{path.name}: column(s) {', '.join(map(repr, computed))} left out: a label in "
-                    "angle brackets is a computed column (CodaLab's average rank), not a score.")
-            if note not in rows.notes:
-                rows.notes.append(note)
+        judges = _without_computed(path, judges, rows)
         if first == "No data available":
             continue
         if first.startswith("Exception parsing scores"):
@@ -93,20 +82,50 @@ def read_codalab_csv(path: Path, rows: Rows, phase: str = "") -> None:
                 f"{path}, line {n}: CodaLab could not export this leaderboard group (the file "
                 f"says {first!r})."
             )
-        at = f"{path}, line {n}"
-        if len(row) < len(header):
-            raise InputError(f"{at}: the row has {len(row)} cells but the header has {len(header)}.")
-        extra = [c for c in row[len(header):] if c.strip()]
-        if extra:
-            raise InputError(f"{at}: cell {extra[0]!r} lies beyond the last header column.")
-        user = row[1].strip()
-        participant = None if user in ("", "Anonymous") else user
-        for i, task, metric in judges:
-            cell = row[i].strip()
-            match = _CODALAB_CELL.fullmatch(cell)
-            raw = match.group("value") if match else cell
-            value = score_cell(raw, f"{at}, column {header[i]!r}")
-            rows.add(at, phase, first, participant, task, metric, value)
+        _add_row(f"{path}, line {n}", row, header, judges, rows, phase)
+
+
+def _refuse_blind(path: Path) -> None:
+    """An :class:`InputError` when the file is what CodaLab exports of a blind phase."""
+    text = read_text(path)
+    if text.strip().startswith(BLIND_PHASE.rstrip(".")):
+        raise InputError(
+            f"{path} says {BLIND_PHASE!r}: CodaLab does not export the scores of a blind "
+            "phase; export them once the phase is no longer blind."
+        )
+
+
+def _without_computed(path: Path, judges: list[tuple[int, str, str]], rows: Rows,
+                      ) -> list[tuple[int, str, str]]:
+    """The judges but the computed columns (a label in angle brackets), each left out
+    with a note."""
+    computed = [metric for _, _, metric in judges if COMPUTED_LABEL.fullmatch(metric)]
+    if not computed:
+        return judges
+    note = (f"{path.name}: column(s) {', '.join(map(repr, computed))} left out: a label in "
+            "angle brackets is a computed column (CodaLab's average rank), not a score.")
+    if note not in rows.notes:
+        rows.notes.append(note)
+    return [j for j in judges if not COMPUTED_LABEL.fullmatch(j[2])]
+
+
+def _add_row(at: str, row: list[str], header: list[str], judges: list[tuple[int, str, str]],
+             rows: Rows, phase: str) -> None:
+    """Add one submission's row (``at``: where it is) to ``rows``: a score per judge."""
+    if len(row) < len(header):
+        raise InputError(f"{at}: the row has {len(row)} cells but the header has {len(header)}.")
+    extra = [c for c in row[len(header):] if c.strip()]
+    if extra:
+        raise InputError(f"{at}: cell {extra[0]!r} lies beyond the last header column.")
+    user = row[1].strip()
+    participant = None if user in ("", "Anonymous") else user
+    first = row[0].strip()
+    for i, task, metric in judges:
+        cell = row[i].strip()
+        match = _CODALAB_CELL.fullmatch(cell)
+        raw = match.group("value") if match else cell
+        value = score_cell(raw, f"{at}, column {header[i]!r}")
+        rows.add(at, phase, first, participant, task, metric, value)
 
 
 def _codalab_subheader(

@@ -17,7 +17,7 @@ import io
 import json
 import math
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -143,6 +143,34 @@ class Rows:
     def score_table(self, path: Path, fmt: str, phase: str | None) -> ScoreTable:
         """The canonical table and the reader's findings, after phase selection and
         consistency checks."""
+        frame, where = self._frame(path)
+        keep: np.ndarray | None = None  # rows kept, as positions into ``where``
+        if self.drop_empty_judges and len(frame):
+            keep = _scored_pairs(frame)
+            if keep is not None:
+                frame = frame.iloc[keep]
+        findings = (self.failed, self.unscored, self.flagged)
+        if phase is not None:
+            frame, kept, findings = _select_phase(frame, phase, path, findings)
+            if kept is not None:
+                keep = kept if keep is None else keep[kept]
+        if not frame["value"].notna().any():
+            raise InputError(f"no scores found in {path}.")
+        if keep is not None:
+            frame = frame.reset_index(drop=True)
+            for col in table.TEXT_COLUMNS:
+                frame[col] = frame[col].cat.remove_unused_categories()
+            where = _Kept(where, keep)
+        table.check_unique(frame, where)
+        table.check_metadata(frame, where)
+        failed, unscored, flagged = findings
+        return ScoreTable(frame, format=fmt, source=str(path), failed=tuple(failed),
+                          unscored=tuple(unscored), flagged=tuple(flagged), notes=tuple(self.notes),
+                          directions=dict(self.directions))
+
+    def _frame(self, path: Path) -> tuple[pd.DataFrame, table.Where]:
+        """Every row added, as the canonical frame (names escaped where they must be), and
+        where each row comes from."""
         self._flush()
         blocks = [self._blocks[k] for k in self._order]
         for columns, _, _ in blocks:
@@ -158,52 +186,7 @@ class Rows:
         else:
             columns = {c: table.constant("", 0) for c in table.TEXT_COLUMNS}
             columns.update(value=np.empty(0), is_baseline=np.empty(0, dtype=bool))
-        frame = pd.DataFrame(columns, columns=CANONICAL_COLUMNS, copy=False)
-        keep: np.ndarray | None = None  # rows kept, as positions into ``where``
-        if self.drop_empty_judges and len(frame):
-            # an export lists every (task, column) pair; a pair nobody has a score in is
-            # a leaderboard column that task does not fill, not a judge
-            task, tasks = table.codes_of(frame["task"])
-            metric, metrics = table.codes_of(frame["metric"])
-            pair = task.astype(np.int64) * (len(metrics) + 1) + metric
-            pair, _ = pd.factorize(pair)
-            scored = np.bincount(pair[frame["value"].notna().to_numpy()],
-                                 minlength=int(pair.max()) + 1) > 0
-            mask = scored[pair]
-            if not mask.all():
-                keep = np.flatnonzero(mask)
-                frame = frame.iloc[keep]
-        failed, unscored, flagged = list(self.failed), list(self.unscored), list(self.flagged)
-        if phase is not None:
-            present = sorted(set(frame["phase"].unique()) - {""})
-            if not present:
-                frame = table.with_phase(frame, str(phase))
-            elif str(phase) in present:
-                mask = (frame["phase"] == str(phase)).to_numpy()
-                if not mask.all():
-                    kept = np.flatnonzero(mask)
-                    keep = kept if keep is None else keep[kept]
-                    frame = frame.iloc[kept]
-                failed = [f for f in failed if f.phase == str(phase)]
-                flagged = [f for f in flagged if f.phase == str(phase)]
-                unscored = [u for u in unscored if u.phase == str(phase)]
-            else:
-                raise InputError(
-                    f"phase {phase!r} is not in {path}{did_you_mean(phase, present)}; it holds "
-                    f"phase(s) {present}."
-                )
-        if not frame["value"].notna().any():
-            raise InputError(f"no scores found in {path}.")
-        if keep is not None:
-            frame = frame.reset_index(drop=True)
-            for col in table.TEXT_COLUMNS:
-                frame[col] = frame[col].cat.remove_unused_categories()
-            where = _Kept(where, keep)
-        table.check_unique(frame, where)
-        table.check_metadata(frame, where)
-        return ScoreTable(frame, format=fmt, source=str(path), failed=tuple(failed),
-                          unscored=tuple(unscored), flagged=tuple(flagged), notes=tuple(self.notes),
-                          directions=dict(self.directions))
+        return pd.DataFrame(columns, columns=CANONICAL_COLUMNS, copy=False), where
 
     def _escape(self, blocks: list[tuple[dict[str, Any], int, Callable[[int], str]]], path: Path) -> None:
         """Names holding a lone surrogate, escaped in every block (with a note saying so)."""
@@ -219,6 +202,42 @@ class Rows:
             shown = ", ".join(f"'{name}'" for name in escaped[:3]) + (", ..." if len(escaped) > 3 else "")
             self.notes.append(f"{path}: {len(escaped)} name(s) hold text that is not valid Unicode (a "
                               f"lone surrogate), written with a backslash escape instead: {shown}.")
+
+
+def _scored_pairs(frame: pd.DataFrame) -> np.ndarray | None:
+    """The positions of the rows whose (task, metric) pair has a score somewhere (None:
+    every row): an export lists every (task, column) pair, and a pair nobody has a score in
+    is a leaderboard column that task does not fill, not a judge."""
+    task, tasks = table.codes_of(frame["task"])
+    metric, metrics = table.codes_of(frame["metric"])
+    pair = task.astype(np.int64) * (len(metrics) + 1) + metric
+    pair, _ = pd.factorize(pair)
+    scored = np.bincount(pair[frame["value"].notna().to_numpy()],
+                         minlength=int(pair.max()) + 1) > 0
+    mask = scored[pair]
+    return None if mask.all() else np.flatnonzero(mask)
+
+
+_Findings = tuple[Sequence[Any], Sequence[Any], Sequence[Any]]
+
+
+def _select_phase(frame: pd.DataFrame, phase: str, path: Path, findings: _Findings,
+                  ) -> tuple[pd.DataFrame, np.ndarray | None, _Findings]:
+    """The rows of ``phase``, the positions kept (None: every row) and the reader's
+    findings (failed, unscored, flagged) of that phase; a file naming no phase is all
+    ``phase``, one naming others but not it an error."""
+    present = sorted(set(frame["phase"].unique()) - {""})
+    if not present:
+        return table.with_phase(frame, str(phase)), None, findings
+    if str(phase) not in present:
+        raise InputError(
+            f"phase {phase!r} is not in {path}{did_you_mean(phase, present)}; it holds "
+            f"phase(s) {present}."
+        )
+    mask = (frame["phase"] == str(phase)).to_numpy()
+    kept = None if mask.all() else np.flatnonzero(mask)
+    failed, unscored, flagged = ([f for f in found if f.phase == str(phase)] for found in findings)
+    return frame if kept is None else frame.iloc[kept], kept, (failed, unscored, flagged)
 
 
 class _Kept:

@@ -91,13 +91,7 @@ def verdict(comp: MethodComparison) -> str:
         return f"Only {methods[0]} was compared, so the table favours no method over another."
     values = {k: t[k].to_numpy(dtype=float) for k in CRITERIA}
     stds = {k: t[f"{k}_std"].to_numpy(dtype=float) for k in CRITERIA}
-    best: dict[str, list[int]] = {}
-    for k, v in values.items():
-        if np.isfinite(v).any():
-            top = np.nanmax(v)
-            winners = [i for i in range(len(methods)) if math.isfinite(v[i]) and v[i] >= top - 1e-12]
-            if len(winners) < len(methods):  # a criterion every method ties on tells nothing
-                best[k] = winners
+    best = _best_where_they_differ(values, len(methods))
     if not best:
         return ("The table favours no method: the methods tie on every criterion, so choose "
                 "by the declared properties (the last three columns).")
@@ -113,40 +107,69 @@ def verdict(comp: MethodComparison) -> str:
                 "should decide, the generalization when the judges stand for future tasks, the "
                 "stabilities when the set of judges or candidates could have been different.")
     i = leaders[0]
-    name = methods[i]
-    parts = [f"The table favours {name}: it is best on {_join([label[k] for k in wins[i]])} "
+    parts = [f"The table favours {methods[i]}: it is best on {_join([label[k] for k in wins[i]])} "
              f"({most} of the {len(best)} criteria that separate the methods)."]
+    parts += _its_lead(i, wins[i], values, stds)
+    parts += [_behind(i, best[k][0], k, values, stds, methods) for k in best if k not in wins[i]]
+    parts += _its_properties(comp, i)
+    return " ".join(parts)
+
+
+def _best_where_they_differ(values: dict[str, np.ndarray], n: int) -> dict[str, list[int]]:
+    """The best of the ``n`` methods on each criterion that separates them."""
+    best: dict[str, list[int]] = {}
+    for k, v in values.items():
+        if np.isfinite(v).any():
+            top = np.nanmax(v)
+            winners = [i for i in range(n) if math.isfinite(v[i]) and v[i] >= top - 1e-12]
+            if len(winners) < n:  # a criterion every method ties on tells nothing
+                best[k] = winners
+    return best
+
+
+def _its_lead(i: int, won: list[str], values: dict[str, np.ndarray],
+              stds: dict[str, np.ndarray]) -> list[str]:
+    """Where method ``i``'s lead on the criteria it is best on (``won``) exceeds the spread
+    of the resamples over the next method's, and where it is within it."""
     clear, close = [], []
-    for k in wins[i]:
-        others = [j for j in range(len(methods)) if j != i and math.isfinite(values[k][j])]
+    for k in won:
+        others = [j for j in range(len(values[k])) if j != i and math.isfinite(values[k][j])]
         if not others:
             continue
         j = max(others, key=lambda j: values[k][j])
         lead = values[k][i] - values[k][j]
-        (clear if lead > max(stds[k][i], stds[k][j]) else close).append(label[k])
+        (clear if lead > max(stds[k][i], stds[k][j]) else close).append(_IN_TEXT[k])
+    parts = []
     if clear:
         parts.append(f"Its lead exceeds the spread of the resamples on {_join(clear)}")
     if close:
         parts.append(("and is" if clear else "Its lead is") + f" within the spread on {_join(close)}, "
                      "where another method would do about as well")
-    if clear or close:
+    if parts:
         parts[-1] += "."
-    for k in best:
-        if k in wins[i]:
-            continue
-        j = best[k][0]
-        gap = values[k][j] - values[k][i]
-        within = math.isfinite(gap) and gap <= max(stds[k][i], stds[k][j])
-        parts.append(f"On {label[k]}, {methods[j]} does better ({fmt_num(values[k][j])} against "
-                     f"{fmt_num(values[k][i])}{', within the spread' if within else ''}).")
+    return parts
+
+
+def _behind(i: int, j: int, k: str, values: dict[str, np.ndarray], stds: dict[str, np.ndarray],
+            methods: list[str]) -> str:
+    """That method ``j`` does better than the favoured ``i`` on criterion ``k``."""
+    gap = values[k][j] - values[k][i]
+    within = math.isfinite(gap) and gap <= max(stds[k][i], stds[k][j])
+    return (f"On {_IN_TEXT[k]}, {methods[j]} does better ({fmt_num(values[k][j])} against "
+            f"{fmt_num(values[k][i])}{', within the spread' if within else ''}).")
+
+
+def _its_properties(comp: MethodComparison, i: int) -> list[str]:
+    """The declared properties of method ``i`` (Condorcet, Pareto, order only), if any."""
+    t, name = comp.table, comp.methods[i]
     props = [p for p, f in (("the Condorcet criterion", "condorcet"), ("Pareto", "pareto"))
              if bool(t.loc[i, f])]
     if props:
-        parts.append(f"{name} also satisfies {_join(props)} by construction"
-                     f"{' and uses only the order of the scores' if t.loc[i, 'order_only'] else ''}.")
-    elif t.loc[i, "order_only"]:
-        parts.append(f"{name} uses only the order of the scores on each judge.")
-    return " ".join(parts)
+        return [f"{name} also satisfies {_join(props)} by construction"
+                f"{' and uses only the order of the scores' if t.loc[i, 'order_only'] else ''}."]
+    if t.loc[i, "order_only"]:
+        return [f"{name} uses only the order of the scores on each judge."]
+    return []
 
 
 def _join(items: list[str]) -> str:

@@ -118,35 +118,9 @@ def check_schema(root: str | Path, *, meta_program_available: bool = True,
     """
     root = Path(root)
     report = BundleReport(root=root, competition=None)
-    yaml_path = root / "competition.yaml"
-    if not root.is_dir():
-        report.errors.append(f"{root}: not a bundle directory.")
+    data = _read_competition_yaml(root, report, outside_links)
+    if data is None:
         return report
-    if outside_links and os.path.lexists(yaml_path):
-        report.errors.extend(link_problems(yaml_path, root))
-        if report.errors:
-            return report
-    if not yaml_path.is_file():
-        nested = sorted(p.parent.name for p in root.glob("*/competition.yaml"))
-        hint = (
-            f" (found in {nested[0]}/: put its contents, not the folder, at the bundle root)"
-            if nested else ""
-        )
-        report.errors.append(f"{root}: competition.yaml is missing from the bundle root{hint}.")
-        return report
-    try:
-        # Codabench loads it with yaml.safe_load: a duplicate key is a warning, the last wins
-        data = read_yaml(yaml_path, on_duplicate=report.warnings.append)
-    except ConfigError as exc:
-        report.errors.append(str(exc))
-        return report
-    if not isinstance(data, dict):
-        report.errors.append("competition.yaml: expected a mapping of keys at the top level.")
-        return report
-    if outside_links:  # before anything a link names is read
-        report.errors.extend(reference_problems(root, data))
-        if report.errors:
-            return report
     parser = _PARSERS.get(str(data.get("version", "1.5")))
     if parser is None:
         report.errors.append(
@@ -166,6 +140,42 @@ def check_schema(root: str | Path, *, meta_program_available: bool = True,
             **{**competition.__dict__, "warnings": tuple(report.warnings)}
         )
     return report
+
+
+def _read_competition_yaml(root: Path, report: BundleReport, outside_links: bool) -> dict | None:
+    """The mapping of ``<root>/competition.yaml``, its links and those of every path it
+    names checked first when ``outside_links``; None when it cannot be read, the reason in
+    ``report.errors``."""
+    yaml_path = root / "competition.yaml"
+    if not root.is_dir():
+        report.errors.append(f"{root}: not a bundle directory.")
+        return None
+    if outside_links and os.path.lexists(yaml_path):
+        report.errors.extend(link_problems(yaml_path, root))
+        if report.errors:
+            return None
+    if not yaml_path.is_file():
+        nested = sorted(p.parent.name for p in root.glob("*/competition.yaml"))
+        hint = (
+            f" (found in {nested[0]}/: put its contents, not the folder, at the bundle root)"
+            if nested else ""
+        )
+        report.errors.append(f"{root}: competition.yaml is missing from the bundle root{hint}.")
+        return None
+    try:
+        # Codabench loads it with yaml.safe_load: a duplicate key is a warning, the last wins
+        data = read_yaml(yaml_path, on_duplicate=report.warnings.append)
+    except ConfigError as exc:
+        report.errors.append(str(exc))
+        return None
+    if not isinstance(data, dict):
+        report.errors.append("competition.yaml: expected a mapping of keys at the top level.")
+        return None
+    if outside_links:  # before anything a link names is read
+        report.errors.extend(reference_problems(root, data))
+        if report.errors:
+            return None
+    return data
 
 
 def refuse_bundle_links(root: Path) -> None:

@@ -34,60 +34,16 @@ class SchemaV1(SchemaChecker):
 
     def parse(self, data: dict) -> Competition | None:
         title = self.get(data, "title", "", str, required=True, default="")
-        if data.get("image") is None:
-            self.error("image", "this key is required: Codabench's v1 unpacker refuses the bundle "
-                       "without a logo ('An image for this competition could not be found in the yaml').")
-        else:
-            self.path(data, "image", "")
-        html = self.get(data, "html", "", dict, default={})
-        if "terms" not in html:
-            self.error("html", "Codabench's v1 unpacker needs html.terms (the terms page).")
-        pages = []
-        for key in html:
-            ref = self.path(html, key, "html")
-            pages.append((str(key), ref or ""))
+        pages = self._logo_and_pages(data)
         given = self.get(data, "competition_docker_image", "", str, default="")
         image = given or DEFAULT_IMAGE  # Codabench: a blank image is the default one too
-        unread, quiet = unread_keys(data)
-        for key in unread:
-            self.warn(key.where, key.check_text())
-        if quiet:
-            self.note(", ".join(quiet), "not read by Codabench's v1 import, with nothing a "
-                      "participant depends on.")
+        self._unread(data)
         nodes = self.get(data, "phases", "", dict, required=True, default={})
         tasks: dict[int, Task] = {}
         phases: list[Phase] = []
-        ordered = sorted(nodes.items(), key=lambda kv: _phase_number(kv))
-        for number, node in ordered:
-            if not isinstance(node, dict):
-                self.error(f"phases.{number}", f"expected a mapping; got {node!r}.")
-        ordered = [(number, node) for number, node in ordered if isinstance(node, dict)]
-        if any(node.get("is_parallel_parent") or node.get("parent_phasenumber") for _, node in ordered):
-            dropped = ordered.pop(0)[0]
-            self.warn(f"phases.{dropped}", "v1.8 parallel phases: Codabench drops the first phase (the "
-                      "parallel parent) and makes each child its own phase; it is not run.")
-        for order, (number, node) in enumerate(ordered):
-            where = f"phases.{number}"
-            name = str(self.get(node, "label", where, str, required=True, default=f"Phase {number}"))
-            tasks[order] = Task(
-                index=order, name=f"{name} Task",
-                scoring_program=self.path(node, "scoring_program", where, required=True),
-                ingestion_program=self.path(node, "ingestion_program", where),
-                input_data=self.path(node, "input_data", where),
-                reference_data=self.path(node, "reference_data", where),
-                ingestion_only_during_scoring=bool(self.get(
-                    node, "ingestion_program_only_during_scoring", where, bool, default=False)),
-            )
-            phases.append(Phase(
-                index=order, name=name, tasks=(order,),
-                execution_time_limit=self.get(node, "execution_time_limit", where, int,
-                                              default=DEFAULT_TIME_LIMIT),
-                starting_kit=self.path(node, "starting_kit", where),
-                public_data=self.path(node, "public_data", where),
-                start=self.date(node, "start_date", where, required=True),
-                auto_migrate=order > 0 and bool(self.get(node, "auto_migration", where, bool, default=False)),
-                yaml_key=where, hide_output=bool(self.get(node, "hide_output", where, bool, default=False)),
-            ))
+        for order, (number, node) in enumerate(self._phase_nodes(nodes)):
+            tasks[order], phase = self._phase(order, number, node)
+            phases.append(phase)
         if data.get("end_date") not in (None, "", "null"):  # the last phase's end (a time is dropped too)
             self.date(data, "end_date", "", required=False)
         if not phases and "phases" in data:
@@ -101,6 +57,70 @@ class SchemaV1(SchemaChecker):
             enable_detailed_results=bool(self.get(data, "enable_detailed_results", "", bool, default=False)),
             # Codabench: registration_auto_approve = not has_registration (default: true)
             registration_auto_approve=not self.get(data, "has_registration", "", bool, default=True),
+        )
+
+    def _logo_and_pages(self, data: dict) -> list[tuple[str, str]]:
+        """The logo (required by Codabench's v1 unpacker) and the ``html`` pages (the terms
+        required): each page's key and file."""
+        if data.get("image") is None:
+            self.error("image", "this key is required: Codabench's v1 unpacker refuses the bundle "
+                       "without a logo ('An image for this competition could not be found in the yaml').")
+        else:
+            self.path(data, "image", "")
+        html = self.get(data, "html", "", dict, default={})
+        if "terms" not in html:
+            self.error("html", "Codabench's v1 unpacker needs html.terms (the terms page).")
+        pages = []
+        for key in html:
+            ref = self.path(html, key, "html")
+            pages.append((str(key), ref or ""))
+        return pages
+
+    def _unread(self, data: dict) -> None:
+        """The keys Codabench's v1 import does not read: a warning each, or one note for those
+        nothing depends on."""
+        unread, quiet = unread_keys(data)
+        for key in unread:
+            self.warn(key.where, key.check_text())
+        if quiet:
+            self.note(", ".join(quiet), "not read by Codabench's v1 import, with nothing a "
+                      "participant depends on.")
+
+    def _phase_nodes(self, nodes: dict) -> list[tuple[Any, dict]]:
+        """The phases' mappings by ``phasenumber``, without a v1.8 parallel parent."""
+        ordered = sorted(nodes.items(), key=lambda kv: _phase_number(kv))
+        for number, node in ordered:
+            if not isinstance(node, dict):
+                self.error(f"phases.{number}", f"expected a mapping; got {node!r}.")
+        ordered = [(number, node) for number, node in ordered if isinstance(node, dict)]
+        if any(node.get("is_parallel_parent") or node.get("parent_phasenumber") for _, node in ordered):
+            dropped = ordered.pop(0)[0]
+            self.warn(f"phases.{dropped}", "v1.8 parallel phases: Codabench drops the first phase (the "
+                      "parallel parent) and makes each child its own phase; it is not run.")
+        return ordered
+
+    def _phase(self, order: int, number: Any, node: dict) -> tuple[Task, Phase]:
+        """A v1 phase as Codabench maps it: a phase of one task, ``"<label> Task"``."""
+        where = f"phases.{number}"
+        name = str(self.get(node, "label", where, str, required=True, default=f"Phase {number}"))
+        task = Task(
+            index=order, name=f"{name} Task",
+            scoring_program=self.path(node, "scoring_program", where, required=True),
+            ingestion_program=self.path(node, "ingestion_program", where),
+            input_data=self.path(node, "input_data", where),
+            reference_data=self.path(node, "reference_data", where),
+            ingestion_only_during_scoring=bool(self.get(
+                node, "ingestion_program_only_during_scoring", where, bool, default=False)),
+        )
+        return task, Phase(
+            index=order, name=name, tasks=(order,),
+            execution_time_limit=self.get(node, "execution_time_limit", where, int,
+                                          default=DEFAULT_TIME_LIMIT),
+            starting_kit=self.path(node, "starting_kit", where),
+            public_data=self.path(node, "public_data", where),
+            start=self.date(node, "start_date", where, required=True),
+            auto_migrate=order > 0 and bool(self.get(node, "auto_migration", where, bool, default=False)),
+            yaml_key=where, hide_output=bool(self.get(node, "hide_output", where, bool, default=False)),
         )
 
     def leaderboard_v1(self, data: dict) -> LeaderboardSpec | None:

@@ -30,32 +30,28 @@ import struct
 
 __all__ = ["job_filter", "filter_support", "DENIED", "SYSCALLS"]
 
+#: Each call's number on x86_64 and on aarch64 (``os.uname().machine``), written once: the
+#: calls of :data:`DENIED`, then ``clone`` and ``clone3``, which are checked apart.
+_NUMBERS = {
+    "unshare": (272, 97), "setns": (308, 268), "mount": (165, 40), "umount2": (166, 39),
+    "pivot_root": (155, 41), "open_tree": (428, 428), "move_mount": (429, 429),
+    "fsopen": (430, 430), "fsconfig": (431, 431), "fsmount": (432, 432), "fspick": (433, 433),
+    "mount_setattr": (442, 442), "add_key": (248, 217), "keyctl": (250, 219),
+    "request_key": (249, 218), "init_module": (175, 105), "finit_module": (313, 273),
+    "delete_module": (176, 106), "kexec_load": (246, 104), "kexec_file_load": (320, 294),
+    "bpf": (321, 280), "perf_event_open": (298, 241), "userfaultfd": (323, 282),
+    "open_by_handle_at": (304, 265), "name_to_handle_at": (303, 264), "settimeofday": (164, 170),
+    "clock_settime": (227, 112), "clock_adjtime": (305, 266), "reboot": (169, 142),
+    "swapon": (167, 224), "swapoff": (168, 225), "acct": (163, 89), "quotactl": (179, 60),
+    "syslog": (103, 116), "clone": (56, 220), "clone3": (435, 435),
+}
+_MACHINES = ("x86_64", "aarch64")
 #: Calls refused with EPERM (Docker's default profile refuses them to a container).
-DENIED = (
-    "unshare", "setns", "mount", "umount2", "pivot_root", "open_tree", "move_mount", "fsopen",
-    "fsconfig", "fsmount", "fspick", "mount_setattr", "add_key", "keyctl", "request_key",
-    "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load", "bpf",
-    "perf_event_open", "userfaultfd", "open_by_handle_at", "name_to_handle_at", "settimeofday",
-    "clock_settime", "clock_adjtime", "reboot", "swapon", "swapoff", "acct", "quotactl", "syslog",
-)
+DENIED = tuple(name for name in _NUMBERS if name not in ("clone", "clone3"))
 #: System call numbers, per machine (``os.uname().machine``); ``clone`` and ``clone3`` are
 #: checked apart.
-SYSCALLS = {
-    "x86_64": dict(
-        unshare=272, setns=308, mount=165, umount2=166, pivot_root=155, open_tree=428, move_mount=429,
-        fsopen=430, fsconfig=431, fsmount=432, fspick=433, mount_setattr=442, add_key=248, keyctl=250,
-        request_key=249, init_module=175, finit_module=313, delete_module=176, kexec_load=246,
-        kexec_file_load=320, bpf=321, perf_event_open=298, userfaultfd=323, open_by_handle_at=304,
-        name_to_handle_at=303, settimeofday=164, clock_settime=227, clock_adjtime=305, reboot=169,
-        swapon=167, swapoff=168, acct=163, quotactl=179, syslog=103, clone=56, clone3=435),
-    "aarch64": dict(
-        unshare=97, setns=268, mount=40, umount2=39, pivot_root=41, open_tree=428, move_mount=429,
-        fsopen=430, fsconfig=431, fsmount=432, fspick=433, mount_setattr=442, add_key=217, keyctl=219,
-        request_key=218, init_module=105, finit_module=273, delete_module=106, kexec_load=104,
-        kexec_file_load=294, bpf=280, perf_event_open=241, userfaultfd=282, open_by_handle_at=265,
-        name_to_handle_at=264, settimeofday=170, clock_settime=112, clock_adjtime=266, reboot=142,
-        swapon=224, swapoff=225, acct=89, quotactl=60, syslog=116, clone=220, clone3=435),
-}
+SYSCALLS = {machine: {name: numbers[k] for name, numbers in _NUMBERS.items()}
+            for k, machine in enumerate(_MACHINES)}
 #: ``AUDIT_ARCH_*``: the architecture a call is made through, as ``seccomp_data.arch`` says.
 _AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 _X32_BIT = 0x40000000  # x86-64's x32 calls: number | this bit
