@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from metascore.export_binding import COMPETITION_FILE, Binding, new_token, competition_token, token_text
+from metascore.signature.binding import COMPETITION_FILE, Binding, new_token, competition_token, token_text
 from metascore.signature import PUBLIC_KEY_NAME, organizer_key, public_key_text, sign_folder
 
 

@@ -28,10 +28,11 @@ from .config import CONFIG_NAME, COMPARE_R, STABILITY_Q, Config, load_config
 from .errors import ConfigError, InputError, exit_code
 from .readers.configured import LONG_NAME, load_scores
 from .readers.rows import CANONICAL_COLUMNS
-from .render.writers import long_csv, render_outputs, write_files
+from .render.publish import write_files
+from .render.writers import long_csv, render_outputs
 from .render.per_judge import PER_JUDGE_FILE
 from .leaderboard import Leaderboard, build_leaderboard
-from .export_binding import competition_token
+from .signature.binding import competition_token
 from .signature import PUBLIC_KEY_NAME, SignedExport, read_public_key, verify_folder
 
 __all__ = ["run", "recompute", "score_main", "ingest_main"]

@@ -143,7 +143,7 @@ def test_the_runner_signs_the_export_as_the_organizer_does(run):
     """Issue 46: the meta program ranks only an export signed with the key it carries; the
     runner signs the outputs tree with the organizer's key on this machine, as `codabench
     submit` signs the export it uploads."""
-    from metascore.export_binding import COMPETITION_FILE, competition_token
+    from metascore.signature.binding import COMPETITION_FILE, competition_token
     from metascore.signature import organizer_key
 
     _, out = run

@@ -14,7 +14,7 @@ from metascore.cli import main
 from metascore.codabench import TOKEN_ENV
 from metascore.config import load_config
 from metascore.program import run, score_main
-from metascore.export_binding import COMPETITION_FILE, Binding, token_text
+from metascore.signature.binding import COMPETITION_FILE, Binding, token_text
 from metascore.signature import PUBLIC_KEY_NAME, SignedExport, organizer_key, public_key_text
 
 KEY = "5f1c3a52-8d0e-4c61-9b7a-2e4f6a8c0d12"  # Data.key is a UUID
@@ -442,7 +442,7 @@ def test_sign_reads_the_token_from_the_uploaded_bundle_zip(site, capsys, tmp_pat
     `sign --bundle ZIP` names the one of the zip that was uploaded, without the site's
     reference data."""
     from metascore.bundle.bundle_zip import build_bundle_zip
-    from metascore.export_binding import token_of
+    from metascore.signature.binding import token_of
     from metascore.signature import verify_folder
     from repo_paths import ROOT
 

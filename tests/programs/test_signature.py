@@ -19,7 +19,7 @@ import pytest
 
 from metascore.bundle.meta.program_folder import assemble_meta_program
 from metascore.errors import ConfigError
-from metascore.export_binding import COMPETITION_FILE, Binding, new_token, token_text
+from metascore.signature.binding import COMPETITION_FILE, Binding, new_token, token_text
 from metascore.signature import (PUBLIC_KEY_NAME, SIGNATURE_NAME, SignatureError, organizer_key,
                                  public_key_text, sign_folder, verify_folder)
 from repo_paths import ROOT
@@ -293,7 +293,7 @@ AS_USER = r'''
 import json, os, shutil, subprocess, sys
 from pathlib import Path
 from metascore.bundle.meta.program_folder import assemble_meta_program
-from metascore.export_binding import COMPETITION_FILE, Binding, new_token, token_text
+from metascore.signature.binding import COMPETITION_FILE, Binding, new_token, token_text
 from metascore.signature import organizer_key, sign_folder
 from metascore.errors import ConfigError
 

@@ -87,7 +87,7 @@ def forged_export(export: dict, who: str) -> dict:
 
 def run_competition(folder: Path) -> Run:
     from metascore.bundle import run_bundle
-    from metascore.export_binding import Binding, new_token
+    from metascore.signature.binding import Binding, new_token
     from metascore.signature import organizer_key, signature_file
 
     run = Run(folder)

@@ -35,7 +35,8 @@ from pathlib import Path
 import pytest
 
 from metascore.config import parse_config
-from metascore.render.writers import OUTPUT_FILES, render_outputs, write_files
+from metascore.render.publish import write_files
+from metascore.render.writers import OUTPUT_FILES, render_outputs
 from metascore.leaderboard import build_leaderboard
 from metascore.readers.configured import load_scores
 
@@ -54,7 +55,7 @@ STAGING = ".metascore-staging-"
 #: when the test says so, so the pid it kills cannot have been reused.
 SERVER = r'''
 import json, os, sys, time
-from metascore.render.writers import write_files
+from metascore.render.publish import write_files
 
 files = json.loads(open(sys.argv[1], encoding="utf-8").read())
 pause = float(sys.argv[2])

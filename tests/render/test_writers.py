@@ -17,8 +17,9 @@ from hypothesis import given, strategies as st
 from metascore.cli import main
 from metascore.config import parse_config
 from metascore.errors import MetascoreError
-from metascore.render import writers
-from metascore.render.writers import decimal_literal, scores_json, scores_txt, write_files
+from metascore.render import publish, writers
+from metascore.render.publish import write_files
+from metascore.render.writers import decimal_literal, scores_json, scores_txt
 from metascore.leaderboard import build_leaderboard
 from metascore.readers.configured import load_scores
 
@@ -109,7 +110,7 @@ def test_all_or_nothing(tmp_path, monkeypatch, fail_at, before):
     for name, text in before.items():
         (out / name).write_text(text)
     published = []
-    real = writers.os.replace
+    real = publish.os.replace
 
     def flaky(src, dst):
         if Path(dst).parent == out and Path(src).parent != out:
@@ -118,7 +119,7 @@ def test_all_or_nothing(tmp_path, monkeypatch, fail_at, before):
                 raise OSError("disk full")
         real(src, dst)
 
-    monkeypatch.setattr(writers.os, "replace", flaky)
+    monkeypatch.setattr(publish.os, "replace", flaky)
     with pytest.raises(OSError, match="disk full"):
         write_files(out, NEW)
     assert {p.name: p.read_text() for p in out.iterdir()} == before  # nothing new, no temp
@@ -131,7 +132,7 @@ def test_a_failed_withdrawal_restores_the_scores(tmp_path, monkeypatch, fail_at)
     for name, text in OLD.items():
         (out / name).write_text(text)
     withdrawn = []
-    real = writers.os.replace
+    real = publish.os.replace
 
     def flaky(src, dst):
         if Path(src).parent == out:
@@ -140,7 +141,7 @@ def test_a_failed_withdrawal_restores_the_scores(tmp_path, monkeypatch, fail_at)
                 raise OSError("read-only")
         real(src, dst)
 
-    monkeypatch.setattr(writers.os, "replace", flaky)
+    monkeypatch.setattr(publish.os, "replace", flaky)
     with pytest.raises(OSError, match="read-only"):
         write_files(out, NEW)
     assert {p.name: p.read_text() for p in out.iterdir()} == OLD
@@ -153,7 +154,7 @@ def test_score_files_are_withdrawn_first_and_published_last(tmp_path, monkeypatc
     for name, text in OLD.items():
         (out / name).write_text(text)
     moves = []
-    real = writers.os.replace
+    real = publish.os.replace
 
     def record(src, dst):
         src, dst = Path(src), Path(dst)
@@ -161,7 +162,7 @@ def test_score_files_are_withdrawn_first_and_published_last(tmp_path, monkeypatc
                       dst.name if dst.parent == out else src.name))
         real(src, dst)
 
-    monkeypatch.setattr(writers.os, "replace", record)
+    monkeypatch.setattr(publish.os, "replace", record)
     write_files(out, NEW)
     assert moves == [("withdraw", "scores.json"), ("withdraw", "scores.txt"),
                      ("publish", "a.csv"), ("publish", "b.csv"), ("publish", "c.html"),
@@ -171,8 +172,8 @@ def test_score_files_are_withdrawn_first_and_published_last(tmp_path, monkeypatc
 
 def test_scores_json_is_published_last(tmp_path, monkeypatch):
     published = []
-    real = writers.os.replace
-    monkeypatch.setattr(writers.os, "replace",
+    real = publish.os.replace
+    monkeypatch.setattr(publish.os, "replace",
                         lambda src, dst: (published.append(Path(dst).name), real(src, dst)))
     write_files(tmp_path / "out", NEW)
     assert published[-2:] == ["scores.txt", "scores.json"] and sorted(published) == sorted(NEW)
@@ -231,7 +232,7 @@ def test_file_mode_without_proc(tmp_path, umask, monkeypatch):
     monkeypatch.setattr(writers, "open", no_proc, raising=False)
     write_files(tmp_path, {"scores.txt": "a: 1\n"})
     assert (tmp_path / "scores.txt").stat().st_mode & 0o777 == 0o640
-    assert writers.os.umask(0o027) == 0o027  # and left unchanged
+    assert publish.os.umask(0o027) == 0o027  # and left unchanged
 
 
 def test_rank_with_config_matches_the_program(tmp_path, capsys):

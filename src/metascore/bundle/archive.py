@@ -46,9 +46,10 @@ from pathlib import Path, PurePosixPath
 
 from ..errors import InputError
 from ..readers.yaml_loader import MAX_YAML_BYTES
-from .files import is_excluded, is_noise, new_folder, replacing
+from .files import is_excluded, is_noise, new_folder
 from .links import bundle_files, refuse_links
-from .trees import COPY_CHUNK, MAX_DEPTH, MAX_PATH, SHARED_WRITE, make_folders, remove_tree
+from ..atomic import SHARED_WRITE, replacing
+from .trees import COPY_CHUNK, MAX_DEPTH, MAX_PATH, make_folders, remove_tree
 
 __all__ = [
     "MAX_MEMBERS",

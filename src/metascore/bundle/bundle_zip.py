@@ -6,7 +6,7 @@ that every folder it references (programs, data, starting kits, solutions) point
 (:func:`~metascore.bundle.archive.zip_directory`); a ``meta_scoring_program/`` placeholder is
 filled with the meta-scoring program first (:mod:`metascore.bundle.meta.program_folder`, its
 own Python from :mod:`metascore.bundle.meta.runtime`), the reference data of each meta task
-gets a new competition token (:mod:`metascore.export_binding`), and the phase dates can be moved
+gets a new competition token (:mod:`metascore.signature.binding`), and the phase dates can be moved
 (:func:`~metascore.bundle.schema.phase_dates.shift_dates`). A link that leaves the bundle is
 refused before anything is read; a link inside it is stored as what it names
 (:mod:`~metascore.bundle.links`); a file whose data is shared with a file outside the bundle
@@ -27,7 +27,7 @@ import yaml
 
 from ..errors import ConfigError, InputError
 from ..readers.yaml_loader import read_yaml
-from ..export_binding import COMPETITION_FILE, new_token, token_text
+from ..signature.binding import COMPETITION_FILE, new_token, token_text
 from .archive import open_regular, safe_extract, zip_directory
 from .links import bundle_files, hard_links
 from .meta.program_folder import assemble_meta_program
@@ -166,7 +166,7 @@ class _Items:
 def _meta_references(bundle: Path, comp: Competition | None) -> dict[str, str]:
     """A new competition token for the reference data of each meta task (it holds
     ``metascore.yaml``): one per zip, hence
-    one per competition made from it (:mod:`metascore.export_binding`)."""
+    one per competition made from it (:mod:`metascore.signature.binding`)."""
     if comp is None:
         return {}
     refs = [t.reference_data for t in comp.tasks.values()

@@ -5,8 +5,8 @@
 - :func:`is_excluded`: never copied into a zip or an assembled program (caches, VCS data,
   compiled Python, OS noise);
 - :func:`copy_clean`: a folder copied without the excluded files;
-- :func:`write_text` (:func:`write_bytes`, :func:`replacing`): a text file (any file)
-  written under a fresh temporary name, then renamed;
+- :func:`write_text`: a text file written under a fresh temporary name, then renamed
+  (:mod:`metascore.atomic`, the one write-then-rename, for any file);
   :func:`new_folder`: a folder filled under a temporary name, then renamed (removed when
   filling it fails or is interrupted);
   each writable by its user alone, whatever the umask (at most ``rw-r--r--`` and
@@ -26,19 +26,18 @@ name that cannot exist yet (``O_EXCL``), then renamed over the name it replaces.
 from __future__ import annotations
 
 import os
-import secrets
 import shutil
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO
 
-from .trees import FILE_MODE, copy_tree, drop_shared_write, make_folders
+from ..atomic import write_bytes
+from .trees import copy_tree, drop_shared_write, make_folders
 
 __all__ = [
-    "METADATA_FILES", "EXCLUDED_NAMES", "is_noise", "is_excluded", "copy_clean", "write_text", "write_bytes",
-    "replacing", "new_folder", "read_job_file", "copy_job_output",
+    "METADATA_FILES", "EXCLUDED_NAMES", "is_noise", "is_excluded", "copy_clean", "write_text",
+    "new_folder", "read_job_file", "copy_job_output",
 ]
 
 #: A program's metadata file (``command``, ...): ``metadata.yaml`` first, as the worker reads it.
@@ -73,45 +72,9 @@ def copy_clean(src: Path, dest: Path) -> None:
 
 
 def write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` (parents created) as :func:`write_bytes` does."""
+    """Write ``text`` to ``path`` (parents created) as :func:`metascore.atomic.write_bytes` does."""
     make_folders(path.parent)
     write_bytes(path, text.encode("utf-8"))
-
-
-def write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` (its folder must exist) as :func:`replacing` does."""
-    with replacing(path) as handle:
-        handle.write(data)
-
-
-@contextmanager
-def replacing(path: Path) -> Iterator[BinaryIO]:
-    """A new file, open for reading and writing, that the ``with`` block fills and that then
-    replaces ``path`` (its folder must exist). It is made under a fresh temporary name with
-    ``O_EXCL`` (never through a link planted there) and :data:`~metascore.bundle.trees.FILE_MODE`
-    (less the umask: never writable by others); when the block raises, it is removed and
-    ``path`` left as it was."""
-    fd, tmp = _new_file(path)
-    try:
-        with os.fdopen(fd, "w+b") as handle:
-            yield handle
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.lexists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def _new_file(path: Path) -> tuple[int, str]:
-    """A descriptor and the name of a new empty file beside ``path``, its name unused before."""
-    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    for _ in range(100):
-        tmp = os.path.join(path.parent, f".{path.name}.{secrets.token_hex(4)}.tmp")
-        try:
-            return os.open(tmp, flags, FILE_MODE), tmp
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"{path.parent}: no temporary name left for {path.name}")
 
 
 @contextmanager

@@ -21,7 +21,7 @@ and links. The runner reads, sizes, copies, chowns and removes such trees only h
 - :func:`chown_tree`: a tree given to the job's user;
 - :func:`make_folders` and :func:`drop_shared_write`: what metascore makes for its user is
   writable by that user alone, whatever the umask: a folder at most ``rwxr-xr-x``
-  (:data:`FOLDER_MODE`), a file at most ``rw-r--r--`` (:data:`FILE_MODE`), what ``umask 022``
+  (:data:`FOLDER_MODE`), a file at most ``rw-r--r--`` (:mod:`metascore.atomic`), what ``umask 022``
   gives (a stricter umask takes more away). Under ``umask 000`` a folder of ``--out`` left
   ``0777`` would let any local user put files into it, a ``0666`` file let them change it.
 """
@@ -35,10 +35,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
+from ..atomic import SHARED_WRITE
 from ..errors import InputError
 
 __all__ = ["Entry", "Usage", "walk", "tree_usage", "copy_tree", "remove_tree", "chown_tree", "make_folders",
-           "drop_shared_write", "MAX_DEPTH", "MAX_PATH", "COPY_CHUNK", "FILE_MODE", "FOLDER_MODE", "SHARED_WRITE"]
+           "drop_shared_write", "MAX_DEPTH", "MAX_PATH", "COPY_CHUNK", "FOLDER_MODE"]
 
 #: A tree :func:`copy_tree` copies is at most this many folders deep ...
 MAX_DEPTH = 100
@@ -47,12 +48,9 @@ MAX_PATH = 2000
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 #: Bytes a copy reads at a time (a tree's files, a zip's members, a bundle's files).
 COPY_CHUNK = 1 << 20
-#: The write bits of the group and of others: no file or folder metascore writes for its user
-#: has them (what ``umask 022`` takes away) ...
-SHARED_WRITE = stat.S_IWGRP | stat.S_IWOTH
-#: ... so a new file has at most this mode (less the umask) ...
-FILE_MODE = 0o644
-#: ... and a new folder this one.
+#: A new folder's mode (less the umask): no file or folder metascore writes for its user has
+#: the write bits of the group and of others (:data:`metascore.atomic.SHARED_WRITE`: what
+#: ``umask 022`` takes away; a file: :data:`metascore.atomic.FILE_MODE`).
 FOLDER_MODE = 0o755
 
 
@@ -264,7 +262,7 @@ def make_folders(path: str | os.PathLike[str]) -> Path:
 
 
 def drop_shared_write(path: str | os.PathLike[str]) -> None:
-    """Clear the :data:`SHARED_WRITE` bits of ``path`` (a folder) and of everything below it,
+    """Clear the :data:`~metascore.atomic.SHARED_WRITE` bits of ``path`` (a folder) and of everything below it,
     links not followed: a tree metascore made (a copy, an extraction, a program folder), made
     writable by its user alone before it is put in place."""
     def drop(name: str | os.PathLike[str], info: os.stat_result, dir_fd: int | None = None) -> None:
@@ -288,7 +286,7 @@ def copy_tree(src: Path, dest: Path, *, keep_links: bool, skip: Callable[[str], 
     """Copy the folder ``src`` into ``dest`` (merged) without writing more than ``src`` holds.
 
     Regular files keep their permission bits (without set-id bits, and writable by their
-    owner alone: :data:`SHARED_WRITE` cleared) and their holes; folders are made with
+    owner alone: :data:`~metascore.atomic.SHARED_WRITE` cleared) and their holes; folders are made with
     :data:`FOLDER_MODE`; a file reached twice is copied once and hard-linked. ``keep_links``: symbolic links are copied
     as links, and ``src`` may itself be a link to a folder (a bundle item); otherwise (a
     job's output) a link to a regular file inside ``src`` is copied as that file and any

@@ -243,7 +243,7 @@ def _cmd_submit(args: argparse.Namespace) -> int:
 
 
 def _cmd_sign(args: argparse.Namespace) -> int:
-    from ..bundle.files import write_bytes
+    from ..atomic import write_bytes
     from ..codabench.pull import fetch_competition, find_phase
     from ..codabench.signing import binding_for, bundle_tokens, signed_zip, site_tokens
     from ..errors import ConfigError

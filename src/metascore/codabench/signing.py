@@ -1,7 +1,7 @@
 """``metascore codabench sign`` and ``submit``'s first step: a pulled folder as a zip signed
 for one competition's meta phase, at one moment.
 
-What the signature covers (:mod:`metascore.signature`, :mod:`metascore.export_binding`):
+What the signature covers (:mod:`metascore.signature`, :mod:`metascore.signature.binding`):
 
 - every file of the folder, by its SHA-256;
 - the meta phase it is for: the site, the competition's id, the phase's name and id, and the
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..export_binding import COMPETITION_FILE, Binding, token_of, stale_reason
+from ..signature.binding import COMPETITION_FILE, Binding, token_of, stale_reason
 from ..readers.columns import COLUMNS_FILE
 from ..readers.formats import read_scores
 from ..signature import SIGNATURE_NAME, OrganizerKey, SignatureError, folder_files, signature_file

@@ -52,7 +52,7 @@ from ..config import CONFIG_NAME
 from ..bundle.meta.ranking_page import PAGE_TITLE
 from .pull import fetch_competition, find_phase
 from .publish import publish
-from ..export_binding import Binding
+from ..signature.binding import Binding
 from ..signature import OrganizerKey, organizer_key
 from .signing import binding_for, bundle_tokens, signed_zip, site_tokens
 

@@ -145,7 +145,7 @@ def _ranking_page(client: Client, sub_id: int) -> str:
         raise PlatformError(f"{what} are not UTF-8 text, so not a metascore ranking page.") from None
 
 
-_ROW = re.compile(r"^\|\s*(\d+)\s*\|((?:[^|\\\n]|\\.)*)\|", re.M)
+_TABLE_ROW = re.compile(r"^\|\s*(\d+)\s*\|((?:[^|\\\n]|\\.)*)\|", re.M)
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 
@@ -153,7 +153,7 @@ def page_table_differences(section: str, record: Record) -> list[str]:
     """Where the "Final ranking" page's table (position, participant) disagrees with the
     ranking page's final board."""
     shown = [(int(p), " ".join(html.unescape(_ESCAPED.sub(r"\1", name)).split()))
-             for p, name in _ROW.findall(section)]
+             for p, name in _TABLE_ROW.findall(section)]
     ranked = [r for r in record.final.rows if r.position is not None]
     lines = []
     for (position, name), row in zip(shown, ranked):

@@ -22,7 +22,7 @@ from ..analysis.topk import TopKCurves
 from ..analysis.uncertainty import RankUncertainty
 from .comparison_html import COMPARISON_CSS, render_comparison
 from .svg_charts import axes_frame, esc, even_ticks, legend, linear_scale, method_color, svg_doc
-from .writers import write_files
+from .publish import write_files
 
 __all__ = ["render_analysis", "analysis_json", "write_analysis",]
 

@@ -39,7 +39,7 @@ from pathlib import Path, PurePosixPath
 
 from ...config.model import CONFIG_NAME
 from ...errors import ConfigError, InputError, did_you_mean
-from ...export_binding import COMPETITION_FILE, new_token, token_text
+from ...signature.binding import COMPETITION_FILE, new_token, token_text
 from ...readers.yaml_loader import read_yaml
 from .choices import MetaChoices
 from .edit import WRITTEN_FOLDERS, BundleEditor
@@ -47,7 +47,8 @@ from ..archive import extract_bundle
 from ..check.full import check_bundle as full_check
 from ..check.image_checks import LOCAL_RUN_NEEDS_ENV
 from ..platform.leaderboard_rules import SUBMISSION_RULES
-from ..files import new_folder, replacing, write_text
+from ...atomic import replacing
+from ..files import new_folder, write_text
 from ..links import refuse_writes
 from .program_folder import assemble_meta_program
 from .runtime import first_build_notice

@@ -104,7 +104,7 @@ class ProgramChecks(SchemaChecker):
             names = set(_file_names(path))
         except (OSError, zipfile.BadZipFile):
             return
-        if "metascore/signature.py" in names and "organizer_key.pub" not in names:
+        if "metascore/signature/__init__.py" in names and "organizer_key.pub" not in names:
             self.error(where, f"{path.name}: the meta-scoring program has no organizer_key.pub, so it "
                        "refuses every results export, the organizer's too; let `metascore bundle zip` "
                        "fill it (it puts your organizer key's public half there).")

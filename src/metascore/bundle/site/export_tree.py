@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from ...export_binding import LOCAL_SITE
+from ...signature.binding import LOCAL_SITE
 from ..platform.leaderboard_rules import MANUAL_RULES, force_last_fix
 from ..schema.competition import Competition, Phase, Task
 from ..worker.job import JobResult

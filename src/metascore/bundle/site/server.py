@@ -81,7 +81,7 @@ from ..schema.competition import UUID_PATTERN, Competition, Phase, Task
 from ..files import copy_clean, copy_job_output, write_text
 from ..trees import make_folders
 from ..platform.meta_program import needs_meta_program
-from ...export_binding import COMPETITION_FILE, LOCAL_SITE, Binding, competition_token, token_text
+from ...signature.binding import COMPETITION_FILE, LOCAL_SITE, Binding, competition_token, token_text
 from ...signature import OrganizerKey, organizer_key, sign_folder
 from .export_tree import failure_text, phase_names, provenance, task_dirs, why_nothing
 from .submission_rules import PhaseSubmission, export_decisions
@@ -180,7 +180,7 @@ class Site:
     def meta_reference(self, task: Task) -> Path | None:
         """A meta task's reference data with its competition token: the bundle's own when it
         has one (a zip ``bundle zip`` wrote), else a copy with the run's token
-        (:func:`_local_token`), as ``bundle zip`` writes one (:mod:`metascore.export_binding`)."""
+        (:func:`_local_token`), as ``bundle zip`` writes one (:mod:`metascore.signature.binding`)."""
         ref = self.source(task.reference_data, f"reference data of task {task.name!r}")
         if ref is None or task.reference_data is None:
             return ref

@@ -9,7 +9,7 @@
   folders are mounted ``nosuid`` and it runs with ``no_new_privs`` they give it nothing,
   but a local user running the file left in ``--out`` would run it as the file's owner
   (root, when the runner is root). The write bits of the group and of others are cleared
-  too (:data:`~metascore.bundle.trees.SHARED_WRITE`: a ``0777`` folder, a ``0666``
+  too (:data:`~metascore.atomic.SHARED_WRITE`: a ``0777`` folder, a ``0666``
   ``scores.json``, a ``2777`` folder once its set-group-ID bit is gone), so that what a job
   leaves in ``--out`` has the modes a worker's ``umask 022`` gives and no other local user
   can change it; a file with other names that is not its folder owner's is removed instead
@@ -30,7 +30,8 @@ import os
 import stat
 from pathlib import Path
 
-from ..trees import SHARED_WRITE, remove_tree, walk
+from ...atomic import SHARED_WRITE
+from ..trees import remove_tree, walk
 from .job_init import kill_until_gone
 
 __all__ = ["scrub", "scrub_notes", "end_user", "user_processes", "SHARED_DIRS", "SET_ID"]

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError, InputError
+from ..errors import ConfigError, InputError
 
 __all__ = ["COMPETITION_FILE", "LOCAL_SITE", "Binding", "new_token", "token_text", "competition_token",
            "token_of", "stale_reason"]

@@ -19,7 +19,7 @@ program checks it against a public key it carries:
   (:mod:`metascore.bundle.meta.program_folder`).
 - **The signature** is ``metascore.sig`` at the root of the export (its suffix keeps it out of
   the files the readers take as scores): the SHA-256 of every other file, what the export is
-  for (:class:`~metascore.export_binding.Binding`: this competition's meta phase, once its
+  for (:class:`~metascore.signature.binding.Binding`: this competition's meta phase, once its
   phases closed) and when it was signed, and an Ed25519 signature of all that
   (:func:`signature_file`). ``metascore codabench submit`` and ``sign``, and the mock runner,
   write it (:func:`sign_folder`); the meta-scoring program checks it (:func:`verify_folder`):
@@ -41,8 +41,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import ConfigError, InputError
-from .export_binding import Binding, stale_reason
+from ..atomic import write_bytes
+from ..errors import ConfigError, InputError
+from .binding import Binding, stale_reason
 
 __all__ = [
     "KEY_ENV", "PUBLIC_KEY_NAME", "SIGNATURE_NAME", "OrganizerKey", "SignatureError",
@@ -236,27 +237,8 @@ def folder_files(folder: Path) -> dict[str, bytes]:
 def sign_folder(folder: Path, key: OrganizerKey, binding: Binding, signed_at: str) -> Path:
     """Write ``folder/metascore.sig`` for the files of ``folder`` (:func:`folder_files`)."""
     path = folder / SIGNATURE_NAME
-    text = signature_file(folder_files(folder), key, binding, signed_at).encode("utf-8")
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    with os.fdopen(fd, "wb") as out:
-        os.fchmod(out.fileno(), 0o644 & ~_umask())  # nobody else may change it, whatever the umask
-        out.write(text)
+    write_bytes(path, signature_file(folder_files(folder), key, binding, signed_at).encode("utf-8"))
     return path
-
-
-def _umask() -> int:
-    """The process's umask, read without changing it (Linux says it in /proc; elsewhere it is
-    set and put back)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def verify_folder(folder: Path, public: bytes, token: str) -> SignedExport:
@@ -265,7 +247,7 @@ def verify_folder(folder: Path, public: bytes, token: str) -> SignedExport:
     Raises :class:`SignatureError` (one sentence) when the signature is missing, malformed,
     made by another key or wrong; when it was made for another competition or meta phase
     (``token`` is not among its tokens) or on an export pulled before the phases closed
-    (:func:`~metascore.export_binding.stale_reason`); when a file is missing, changed or not
+    (:func:`~metascore.signature.binding.stale_reason`); when a file is missing, changed or not
     listed (the platform's own ``metadata`` at the root aside).
     """
     data = _read_signature(folder / SIGNATURE_NAME)
