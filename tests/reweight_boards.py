@@ -48,12 +48,12 @@ def reweighted(config: Mapping, weights: Mapping[str, float], final: str | None 
     return out
 
 
-def random_board(folder: Path, seed: int = 51) -> tuple[Path, dict]:
+def random_board(folder: Path, seed: int = 51, unscored: bool = True) -> tuple[Path, dict]:
     """A long CSV of 200 candidates x 20 judges (4 tasks x 5 metrics) and its configuration
     (one phase, no filter): half the judges score 1 to 5 (many ties), half two decimals in
-    (0, 1]; four judges miss 6% of their cells, one candidate has no score at all; random
-    directions, official weights 0.5, 1 or 2, and 0 for ``t3/m4``; submission ids in random
-    order (the tie-break)."""
+    (0, 1]; four judges miss 6% of their cells and, with ``unscored``, one candidate has no
+    score at all; random directions, official weights 0.5, 1 or 2, and 0 for ``t3/m4``;
+    submission ids in random order (the tie-break)."""
     rng = np.random.default_rng(seed)
     n, tasks, metrics = 200, 4, 5
     ids = rng.permutation(np.arange(1000, 1000 + n))
@@ -67,10 +67,10 @@ def random_board(folder: Path, seed: int = 51) -> tuple[Path, dict]:
             values = rng.integers(1, 6, n).astype(float) if j % 2 == 0 else np.round(rng.uniform(0.01, 1, n), 2)
             gone = rng.random(n) < (0.06 if j in (3, 7, 12, 15) else 0.0)
             for c in range(n):
-                if not gone[c] and c != 17:  # candidate 17: no score at all
+                if not gone[c]:  # candidate 17: no score at all (every cell empty)
                     rows.append({"phase": "Board", "candidate": f"p{c:03d}-{ids[c]}", "participant": f"p{c:03d}",
-                                 "task": f"t{t}", "metric": f"m{m}", "value": values[c]})
-    path = folder / "board.csv"
+                                 "task": f"t{t}", "metric": f"m{m}", "value": None if c == 17 and unscored else values[c]})
+    path = folder / f"board{'' if unscored else '_scored'}.csv"
     pd.DataFrame(rows).to_csv(path, index=False)
     config = {"input": {"path": path.name}, "phases": {"development": "Board", "final": None},
               "judges": judges, "filter": {"rule": "none"}, "analysis": dict(NO_ANALYSIS),

@@ -29,12 +29,15 @@ class Page(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.tags: set[str] = set()
+        self.scripts: list[dict[str, str | None]] = []
         self.attrs: set[str] = set()
         self.values: list[tuple[str, str]] = []
         self.text: list[str] = []
 
     def handle_starttag(self, tag, attrs):
         self.tags.add(tag)
+        if tag == "script":
+            self.scripts.append(dict(attrs))
         for key, value in attrs:
             self.attrs.add(key)
             self.values.append((key, value or ""))
@@ -77,8 +80,13 @@ def test_every_name_on_the_ranking_page_is_text(tmp_path):
     plain = parsed(_report(tmp_path, [f"name_{i}/x.y" for i in range(len(MARKUP))], "plain"))
     page = parsed(_report(tmp_path, list(MARKUP), "hostile"))
     assert page.tags == plain.tags and page.attrs == plain.attrs
-    assert not {"a", "img", "script", "iframe", "object"} & page.tags
-    assert {key for key, value in page.values if any(n in value for n in MARKUP)} <= {"title"}
+    assert not {"a", "img", "iframe", "object"} & page.tags
+    # two script elements: the re-weighting panel's, static (issue 51), and the ranking's
+    # record (issue 53), data a browser never runs
+    assert page.scripts == plain.scripts == [{"id": "metascore-reweight"},
+                                             {"type": "application/json", "id": "metascore-ranking"}]
+    # a name is in a title, or names the judge of a re-weighting input (read as text)
+    assert {key for key, value in page.values if any(n in value for n in MARKUP)} <= {"title", "data-judge"}
     text = "\n".join(page.text)
     for name in MARKUP:
         assert name in text, name

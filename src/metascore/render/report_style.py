@@ -78,6 +78,8 @@ footer { color: var(--muted); font-size: 12px; margin-top: 18px; text-align: cen
 .rw-weight input[aria-invalid=true] { border-color: var(--bad); background: var(--bad-bg); }
 .rw-actions { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
 .rw-actions button { font: inherit; padding: 3px 10px; }
+.rw-link { display: flex; gap: 6px; align-items: center; width: 100%; color: var(--muted); font-size: 12px; }
+.rw-url { flex: 1; min-width: 0; font: 12px ui-monospace, monospace; padding: 2px 4px; }
 .rw-result { flex: 1 1 480px; min-width: 0; }
 .rw-result .scroll { max-height: 420px; overflow-y: auto; }
 .rw-status { margin: 0 0 8px; }

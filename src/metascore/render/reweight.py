@@ -146,8 +146,8 @@ def reweight_html(lb: Leaderboard) -> str:
     settings = html_text(json.dumps(_settings(lb), allow_nan=False, separators=(",", ":")))
     head = head.replace('class="reweight"', f'class="reweight" data-settings="{settings}"')
     script = panel_script()
-    if "</script" in script.lower():  # a static file; checked all the same
-        raise RuntimeError("the panel's script cannot be inlined: it holds '</script'.")
+    if any(bad in script.lower() for bad in ("<script", "</script", "<!--")):  # static files; checked all the same
+        raise RuntimeError("the panel's script cannot be inlined: it holds '<script', '</script' or '<!--'.")
     return (f"{head}{_intro(lb)}"
             '<p class="rw-needs-script">This panel needs scripts, which this viewer does not run: '
             "the official ranking above is the published one.</p>"
@@ -206,8 +206,9 @@ def _form(lb: Leaderboard) -> str:
         fields.append(f'<fieldset><legend>Groups\' weights</legend>{"".join(groups)}</fieldset>')
     return (f'<form class="rw-form" aria-label="Weights">{"".join(fields)}<div class="rw-actions">'
             '<button type="submit">Rank again</button>'
-            '<button type="button" data-action="reset">Official weights</button>'
-            '<a class="rw-link" href="#">Link to this view</a></div></form>')
+            '<button type="button" data-reset>Official weights</button>'
+            '<label class="rw-link">Link to this view <input type="text" readonly '
+            'class="rw-url"></label></div></form>')
 
 
 def _table(lb: Leaderboard) -> str:

@@ -3,7 +3,7 @@
  * Readers change the weights of the final phase's judges (and of their groups) and the page
  * ranks the same candidates again with the published method (MetascoreMethods, the script
  * before this one), beside the official ranking, which stays as published. The numbers come
- * from the page's ranking record (<script type="application/json" id="metascore-ranking">);
+ * from the page's ranking record (the JSON data block of id "metascore-ranking");
  * the panel's settings from its data-settings attribute. The URL fragment
  * #weights=<judge>:<weight>,...&groups=<group>:<weight>,... sets weights on load (judges not
  * named keep theirs) and follows every change, so that a view is a link. Text from the data
@@ -29,7 +29,7 @@ function metascoreReweight() {
   };
   const judgeAt = new Map(board.judges.map((j, k) => [j, k]));
   const q = (sel) => panel.querySelector(sel);
-  const form = q("form"), status = q(".rw-status"), tbody = q("#reweighted tbody"), link = q(".rw-link");
+  const form = q("form"), status = q(".rw-status"), tbody = q("#reweighted tbody"), link = q(".rw-url");
   const judgeInputs = Array.from(panel.querySelectorAll("input[data-judge]"));
   const groupInputs = Array.from(panel.querySelectorAll("input[data-group]"));
 
@@ -79,12 +79,18 @@ function metascoreReweight() {
     return problems;
   }
 
-  function writeFragment() {
+  /** The address of this view: the page's own, with the fragment of the weights. */
+  function showLink() {
     const frag = fragment();
-    link.setAttribute("href", "#" + frag);
+    link.value = location.href.replace(/#.*$/, "") + (frag ? "#" + frag : "");
+    return frag;
+  }
+
+  function writeFragment() {
+    const frag = showLink();
     try {
       history.replaceState(null, "", location.pathname + location.search + (frag ? "#" + frag : ""));
-    } catch (e) { /* a frame without an address of its own: the link still shows the view */ }
+    } catch (e) { /* a document without an address of its own: the link field still shows it */ }
   }
 
   // ------------------------------------------------------------------ the inputs
@@ -206,12 +212,13 @@ function metascoreReweight() {
     const problems = readFragment(location.hash);
     showState();
     recompute(problems);
-    link.setAttribute("href", "#" + fragment());
+    showLink();
   }
 
   form.addEventListener("submit", apply);
-  form.addEventListener("change", apply);
-  q("button[data-action=reset]").addEventListener("click", () => {
+  form.addEventListener("change", (event) => { if (event.target !== link) apply(event); });
+  link.addEventListener("focus", () => link.select());
+  q("button[data-reset]").addEventListener("click", () => {
     state.w.splice(0, state.w.length, ...official.w);
     state.g = Object.assign({}, official.g);
     showState();
