@@ -131,7 +131,7 @@ def _settings(lb: Leaderboard) -> dict[str, Any]:
 
 def panel_script() -> str:
     """The panel's script: the methods, then the panel (static files of the package)."""
-    assets = files("metascore.render") / "assets"
+    assets = files("metascore.render.assets")
     return "\n".join((assets / name).read_text(encoding="utf-8")
                      for name in ("reweight_methods.js", "reweight.js"))
 
