@@ -53,6 +53,7 @@ def without_new_settings(name: str, text: str, case: str = "") -> str:
                       count=1, flags=re.S)
         text = re.sub(r'<section id="reweight" .*?</section>\n', "", text, count=1, flags=re.S)
         text = text.replace("self-contained: no external resources.", "self-contained: no scripts, no external resources.")
+        text = text.replace('<p class="note">The official ranking, as published. ', '<p class="note">', 1)
         text = re.sub(r",\n +&quot;judge_columns&quot;: 200,\n +&quot;per_judge&quot;: &quot;ranks&quot;",
                       "", text, count=1)
         text = re.sub(r"<th title=\"a strict order every judge gives[^<]*</th>", "", text)

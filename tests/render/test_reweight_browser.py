@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 
+import pandas as pd
 import pytest
 
 import reweight_boards as rb
@@ -175,6 +176,27 @@ def test_what_a_link_or_an_input_gets_wrong_is_said(browser, tmp_path):
     assert tab.get_attribute("#rw-j0", "aria-invalid") == "true"
     assert "A weight must be a number, 0 or more" in tab.inner_text(".rw-status")
     tab.close()
+
+
+def test_a_weight_the_missing_data_policy_refuses_is_said_as_metascore_rank_says_it(browser, boards, tmp_path):
+    """``missing: error`` with the judges that miss cells not counted: a link that counts one
+    gets the sentence ``metascore rank`` fails with (naming a candidate without a score there;
+    the page reads the candidates in the tie-break's order, so perhaps another), no table."""
+    path, base = boards[False]
+    gaps = {"t0/m3", "t1/m2", "t2/m2", "t3/m0"}  # the judges missing cells
+    judges = [dict(j, weight=0.0) if f"{j['task']}/{j['metric']}" in gaps else j for j in base["judges"]]
+    config = dict(base, judges=judges, ranking={"method": "mean", "missing": "error"})
+    rb.rank(config, path, tmp_path / "page")
+    with pytest.raises(AssertionError) as refused:
+        rb.rank(rb.reweighted(config, {"t1/m2": 1.0}, final=None), path, tmp_path / "cli")
+    order, status = rb.page_order(browser, tmp_path / "page" / "detailed_results.html", rb.fragment({"t1/m2": 1.0}))
+    assert order == []
+    sentence = r"candidate '([^']+)' has no score for judge 't1/m2' \(missing='error'\)"
+    assert re.search(sentence, str(refused.value)), str(refused.value)
+    named = re.search("The page cannot rank with these weights: " + sentence, status).group(1)
+    rows = pd.read_csv(path)
+    assert named in set(rows["candidate"]) and not ((rows["candidate"] == named) & (rows["task"] == "t1")
+                                                    & (rows["metric"] == "m2")).any()
 
 
 def test_names_in_the_reweighted_table_are_text(browser, tmp_path):

@@ -136,6 +136,7 @@ def _final_section(lb: Leaderboard, shown: Display, failed: dict[tuple[str, str,
              "position; excluded candidates are listed with the reason.")
     if lb.filter is None:
         intro = "Baselines are shown for reference without a position."
+    intro = "The official ranking, as published. " + intro  # beside the re-weighted one (issue 51)
     return _board_section(f"Final leaderboard: {lb.final.phase}", lb.final, intro, shown, failed,
                           show_status=lb.filter is not None, labels=_labels(lb, lb.final),
                           holder=per_judge_holder(lb, lb.final))

@@ -55,7 +55,8 @@ function metascoreReweight() {
   }
 
   function fragment() {
-    const changed = (list) => list.filter(([, w, was]) => w !== was).map(([k, w]) => `${encode(k)}:${w}`).join(",");
+    const changed = (list) => list.filter(([, w, was]) => w !== was)
+      .map(([k, w]) => `${encode(k)}:${w}`).join(",");
     const weights = changed(board.judges.map((j, k) => [j, state.w[k], official.w[k]]));
     const groups = changed(Object.keys(state.g).map((g) => [g, state.g[g], official.g[g]]));
     return [weights && `weights=${weights}`, groups && `groups=${groups}`].filter(Boolean).join("&");
@@ -68,7 +69,8 @@ function metascoreReweight() {
       for (const [key, text] of pairs) {
         const w = weight(text);
         if (!where(key)) problems.push(`the link names ${what} '${key}', which this ranking does not have`);
-        else if (w === null) problems.push(`the link gives ${what} '${key}' the weight '${text}', not a number >= 0`);
+        else if (w === null)
+          problems.push(`the link gives ${what} '${key}' the weight '${text}', not a number >= 0`);
         else set(key, w);
       }
     };
@@ -134,7 +136,8 @@ function metascoreReweight() {
   function move(was, now) {
     if (was === null) return ["new", "not ranked officially", "rw-up"];
     if (was === now) return ["=", "same position", ""];
-    return was > now ? [`\u25B2 ${was - now}`, `up ${was - now}`, "rw-up"] : [`\u25BC ${now - was}`, `down ${now - was}`, "rw-down"];
+    return was > now ? [`\u25B2 ${was - now}`, `up ${was - now}`, "rw-up"]
+      : [`\u25BC ${now - was}`, `down ${now - was}`, "rw-down"];
   }
 
   function draw(result) {
@@ -158,7 +161,8 @@ function metascoreReweight() {
     const dropped = q(".rw-excluded");
     dropped.textContent = result.excluded.length ? "Not ranked with these weights (the missing-data policy): " +
       result.excluded.map(([i, why]) => `${pool[i][CAND]} (${why})`).join("; ") + "." : "";
-    if (result.best.length > settings.rows) dropped.textContent += ` The first ${settings.rows} of ${result.best.length} candidates are shown.`;
+    if (result.best.length > settings.rows)
+      dropped.textContent += ` The first ${settings.rows} of ${result.best.length} candidates are shown.`;
     return moved;
   }
 
@@ -168,12 +172,14 @@ function metascoreReweight() {
 
   function say(result, moved) {
     const first = pool[result.rows[result.best[0]]], top = officialOrder()[0];
-    const same = state.w.every((w, k) => w === official.w[k]) && Object.keys(state.g).every((g) => state.g[g] === official.g[g]);
+    const same = state.w.every((w, k) => w === official.w[k])
+      && Object.keys(state.g).every((g) => state.g[g] === official.g[g]);
     const order = result.best.map((k) => pool[result.rows[k]][CAND]);
     if (same) {
       status.textContent = order.join("\n") === officialOrder().join("\n")
         ? "With the official weights the page finds the official ranking. Change a weight to see the ranking move."
-        : "Warning: with the official weights the page does not find the official ranking, so its re-weighted rankings cannot be trusted.";
+        : "Warning: with the official weights the page does not find the official ranking, so its " +
+          "re-weighted rankings cannot be trusted.";
       return;
     }
     const who = (r) => (r[WHO] && r[WHO] !== r[CAND] ? `${r[WHO]} (${r[CAND]})` : r[CAND]);

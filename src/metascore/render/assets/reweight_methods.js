@@ -101,8 +101,8 @@ const MetascoreMethods = (function () {
   }
 
   // ------------------------------------------------------------------ pairwise counts
-  /** The columns as rows: a candidate's values on every judge side by side (judge-major
-   * reading of candidate pairs is what the pairwise methods do n x n times). */
+  /** The columns as rows: a candidate's values on every judge side by side, so that the n x n
+   * comparisons of two candidates judge by judge read contiguous memory. */
   function byRow(X, n) {
     const m = X.length, R = new Float64Array(n * m);
     for (let j = 0; j < m; j++) for (let i = 0; i < n; i++) R[i * m + j] = X[j][i];
@@ -131,7 +131,8 @@ const MetascoreMethods = (function () {
         N[b * n + a] = ba;
         if (C === null) continue;
         let both = 0;
-        for (let j = 0; j < m; j++) both += (R[ra + j] === R[ra + j] && R[rb + j] === R[rb + j]) * w[j];  // x === x: not NaN
+        for (let j = 0; j < m; j++)  // x === x: not NaN
+          both += (R[ra + j] === R[ra + j] && R[rb + j] === R[rb + j]) * w[j];
         C[a * n + b] = C[b * n + a] = both;
       }
       if (C !== null) for (let j = 0; j < m; j++) if (R[ra + j] === R[ra + j]) C[a * n + a] += w[j];
@@ -207,7 +208,8 @@ const MetascoreMethods = (function () {
   /** classical.relative_difference: the mean signed relative difference (u-v)/(u+v). */
   function relative_difference(X, w, { n, signs, params }) {
     const onRanks = params.on === "ranks", m = X.length;
-    const base = byRow(onRanks ? X.map((x) => ranks(x, "average")) : X.map((x, j) => x.map((v) => v * signs[j])), n);
+    const raw = (x, j) => x.map((v) => v * signs[j]);
+    const base = byRow(onRanks ? X.map((x) => ranks(x, "average")) : X.map(raw), n);
     const ws = Float64Array.from(w, (wj, j) => wj * (onRanks ? -1 : signs[j]));
     const wsSum = sum(ws), wSum = sum(w), gaps = base.some(isNaN_);  // no gap: every pair weighs the total
     const pair = new Float64Array(n * n);
@@ -249,7 +251,10 @@ const MetascoreMethods = (function () {
 
   /** benchmark_rules.plurality: the weighted share of judges on which one is first alone. */
   function plurality(X, w, { n }) {
-    const points = X.map((x) => { const [lo, hi] = spans(x); return lo.map((l, i) => isNaN_(l) ? NaN : +(hi[i] === 1)); });
+    const points = X.map((x) => {
+      const [lo, hi] = spans(x);
+      return lo.map((l, i) => (isNaN_(l) ? NaN : +(hi[i] === 1)));
+    });
     return overPresent(points, w, n);
   }
 
@@ -430,7 +435,10 @@ const MetascoreMethods = (function () {
       for (let k = 0; k < n; k++) { c += p[k]; out[k] = rint((c / own) * 1e12) / 1e12; }
       return out;
     });
-    const cmp = (a, b) => { for (let k = 0; k < n; k++) if (rows[a][k] !== rows[b][k]) return rows[a][k] - rows[b][k]; return 0; };
+    const cmp = (a, b) => {
+      for (let k = 0; k < n; k++) if (rows[a][k] !== rows[b][k]) return rows[a][k] - rows[b][k];
+      return 0;
+    };
     const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => cmp(a, b) || a - b);
     const score = new Float64Array(n);
     for (let s = 0; s < n; ) {
@@ -454,9 +462,11 @@ const MetascoreMethods = (function () {
       }
     };
     if (method === "relative_difference" && params.on !== "ranks")
-      each((v) => v < 0, (c, v, j) => `relative difference needs non-negative scores, but candidate ${quote(c)} has ${v} on judge ${quote(j)}.`);
+      each((v) => v < 0, (c, v, j) => `relative difference needs non-negative scores, but candidate ${quote(c)} ` +
+        `has ${v} on judge ${quote(j)}.`);
     if (method === "geometric_mean")
-      each((v, j) => v < 0 || (v === 0 && !M.hib[j]), (c, v, j) => `geometric_mean needs positive scores, but candidate ${quote(c)} has ${v} on judge ${quote(j)}.`);
+      each((v, j) => v < 0 || (v === 0 && !M.hib[j]), (c, v, j) => `geometric_mean needs positive scores, but ` +
+        `candidate ${quote(c)} has ${v} on judge ${quote(j)}.`);
     if (method === "optimality_gap" && params.gamma !== null && typeof params.gamma === "object")
       for (const j of cols) if (!(M.judges[j] in params.gamma))
         throw new RankError(`optimality_gap: \`gamma\` gives no target for judge ${quote(M.judges[j])}.`);
@@ -469,7 +479,8 @@ const MetascoreMethods = (function () {
     const cols = [];
     for (let j = 0; j < M.m; j++) if (M.w[j] > 0) cols.push(j);
     if (!cols.length)
-      throw new RankError(`every judge has weight 0 (${M.m} judges), so nothing would be counted; give at least one judge a positive weight.`);
+      throw new RankError(`every judge has weight 0 (${M.m} judges), so nothing would be counted; ` +
+        "give at least one judge a positive weight.");
     let rows = Array.from({ length: M.n }, (_, i) => i);
     const miss = (i, j) => isNaN_(M.cols[j][i]);
     const excluded = [];
@@ -479,7 +490,8 @@ const MetascoreMethods = (function () {
       throw new RankError(`judge ${quote(M.judges[empty])} has no score for any candidate.`);
     if (missing === "error") {
       const i = rows.find((r) => cols.some((j) => miss(r, j)));
-      throw new RankError(`candidate ${quote(M.cand[i])} has no score for judge ${quote(M.judges[cols.find((j) => miss(i, j))])} (missing='error').`);
+      const j = cols.find((c) => miss(i, c));
+      throw new RankError(`candidate ${quote(M.cand[i])} has no score for judge ${quote(M.judges[j])} (missing='error').`);
     }
     if (missing === "drop_candidates") {
       for (const i of rows) {
@@ -531,12 +543,16 @@ const MetascoreMethods = (function () {
     const { rows, cols, excluded } = prepare(M, set.missing);
     const present = [...new Set(cols.map((j) => groups.of[j]))];
     if (!present.length) throw new RankError("no group has a counted judge left to rank.");
-    const sub = (js) => ({ n: rows.length, m: js.length, cols: js.map((j) => Float64Array.from(rows, (i) => M.cols[j][i])),
-      hib: js.map((j) => M.hib[j]), w: js.map((j) => M.w[j]), judges: js.map((j) => M.judges[j]), cand: rows.map((i) => M.cand[i]) });
+    const sub = (js) => ({
+      n: rows.length, m: js.length, cols: js.map((j) => Float64Array.from(rows, (i) => M.cols[j][i])),
+      hib: js.map((j) => M.hib[j]), w: js.map((j) => M.w[j]), judges: js.map((j) => M.judges[j]),
+      cand: rows.map((i) => M.cand[i]),
+    });
     const weight = (g) => (g in groups.weights ? groups.weights[g] : 1);
     const counted = present.filter((g) => weight(g) > 0);
     if (!counted.length)
-      throw new RankError("every group with a counted judge has weight 0, so nothing would be counted; give one of them a positive weight.");
+      throw new RankError("every group with a counted judge has weight 0, so nothing would be counted; " +
+        "give one of them a positive weight.");
     const column = (g) => {
       const S = sub(cols.filter((j) => groups.of[j] === g));
       const r = rankMatrix(S, set.within, set.withinParams, set.missing, set.fills[set.within]);
@@ -563,7 +579,9 @@ const MetascoreMethods = (function () {
     }
     idx.sort((a, b) => group[a] - group[b] || a - b);
     const position = new Int32Array(n);
-    idx.forEach((c, k) => { position[c] = k > 0 && group[c] === group[idx[k - 1]] ? position[idx[k - 1]] : k + 1; });
+    idx.forEach((c, k) => {
+      position[c] = k > 0 && group[c] === group[idx[k - 1]] ? position[idx[k - 1]] : k + 1;
+    });
     return { best: idx, position };
   }
 
