@@ -78,6 +78,28 @@ def test_a_random_board_reweighted_in_the_page_is_metascore_rank_with_those_weig
     assert order == expected and len(order) >= 150, status
 
 
+#: The methods' parameters other than their defaults, each under a policy.
+PARAMS = [("average_rank", {"ties": "dense"}, "worst"), ("average_rank", {"ties": "min"}, "pairwise"),
+          ("success_rate", {"ties": "half"}, "pairwise"), ("relative_difference", {"on": "ranks"}, "pairwise"),
+          ("dowdall", {"ties": "min"}, "pairwise"), ("threshold", {"ties": "max"}, "worst"),
+          ("optimality_gap", {"gamma": "best"}, "worst"), ("optimality_gap", {"gamma": "q50"}, "pairwise"),
+          ("optimality_gap", {"gamma": 0.5}, "worst"),
+          ("optimality_gap", {"gamma": {f"t{t}/m{m}": 0.3 + 0.1 * m for t in range(4) for m in range(5)}},
+           "drop_candidates")]
+
+
+@pytest.mark.parametrize("method, params, policy", PARAMS, ids=[f"{m}-{json.dumps(p)[:20]}" for m, p, _ in PARAMS])
+def test_each_parameter_of_a_method_reweighted_as_metascore_rank(browser, board, tmp_path, method, params, policy):
+    path, base = board
+    config = dict(base, ranking={"method": method, "missing": policy, "params": params})
+    official = rb.rank(config, path, tmp_path / "page")
+    expected = rb.rank(rb.reweighted(config, rb.RANDOM_WEIGHTS, final=None), path, tmp_path / "cli")
+    page = tmp_path / "page" / "detailed_results.html"
+    assert rb.page_order(browser, page)[0] == official
+    order, status = rb.page_order(browser, page, rb.fragment(rb.RANDOM_WEIGHTS))
+    assert order == expected, status
+
+
 @pytest.mark.parametrize("method, within, policy", [("copeland", "average_rank", "worst"),
                                                     ("mean", "median", "pairwise"),
                                                     ("schulze", "dowdall", "drop_candidates")])
