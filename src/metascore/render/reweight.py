@@ -51,7 +51,7 @@ RECOMPUTED: dict[str, str] = {
     "mean": "values", "median": "values", "average_rank": "values", "geometric_mean": "values",
     "optimality_gap": "values", "dowdall": "values", "plurality": "values", "threshold": "pairs",
     "success_rate": "pairs", "relative_difference": "pairs", "copeland": "pairs", "minimax": "pairs",
-    "baldwin": "cubic", "schulze": "cubic", "ranked_pairs": "cubic",
+    "baldwin": "pairs", "schulze": "cubic", "ranked_pairs": "cubic",
 }
 _FIT = "it fits its ratings by iterative optimisation"
 #: The methods the page cannot recompute exactly, and why.
