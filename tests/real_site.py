@@ -285,6 +285,18 @@ class Competition:
     def snapshot(self) -> dict:
         return admin("competition", {"competition": self.id})
 
+    def through_final(self, bundle: Path, people: list[tuple[str, str]], baseline: str) -> list[dict]:
+        """The template's course to its final phase: each person's sample submission and the
+        baseline's starting kit in Development, then the Final phase open and migrated; the
+        final phase's submissions."""
+        for person, sample in people:
+            self.submit(person, "Development", zip_folder(bundle / "sample_submissions" / sample))
+        self.submit(baseline, "Development", zip_folder(bundle / "starting_kit" / "baseline_submission"))
+        self.wait("Development", len(people) + 1)
+        self.open_phase("Final")
+        self.migrate()
+        return self.wait("Final", len(people) + 1)
+
 
 # ----------------------------------------------------------------------------- leaderboards
 def board(text: str | bytes) -> list[dict[str, str]]:

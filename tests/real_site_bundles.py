@@ -238,3 +238,21 @@ def manifest_order(bundle: Path) -> list[tuple[str, str]]:
     """(participant, folder) of the sample submissions, in submission order."""
     rows = yaml.safe_load((bundle / "sample_submissions" / "submissions.yaml").read_text())
     return [(r["participant"], r["file"]) for r in sorted(rows, key=lambda r: r["submitted_at"])]
+
+
+def template_competition(folder: Path, organizer: str, baseline: str, password: str | None = None):
+    """The template zipped by ``bundle zip`` and uploaded by ``organizer`` (published, every
+    account registered): the bundle folder, its people in manifest order, each account's token
+    (``organizer``, ``baseline`` and the people, with ``password`` when given) and the
+    :class:`real_site.Competition`."""
+    import real_site as rs
+
+    bundle = copy_template(folder)
+    zipped = zip_bundle(bundle, folder / "bundle.zip")
+    people = manifest_order(bundle)
+    names = [organizer, baseline, *(p for p, _ in people)]
+    users = [{"username": n, **({"password": password} if password else {})} for n in names]
+    tokens = rs.admin("users", {"users": users})
+    site = rs.site_up()[0]["site"]
+    return bundle, people, tokens, rs.Competition({n: rs.Api(site, tokens[n]) for n in names}, organizer, zipped)
+

@@ -37,7 +37,8 @@ FILES = ("scores.json", "scores.txt", "leaderboard.csv", "leaderboard.json", "de
 def without_new_settings(name: str, text: str, case: str = "") -> str:
     """The file as metascore wrote it before ``output.judge_columns`` and ``output.per_judge``,
     and before issue 34 added ``winners``, ``ranking.groups`` and the declared ``unanimity``
-    of the method comparison, and before issue 53 added the ranking page's record;
+    of the method comparison, and before issue 53 added the ranking page's record and issue 51
+    its re-weighting panel;
     ``winner_score`` as it was before issue 50 showed it as the method does (average_rank: the
     average rank, not minus it; "wide" is the one case ranked by average_rank)."""
     if case == "wide":
@@ -50,6 +51,9 @@ def without_new_settings(name: str, text: str, case: str = "") -> str:
     if name == "detailed_results.html":
         text = re.sub(r'<script type="application/json" id="metascore-ranking">.*?</script>\n', "", text,
                       count=1, flags=re.S)
+        text = re.sub(r'<section id="reweight" .*?</section>\n', "", text, count=1, flags=re.S)
+        text = text.replace("self-contained: no external resources.", "self-contained: no scripts, no external resources.")
+        text = text.replace('<p class="note">The official ranking, as published. ', '<p class="note">', 1)
         text = re.sub(r",\n +&quot;judge_columns&quot;: 200,\n +&quot;per_judge&quot;: &quot;ranks&quot;",
                       "", text, count=1)
         text = re.sub(r"<th title=\"a strict order every judge gives[^<]*</th>", "", text)

@@ -27,20 +27,22 @@ def _report(**over) -> str:
 
 
 def _external_references(page: str) -> list[str]:
-    """Anything that would make a browser fetch something."""
+    """Anything that would make a browser fetch something (a link to a place in the page
+    itself, ``#...``, fetches nothing)."""
     refs = re.findall(r"""(?:src|href|action|poster|data)\s*=\s*["']?([^"'\s>]+)""", page, re.I)
     refs += re.findall(r"url\(\s*([^)]*)\)", page, re.I)
     refs += re.findall(r"@import[^;]*", page, re.I)
-    return refs
+    return [r for r in refs if not r.startswith("#")]
 
 
 def _scripts(page: str) -> list[str]:
     """The page's script tags but its one data block (the ranking record, which no browser
-    runs: issue 53)."""
+    runs: issue 53) and the re-weighting panel's inline script (issue 51)."""
     tags = re.findall(r"<script\b[^>]*>", page, re.I)
     record = '<script type="application/json" id="metascore-ranking">'
-    assert tags.count(record) == 1
-    return [t for t in tags if t != record]
+    panel = '<script id="metascore-reweight">'
+    assert tags.count(record) == 1 and tags.count(panel) == 1
+    return [t for t in tags if t not in (record, panel)]
 
 
 def test_report_is_self_contained_and_complete():

@@ -81,9 +81,12 @@ def test_every_name_on_the_ranking_page_is_text(tmp_path):
     page = parsed(_report(tmp_path, list(MARKUP), "hostile"))
     assert page.tags == plain.tags and page.attrs == plain.attrs
     assert not {"a", "img", "iframe", "object"} & page.tags
-    # one script element, the ranking's record (issue 53): data a browser never runs
-    assert page.scripts == plain.scripts == [{"type": "application/json", "id": "metascore-ranking"}]
-    assert {key for key, value in page.values if any(n in value for n in MARKUP)} <= {"title"}
+    # two script elements: the re-weighting panel's, static (issue 51), and the ranking's
+    # record (issue 53), data a browser never runs
+    assert page.scripts == plain.scripts == [{"id": "metascore-reweight"},
+                                             {"type": "application/json", "id": "metascore-ranking"}]
+    # a name is in a title, or names the judge of a re-weighting input (read as text)
+    assert {key for key, value in page.values if any(n in value for n in MARKUP)} <= {"title", "data-judge"}
     text = "\n".join(page.text)
     for name in MARKUP:
         assert name in text, name

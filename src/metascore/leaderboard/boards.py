@@ -18,7 +18,7 @@ import pandas as pd
 from .filtering import BaselineScore, Decision, baseline_counterparts, phase_score_text
 from ..matrix import ScoreMatrix
 from ..pairwise import PairwiseCounts, values_condorcet_winner
-from ..ranking import Ranking
+from ..ranking import Ranking, positions_and_order
 from ..method_spec import Display
 from ..missing import Prepared
 from ..stats import fractional_ranks
@@ -69,9 +69,11 @@ def final_board(
     ranking = None
     notes: tuple[str, ...] = ()
     rows: list[Row] = []
+    order: tuple[str, ...] = ()
     if len(qualified) >= 2:
         pool = matrix.subset(candidates=qualified)
         ranking = ranker.at(phase)(pool)
+        order = tie_break_order(pool, ranker.tie_break)
         rows = _ranked_rows(pool, ranking, qualified=True, decisions=decisions)
         notes = _notes(ranking)
     elif len(qualified) == 1:
@@ -100,7 +102,17 @@ def final_board(
     scores = {c: b.score for c, b in baseline_dev.items()}
     rows += _unranked_rows(matrix, base + rest, reasons, decisions, scores)
     winners = ranking.winners if ranking is not None else tuple(qualified[:1])
-    return _board(phase, matrix, rows, dropped, notes, winners), ranking
+    return _board(phase, matrix, rows, dropped, notes, winners, order), ranking
+
+
+def tie_break_order(pool: ScoreMatrix, tie_break: Sequence[str]) -> tuple[str, ...]:
+    """The candidates of ``pool`` in the order ``tie_break`` alone puts them: the order of a
+    ranking inside any group of equal scores (:func:`~metascore.ranking.positions_and_order`
+    with every score equal)."""
+    _, order = positions_and_order(np.zeros(len(pool.candidates)), tie_break, pool.candidates,
+                                   pool.submitted_at, pool.participants, None,
+                                   pool.submission_order)
+    return tuple(pool.candidates[i] for i in order)
 
 
 def _dev_pos(decision: Decision | None) -> float:
@@ -223,7 +235,7 @@ def _row(
 
 def _board(
     phase: str, matrix: ScoreMatrix, rows: list[Row], dropped: Mapping[str, str],
-    notes: tuple[str, ...], winners: tuple[str, ...] = (),
+    notes: tuple[str, ...], winners: tuple[str, ...] = (), pool: tuple[str, ...] = (),
 ) -> Board:
     return Board(
         phase=phase,
@@ -234,6 +246,8 @@ def _board(
         not_selected=dict(dropped),
         notes=notes,
         winners=tuple(winners),
+        groups=matrix.groups,
+        pool=pool,
     )
 
 

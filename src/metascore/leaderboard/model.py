@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..analysis import JudgeAgreement, MethodComparison, RankUncertainty, StabilityResult
+from ..judge_groups import JudgeGroups
 from ..readers.score_table import Failure, Flag, ScoreTable
 from .filtering import FilterResult
 
@@ -146,6 +147,12 @@ class Board:
     notes: tuple[str, ...] = ()
     winners: tuple[str, ...] = ()  # who the ranking puts first (Ranking.winners): more than
     # one when the first place is shared
+    #: The judges' groups (a ranking in two steps), None without.
+    groups: JudgeGroups | None = None
+    #: The candidates the ranking was asked to rank (before the missing-data policy), in the
+    #: order the tie-break alone puts them; empty when fewer than two were (what the ranking
+    #: page's re-weighting panel ranks again: :mod:`metascore.render.reweight`).
+    pool: tuple[str, ...] = ()
 
     @property
     def ranked(self) -> tuple[Row, ...]:

@@ -21,7 +21,13 @@ alone:
   (``owner`` and ``submission`` id of a Codabench row key ``<owner>-<id>``, else null),
   ``baseline``, ``position``, ``score``, ``qualified`` (final board), ``submitted_at`` and
   its ``values`` (one per published judge, null where missing); and ``not_selected`` (a
-  participant's other submissions and why).
+  participant's other submissions and why); and what ranking the board again takes (the
+  ranking page's re-weighting panel, :mod:`metascore.render.reweight`): each published
+  judge's direction (``higher_is_better``) and ``weights``, the weights of its hidden judges
+  (``hidden_weights``), the judges' ``groups`` (null without: each judge's group, the
+  groups' weights, the rule inside them and its parameters) and, on the final board, its
+  ``pool``: the rows (their indices) the ranking was asked to rank, in the order the
+  tie-break alone puts them.
 
 The values are left out of every row (``values_published: false``) when the boards would
 hold more than :data:`RECORD_VALUES` of them (a row takes about 150 bytes with three judges).
@@ -43,7 +49,7 @@ from ..leaderboard import Board, Leaderboard, Row
 from ..submission_order import split_submission_key
 
 __all__ = ["RECORD_ID", "RECORD_FORMAT", "RECORD_VERSION", "RECORD_VALUES", "ROW_FIELDS",
-           "ranking_record", "record_html"]
+           "ranking_record", "record_html", "hidden_judges", "values_published"]
 
 #: The ``id`` of the data block in the page.
 RECORD_ID = "metascore-ranking"
@@ -63,12 +69,18 @@ def record_html(lb: Leaderboard) -> str:
             f"{text.translate(_ESCAPES)}</script>")
 
 
+def values_published(lb: Leaderboard) -> bool:
+    """Whether the record holds the judges' values (at most :data:`RECORD_VALUES` of them)."""
+    hidden = hidden_judges(lb)
+    boards = [b for b in (lb.final, lb.development) if b is not None]
+    return sum(len(b.rows) * sum(j not in hidden for j in b.judges) for b in boards) <= RECORD_VALUES
+
+
 def ranking_record(lb: Leaderboard) -> dict[str, Any]:
     """The record of ``lb`` (see the module's docstring), JSON-ready."""
-    hidden = _hidden_judges(lb)
+    hidden = hidden_judges(lb)
     boards = [b for b in (lb.final, lb.development) if b is not None]
-    n_values = sum(len(b.rows) * sum(j not in hidden for j in b.judges) for b in boards)
-    values = n_values <= RECORD_VALUES
+    values = values_published(lb)
     return {
         "format": RECORD_FORMAT,
         "version": RECORD_VERSION,
@@ -85,7 +97,7 @@ def ranking_record(lb: Leaderboard) -> dict[str, Any]:
     }
 
 
-def _hidden_judges(lb: Leaderboard) -> frozenset[str]:
+def hidden_judges(lb: Leaderboard) -> frozenset[str]:
     """The judges (keys) on a hidden column of the competition."""
     columns = lb.input_summary.hidden
     if not columns:
@@ -110,14 +122,32 @@ ROW_FIELDS = ("candidate", "participant", "owner", "submission", "baseline", "po
 def _board(board: Board, hidden: frozenset[str], values: bool, *, final: bool) -> dict[str, Any]:
     shown = [k for k, j in enumerate(board.judges) if j not in hidden]
     fields = [f for f in ROW_FIELDS if (final or f != "qualified") and (values or f != "values")]
-    return {
+    out = {
         "phase": board.phase,
         "judges": [board.judges[k] for k in shown],
         "values_published": values,
         "row_fields": fields,
         "rows": [_row(r, shown if values else None, board.judges, final) for r in board.rows],
         "not_selected": dict(board.not_selected),
+        "higher_is_better": [bool(board.higher_is_better[k]) for k in shown],
+        "weights": [float(board.weights[k]) for k in shown],
+        "hidden_weights": {j: float(w) for j, w in zip(board.judges, board.weights) if j in hidden},
+        "groups": _groups(board, shown),
     }
+    if final:
+        at = {r.candidate: k for k, r in enumerate(board.rows)}
+        out["pool"] = [at[c] for c in board.pool]
+    return out
+
+
+def _groups(board: Board, shown: list[int]) -> dict[str, Any] | None:
+    """The board's judge groups: each published judge's group (``of``), every group's
+    weight, the rule inside the groups and its parameters (None: the method's)."""
+    g = board.groups
+    if g is None:
+        return None
+    return {"of": [g.of[k] for k in shown], "weights": {n: g.weight(n) for n in g.names},
+            "method": g.within, "params": jsonable(dict(g.within_params))}
 
 
 def _row(r: Row, shown: list[int] | None, judges: tuple[str, ...], final: bool) -> list[Any]:

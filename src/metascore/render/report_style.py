@@ -65,4 +65,25 @@ svg text { font-family: -apple-system, "Segoe UI", Roboto, Arial, sans-serif; }
 .legend { color: var(--muted); font-size: 12px; margin-top: 6px; }
 table.stats { width: auto; } table.stats td.num { font-size: 16px; font-weight: 600; }
 footer { color: var(--muted); font-size: 12px; margin-top: 18px; text-align: center; }
+.reweight .rw-body { display: none; }
+.reweight.rw-live .rw-body { display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start; }
+.reweight.rw-live .rw-needs-script { display: none; }
+.rw-needs-script { color: var(--warn); }
+.rw-form { flex: 0 1 330px; max-height: 440px; overflow-y: auto; }
+.rw-form fieldset { border: 1px solid var(--line); border-radius: 8px; margin: 0 0 10px; padding: 6px 10px; }
+.rw-form legend { color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
+.rw-weight { display: flex; justify-content: space-between; align-items: center; gap: 8px; padding: 3px 0; }
+.rw-weight label { overflow-wrap: anywhere; } .rw-weight .sub { display: block; margin: 0; }
+.rw-weight input { width: 5.5em; font: inherit; padding: 2px 4px; }
+.rw-weight input[aria-invalid=true] { border-color: var(--bad); background: var(--bad-bg); }
+.rw-actions { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
+.rw-actions button { font: inherit; padding: 3px 10px; }
+.rw-link { display: flex; gap: 6px; align-items: center; width: 100%; color: var(--muted); font-size: 12px; }
+.rw-url { flex: 1; min-width: 0; font: 12px ui-monospace, monospace; padding: 2px 4px; }
+.rw-result { flex: 1 1 480px; min-width: 0; }
+.rw-result .scroll { max-height: 420px; overflow-y: auto; }
+.rw-status { margin: 0 0 8px; }
+#reweighted caption { text-align: left; color: var(--muted); font-size: 12px; padding-bottom: 4px; }
+td.rw-up { color: var(--good); } td.rw-down { color: var(--bad); }
+:focus-visible { outline: 2px solid var(--accent); outline-offset: 1px; }
 """
