@@ -368,10 +368,11 @@ def markup_is_text(board: dict, report: str) -> None:
     page.feed(report)
     text = "".join(page.text)
     assert not {"a", "img", "iframe", "object", "embed"} & page.tags
-    # the one script element is the ranking's record (issue 53), data a browser never runs
-    assert [s for s in page.scripts if s != {"type": "application/json", "id": "metascore-ranking"}] == []
+    # the page's own script elements only: the re-weighting panel's, static (issue 51), and the
+    # ranking's record (issue 53), data a browser never runs
+    assert page.scripts == [{"id": "metascore-reweight"}, {"type": "application/json", "id": "metascore-ranking"}]
     assert not [k for k, v in page.attrs if k.startswith("on") or k in ("src", "href")]
-    assert {k for k, v in page.attrs if any(n in v for n in names)} <= {"title"}
+    assert {k for k, v in page.attrs if any(n in v for n in names)} <= {"title", "data-judge"}  # a judge input names its judge, as text
     assert all(name in text for name in names)
     outcome = outcome_of(board)
     everyone = tuple((int(r["position"]), r["participant"], r["score"]) for r in board["final"]["rows"]
