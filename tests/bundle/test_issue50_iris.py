@@ -195,11 +195,28 @@ def test_a_result_submission_whose_ingestion_failed_is_scored_as_given(trial):
     text = format_report(first)
     assert "FLAGGED" not in text and "prediction failed" not in text
     assert "bundle env" not in text and "requirements" not in text
-    assert ("note   (4 runs) prediction step: a result submission (no metadata file): its files are "
-            "the predictions and were scored as they are. Beside it, the ingestion program exited "
-            "with code 1; last line of its stderr: ModuleNotFoundError: No module named 'model'. As "
-            "on Codabench, whose worker too runs the ingestion program beside a result submission "
-            "and checks no exit code of the prediction step") in text
+    assert ("note   (4 runs) prediction step: a result submission (no metadata file, no code): its files "
+            "are the predictions, scored as they are. Beside it, the ingestion program exited with "
+            "code 1; last line of its stderr: ModuleNotFoundError: No module named 'model'. As on "
+            "Codabench, whose worker too runs the ingestion program beside a result submission and "
+            "checks no exit code of the prediction step (the error is in the submission's ingestion "
+            "log there).\n") in text
+
+
+def test_a_module_the_image_lacks_too_is_no_package_to_install(tmp_path):
+    """A code submission without the model.py its ingestion program imports: py312 lacks
+    `model` too, so no requirements file is proposed; a package py312 carries still is."""
+    from metascore.bundle.worker.pyenv import missing_module_hint
+
+    image = "codalab/codalab-legacy:py312"
+    hint = missing_module_hint("ModuleNotFoundError: No module named 'model'", "/x/bin/python", image)
+    assert hint == (
+        "metascore: the program needs the Python module 'model', which neither /x/bin/python nor "
+        "the image codalab/codalab-legacy:py312 has, so the import fails on Codabench too, unless "
+        "a submission brings it (a code submission's model.py, which an ingestion program imports "
+        "from /app/ingested_program); a package installed here would make this run differ from "
+        "the site's.")
+    assert "bundle env" in missing_module_hint("ModuleNotFoundError: No module named 'sklearn'", "/x/bin/python", image)
 
 
 # ---------------------------------------------------------------------- the meta program's Python

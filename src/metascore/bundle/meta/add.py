@@ -242,10 +242,12 @@ def _second_run(src: Path, hand: str, force: bool, v1: _V1Form | None, given: Me
     """What a second run on the meta phase add-meta wrote does: ``updated`` (what its options
     name, the rest kept), or ``rewrote`` (``force``, over files edited by hand); refused
     without ``force`` when its options would undo those edits."""
-    if not hand or (v1 is not None and v1.platform_only) or (not meta_options_given(given) and v1 is None):
+    if not hand:
         return "updated"
     if force:
         return "rewrote"
+    if (v1 is not None and v1.platform_only) or (v1 is None and not meta_options_given(given)):
+        return "updated"  # the end, rule or image alone: those files left as they are
     raise ConfigError(
         f"{src}: the meta phase's files differ from what add-meta writes ({hand}): edited by hand, "
         "or competition.yaml changed since; this run would write them again from its options and "

@@ -15,8 +15,9 @@ own sandbox ``<run_dir>/{prediction,scoring}/`` holding ``program/``,
    to scoring whatever happens), but the runner reports them (``prediction_problems``):
    a job that then finishes is *flagged* (its scores come from a scoring program that ran
    without the predictions), one whose scoring program then fails leads its reason with
-   that first failure. A result submission is not flagged when the ingestion program fails
-   beside it: its files are the predictions, scored as given, as on Codabench (a note).
+   that first failure. A result submission (no metadata, no code) is not flagged when the
+   ingestion program fails beside it: its files are the predictions, scored as given, as on
+   Codabench (a note).
 2. **Scoring job**: the scoring program is ``program/``, ``input/ref`` the reference data,
    ``input/res`` the prediction output (with the platform's ``metadata``). With
    ``ingestion_only_during_scoring`` the ingestion program runs here instead, next to the
@@ -212,16 +213,21 @@ def _predict(job: Job, backend: Backend, sandbox: Path, result: JobResult) -> No
                 result.prediction_problems.append(f"prediction step: {exited(label, run)}")
 
 
+#: Files that make a submission without metadata code an ingestion program imports, not results.
+_CODE_SUFFIXES = (".py", ".r", ".jl", ".sh", ".ipynb")
+
+
 def _result_files(sandbox: Path) -> dict[str, int] | None:
-    """A result submission's files (no metadata: the worker copied them to the output), by
-    path and size; ``None`` for a submission that has metadata."""
+    """A result submission's files (no metadata, so the worker copied them to the output,
+    and no code for an ingestion program to import), by path and size; ``None`` otherwise."""
     folder = sandbox / "program"
     try:
         if read_metadata(folder)[0] is not None:
             return None
     except (InputError, ConfigError, OSError, ValueError):  # read when the step was laid out
         return None
-    return _sizes(folder)
+    files = _sizes(folder)
+    return None if any(name.lower().endswith(_CODE_SUFFIXES) for name in files) else files
 
 
 def _sizes(folder: Path) -> dict[str, int]:
@@ -237,14 +243,14 @@ def _scored_as_given(failure: str, given: dict[str, int], output: Path) -> str:
     the prediction step)."""
     changed = sorted(name for name, size in _sizes(output).items()
                      if name != "metadata" and given.get(name) != size)
-    what = ("were scored as they are" if not changed else
-            "were scored with what the ingestion program wrote beside them before it failed "
+    what = ("as they are" if not changed else
+            "with what the ingestion program wrote beside them before it failed "
             f"({', '.join(changed[:3])}{' ...' if len(changed) > 3 else ''})")
-    return (f"prediction step: a result submission (no metadata file): its files are the "
-            f"predictions and {what}. Beside it, {failure[0].lower()}{failure[1:]}. As on Codabench, "
-            "whose worker too runs the ingestion program beside a result submission and checks no "
-            "exit code of the prediction step: the submission finishes there with these scores, "
-            "the error in its ingestion log.")
+    return (f"prediction step: a result submission (no metadata file, no code): its files are the "
+            f"predictions, scored {what}. Beside it, {failure[0].lower()}{failure[1:]}. As on "
+            "Codabench, whose worker too runs the ingestion program beside a result submission and "
+            "checks no exit code of the prediction step (the error is in the submission's ingestion "
+            "log there).")
 
 
 def _score(job: Job, backend: Backend, prediction: Path, result: JobResult) -> Path:
