@@ -221,11 +221,13 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:
                    "`metascore bundle env` builds them)")
     add_limit_options(p)
     p.add_argument("--submissions", metavar="DIR",
-                   help="folder of submission zips/folders (optional submissions.yaml or .csv "
-                   "manifest: file, participant, submitted_at, is_baseline, phase, on_leaderboard; "
-                   "or one sub-folder per phase name); replaces the bundle's sample_submissions/. "
-                   "Needed with a zipped bundle, which carries no sample submissions (only the "
-                   "baseline would run)")
+                   help="folder of submissions, one zip or folder each, run as the participant "
+                   "its name gives (alice__v2.zip: alice) or an optional submissions.yaml or .csv "
+                   "manifest says (file, participant, submitted_at, is_baseline, phase, "
+                   "on_leaderboard), in every phase or, in a sub-folder named after a phase, in that "
+                   "one; replaces the bundle's sample_submissions/. Needed without those (a zipped "
+                   "bundle carries none): only the starting kit would run, as 'baseline'. Sample "
+                   "zips beside the bundle are not read")
     p.add_argument("--scoring-program", metavar="DIR",
                    help="meta-scoring program used to fill meta_scoring_program/ (default: the "
                    "repository's scoring_program/)")
