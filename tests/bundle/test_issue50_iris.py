@@ -32,8 +32,8 @@ END = "2027-12-31"
 PY312 = ("the meta-scoring program runs with the image's python3: codalab/codalab-legacy:py312 has "
          "Python 3.12 with numpy, scipy, pandas and pyyaml (--meta-python bundled ships its own "
          "Python instead).")
-BESIDE = ("beside the bundle, sample_code_submission.zip, sample_result_submission.zip hold the files "
-          "of the starting kit's sample_code_submission, sample_result_submission, which run as "
+BESIDE = ("beside the bundle, sample_code_submission.zip, sample_result_submission.zip hold files of "
+          "the starting kit's sample_code_submission, sample_result_submission only, which run as "
           "participant 'baseline' already")
 
 
@@ -124,11 +124,11 @@ def test_the_next_steps_repeat_the_submissions_folder_given(tmp_path, capsys):
 
 def test_copies_of_the_kit_among_the_submissions_are_said_to_tie(trial):
     _, _, first, _, _ = trial
-    said = [w for w in first.warnings if "holds the files of the starting kit's" in w]
+    said = [w for w in first.warnings if "holds files of the starting kit's" in w]
     assert len(said) == 2 and said[0].endswith(
-        "sample_code_submission.zip holds the files of the starting kit's sample_code_submission, which "
-        "runs as participant 'baseline': as participant 'sample_code_submission' it scores as the "
-        "baseline does and ties with it (a baseline filter admits it nowhere).")
+        "sample_code_submission.zip holds files of the starting kit's sample_code_submission only, "
+        "which runs as participant 'baseline': as participant 'sample_code_submission' it scores as "
+        "the baseline does and ties with it (a baseline filter admits it nowhere).")
 
 
 # ---------------------------------------------------------------------- guess 3: the Add rule

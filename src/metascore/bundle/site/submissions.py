@@ -160,9 +160,9 @@ def beside_bundle(bundle: Path, kits: Sequence[Submission]) -> str:
     others = [p.name for p in found if p.name not in copies]
     said = []
     if copies:
-        said.append(f"{', '.join(copies)} hold the files of the starting kit's "
-                    f"{', '.join(dict.fromkeys(copies.values()))}, which run as participant 'baseline' "
-                    "already: in DIR, as another participant, they would only tie with it")
+        said.append(f"{', '.join(copies)} hold files of the starting kit's "
+                    f"{', '.join(dict.fromkeys(copies.values()))} only, which run as participant "
+                    "'baseline' already: in DIR, as another participant, they would only tie with it")
     if others:
         said.append(f"{', '.join(others)}: no run reads them there; copy them into DIR, named as "
                     f"DIR says (alice__{others[0]})")
@@ -170,8 +170,8 @@ def beside_bundle(bundle: Path, kits: Sequence[Submission]) -> str:
 
 
 def kit_copies(subs: Sequence[Submission]) -> list[str]:
-    """A submission of a submissions folder that holds a starting kit submission's files:
-    it runs as another participant and scores as the baseline does, a tie in every phase."""
+    """A submission of a submissions folder that holds only files of a starting kit
+    submission: it runs as another participant and scores as the baseline does, a tie."""
     kits = [s for s in subs if s.origin == "starting kit"]
     out = []
     for sub in subs:
@@ -179,17 +179,21 @@ def kit_copies(subs: Sequence[Submission]) -> list[str]:
             continue
         kit = next((k for k in kits if same_files(sub.source, k.source)), None)
         if kit is not None:
-            out.append(f"{sub.source} holds the files of the starting kit's {kit.candidate}, which runs "
+            out.append(f"{sub.source} holds files of the starting kit's {kit.candidate} only, which runs "
                        f"as participant 'baseline': as participant {sub.participant!r} it scores as the "
                        "baseline does and ties with it (a baseline filter admits it nowhere).")
     return out
 
 
 def same_files(a: Path, b: Path) -> bool:
-    """Whether two submissions (zips or folders) hold the same files, byte for byte (their
-    names and sizes compared first, their contents only when those agree)."""
+    """Whether every file of the submission ``a`` is a file of ``b`` (zips or folders), by the
+    same name, byte for byte: ``a`` is ``b`` or a part of it (names and sizes compared first,
+    contents only when those agree)."""
     sizes_a, sizes_b = _sizes(a), _sizes(b)
-    return bool(sizes_a) and sizes_a == sizes_b and _digests(a) == _digests(b)
+    if not sizes_a or any(sizes_b.get(name) != size for name, size in sizes_a.items()):
+        return False
+    digests_b = _digests(b)
+    return all(digests_b.get(name) == digest for name, digest in _digests(a).items())
 
 
 def _sizes(path: Path) -> dict[str, int]:
