@@ -207,24 +207,49 @@ def test_a_second_run_changes_nothing_and_says_so(tmp_path, capsys):
     assert _tree(bundle) == after
 
 
-def test_other_options_are_refused_then_force_rewrites_the_meta_phase(tmp_path, capsys):
+def test_a_second_run_changes_what_its_options_name_and_keeps_the_rest(tmp_path, capsys):
+    """Issue 50's second trial: a second add-meta with another method writes it without
+    --force, keeps the end and the other choices, and says so; only over files edited by
+    hand is --force needed, and it writes them again with what the bundle keeps."""
     bundle = _copy(V2, tmp_path)
-    args = ["bundle", "add-meta", str(bundle), "--end", "2026-12-31"]
-    assert main(args) == 0
+    assert main(["bundle", "add-meta", str(bundle), "--end", "2026-12-31", "--filter", "none"]) == 0
     first = _tree(bundle)
     capsys.readouterr()
-    assert main(args + ["--method", "copeland"]) == 1
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "already has a meta phase" in err and "--force" in err
-    assert _tree(bundle) == first
-    assert main(args + ["--method", "copeland", "--force"]) == 0
-    assert "rewrote the meta-ranking phase (--force)" in capsys.readouterr().out
+    assert main(["bundle", "add-meta", str(bundle), "--method", "copeland"]) == 0
+    out = capsys.readouterr().out
+    assert "updated (what this run's options name; the rest as it was):" in out
+    assert ("note: kept as the bundle has them (a second add-meta changes only what its options "
+            "name; repeat none): the last phase's end 2026-12-31 (--end); metascore.yaml's "
+            "baselines ") in out and "filter none" in out
     data = yaml.safe_load((bundle / "competition.yaml").read_text())
     assert [p["name"] for p in data["phases"]].count("Final ranking") == 1
-    assert [c["key"] for c in data["leaderboards"][0]["columns"]].count("n_qualified") == 1
-    assert _config(bundle)["ranking"]["method"] == "copeland"
-    assert main(args + ["--force"]) == 0  # back to the first options: the first files again
-    assert _tree(bundle) == first
+    assert (_config(bundle)["ranking"]["method"], _config(bundle)["filter"]) == ("copeland", {"rule": "none"})
+    assert main(["bundle", "add-meta", str(bundle), "--method", "average_rank"]) == 0
+    assert _tree(bundle) == first  # back to the first options: the first files again
+    page = bundle / "pages" / "final_ranking.md"
+    page.write_text(page.read_text() + "\nEdited by hand.\n")
+    capsys.readouterr()
+    assert main(["bundle", "add-meta", str(bundle), "--method", "copeland"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "differ from what add-meta writes (pages/final_ranking.md" in err
+    assert "--force" in err
+    assert main(["bundle", "add-meta", str(bundle), "--method", "copeland", "--force"]) == 0
+    assert "rewrote the meta-ranking phase (--force)" in capsys.readouterr().out
+    assert "Edited by hand" not in page.read_text()
+    assert (_config(bundle)["ranking"]["method"], _config(bundle)["filter"]) == ("copeland", {"rule": "none"})
+
+
+def test_an_end_or_rule_alone_keeps_files_edited_by_hand(tmp_path, capsys):
+    bundle = _copy(V2, tmp_path)
+    assert main(["bundle", "add-meta", str(bundle), "--end", "2026-12-31"]) == 0
+    config = bundle / "final_ranking" / "reference_data" / "metascore.yaml"
+    config.write_text(config.read_text().replace("bootstrap: 200", "bootstrap: 50"))
+    capsys.readouterr()
+    assert main(["bundle", "add-meta", str(bundle), "--submission-rule", "Force_Last"]) == 0
+    out = capsys.readouterr().out
+    assert "  ~ leaderboard submission_rule: Add -> Force_Last\n" in out
+    assert "the meta phase and its files stay as they are: they differ from what add-meta writes" in out
+    assert "bootstrap: 50" in config.read_text()
 
 
 def test_a_bundle_with_its_own_meta_phase_is_refused_in_one_line(tmp_path, capsys):
@@ -317,13 +342,15 @@ def test_an_add_leaderboard_is_said_and_force_last_is_offered(tmp_path, capsys):
     assert main(["bundle", "add-meta", str(bundle), "--end", "2026-12-31"]) == 0
     said = capsys.readouterr().out
     assert "leaderboard submission_rule Add (Codabench's default): nothing reaches the leaderboard" in said
-    assert "--submission-rule Force_Last puts each participant's last finished submission there" in said
+    assert (f"Fix: `metascore bundle add-meta {bundle} --submission-rule Force_Last`: each participant's "
+            "last finished submission then goes there by itself") in said
     assert "submission_rule" not in yaml.safe_load((bundle / "competition.yaml").read_text())["leaderboards"][0]
     # the meta phase stays as it is, so no --force is needed to change the rule afterwards
     assert main(["bundle", "add-meta", str(bundle), "--end", "2026-12-31",
                  "--submission-rule", "Force_Last"]) == 0
     said = capsys.readouterr().out
-    assert "updated (the meta-ranking phase stays as it was):\n  ~ leaderboard submission_rule: Add -> Force_Last\nnote:" in said
+    assert ("updated (what this run's options name; the rest as it was):\n  ~ leaderboard submission_rule: "
+            "Add -> Force_Last\nnote: kept as the bundle has them") in said
     assert "replaces their previous one, even a worse one (participants no longer choose what shows)" in said
     board = yaml.safe_load((bundle / "competition.yaml").read_text())["leaderboards"][0]
     assert board["submission_rule"] == "Force_Last"

@@ -270,7 +270,7 @@ def test_a_v1_bundle_under_add_is_told_how_to_set_the_rule(tmp_path):
     assert "a v1 competition.yaml is then written in the v2 form" in note
     assert "Leaderboard tab of Codabench's competition editor" in note
     (trap,) = [w for w in check_bundle(bundle).warnings if "submission_rule is Add" in w]
-    assert "`metascore bundle add-meta --submission-rule Force_Last` writes the file in the v2 form" in trap
+    assert "`metascore bundle add-meta BUNDLE --submission-rule Force_Last` writes the file in the v2 form" in trap
     assert "set submission_rule: Force_Last on the leaderboard in competition.yaml" not in trap
 
 
@@ -285,12 +285,12 @@ def test_the_rule_the_first_run_offers_is_taken_on_a_second_run_without_force(tm
     assert load_competition(bundle).leaderboard.submission_rule == "Force_Last"
     assert (bundle / "final_ranking" / "reference_data" / "metascore.yaml").read_text() == meta_yaml
     assert not add_meta(bundle, end="2026-08-31", submission_rule="Force_Last").changed
-    # another method with the rule is another meta phase: that still asks for --force
+    # another method with the rule: both written, no --force (the rest of metascore.yaml kept)
     fresh = _copy(V1, tmp_path, "again")
     add_meta(fresh, end="2026-08-31")
-    with pytest.raises(ConfigError, match="--force rewrites it"):
-        add_meta(fresh, end="2026-08-31", submission_rule="Force_Last",
-                 choices=MetaChoices(method="mean"))
+    again = add_meta(fresh, end="2026-08-31", submission_rule="Force_Last", choices=MetaChoices(method="mean"))
+    assert again.kind == "updated" and load_competition(fresh).leaderboard.submission_rule == "Force_Last"
+    assert "method: mean" in (fresh / "final_ranking" / "reference_data" / "metascore.yaml").read_text()
 
 
 def test_an_unknown_rule_is_refused_before_anything_is_converted(tmp_path):

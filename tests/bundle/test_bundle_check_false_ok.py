@@ -301,7 +301,7 @@ def test_v1_force_submission_to_leaderboard_is_ignored_by_codabench(tmp_path):
         "leaderboard's submission rule stays Add, so no submission reaches the leaderboard, the "
         "results export or a meta phase until its participant clicks 'add to leaderboard'. Fix: a "
         "v1 competition.yaml cannot set the rule (Codabench's v1 import makes it Add): `metascore "
-        "bundle add-meta --submission-rule Force_Last` writes the file in the v2 form, which can, "
+        "bundle add-meta BUNDLE --submission-rule Force_Last` writes the file in the v2 form, which can, "
         "or after the upload choose the submission rule 'Force Last' in the Leaderboard tab of "
         "Codabench's competition editor."]
     assert report.competition.leaderboard.submission_rule == "Add"

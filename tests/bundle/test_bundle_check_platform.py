@@ -110,7 +110,8 @@ def test_add_with_a_meta_phase_warns_and_the_baseline_must_be_added_by_hand(bund
     warnings = bundle.check().warnings
     add = [w for w in warnings if "nothing reaches the leaderboard until" in w]
     assert len(add) == 1 and "meta phase 'Final ranking' reads a results export" in add[0]
-    assert "Fix: set submission_rule: Force_Last on the leaderboard in competition.yaml" in add[0]
+    assert ("Fix: `metascore bundle add-meta BUNDLE --submission-rule Force_Last` (it sets "
+            "submission_rule: Force_Last on the leaderboard in competition.yaml)") in add[0]
     assert any(w.startswith(CONFIG) and "adds it to the leaderboard by hand" in w
                and "'Development', 'Final'" in w for w in warnings)
 

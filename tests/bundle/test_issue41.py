@@ -147,8 +147,9 @@ def test_an_unbeatable_baseline_is_said_before_and_after_the_run(tmp_path):
         "the final ranking is empty: no final-phase candidate qualified: none beat every baseline "
         "in the 'Practice' phase")
     assert "holds the best score of the 'Practice' phase on every judge, so nobody can beat it" in report.empty_ranking
-    assert "--baseline NAME" in report.empty_ranking and "--filter none" in report.empty_ranking
+    assert "; way out: `metascore bundle add-meta BUNDLE --filter top_k:" in report.empty_ranking
     text = format_report(report)
+    assert f"; way out: `metascore bundle add-meta {bundle} --filter top_k:" in text  # the bundle named
     assert text.count("the final ranking is empty") == 1
     assert "\nthe final ranking is empty: " in text  # a line of its own
 
@@ -409,8 +410,8 @@ def test_add_meta_counts_the_warnings_bundle_check_then_prints(tmp_path):
 
 def test_a_local_run_that_needs_the_images_packages_says_bundle_env_first(tmp_path, monkeypatch, capsys):
     """The trial's scoring program imports matplotlib, which the image carries and the
-    user's Python lacks: bundle check says so, and add-meta's next steps put `bundle env`
-    before `bundle run` (which, without sample_submissions/, needs --submissions)."""
+    user's Python lacks: bundle check says so, and add-meta's next `bundle run` takes
+    `--setup`, which builds them (and, without sample_submissions/, --submissions DIR, said)."""
     from metascore.bundle.check import image_checks
     from metascore.cli import main
 
@@ -425,8 +426,9 @@ def test_a_local_run_that_needs_the_images_packages_says_bundle_env_first(tmp_pa
     shutil.rmtree(bundle / "sample_submissions")
     assert main(["bundle", "add-meta", str(bundle), "--end", "2027-06-30"]) == 0
     out = capsys.readouterr().out
-    assert (f"      metascore bundle env {bundle}   (once: the programs need the image's packages, "
-            f"which this Python lacks)\n      metascore bundle run {bundle} --submissions DIR --out runs/") in out
+    assert (f"\n      metascore bundle run {bundle} --setup --submissions DIR --out runs/   (--setup, once: "
+            "the image's packages, which this Python lacks)\n        DIR holds one zip or folder per "
+            "submission") in out
     (note,) = [n for n in check_bundle(bundle).notes if "bundle env" in n]
     assert note.startswith("a local `metascore bundle run` needs `metascore bundle env` first") and \
         "lacks matplotlib, which codalab/codalab-legacy:py312 carries" in note

@@ -60,7 +60,8 @@ def _shadow_sklearn(bundle: Path) -> None:
 # ---------------------------------------------------------------------- item 2
 def test_check_and_add_meta_say_a_local_run_needs_bundle_env_for_py39(tmp_path, monkeypatch, capsys):
     """py39 is Anaconda: its content is not listed in full, but it carries scikit-learn;
-    this Python lacks it, so `bundle check` notes it and add-meta puts `bundle env` first."""
+    this Python lacks it, so `bundle check` notes it and add-meta's next `bundle run` takes
+    --setup, which builds them (no separate `bundle env` step)."""
     from metascore.cli import main
 
     _without(monkeypatch, "sklearn")
@@ -70,7 +71,9 @@ def test_check_and_add_meta_say_a_local_run_needs_bundle_env_for_py39(tmp_path, 
     assert "lacks sklearn, which codalab/codalab-legacy:py39 carries" in note
     assert main(["bundle", "add-meta", str(bundle), "--end", END]) == 0
     out = capsys.readouterr().out
-    assert f"      metascore bundle env {bundle}   (once: the programs need the image's packages" in out
+    assert (f"      metascore bundle run {bundle} --setup --out runs/   (--setup, once: the image's "
+            "packages, which this Python lacks)") in out
+    assert "metascore bundle env" not in out
 
 
 def test_py37_and_py39_are_known_to_carry_the_scientific_stack():
@@ -123,18 +126,25 @@ def _run_kit_script(bundle: Path) -> None:
 
 
 def test_a_second_add_meta_says_what_it_would_write_differently(tmp_path):
+    """A second run with another filter writes it without --force, keeping the rest; over a
+    metascore.yaml edited by hand it is refused, naming the line it would undo."""
     from metascore.errors import ConfigError
+    from metascore.bundle.meta.choices import MetaChoices
 
     bundle = _copy(tmp_path)
     add_meta(bundle, end=END)
+    result = add_meta(bundle, choices=MetaChoices(filter="top_k:2"))
+    assert result.kind == "updated" and _config(bundle)["filter"] == {"rule": "top_k", "k": 2}
+    assert _config(bundle)["phases"] == {"development": "Development", "final": "Final"}
+    config = bundle / "final_ranking" / "reference_data" / "metascore.yaml"
+    config.write_text(config.read_text().replace("bootstrap: 200", "bootstrap: 50"))
     with pytest.raises(ConfigError) as err:
-        from metascore.bundle.meta.choices import MetaChoices
-        add_meta(bundle, end=END, choices=MetaChoices(filter="top_k:2"))
+        add_meta(bundle, choices=MetaChoices(method="copeland"))
     text = str(err.value)
-    assert "would write it differently (final_ranking/reference_data/metascore.yaml: " in text
-    assert ("final_ranking/reference_data/metascore.yaml line 10: `phases: {development: null, final: "
-            "Final}` -> `phases: {development: Development, final: Final}`") in text
-    assert text.endswith("--force rewrites it with these options.")
+    assert "the meta phase's files differ from what add-meta writes (final_ranking/reference_data/" \
+           "metascore.yaml: 1 line(s); final_ranking/reference_data/metascore.yaml line " in text
+    assert "line 27: `bootstrap: 200 " in text and "-> `bootstrap: 50 " in text  # add-meta's -> now
+    assert text.endswith("or --force writes them again (what this run's options do not name is kept).")
 
 
 def test_the_phase_ranked_alone_is_called_final_not_development(tmp_path):

@@ -407,8 +407,8 @@ def test_check_says_what_it_knows_of_the_image_without_a_probe(tmp_path, capsys)
 
     assert main(["bundle", "check", str(TEMPLATE), "--meta-python", "bundled"]) == 0
     out = capsys.readouterr().out
-    assert ("note: the meta-scoring program carries its own Python: it runs in any Linux x86_64 "
-            "image with glibc >= 2.17, which codalab/codalab-legacy:py312 is") in out
+    assert ("note: the meta-scoring program carries its own Python (`bundle zip` puts it in): it runs "
+            "in any Linux x86_64 image with glibc >= 2.17, which codalab/codalab-legacy:py312 is") in out
     bundle = shutil.copytree(NO_PYTHON, tmp_path / "np")
     assert main(["bundle", "add-meta", str(bundle)]) == 0
     capsys.readouterr()

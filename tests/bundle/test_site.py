@@ -374,11 +374,12 @@ def test_an_empty_export_says_so_and_names_the_rule(tmp_path):
         "'Development Phase', 'Final Phase'): phase 'Development Phase': the finished submissions "
         "are on no leaderboard under the rule 'Add', which puts one there only by a click; phase "
         "'Final Phase': nobody submitted there and nothing migrated there. A submission reaches "
-        "the results export when a leaderboard holds it: set submission_rule: Force_Last on the "
-        "leaderboard in competition.yaml, mark submissions on_leaderboard in the submissions "
+        "the results export when a leaderboard holds it: `metascore bundle add-meta BUNDLE "
+        "--submission-rule Force_Last`, mark submissions on_leaderboard in the submissions "
         "manifest, or run with --feed all.")
     assert len(meta.reason) < 600 and meta.reason.count("Force_Last") == 1
     text = format_report(report)
+    assert f"`metascore bundle add-meta {bundle} --submission-rule Force_Last`" in text  # named
     assert "cannot tell the format" not in text and "logs: \n" not in text
     # the same reason for four submissions: said once, naming them
     assert text.count("nothing reaches the leaderboard without a click, and the submissions") == 1

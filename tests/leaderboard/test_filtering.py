@@ -93,11 +93,10 @@ def test_nobody_and_no_baseline():
     assert res.qualified == ()
     assert res.message == (
         "the final ranking is empty: no final-phase candidate qualified: none beat every "
-        "baseline in the 'development' phase (threshold: 'B1' with development score 0.6); ways "
-        "out: another baseline (`baselines:` in metascore.yaml; `bundle add-meta --force "
-        "--baseline NAME`) or another filter (`filter: {rule: top_k, k: 1}` or `rule: none`; "
-        "`--filter top_k:1`: k counts the candidates of 'development' that are not baselines, 1 "
-        "here, and top_k:1 admits the best 1; or `--filter none`).")
+        "baseline in the 'development' phase (the best: 'B1' (development score 0.6)); way out: "
+        "`metascore bundle add-meta BUNDLE --filter top_k:1` (metascore.yaml: `filter: {rule: "
+        "top_k, k: 1}`), which admits the best 1 of the 1 candidates of 'development' that are "
+        "not baselines.")
 
 
 def test_an_unbeatable_baseline_is_said_with_the_ways_out():
@@ -107,8 +106,9 @@ def test_an_unbeatable_baseline_is_said_with_the_ways_out():
     dev = _dev([[1.0, 1.0], [0.9, 1.0], [0.5, 0.2]], ["kit", "A", "B"], baselines=["kit"])
     res = filter_final(dev, _final(["A", "B"]), rule="beat_baseline")
     assert res.qualified == ()
-    assert "'kit' holds the best score of the 'development' phase on every judge, so nobody " \
-           "can beat it; ways out: another baseline" in res.message
+    assert "(the best: 'kit' (development score 1)); it holds the best score of the 'development' " \
+           "phase on every judge, so nobody can beat it; way out: `metascore bundle add-meta BUNDLE " \
+           "--filter top_k:1`" in res.message
     assert "\n" not in res.message
     # best on one judge only: beatable, not said so
     dev = _dev([[1.0, 0.1], [0.9, 1.0], [0.5, 0.2]], ["kit", "A", "B"], baselines=["kit"])

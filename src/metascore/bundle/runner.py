@@ -83,10 +83,11 @@ from .worker.limits import Limits
 from .worker.local import DEFAULT_SANDBOX
 from .worker.backends import DEFAULT_BACKEND, get_backend
 from .meta.program_folder import assemble_meta_program
+from .platform.commands import name_bundle
 from .platform.meta_program import meta_python_in, needs_meta_program
 from .schema.load import load_competition
 from .site.server import DEFAULT_FEED, MetaProgramFiller, Site, SiteRun
-from .site.submissions import Submission, collect_submissions
+from .site.submissions import SUBMISSIONS_FOLDER, Submission, beside_bundle, collect_submissions
 from .trees import make_folders, remove_tree
 from .worker.job import JobResult
 
@@ -105,6 +106,8 @@ class RunReport(SiteRun):
 
     out: Path
     backend: str
+    #: the bundle as given (a folder or zip), which the commands the report proposes name
+    bundle: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -190,7 +193,7 @@ def run_bundle(
         packages, as ``bundle env`` builds them, when the programs need them:
         :func:`_local_packages`); without it, a run that lacks them says so first.
     """
-    bundle, out = Path(bundle), Path(out).absolute()
+    bundle, out, given_bundle = Path(bundle), Path(out).absolute(), os.fspath(bundle)
     if bundle.is_file() and not zipfile.is_zipfile(bundle):
         raise InputError(f"{bundle}: not a bundle folder or zip file.")
     if not bundle.exists():
@@ -232,7 +235,7 @@ def run_bundle(
                         image or comp.docker_image, log)
     site = Site(comp, out, engine, image=image, fill_meta_program=fill, log=log,
                 jobs=jobs if jobs is not None else default_jobs(), feed=feed, data=given)
-    report = RunReport(out=out, backend=backend, warnings=list(comp.warnings))
+    report = RunReport(out=out, backend=backend, warnings=list(comp.warnings), bundle=given_bundle)
     if not engine.capabilities.runs_image and python_env is None:
         report.warnings.extend(_local_packages(comp, setup, log))
     if zipped:
@@ -243,7 +246,7 @@ def run_bundle(
         report.warnings.append(engine.notice)
         log(f"[!] {engine.notice}")
     if submissions is None and subs and all(s.is_baseline for s in subs):
-        _only_baselines(comp, site, subs, zipped, log)
+        _only_baselines(comp, site, subs, zipped, Path(given_bundle), log)
     if not subs:
         report.warnings.append("no submissions to run: add a starting kit, solutions, "
                                "sample_submissions/ or --submissions.")
@@ -332,21 +335,23 @@ def _zipped_placeholders(comp: Competition) -> list[str]:
     return out
 
 
-def _only_baselines(comp: Competition, site: Site, subs: list[Submission], zipped: bool, log: Callable[[str], None]) -> None:
-    """Without --submissions, only baselines: say so now, and refuse when a meta phase
-    would have nobody to rank (it would fail after every other job ran)."""
+def _only_baselines(comp: Competition, site: Site, subs: list[Submission], zipped: bool, bundle: Path,
+                    log: Callable[[str], None]) -> None:
+    """Without --submissions, only baselines: say so now, what a submissions folder holds,
+    and the submissions beside the bundle; refuse when a meta phase would have nobody to rank
+    (it would fail after every other job ran)."""
     where = ("a zipped bundle carries no sample submissions (metascore bundle zip leaves "
              "sample_submissions/ out)") if zipped else "the bundle has no sample_submissions/"
     names = ", ".join(s.candidate for s in subs)
+    beside = beside_bundle(bundle, [s for s in subs if s.origin == "starting kit"])
+    how = f"give --submissions DIR: {SUBMISSIONS_FOLDER}" + (f". {beside[0].upper()}{beside[1:]}" if beside else "")
     meta = [p.name for p in comp.phases if site.is_meta_phase(p)]
     if meta:
         raise InputError(
             f"only the baseline(s) {names} would run: {where}, so the meta-ranking phase "
-            f"{meta[0]!r} would have no participant to rank; give --submissions DIR (a folder "
-            "of submission zips or folders, e.g. the template's sample_submissions/)."
-        )
-    log(f"[!] only the baseline(s) {names} will run: {where}; give --submissions DIR to run "
-        "participants' submissions too.")
+            f"{meta[0]!r} would have no participant to rank; {how}.")
+    log(f"[!] only the baseline(s) {names} will run: {where}; to run participants' submissions "
+        f"too, {how}.")
 
 
 def format_report(report: RunReport) -> str:
@@ -388,7 +393,7 @@ def format_report(report: RunReport) -> str:
         lines.append(f"final leaderboard: {report.leaderboard}")
     if report.detailed_results:
         lines.append(f"detailed results: {report.detailed_results}")
-    return "\n".join(lines)
+    return name_bundle("\n".join(lines), report.bundle)
 
 
 #: How many runs a note or a failure repeated over several runs names.

@@ -22,6 +22,7 @@ from ..bundle.worker.limits import add_limit_options, limits_from_args
 from ..bundle.worker.local import DEFAULT_SANDBOX, SANDBOX_MODES
 from ..bundle.runner import DEFAULT_OUT, JOBS_CAP
 from ..bundle.worker.backends import BACKENDS, DEFAULT_BACKEND
+from ..bundle.platform.commands import name_bundle
 from ..bundle.platform.meta_program import META_PYTHONS
 from ..bundle.meta.runtime import COMPRESSIONS, first_build_notice
 from ..bundle.site.server import DEFAULT_FEED, FEEDS
@@ -59,7 +60,9 @@ def _add_meta_parser(sub: argparse._SubParsersAction) -> None:
         "`bundle run` and `bundle zip` fill, and reference data holding metascore.yaml), a "
         "'Final ranking' phase the day after the last phase ends, and the leaderboard columns the "
         "meta-scoring program writes. The competition's docker_image is left as it is (--image "
-        "sets another): the meta-scoring program carries its own Python. metascore.yaml ranks the last phase after the "
+        "sets another): the meta-scoring program runs in it, with the image's python3 where the image "
+        "is known to run it (codalab/codalab-legacy:py312), else with its own Python, which `bundle "
+        "zip` puts in. metascore.yaml ranks the last phase after the "
         "one before it (one phase, or no filter: the last phase alone; more than two: a note shows "
         "what each phase holds and the choice), judges = the leaderboard columns with "
         "directions from their sorting (no sorting: descending, as Codabench sorts), timing and "
@@ -71,8 +74,10 @@ def _add_meta_parser(sub: argparse._SubParsersAction) -> None:
         "ranking is computed, written from metascore.yaml. competition.yaml keeps its comments "
         "and order; each added block has a comment. A folder is edited in place (or copied to -o DIR); a zip gives a zip with the "
         "meta-scoring program filled in (in place, or -o NEW.zip), or a folder with -o DIR. "
-        "Prints what it changed and what to check. Running it again with the same options changes "
-        "nothing; a bundle that already has another meta phase is refused unless --force. Nothing "
+        "Prints what it changed and what to check. Running it again changes only what its options "
+        "name and keeps the rest (the end, the rule, and metascore.yaml's method, baselines, judges, "
+        "filter and phases), and says so; without options it changes nothing. --force is needed only "
+        "over a meta phase add-meta did not write, or over its files edited by hand. Nothing "
         "is written unless the result passes `metascore bundle check`, and nothing through a link "
         "that leaves the bundle (every path written is checked first).",
     )
@@ -80,9 +85,9 @@ def _add_meta_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--output", "-o", metavar="OUT",
                    help="write a copy instead of editing the bundle: a folder, or (zip bundles) "
                    "NEW.zip")
-    p.add_argument("--method", "-m", default=RankingConfig.method,
-                   help="ranking method of the final ranking (default: %(default)s; see "
-                   "`metascore methods`)")
+    p.add_argument("--method", "-m",
+                   help=f"ranking method of the final ranking (default: {RankingConfig.method}; a "
+                   "second run keeps the bundle's; see `metascore methods`)")
     p.add_argument("--baseline", action="append", metavar="NAME|FILE",
                    help="the account (participant) whose submission is the baseline, or a "
                    "submission zip or folder (a path: copied into sample_submissions/<development "
@@ -120,7 +125,9 @@ def _add_meta_parser(sub: argparse._SubParsersAction) -> None:
                    "at the top of the 'Final ranking' page)")
     _meta_python_option(p, "the meta-scoring program filled into a zip bundle")
     p.add_argument("--force", action="store_true",
-                   help="rewrite an existing meta phase (its task, phase, columns and metascore.yaml)")
+                   help="write the meta phase (its task, phase, columns, page and metascore.yaml) "
+                   "even over a meta phase add-meta did not write, or over its files edited by "
+                   "hand since; a second run needs it for nothing else")
     p.add_argument("--submissions", metavar="DIR", type=Path,
                    help="the submissions folder `bundle run --submissions` will use (instead of "
                    "sample_submissions/), where the baseline is looked for")
@@ -214,11 +221,13 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:
                    "`metascore bundle env` builds them)")
     add_limit_options(p)
     p.add_argument("--submissions", metavar="DIR",
-                   help="folder of submission zips/folders (optional submissions.yaml or .csv "
-                   "manifest: file, participant, submitted_at, is_baseline, phase, on_leaderboard; "
-                   "or one sub-folder per phase name); replaces the bundle's sample_submissions/. "
-                   "Needed with a zipped bundle, which carries no sample submissions (only the "
-                   "baseline would run)")
+                   help="folder of submissions, one zip or folder each, run as the participant "
+                   "its name gives (alice__v2.zip: alice) or an optional submissions.yaml or .csv "
+                   "manifest says (file, participant, submitted_at, is_baseline, phase, "
+                   "on_leaderboard), in every phase or, in a sub-folder named after a phase, in that "
+                   "one; replaces the bundle's sample_submissions/. Needed without those (a zipped "
+                   "bundle carries none): only the starting kit would run, as 'baseline'. Sample "
+                   "zips beside the bundle are not read")
     p.add_argument("--scoring-program", metavar="DIR",
                    help="meta-scoring program used to fill meta_scoring_program/ (default: the "
                    "repository's scoring_program/)")
@@ -415,12 +424,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
         if comp.leaderboard is not None:
             cols = ", ".join(f"{c.key} ({c.sorting})" for c in comp.leaderboard.columns)
             print(f"  leaderboard {comp.leaderboard.title!r}: {cols}")
-    for error in report.errors:
-        print(f"error: {error}")
-    for warning in report.warnings:
-        print(f"warning: {warning}")
-    for note in report.notes:
-        print(f"note: {note}")
+    for kind, texts in (("error", report.errors), ("warning", report.warnings), ("note", report.notes)):
+        for text in texts:  # a proposed `metascore bundle add-meta BUNDLE ...` names this bundle
+            print(f"{kind}: {name_bundle(text, path)}")
     failed = bool(report.errors) or (args.strict and bool(report.warnings))
     print(f"{len(report.errors)} error(s), {len(report.warnings)} warning(s): "
           + ("not ready to upload." if failed else "OK."))
@@ -441,7 +447,7 @@ def _check_path(path: Path, submissions: Path | None = None, *, probe: bool = Fa
             extract_bundle(path, tmp)
             root = Path(tmp)
         report = check_bundle(root, meta_program_available=path.is_dir(), submissions=submissions,
-                              meta_python=meta_python)
+                              meta_python=meta_python, given=path)
         if report.competition is not None and not report.errors:
             errors, notes = _image_lines(report.competition, probe, meta_python)
             report.errors.extend(errors)

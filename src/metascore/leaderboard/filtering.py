@@ -376,12 +376,27 @@ def top_k_text(n: int, dev_phase: str) -> str:
 
 
 def _ways_out(n: int, dev_phase: str) -> str:
-    """How to get a final ranking when the filter qualifies nobody (metascore.yaml, and the
-    options of ``metascore bundle add-meta`` that write it), ``n`` candidates of the final
-    phase having a development submission."""
-    return ("ways out: another baseline (`baselines:` in metascore.yaml; `bundle add-meta --force "
-            "--baseline NAME`) or another filter (`filter: {rule: top_k, k: "
-            f"{proposed_k(n)}}}` or `rule: none`; {top_k_text(n, dev_phase)}; or `--filter none`)")
+    """How to get a final ranking when nobody beat the baseline, ``n`` candidates of the
+    final phase having a development submission: the one filter that follows from the data,
+    ``top_k`` with its k, as the add-meta command that writes it and as metascore.yaml says it
+    (the runner names the bundle in ``BUNDLE``)."""
+    k = proposed_k(n)
+    return (f"way out: `metascore bundle add-meta BUNDLE --filter top_k:{k}` (metascore.yaml: "
+            f"`filter: {{rule: top_k, k: {k}}}`), which admits the best {k} of the {n} candidates of "
+            f"{dev_phase!r} that are not baselines")
+
+
+#: Every candidate ties the baseline: no baseline filter nor top_k tells them apart, so the
+#: way out is no filter.
+_TIED_OUT = ("no baseline filter nor top_k tells tied candidates apart; to rank them all: "
+             "`metascore bundle add-meta BUNDLE --filter none` (metascore.yaml: `filter: {rule: none}`)")
+
+
+def _named(b: BaselineScore, words: _Words) -> str:
+    """A baseline by the participant that `baselines:` lists, with its id and score in the
+    phase the filter compares in: ``'kit' ('kit-2' in 'Development', development average rank 2)``."""
+    where = f"{b.candidate!r} in {words.dev_phase!r}, " if b.participant and b.participant != b.candidate else ""
+    return f"{(b.participant or b.candidate)!r} ({where}{words.score(b.score)})"
 
 
 def _unbeatable(dev: Ranking, is_base: np.ndarray) -> list[str]:
@@ -406,16 +421,21 @@ def _nobody_message(result: FilterResult, words: _Words, unbeatable: Sequence[st
     if all(d.dev_candidate is None for d in result.decisions):
         return (f"{head}: none has a submission in the {words.dev_phase!r} phase, where the "
                 "filter compares them; ways out: another development phase (`phases.development` "
-                "in metascore.yaml; `bundle add-meta --force --phases DEVELOPMENT,FINAL`) or no "
+                "in metascore.yaml; `metascore bundle add-meta BUNDLE --phases DEVELOPMENT,FINAL`) or no "
                 "filter (`filter.rule: none`; `--filter none`).")
     ways_out = _ways_out(sum(d.dev_candidate is not None for d in result.decisions), words.dev_phase)
     if result.rule == "beat_baseline":
         ref = result.baselines[0] if result.beat == "all" else result.baselines[-1]
+        if all(d.dev_candidate is not None and d.dev_score == ref.score for d in result.decisions):
+            every = "every candidate" if words.same_phase else "every final-phase candidate"
+            return (f"the final ranking is empty: {every} ties the baseline {_named(ref, words)}, and "
+                    f"the filter admits only those who beat it (a tie does not); {_TIED_OUT}.")
         which = "every baseline" if result.beat == "all" else "any baseline"
         why = ""
         if ref.candidate in unbeatable:
-            why = (f"; {words.name(ref)} holds the best score of the {words.dev_phase!r} phase "
-                   "on every judge, so nobody can beat it")
-        return (f"{head}: none beat {which} in the {words.dev_phase!r} phase (threshold: "
-                f"{words.name(ref)}{words.alias(ref)} with {words.score(ref.score)}){why}; {ways_out}.")
+            why = (f"; it holds the best score of the {words.dev_phase!r} phase on every judge, so "
+                   "nobody can beat it")
+        threshold = "the best" if result.beat == "all" else "the weakest"
+        return (f"{head}: none beat {which} in the {words.dev_phase!r} phase ({threshold}: "
+                f"{_named(ref, words)}){why}; {ways_out}.")
     return f"{head} under rule {result.rule!r}; {ways_out}."

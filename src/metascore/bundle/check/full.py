@@ -35,7 +35,7 @@ from ..schema.competition import BundleReport, Competition
 from .image_checks import image_problems, local_run_note
 from .platform_traps import platform_traps
 from ..schema.load import check_schema
-from ..site.submissions import Submission, collect_submissions, phases_reached
+from ..site.submissions import SUBMISSIONS_FOLDER, Submission, beside_bundle, collect_submissions, phases_reached
 from .visibility import registration_note, visibility_problems
 
 __all__ = ["check_bundle"]
@@ -43,7 +43,8 @@ __all__ = ["check_bundle"]
 
 def check_bundle(root: str | Path, *, meta_program_available: bool = True,
                  now: dt.datetime | None = None, submissions: Path | None = None,
-                 outside_links: bool = True, meta_python: str | None = None) -> BundleReport:
+                 outside_links: bool = True, meta_python: str | None = None,
+                 given: Path | None = None) -> BundleReport:
     """Check a bundle directory: the schema, then the meta-ranking and the platform's traps.
 
     ``meta_program_available``: a ``meta_scoring_program/`` folder that is absent or holds
@@ -56,6 +57,8 @@ def check_bundle(root: str | Path, *, meta_program_available: bool = True,
     (``False``: a view of a bundle made of links to its entries).
     ``meta_python``: how a placeholder meta program will be filled (``bundled`` or ``image``;
     default ``$METASCORE_META_PYTHON``, else bundled), for the image check.
+    ``given``: the bundle folder or zip as the organizer gave it, beside which sample
+    submissions are looked for when the bundle has none.
     """
     report = check_schema(root, meta_program_available=meta_program_available, outside_links=outside_links)
     comp = report.competition
@@ -69,6 +72,9 @@ def check_bundle(root: str | Path, *, meta_program_available: bool = True,
             report.errors.append(str(exc))
             subs = []
         report.warnings.extend(_unbeatable(comp, metas, subs))  # reads the kits in tmp
+        if (metas and submissions is None and not (comp.root / "sample_submissions").is_dir()
+                and all(s.is_baseline or s.origin == "solutions" for s in subs)):
+            report.notes.append(_no_participants(subs, given))
     errors, warnings = check_meta_configs(comp, metas, subs, submissions)
     image_errors, image_warnings = image_problems(comp, metas, meta_python=meta_python)
     report.errors.extend(errors + image_errors)
@@ -83,6 +89,15 @@ def check_bundle(root: str | Path, *, meta_program_available: bool = True,
     report.warnings.extend(phase_dates.past_migration_warnings(comp, now or phase_dates.utc_now()))
     report.competition = Competition(**{**comp.__dict__, "warnings": tuple(report.warnings)})
     return report
+
+
+def _no_participants(subs: list[Submission], given: Path | None) -> str:
+    """The bundle has no participant submission for a local run: what `--submissions DIR`
+    holds, and the submissions kept beside the bundle (``given``: where it is)."""
+    beside = beside_bundle(given, [s for s in subs if s.origin == "starting kit"]) if given else ""
+    return ("a local `metascore bundle run` has no participant to rank: the bundle has no "
+            f"sample_submissions/; give it (and this check) --submissions DIR: {SUBMISSIONS_FOLDER}"
+            + (f"; {beside}." if beside else "."))
 
 
 def _unbeatable(comp: Competition, metas: list[MetaConfig], subs: list[Submission]) -> list[str]:

@@ -49,7 +49,7 @@ from ..platform.meta_program import (META_PROGRAM_PYTHON, in_runtime, meta_pytho
 from ..worker.pyenv import interpreter_for, package_for
 
 __all__ = ["RECOMMENDED_IMAGE", "image_problems", "meta_tasks", "meta_python_for",
-           "meta_image_note", "local_run_note", "LOCAL_RUN_NEEDS_ENV"]
+           "meta_image_note", "meta_python_sentence", "local_run_note", "LOCAL_RUN_NEEDS_ENV"]
 
 #: The image whose own Python runs the meta-scoring program (Python >= 3.10, recent numpy),
 #: for ``--meta-python image``.
@@ -185,10 +185,16 @@ def meta_python_for(comp: Competition, task: Task, default: str | None = None) -
 def meta_image_note(comp: Competition, tasks: Sequence[Task], meta_python: str | None = None) -> str:
     """What is known, without running anything, about the meta-scoring program of ``tasks``
     in ``comp``'s image (``bundle check`` without ``--probe``)."""
-    image = comp.docker_image
     ways = {meta_python_for(comp, t, meta_python) for t in tasks}
+    return meta_python_sentence(comp.docker_image, "image" if ways == {"image"} else "bundled")
+
+
+def meta_python_sentence(image: str, way: str) -> str:
+    """The one sentence ``bundle check`` and ``bundle add-meta`` say about the Python the
+    meta-scoring program runs with in ``image``: the image's ``python3`` (``way`` ``image``)
+    or its own (``bundled``), and what is known of it there."""
     probe = "`metascore bundle check --probe` or `bundle run --backend docker` try it in a container"
-    if ways == {"image"}:
+    if way == "image":
         if meta_python_in(image, "auto") == "image":
             version = ".".join(map(str, python_of(image) or ()))
             return (f"the meta-scoring program runs with the image's python3: {image} has Python "
@@ -197,8 +203,8 @@ def meta_image_note(comp: Competition, tasks: Sequence[Task], meta_python: str |
         return (f"the meta-scoring program runs with the image's python3 (--meta-python image), "
                 f"which needs Python >= 3.10 with numpy, scipy, pandas and pyyaml in {image}; {probe}.")
     known = python_of(image) is not None  # codalab-legacy py37, py39, py312: Debian, x86_64
-    return ("the meta-scoring program carries its own Python: it runs in any Linux x86_64 image "
-            "with glibc >= 2.17, "
+    return ("the meta-scoring program carries its own Python (`bundle zip` puts it in): it runs in "
+            "any Linux x86_64 image with glibc >= 2.17, "
             + (f"which {image} is (a Debian-based x86_64 image, glibc >= 2.28)." if known else
                f"and {image} is not an image metascore knows; {probe}."))
 

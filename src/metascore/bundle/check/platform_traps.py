@@ -75,8 +75,8 @@ def platform_traps(comp: Competition, metas: Sequence[MetaConfig] = ()) -> list[
             "export: the export holds only submissions on the leaderboard, and under "
             f"{rule} nothing reaches the leaderboard until a participant clicks 'add to "
             "leaderboard' (Codabench leaderboards/strategies.py). Fix: "
-            f"{force_last_fix(comp.version)} (each participant's last finished submission; or "
-            "Force_Best).")
+            f"{force_last_fix(comp.version)}: each participant's last finished submission goes "
+            "there by itself.")
     for meta in exported:
         config = meta.config
         if config.filter.rule != "beat_baseline" and not config.baselines:
@@ -87,8 +87,8 @@ def platform_traps(comp: Competition, metas: Sequence[MetaConfig] = ()) -> list[
             warnings.append(
                 f"{meta.where}: the baseline reaches the results export only if the organizer "
                 f"submits it to phase(s) {', '.join(map(repr, ranked))} and adds it to the "
-                f"leaderboard by hand (submission_rule {rule}). Fix: {force_last_fix(comp.version)}, "
-                "and submit the baseline last from its own account.")
+                f"leaderboard by hand (submission_rule {rule}). Fix: the same --submission-rule "
+                "Force_Last, and submit the baseline last from its own account.")
         if not config.baselines:
             warnings.append(
                 f"{meta.where}: a results export does not say which row is the baseline, and "

@@ -2,7 +2,8 @@
 ``competition.yaml`` edits of :mod:`~metascore.bundle.meta.edit` made as text by
 :mod:`~metascore.bundle.meta.yaml_text`, the ``metascore.yaml`` of
 :mod:`~metascore.bundle.meta.choices`, the baselines given as files of
-:mod:`~metascore.bundle.meta.baseline_files` and the page of :mod:`~metascore.bundle.meta.ranking_page`),
+:mod:`~metascore.bundle.meta.baseline_files`, the page of :mod:`~metascore.bundle.meta.ranking_page`
+and what a second run keeps, :mod:`~metascore.bundle.meta.previous`),
 the meta-scoring program put into a bundle (:mod:`~metascore.bundle.meta.program_folder`) and
 its own Python (:mod:`~metascore.bundle.meta.runtime`: CPython compiled by
 :mod:`~metascore.bundle.meta.runtime_cpython` from the Debian archive of

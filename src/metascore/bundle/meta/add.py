@@ -12,15 +12,20 @@
   in the results export.
 
 The competition's ``docker_image`` is left as it is unless ``--image`` is given: the
-meta-scoring program carries its own Python (:mod:`~metascore.bundle.meta.runtime`), so every
-phase keeps the image the organizer chose; the notes say so.
+meta-scoring program runs in it, with the image's ``python3`` where the image is known to run
+it, else with its own Python (:mod:`~metascore.bundle.meta.runtime`), so every phase keeps the
+image the organizer chose; the notes say so, in the words of ``bundle check``.
 
 ``competition.yaml`` is edited (:mod:`~metascore.bundle.meta.edit`) as text where the parser says each node is
 (:class:`~metascore.bundle.meta.yaml_text.YamlText`): the organizer's comments, key order and
-indentation stay; each added block carries a comment saying what it is for. A bundle that
-already has a meta phase is compared with what this run would write: the same gives "nothing
-to change", anything else is refused unless ``force`` (then the meta phase, its task and
-columns are removed and written again). Nothing is written until the result passes
+indentation stay; each added block carries a comment saying what it is for. A second run on
+the meta phase add-meta wrote keeps what the bundle holds (the end, the rule, and the choices
+of its ``metascore.yaml``: :mod:`~metascore.bundle.meta.previous`) and changes only what its
+options name, saying what it kept; the same gives "nothing to change". It is refused unless
+``force`` only where it would undo something: files of the meta phase edited by hand since
+(an end, rule or image alone is still applied, those files left as they are), or a meta
+phase add-meta did not write (then the meta phase, its task and columns are removed and
+written again). Nothing is written until the result passes
 ``metascore bundle check`` without errors. v2 and v1 (CodaLab) bundles, folders and zips: a
 folder is edited in place (or copied to ``output``); a zip gives a zip (in place, or
 ``output`` ending in ``.zip``, with the meta-scoring program filled in so it uploads as is)
@@ -34,7 +39,7 @@ import os
 import shutil
 import tempfile
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 from ...config.model import CONFIG_NAME
@@ -42,6 +47,8 @@ from ...errors import ConfigError, InputError, did_you_mean
 from ...signature.binding import COMPETITION_FILE, new_token, token_text
 from ...readers.yaml_loader import read_yaml
 from .choices import MetaChoices
+from .previous import (base_choices, kept_choices, kept_note, meta_options_given, platform_kept,
+                       previous_choices, second_changes)
 from .edit import WRITTEN_FOLDERS, BundleEditor
 from ..archive import extract_bundle
 from ..check.full import check_bundle as full_check
@@ -52,7 +59,9 @@ from ..files import new_folder, write_text
 from ..links import refuse_writes
 from .program_folder import assemble_meta_program
 from .runtime import first_build_notice
+from ..platform.commands import name_bundle
 from ..platform.meta_program import META_PROGRAM_NAME, meta_python_in
+from ..site.submissions import SUBMISSIONS_FOLDER, beside_bundle
 from ..schema.competition import BundleReport
 from ..schema.load import refuse_bundle_links
 from ..schema import phase_dates
@@ -75,10 +84,14 @@ class AddMetaResult:
     notes: list[str] = field(default_factory=list)
     warnings: int = 0
     zipped: bool = False
-    #: "added", "rewrote" (--force) or "updated" (only the image, rule or end changed)
+    #: "added", "rewrote" (--force) or "updated" (a second run: what its options name)
     kind: str = "added"
-    #: a local run needs the image's packages first (``bundle env``)
+    #: a local run needs the image's packages first (``bundle env``, or ``bundle run --setup``)
     needs_env: bool = False
+    #: the submissions folder given (``--submissions``), which the next run uses
+    submissions: Path | None = None
+    #: the sample submissions beside the bundle, which no run reads (``beside_bundle``)
+    beside: str = ""
     #: the bundle has no ``sample_submissions/``: a run needs ``--submissions DIR``
     no_samples: bool = False
     #: whether ``bundle zip --start today`` suits the dates, and whether it is proposed
@@ -94,17 +107,19 @@ class AddMetaResult:
         else:
             done = {"added": "added the meta-ranking phase",
                     "rewrote": "rewrote the meta-ranking phase (--force)",
-                    "updated": "updated (the meta-ranking phase stays as it was)"}[self.kind]
+                    "updated": "updated (what this run's options name; the rest as it was)"}[self.kind]
             out = [f"{self.bundle}{where}: {done}:"]
             out += [f"  {c}" for c in self.changes if self.kind != "updated" or c.startswith("~")]
-            out += [f"note: {n}" for n in self.notes]
-        subs = " --submissions DIR" if self.zipped or self.no_samples else ""
+            out += [f"note: {name_bundle(n, self.target)}" for n in self.notes]
+        given = f" --submissions {self.submissions}" if self.submissions is not None else ""
+        subs = given or (" --submissions DIR" if self.zipped or self.no_samples else "")
         seen = f"   ({self.warnings} warning(s) to read)" if self.warnings else ""
-        out.append(f"next: metascore bundle check {self.target}{seen}")
-        if self.needs_env:
-            out.append(f"      metascore bundle env {self.target}   (once: the programs need the image's "
-                       "packages, which this Python lacks)")
-        out.append(f"      metascore bundle run {self.target}{subs} --out runs/")
+        out.append(f"next: metascore bundle check {self.target}{given}{seen}")
+        setup = " --setup" if self.needs_env else ""
+        out.append(f"      metascore bundle run {self.target}{setup}{subs} --out runs/"
+                   + ("   (--setup, once: the image's packages, which this Python lacks)" if setup else ""))
+        if subs and not given:
+            out.append(f"        {SUBMISSIONS_FOLDER}" + (f"; {self.beside}" if self.beside else ""))
         if not self.zipped:
             start = " --start today" if self.dates and self.dates[1] else ""
             out.append(f"      upload: metascore bundle zip {self.target} -o bundle.zip{start} (it fills "
@@ -130,8 +145,8 @@ def add_meta(
     Parameters
     ----------
     choices : the organizer's decisions (method, baselines, judges, filter, phases).
-    force : rewrite an existing meta phase (otherwise a bundle with one is refused, unless
-        this run would write it exactly as it is).
+    force : write the meta phase over one add-meta did not write, or over its files edited by
+        hand since (otherwise refused); a second run needs it for nothing else.
     end : the end date of the last phase when it has none (v1: of the last phase, whose end is
         the day before the next phase starts); the meta phase starts the day after.
     submission_rule : a leaderboard ``submission_rule`` to set (v2 only).
@@ -147,16 +162,26 @@ def add_meta(
     """
     src, out, zipped, zip_out = _paths(bundle, output, submission_rule)
     _given_files(choices, zipped)
+    given = choices
     with tempfile.TemporaryDirectory(prefix="metascore-add-meta-") as tmp_name:
         tmp = Path(tmp_name)
         root = _readable(src, zipped, tmp)
+        previous = previous_choices(root)  # None: no meta phase that add-meta wrote
+        kept = kept_choices(given, previous) if previous is not None else {}
+        choices = replace(given, **kept)
         v1 = _v1_form(root, tmp, choices, end, image, submission_rule) if submission_rule is not None else None
         edited = v1.root if v1 is not None else root
         editor = BundleEditor(edited, tmp, choices, end=end, submission_rule=submission_rule, image=image,
-                              check_links=edited is root)
+                              check_links=edited is root, meta_python=meta_python)
         files, fill = editor.plan(fill_program=zip_out)
         if v1 is not None:
             v1.keep(editor, files)
+        hand = _hand_edits(root, tmp, base_choices(given, previous), zip_out) if previous is not None else ""
+        if hand and not force and v1 is None and not meta_options_given(given):
+            files = {"competition.yaml": _platform_text(editor, tmp, end, submission_rule, image)}
+            editor.notes.insert(0, f"the meta phase and its files stay as they are: they differ from "
+                                   f"what add-meta writes (edited by hand? {hand}); this run changes "
+                                   "competition.yaml's end, rule or image only.")
         refuse_writes(root, [*files, *editor.copies], _WHAT)  # and the files there now, before they are read
         current = {rel: _read(root / rel) for rel in files}
         copies = _new_copies(root, editor.copies)
@@ -164,23 +189,71 @@ def add_meta(
         result = AddMetaResult(src, out or src, not same, editor.changes, editor.notes, zipped=zip_out)
         if same:
             return result
-        platform_only = v1 is not None and v1.platform_only
-        result.kind = _kind(src, editor, files, current, force, platform_only or (
-            bool(editor.existing) and _platform_only(editor, files, current, tmp, end, submission_rule, image)))
+        if previous is not None:
+            result.kind = _second_run(src, hand, force, v1, given)
+            if result.kind == "updated":
+                result.changes = second_changes(editor.changes, current, files)
+            said = kept_note(kept, platform_kept(files["competition.yaml"], end, submission_rule))
+            if said:
+                result.notes.insert(0, said)
+        else:
+            platform_only = v1 is not None and v1.platform_only
+            result.kind = _kind(src, editor, files, current, force, platform_only or (
+                bool(editor.existing) and _platform_only(editor, files, current, tmp, end, submission_rule, image)))
         report = _check_result(src, root, files, zipped, tmp, choices.submissions, copies)
         result.warnings = len(report.warnings)
         result.needs_env = any(n.startswith(LOCAL_RUN_NEEDS_ENV) for n in report.notes)
         result.no_samples = choices.submissions is None and not (root / "sample_submissions").is_dir()
+        result.submissions = choices.submissions
+        if result.no_samples:
+            result.beside = beside_bundle(src, [s for s in editor.submissions if s.origin == "starting kit"])
         image = report.competition.docker_image if report.competition else None
         result.first_build = (not zip_out and meta_python_in(image, meta_python) == "bundled"
                               and first_build_notice() is not None)
         if report.competition is not None and len(report.competition.phases) > 1:
-            kept = phase_dates.command_line_end(files["competition.yaml"])
+            kept_end = phase_dates.command_line_end(files["competition.yaml"])
             result.dates = phase_dates.start_advice(report.competition, report.competition.phases[:-1],
-                                                    kept, phase_dates.utc_now())
+                                                    kept_end, phase_dates.utc_now())
         _write(result, root, out, files, editor.program_ref if fill else None, tmp,
                report.competition.docker_image if report.competition else None, meta_python, copies)
     return result
+
+
+def _hand_edits(root: Path, tmp: Path, choices: MetaChoices, zip_out: bool) -> str:
+    """How the bundle differs from what add-meta writes from the previous ``choices`` (its
+    files edited by hand, or competition.yaml changed since): ``""`` when it does not."""
+    base = BundleEditor(root, tmp / "base", choices, end=None, submission_rule=None, image=None)
+    try:
+        files, _ = base.plan(fill_program=zip_out)
+    except (ConfigError, InputError):  # the previous choices no longer fit the bundle
+        return "the previous choices no longer fit competition.yaml"
+    now = {rel: _read(root / rel) for rel in files}
+    if all(now[rel] == text for rel, text in files.items()):
+        return ""
+    return _difference(now, files)  # FILE line N: `as add-meta writes it` -> `as it is now`
+
+
+def _platform_text(editor: BundleEditor, tmp: Path, end: str | None, rule: str | None, image: str | None) -> str:
+    """competition.yaml with only this run's end, rule and image applied, the meta phase as it is."""
+    return BundleEditor(editor.root, tmp / "platform", editor.choices, end=end, submission_rule=rule,
+                        image=image, check_links=editor.check_links).platform_edits()
+
+
+def _second_run(src: Path, hand: str, force: bool, v1: _V1Form | None, given: MetaChoices) -> str:
+    """What a second run on the meta phase add-meta wrote does: ``updated`` (what its options
+    name, the rest kept), or ``rewrote`` (``force``, over files edited by hand); refused
+    without ``force`` when its options would undo those edits."""
+    if not hand:
+        return "updated"
+    if force:
+        return "rewrote"
+    if (v1 is not None and v1.platform_only) or (v1 is None and not meta_options_given(given)):
+        return "updated"  # the end, rule or image alone: those files left as they are
+    raise ConfigError(
+        f"{src}: the meta phase's files differ from what add-meta writes ({hand}): edited by hand, "
+        "or competition.yaml changed since; this run would write them again from its options and "
+        "undo that. Make the change in the file instead, or --force writes them again (what this "
+        "run's options do not name is kept).")
 
 
 # ====================================================================== the steps

@@ -63,7 +63,7 @@ _TITLES = {"n_qualified": "Qualified candidates", "n_candidates": "Ranked candid
 class MetaChoices:
     """What the organizer decides (``None``: add-meta decides from the bundle)."""
 
-    method: str = RankingConfig.method
+    method: str | None = None                 # None: RankingConfig.method
     baselines: tuple[str, ...] | None = None  # () or ("none",): no baseline
     judges: tuple[str, ...] | None = None     # column keys (or titles)
     exclude: tuple[str, ...] = ()
@@ -134,7 +134,7 @@ def plan_config(
     baseline); ``taken_keys``: column keys the new output columns must not reuse;
     ``program_ref``: the meta-scoring program's folder, named in the file's header.
     """
-    method = get_ranking_method(choices.method).name
+    method = get_ranking_method(choices.method or RankingConfig.method).name
     notes: list[str] = []
     dev, final = _phases(phases, choices, notes)
     given = given_baselines(choices.baseline_files, dev)

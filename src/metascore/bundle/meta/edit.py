@@ -25,13 +25,15 @@ from ...errors import ConfigError
 from ...config import CONFIG_NAME
 from .baseline_files import add_given
 from .choices import ConfigPlan, MetaChoices, plan_config
+from ..check.image_checks import meta_python_sentence
 from ..check.meta_config import find_meta_configs
 from ..schema.competition import DEFAULT_IMAGE, Competition, Phase
-from ..platform.meta_program import META_PROGRAM_NAME, needs_meta_program
+from ..platform.meta_program import META_PROGRAM_NAME, meta_python_in, needs_meta_program
 from .ranking_page import PAGE_TITLE, ranking_page
 from ..schema.load import check_schema
 from ..schema import phase_dates
 from ..schema.phase_dates import command_line_end, end_mark
+from ..platform.commands import ADD_META
 from ..platform.leaderboard_rules import MANUAL_RULES
 from ..platform.page_text import page_text
 from ..site.submissions import collect_submissions
@@ -55,9 +57,10 @@ bundle always gets the installed version:
 
 - `metascore bundle run BUNDLE` fills it, inside its run folder;
 - `metascore bundle zip BUNDLE -o bundle.zip` puts it into the zip, with a vendored copy of
-  the `metascore` package next to `score.py` and its own Python (`runtime/`), so it runs in
-  the competition's image, whatever Python that image has or lacks (any Linux x86_64 image
-  with glibc >= 2.17). Upload that zip, not this folder as it is.
+  the `metascore` package next to `score.py`; it runs with the image's `python3` where the
+  image is known to run it (codalab/codalab-legacy:py312), else with its own Python
+  (`runtime/`, for any Linux x86_64 image with glibc >= 2.17). Upload that zip, not this
+  folder as it is.
 
 To freeze a version, replace this README by the program's files (`metadata.yaml`,
 `score.py` and a `metascore/` package folder).
@@ -76,8 +79,9 @@ class BundleEditor:
     """Plans the new competition.yaml and files of one bundle; collects changes and notes."""
 
     def __init__(self, root: Path, tmp: Path, choices: MetaChoices, *, end: str | None,
-                 submission_rule: str | None, image: str | None, check_links: bool = True) -> None:
-        self.root, self.tmp, self.choices = root, tmp, choices
+                 submission_rule: str | None, image: str | None, check_links: bool = True,
+                 meta_python: str | None = None) -> None:
+        self.root, self.tmp, self.choices, self.meta_python = root, tmp, choices, meta_python
         self.check_links = check_links  # False: ``root`` is a view made of links to a bundle
         self.end, self.rule, self.image = end, submission_rule, image
         self.changes: list[str] = []
@@ -91,6 +95,7 @@ class BundleEditor:
         self.command_line_end: dt.datetime | None = None
         #: the files or folders to copy into the bundle (path in it -> source): ``--baseline FILE``
         self.copies: dict[str, Path] = {}
+        self.submissions: list = []  # what a local run submits (planned)
 
     # ------------------------------------------------------------------ reading
     def load(self) -> tuple[Competition, YamlText]:
@@ -119,6 +124,7 @@ class BundleEditor:
         columns = [c for c in comp.leaderboard.columns if c.key not in removed_keys]
         taken = [c.key for c in columns]
         submissions, _ = collect_submissions(comp, self.choices.submissions, cache=self.tmp / "submissions")
+        self.submissions = submissions
         cfg = plan_config(comp, phases, self.choices, columns=columns,
                           unsorted=self.unsorted(comp, yt), submissions=submissions,
                           taken_keys=taken, program_ref=self.program_ref)
@@ -250,11 +256,9 @@ class BundleEditor:
         current = written or DEFAULT_IMAGE
         shown = current if written else f"{DEFAULT_IMAGE} (Codabench's default: no {key})"
         if self.image is None:
-            self.notes.append(
-                f"{key} left as it is, {shown}: every phase keeps running in it. The meta-scoring "
-                "program carries its own Python (`bundle zip` puts it in), which runs in any Linux "
-                "x86_64 image with glibc >= 2.17; `metascore bundle check --probe` or `bundle run "
-                "--backend docker` try it in this image (--image sets another).")
+            said = meta_python_sentence(current, meta_python_in(current, self.meta_python))
+            self.notes.append(f"{key} left as it is, {shown}: every phase keeps running in it "
+                              f"(--image sets another); {said}")
             return
         if written and _image_key(self.image) == _image_key(current):
             return
@@ -292,22 +296,20 @@ class BundleEditor:
             v1 = (" (a v1 bundle: Codabench's import makes it Add)" if comp.version == 1
                   else " (Codabench's default)" if self.rule is None
                   and yt.get(yt.path("leaderboards", 0), "submission_rule") is None else "")
-            fix = ("; --submission-rule Force_Last puts each participant's last finished submission "
-                   "there automatically (participants then no longer choose which one shows"
-                   + ("; a v1 competition.yaml is then written in the v2 form, which can set the "
-                      "rule, or choose it after the upload in the Leaderboard tab of Codabench's "
-                      "competition editor)" if comp.version == 1 else ")"))
+            fix = (f"`{ADD_META} --submission-rule Force_Last`: each participant's last finished "
+                   "submission then goes there by itself (participants no longer choose which one "
+                   "shows)" + ("; a v1 competition.yaml is then written in the v2 form, which can set "
+                               "the rule (or choose it after the upload in the Leaderboard tab of "
+                               "Codabench's competition editor)" if comp.version == 1 else ""))
             self.notes.append(
                 f"leaderboard submission_rule {current}{v1}: nothing reaches the leaderboard, and so "
                 "the results export the Final ranking phase ranks, until a participant clicks 'add to "
-                f"leaderboard'{fix}. The organizer's own submission to the Final ranking phase too: "
-                "add it to the leaderboard, or participants see no row there, hence no ranking "
-                "(`metascore codabench submit` adds it). Under this rule a participant can also add "
-                "their own refused upload to the Final ranking phase (Failed: only your signed "
-                "export is ranked) to its leaderboard, as a row of n/a, since the site checks no "
-                "status there, and under Add its API lets no organizer remove it; a Force_ rule "
-                "keeps it off. A local `bundle run` feeds the meta phase only the submissions marked "
-                "on_leaderboard in a submissions manifest (--feed all: every submission).")
+                "leaderboard'; nor does the organizer's own submission to the Final ranking phase, "
+                "whose row is the ranking (`metascore codabench submit` adds it). Fix: "
+                f"{fix}. Kept as it is, a participant can also add their refused upload to the Final "
+                "ranking phase to its leaderboard, as a row of n/a that no organizer can remove, and "
+                "a local `bundle run` feeds the meta phase only what a submissions manifest marks "
+                "on_leaderboard.")
 
     # ------------------------------------------------------------------ what participants see
     def set_visibility(self, comp: Competition, yt: YamlText) -> None:
@@ -382,8 +384,10 @@ class BundleEditor:
             folder = "pages" if first is None else PurePosixPath(first).parent.as_posix()
             ref = _PAGE_NAME if folder == "." else f"{folder}/{_PAGE_NAME}"
         config = parse_config(yaml.safe_load(cfg.text), source=CONFIG_NAME)
+        hidden = yt.get(yt.root, "show_detailed_results_in_leaderboard")  # hidden by an earlier run too
         text = ranking_page(config, meta_phase=phase, columns={c.key: c.title for c in cfg.columns},
-                            eye_icons=self.choices.eye_icons != "hide")
+                            eye_icons=self.choices.eye_icons != "hide"
+                            and (hidden is None or str(hidden.value).lower() != "false"))
         comment = [f"{MARKER} how the final ranking is computed (from {self.ref_dir}{CONFIG_NAME})"]
         if comp.version == 2:
             yt.append_item(yt.get(yt.root, "pages"), {"title": PAGE_TITLE, "file": ref}, comment=comment)

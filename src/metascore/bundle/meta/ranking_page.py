@@ -110,8 +110,12 @@ def _who(config: Config, dev: str, final: str | None) -> list[str]:
         k = "k (estimated from the phases' rankings)" if filt.k == "auto" else str(filt.k)
         out.append(f"- Only the {k} best {where} are ranked, by the same method on the judges "
                    f"that decide who is ranked (below).{decides}")
+    elif config.baselines:
+        out.append(f"- Every participant is ranked; the baseline{'s' if len(config.baselines) > 1 else ''} "
+                   f"({base}) {'are' if len(config.baselines) > 1 else 'is'} shown for reference, "
+                   "without a position (no filter: nobody needs to beat it).")
     else:
-        out.append("- Every participant is ranked (no baseline to beat).")
+        out.append("- Every participant is ranked (no filter).")
     return out
 
 

@@ -5,6 +5,7 @@ common images carry (:mod:`~metascore.bundle.platform.images`), what a command's
 become and which folders the worker mounts (:mod:`~metascore.bundle.platform.placeholders`),
 the leaderboard's submission rules (:mod:`~metascore.bundle.platform.leaderboard_rules`), and
 how text goes to a page or a task's name so that the site shows it as text
-(:mod:`~metascore.bundle.platform.page_text`).
+(:mod:`~metascore.bundle.platform.page_text`), and the commands a message proposes, with the
+bundle named (:mod:`~metascore.bundle.platform.commands`).
 Nothing here reads a bundle or runs a program.
 """

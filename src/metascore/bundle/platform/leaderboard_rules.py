@@ -9,6 +9,8 @@ participant's last finished submission there instead, in a v2 or a v1 bundle.
 
 from __future__ import annotations
 
+from .commands import ADD_META
+
 __all__ = ["SUBMISSION_RULES", "MANUAL_RULES", "force_last_fix"]
 
 SUBMISSION_RULES = (
@@ -19,12 +21,15 @@ SUBMISSION_RULES = (
 MANUAL_RULES = ("Add", "Add_And_Delete", "Add_And_Delete_Multiple")
 
 
-def force_last_fix(version: int) -> str:
+def force_last_fix(version: int, *, explain: bool = True) -> str:
     """How an organizer puts each participant's last finished submission on the leaderboard
-    (and so in the results export) without a click, in a v2 or a v1 bundle."""
+    (and so in the results export) without a click, in a v2 or a v1 bundle: the add-meta
+    command (:data:`~metascore.bundle.platform.commands.ADD_META`), and with ``explain`` what
+    it sets."""
     if version == 2:
-        return "set submission_rule: Force_Last on the leaderboard in competition.yaml"
+        return f"`{ADD_META} --submission-rule Force_Last`" + (
+            " (it sets submission_rule: Force_Last on the leaderboard in competition.yaml)" if explain else "")
     return ("a v1 competition.yaml cannot set the rule (Codabench's v1 import makes it Add): "
-            "`metascore bundle add-meta --submission-rule Force_Last` writes the file in the v2 "
+            f"`{ADD_META} --submission-rule Force_Last` writes the file in the v2 "
             "form, which can, or after the upload choose the submission rule 'Force Last' in the "
             "Leaderboard tab of Codabench's competition editor")

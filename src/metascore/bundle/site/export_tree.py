@@ -87,7 +87,7 @@ def why_nothing(phases: list[str], export: list[dict[str, Any]], rule: str | Non
     if any(rule in MANUAL_RULES and feed == "export" and cause.startswith("the finished")
            for cause in causes):
         text += (f". A submission reaches the results export when a leaderboard holds it: "
-                 f"{force_last_fix(version)}, mark submissions on_leaderboard in the submissions "
+                 f"{force_last_fix(version, explain=False)}, mark submissions on_leaderboard in the submissions "
                  "manifest, or run with --feed all")
     return text + "."
 

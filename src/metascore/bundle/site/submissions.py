@@ -16,6 +16,7 @@ import datetime as dt
 import hashlib
 import io
 import re
+import stat
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -28,9 +29,11 @@ from ..archive import as_folder
 from ..files import METADATA_FILES, is_noise
 from ..schema.competition import SUBMISSION_MANIFESTS, Competition, Phase
 from ..schema.metadata import read_metadata
+from ..trees import walk
 
 __all__ = ["Submission", "collect_submissions", "phase_named_by", "safe_name", "slug", "made_to",
-           "phases_reached", "is_result_submission", "reference_copies", "kit_rule_text"]
+           "phases_reached", "is_result_submission", "reference_copies", "kit_rule_text", "SUBMISSIONS_FOLDER",
+           "beside_bundle", "kit_copies", "same_files"]
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,8 @@ def collect_submissions(
                             "so it is a competition bundle, not a submission.")
     if not any(s.is_baseline for s in subs):
         warnings[:0] = no_kit
+    if submissions_dir is not None:
+        warnings.extend(kit_copies(subs))
     return _unique_ids(subs, _reach(comp)), warnings
 
 
@@ -130,6 +135,77 @@ def kit_rule_text(kit: Path) -> str:
            "put one there, or give a submission zip or folder with `bundle add-meta --baseline FILE`")
     return (f"no submission found in it (looked for a folder or zip whose name contains "
             f"'submission', or a metadata file at its root; it holds {shown or 'nothing'}): {how}")
+
+
+#: What the folder ``bundle run --submissions DIR`` holds, in one sentence.
+SUBMISSIONS_FOLDER = (
+    "DIR holds one zip or folder per submission, run as the participant its name gives "
+    "(alice__v2.zip: alice; a name without __: itself) or a submissions.yaml there says (file, "
+    "participant, phase, is_baseline, submitted_at), in every phase or, in a sub-folder "
+    "DIR/<phase name>/, in that phase")
+
+
+def beside_bundle(bundle: Path, kits: Sequence[Submission]) -> str:
+    """The sample submissions kept beside the bundle (a zip or folder whose name contains
+    "submission" next to the bundle folder or zip, as Codabench's example repositories ship
+    them), which no run reads: those that hold a starting kit submission's files (``kits``),
+    which runs as the baseline already, and how to run the others; ``""`` when there are none."""
+    try:
+        found = [p for p in sorted(bundle.absolute().parent.iterdir())
+                 if "submission" in p.name.lower() and (p.suffix.lower() == ".zip" or p.is_dir())
+                 and p.absolute() != bundle.absolute() and not _is_bundle(p)]
+    except OSError:
+        return ""
+    copies = {p.name: k.candidate for p in found for k in kits if same_files(p, k.source)}
+    others = [p.name for p in found if p.name not in copies]
+    said = []
+    if copies:
+        said.append(f"{', '.join(copies)} hold files of the starting kit's "
+                    f"{', '.join(dict.fromkeys(copies.values()))} only, which run as participant "
+                    "'baseline' already: in DIR, as another participant, they would only tie with it")
+    if others:
+        said.append(f"{', '.join(others)}: no run reads them there; copy them into DIR, named as "
+                    f"DIR says (alice__{others[0]})")
+    return f"beside the bundle, {'; '.join(said)}" if said else ""
+
+
+def kit_copies(subs: Sequence[Submission]) -> list[str]:
+    """A submission of a submissions folder that holds only files of a starting kit
+    submission: it runs as another participant and scores as the baseline does, a tie."""
+    kits = [s for s in subs if s.origin == "starting kit"]
+    out = []
+    for sub in subs:
+        if sub.origin in ("starting kit", "solutions") or sub.is_baseline:
+            continue
+        kit = next((k for k in kits if same_files(sub.source, k.source)), None)
+        if kit is not None:
+            out.append(f"{sub.source} holds files of the starting kit's {kit.candidate} only, which runs "
+                       f"as participant 'baseline': as participant {sub.participant!r} it scores as the "
+                       "baseline does and ties with it (a baseline filter admits it nowhere).")
+    return out
+
+
+def same_files(a: Path, b: Path) -> bool:
+    """Whether every file of the submission ``a`` is a file of ``b`` (zips or folders), by the
+    same name, byte for byte: ``a`` is ``b`` or a part of it (names and sizes compared first,
+    contents only when those agree)."""
+    sizes_a, sizes_b = _sizes(a), _sizes(b)
+    if not sizes_a or any(sizes_b.get(name) != size for name, size in sizes_a.items()):
+        return False
+    digests_b = _digests(b)
+    return all(digests_b.get(name) == digest for name, digest in _digests(a).items())
+
+
+def _sizes(path: Path) -> dict[str, int]:
+    """name -> size of each file of a folder or zip (noise left out); {} when unreadable."""
+    try:
+        if path.is_dir():  # any depth, no link followed (a participant's folder)
+            return {"/".join(e.parts): e.stat.st_size for e in walk(path, on_error=lambda _: None)
+                    if stat.S_ISREG(e.stat.st_mode) and not is_noise("/".join(e.parts))}
+        with zipfile.ZipFile(path) as z:
+            return {i.filename: i.file_size for i in z.infolist() if not i.is_dir() and not is_noise(i.filename)}
+    except (OSError, zipfile.BadZipFile, ValueError):
+        return {}
 
 
 def _empty_folder(path: Path) -> bool:

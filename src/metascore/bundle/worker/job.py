@@ -15,7 +15,9 @@ own sandbox ``<run_dir>/{prediction,scoring}/`` holding ``program/``,
    to scoring whatever happens), but the runner reports them (``prediction_problems``):
    a job that then finishes is *flagged* (its scores come from a scoring program that ran
    without the predictions), one whose scoring program then fails leads its reason with
-   that first failure.
+   that first failure. A result submission (no metadata, no code) is not flagged when the
+   ingestion program fails beside it: its files are the predictions, scored as given, as on
+   Codabench (a note).
 2. **Scoring job**: the scoring program is ``program/``, ``input/ref`` the reference data,
    ``input/res`` the prediction output (with the platform's ``metadata``). With
    ``ingestion_only_during_scoring`` the ingestion program runs here instead, next to the
@@ -51,6 +53,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -64,7 +67,7 @@ from ..schema.competition import DEFAULT_TIME_LIMIT
 from ..files import copy_job_output, write_text
 from ..platform.placeholders import substitute, volumes
 from ..schema.metadata import read_metadata
-from ..trees import copy_tree, make_folders, remove_tree
+from ..trees import copy_tree, make_folders, remove_tree, walk
 
 __all__ = [
     "Job", "JobResult", "run_job",
@@ -199,10 +202,55 @@ def _predict(job: Job, backend: Backend, sandbox: Path, result: JobResult) -> No
                          limit=job.time_limit, has_input_data=job.input_data is not None,
                          with_ingestion=job.ingestion_program is not None and not only_scoring,
                          result=result)
+    given = _result_files(sandbox)  # a result submission: its files are the predictions
     for kind, run in runs.items():
         if run.exit_code not in (0, None):
             label = "submission" if kind == "program" else "ingestion program"
-            result.prediction_problems.append(f"prediction step: {exited(label, run)}")
+            if kind == "ingestion" and given is not None:
+                result.warnings.append(_scored_as_given(exited(label, run).splitlines()[0],
+                                                        given, sandbox / "output"))
+            else:
+                result.prediction_problems.append(f"prediction step: {exited(label, run)}")
+
+
+#: Files that make a submission without metadata code an ingestion program imports, not results.
+_CODE_SUFFIXES = (".py", ".r", ".jl", ".sh", ".ipynb")
+
+
+def _result_files(sandbox: Path) -> dict[str, int] | None:
+    """A result submission's files (no metadata, so the worker copied them to the output,
+    and no code for an ingestion program to import), by path and size; ``None`` otherwise."""
+    folder = sandbox / "program"
+    try:
+        if read_metadata(folder)[0] is not None:
+            return None
+    except (InputError, ConfigError, OSError, ValueError):  # read when the step was laid out
+        return None
+    files = _sizes(folder)
+    return None if any(name.lower().endswith(_CODE_SUFFIXES) for name in files) else files
+
+
+def _sizes(folder: Path) -> dict[str, int]:
+    """Each regular file of ``folder`` (any depth, no link followed) -> its size."""
+    return {"/".join(e.parts): e.stat.st_size for e in walk(folder, on_error=lambda _: None)
+            if stat.S_ISREG(e.stat.st_mode)}
+
+
+def _scored_as_given(failure: str, given: dict[str, int], output: Path) -> str:
+    """What happened to a result submission whose ingestion program failed beside it: its
+    files were scored as they are, as on Codabench (the worker copies a result submission to
+    the prediction output, runs the ingestion program beside it and checks no exit code of
+    the prediction step)."""
+    changed = sorted(name for name, size in _sizes(output).items()
+                     if name != "metadata" and given.get(name) != size)
+    what = ("as they are" if not changed else
+            "with what the ingestion program wrote beside them before it failed "
+            f"({', '.join(changed[:3])}{' ...' if len(changed) > 3 else ''})")
+    return (f"prediction step: a result submission (no metadata file, no code): its files are the "
+            f"predictions, scored {what}. Beside it, {failure[0].lower()}{failure[1:]}. As on "
+            "Codabench, whose worker too runs the ingestion program beside a result submission and "
+            "checks no exit code of the prediction step (the error is in the submission's ingestion "
+            "log there).")
 
 
 def _score(job: Job, backend: Backend, prediction: Path, result: JobResult) -> Path:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import ConfigError, MetascoreError
-from ..platform.images import image_key
+from ..platform.images import image_key, modules_of
 
 __all__ = [
     "IMAGE_PACKAGES", "cache_root", "packages_for", "package_for", "build_env", "interpreter_for",
@@ -247,7 +247,9 @@ def missing_module_hint(output: str, interpreter: str, image: str | None, *,
     """A one-paragraph fix when ``output`` (the program's stderr and stdout: some programs
     print their traceback on stdout) shows a missing Python module, else ``""``.
     ``python_env``: ``interpreter`` is the one ``--python-env`` gave, so that environment,
-    not the image's, lacks the module."""
+    not the image's, lacks the module. A module that an image whose content is known exactly
+    (py312) lacks too is no package to install: the import fails on Codabench as well, unless
+    a submission brings it (Codabench's iris example imports a code submission's ``model``)."""
     found = _MISSING_MODULE.findall(output)
     if not found:
         return ""
@@ -258,6 +260,13 @@ def missing_module_hint(output: str, interpreter: str, image: str | None, *,
                 f"(--python-env) does not have; install {package} there (`{interpreter} -m pip "
                 f"install {package}`), or give --python-env an environment that has it.")
     where = f"the bundle's image {image}" if image else "the competition image"
+    known = modules_of(image)
+    if known is not None and module not in known:  # the image lacks it too: no package to add here
+        return (f"metascore: the program needs the Python module '{module}', which neither "
+                f"{interpreter} nor the image {image} has, so the import fails on Codabench too, "
+                f"unless a submission brings it (a code submission's {module}.py, which an ingestion "
+                "program imports from /app/ingested_program); a package installed here would make "
+                "this run differ from the site's.")
     if interpreter_for(image):
         fix = (f"the environment built for {image} lacks it: list {package} in a requirements "
                f"file and run `metascore bundle env BUNDLE --requirements FILE`")
