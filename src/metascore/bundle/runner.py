@@ -194,6 +194,34 @@ def run_bundle(
         :func:`_local_packages`); without it, a run that lacks them says so first.
     """
     bundle, out, given_bundle = Path(bundle), Path(out).absolute(), os.fspath(bundle)
+    given = _given_data(bundle, data)
+    if setup and backend == "local" and sandbox != "rewrite":
+        install_bubblewrap(log)
+    engine = get_backend(backend, image=image, network=network, sandbox=sandbox,
+                         python_env=python_env, limits=limits, foreign=submissions is not None)
+    _refuse_unisolated(engine, submissions)
+    bundle, comp, zipped = _fresh_out(bundle, out)
+    image = image or comp.docker_image
+    engine.check_run(out, image)  # e.g. its jobs' own user must reach --out
+    fill = _meta_filler(Path(scoring_program) if scoring_program else None, meta_python, engine, image, log)
+    site = Site(comp, out, engine, image=image, fill_meta_program=fill, log=log,
+                jobs=jobs if jobs is not None else default_jobs(), feed=feed, data=given)
+    report = RunReport(out=out, backend=backend, warnings=list(comp.warnings), bundle=given_bundle)
+    if not engine.capabilities.runs_image and python_env is None:
+        report.warnings.extend(_local_packages(comp, setup, log))
+    if zipped:
+        report.warnings.extend(_zipped_placeholders(comp))
+    subs = _submissions(comp, site, engine, report, submissions, zipped, Path(given_bundle), out, log)
+    log(f"[*] {comp.title}: {len(comp.phases)} phase(s), {len(subs)} submission(s), backend {backend}")
+    log(f"[*] {engine.describe(image)}")
+    report.warnings.extend(meta_image_report(site, engine, image, log))
+    site.run(subs, report)
+    write_text(out / "run_summary.json", json.dumps(report.to_dict(), indent=2, allow_nan=False) + "\n")
+    return report
+
+
+def _given_data(bundle: Path, data: Mapping[str, str | os.PathLike[str]] | None) -> dict[str, Path]:
+    """The bundle checked to exist, and the ``--data`` replacements, each an existing path."""
     if bundle.is_file() and not zipfile.is_zipfile(bundle):
         raise InputError(f"{bundle}: not a bundle folder or zip file.")
     if not bundle.exists():
@@ -202,10 +230,12 @@ def run_bundle(
     for key, path in given.items():
         if not path.exists():
             raise InputError(f"--data {key}={path}: no such file or folder.")
-    if setup and backend == "local" and sandbox != "rewrite":
-        install_bubblewrap(log)
-    engine = get_backend(backend, image=image, network=network, sandbox=sandbox,
-                         python_env=python_env, limits=limits, foreign=submissions is not None)
+    return given
+
+
+def _refuse_unisolated(engine: Backend, submissions: str | os.PathLike[str] | None) -> None:
+    """Participants' submissions (``--submissions``) never run without the sandbox unless the
+    organizer says so (``--sandbox rewrite``)."""
     missing = engine.capabilities.sandbox_missing  # e.g. the local rewrite mode taken for lack of bwrap
     if submissions is not None and missing:
         raise ConfigError(
@@ -213,9 +243,14 @@ def run_bundle(
             "these submissions would run unisolated, as your user; install bubblewrap (apt-get "
             "install bubblewrap, or --setup does) or use --backend docker, or give --sandbox "
             "rewrite to run them so.")
+
+
+def _fresh_out(bundle: Path, out: Path) -> tuple[Path, Competition, bool]:
+    """``out`` made ready (the runner's folders of an earlier run removed) and the bundle read:
+    ``(bundle folder, competition, whether it came zipped)``. A folder is checked (its links
+    first) before anything is written; a zip's link members and ``competition.yaml`` are
+    refused before it is extracted (into ``out/bundle``)."""
     zipped = bundle.is_file()
-    # a folder is checked (its links first) before anything is written; a zip's link
-    # members and competition.yaml are refused before it is extracted
     comp = None if zipped else load_competition(bundle)
     make_folders(out)  # rwxr-xr-x at most, whatever the umask (and left as it is when it exists)
     for name in ("runs", "outputs", "cache", "bundle", "final"):
@@ -230,32 +265,25 @@ def run_bundle(
         comp = load_competition(bundle)
     if comp.leaderboard is None:
         raise ConfigError(f"{bundle}: the competition has no leaderboard.")
-    engine.check_run(out, image or comp.docker_image)  # e.g. its jobs' own user must reach --out
-    fill = _meta_filler(Path(scoring_program) if scoring_program else None, meta_python, engine,
-                        image or comp.docker_image, log)
-    site = Site(comp, out, engine, image=image, fill_meta_program=fill, log=log,
-                jobs=jobs if jobs is not None else default_jobs(), feed=feed, data=given)
-    report = RunReport(out=out, backend=backend, warnings=list(comp.warnings), bundle=given_bundle)
-    if not engine.capabilities.runs_image and python_env is None:
-        report.warnings.extend(_local_packages(comp, setup, log))
-    if zipped:
-        report.warnings.extend(_zipped_placeholders(comp))
+    return bundle, comp, zipped
+
+
+def _submissions(comp: Competition, site: Site, engine: Backend, report: RunReport,
+                 submissions: str | os.PathLike[str] | None, zipped: bool, given_bundle: Path, out: Path,
+                 log: Callable[[str], None]) -> list[Submission]:
+    """The submissions the run makes (the bundle's, or ``--submissions``), what they warn of
+    in ``report``, and what the backend says once."""
     subs, warnings = collect_submissions(comp, Path(submissions) if submissions else None, cache=out / "cache")
     report.warnings.extend(warnings)
     if engine.notice:  # e.g. what the local backend's rewrite mode cannot do, said once
         report.warnings.append(engine.notice)
         log(f"[!] {engine.notice}")
     if submissions is None and subs and all(s.is_baseline for s in subs):
-        _only_baselines(comp, site, subs, zipped, Path(given_bundle), log)
+        _only_baselines(comp, site, subs, zipped, given_bundle, log)
     if not subs:
         report.warnings.append("no submissions to run: add a starting kit, solutions, "
                                "sample_submissions/ or --submissions.")
-    log(f"[*] {comp.title}: {len(comp.phases)} phase(s), {len(subs)} submission(s), backend {backend}")
-    log(f"[*] {engine.describe(image or comp.docker_image)}")
-    report.warnings.extend(meta_image_report(site, engine, image or comp.docker_image, log))
-    site.run(subs, report)
-    write_text(out / "run_summary.json", json.dumps(report.to_dict(), indent=2, allow_nan=False) + "\n")
-    return report
+    return subs
 
 
 def _local_packages(comp: Competition, setup: bool, log: Callable[[str], None]) -> list[str]:
