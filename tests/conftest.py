@@ -48,7 +48,7 @@ def _own_env_cache(tmp_path_factory):
     that builds it, so a cached one is what this code would build, and a few minutes are
     spent once per change of the recipe, not per session. Tests fill meta programs with the
     image's python3 (``METASCORE_META_PYTHON=image``) unless they ask for the bundled one."""
-    from metascore.bundle.meta.runtime import runtime_cache
+    from metascore.bundle.runtime.store import runtime_cache
 
     saved = {k: os.environ.get(k) for k in ("METASCORE_CACHE", "METASCORE_RUNTIME_CACHE", "METASCORE_META_PYTHON",
                                             "METASCORE_ORGANIZER_KEY")}
@@ -73,8 +73,8 @@ def built_runtime():
     machine would spend most of its time budget on the build: the tests that use it run with
     ``METASCORE_RUNTIME=1`` and skip otherwise with this reason. With it, a machine that
     cannot build it skips (fails under CI=true)."""
-    from metascore.bundle.meta.runtime import ensure_runtime
-    from metascore.bundle.meta.runtime_cpython import check_host
+    from metascore.bundle.runtime.store import ensure_runtime
+    from metascore.bundle.runtime.cpython import check_host
     from metascore.errors import MetascoreError
     from requirements import unavailable
 

@@ -18,7 +18,7 @@ and writes ``OUT/outputs.json`` (the sha256 of every file each run wrote, by run
 comparison of two runtimes, byte for byte) and ``OUT/loaded.json`` (the file of every module
 in ``sys.modules`` and every shared object mapped into the process at the end: what the
 program ever loads). ``tests/bundle/test_runtime.py`` runs it in a full and in the slimmed
-runtime and compares both files; ``bundle/meta/runtime_build.py`` says what the runtime
+runtime and compares both files; ``bundle/runtime/build.py`` says what the runtime
 leaves out from its figures.
 """
 

@@ -63,7 +63,7 @@ def _label(tag: str) -> str | None:
 def build_bullseye(tag: str) -> str:
     """Make ``tag`` (:data:`BULLSEYE_PYTHON` or :data:`BULLSEYE_BARE`) unless an image with
     the same recipe exists; return ``tag``."""
-    from metascore.bundle.meta.runtime_archive import MIRROR_VARIABLE, find_debian_archive
+    from metascore.bundle.runtime.debian import MIRROR_VARIABLE, find_debian_archive
 
     packages = BULLSEYE_PACKAGES[tag]
     mirror = (os.environ.get(MIRROR_VARIABLE) or find_debian_archive() or "").rstrip("/")

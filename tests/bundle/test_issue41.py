@@ -27,9 +27,9 @@ import yaml
 
 from metascore.bundle.bundle_zip import build_bundle_zip
 from metascore.bundle.check.full import check_bundle
-from metascore.bundle.meta import runtime as rt
-from metascore.bundle.meta import runtime_build as recipe
-from metascore.bundle.meta import runtime_cpython as cpython_recipe
+from metascore.bundle.runtime import store as rt
+from metascore.bundle.runtime import build as recipe
+from metascore.bundle.runtime import cpython as cpython_recipe
 from metascore.bundle.meta.add import add_meta
 from metascore.bundle.meta.choices import MetaChoices
 from metascore.bundle.runner import format_report, run_bundle

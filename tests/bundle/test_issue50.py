@@ -337,7 +337,7 @@ def test_the_first_zip_says_what_the_build_costs_before_it_starts(tmp_path, monk
     """From a clone, with no runtime built: the cost (time, size) and the ways out are said
     before anything is built."""
     from metascore.bundle import bundle_zip
-    from metascore.bundle.meta import runtime
+    from metascore.bundle.runtime import store as runtime
     from metascore.cli import main
 
     from metascore.errors import ConfigError
@@ -368,7 +368,7 @@ def _fake_runtime(tmp_path: Path):
     """A runtime zip as the build writes it (LZMA members under runtime/), small."""
     import zipfile
 
-    from metascore.bundle.meta.runtime import Runtime
+    from metascore.bundle.runtime.store import Runtime
 
     folder = tmp_path / "rt"
     folder.mkdir()

@@ -27,7 +27,7 @@ import tarfile
 import pytest
 
 import metascore
-from metascore.bundle.meta import runtime_build as recipe
+from metascore.bundle.runtime import build as recipe
 from metascore.bundle.runner import run_bundle
 from metascore.cli import main
 from requirements import require_engine
@@ -92,7 +92,7 @@ def test_the_program_loads_the_modules_the_build_compiled(built_runtime, bare_im
     folders: the compiled modules are found through ``-X pycache_prefix`` (unchecked hashes)."""
     import shlex
 
-    from metascore.bundle.meta.runtime import bundled_command
+    from metascore.bundle.runtime.store import bundled_command
 
     interpreter = shlex.split(bundled_command())[:-3]
     proc = subprocess.run(["podman", "run", "--rm", "--network=none", "-v",

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from metascore.bundle.meta import runtime as rt
+from metascore.bundle.runtime import store as rt
 from metascore.bundle.platform import meta_program
-from metascore.bundle.meta import runtime_build as recipe
-from metascore.bundle.meta import runtime_cpython as cpython_recipe
+from metascore.bundle.runtime import build as recipe
+from metascore.bundle.runtime import cpython as cpython_recipe
 from metascore.bundle.archive import zip_directory
 from metascore.bundle.worker.backend import StepResult
 from metascore.bundle.check.full import check_bundle
@@ -598,7 +598,7 @@ def test_bundle_zip_copies_the_installed_wheel_s_zip_without_building(fake_build
 
 
 def test_the_wheel_holds_the_zip_stored_and_the_elf_files_unpacked(fake_runtime, tmp_path):
-    from metascore.bundle.meta.runtime_wheel import write_wheel
+    from metascore.bundle.runtime.wheel import write_wheel
 
     (fake_runtime.tree / "bin" / PY).write_bytes(b"\x7fELF\x02\x01" + b"\0" * 58)  # an ELF header
     rt.zip_runtime(fake_runtime.tree, fake_runtime.zip)
@@ -638,7 +638,7 @@ def _apt(root: Path, files: dict[str, str]) -> Path:
 
 
 def test_the_archive_is_the_debian_source_of_apt_s_configuration(tmp_path):
-    from metascore.bundle.meta.runtime_archive import find_debian_archive
+    from metascore.bundle.runtime.debian import find_debian_archive
 
     os_release = tmp_path / "os-release"
     os_release.write_text('ID=debian\nVERSION_CODENAME=bookworm\n')
@@ -664,7 +664,7 @@ def test_the_archive_is_the_debian_source_of_apt_s_configuration(tmp_path):
 
 
 def test_the_mirror_variable_comes_first_and_no_archive_is_said_in_one_sentence(tmp_path, monkeypatch):
-    from metascore.bundle.meta import runtime_archive
+    from metascore.bundle.runtime import debian as runtime_archive
     from metascore.errors import MetascoreError
 
     monkeypatch.setenv("METASCORE_DEBIAN_MIRROR", "http://local.example/debian")
@@ -722,7 +722,7 @@ def test_the_real_runtime_wheel_passes_auditwheel_and_twine(built_runtime, tmp_p
     import subprocess
 
     from metascore import __version__
-    from metascore.bundle.meta.runtime_wheel import write_wheel
+    from metascore.bundle.runtime.wheel import write_wheel
 
     for tool in ("auditwheel", "twine"):
         if shutil.which(tool) is None and not (Path(sys.executable).parent / tool).is_file():

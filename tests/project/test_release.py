@@ -191,8 +191,8 @@ def standin_wheel(tmp_path_factory) -> Path:
     """The runtime wheel packed by ``write_wheel`` from a stand-in tree: one shared library
     compiled here (needing glibc 2.17's ``clock_gettime``) as the interpreter and as an
     extension module, one module, its LZMA zip and a manifest."""
-    from metascore.bundle.meta.runtime import zip_runtime
-    from metascore.bundle.meta.runtime_wheel import write_wheel
+    from metascore.bundle.runtime.store import zip_runtime
+    from metascore.bundle.runtime.wheel import write_wheel
 
     cc = shutil.which("gcc") or shutil.which("cc")
     if cc is None:
@@ -230,7 +230,7 @@ def test_the_installed_runtime_wheel_is_found_where_pip_put_it(standin_wheel, tm
     proc = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--disable-pip-version-check",
                            "--target", str(target), str(standin_wheel)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    code = ("import json; from metascore.bundle.meta.runtime import installed_runtime; r = installed_runtime(); "
+    code = ("import json; from metascore.bundle.runtime.store import installed_runtime; r = installed_runtime(); "
             "print(json.dumps([r.source, r.version, r.key, str(r.zip), r.zip.is_file()]))")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(target), str(ROOT / "src")])}
     found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)

@@ -5,7 +5,9 @@ The parts follow Codabench's own split, in layers that import one way (docs/pack
 draws them; each ``__init__`` lists its modules), from the top layer down:
 
 - :mod:`~metascore.bundle.meta`: ``metascore bundle add-meta``, the meta-scoring program put
-  into a bundle and its own Python;
+  into a bundle;
+- :mod:`~metascore.bundle.runtime`: the meta-scoring program's own Python (cached, built
+  once, zipped, a wheel);
 - :mod:`~metascore.bundle.check`: ``metascore bundle check``;
 - :mod:`~metascore.bundle.site`: what the server decides (which submission runs where, the
   submission rules, the results export and the meta phase's input);

@@ -5,7 +5,7 @@ that every folder it references (programs, data, starting kits, solutions) point
 ``<folder>.zip``, a zip of that folder with its files at the root
 (:func:`~metascore.bundle.archive.zip_directory`); a ``meta_scoring_program/`` placeholder is
 filled with the meta-scoring program first (:mod:`metascore.bundle.meta.program_folder`, its
-own Python from :mod:`metascore.bundle.meta.runtime`), the reference data of each meta task
+own Python from :mod:`metascore.bundle.runtime.store`), the reference data of each meta task
 gets a new competition token (:mod:`metascore.signature.binding`), and the phase dates can be moved
 (:func:`~metascore.bundle.schema.phase_dates.shift_dates`). A link that leaves the bundle is
 refused before anything is read; a link inside it is stored as what it names
@@ -31,7 +31,7 @@ from ..signature.binding import COMPETITION_FILE, new_token, token_text
 from .archive import open_regular, safe_extract, zip_directory
 from .links import bundle_files, hard_links
 from .meta.program_folder import assemble_meta_program
-from .meta.runtime import require_runtime, runtime_zip
+from .runtime.store import require_runtime, runtime_zip
 from .platform.meta_program import is_meta_reference, meta_python_in, needs_meta_program
 from .schema.competition import BundleReport, Competition, bundle_path
 from .schema.load import check_schema, path_references, referenced_paths
@@ -59,14 +59,14 @@ def build_bundle_zip(
     of that directory with its files at the root. Referenced files (pages, logo, terms,
     existing zips) are copied as they are. A ``meta_scoring_program/`` that is absent or
     holds only a README is filled by :func:`assemble_meta_program` first, with its own Python
-    unless ``meta_python`` is ``"image"`` (:mod:`metascore.bundle.meta.runtime`). ``start``: every
+    unless ``meta_python`` is ``"image"`` (:mod:`metascore.bundle.runtime.store`). ``start``: every
     phase date is moved by the same number of days so that the first phase starts that day
     (:func:`~metascore.bundle.schema.phase_dates.shift_dates`; the folder is not changed). The
     bundle must pass :func:`~metascore.bundle.schema.load.check_schema` without errors, and
     hold no file whose data is shared with a file outside it
     (:func:`~metascore.bundle.links.hard_links`) unless ``allow_hardlinks``.
     ``compression``: how the own Python's members are compressed (``"lzma"`` or ``"deflate"``,
-    :func:`~metascore.bundle.meta.runtime.runtime_zip`).
+    :func:`~metascore.bundle.runtime.store.runtime_zip`).
     """
     bundle, dest_zip = Path(bundle), Path(dest_zip)
     report, data = _checked(bundle, allow_hardlinks, log)

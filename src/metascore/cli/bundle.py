@@ -24,7 +24,7 @@ from ..bundle.runner import DEFAULT_OUT, JOBS_CAP
 from ..bundle.worker.backends import BACKENDS, DEFAULT_BACKEND
 from ..bundle.platform.commands import name_bundle
 from ..bundle.platform.meta_program import META_PYTHONS
-from ..bundle.meta.runtime import COMPRESSIONS, first_build_notice
+from ..bundle.runtime.store import COMPRESSIONS, first_build_notice
 from ..bundle.site.server import DEFAULT_FEED, FEEDS
 from ..config import RankingConfig
 from ..errors import ConfigError, InputError

@@ -1,6 +1,6 @@
 """``metascore bundle env | runtime``: the two caches the other bundle commands draw on, the
 local backend's environments of the images (:mod:`metascore.bundle.worker.pyenv`) and the
-meta-scoring program's own Python (:mod:`metascore.bundle.meta.runtime`). Their options are
+meta-scoring program's own Python (:mod:`metascore.bundle.runtime.store`). Their options are
 parsed with the other bundle commands' (:mod:`metascore.cli.bundle`)."""
 
 from __future__ import annotations
@@ -64,9 +64,9 @@ def cmd_runtime(args: argparse.Namespace) -> int:
     """``metascore bundle runtime``: build (and pack as a wheel), list or remove the
     meta-scoring program's own Python."""
     from .._version import __version__
-    from ..bundle.meta.runtime import (ensure_runtime, find_runtime, list_runtimes, remove_runtimes,
+    from ..bundle.runtime.store import (ensure_runtime, find_runtime, list_runtimes, remove_runtimes,
                                        runtime_cache)
-    from ..bundle.meta.runtime_wheel import write_wheel
+    from ..bundle.runtime.wheel import write_wheel
 
     if args.action == "build":
         built = ensure_runtime(lambda line: print(line, flush=True), rebuild=args.rebuild)

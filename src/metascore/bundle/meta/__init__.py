@@ -4,12 +4,8 @@
 :mod:`~metascore.bundle.meta.choices`, the baselines given as files of
 :mod:`~metascore.bundle.meta.baseline_files`, the page of :mod:`~metascore.bundle.meta.ranking_page`
 and what a second run keeps, :mod:`~metascore.bundle.meta.previous`),
-the meta-scoring program put into a bundle (:mod:`~metascore.bundle.meta.program_folder`) and
-its own Python (:mod:`~metascore.bundle.meta.runtime`: CPython compiled by
-:mod:`~metascore.bundle.meta.runtime_cpython` from the Debian archive of
-:mod:`~metascore.bundle.meta.runtime_archive`, the packages and the checks of
-:mod:`~metascore.bundle.meta.runtime_build`, packed as a wheel by
-:mod:`~metascore.bundle.meta.runtime_wheel`). The top layer of the bundle package but for the
+the meta-scoring program put into a bundle (:mod:`~metascore.bundle.meta.program_folder`, with
+its own Python from :mod:`metascore.bundle.runtime`). The top layer of the bundle package but for the
 runner and ``bundle zip``, which fill the meta program with it: it runs ``bundle check``
 (:mod:`metascore.bundle.check`) on what add-meta writes; what a meta program folder *is*
 (the placeholder, how it runs in an image) is the platform's

@@ -13,7 +13,7 @@
 
 The competition's ``docker_image`` is left as it is unless ``--image`` is given: the
 meta-scoring program runs in it, with the image's ``python3`` where the image is known to run
-it, else with its own Python (:mod:`~metascore.bundle.meta.runtime`), so every phase keeps the
+it, else with its own Python (:mod:`~metascore.bundle.runtime.store`), so every phase keeps the
 image the organizer chose; the notes say so, in the words of ``bundle check``.
 
 ``competition.yaml`` is edited (:mod:`~metascore.bundle.meta.edit`) as text where the parser says each node is
@@ -58,7 +58,7 @@ from ...atomic import replacing
 from ..files import new_folder, write_text
 from ..links import refuse_writes
 from .program_folder import assemble_meta_program
-from .runtime import first_build_notice
+from ..runtime.store import first_build_notice
 from ..platform.commands import name_bundle
 from ..platform.meta_program import META_PROGRAM_NAME, meta_python_in
 from ..site.submissions import SUBMISSIONS_FOLDER, beside_bundle
@@ -152,7 +152,7 @@ def add_meta(
     submission_rule : a leaderboard ``submission_rule`` to set (v2 only).
     image : the competition image to set (default: the image is left as it is).
     meta_python : how the meta-scoring program filled into a zip runs (``"bundled"``,
-        the default, or ``"image"``: :mod:`~metascore.bundle.meta.runtime`).
+        the default, or ``"image"``: :mod:`~metascore.bundle.runtime.store`).
 
     Raises
     ------

@@ -7,7 +7,7 @@ that is absent or holds only README files:
 :func:`assemble_meta_program`: the repository's ``scoring_program/`` plus a vendored copy
 of the ``metascore`` package next to ``score.py``, and, with ``--meta-python bundled`` (the
 default), the program's own Python in ``runtime/`` and a ``metadata.yaml`` whose command runs
-it (:mod:`metascore.bundle.meta.runtime`): then it runs in any Linux x86_64 image with glibc >=
+it (:mod:`metascore.bundle.runtime.store`): then it runs in any Linux x86_64 image with glibc >=
 2.17; with ``image``, the image's ``python3`` runs it. The schema checks accept such a
 folder, and ``bundle run`` / ``bundle zip`` fill it;
 :func:`~metascore.bundle.platform.meta_program.meta_python_of` tells which way an assembled
@@ -33,7 +33,7 @@ from ..files import METADATA_FILES, copy_clean, write_text
 from ..platform.meta_program import RUNTIME_DIR, default_scoring_program, meta_python_in
 from ..trees import drop_shared_write, make_folders
 from ...signature import PUBLIC_KEY_NAME, OrganizerKey, organizer_key, public_key_text
-from .runtime import bundled_command, require_runtime
+from ..runtime.store import bundled_command, require_runtime
 
 __all__ = ["assemble_meta_program"]
 

@@ -8,7 +8,7 @@ meta-scoring program (:func:`default_scoring_program`; the filling is
 (:data:`META_PYTHONS`, ``--meta-python`` or ``$METASCORE_META_PYTHON``):
 
 ``bundled``
-    with its own Python in :data:`RUNTIME_DIR` (:mod:`metascore.bundle.meta.runtime`), run
+    with its own Python in :data:`RUNTIME_DIR` (:mod:`metascore.bundle.runtime.store`), run
     through the image's dynamic loader :data:`LOADER`: any Linux x86_64 image with glibc >=
     2.17;
 ``image``
@@ -51,7 +51,7 @@ PROGRAM_MODULES = frozenset({"numpy", "scipy", "pandas", "yaml"})
 #: The dynamic loader of x86_64 glibc systems (the ABI fixes its path).
 LOADER = "/lib64/ld-linux-x86-64.so.2"
 #: The runtime's folder inside the meta-scoring program (the last part of
-#: :data:`metascore.bundle.meta.runtime_build.MOUNT`).
+#: :data:`metascore.bundle.runtime.build.MOUNT`).
 RUNTIME_DIR = "runtime"
 
 

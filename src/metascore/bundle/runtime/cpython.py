@@ -6,7 +6,7 @@ folder, from pinned sources, on any Linux x86_64 machine:
 1. the source tarballs of zlib, bzip2, xz, libffi and CPython, as Debian ships them (pinned by
    path under the archive's ``pool/`` and by sha256: :data:`SOURCES`), downloaded from the
    Debian archive of this machine's apt configuration or ``$METASCORE_DEBIAN_MIRROR``
-   (:mod:`~metascore.bundle.meta.runtime_archive`);
+   (:mod:`~metascore.bundle.runtime.debian`);
 2. ``zig cc`` (PyPI's ``ziglang``, pinned by hash) as the C compiler, targeting
    ``x86_64-linux-gnu.2.17``: every binary links against glibc 2.17's symbols only, whatever
    the glibc of the machine that builds it;
@@ -14,8 +14,8 @@ folder, from pinned sources, on any Linux x86_64 machine:
    ``_bz2``, ``_lzma``); no OpenSSL, sqlite, readline, curses or Tk (the program needs none).
 
 It needs ``make``, pip and the network (the archive and PyPI), and takes most of the build's
-few minutes; :mod:`~metascore.bundle.meta.runtime` keeps its result in the cache under
-:func:`cpython_key`, so a change of what goes on top of it (:mod:`runtime_build`: the
+few minutes; :mod:`~metascore.bundle.runtime.store` keeps its result in the cache under
+:func:`cpython_key`, so a change of what goes on top of it (:mod:`~metascore.bundle.runtime.build`: the
 packages, what is left out) does not compile CPython again.
 """
 
@@ -37,9 +37,11 @@ import urllib.request
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
+from ...atomic import replacing
 from ...errors import MetascoreError
-from .runtime_archive import MIRROR_VARIABLE, debian_archive
+from .debian import MIRROR_VARIABLE, debian_archive
 
 __all__ = [
     "PYTHON_VERSION", "GLIBC_TARGET", "SOURCES", "ZIGLANG", "CONFIGURE", "cpython_recipe_text",
@@ -192,30 +194,32 @@ def _download(path: str, sha256: str, downloads: Path, log: _Log) -> Path:
     url = archive + path
     downloads.mkdir(parents=True, exist_ok=True)
     log(f"[*] downloading {url}")
-    part = target.with_name(target.name + ".part")
     try:
-        with urllib.request.urlopen(url, timeout=60) as response, open(part, "wb") as out:
-            shutil.copyfileobj(response, out, 1 << 20)
+        with replacing(target) as out:  # the whole checked file, or none
+            with urllib.request.urlopen(url, timeout=60) as response:
+                shutil.copyfileobj(response, out, 1 << 20)
+            out.seek(0)
+            if _digest(out) != sha256:
+                raise MetascoreError(f"{url}: the download's sha256 is not the pinned {sha256}; not used "
+                                     f"(is {archive} a Debian archive? {MIRROR_VARIABLE} names another).")
     except OSError as exc:
-        part.unlink(missing_ok=True)
         raise MetascoreError(
             f"cannot download {url} ({exc}); the runtime's build takes Debian's source tarballs "
             f"from the archive of this machine's apt configuration, or from {MIRROR_VARIABLE} "
             "(the URL of a Debian mirror); a newer metascore pins the sources that replace "
             "an old one.") from None
-    if _sha256(part) != sha256:
-        part.unlink()
-        raise MetascoreError(f"{url}: the download's sha256 is not the pinned {sha256}; not used "
-                             f"(is {archive} a Debian archive? {MIRROR_VARIABLE} names another).")
-    os.replace(part, target)
     return target
 
 
 def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
     with open(path, "rb") as f:
-        while chunk := f.read(1 << 20):
-            digest.update(chunk)
+        return _digest(f)
+
+
+def _digest(f: BinaryIO) -> str:
+    digest = hashlib.sha256()
+    while chunk := f.read(1 << 20):
+        digest.update(chunk)
     return digest.hexdigest()
 
 

@@ -5,7 +5,7 @@ Codabench runs every phase in the competition's one ``docker_image`` (Codabench'
 ``codalab/codalab-legacy:py37`` has Python 3.7 and numpy 1.17; some images have no Python),
 while the meta-scoring program needs Python >= 3.10 and recent numpy, scipy, pandas and
 pyyaml. So the program carries its own: a relocatable CPython with those packages, built for
-glibc 2.17 (:mod:`metascore.bundle.meta.runtime_build`), in ``runtime/`` next to ``score.py``.
+glibc 2.17 (:mod:`metascore.bundle.runtime.build`), in ``runtime/`` next to ``score.py``.
 The worker extracts program zips with Python's ``zipfile``, which keeps no permission bits,
 so nothing shipped is executable: the command (:func:`bundled_command`) runs the interpreter
 through the image's dynamic loader, ``/lib64/ld-linux-x86-64.so.2``, the fixed path of the
@@ -25,7 +25,7 @@ image, runs it with this machine's Python and never needs the runtime;
     >= 3.10 with numpy, scipy, pandas and pyyaml (``codalab/codalab-legacy:py312`` has them).
 
 Where the runtime comes from, in this order (:func:`require_runtime`): the installed wheel
-``metascore-runtime`` (``pip install 'metascore[runtime]'``; :mod:`runtime_wheel`) when it is
+``metascore-runtime`` (``pip install 'metascore[runtime]'``; :mod:`~metascore.bundle.runtime.wheel`) when it is
 the current recipe's; the cache; else it is built into the cache (a few minutes, once).
 The cache: ``$METASCORE_RUNTIME_CACHE``, else ``<metascore cache>/runtime``, holds one folder
 per recipe (``<key>/``: the tree ``runtime/``, ``runtime.zip`` with the same files ready to
@@ -50,10 +50,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...atomic import replacing
 from ...errors import MetascoreError
-from . import runtime_build as recipe
-from . import runtime_cpython as cpython_recipe
-from .runtime_wheel import DISTRIBUTION, RUNTIME_MANIFEST, RUNTIME_ZIP, installed_wheel
+from ..files import new_folder
+from . import build as recipe
+from . import cpython as cpython_recipe
+from .wheel import DISTRIBUTION, RUNTIME_MANIFEST, RUNTIME_ZIP, installed_wheel
 from ..platform.meta_program import LOADER, RUNTIME_DIR
 from ..worker.pyenv import cache_root
 
@@ -80,7 +82,7 @@ def runtime_cache() -> Path:
 
 
 def recipe_key() -> str:
-    """The name of the current recipe's build: a hash of :func:`runtime_build.recipe_text`
+    """The name of the current recipe's build: a hash of :func:`~metascore.bundle.runtime.build.recipe_text`
     (the same on every Python that runs metascore, so a wheel built on one is found on all)."""
     return hashlib.sha256(recipe.recipe_text().encode()).hexdigest()[:16]
 
@@ -187,10 +189,9 @@ def _extract(archive: Path, folder: Path) -> None:
         shutil.rmtree(folder)
     part = folder.with_name(folder.name + ".part")
     shutil.rmtree(part, ignore_errors=True)
-    with zipfile.ZipFile(archive) as zf:
+    with new_folder(folder, part), zipfile.ZipFile(archive) as zf:
         zf.extractall(part)
-    (part / _COMPLETE).write_text("extracted\n", encoding="utf-8")
-    os.replace(part, folder)
+        (part / _COMPLETE).write_text("extracted\n", encoding="utf-8")
 
 
 @contextmanager
@@ -229,8 +230,8 @@ def ensure_runtime(log: _Log = lambda _: None, *, rebuild: bool = False) -> Runt
             "carries it weighs about 44 MB more (e.g. 0.5 -> 45 MB; --meta-python image leaves it out)")
         started = time.monotonic()
         cpython = _ensure_cpython(root, log)
-        with tempfile.TemporaryDirectory(prefix=f"build-{key}-", dir=root) as work:
-            staging = Path(work) / "result"
+        with tempfile.TemporaryDirectory(prefix=f"build-{key}-", dir=root) as work, \
+                new_folder(folder, Path(work) / "result") as staging:  # in place once whole
             staging.mkdir()
             facts = recipe.build_runtime(staging / RUNTIME_DIR, cpython, Path(work), log)
             log("[*] compressing it for the program zips (LZMA, once)")
@@ -246,7 +247,6 @@ def ensure_runtime(log: _Log = lambda _: None, *, rebuild: bool = False) -> Runt
             }
             (staging / RUNTIME_MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
             (staging / _COMPLETE).write_text(key + "\n", encoding="utf-8")
-            os.replace(staging, folder)
     built = cached_runtime()
     assert built is not None
     log(f"[*] built {built.summary()}")
@@ -254,7 +254,7 @@ def ensure_runtime(log: _Log = lambda _: None, *, rebuild: bool = False) -> Runt
 
 
 def _ensure_cpython(root: Path, log: _Log) -> Path:
-    """Stage one's CPython (:func:`runtime_cpython.build_cpython`) in the cache, built if it
+    """Stage one's CPython (:func:`~metascore.bundle.runtime.cpython.build_cpython`) in the cache, built if it
     is not there; the caller holds the lock."""
     folder = root / f"cpython-{cpython_recipe.cpython_key()}"
     if (folder / _COMPLETE).is_file():
@@ -262,12 +262,11 @@ def _ensure_cpython(root: Path, log: _Log) -> Path:
         return folder / "cpython"
     if folder.exists():
         shutil.rmtree(folder)
-    with tempfile.TemporaryDirectory(prefix="build-cpython-", dir=root) as work:
-        staging = Path(work) / "result"
+    with tempfile.TemporaryDirectory(prefix="build-cpython-", dir=root) as work, \
+            new_folder(folder, Path(work) / "result") as staging:  # in place once whole
         staging.mkdir()
         cpython_recipe.build_cpython(staging / "cpython", Path(work), root / "downloads", log)
         (staging / _COMPLETE).write_text(cpython_recipe.cpython_key() + "\n", encoding="utf-8")
-        os.replace(staging, folder)
     return folder / "cpython"
 
 
@@ -275,12 +274,10 @@ def zip_runtime(tree: Path, dest: Path) -> int:
     """Zip ``tree`` under ``runtime/`` (sorted members, LZMA: Python's ``zipfile``, which the
     worker and the site extract programs with, reads it; a third smaller than deflate on
     these binaries); return the zip's size in bytes."""
-    part = dest.with_name(dest.name + ".part")
-    with zipfile.ZipFile(part, "w", zipfile.ZIP_LZMA) as zf:
+    with replacing(dest) as part, zipfile.ZipFile(part, "w", zipfile.ZIP_LZMA) as zf:
         for path in sorted(tree.rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts:
                 zf.write(path, f"{RUNTIME_DIR}/{path.relative_to(tree).as_posix()}")
-    os.replace(part, dest)
     return dest.stat().st_size
 
 
@@ -294,17 +291,13 @@ def runtime_zip(runtime: Runtime, compression: str = "lzma", log: _Log = lambda 
         return target
     log("[*] recompressing the meta-scoring program's Python with deflate (once; --compression deflate)")
     target.parent.mkdir(parents=True, exist_ok=True)
-    part = target.with_name(f"{target.name}.{os.getpid()}.part")
-    try:
-        with zipfile.ZipFile(runtime.zip) as zin, zipfile.ZipFile(part, "w", zipfile.ZIP_DEFLATED) as zout:
-            for info in zin.infolist():
-                member = zipfile.ZipInfo(info.filename, info.date_time)
-                member.external_attr, member.compress_type = info.external_attr, zipfile.ZIP_DEFLATED
-                with zin.open(info) as src, zout.open(member, "w") as dest:
-                    shutil.copyfileobj(src, dest, 1 << 20)
-        os.replace(part, target)
-    finally:
-        part.unlink(missing_ok=True)
+    with replacing(target) as part, zipfile.ZipFile(runtime.zip) as zin, \
+            zipfile.ZipFile(part, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            member = zipfile.ZipInfo(info.filename, info.date_time)
+            member.external_attr, member.compress_type = info.external_attr, zipfile.ZIP_DEFLATED
+            with zin.open(info) as src, zout.open(member, "w") as dest:
+                shutil.copyfileobj(src, dest, 1 << 20)
     return target
 
 

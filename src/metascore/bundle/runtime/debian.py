@@ -3,7 +3,7 @@ configuration names, as apt itself would reach it, or ``$METASCORE_DEBIAN_MIRROR
 
 No archive host is written in the code: a machine behind a local mirror, or a proxy that lets
 only its own mirror through, builds from that mirror. The tarballs are pinned by path and
-sha256 (:data:`~metascore.bundle.meta.runtime_build.SOURCES`), so any mirror serves the same
+sha256 (:data:`~metascore.bundle.runtime.build.SOURCES`), so any mirror serves the same
 bytes or the build stops; the archive is not part of the build's cache key.
 
 The apt configuration read is the one apt reads by default: ``/etc/apt/sources.list`` (one

@@ -1,6 +1,6 @@
 """The meta-scoring program's own Python as a platform wheel, ``metascore-runtime``.
 
-A build (:mod:`metascore.bundle.meta.runtime`) is packed by :func:`write_wheel` into
+A build (:mod:`metascore.bundle.runtime.store`) is packed by :func:`write_wheel` into
 ``metascore_runtime-<version>-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl``:
 
 - ``metascore_runtime/runtime.zip``, stored: the whole runtime as it goes into a program zip,
@@ -18,7 +18,7 @@ any Python. Its version is metascore's, so ``pip install 'metascore[runtime]'`` 
 of the same release.
 
 :func:`installed_wheel` finds an installed one (its folder and manifest);
-:mod:`~metascore.bundle.meta.runtime` uses it before the cache and before building when its
+:mod:`~metascore.bundle.runtime.store` uses it before the cache and before building when its
 recipe key is the current one. The wheel is written the same, byte for byte, from the same
 tree: members sorted, fixed times, modes from the files.
 """
@@ -28,14 +28,14 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import stat
 import zipfile
 from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 
+from ...atomic import replacing
 from ...errors import MetascoreError
-from .runtime_build import is_elf
+from .build import is_elf
 
 __all__ = ["DISTRIBUTION", "PACKAGE", "PLATFORM_TAGS", "RUNTIME_MANIFEST", "RUNTIME_ZIP", "wheel_name",
            "write_wheel", "installed_wheel"]
@@ -131,8 +131,7 @@ def write_wheel(tree: Path, archive: Path, manifest: dict, dest: Path, version: 
         f"{PACKAGE}/{RUNTIME_MANIFEST}": (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode(),
     }
     record: list[str] = []
-    part = target.with_name(target.name + ".part")
-    with zipfile.ZipFile(part, "w", zipfile.ZIP_DEFLATED) as zf:
+    with replacing(target) as part, zipfile.ZipFile(part, "w", zipfile.ZIP_DEFLATED) as zf:
         def add(name: str, data: bytes, mode: int = 0o644, method: int = zipfile.ZIP_DEFLATED) -> None:
             member = zipfile.ZipInfo(name, _EPOCH)
             member.external_attr = (stat.S_IFREG | mode) << 16
@@ -155,7 +154,6 @@ def write_wheel(tree: Path, archive: Path, manifest: dict, dest: Path, version: 
         member = zipfile.ZipInfo(name, _EPOCH)
         member.external_attr = (stat.S_IFREG | 0o644) << 16
         zf.writestr(member, "\n".join(record) + "\n", zipfile.ZIP_DEFLATED)
-    os.replace(part, target)
     return target
 
 

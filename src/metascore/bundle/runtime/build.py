@@ -1,7 +1,7 @@
 """Stage two of the meta-scoring program's own Python: the packages on the compiled CPython,
 what the program never loads left out, and the checks.
 
-:func:`build_runtime` takes stage one's CPython (:mod:`~metascore.bundle.meta.runtime_cpython`)
+:func:`build_runtime` takes stage one's CPython (:mod:`~metascore.bundle.runtime.cpython`)
 and makes the runtime that ``bundle zip`` ships, for any Linux x86_64 system whose glibc is
 2.17 or newer (2012; Debian 8, CentOS 7, Ubuntu 14.04 and every later one), with or without a
 Python of its own:
@@ -36,7 +36,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ...errors import MetascoreError
-from .runtime_cpython import (GLIBC_TARGET, PYTHON_VERSION, code_digest, cpython_recipe_text,
+from .cpython import (GLIBC_TARGET, PYTHON_VERSION, code_digest, cpython_recipe_text,
                               hashed_requirements, pip_run)
 
 __all__ = [
