@@ -20,6 +20,7 @@ import numpy as np
 from ..analysis import MethodComparison, RankUncertainty
 from ..analysis.compare import MIN_COMPARED, compare_of
 from ..analysis.criteria import judge_agreement_of
+from ..analysis.robustness import Robustness, robustness_of
 from ..analysis.shared import Setup, setup_of
 from ..analysis.stability import stability_of
 from ..analysis.uncertainty import intervals_of
@@ -98,6 +99,18 @@ def why_undefined(
     if len(board.ranked) < 2:
         return "fewer than two candidates were ranked"
     return "the development or final scores are all equal"
+
+
+def weights_robustness(ranking: Ranking | None, method: str, board: Board) -> Robustness:
+    """How far the final phase's judges' weights may move before the winner, the second
+    and the third place change (:mod:`metascore.analysis.robustness`), on the ranked pool as
+    the filter left it (re-weighting the final judges does not re-run the filter); with
+    fewer than two ranked, no place to compute."""
+    if ranking is not None:
+        return robustness_of(ranking)
+    n_judges = sum(w > 0 for w in board.weights)
+    return Robustness(method, (), len(board.ranked), n_judges,
+                      note="fewer than two candidates are ranked")
 
 
 # ---------------------------------------------------------------------- analysis
