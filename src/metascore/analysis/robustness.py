@@ -78,6 +78,9 @@ PAST = 1e-6
 #: The note of a bound resting on two candidates scored by different judges.
 RELAXED = ("the two candidates are scored by different judges (missing: pairwise), so each "
            "one's mean was pushed to its extreme separately: a larger shift may be needed")
+#: A bound on two candidates scored by different judges is checked after a search of the
+#: vertices judge by judge up to this many judges.
+ASCENT_JUDGES = 2_000
 #: Judges named in a place's ``raised`` and ``lowered`` (their counts are kept).
 NAMED_JUDGES = 20
 
@@ -225,8 +228,9 @@ class _Listing:
         """The candidate the registry lists in place ``k`` by ``scores``: the tie-break
         applied to the groups of equal scores that reach the first ``k`` places only."""
         best_first, group = tie_groups(scores)
-        idx = np.flatnonzero(group <= group[best_first[k - 1]])
-        if len(idx) == k:  # no tie reaches place k
+        last = group[best_first[k - 1]]
+        idx = np.flatnonzero(group <= last)
+        if last == k - 1 and len(idx) == k:  # no tie reaches place k
             return int(best_first[k - 1])
         meta = self.matrix
         part = [(tuple(seq[i] for i in idx) if len(seq) else ()) for seq in
@@ -330,7 +334,10 @@ class _Linear:
         x_past = _past(x, 0.0, 0.0)
         grad = (_slope(self.points[front], self.w, x_past, lowest=True)
                 - _slope(self.points[back], self.w, x_past, lowest=False))
-        return x_past, -x_past * np.sign(grad)
+        d = -x_past * np.sign(grad)
+        if len(d) <= ASCENT_JUDGES:
+            d = _ascend(self.points[front], self.points[back], self.w, d, x_past)
+        return x_past, d
 
 
 class _Extremes:
@@ -395,6 +402,35 @@ def _relaxed(points: np.ndarray, w: np.ndarray, fronts: np.ndarray, backs: np.nd
     return out
 
 
+def _ascend(front: np.ndarray, back: np.ndarray, w: np.ndarray, d: np.ndarray, x: float
+            ) -> np.ndarray:
+    """The vertex shift ``d`` improved judge by judge: each judge's move reversed when that
+    raises the back's mean against the front's (two means with totals of their own, so
+    the relaxation's directions may disagree on a judge both share), until no reversal
+    helps (at most 20 passes)."""
+    d = d.copy()
+    d[d == 0] = x
+    pf, pb = ~np.isnan(front), ~np.isnan(back)
+    vf, vb = np.where(pf, front, 0.0), np.where(pb, back, 0.0)
+    u = w * (1.0 + d)
+    sums = [float(u @ (vf * pf)), float(u @ pf), float(u @ (vb * pb)), float(u @ pb)]
+
+    def gap(n_f: float, w_f: float, n_b: float, w_b: float) -> float:
+        return n_b / w_b - n_f / w_f
+
+    for _ in range(20):
+        moved = False
+        for j in range(len(d)):
+            step = -2.0 * d[j] * w[j]  # the change of u_j when d_j is reversed
+            new = [sums[0] + step * vf[j] * pf[j], sums[1] + step * pf[j],
+                   sums[2] + step * vb[j] * pb[j], sums[3] + step * pb[j]]
+            if gap(*new) > gap(*sums) + 1e-15:
+                d[j], sums, moved = -d[j], new, True
+        if not moved:
+            break
+    return d
+
+
 def _slope(row: np.ndarray, w: np.ndarray, x: float, lowest: bool) -> np.ndarray:
     """How raising each judge's weight moves the row's mean at its extreme vertex for
     ``x`` (zero for a judge not scoring it)."""
@@ -436,8 +472,9 @@ def _condorcet(x: np.ndarray, w: np.ndarray, order: np.ndarray, listing: _Listin
     rest = tuple(listing.shift(k, int(order[k - 1]), "not computed", None, note=later)
                  for k in range(2, min(places, n) + 1))
     if (margin[others] <= WEIGHT_RTOL * w.sum()).any():
-        why = (f"{listing.candidates[h]!r} is not a Condorcet winner, and for "
-               f"{rerank.method} only a Condorcet winner's place has a bound")
+        why = (f"the winner, {listing.candidates[h]}, does not beat every other candidate "
+               f"head to head (no Condorcet winner), and for {rerank.method} only a Condorcet "
+               "winner's place has a bound")
         first = listing.shift(1, h, "not computed", None, note=why)
         return Robustness(rerank.method, (first, *rest), n, len(w), note=why)
     t = np.where(others, margin / np.where(spread > 0, spread, 1.0), np.inf)

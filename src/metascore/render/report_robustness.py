@@ -11,6 +11,7 @@ figure falls on the rounding grid). A bound says so; a figure not computed says 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from typing import Any
 
 from ..analysis.robustness import PlaceShift, Robustness
@@ -63,13 +64,14 @@ class _Words:
     """Names as the page writes them: participants, judges' titles."""
 
     def __init__(self, lb: Leaderboard) -> None:
-        ranked = lb.final.ranked
         self.rows = {r.candidate: r for r in lb.final.rows}
         self.winners = set(lb.winners)
-        names = [r.participant or r.candidate for r in ranked]
-        self.shared = {p for p in names if names.count(p) > 1}
-        judges = list(lb.final.judges)
-        self.labels = judge_labels(judges, lb.config.get("judges"), lb.input_summary.titles)
+        count = Counter(r.participant or r.candidate for r in lb.final.ranked)
+        self.shared = {p for p, k in count.items() if k > 1}
+        named = {j for p in (lb.robustness.places if lb.robustness else ())
+                 for j in (*p.raised, *p.lowered)}
+        self.labels = judge_labels([j for j in lb.final.judges if j in named],
+                                   lb.config.get("judges"), lb.input_summary.titles)
 
     def name(self, candidate: str | None) -> str:
         """``alice``, or ``alice (alice-8)`` when alice has several ranked submissions."""
