@@ -116,11 +116,11 @@ def main() -> None:
                 f"{got['figure']:.2f} s | {got['total']:.1f} s | {got['winner']} |")
         lines.append(line)
         print(line, flush=True)
-    print("\n".join(lines))
-    if not args.no_write and not args.only:
-        text = README.read_text()
-        head, rest = text.split(BEGIN, 1)
-        README.write_text(head + BEGIN + "\n" + "\n".join(lines) + "\n" + END + rest.split(END, 1)[1])
+    table = "\n".join(lines)
+    print(table)
+    if not args.no_write and not args.only:  # the table between its markers
+        head, rest = README.read_text().split(BEGIN, 1)
+        README.write_text(f"{head}{BEGIN}\n{table}\n{END}{rest.split(END, 1)[1]}")
         print(f"rewrote the table in {README}")
 
 

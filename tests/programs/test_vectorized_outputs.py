@@ -39,14 +39,16 @@ def without_new_settings(name: str, text: str, case: str = "") -> str:
     and before issue 34 added ``winners``, ``ranking.groups`` and the declared ``unanimity``
     of the method comparison; ``winner_score`` as it was before issue 50 showed it as the
     method does (average_rank: the average rank, not minus it; "wide" is the one case ranked
-    by average_rank)."""
+    by average_rank); ``leaderboard.json`` without issue 51's ``robustness``."""
     if case == "wide":
         text = re.sub(r'("?winner_score"?: )(\d)', r"\1-\2", text)
     if name == "leaderboard.json":
         text = text.replace(', "judge_columns": 200, "per_judge": "ranks"', "", 1)
         text = re.sub(r', "winners": \[[^\]]*\]', "", text, count=1)
         text = re.sub(r', "unanimity": (true|false)', "", text)
-        return text.replace(', "groups": null', "", 1)
+        doc = json.loads(text.replace(', "groups": null', "", 1))
+        doc.pop("robustness")  # issue 51: how far the weights may move
+        return json.dumps(doc)
     if name == "detailed_results.html":
         text = re.sub(r",\n +&quot;judge_columns&quot;: 200,\n +&quot;per_judge&quot;: &quot;ranks&quot;",
                       "", text, count=1)
