@@ -32,9 +32,13 @@ two may tie, just past it the challenger is ahead.
   holder changed, and the figure is exact; another pair swapped in compensation, and it is
   a bound ("at least"). For the winner no compensation exists: always exact. Under
   ``missing: pairwise`` two candidates scored by different judges compare two weighted
-  means with their own totals, not linear in the weights: their pair's figure is a lower
-  bound (each mean pushed to its extreme separately, a relaxation), and the same
-  re-computation makes the place's figure exact when it confirms it.
+  means with their own totals, ``N_a(w) / W_a(w)`` against ``N_c(w) / W_c(w)``:
+  cross-multiplied, a difference of products of linear forms, so neither the closed form
+  nor a linear program is exact. Their pair's figure is a lower bound (each mean pushed to
+  its extreme separately, a relaxation); the re-weighting tried just past it (the
+  relaxation's directions, then improved judge by judge) makes the place's figure exact
+  when it changes the holder. "Exact" is to the ranking's tie tolerance
+  (:data:`~metascore.ranking.SCORE_RTOL`, relative 1e-10): scores that close tie.
 - A Condorcet method (Copeland, minimax, Baldwin, ranked pairs, Schulze, Kemeny-Young)
   whose winner is a Condorcet winner keeps it first while it beats every other candidate
   head to head; each weighted majority margin is linear in the weights, so the smallest
