@@ -38,16 +38,18 @@ def without_new_settings(name: str, text: str, case: str = "") -> str:
     """The file as metascore wrote it before ``output.judge_columns`` and ``output.per_judge``,
     and before issue 34 added ``winners``, ``ranking.groups`` and the declared ``unanimity``
     of the method comparison, and before issue 53 added the ranking page's record and issue 51
-    its re-weighting panel;
-    ``winner_score`` as it was before issue 50 showed it as the method does (average_rank: the
-    average rank, not minus it; "wide" is the one case ranked by average_rank)."""
+    its re-weighting panel and ``robustness``; ``winner_score`` as it was before issue 50
+    showed it as the method does (average_rank: the average rank, not minus it; "wide" is the
+    one case ranked by average_rank)."""
     if case == "wide":
         text = re.sub(r'("?winner_score"?: )(\d)', r"\1-\2", text)
     if name == "leaderboard.json":
         text = text.replace(', "judge_columns": 200, "per_judge": "ranks"', "", 1)
         text = re.sub(r', "winners": \[[^\]]*\]', "", text, count=1)
         text = re.sub(r', "unanimity": (true|false)', "", text)
-        return text.replace(', "groups": null', "", 1)
+        doc = json.loads(text.replace(', "groups": null', "", 1))
+        doc.pop("robustness")  # issue 51: how far the weights may move
+        return json.dumps(doc)
     if name == "detailed_results.html":
         text = re.sub(r'<script type="application/json" id="metascore-ranking">.*?</script>\n', "", text,
                       count=1, flags=re.S)

@@ -25,7 +25,8 @@ from .notices import (check_accounted, check_scored_baselines, direction_message
                       unscored_messages)
 from .plan import PhasePlan
 from .selection import Selection
-from .statistics import compute_statistics, final_analysis, why_undefined, with_intervals
+from .statistics import (compute_statistics, final_analysis, weights_robustness, why_undefined,
+                         with_intervals)
 
 
 def build_leaderboard(table: ScoreTable, config: Config, *, progress: Progress = None) -> Leaderboard:
@@ -54,6 +55,7 @@ def build_leaderboard(table: ScoreTable, config: Config, *, progress: Progress =
                                                                              analysis.uncertainty)
     stats = compute_statistics(board, ranked.final, ranked.filter, margins, ranked.dev_ranking,
                                analysis)
+    robust = weights_robustness(ranked.final, plan.ranker.method, board)
     if plan.final is None:  # one phase: no development-to-final comparison
         stats["dev_final_kendall_tau"] = None
     scores, omitted = _published(config.scores, stats, board, ranked.filter, analysis, plan)
@@ -71,6 +73,7 @@ def build_leaderboard(table: ScoreTable, config: Config, *, progress: Progress =
         input_summary=InputSummary.of(table, boards, config.judge_columns),
         messages=(*messages, *omitted, *board.notes),
         analysis=analysis,
+        robustness=robust,
     )
 
 

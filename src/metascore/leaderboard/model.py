@@ -19,6 +19,7 @@ import pandas as pd
 
 from ..analysis import JudgeAgreement, MethodComparison, RankUncertainty, StabilityResult
 from ..judge_groups import JudgeGroups
+from ..analysis.robustness import Robustness
 from ..readers.score_table import Failure, Flag, ScoreTable
 from .filtering import FilterResult
 
@@ -333,6 +334,9 @@ class Leaderboard:
     analysis : Analysis
         Rank uncertainty, judge agreement and stability of the final ranking, and the
         comparison of the methods of ``analysis.compare``.
+    robustness : Robustness or None
+        How far the final phase's judges' weights may move before the winner, the second
+        and the third place change (:mod:`metascore.analysis.robustness`).
     """
 
     final: Board
@@ -346,6 +350,7 @@ class Leaderboard:
     input_summary: InputSummary
     messages: tuple[str, ...] = ()
     analysis: Analysis = field(default_factory=Analysis)
+    robustness: Robustness | None = None
 
     @property
     def winner(self) -> str | None:

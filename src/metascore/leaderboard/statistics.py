@@ -20,6 +20,7 @@ import numpy as np
 from ..analysis import (Execution, MethodComparison, RankUncertainty, Setup, compare_methods,
                         judge_agreement, rank_uncertainty, setup_of, stability)
 from ..analysis.compare import MIN_COMPARED
+from ..analysis.robustness import Robustness, robustness_of
 from ..config import (COMPARE_R, FINAL_PHASE_STATISTICS, STABILITY_Q, STABILITY_R, STATISTICS,
                       AnalysisConfig)
 from ..errors import MetascoreError
@@ -95,6 +96,18 @@ def why_undefined(
     if len(board.ranked) < 2:
         return "fewer than two candidates were ranked"
     return "the development or final scores are all equal"
+
+
+def weights_robustness(ranking: Ranking | None, method: str, board: Board) -> Robustness:
+    """How far the final phase's judges' weights may move before the winner, the second
+    and the third place change (:mod:`metascore.analysis.robustness`), on the ranked pool as
+    the filter left it (re-weighting the final judges does not re-run the filter); with
+    fewer than two ranked, no place to compute."""
+    if ranking is not None:
+        return robustness_of(ranking)
+    n_judges = sum(w > 0 for w in board.weights)
+    return Robustness(method, (), len(board.ranked), n_judges,
+                      note="fewer than two candidates are ranked")
 
 
 # ---------------------------------------------------------------------- analysis

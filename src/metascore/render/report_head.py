@@ -16,6 +16,7 @@ from ..method_spec import Display
 from ..submission_order import BY_NUMBER, BY_TIME, EARLIER
 from .report_format import html_text
 from .report_labels import JUDGES_NAMED, judge_labels, judges_in_words
+from .report_robustness import robustness_html
 
 __all__ = ["page_title", "render_head", "judges_of"]
 
@@ -95,6 +96,7 @@ def render_head(lb: Leaderboard, shown: Display) -> str:
         f'<p class="where">{where}Final ranking of phase {html_text(lb.final.phase)}</p>',
         f"<h1>{html_text(first_place(lb))}</h1>",
         f'<p class="rule">{html_text(_rule(lb, shown))}</p>',
+        robustness_html(lb),
         f"<p>Missing scores: {html_text(sig.get('missing'))}; seed {html_text(sig.get('seed'))}; "
         f"metascore {html_text(sig.get('version'))}.</p>",
         "</header>",

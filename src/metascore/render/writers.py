@@ -44,6 +44,7 @@ from ..readers.spreadsheet import spreadsheet_text
 from .per_judge import PER_JUDGE_FILE, judge_columns, number_texts, per_judge_csv_gz
 from .publish import write_files
 from .report import render_report
+from .report_robustness import robustness_json
 
 __all__ = [
     "OUTPUT_FILES",
@@ -292,6 +293,7 @@ def leaderboard_json(lb: Leaderboard) -> str:
             "condorcet_winner": lb.margins.condorcet_winner,
         },
         "analysis": _analysis_dict(lb.analysis),
+        "robustness": robustness_json(lb),
         "config": lb.config,
         "input": lb.input_summary.to_dict(),
     }
