@@ -25,7 +25,7 @@ from .pairwise import (
 from .ranking import Ranking
 from .registry import DEFAULT_SEED, get_ranking_method, rank, ranking_method_names
 from .missing import MISSING_POLICIES
-from .method_spec import Display, MethodOutput, RankingMethod, ranking_method
+from .method_spec import Display, MethodOutput, RankingMethod, Weighting, ranking_method
 from .stats import (
     fractional_ranks,
     kendall_tau_b,
@@ -70,6 +70,7 @@ __all__ = [
     "Display",
     "MethodOutput",
     "RankingMethod",
+    "Weighting",
     "get_ranking_method",
     "rank",
     "ranking_method",

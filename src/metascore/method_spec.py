@@ -9,7 +9,8 @@ optionally wrapped in :class:`MethodOutput` with details and notes.
 A registration says three separate things: what the method *is* (:class:`Properties`:
 Condorcet-consistent, stochastic, order-only, Pareto), how it is *called* (its input kind
 and the extra inputs it ``takes``, see :data:`EXTRA_INPUTS`), and what it can do on
-resampled data (:class:`~metascore.resampling.Shortcuts`). :func:`metascore.rank` does the
+resampled data (:class:`~metascore.resampling.Shortcuts`) and under other weights
+(:class:`Weighting`). :func:`metascore.rank` does the
 shared work once (validation, orientation, the missing-data policy, the random generator,
 ranks, positions with tie-breaks and provenance).
 
@@ -37,6 +38,7 @@ __all__ = [
     "Display",
     "Properties",
     "RankingMethod",
+    "Weighting",
     "ranking_method",
     "registered_methods",
 ]
@@ -146,6 +148,32 @@ class Properties:
     unanimity: bool = True
 
 
+@dataclass(frozen=True)
+class Weighting:
+    """How a method's score moves with the judges' weights (the robustness analysis reads
+    it; :mod:`metascore.analysis.robustness`).
+
+    Attributes
+    ----------
+    points : callable or None
+        For a method *linear in the weights*: ``points(X, matrix, params)``, the per-judge
+        points ``p_ij`` (candidates x judges, NaN where the judge does not score the
+        candidate) of the matrix the method saw, such that the score is, up to a strictly
+        increasing transform, ``sum_j w_j p_ij / sum_j w_j`` over the judges scoring the
+        candidate, and the points do not depend on the weights. None otherwise.
+    per_pair : bool
+        The score divides by each pair's compared weight: linear only when every pair of
+        candidates is compared on the same judges (no missing cell under ``pairwise``).
+    why_not : str
+        For a method with no points (and no Condorcet route): why its score is no weighted
+        mean of per-judge points, one clause (``"the weighted median jumps ..."``).
+    """
+
+    points: Callable[[np.ndarray, ScoreMatrix, dict[str, Any]], np.ndarray] | None = None
+    per_pair: bool = False
+    why_not: str = ""
+
+
 class _FromProperties:
     """A :class:`RankingMethod` attribute read from its :class:`Properties` of the same name
     (``spec.condorcet`` is ``spec.properties.condorcet``); read-only."""
@@ -198,6 +226,8 @@ class RankingMethod:
     resampling : Shortcuts or None
         The exact shortcuts the method offers on resampled data
         (:class:`metascore.resampling.Shortcuts`); None: each resample is ranked in full.
+    weighting : Weighting
+        How the score moves with the judges' weights.
     """
 
     name: str
@@ -213,6 +243,7 @@ class RankingMethod:
     description: str = ""
     display: Display = field(default_factory=Display)
     resampling: Shortcuts | None = None
+    weighting: Weighting = field(default_factory=Weighting)
 
     @property
     def needs_dense(self) -> bool:
@@ -265,6 +296,7 @@ def ranking_method(
     description: str = "",
     display: Display | None = None,
     resampling: Shortcuts | None = None,
+    weighting: Weighting | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register ``func`` as the ranking method ``name`` (decorator).
 
@@ -272,7 +304,8 @@ def ranking_method(
     every parameter must be declared and its default must be allowed. Pairwise methods
     are order-only by construction (``order_only`` defaults to True for them). ``takes``
     names the extra inputs the method reads (:data:`EXTRA_INPUTS`); ``resampling`` its
-    exact shortcuts on resampled data. The decorated function is returned unchanged, so it
+    exact shortcuts on resampled data; ``weighting`` how its score moves with the judges'
+    weights. The decorated function is returned unchanged, so it
     stays directly testable.
     """
     _check_call(name, input, takes)
@@ -300,6 +333,7 @@ def ranking_method(
             description=description or _summary(func),
             display=display or Display(),
             resampling=resampling,
+            weighting=weighting or Weighting(),
         )
         _check_params(spec)
         _TABLE[name] = spec

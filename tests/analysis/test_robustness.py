@@ -112,6 +112,21 @@ def test_what_is_not_computed_says_why():
     assert pairs.places[0].kind == "not computed" and "totals of their own" in pairs.note
 
 
+def test_every_method_declares_how_the_weights_move_it():
+    """A registered method has per-judge points, the Condorcet route (deterministic and
+    Condorcet-consistent), or one clause saying why neither; points only on the oriented
+    values of a matrix (a method on votes has no judges to re-weight)."""
+    from metascore.registry import get_ranking_method
+
+    for name in ms.ranking_method_names():
+        spec = get_ranking_method(name)
+        weighting = spec.weighting
+        routes = [weighting.points is not None, spec.condorcet and not spec.stochastic,
+                  bool(weighting.why_not)]
+        assert sum(routes) == 1, f"{name}: {routes}"
+        assert not weighting.per_pair or weighting.points is not None, name
+
+
 def test_missing_pairwise_two_candidates_on_different_judges():
     # b has one judge: its mean is 0.6 whatever the weights; a's (1, 0.4) falls to 0.6 at
     # weights (1 - x, 1 + x) with x = 1/3: the relaxation's bound is the figure
@@ -206,8 +221,7 @@ def test_the_holders_are_the_ranking_s_places(method):
 def test_the_closed_form_lists_every_place_as_the_method_does(method, missing):
     """The per-judge points and the tie-break the figure re-ranks with, against the method
     itself under random re-weightings (the scores tie often: few distinct values)."""
-    from metascore.analysis.robustness import _Listing
-    from metascore.analysis.robustness_points import linear_points, weighted_scores
+    from metascore.analysis.robustness import _Listing, linear_points, weighted_scores
     from metascore.registry import get_ranking_method
 
     rng = np.random.default_rng(zlib.crc32(f"{method} {missing} listing".encode()))

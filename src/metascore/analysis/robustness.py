@@ -21,8 +21,8 @@ two may tie, just past it the challenger is ahead.
 
 **Exact, or a bound** (:class:`PlaceShift`'s ``kind``):
 
-- A method linear in the weights (:mod:`.robustness_points`: mean, average rank,
-  Dowdall, plurality, geometric mean, optimality gap, success rate, relative difference):
+- A method linear in the weights (it declares its per-judge points,
+  :attr:`~metascore.method_spec.Weighting.points`: mean, average rank, Dowdall, plurality, geometric mean, optimality gap, success rate, relative difference):
   two candidates ``a`` ahead of ``c``, scored by the same judges, compare by the sign of
   ``sum_j w_j (1 + d_j) D_j`` with ``D_j = p_aj - p_cj``; the smallest ``x`` that makes it
   0 is ``sum_j w_j D_j / sum_j w_j |D_j|`` (``d_j = -x sign(D_j)``), exact and without a
@@ -63,10 +63,11 @@ from typing import Any
 import numpy as np
 
 from ..inputs import Inputs
+from ..method_spec import RankingMethod
+from ..missing import Prepared
 from ..pairwise import WEIGHT_RTOL
 from ..ranking import DEFAULT_TIE_BREAK, SCORE_RTOL, Ranking, positions_and_order, tie_groups
 from ..registry import DEFAULT_METHOD, check_params, get_ranking_method, rank_inputs
-from .robustness_points import NOT_LINEAR, PAIR_WEIGHTED, linear_points, weighted_scores
 
 __all__ = ["PlaceShift", "Robustness", "robustness_of", "weight_robustness", "PLACES",
            "RERANKED_CANDIDATES", "PAST"]
@@ -193,7 +194,7 @@ def _robustness(inputs: Inputs, method: str, params: dict[str, Any], seed: int |
         board = _Linear(points, w, listing)
         shifts = tuple(board.place(order, k) for k in range(1, min(places, n) + 1))
         return Robustness(method, shifts, n, m)
-    if spec.name in PAIR_WEIGHTED:
+    if spec.weighting.per_pair:
         return _none(method, order, inputs.candidates, m, places,
                      f"under missing: pairwise each pair of candidates is compared on the "
                      f"judges scoring both, so {method}'s pairs have totals of their own")
@@ -201,7 +202,33 @@ def _robustness(inputs: Inputs, method: str, params: dict[str, Any], seed: int |
         rerank = _Rerank(inputs, method, params, seed, tie_break)
         return _condorcet(prepared.filled(values_based=False), w, order, listing, rerank, places)
     return _none(method, order, inputs.candidates, m, places,
-                 NOT_LINEAR.get(method, f"{method} has no closed form in the weights"))
+                 spec.weighting.why_not or f"{method} has no closed form in the weights")
+
+
+def linear_points(spec: RankingMethod, params: Mapping[str, Any], prepared: Prepared
+                  ) -> np.ndarray | None:
+    """The per-judge points ``p_ij`` the method declares
+    (:attr:`~metascore.method_spec.Weighting.points`) on the matrix it saw
+    (:meth:`~metascore.missing.Prepared.filled`); None for a method without points, or for
+    one whose score divides by each pair's compared weight when a pair of candidates is
+    compared on judges of its own."""
+    points = spec.weighting.points
+    if points is None:
+        return None
+    x = prepared.filled(values_based=spec.input == "values" and not spec.order_only)
+    if spec.weighting.per_pair and np.isnan(x).any():
+        return None
+    return points(x, prepared.matrix, dict(params))
+
+
+def weighted_scores(points: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """``sum_j w_j p_ij / sum_j w_j`` over the judges scoring each candidate: the score of
+    a linear method, up to the method's increasing transform."""
+    present = ~np.isnan(points)
+    if present.all():
+        return points @ weights / weights.sum()
+    own = np.where(present, weights[None, :], 0.0).sum(axis=1)
+    return np.where(present, points, 0.0) @ weights / own
 
 
 def _not_computed(method: str, prepared: Any) -> str | None:

@@ -23,9 +23,10 @@ import numpy as np
 from ..constraints import Options, Target
 from ..errors import InputError, did_you_mean
 from ..matrix import ScoreMatrix
-from ..method_spec import Display, MethodOutput, ranking_method
+from ..method_spec import Display, MethodOutput, Weighting, ranking_method
 from ..pairwise import WEIGHT_RTOL, PairwiseCounts, snap_margins
 from . import benchmark_rules_shortcuts as shortcuts
+from . import weight_points
 from .positional import (DEFAULT_GAMMA, dowdall_points, first_alone, judge_target, over_present,
                          position_spans, targets)
 
@@ -38,6 +39,7 @@ __all__ = ["plurality", "dowdall", "geometric_mean", "minimax", "baldwin", "thre
     order_only=True,
     unanimity=False,
     resampling=shortcuts.PLURALITY,
+    weighting=Weighting(weight_points.first_places),
     display=Display("share of judges won"),
     description="Weighted share of the judges on which a candidate is first alone (a shared "
     "first place counts for nobody).",
@@ -66,6 +68,7 @@ THRESHOLD_TIES = ("average", "max")
     order_only=True,
     params={"ties": Options(*DOWDALL_TIES)},
     resampling=shortcuts.DOWDALL,
+    weighting=Weighting(weight_points.dowdall_shares),
     display=Display("Dowdall points"),
     description="Weighted average over the judges of 1 / position (Nauru's Dowdall count: "
     "top-heavy Borda).",
@@ -101,6 +104,7 @@ def _check_geometric_mean(matrix: ScoreMatrix, params: dict) -> None:
     takes=("signs",),
     check=_check_geometric_mean,
     resampling=shortcuts.GEOMETRIC_MEAN,
+    weighting=Weighting(weight_points.log_values),
     display=Display("geometric mean"),
     description="Weighted geometric mean of the scores (of 1/score on lower-is-better judges); "
     "positive scores only.",
@@ -193,6 +197,8 @@ def baldwin(counts: PairwiseCounts) -> MethodOutput:
     "threshold",
     order_only=True,
     params={"ties": Options(*THRESHOLD_TIES)},
+    weighting=Weighting(why_not="it compares counts of last places one after the other, not "
+                                "one weighted sum"),
     display=Display("share of candidates outranked"),
     description="Fewest last places wins, then fewest second-to-last places, and so on "
     "(weighted judges).",
@@ -259,6 +265,7 @@ def _check_optimality_gap(matrix: ScoreMatrix, params: dict) -> None:
     unanimity=False,
     params={"gamma": Target()},
     resampling=shortcuts.OPTIMALITY_GAP,
+    weighting=Weighting(weight_points.shortfall),
     display=Display("optimality gap", -1.0),
     description="Mean shortfall below a target gamma, gamma - mean(min(x, gamma)) (lower is "
     "better; gamma per judge allowed, default each judge's 90th percentile).",

@@ -18,9 +18,10 @@ from ..constraints import Options
 from ..errors import InputError
 from ..matrix import ScoreMatrix
 from ..pairwise import PAIR_LOOP_JUDGES, PairwiseCounts, margin_tallies
-from ..method_spec import Display, MethodOutput, ranking_method
+from ..method_spec import Display, MethodOutput, Weighting, ranking_method
 from ..stats import dense_ranks, fractional_ranks, ranks_along
 from . import classical_shortcuts as shortcuts
+from . import weight_points
 
 __all__ = [
     "mean",
@@ -44,6 +45,7 @@ def _present_weights(X: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 
 @ranking_method("mean", takes=("sums",), resampling=shortcuts.MEAN,
+                weighting=Weighting(weight_points.oriented),
                 description="Weighted mean of the oriented scores.")
 def mean(X: np.ndarray, w: np.ndarray, *, sums: np.ndarray | None = None) -> np.ndarray:
     """Weighted mean of oriented scores: ``sum_k w_k x_ik / sum_k w_k``.
@@ -68,6 +70,9 @@ def mean(X: np.ndarray, w: np.ndarray, *, sums: np.ndarray | None = None) -> np.
 
 
 @ranking_method("median", takes=("sums",), resampling=shortcuts.MEDIAN,
+                weighting=Weighting(why_not="the weighted median jumps from one judge's score "
+                                    "to another's when a judge's weight crosses half of "
+                                    "the total"),
                 description="Median of the oriented scores (weighted when weights differ).")
 def median(X: np.ndarray, w: np.ndarray, *, sums: np.ndarray | None = None) -> np.ndarray:
     """Median of oriented scores; the average of the two middle values when even.
@@ -173,6 +178,7 @@ def _dense_average_rank(X: np.ndarray, w: np.ndarray, n: int) -> np.ndarray:
     values=_average_rank_of_matrix,
     takes=("values",),
     resampling=shortcuts.AVERAGE_RANK,
+    weighting=Weighting(weight_points.minus_ranks),
     params={"ties": Options(*AVERAGE_RANK_TIES)},
     display=Display("average rank", -1.0),
     description="Weighted average of per-judge ranks (Borda); score = -average rank; "
@@ -235,6 +241,7 @@ def average_rank(
     "success_rate",
     input="pairwise",
     resampling=shortcuts.SUCCESS_RATE,
+    weighting=Weighting(weight_points.shares_below, per_pair=True),
     params={"ties": Options("zero", "half")},
     description="Average over opponents of the share of judges on which a candidate wins.",
 )
@@ -275,6 +282,7 @@ def _check_relative_difference(matrix: ScoreMatrix, params: dict) -> None:
     takes=("signs",),
     check=_check_relative_difference,
     resampling=shortcuts.RELATIVE_DIFFERENCE,
+    weighting=Weighting(weight_points.relative_differences, per_pair=True),
     params={"on": Options("values", "ranks")},
     description="Average over opponents of the mean signed relative difference (u-v)/(u+v).",
 )
@@ -364,6 +372,9 @@ def copeland(counts: PairwiseCounts) -> MethodOutput:
     stochastic=True,
     display=Display("rank on the drawn judge", -1.0),
     order_only=True,
+    weighting=Weighting(why_not="it is the ranking of one judge drawn with a probability "
+                                "proportional to its weight, so any change of the weights "
+                                "can change the draw"),
     description="The ranking of one judge drawn at random (weighted), with the seed.",
 )
 def random_dictator(X: np.ndarray, w: np.ndarray, *, rng: np.random.Generator) -> MethodOutput:

@@ -24,7 +24,7 @@ from scipy.special import expit, ndtri
 from ..constraints import Interval
 from ..errors import ConfigError
 from ..pairwise import PairwiseCounts
-from ..method_spec import MethodOutput, ranking_method
+from ..method_spec import MethodOutput, Weighting, ranking_method
 from ..resampling import Shortcuts
 
 __all__ = ["epp", "elo", "fit_bradley_terry", "bradley_terry_strengths", "bradley_terry_loss",
@@ -341,6 +341,9 @@ SCORES_ONLY = {"epp": _scores_only(1.0, 0.0), "elo": _scores_only(ELO_SCALE, 150
 #: Their resampling shortcuts: the scores alone, warm-started from the full data's fit.
 SHORTCUTS = {name: Shortcuts(scores=func, warm_start=_full_strengths)
              for name, func in SCORES_ONLY.items()}
+#: How the weights move their strengths: through the fit only.
+FITTED = Weighting(why_not="its strengths are fitted to the weighted comparisons, without a "
+                           "closed form")
 
 
 def _strengths_method(name: str, description: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -348,7 +351,8 @@ def _strengths_method(name: str, description: str) -> Callable[[Callable[..., An
     and ``elo``, one fit on two scales): pairwise counts, sparse ones too, the fit's
     parameters and the method's resampling shortcuts."""
     return ranking_method(name, input="pairwise", sparse=True, params=PARAMS,
-                          resampling=SHORTCUTS[name], description=description)
+                          resampling=SHORTCUTS[name], weighting=FITTED,
+                          description=description)
 
 
 @_strengths_method(

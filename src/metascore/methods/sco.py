@@ -49,7 +49,7 @@ from scipy.special import expit
 from ..constraints import Constraint, Interval, Options
 from ..errors import ConfigError
 from ..pairwise import PairwiseCounts, snap_margins
-from ..method_spec import MethodOutput, ranking_method
+from ..method_spec import MethodOutput, Weighting, ranking_method
 
 __all__ = ["sco", "sco_fenchel_young", "sigmoid_loss", "sigmoid_objective", "box_lbfgs"]
 
@@ -267,6 +267,11 @@ def _projected_sgd(n: int, win: np.ndarray, lose: np.ndarray, weight: np.ndarray
     return theta
 
 
+#: How the weights move the ratings: through a seeded solver only.
+SOLVED = Weighting(why_not="its ratings are fitted to the weighted comparisons by a seeded "
+                           "solver, without a closed form")
+
+
 @ranking_method(
     "sco",
     input="pairwise",
@@ -278,6 +283,7 @@ def _projected_sgd(n: int, win: np.ndarray, lose: np.ndarray, weight: np.ndarray
         "tau": POSITIVE, "learning_rate": POSITIVE, "iterations": COUNT,
         "batch_size": COUNT, "max_iter": AutoOr(COUNT),
     },
+    weighting=SOLVED,
     description="Soft Condorcet Optimization: bounded ratings minimizing a smooth Kendall tau distance to the judges.",
 )
 def sco(
@@ -400,6 +406,7 @@ def _sgd_ratings(counts: PairwiseCounts, theta_min: float, theta_max: float, tau
         "theta_min": Interval(), "theta_max": Interval(), "noise": POSITIVE,
         "learning_rate": POSITIVE, "iterations": COUNT, "batch_size": COUNT,
     },
+    weighting=SOLVED,
     description="SCO ratings by projected SGD on the Fenchel-Young perturbed-ranking gradient (Gumbel noise).",
 )
 def sco_fenchel_young(
