@@ -188,6 +188,19 @@ def test_add_meta_says_where_it_looked_for_a_baseline_and_how_to_give_one(tmp_pa
             "--baseline FILE`)") in said
 
 
+def test_add_meta_says_why_a_sample_submission_at_the_root_is_no_baseline(tmp_path):
+    """A bundle shipping ``sample_code_submission/`` at its root (as Codabench's
+    Mini-MNIST does) without naming it as a starting kit: the note says why no run makes it
+    and the option that does."""
+    bundle = _copy(tmp_path)
+    (bundle / "sample_code_submission").mkdir()
+    (bundle / "sample_code_submission" / "model.py").write_text("print(1)\n")
+    (said,) = [n for n in add_meta(bundle, end=END).notes if n.startswith("no baseline")]
+    assert (f"; sample_code_submission/ at the bundle's root: no phase names it as its "
+            f"starting_kit, so no run makes it; `--baseline {bundle / 'sample_code_submission'}` "
+            "runs it as the baseline)") in said
+
+
 def test_a_baseline_given_as_a_file_runs_in_the_development_phase(tmp_path, capsys):
     """`--baseline FILE`: copied into sample_submissions/Development/, flagged in its
     manifest, the filter beat_baseline; a second run finds it and changes nothing."""

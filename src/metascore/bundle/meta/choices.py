@@ -44,7 +44,7 @@ from ...readers.columns import Column
 from ...leaderboard.filtering import proposed_k
 from ..check.baselines import Placed, unbeatable_notes, unknown_baseline_text
 from ..site.submissions import Submission, kit_rule_text, phases_reached
-from .baseline_files import GIVEN_BASELINE, given_baselines
+from .baseline_files import GIVEN_BASELINE, SAMPLES, given_baselines
 from .yaml_text import flow
 
 __all__ = ["MetaChoices", "MetaColumn", "ConfigPlan", "plan_config", "is_timing_column", "FILTER_CHOICES"]
@@ -360,12 +360,28 @@ def _top_k_note(k: int, dev: str, placed: Placed, baselines: Sequence[str]) -> s
 def _kits_text(comp: Competition) -> str:
     """`` (starting kit K/: no submission found in it (looked for ...; it holds ...): how to
     give one)`` for each starting kit folder of the competition, or ``""``."""
-    said = []
+    said, kits = [], set()
     for ref in dict.fromkeys(p.starting_kit for p in comp.phases if p.starting_kit):
         path = comp.path(ref)
         if path is not None and path.is_dir():
             said.append(f"starting kit {ref}: {kit_rule_text(path)}")
+            kits.add(path.resolve())
+    loose = sorted(p.name + ("/" if p.is_dir() else "") for p in _root_entries(comp.root)
+                   if "submission" in p.name.lower() and p.name != SAMPLES
+                   and (p.is_dir() or p.suffix == ".zip") and p.resolve() not in kits)
+    if loose:
+        said.append(f"{', '.join(loose)} at the bundle's root: no phase names "
+                    f"{'it' if len(loose) == 1 else 'them'} as its starting_kit, so no run makes "
+                    f"{'it' if len(loose) == 1 else 'them'}; `--baseline "
+                    f"{comp.root / loose[0].rstrip('/')}` runs it as the baseline")
     return f" ({'; '.join(said)})" if said else ""
+
+
+def _root_entries(root: Path) -> list[Path]:
+    try:
+        return list(root.iterdir())
+    except OSError:
+        return []
 
 
 def _free_key(key: str, taken: Sequence[str]) -> str:
