@@ -27,8 +27,9 @@ setup(extras_require={
     "runtime": [f"metascore-runtime=={_version()}; sys_platform == 'linux' and platform_machine == 'x86_64'"],
     # scikit-learn: the realistic bundle fixtures score with it (tests/data/bundles/sklearn_scoring);
     # build, twine, check-jsonschema, auditwheel: the release checks (tests/project/test_release.py)
-    "test": ["pytest>=7", "hypothesis>=6.80", "scikit-learn", "build>=1.0", "twine>=5.0",
-             "check-jsonschema>=0.28", "auditwheel>=6.0"],
+    # pytest-xdist: the suite runs in two processes (README's test command), half CI's time
+    "test": ["pytest>=7", "pytest-xdist>=3.0", "hypothesis>=6.80", "scikit-learn", "build>=1.0",
+             "twine>=5.0", "check-jsonschema>=0.28", "auditwheel>=6.0"],
     # peers compared in benchmarks/compare_peers.py (not needed to use metascore)
     "bench": ["ranky>=1.0", "pref-voting>=1.18", "open-spiel>=2.0", "choix>=0.4"],
 })

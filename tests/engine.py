@@ -19,16 +19,21 @@ Build settings come from the environment, so one machine's quirks stay out of th
   ``--network=host -v /etc/ssl/certs/ca-certificates.crt:/etc/ssl/certs/ca-certificates.crt:ro``;
 - ``METASCORE_ENGINE_CLI``: ``docker`` or ``podman`` (default: podman when ``DOCKER_HOST``
   names a podman socket, else whichever is installed, docker first).
+
+The test run is split between processes (pytest-xdist, README's test command): a build holds
+a lock file, so the processes build each image once, one after the other, never twice at once.
 """
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import hashlib
 import os
 import shlex
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -125,8 +130,6 @@ def legacy_packages() -> tuple[str, ...]:
 
 def build_legacy_image(tag: str = "metascore-legacy:test") -> str:
     """Build the stand-in of :data:`LEGACY_IMAGE` as ``tag`` unless an up-to-date one exists."""
-    import tempfile
-
     text = _LEGACY_DOCKERFILE.format(packages=" ".join(shlex.quote(p) for p in legacy_packages()))
     wanted = hashlib.sha256((text + os.environ.get("METASCORE_BASE_IMAGE", "")).encode()).hexdigest()[:16]
     with tempfile.TemporaryDirectory(prefix="metascore-legacy-") as context:
@@ -136,9 +139,16 @@ def build_legacy_image(tag: str = "metascore-legacy:test") -> str:
 
 def _build(tag: str, wanted: str, context: Path, args: dict[str, str] | None = None) -> str:
     """Build ``context`` as ``tag`` labelled with ``wanted`` unless such an image exists
-    (``args``: build arguments)."""
+    (``args``: build arguments); one process at a time builds (the others then find it built)."""
     if _BUILT.get(tag) == wanted:
         return tag
+    lock = Path(tempfile.gettempdir()) / "metascore-image-build.lock"
+    with open(lock, "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        return _build_unlocked(tag, wanted, context, args)
+
+
+def _build_unlocked(tag: str, wanted: str, context: Path, args: dict[str, str] | None) -> str:
     old = _current(tag)
     if old is not None and (old.labels or {}).get(HASH_LABEL) == wanted:
         _BUILT[tag] = wanted

@@ -95,10 +95,10 @@ def test_outside_ci_the_tests_run_and_skip(tmp_path):
     proc, calls = _run(tmp_path, ci=False, chromium=False, engine_ok=False, tests_exit=0)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("the tests that need it will skip") == 2
-    assert calls == ["pip install -q -e .[test,docker,dask]", "python -m pytest -q"]
+    assert calls == ["pip install -q -e .[test,docker,dask]", "python -m pytest -q -n 2 --dist loadfile"]
 
 
 def test_under_ci_with_everything_the_tests_decide(tmp_path):
     proc, calls = _run(tmp_path, ci=True, chromium=True, engine_ok=True, tests_exit=3)
     assert proc.returncode == 3 and "ci: FAILED" not in proc.stderr
-    assert calls[-1] == "python -m pytest -q"
+    assert calls[-1] == "python -m pytest -q -n 2 --dist loadfile"
