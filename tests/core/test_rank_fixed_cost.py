@@ -59,7 +59,7 @@ def test_an_unknown_tie_break_key_is_refused_by_the_call():
 
 
 def test_a_large_matrix_is_validated_by_two_threads_with_the_same_bits():
-    """Issue 52 item 4: the rows of a matrix of 32 MB or more are summed by two threads (one
+    """Issue 52 item 4: the rows of a matrix of 10 MiB or more are summed by two threads (one
     pass is bound by the memory's speed); the sums, hence the mean, are the same bits."""
     from metascore.matrix import THREADED_CELLS, _row_sums
 

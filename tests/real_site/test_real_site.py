@@ -24,9 +24,10 @@ phase) is a change of the phases' dates through the ORM.
 Issue 25 item 1 is fixed: one tie-break rule ("the earlier submission": a participant's
 submission order taken from the earliest phase that lists them, ids compared as numbers,
 ``metascore.submission_order``), and ``bundle run`` feeds its meta phase what the export
-holds (``<owner>-<id>``, no time), so the winner, the positions, the scores and every column
-of the final leaderboard are compared exactly; only the ids are read as ``<owner>-<number>``
-(the site numbers the migrated Final copies in PostgreSQL's row order).
+holds (``<owner>-<id>``; since issue 50 item 8 with each submission's time, as ``codabench
+pull`` writes it), so the winner, the positions, the scores and every column of the final
+leaderboard are compared exactly; only the ids are read as ``<owner>-<number>`` (the site
+numbers the migrated Final copies in PostgreSQL's row order) and the times as times.
 """
 
 from __future__ import annotations
@@ -281,17 +282,25 @@ def test_the_final_leaderboard_has_the_order_and_values_of_bundle_run(site_run):
 
 
 def test_the_final_leaderboard_equals_bundle_run_column_for_column(site_run):
-    """Item 1's second half: bundle run feeds its meta phase what the export holds
-    (candidates ``<owner>-<id>``, no submission time), so the two files agree column for
-    column: every column and value exactly, the ids read as ``<owner>-<number>`` (the site's
-    ids come from its database sequence, and the order in which it numbers the migrated
-    Final copies follows PostgreSQL's row order, which nothing fixes)."""
-    site = site_board(site_run)
+    """Item 1's second half, and issue 50 item 8: ``bundle run`` feeds its meta phase what
+    ``codabench pull`` writes (candidates ``<owner>-<id>``, each submission's time), so the
+    leaderboard the organizer publishes with ``codabench submit`` and bundle run's agree
+    column for column: every column and value exactly, the ids read as ``<owner>-<number>``
+    (the site's ids come from its database sequence, and the order in which it numbers the
+    migrated Final copies follows PostgreSQL's row order, which nothing fixes) and the times
+    as times (the site's are when its submissions were made, bundle run's when the phase
+    opened plus one second per submission)."""
+    assert site_run.cli_submit["status"] == "Finished", site_run.cli_submit
+    site = rs.board(site_run.cli_submit_files["leaderboard.csv"])
     local = rs.board((site_run.bundle_run / "final" / "leaderboard.csv").read_text())
     numbered = re.compile(r"\b([A-Za-z0-9_.]+)-\d+\b")
-    unid = lambda rows: [{k: numbered.sub(r"\1-#", v) for k, v in r.items()} for r in rows]  # noqa: E731
     assert list(site[0]) == list(local[0])  # the same columns in the same order
-    assert all(r["submitted_at"] == "" for r in site + local)  # the export holds no time
+    for row in site + local:  # every row carries its submission's time, in the same form
+        assert dt.datetime.fromisoformat(row["submitted_at"]), row
+
+    def unid(rows):
+        return [{k: "<time>" if k == "submitted_at" else numbered.sub(r"\1-#", v) for k, v in r.items()}
+                for r in rows]
     assert unid(site) == unid(local)
 
 

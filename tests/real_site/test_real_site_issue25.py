@@ -110,8 +110,6 @@ def test_item4_a_hand_zipped_template_fails_its_meta_phase_only_at_the_time_limi
     accepts it, and the Final ranking submission fails with "Execution Time Limit
     exceeded" (the worker waits for detailed results that never come). The meta phase's
     limit is 10 s here instead of 300. `bundle check` should refuse such a zip."""
-    import io
-    import zipfile
 
     bundle = rb.copy_as_shipped(tmp_path)
 

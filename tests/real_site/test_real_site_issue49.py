@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import io
 import json
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -88,13 +87,7 @@ def run_competitions(folder: Path) -> Run:
     a, b = rs.Competition(apis, ORGANIZER, zip_a), rs.Competition(apis, ORGANIZER, zip_b)
     run.a, run.b = a.id, b.id
     t.lap("two zips of one bundle: upload + unpack")
-    for person, sample in people:
-        a.submit(person, "Development", rs.zip_folder(bundle / "sample_submissions" / sample))
-    a.submit(BASELINE, "Development", rs.zip_folder(bundle / "starting_kit" / "baseline_submission"))
-    a.wait("Development", len(people) + 1)
-    a.open_phase("Final")
-    a.migrate()
-    a.wait("Final", len(people) + 1)
+    a.through_final(bundle, people, BASELINE)
     t.lap("A: Development + Final")
     common = ["--site", run.site, "--competition", str(a.id)]
     config = str(bundle / "final_ranking" / "reference_data" / "metascore.yaml")

@@ -100,13 +100,7 @@ def run_competition(folder: Path) -> Run:
     comp = rs.Competition(apis, ORGANIZER, zipped)
     run.cid = comp.id
     t.lap("upload + unpack + publish + register")
-    for person, sample in people:
-        comp.submit(person, "Development", rs.zip_folder(bundle / "sample_submissions" / sample))
-    comp.submit(BASELINE, "Development", rs.zip_folder(bundle / "starting_kit" / "baseline_submission"))
-    comp.wait("Development", len(people) + 1)
-    comp.open_phase("Final")
-    comp.migrate()
-    final = comp.wait("Final", len(people) + 1)
+    final = comp.through_final(bundle, people, BASELINE)
     t.lap("Development + Final")
     common = ["--site", run.site, "--competition", str(comp.id)]
     config = str(bundle / "final_ranking" / "reference_data" / "metascore.yaml")

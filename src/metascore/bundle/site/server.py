@@ -443,7 +443,7 @@ class Site:
         if manifest:
             report.warnings.append(f"no submission of {phase_names(silent)} reaches the meta phase: {why}")
             return None
-        return (f"the results export is empty: no submission of any phase reaches it"
+        return ("the results export is empty: no submission of any phase reaches it"
                 + (f" ({phase_names(silent)})" if len(silent) > 1 else f" (phase {silent[0]!r})") + f": {why}")
 
     def refuse_meta_phase(self, phase: Phase, why: str, report: SiteRun) -> None:
