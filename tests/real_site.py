@@ -320,3 +320,28 @@ def normalized(rows: list[dict[str, str]]) -> list[dict[str, str]]:
         return names.get(text) or text.rsplit("-", 1)[0]
 
     return [{k: pattern.sub(person, v) for k, v in r.items() if k != "submitted_at"} for r in rows]
+
+
+def same_board(site: list[dict[str, str]], local: list[dict[str, str]]) -> None:
+    """Assert that a final leaderboard of the site and one of ``bundle run`` agree column for
+    column: the same columns in the same order, every value exactly, the ids read as
+    ``<owner>-<number>`` (the site's come from its database sequence) and the times as times
+    (every row carries one; the site's are when its submissions were made, bundle run's when
+    its phase opened plus a second per submission, issue 50 item 8)."""
+    numbered = re.compile(r"\b([A-Za-z0-9_.]+)-\d+\b")
+    assert list(site[0]) == list(local[0])
+    for row in site + local:
+        assert dt.datetime.fromisoformat(row["submitted_at"]), row
+
+    def unid(rows):
+        return [{k: "<time>" if k == "submitted_at" else numbered.sub(r"\1-#", v) for k, v in r.items()}
+                for r in rows]
+    assert unid(site) == unid(local)
+
+
+def pulled_export(api: Api, cid: int, out: Path) -> dict[str, bytes]:
+    """What ``metascore codabench pull`` writes for competition ``cid`` with ``api``'s token
+    (the organizer's), as the files of the result submission: relative path -> content."""
+    with token_env(api.token):
+        cli("codabench", "pull", "--site", api.site, "--competition", str(cid), "--out", str(out))
+    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}

@@ -10,11 +10,13 @@ read.
 from __future__ import annotations
 
 import datetime as dt
+import io
 import os
 import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -197,9 +199,6 @@ def copy_as_shipped(dest: Path) -> Path:
 
 def hand_zip(bundle: Path) -> bytes:
     """The bundle folder zipped as it is (what an organizer does without `bundle zip`)."""
-    import io
-    import zipfile
-
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as archive:
         for path in sorted(bundle.rglob("*")):
@@ -208,14 +207,20 @@ def hand_zip(bundle: Path) -> bytes:
     return buf.getvalue()
 
 
-def template_export_zip(comp, phase: str = "Final ranking") -> bytes:
+def template_export_zip(comp, phase: str = "Final ranking", *, signed: bool = True) -> bytes:
     """The template's results export (``tests/data/exports/template_results.json``) as the
     zip an organizer submits to the meta ``phase`` of ``comp`` (a :class:`real_site.Competition`),
-    signed with the organizer's key for it (:func:`real_site.signed_zip`)."""
+    signed with the organizer's key for it (:func:`real_site.signed_zip`); ``signed=False``:
+    not signed, for a bundle not zipped by ``bundle zip`` (no export can be signed for it)."""
     from real_site import signed_zip
 
-    return signed_zip({"results.json": (REPO / "tests" / "data" / "exports" / "template_results.json").read_bytes()},
-                      comp.org, comp.id, phase)
+    files = {"results.json": (REPO / "tests" / "data" / "exports" / "template_results.json").read_bytes()}
+    if not signed:
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as archive:
+            archive.writestr("results.json", files["results.json"])
+        return buf.getvalue()
+    return signed_zip(files, comp.org, comp.id, phase)
 
 
 def zip_bundle_output(bundle: Path, out: Path, *extra: str) -> str:

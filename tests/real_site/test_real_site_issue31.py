@@ -16,12 +16,12 @@ of tests/data/bundles/, each a competition of its own:
 
 The organizer approves the registrations when they wait (the v2 bundle; a submission before
 that is refused, 403), the participants submit their results in each phase and put them on
-the leaderboard (the rule is Add), the organizer submits the results export to the Final
-ranking phase and puts that on the leaderboard too. Then: a participant's own token and an
+the leaderboard (the rule is Add), the organizer submits what ``metascore codabench pull`` wrote,
+signed, to the Final ranking phase and puts that on the leaderboard too. Then: a participant's own token and an
 anonymous client both get the ranking page (``get_detail_result``: 200, the meta program's
 ``detailed_results.html`` byte for byte) and the Final ranking row with its link; neither can
 download the meta submission's files, the export (``get_details``: 404 and 403); and the
-site's final leaderboard is ``bundle run``'s, column for column but the ids.
+site's final leaderboard is ``bundle run``'s, column for column but the ids and the times.
 """
 
 from __future__ import annotations
@@ -148,11 +148,9 @@ def run_bundle_on_site(name: str, tmp: Path) -> Run:
             run.apis[person].call("POST", f"/api/submissions/{sub_id}/submission_leaderboard_connection/")
         t.lap(f"{phase}: submit + run + add to leaderboard")
 
-    exports = {}
-    for phase in ranked:
-        exports.update(rs.results_json(org, cid, run.phases[phase]["id"]))
     open_phase(cid, phase_names, META)
-    signed = rs.signed_zip({"results.json": json.dumps(exports, indent=1).encode()}, org, cid, META)  # issues 46, 49
+    # what the organizer submits: the pulled tree (each submission's time; issue 50 item 8), signed (issues 46, 49)
+    signed = rs.signed_zip(rs.pulled_export(org, cid, tmp / "pulled"), org, cid, META)
     run.meta_id = rs.submit(org, cid, run.phases[META], signed, "results.zip")
     (run.meta,) = [s for s in rs.wait_phase(org, run.phases[META]["id"], 1) if s["id"] == run.meta_id]
     org.call("POST", f"/api/submissions/{run.meta_id}/submission_leaderboard_connection/")
@@ -249,10 +247,7 @@ def test_neither_can_download_the_export(site_run):
 def test_the_sites_final_leaderboard_is_bundle_runs(site_run):
     site = rs.board(site_run.meta_files["leaderboard.csv"])
     local = rs.board((site_run.local / "final" / "leaderboard.csv").read_text())
-    numbered = re.compile(r"\b([A-Za-z0-9_.]+)-\d+\b")
-    unid = lambda rows: [{k: numbered.sub(r"\1-#", v) for k, v in r.items()} for r in rows]  # noqa: E731
-    assert list(site[0]) == list(local[0])
-    assert unid(site) == unid(local)
+    rs.same_board(site, local)
 
 
 def test_registrations_wait_for_approval_as_check_and_add_meta_say(site_run):
