@@ -339,9 +339,9 @@ def same_board(site: list[dict[str, str]], local: list[dict[str, str]]) -> None:
     assert unid(site) == unid(local)
 
 
-def pulled_export(api: Api, cid: int, out: Path) -> dict[str, bytes]:
-    """What ``metascore codabench pull`` writes for competition ``cid`` with ``api``'s token
-    (the organizer's), as the files of the result submission: relative path -> content."""
+def pulled_export(api: Api, cid: int, out: Path, *options: str) -> dict[str, bytes]:
+    """What ``metascore codabench pull OPTIONS`` writes for competition ``cid`` with ``api``'s
+    token (the organizer's), as the files of the result submission: relative path -> content."""
     with token_env(api.token):
-        cli("codabench", "pull", "--site", api.site, "--competition", str(cid), "--out", str(out))
+        cli("codabench", "pull", "--site", api.site, "--competition", str(cid), "--out", str(out), *options)
     return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}

@@ -150,7 +150,8 @@ def run_bundle_on_site(name: str, tmp: Path) -> Run:
 
     open_phase(cid, phase_names, META)
     # what the organizer submits: the pulled tree (each submission's time; issue 50 item 8), signed (issues 46, 49)
-    signed = rs.signed_zip(rs.pulled_export(org, cid, tmp / "pulled"), org, cid, META)
+    config = next(bundle.rglob("metascore.yaml"))  # the one add-meta wrote in the meta task's reference data
+    signed = rs.signed_zip(rs.pulled_export(org, cid, tmp / "pulled", "--config", str(config)), org, cid, META)
     run.meta_id = rs.submit(org, cid, run.phases[META], signed, "results.zip")
     (run.meta,) = [s for s in rs.wait_phase(org, run.phases[META]["id"], 1) if s["id"] == run.meta_id]
     org.call("POST", f"/api/submissions/{run.meta_id}/submission_leaderboard_connection/")

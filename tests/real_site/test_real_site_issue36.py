@@ -90,6 +90,11 @@ def run_meta_phase(name: str, tmp: Path) -> MetaRun:
     run.logs = rs.logs(api[ORGANIZER], sub_id)
     if run.submission["status"] == "Finished":
         run.files = rs.scoring_output(api[ORGANIZER], sub_id)
+    evidence = Path(os.environ.get("CODABENCH_SITE_HOME", "/var/tmp/metascore-codabench-site")) / "evidence" / "issue36" / name
+    evidence.mkdir(parents=True, exist_ok=True)
+    for file in FILES:  # kept for a reader comparing the images' outputs
+        if file in run.files:
+            (evidence / file).write_bytes(run.files[file])
     run.times = t.times
     print(f"\n[{name}] {image}: zip {run.zip_bytes / 1e6:.1f} MB, meta program {run.program_files} files; "
           f"timings (s): {json.dumps(run.times)}")
