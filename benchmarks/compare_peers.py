@@ -4,6 +4,8 @@ Usage:
     pip install -e ".[bench]"            # ranky, pref-voting, open-spiel, choix
     python benchmarks/compare_peers.py   # full run, rewrites the tables in benchmarks/README.md
     python benchmarks/compare_peers.py --quick --no-write   # small sizes only, print
+    python benchmarks/compare_peers.py --sections interleaved --sizes 200x10000 20x471033 --no-write
+                                         # mean and median against ranky, called in turn
 
 For every function metascore shares with a peer, both run on the same seeded data in this
 process. A time is the median of ``--repeat`` runs (one run when the first takes over 5 s)
@@ -394,6 +396,40 @@ def bootstrap_section(peers, sizes, trials, limit, log) -> Table:
 
 
 # ---------------------------------------------------------------------- report
+def interleaved_section(peers, sizes, log, rounds: int = 15, calls: int = 30) -> Table:
+    """mean and median against ranky, the two called in turn: ``rounds`` rounds of ``calls``
+    calls of each, so that both meet the same moments of a shared machine; each cell gives
+    the medians of the rounds' medians and the ratio (ranky / metascore) with its range."""
+    table = Table("mean and median against ranky, interleaved "
+                  f"({rounds} rounds of {calls} calls each; ratio above 1: metascore is faster)",
+                  ["function", "size", "metascore", "ranky", "ratio (range)"])
+    if "ranky" not in peers:
+        table.notes.append("ranky is not installed: nothing to interleave.")
+        return table
+    rk = peers["ranky"][0]
+    calls_of = {"mean": (METASCORE["mean"][1], lambda M: np.asarray(rk.score(M))),
+                "median": (METASCORE["median"][1], lambda M: np.asarray(rk.majority(M)))}
+
+    def median_time(fn):
+        times = []
+        for _ in range(calls):
+            start = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - start)
+        return float(np.median(times))
+
+    for func, (ours, theirs) in calls_of.items():
+        for size in sizes:
+            M = make_matrix(size)
+            runs = [(median_time(lambda: ours(M)), median_time(lambda: theirs(M))) for _ in range(rounds)]
+            ratios = [b / a for a, b in runs]
+            a, b = (float(np.median([r[k] for r in runs])) for k in (0, 1))
+            table.rows.append([func, size, fmt(a), fmt(b),
+                               f"{np.median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f})"])
+            log(f"interleaved {func} {size}: {fmt(a)} against {fmt(b)}, ratio {np.median(ratios):.2f}")
+    return table
+
+
 def machine_note(peers) -> str:
     cpu = platform.processor() or platform.machine()
     try:
@@ -445,6 +481,8 @@ def main(argv: list[str] | None = None) -> None:
                                     args.repeat, args.cap, log))
     if "contests" in args.sections:
         parts.append(tournament_section(peers, args.repeat, args.cap, log, args.quick))
+    if "interleaved" in args.sections:
+        parts.append(interleaved_section(peers, sizes[-2:], log))
     if "bootstrap" in args.sections:
         parts.append(bootstrap_section(peers, ["50x100"] if args.quick else ["100x1000", "200x10000"],
                                        [100, 1000], args.cap, log))

@@ -215,14 +215,16 @@ class ScoreMatrix:
         if not isinstance(allow_inf, bool):
             spec = {j: True for j in allow_inf}
             allow_inf = np.array([bool(x) for x in _per_judge(spec, jdgs, "allow_inf", False)])
-        array, complete, row_sums = _to_float_array(raw, cands, jdgs, allow_inf)
+        # the labels' fields first: after the one pass over a large array, every small step
+        # would miss the caches it flushed
         directions, signs = _directions(higher_is_better, jdgs)
         w = _weights(weights, jdgs)
-        array.setflags(write=False)
-        fields = dict(values=array, candidates=cands, judges=jdgs, higher_is_better=directions,
-                      weights=w, **_candidate_fields(
-                          cands, participants, submitted_at, baselines, submission_order),
+        fields = dict(candidates=cands, judges=jdgs, higher_is_better=directions, weights=w,
+                      **_candidate_fields(cands, participants, submitted_at, baselines, submission_order),
                       groups=None)
+        array, complete, row_sums = _to_float_array(raw, cands, jdgs, allow_inf)
+        array.setflags(write=False)
+        fields["values"] = array
         # Seed the cached properties with what validation already computed.
         fields["signs"] = signs
         if complete:
