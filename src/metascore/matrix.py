@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -19,54 +17,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .cells import MISSING_TOKENS, has_nan, has_strings, to_float_array
 from .errors import InputError, did_you_mean
 from .judge_groups import JudgeGroups, make_groups
 from .sequences import IndexLabels, Repeated
 
-__all__ = ["ScoreMatrix", "MISSING_TOKENS", "parse_score"]
-
-#: Cell contents that mean "missing" (compared case-insensitively, after stripping).
-MISSING_TOKENS = frozenset({"", "nan", "n/a", "na", "null", "none", "-"})
-
-#: From this many judges, a matrix whose rows are contiguous is validated by its row sums
-#: (which the mean reuses) rather than one total sum: numpy sums long rows as fast as the
-#: whole array, short ones up to twice slower.
-ROW_SUMS_FROM_JUDGES = 1000
-#: Two threads sum the rows of this many cells (10 MiB) or more: on 2 cores one thread was
-#: faster up to 1.25 million cells, two from 1.5 million (1.22x; 1.34x at 2 million).
-THREADED_CELLS = 10 * 2**20 // 8
-_SUMMER: ThreadPoolExecutor | None = None
-
-
-def parse_score(value: Any, *, where: str, allow_inf: bool = False) -> float:
-    """Parse one score cell into a float (``nan`` when missing).
-
-    ``where`` names the cell for the error message (e.g. "candidate 'A', judge 'acc'").
-    """
-    if value is None:
-        return math.nan
-    if isinstance(value, (bool, np.bool_)):
-        raise InputError(f"{where}: score {value!r} is a boolean, not a number.")
-    if isinstance(value, str):
-        text = value.strip()
-        if text.lower() in MISSING_TOKENS:
-            return math.nan
-        try:
-            number = float(text)
-        except ValueError:
-            raise InputError(f"{where}: score {value!r} is not a number.") from None
-    else:
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            raise InputError(f"{where}: score {value!r} is not a number.") from None
-    if math.isinf(number) and not allow_inf:
-        raise InputError(
-            f"{where}: score {value!r} is infinite; fix the score or allow infinite values "
-            "for this judge."
-        )
-    return number
-
+__all__ = ["ScoreMatrix"]
 
 def _labels(values: Iterable[Hashable], what: str) -> tuple[str, ...]:
     labels = tuple(map(str, values))
@@ -195,7 +151,7 @@ class ScoreMatrix:
         do not write into the array afterwards. Candidates and judges without labels are
         named ``"0", "1", ...`` (an :class:`IndexLabels`, built on demand).
         """
-        raw = np.asarray(values, dtype=object if _has_strings(values) else None)
+        raw = np.asarray(values, dtype=object if has_strings(values) else None)
         if raw.ndim != 2:
             raise InputError(
                 f"a score matrix must be 2-D (candidates x judges); got {raw.ndim} dimension(s)."
@@ -222,7 +178,7 @@ class ScoreMatrix:
         fields = dict(candidates=cands, judges=jdgs, higher_is_better=directions, weights=w,
                       **_candidate_fields(cands, participants, submitted_at, baselines, submission_order),
                       groups=None)
-        array, complete, row_sums = _to_float_array(raw, cands, jdgs, allow_inf)
+        array, complete, row_sums = to_float_array(raw, cands, jdgs, allow_inf)
         array.setflags(write=False)
         fields["values"] = array
         # Seed the cached properties with what validation already computed.
@@ -337,7 +293,7 @@ class ScoreMatrix:
     @cached_property
     def has_missing(self) -> bool:
         """Whether any cell is missing (computed once)."""
-        return _has_nan(self.values)
+        return has_nan(self.values)
 
     @cached_property
     def row_sums(self) -> np.ndarray:
@@ -516,79 +472,9 @@ def _candidate_fields(
                 submission_order=order)
 
 
-def _has_strings(values: Any) -> bool:
-    if isinstance(values, np.ndarray):
-        return values.dtype.kind in "OUS"
-    return True  # lists and frames may hold anything: parse cell by cell
-
-
 def _constant(value: float, m: int) -> np.ndarray:
     """``m`` copies of ``value`` as a read-only view of one number (no allocation)."""
     return np.ndarray((m,), dtype=np.float64, buffer=np.float64(value).tobytes(), strides=(0,))
-
-
-def _has_nan(array: np.ndarray) -> bool:
-    # A finite sum proves there is no NaN (nor inf) in one pass, without a boolean copy.
-    with np.errstate(over="ignore", invalid="ignore"):
-        total = array.sum()
-    return not np.isfinite(total) and bool(np.isnan(array).any())
-
-
-def _to_float_array(
-    raw: np.ndarray, cands: Sequence[str], jdgs: Sequence[str], inf_ok: bool | np.ndarray
-) -> tuple[np.ndarray, bool, np.ndarray | None]:
-    """The float array (a view when ``raw`` is already float64), whether it is complete,
-    and its row sums when validation computed them (else None).
-
-    One pass (a sum) validates a complete finite matrix; only a non-finite sum pays for
-    the cell-by-cell checks of infinite values. Long contiguous rows are summed row by row
-    (:data:`ROW_SUMS_FROM_JUDGES`), which costs the same and gives the row sums for free.
-    """
-    if raw.dtype == np.float64:
-        array = raw.view()
-    elif raw.dtype.kind in "fiu":
-        array = np.array(raw, dtype=float)
-    else:
-        try:
-            array = np.array(raw, dtype=float)
-        except (TypeError, ValueError):
-            array = np.empty(raw.shape, dtype=float)
-            for (i, j), cell in np.ndenumerate(raw):
-                array[i, j] = parse_score(
-                    cell, where=f"candidate {cands[i]!r}, judge {jdgs[j]!r}", allow_inf=True
-                )
-    row_sums = None
-    with np.errstate(over="ignore", invalid="ignore"):
-        if array.shape[1] >= ROW_SUMS_FROM_JUDGES and array.strides[1] == array.itemsize:
-            row_sums = _row_sums(array)
-            finite = bool(np.isfinite(row_sums).all())
-        else:
-            finite = bool(np.isfinite(array.sum()))
-    if finite:
-        return array, True, row_sums
-    inf = np.isinf(array) & ~np.broadcast_to(inf_ok, (len(jdgs),))[None, :]
-    if inf.any():
-        i, j = np.argwhere(inf)[0]
-        raise InputError(
-            f"candidate {cands[i]!r}, judge {jdgs[j]!r}: score {float(array[i, j])!r} is infinite; "
-            "fix the score or allow infinite values for this judge."
-        )
-    return array, False, row_sums
-
-
-def _row_sums(array: np.ndarray) -> np.ndarray:
-    """``array.sum(axis=1)``, the same bits; a large array's rows summed by two threads
-    (numpy lets go of the interpreter while it sums; one core does not reach the memory's speed)."""
-    n = array.shape[0]
-    if array.size < THREADED_CELLS or n < 2 or len(os.sched_getaffinity(0)) < 2:
-        return array.sum(axis=1)
-    global _SUMMER
-    _SUMMER = _SUMMER or ThreadPoolExecutor(1, thread_name_prefix="metascore-sums")
-    out, half = np.empty(n), n // 2
-    other = _SUMMER.submit(np.sum, array[half:], axis=1, out=out[half:])
-    np.sum(array[:half], axis=1, out=out[:half])
-    other.result()
-    return out
 
 
 def _unique_labels(labels: list[str]) -> tuple[str, ...]:

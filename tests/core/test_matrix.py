@@ -185,7 +185,7 @@ def test_orientation_reuses_the_values_only_when_every_judge_is_higher_is_better
 
 
 def test_long_rows_are_validated_by_their_row_sums():
-    from metascore.matrix import ROW_SUMS_FROM_JUDGES
+    from metascore.cells import ROW_SUMS_FROM_JUDGES
 
     wide = np.random.default_rng(2).random((3, ROW_SUMS_FROM_JUDGES))
     m = ms.ScoreMatrix.from_array(wide)

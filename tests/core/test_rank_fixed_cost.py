@@ -61,10 +61,10 @@ def test_an_unknown_tie_break_key_is_refused_by_the_call():
 def test_a_large_matrix_is_validated_by_two_threads_with_the_same_bits():
     """Issue 52 item 4: the rows of a matrix of 10 MiB or more are summed by two threads (one
     pass is bound by the memory's speed); the sums, hence the mean, are the same bits."""
-    from metascore.matrix import THREADED_CELLS, _row_sums
+    from metascore.cells import THREADED_CELLS, row_sums
 
     rng = np.random.default_rng(3)
     values = rng.random((7, THREADED_CELLS // 7 + 1))
-    assert np.array_equal(_row_sums(values), values.sum(axis=1))
+    assert np.array_equal(row_sums(values), values.sum(axis=1))
     m = ms.ScoreMatrix.from_array(values)
     assert np.array_equal(ms.rank(m, "mean").scores, values.mean(axis=1))

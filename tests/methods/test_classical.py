@@ -283,7 +283,7 @@ def test_constant_weights_and_explicit_equal_weights_give_identical_scores(metho
 
 
 def test_mean_of_validated_row_sums_equals_the_mean_on_every_path(rng):
-    from metascore.matrix import ROW_SUMS_FROM_JUDGES
+    from metascore.cells import ROW_SUMS_FROM_JUDGES
     from metascore.methods import classical
 
     values = rng.random((5, ROW_SUMS_FROM_JUDGES + 3))

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..matrix import MISSING_TOKENS
+from ..cells import MISSING_TOKENS
 from . import table
 from .input_format import InputFormat, Sniff, Verdict
 from .rows import CANONICAL_COLUMNS, Rows, cell_at, column_index, csv_header, csv_rows, csv_table

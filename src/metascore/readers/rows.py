@@ -26,7 +26,7 @@ import pandas as pd
 
 from ..errors import InputError, did_you_mean, short_text
 from .spreadsheet import unquoted_text
-from ..matrix import MISSING_TOKENS, parse_score
+from ..cells import MISSING_TOKENS, parse_score
 from . import table
 from .score_table import Failure, Flag, ScoreTable, Unscored
 
