@@ -51,6 +51,7 @@ import time
 from pathlib import Path
 
 from ...errors import ConfigError
+from ..trees import make_folders
 from .backend import Capabilities, Mount, StepResult, StepSpec, split_command
 from .cgroups import StepGroup, cgroup_support
 from .job_init import descendants
@@ -421,8 +422,8 @@ class _Proc:
     def _start(cls, backend: LocalBackend, step: StepSpec, base: Path, uid: int | None,
                group: StepGroup | None) -> _Proc:
         scratch = step.scratch or base.with_suffix(".scratch")
-        for sub in SCRATCH_DIRS:
-            (scratch / sub).mkdir(parents=True, exist_ok=True)
+        for sub in SCRATCH_DIRS:  # 0755 whatever the runner's umask (0777 under umask 000)
+            make_folders(scratch / sub)
         interpreter = backend.interpreter(step)
         python_wrappers(scratch / "bin", interpreter)
         logs = (CappedLog(step.stdout_path or Path(f"{base}.out"), backend.limits.log),

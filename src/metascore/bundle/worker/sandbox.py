@@ -47,7 +47,7 @@ import tempfile
 from pathlib import Path, PurePosixPath
 
 from .backend import Mount
-from ..trees import chown_tree
+from ..trees import chown_tree, make_folders
 
 __all__ = [
     "bwrap_argv", "sandbox_available", "python_wrappers", "clean_env", "sandbox_env",
@@ -77,12 +77,13 @@ def python_wrappers(folder: Path, interpreter: str) -> Path:
     Scripts rather than symlinks, so that a virtual environment's interpreter still finds
     its ``pyvenv.cfg`` (Python looks next to the path it was started by).
     """
-    folder.mkdir(parents=True, exist_ok=True)
+    make_folders(folder)  # the modes are the runner's, whatever its umask
     for name in ("python", "python3"):
         path = folder / name
         path.write_text(f'#!/bin/sh\nexec "{interpreter}" "$@"\n')
         path.chmod(0o755)
     shutil.copyfile(JOB_INIT, folder / JOB_INIT.name)
+    (folder / JOB_INIT.name).chmod(0o644)
     return folder
 
 
