@@ -46,8 +46,19 @@ def site_up(timeout: float = 3600) -> tuple[dict, float]:
     if proc.returncode != 0:
         raise SiteError("tools/codabench_site/site.py up failed:\n" + "\n".join(
             (proc.stdout + proc.stderr).strip().splitlines()[-30:]))
-    home = Path(os.environ.get("CODABENCH_SITE_HOME", "/var/tmp/metascore-codabench-site"))
-    return json.loads((home / "state.json").read_text()), took
+    return json.loads((site_home() / "state.json").read_text()), took
+
+
+def site_home() -> Path:
+    """Where ``site.py`` keeps the site, its logs and the tests' evidence."""
+    return Path(os.environ.get("CODABENCH_SITE_HOME", "/var/tmp/metascore-codabench-site"))
+
+
+def evidence(folder: str) -> Path:
+    """``evidence/<folder>/`` of the site's home (made if missing): what a run keeps for a reader."""
+    out = site_home() / "evidence" / folder
+    out.mkdir(parents=True, exist_ok=True)
+    return out
 
 
 def admin(op: str, payload: dict) -> Any:

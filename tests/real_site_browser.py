@@ -11,11 +11,11 @@ recorded (:attr:`Browser.blocked`), so nothing is fetched from outside. Screensh
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from real_site import evidence  # noqa: F401 (the browser tests' screenshots go there)
 from repo_paths import ROOT
 
 sys.path.insert(0, str(ROOT / "tools" / "codabench_site"))
@@ -30,13 +30,6 @@ EASYMDE_EXTRAS = ("https://maxcdn.bootstrapcdn.com/font-awesome/latest/",
 LOCAL = ("127.0.0.1", "localhost")
 #: Codabench's competition page is laid out for a desktop window.
 VIEWPORT = {"width": 1400, "height": 1000}
-
-
-def evidence(folder: str) -> Path:
-    home = Path(os.environ.get("CODABENCH_SITE_HOME", "/var/tmp/metascore-codabench-site"))
-    out = home / "evidence" / folder
-    out.mkdir(parents=True, exist_ok=True)
-    return out
 
 
 class Browser:

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -172,8 +171,7 @@ def run_variant(variant: str, folder: Path) -> SiteRun:
 
 def save_evidence(run: SiteRun) -> None:
     """The run's payloads and timings, next to the site's logs (``evidence/<variant>/``)."""
-    home = Path(os.environ.get("CODABENCH_SITE_HOME", "/var/tmp/metascore-codabench-site"))
-    out = home / "evidence" / run.variant
+    out = rs.site_home() / "evidence" / run.variant
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     (out / "run.json").write_text(json.dumps({
